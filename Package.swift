@@ -1,0 +1,63 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "sonde",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "sonde", targets: ["sonde"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    ],
+    targets: [
+        // Typed C wrappers for libcurl's variadic setopt/getinfo, the OpenSSL session reader and signal flags.
+        .target(
+            name: "CurlShim",
+            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("ssl")]
+        ),
+        .target(
+            name: "SondeCore",
+            dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]
+        ),
+        .target(name: "SondeHTTP", dependencies: ["CurlShim", "SondeCore"]),
+        .target(
+            name: "SondeTarget",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "SondeReport", dependencies: ["SondeCore"]),
+        .executableTarget(
+            name: "sonde",
+            dependencies: [
+                "SondeCore", "SondeHTTP", "SondeTarget", "SondeReport", "CurlShim",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "SondeCoreTests", dependencies: ["SondeCore"]),
+        .testTarget(name: "SondeHTTPTests", dependencies: ["SondeHTTP", "SondeTarget", "SondeCore"]),
+        .testTarget(name: "SondeTargetTests", dependencies: ["SondeTarget"]),
+        .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
+        .testTarget(name: "SondeCLITests", dependencies: ["SondeCore"], resources: [.copy("Fixtures")]),
+    ],
+    swiftLanguageModes: [.v5]
+)

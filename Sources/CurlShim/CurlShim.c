@@ -1,0 +1,92 @@
+#include "CurlShim.h"
+#include <openssl/ssl.h>
+#include <signal.h>
+#include <string.h>
+
+CURLcode sonde_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode sonde_easy_setopt_off(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode sonde_easy_setopt_pointer(CURL *handle, CURLoption option, const void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode sonde_easy_setopt_data_callback(CURL *handle, CURLoption option, sonde_data_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+CURLcode sonde_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+CURLcode sonde_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+CURLcode sonde_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+CURLcode sonde_easy_getinfo_certinfo(CURL *handle, struct curl_certinfo **value) {
+    return curl_easy_getinfo(handle, CURLINFO_CERTINFO, value);
+}
+
+CURLMcode sonde_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+static void copy_string(char *dst, size_t cap, const char *src, size_t len) {
+    if (cap == 0) return;
+    if (src == NULL) { dst[0] = 0; return; }
+    if (len >= cap) len = cap - 1;
+    memcpy(dst, src, len);
+    dst[len] = 0;
+}
+
+int sonde_read_tls_info(CURL *handle, sonde_tls_info *out) {
+    memset(out, 0, sizeof(*out));
+    struct curl_tlssessioninfo *session = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &session) != CURLE_OK || session == NULL) return 0;
+    if (session->backend != CURLSSLBACKEND_OPENSSL || session->internals == NULL) return 0;
+    SSL *ssl = (SSL *)session->internals;
+    const char *version = SSL_get_version(ssl);
+    copy_string(out->version, sizeof(out->version), version, version ? strlen(version) : 0);
+    const SSL_CIPHER *cipher = SSL_get_current_cipher(ssl);
+    const char *cipher_name = cipher ? SSL_CIPHER_get_name(cipher) : NULL;
+    copy_string(out->cipher, sizeof(out->cipher), cipher_name, cipher_name ? strlen(cipher_name) : 0);
+    const unsigned char *alpn = NULL;
+    unsigned int alpn_len = 0;
+    SSL_get0_alpn_selected(ssl, &alpn, &alpn_len);
+    copy_string(out->alpn, sizeof(out->alpn), (const char *)alpn, alpn_len);
+    out->session_reused = SSL_session_reused(ssl) ? 1 : 0;
+    out->valid = 1;
+    return 1;
+}
+
+static volatile sig_atomic_t received_signal = 0;
+
+static void record_signal(int signo) {
+    received_signal = signo;
+}
+
+void sonde_install_interrupt_handlers(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = record_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, NULL);
+    sigaction(SIGTERM, &action, NULL);
+}
+
+int sonde_received_signal(void) {
+    return (int)received_signal;
+}
+
+void sonde_reset_interrupt_handlers(void) {
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+}

@@ -1,0 +1,51 @@
+// CurlShim: typed, non-variadic wrappers around libcurl's variadic calls, so Swift can call them.
+//
+// Swift cannot call C variadic functions such as curl_easy_setopt/curl_easy_getinfo. Each wrapper
+// here fixes the type of the third argument; the Swift side (SondeHTTP.EasyHandle) chooses the
+// right one per option. The wrappers add no behaviour of their own.
+//
+// Threading: like libcurl itself, a handle must only be used from one thread at a time.
+#ifndef SONDE_CURL_SHIM_H
+#define SONDE_CURL_SHIM_H
+
+#include <curl/curl.h>
+#include <stddef.h>
+
+/// The signature shared by CURLOPT_WRITEFUNCTION, CURLOPT_HEADERFUNCTION and CURLOPT_READFUNCTION.
+typedef size_t (*sonde_data_callback)(char *buffer, size_t size, size_t nitems, void *userdata);
+
+CURLcode sonde_easy_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode sonde_easy_setopt_off(CURL *handle, CURLoption option, curl_off_t value);
+/// Strings (libcurl copies them), curl_slist pointers and callback user data.
+CURLcode sonde_easy_setopt_pointer(CURL *handle, CURLoption option, const void *value);
+CURLcode sonde_easy_setopt_data_callback(CURL *handle, CURLoption option, sonde_data_callback callback);
+
+CURLcode sonde_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode sonde_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value);
+CURLcode sonde_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value);
+CURLcode sonde_easy_getinfo_certinfo(CURL *handle, struct curl_certinfo **value);
+
+CURLMcode sonde_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+
+/// What the TLS library negotiated on the transfer's connection.
+typedef struct {
+    int valid;            ///< 1 when a TLS session was found (OpenSSL backend, TLS in use)
+    int session_reused;   ///< 1 when the TLS session was resumed (SSL_session_reused)
+    char version[32];     ///< e.g. "TLSv1.3"
+    char cipher[96];      ///< OpenSSL's cipher name, e.g. "TLS_AES_256_GCM_SHA384"
+    char alpn[32];        ///< ALPN protocol selected by the server, "" when none
+} sonde_tls_info;
+
+/// Reads CURLINFO_TLS_SSL_PTR and asks OpenSSL what was negotiated.
+/// Only valid while the transfer is in progress (call it from a header or write callback).
+/// Returns 1 when `out` was filled, 0 otherwise.
+int sonde_read_tls_info(CURL *handle, sonde_tls_info *out);
+
+/// Installs SIGINT/SIGTERM handlers that only record the signal (async-signal-safe).
+void sonde_install_interrupt_handlers(void);
+/// The signal number received since installation, or 0.
+int sonde_received_signal(void);
+/// Restores default handling so a second Ctrl-C ends the process at once.
+void sonde_reset_interrupt_handlers(void);
+
+#endif

@@ -1,0 +1,42 @@
+import Histogram
+
+/// A latency distribution kept in an HdrHistogram (microsecond values, 3 significant digits),
+/// so memory stays constant however many samples are recorded.
+public struct LatencyDistribution: Sendable {
+    private var histogram = Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000,
+                                              numberOfSignificantValueDigits: .three)
+
+    public init() {}
+
+    public var count: UInt64 { histogram.totalCount }
+
+    /// Records one value in milliseconds; negative values are clamped to 0, values beyond an hour to an hour.
+    public mutating func record(milliseconds value: Double) {
+        let micros = UInt64(max(0, min(value * 1000, 3_600_000_000)).rounded())
+        _ = histogram.record(micros)
+    }
+
+    /// Min, median, p90, p95, p99 and max in milliseconds; nil when empty.
+    public var summary: DistributionSummary? {
+        guard histogram.totalCount > 0 else { return nil }
+        func ms(_ micros: UInt64) -> Double { Double(micros) / 1000 }
+        return DistributionSummary(
+            count: Int(histogram.totalCount),
+            min: ms(histogram.min), p50: ms(histogram.valueAtPercentile(50)),
+            p90: ms(histogram.valueAtPercentile(90)), p95: ms(histogram.valueAtPercentile(95)),
+            p99: ms(histogram.valueAtPercentile(99)), max: ms(histogram.max),
+            mean: histogram.mean / 1000)
+    }
+}
+
+/// A summary of a distribution, in milliseconds. Percentiles are HdrHistogram's (within 0.1 %).
+public struct DistributionSummary: Codable, Sendable, Equatable {
+    public var count: Int
+    public var min: Double
+    public var p50: Double
+    public var p90: Double
+    public var p95: Double
+    public var p99: Double
+    public var max: Double
+    public var mean: Double
+}

@@ -1,0 +1,45 @@
+/// One task of a probe run: a URL fetched once, with every redirect hop as its own transaction.
+/// Named after `URLSessionTaskMetrics`.
+public struct ProbeTask: Codable, Sendable, Equatable {
+    /// The URL as the user gave it (redacted).
+    public var url: String
+    /// 0 for the first run of this URL, 1 for the first repeat (`--count`), and so on.
+    public var iteration: Int
+    public var taskInterval: TaskInterval
+    public var redirectCount: Int
+    public var error: TaskError?
+    public var transactionMetrics: [TransactionMetrics]
+
+    public init(url: String, iteration: Int, taskInterval: TaskInterval, redirectCount: Int,
+                error: TaskError?, transactionMetrics: [TransactionMetrics]) {
+        self.url = url
+        self.iteration = iteration
+        self.taskInterval = taskInterval
+        self.redirectCount = redirectCount
+        self.error = error
+        self.transactionMetrics = transactionMetrics
+    }
+
+    private enum CodingKeys: String, CodingKey { case url, iteration, taskInterval, redirectCount, error, transactionMetrics }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(url, forKey: .url)
+        try c.encode(iteration, forKey: .iteration)
+        try c.encode(taskInterval, forKey: .taskInterval)
+        try c.encode(redirectCount, forKey: .redirectCount)
+        try c.encode(error, forKey: .error)
+        try c.encode(transactionMetrics, forKey: .transactionMetrics)
+    }
+}
+
+/// When a task started and how long it took, redirects included.
+public struct TaskInterval: Codable, Sendable, Equatable {
+    public var start: Timestamp
+    /// Milliseconds, microsecond resolution.
+    public var durationMs: Double
+    public init(start: Timestamp, durationMs: Double) {
+        self.start = start
+        self.durationMs = durationMs
+    }
+}

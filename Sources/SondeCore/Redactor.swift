@@ -1,0 +1,133 @@
+import Foundation
+
+/// Removes secrets from URLs, headers and command lines before they reach any output.
+///
+/// Redacted by default: the Authorization, Proxy-Authorization, Cookie and Set-Cookie headers,
+/// any header or query parameter whose name looks secret (token, key, secret, password, sig,
+/// signature, auth, …, plus `extraNames`), and the password of a URL's user-info.
+/// `Redactor.disabled` (from `--no-redact`) passes everything through; reports record that choice.
+public struct Redactor: Sendable {
+    /// The text that replaces a secret.
+    public static let mask = "REDACTED"
+
+    public let isEnabled: Bool
+    private let secretWords: Set<String>
+    private static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+    private static let defaultWords: Set<String> = [
+        "token", "key", "secret", "password", "passwd", "pwd", "sig", "signature", "auth", "apikey",
+        "credential", "credentials", "session", "sessionid", "jwt", "bearer", "accesstoken", "refreshtoken",
+    ]
+    /// Substrings that mark a name as secret wherever they appear in it.
+    private static let secretFragments = ["token", "secret", "password", "signature", "apikey", "api_key", "credential"]
+
+    public init(enabled: Bool = true, extraNames: [String] = []) {
+        self.isEnabled = enabled
+        self.secretWords = Self.defaultWords.union(extraNames.map { $0.lowercased() })
+    }
+
+    public static let disabled = Redactor(enabled: false)
+
+    /// True when a header or parameter called `name` carries a secret.
+    public func isSecret(name: String) -> Bool {
+        guard isEnabled else { return false }
+        let lower = name.lowercased()
+        if Self.secretHeaders.contains(lower) || secretWords.contains(lower) { return true }
+        if Self.secretFragments.contains(where: { lower.contains($0) }) { return true }
+        let parts = lower.split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+        return parts.contains { secretWords.contains(String($0)) }
+    }
+
+    public func redact(headers: [HeaderField]) -> [HeaderField] {
+        guard isEnabled else { return headers }
+        return headers.map { isSecret(name: $0.name) ? HeaderField(name: $0.name, value: Self.mask) : $0 }
+    }
+
+    /// Redacts secret query parameters and a user-info password; leaves everything else,
+    /// including malformed URLs, byte for byte as it was.
+    public func redact(url: String) -> String {
+        guard isEnabled else { return url }
+        var text = Substring(url)
+        var fragment: Substring = ""
+        if let hash = text.firstIndex(of: "#") {
+            fragment = text[hash...]
+            text = text[..<hash]
+        }
+        var query: Substring? = nil
+        if let mark = text.firstIndex(of: "?") {
+            query = text[text.index(after: mark)...]
+            text = text[..<mark]
+        }
+        var result = redactUserInfo(String(text))
+        if let query {
+            let pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+                guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+                let name = String(pair[..<equals])
+                let decodedName = name.removingPercentEncodingLeniently()
+                return isSecret(name: decodedName) ? name + "=" + Self.mask : String(pair)
+            }
+            result += "?" + pairs.joined(separator: "&")
+        }
+        return result + fragment
+    }
+
+    private func redactUserInfo(_ prefix: String) -> String {
+        guard let schemeEnd = prefix.range(of: "://") else { return prefix }
+        let authorityStart = schemeEnd.upperBound
+        let rest = prefix[authorityStart...]
+        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        guard let at = authority.lastIndex(of: "@") else { return prefix }
+        let userInfo = authority[..<at]
+        guard let colon = userInfo.firstIndex(of: ":") else { return prefix }
+        let head = String(prefix[..<authorityStart]) + String(userInfo[..<colon])
+        return head + ":" + Self.mask + String(prefix[at...])
+    }
+
+    /// Redacts the values of command-line options that carry secrets (headers, URLs).
+    public func redact(arguments: [String]) -> [String] {
+        guard isEnabled else { return arguments }
+        return arguments.map { argument in
+            if let colon = argument.firstIndex(of: ":"), !argument.contains("://") {
+                let name = argument[..<colon].trimmingWhitespace()
+                if isSecret(name: name) { return String(argument[..<colon]) + ": " + Self.mask }
+            }
+            return argument.contains("://") ? redact(url: argument) : argument
+        }
+    }
+}
+
+extension StringProtocol {
+    func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first == " " || first == "\t" { scalars = scalars.dropFirst() }
+        while let last = scalars.last, last == " " || last == "\t" { scalars = scalars.dropLast() }
+        return String(scalars)
+    }
+
+    /// Decodes %XX escapes; leaves invalid escapes as they are.
+    func removingPercentEncodingLeniently() -> String {
+        var bytes: [UInt8] = []
+        let utf8 = Array(self.utf8)
+        var index = 0
+        while index < utf8.count {
+            if utf8[index] == UInt8(ascii: "%"), index + 2 < utf8.count,
+               let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2]) {
+                bytes.append(high << 4 | low)
+                index += 3
+            } else {
+                bytes.append(utf8[index])
+                index += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+private func hexValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case 48...57: return byte - 48
+    case 65...70: return byte - 55
+    case 97...102: return byte - 87
+    default: return nil
+    }
+}

@@ -1,0 +1,32 @@
+/// The report document (`report.json`), as read back by tests and by `sonde report`.
+///
+/// Writers stream it (see SondeReport.ReportJSONWriter) so that runs with many transactions do
+/// not hold them in memory; this type is for reading, and for small documents.
+public struct ReportDocument: Codable, Sendable {
+    public static let currentSchemaVersion = 1
+
+    public var schemaVersion: Int
+    public var tool: ToolInfo
+    public var run: RunInfo
+    public var probes: [ProbeTask]
+    public var summary: ProbeSummary?
+
+    public init(schemaVersion: Int = ReportDocument.currentSchemaVersion, tool: ToolInfo, run: RunInfo,
+                probes: [ProbeTask], summary: ProbeSummary?) {
+        self.schemaVersion = schemaVersion
+        self.tool = tool
+        self.run = run
+        self.probes = probes
+        self.summary = summary
+    }
+}
+
+/// One line of a run's `journal.jsonl`.
+public enum JournalEntryKind: String, Codable, Sendable {
+    /// First line: `{"type":"run","tool":…,"run":…}`.
+    case run
+    /// One per completed task: `{"type":"probe","probe":…}`.
+    case probe
+    /// Last line when the run ended normally or was interrupted: `{"type":"end","status":…,"finishedAt":…}`.
+    case end
+}

@@ -1,0 +1,53 @@
+/// The `tool` section: what produced the report.
+public struct ToolInfo: Codable, Sendable, Equatable {
+    public var name: String
+    public var version: String
+    public var libcurl: String?
+    public var features: [String]
+    public init(name: String = "sonde", version: String = SondeVersion.current, libcurl: String?, features: [String]) {
+        self.name = name
+        self.version = version
+        self.libcurl = libcurl
+        self.features = features
+    }
+}
+
+public enum SondeVersion {
+    public static let current = "0.1.0"
+}
+
+/// The `run` section: which command ran, when, with which safety-relevant settings, and how it ended.
+public struct RunInfo: Codable, Sendable, Equatable {
+    public var id: String
+    public var command: String
+    /// The command line, redacted.
+    public var arguments: [String]
+    public var startedAt: Timestamp
+    public var finishedAt: Timestamp?
+    public var status: RunStatus
+    /// True when TLS verification was switched off (`--insecure`).
+    public var insecure: Bool
+    /// False when the user asked for `--no-redact`.
+    public var redacted: Bool
+    /// What the user should know about how the run measured (library limits, workarounds).
+    public var warnings: [String]
+
+    public init(id: String, command: String, arguments: [String], startedAt: Timestamp, finishedAt: Timestamp? = nil,
+                status: RunStatus, insecure: Bool, redacted: Bool, warnings: [String] = []) {
+        self.id = id
+        self.command = command
+        self.arguments = arguments
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.status = status
+        self.insecure = insecure
+        self.redacted = redacted
+        self.warnings = warnings
+    }
+
+    /// A run id that sorts by time and does not collide: `20261121T222600Z-probe-3f9a`.
+    public static func makeID(command: String, at time: Timestamp) -> String {
+        let suffix = String(UInt16.random(in: 0...UInt16.max), radix: 16)
+        return "\(time.compactUTC)-\(command)-\(String(repeating: "0", count: 4 - suffix.count))\(suffix)"
+    }
+}

@@ -1,0 +1,49 @@
+/// A failure as data: a stable code for machines, a message a person can act on, and the evidence.
+public struct TaskError: Codable, Sendable, Equatable, Error {
+    public var code: ErrorCode
+    public var message: String
+    /// libcurl's CURLcode when the failure came from libcurl, else nil.
+    public var curlCode: Int?
+    /// A finer classification where the code has several causes (e.g. TLS: "unknownCA").
+    public var reason: String?
+
+    public init(code: ErrorCode, message: String, curlCode: Int? = nil, reason: String? = nil) {
+        self.code = code
+        self.message = message
+        self.curlCode = curlCode
+        self.reason = reason
+    }
+
+    private enum CodingKeys: String, CodingKey { case code, message, curlCode, reason }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(code, forKey: .code)
+        try c.encode(message, forKey: .message)
+        try c.encode(curlCode, forKey: .curlCode)
+        try c.encode(reason, forKey: .reason)
+    }
+}
+
+/// The error taxonomy shared by every engine. Raw values are part of the report format.
+public enum ErrorCode: String, Codable, Sendable, CaseIterable {
+    case malformedURL
+    case unsupportedScheme
+    case dnsFailure
+    case connectionRefused
+    case hostUnreachable
+    case connectTimeout
+    case timedOut
+    case tlsFailure
+    case connectionReset
+    case connectionClosed
+    case truncatedBody
+    case emptyReply
+    case protocolError
+    case httpStatus
+    case tooManyRedirects
+    case unsupportedFeature
+    case interrupted
+    case localIOError
+    case internalError
+}

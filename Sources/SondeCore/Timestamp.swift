@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A wall-clock instant with microsecond precision, encoded as ISO 8601 UTC with six fractional
+/// digits (`2026-11-21T22:26:00.123456Z`), the form every report field ending in `Date` uses.
+///
+/// Invariant: `microsecondsSince1970` is the only stored value; formatting never loses precision.
+public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var microsecondsSince1970: Int64
+
+    public init(microsecondsSince1970: Int64) {
+        self.microsecondsSince1970 = microsecondsSince1970
+    }
+
+    /// The current wall-clock time (`CLOCK_REALTIME`).
+    public static func now() -> Timestamp {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Timestamp(microsecondsSince1970: Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1_000)
+    }
+
+    /// This instant moved by `microseconds` (may be negative).
+    public func adding(microseconds: Int64) -> Timestamp {
+        Timestamp(microsecondsSince1970: microsecondsSince1970 + microseconds)
+    }
+
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+        lhs.microsecondsSince1970 < rhs.microsecondsSince1970
+    }
+
+    /// ISO 8601, UTC, microseconds.
+    public var description: String {
+        let seconds = microsecondsSince1970 >= 0
+            ? microsecondsSince1970 / 1_000_000
+            : (microsecondsSince1970 - 999_999) / 1_000_000
+        let micros = microsecondsSince1970 - seconds * 1_000_000
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-" + pad(Int(parts.tm_mday), 2)
+            + "T" + pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2)
+            + "." + pad(Int(micros), 6) + "Z"
+    }
+
+    /// A compact form for file names: `20261121T222600Z`.
+    public var compactUTC: String {
+        let iso = description
+        let digits = iso.prefix(19).filter { $0 != "-" && $0 != ":" }
+        return digits + "Z"
+    }
+
+    /// Parses the ISO 8601 form written by `description` (fraction optional, `Z` required).
+    public init?(iso8601 text: String) {
+        let bytes = Array(text.utf8)
+        func number(_ start: Int, _ count: Int) -> Int? {
+            guard start + count <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[start..<(start + count)] {
+                guard byte >= 48, byte <= 57 else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            return value
+        }
+        guard bytes.count >= 20, let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+              bytes.last == UInt8(ascii: "Z")
+        else { return nil }
+        var micros = 0
+        if bytes[19] == UInt8(ascii: ".") {
+            let fraction = bytes[20..<(bytes.count - 1)]
+            guard !fraction.isEmpty, fraction.count <= 9 else { return nil }
+            var scale = 100_000
+            for byte in fraction {
+                guard byte >= 48, byte <= 57 else { return nil }
+                micros += Int(byte - 48) * scale
+                scale /= 10
+            }
+        }
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month - 1)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(hour)
+        parts.tm_min = Int32(minute)
+        parts.tm_sec = Int32(second)
+        let seconds = timegm(&parts)
+        self.init(microsecondsSince1970: Int64(seconds) * 1_000_000 + Int64(micros))
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let value = Timestamp(iso8601: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 UTC timestamp: \(text)")
+        }
+        self = value
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+private func pad(_ value: Int, _ width: Int) -> String {
+    let text = String(value)
+    return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+}
+
+/// A monotonic clock reading in microseconds (`CLOCK_MONOTONIC`), for measuring intervals.
+public func monotonicMicroseconds() -> Int64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1_000
+}

@@ -1,0 +1,199 @@
+/// One request/response exchange, named after Apple's `URLSessionTaskTransactionMetrics`.
+///
+/// Every redirect hop is its own transaction. Dates are wall-clock instants with microsecond
+/// precision; a date is `nil` when its step did not happen (for example the DNS and connect
+/// dates of a transaction on a reused connection). Byte counts are exact counts from libcurl.
+public struct TransactionMetrics: Codable, Sendable, Equatable {
+    public var request: RequestRecord
+    public var response: ResponseRecord?
+
+    public var fetchStartDate: Timestamp?
+    public var domainLookupStartDate: Timestamp?
+    public var domainLookupEndDate: Timestamp?
+    public var connectStartDate: Timestamp?
+    public var secureConnectionStartDate: Timestamp?
+    public var secureConnectionEndDate: Timestamp?
+    public var connectEndDate: Timestamp?
+    public var requestStartDate: Timestamp?
+    public var requestEndDate: Timestamp?
+    public var responseStartDate: Timestamp?
+    public var responseEndDate: Timestamp?
+
+    /// "http/1.0", "http/1.1", "h2" (over TLS), "h2c" (cleartext) or "h3"; nil when no response came.
+    public var networkProtocolName: String?
+    public var isReusedConnection: Bool
+    public var isProxyConnection: Bool
+    /// Identifies the TCP connection within one run: transactions that share it share the id.
+    public var connectionID: Int?
+    public var remoteAddress: String?
+    public var remotePort: Int?
+    public var localAddress: String?
+    public var localPort: Int?
+
+    public var negotiatedTLSProtocolVersion: String?
+    public var negotiatedTLSCipherSuite: String?
+    public var tlsSessionReused: Bool?
+    public var peerCertificates: [PeerCertificate]
+
+    public var countOfRequestHeaderBytesSent: Int64
+    public var countOfRequestBodyBytesSent: Int64
+    public var countOfResponseHeaderBytesReceived: Int64
+    public var countOfResponseBodyBytesReceived: Int64
+
+    public var phases: Phases
+    /// Packet-level evidence of this transaction's flow; nil unless a capture ran.
+    public var capture: CaptureEvidence?
+
+    public init(
+        request: RequestRecord, response: ResponseRecord? = nil,
+        fetchStartDate: Timestamp? = nil, domainLookupStartDate: Timestamp? = nil, domainLookupEndDate: Timestamp? = nil,
+        connectStartDate: Timestamp? = nil, secureConnectionStartDate: Timestamp? = nil,
+        secureConnectionEndDate: Timestamp? = nil, connectEndDate: Timestamp? = nil,
+        requestStartDate: Timestamp? = nil, requestEndDate: Timestamp? = nil,
+        responseStartDate: Timestamp? = nil, responseEndDate: Timestamp? = nil,
+        networkProtocolName: String? = nil, isReusedConnection: Bool = false, isProxyConnection: Bool = false,
+        connectionID: Int? = nil, remoteAddress: String? = nil, remotePort: Int? = nil,
+        localAddress: String? = nil, localPort: Int? = nil,
+        negotiatedTLSProtocolVersion: String? = nil, negotiatedTLSCipherSuite: String? = nil,
+        tlsSessionReused: Bool? = nil, peerCertificates: [PeerCertificate] = [],
+        countOfRequestHeaderBytesSent: Int64 = 0, countOfRequestBodyBytesSent: Int64 = 0,
+        countOfResponseHeaderBytesReceived: Int64 = 0, countOfResponseBodyBytesReceived: Int64 = 0,
+        phases: Phases = Phases(), capture: CaptureEvidence? = nil
+    ) {
+        self.request = request
+        self.response = response
+        self.fetchStartDate = fetchStartDate
+        self.domainLookupStartDate = domainLookupStartDate
+        self.domainLookupEndDate = domainLookupEndDate
+        self.connectStartDate = connectStartDate
+        self.secureConnectionStartDate = secureConnectionStartDate
+        self.secureConnectionEndDate = secureConnectionEndDate
+        self.connectEndDate = connectEndDate
+        self.requestStartDate = requestStartDate
+        self.requestEndDate = requestEndDate
+        self.responseStartDate = responseStartDate
+        self.responseEndDate = responseEndDate
+        self.networkProtocolName = networkProtocolName
+        self.isReusedConnection = isReusedConnection
+        self.isProxyConnection = isProxyConnection
+        self.connectionID = connectionID
+        self.remoteAddress = remoteAddress
+        self.remotePort = remotePort
+        self.localAddress = localAddress
+        self.localPort = localPort
+        self.negotiatedTLSProtocolVersion = negotiatedTLSProtocolVersion
+        self.negotiatedTLSCipherSuite = negotiatedTLSCipherSuite
+        self.tlsSessionReused = tlsSessionReused
+        self.peerCertificates = peerCertificates
+        self.countOfRequestHeaderBytesSent = countOfRequestHeaderBytesSent
+        self.countOfRequestBodyBytesSent = countOfRequestBodyBytesSent
+        self.countOfResponseHeaderBytesReceived = countOfResponseHeaderBytesReceived
+        self.countOfResponseBodyBytesReceived = countOfResponseBodyBytesReceived
+        self.phases = phases
+        self.capture = capture
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case request, response, fetchStartDate, domainLookupStartDate, domainLookupEndDate, connectStartDate
+        case secureConnectionStartDate, secureConnectionEndDate, connectEndDate, requestStartDate, requestEndDate
+        case responseStartDate, responseEndDate, networkProtocolName, isReusedConnection, isProxyConnection
+        case connectionID, remoteAddress, remotePort, localAddress, localPort
+        case negotiatedTLSProtocolVersion, negotiatedTLSCipherSuite, tlsSessionReused, peerCertificates
+        case countOfRequestHeaderBytesSent, countOfRequestBodyBytesSent
+        case countOfResponseHeaderBytesReceived, countOfResponseBodyBytesReceived, phases, capture
+    }
+
+    /// Encodes every key, writing `null` for absent values, so a report always has the full shape.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(request, forKey: .request)
+        try c.encode(response, forKey: .response)
+        try c.encode(fetchStartDate, forKey: .fetchStartDate)
+        try c.encode(domainLookupStartDate, forKey: .domainLookupStartDate)
+        try c.encode(domainLookupEndDate, forKey: .domainLookupEndDate)
+        try c.encode(connectStartDate, forKey: .connectStartDate)
+        try c.encode(secureConnectionStartDate, forKey: .secureConnectionStartDate)
+        try c.encode(secureConnectionEndDate, forKey: .secureConnectionEndDate)
+        try c.encode(connectEndDate, forKey: .connectEndDate)
+        try c.encode(requestStartDate, forKey: .requestStartDate)
+        try c.encode(requestEndDate, forKey: .requestEndDate)
+        try c.encode(responseStartDate, forKey: .responseStartDate)
+        try c.encode(responseEndDate, forKey: .responseEndDate)
+        try c.encode(networkProtocolName, forKey: .networkProtocolName)
+        try c.encode(isReusedConnection, forKey: .isReusedConnection)
+        try c.encode(isProxyConnection, forKey: .isProxyConnection)
+        try c.encode(connectionID, forKey: .connectionID)
+        try c.encode(remoteAddress, forKey: .remoteAddress)
+        try c.encode(remotePort, forKey: .remotePort)
+        try c.encode(localAddress, forKey: .localAddress)
+        try c.encode(localPort, forKey: .localPort)
+        try c.encode(negotiatedTLSProtocolVersion, forKey: .negotiatedTLSProtocolVersion)
+        try c.encode(negotiatedTLSCipherSuite, forKey: .negotiatedTLSCipherSuite)
+        try c.encode(tlsSessionReused, forKey: .tlsSessionReused)
+        try c.encode(peerCertificates, forKey: .peerCertificates)
+        try c.encode(countOfRequestHeaderBytesSent, forKey: .countOfRequestHeaderBytesSent)
+        try c.encode(countOfRequestBodyBytesSent, forKey: .countOfRequestBodyBytesSent)
+        try c.encode(countOfResponseHeaderBytesReceived, forKey: .countOfResponseHeaderBytesReceived)
+        try c.encode(countOfResponseBodyBytesReceived, forKey: .countOfResponseBodyBytesReceived)
+        try c.encode(phases, forKey: .phases)
+        try c.encode(capture, forKey: .capture)
+    }
+}
+
+/// A header as sent or received; order and repeated names are kept (as in HAR).
+public struct HeaderField: Codable, Sendable, Equatable {
+    public var name: String
+    public var value: String
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+public struct RequestRecord: Codable, Sendable, Equatable {
+    public var method: String
+    public var url: String
+    public var headers: [HeaderField]
+    public init(method: String, url: String, headers: [HeaderField]) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+    }
+}
+
+public struct ResponseRecord: Codable, Sendable, Equatable {
+    public var statusCode: Int
+    public var headers: [HeaderField]
+    public init(statusCode: Int, headers: [HeaderField]) {
+        self.statusCode = statusCode
+        self.headers = headers
+    }
+}
+
+/// A certificate the server presented, as libcurl's CURLINFO_CERTINFO describes it.
+public struct PeerCertificate: Codable, Sendable, Equatable {
+    public var subject: String
+    public var issuer: String
+    public var serialNumber: String?
+    public var signatureAlgorithm: String?
+    public var publicKeyAlgorithm: String?
+    public var notBefore: Timestamp?
+    public var notAfter: Timestamp?
+    public init(subject: String, issuer: String, serialNumber: String? = nil, signatureAlgorithm: String? = nil,
+                publicKeyAlgorithm: String? = nil, notBefore: Timestamp? = nil, notAfter: Timestamp? = nil) {
+        self.subject = subject
+        self.issuer = issuer
+        self.serialNumber = serialNumber
+        self.signatureAlgorithm = signatureAlgorithm
+        self.publicKeyAlgorithm = publicKeyAlgorithm
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+    }
+}
+
+/// Placeholder for the packet evidence the capture engine attaches (see the capture issue).
+/// Present in the model now so the report's shape is stable; always nil until a capture runs.
+public struct CaptureEvidence: Codable, Sendable, Equatable {
+    public var flow: String
+    public init(flow: String) { self.flow = flow }
+}

@@ -1,0 +1,48 @@
+import SondeCore
+
+/// Turns libcurl's CURLINFO_CERTINFO lines ("Subject:CN = localhost", "Expire date:Nov 21 21:00:00 2027 GMT", …)
+/// into `PeerCertificate` values. Unknown lines are ignored; unparseable dates become nil.
+enum CertificateInfoParser {
+    static func parse(_ certificates: [[String]]) -> [PeerCertificate] {
+        certificates.map { lines in
+            var fields: [String: String] = [:]
+            for line in lines {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                let name = String(line[..<colon])
+                guard name != "Cert" else { continue }
+                fields[name] = String(line[line.index(after: colon)...])
+            }
+            return PeerCertificate(
+                subject: fields["Subject"] ?? "", issuer: fields["Issuer"] ?? "",
+                serialNumber: fields["Serial Number"], signatureAlgorithm: fields["Signature Algorithm"],
+                publicKeyAlgorithm: fields["Public Key Algorithm"],
+                notBefore: fields["Start date"].flatMap(parseOpenSSLDate),
+                notAfter: fields["Expire date"].flatMap(parseOpenSSLDate))
+        }
+    }
+
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// Parses OpenSSL's ASN1_TIME_print form, "Nov  1 21:00:00 2026 GMT" (also "2026-11-01 21:00:00 GMT").
+    static func parseOpenSSLDate(_ text: String) -> Timestamp? {
+        let parts = text.split(separator: " ")
+        if parts.count == 5, let month = months.firstIndex(of: String(parts[0])), parts[4] == "GMT" {
+            let time = parts[2].split(separator: ":")
+            guard time.count == 3, let day = Int(parts[1]), let year = Int(parts[3]),
+                  let hour = Int(time[0]), let minute = Int(time[1]), let second = Int(time[2].prefix(2)) else { return nil }
+            let iso = String(format4(year)) + "-" + two(month + 1) + "-" + two(day) + "T" + two(hour) + ":" + two(minute)
+                + ":" + two(second) + "Z"
+            return Timestamp(iso8601: iso)
+        }
+        if parts.count == 3, parts[2] == "GMT" {
+            return Timestamp(iso8601: parts[0] + "T" + parts[1] + "Z")
+        }
+        return nil
+    }
+
+    private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    private static func format4(_ value: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, 4 - text.count)) + text
+    }
+}

@@ -1,0 +1,17 @@
+/// Assigns connection ids, since libcurl 7.88 has no CURLINFO_CONN_ID.
+///
+/// A transfer that opened a connection (`CURLINFO_NUM_CONNECTS` > 0) gets a new id, bound to its
+/// 4-tuple; a transfer on a reused connection gets the id bound to its 4-tuple. A 4-tuple is
+/// unique among open connections, so this identifies connections exactly while they live.
+struct ConnectionRegistry {
+    private var idsByTuple: [String: Int] = [:]
+    private var nextID = 1
+
+    mutating func connectionID(tuple: String, opened: Bool) -> Int {
+        if !opened, let id = idsByTuple[tuple] { return id }
+        let id = nextID
+        nextID += 1
+        idsByTuple[tuple] = id
+        return id
+    }
+}

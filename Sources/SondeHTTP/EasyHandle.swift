@@ -1,0 +1,269 @@
+import CurlShim
+import SondeCore
+
+/// A libcurl easy handle behind a Swift type, in the shape of swift-corelibs-foundation's
+/// `EasyHandle`: one named setter per curl option (each documented with its curl page), typed
+/// C shims for the variadic calls, and errors thrown instead of trapping.
+///
+/// Threading: an `EasyHandle` is confined to the thread that drives its `MultiHandle`; libcurl
+/// invokes the callbacks below on that thread, during `curl_multi_perform`.
+///
+/// Per-transfer state (response headers, body byte count, TLS facts, request body) is reset by
+/// `prepareForTransfer()` before every transfer; the connection pool is the multi handle's.
+public final class EasyHandle {
+    /// The raw `CURL *`. Valid for the lifetime of this object.
+    let raw: UnsafeMutableRawPointer
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var resolveList: UnsafeMutablePointer<curl_slist>?
+
+    // Per-transfer state, written by callbacks.
+    private(set) var responseHeaders: [HeaderField] = []
+    private(set) var statusLine: String?
+    private(set) var bodyBytesReceived: Int64 = 0
+    private(set) var tls: NegotiatedTLS?
+    private var requestBody: [UInt8] = []
+    private var requestBodyOffset = 0
+    /// Monotonic µs when the last body byte was handed to libcurl; nil until then.
+    private(set) var requestBodyEndMicros: Int64?
+
+    /// What the TLS library negotiated, read during the transfer.
+    struct NegotiatedTLS: Equatable {
+        var version: String
+        var cipher: String
+        var alpn: String
+        var sessionReused: Bool
+    }
+
+    init() throws(TaskError) {
+        CurlLibrary.initialise()
+        guard let handle = curl_easy_init() else {
+            throw TaskError(code: .internalError, message: "libcurl could not create an easy handle (out of memory?)")
+        }
+        raw = handle
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        try set(CURLOPT_ERRORBUFFER, pointer: UnsafeRawPointer(errorBuffer))
+        try set(CURLOPT_NOSIGNAL, 1)
+        try setCallback(CURLOPT_HEADERFUNCTION, easyHeaderCallback)
+        try set(CURLOPT_HEADERDATA, pointer: UnsafeRawPointer(me))
+        try setCallback(CURLOPT_WRITEFUNCTION, easyWriteCallback)
+        try set(CURLOPT_WRITEDATA, pointer: UnsafeRawPointer(me))
+        try setCallback(CURLOPT_READFUNCTION, easyReadCallback)
+        try set(CURLOPT_READDATA, pointer: UnsafeRawPointer(me))
+    }
+
+    deinit {
+        curl_easy_cleanup(raw)
+        curl_slist_free_all(headerList)
+        curl_slist_free_all(resolveList)
+        errorBuffer.deallocate()
+    }
+
+    /// Clears what the previous transfer left.
+    func prepareForTransfer() {
+        responseHeaders.removeAll(keepingCapacity: true)
+        statusLine = nil
+        bodyBytesReceived = 0
+        tls = nil
+        requestBodyOffset = 0
+        requestBodyEndMicros = nil
+        errorBuffer[0] = 0
+    }
+
+    /// libcurl's detailed message for the last failure (CURLOPT_ERRORBUFFER), or "".
+    var errorDetail: String { String(cString: errorBuffer) }
+
+    // MARK: - Option setters (https://curl.se/libcurl/c/curl_easy_setopt.html)
+
+    func set(_ option: CURLoption, _ value: Int) throws(TaskError) {
+        try check(sonde_easy_setopt_long(raw, option, value), option)
+    }
+
+    func set(_ option: CURLoption, offset value: Int64) throws(TaskError) {
+        try check(sonde_easy_setopt_off(raw, option, curl_off_t(value)), option)
+    }
+
+    func set(_ option: CURLoption, string value: String?) throws(TaskError) {
+        let code: CURLcode
+        if let value {
+            code = value.withCString { sonde_easy_setopt_pointer(raw, option, $0) }
+        } else {
+            code = sonde_easy_setopt_pointer(raw, option, nil)
+        }
+        try check(code, option)
+    }
+
+    func set(_ option: CURLoption, pointer value: UnsafeRawPointer?) throws(TaskError) {
+        try check(sonde_easy_setopt_pointer(raw, option, value), option)
+    }
+
+    private func setCallback(_ option: CURLoption, _ callback: sonde_data_callback) throws(TaskError) {
+        try check(sonde_easy_setopt_data_callback(raw, option, callback), option)
+    }
+
+    /// CURLOPT_URL (https://curl.se/libcurl/c/CURLOPT_URL.html). libcurl copies the string.
+    func setURL(_ url: String) throws(TaskError) { try set(CURLOPT_URL, string: url) }
+
+    /// CURLOPT_HTTPHEADER (https://curl.se/libcurl/c/CURLOPT_HTTPHEADER.html): replaces the list.
+    /// `removing` names headers libcurl would add on its own that must not be sent.
+    func setHeaders(_ headers: [HeaderField], removing: [String] = []) throws(TaskError) {
+        curl_slist_free_all(headerList)
+        headerList = nil
+        for header in headers {
+            // "Name;" is libcurl's way to send a header with an empty value.
+            let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
+            headerList = curl_slist_append(headerList, line)
+        }
+        for name in removing {
+            headerList = curl_slist_append(headerList, "\(name):")
+        }
+        try set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(headerList))
+    }
+
+    /// CURLOPT_RESOLVE (https://curl.se/libcurl/c/CURLOPT_RESOLVE.html): `host:port:address` entries.
+    func setResolve(_ entries: [String]) throws(TaskError) {
+        curl_slist_free_all(resolveList)
+        resolveList = nil
+        for entry in entries { resolveList = curl_slist_append(resolveList, entry) }
+        try set(CURLOPT_RESOLVE, pointer: UnsafeRawPointer(resolveList))
+    }
+
+    /// The request body, streamed through CURLOPT_READFUNCTION so that sonde sees when the last
+    /// byte leaves (https://curl.se/libcurl/c/CURLOPT_READFUNCTION.html). nil: no body.
+    func setRequestBody(_ body: [UInt8]?) throws(TaskError) {
+        requestBody = body ?? []
+        if let body {
+            try set(CURLOPT_POST, 1)
+            try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
+        } else {
+            try set(CURLOPT_POST, 0)
+        }
+    }
+
+    private func check(_ code: CURLcode, _ option: CURLoption) throws(TaskError) {
+        guard code != CURLE_OK else { return }
+        let text = String(cString: curl_easy_strerror(code))
+        let error = code == CURLE_UNKNOWN_OPTION || code == CURLE_NOT_BUILT_IN
+            ? ErrorCode.unsupportedFeature : ErrorCode.internalError
+        throw TaskError(code: error, message: "libcurl rejected option \(option.rawValue): \(text)",
+                        curlCode: Int(code.rawValue))
+    }
+
+    // MARK: - Info getters (https://curl.se/libcurl/c/curl_easy_getinfo.html)
+
+    func long(_ info: CURLINFO) -> Int {
+        var value = 0
+        return sonde_easy_getinfo_long(raw, info, &value) == CURLE_OK ? value : 0
+    }
+
+    func offset(_ info: CURLINFO) -> Int64 {
+        var value: curl_off_t = 0
+        return sonde_easy_getinfo_off(raw, info, &value) == CURLE_OK ? Int64(value) : 0
+    }
+
+    func string(_ info: CURLINFO) -> String? {
+        var value: UnsafePointer<CChar>? = nil
+        guard sonde_easy_getinfo_string(raw, info, &value) == CURLE_OK, let value else { return nil }
+        return String(cString: value)
+    }
+
+    /// CURLINFO_CERTINFO: one array of "Name:value" lines per certificate, leaf first.
+    func certificateInfo() -> [[String]] {
+        var info: UnsafeMutablePointer<curl_certinfo>? = nil
+        guard sonde_easy_getinfo_certinfo(raw, &info) == CURLE_OK, let info, let lists = info.pointee.certinfo else {
+            return []
+        }
+        var result: [[String]] = []
+        for index in 0..<Int(max(0, info.pointee.num_of_certs)) {
+            var lines: [String] = []
+            var node = lists[index]
+            while let current = node {
+                if let data = current.pointee.data { lines.append(String(cString: data)) }
+                node = current.pointee.next
+            }
+            result.append(lines)
+        }
+        return result
+    }
+
+    // MARK: - Callbacks
+
+    fileprivate func didReceiveHeader(_ bytes: UnsafeRawBufferPointer) {
+        if tls == nil {
+            var info = sonde_tls_info()
+            if sonde_read_tls_info(raw, &info) == 1 {
+                tls = NegotiatedTLS(version: fixedString(&info.version), cipher: fixedString(&info.cipher),
+                                    alpn: fixedString(&info.alpn), sessionReused: info.session_reused == 1)
+            }
+        }
+        var line = String(decoding: bytes, as: UTF8.self)
+        while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
+        if line.hasPrefix("HTTP/") {
+            // A new response block (after 1xx or on each redirect hop): start over.
+            statusLine = line
+            responseHeaders.removeAll(keepingCapacity: true)
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: " \t")
+            responseHeaders.append(HeaderField(name: name, value: value))
+        }
+    }
+
+    fileprivate func didReceiveBody(count: Int) {
+        bodyBytesReceived += Int64(count)
+    }
+
+    fileprivate func fillRequestBody(_ buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        let remaining = requestBody.count - requestBodyOffset
+        guard remaining > 0 else {
+            if requestBodyEndMicros == nil { requestBodyEndMicros = monotonicMicroseconds() }
+            return 0
+        }
+        let count = min(remaining, capacity)
+        requestBody.withUnsafeBytes { source in
+            UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress! + requestBodyOffset, byteCount: count)
+        }
+        requestBodyOffset += count
+        if requestBodyOffset == requestBody.count { requestBodyEndMicros = monotonicMicroseconds() }
+        return count
+    }
+}
+
+private func fixedString<T>(_ tuple: inout T) -> String {
+    withUnsafeBytes(of: &tuple) { raw in
+        let bytes = raw.prefix { $0 != 0 }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension StringProtocol {
+    func trimmingCharacters(in set: String) -> String {
+        var slice = Substring(self)
+        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
+        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
+        return String(slice)
+    }
+}
+
+private let easyHeaderCallback: sonde_data_callback = { buffer, size, count, userdata in
+    let length = size * count
+    guard let userdata, let buffer else { return length }
+    Unmanaged<EasyHandle>.fromOpaque(userdata).takeUnretainedValue()
+        .didReceiveHeader(UnsafeRawBufferPointer(start: buffer, count: length))
+    return length
+}
+
+private let easyWriteCallback: sonde_data_callback = { _, size, count, userdata in
+    let length = size * count
+    guard let userdata else { return length }
+    Unmanaged<EasyHandle>.fromOpaque(userdata).takeUnretainedValue().didReceiveBody(count: length)
+    return length
+}
+
+private let easyReadCallback: sonde_data_callback = { buffer, size, count, userdata in
+    guard let userdata, let buffer else { return 0 }
+    return Unmanaged<EasyHandle>.fromOpaque(userdata).takeUnretainedValue()
+        .fillRequestBody(buffer, capacity: size * count)
+}

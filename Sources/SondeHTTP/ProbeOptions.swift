@@ -1,0 +1,82 @@
+import SondeCore
+
+/// Which HTTP version to ask libcurl for (CURLOPT_HTTP_VERSION).
+public enum HTTPVersionPreference: String, Sendable, CaseIterable {
+    /// libcurl's default: HTTP/2 over TLS when ALPN offers it, HTTP/1.1 in cleartext.
+    case automatic
+    case http1_1
+    /// HTTP/2 through ALPN over TLS (HTTP/1.1 in cleartext).
+    case http2
+    /// HTTP/2 in cleartext without upgrade (h2c, prior knowledge).
+    case http2PriorKnowledge
+    /// HTTP/3 over QUIC; only when the linked libcurl reports the HTTP3 feature.
+    case http3
+}
+
+public enum IPVersion: String, Sendable {
+    case any, v4, v6
+}
+
+/// Everything that shapes a probe run. Plain values: the CLI builds one, the runner reads it.
+public struct ProbeOptions: Sendable {
+    public var method = "GET"
+    public var headers: [HeaderField] = []
+    /// The request body (`--data`/`--data-file`), nil for none.
+    public var body: [UInt8]? = nil
+    public var httpVersion = HTTPVersionPreference.automatic
+    /// Whole-transfer timeout per hop in milliseconds; nil for none.
+    public var timeoutMs: Int? = nil
+    /// TCP (and TLS) connect timeout in milliseconds; nil for libcurl's default (300 s).
+    public var connectTimeoutMs: Int? = nil
+    /// Switches TLS verification off (recorded in the report).
+    public var insecure = false
+    public var caCertPath: String? = nil
+    /// `sha256//BASE64` or a PEM/DER file path (CURLOPT_PINNEDPUBLICKEY).
+    public var pinnedPublicKey: String? = nil
+    public var ipVersion = IPVersion.any
+    /// `host:port:address` entries (CURLOPT_RESOLVE).
+    public var resolve: [String] = []
+    /// DNS-over-HTTPS resolver URL (CURLOPT_DOH_URL).
+    public var dohURL: String? = nil
+    public var proxy: String? = nil
+    /// When false, every task opens a fresh connection and closes it after use.
+    public var reuseConnections = true
+    public var maxRedirects = 10
+    /// How many times each URL is fetched.
+    public var count = 1
+    /// How many tasks run at once through the multi handle.
+    public var parallel = 1
+    /// Final status codes that count as success; nil means any status below 400.
+    public var acceptedStatus: StatusSet? = nil
+    public var userAgent = "sonde/\(SondeVersion.current)"
+
+    public init() {}
+}
+
+/// A set of HTTP status codes written as `200-299,404`.
+public struct StatusSet: Sendable, Equatable, CustomStringConvertible {
+    public var ranges: [ClosedRange<Int>]
+
+    public init(ranges: [ClosedRange<Int>]) { self.ranges = ranges }
+
+    /// Parses `200`, `200-299`, `200-299,404`; nil when malformed.
+    public init?(parsing text: String) {
+        var ranges: [ClosedRange<Int>] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let bounds = part.split(separator: "-", omittingEmptySubsequences: false)
+            guard bounds.count == 1 || bounds.count == 2,
+                  let low = Int(bounds[0].trimmingCharacters(in: " ")), let high = Int(bounds.last!.trimmingCharacters(in: " ")),
+                  (100...599).contains(low), (100...599).contains(high), low <= high else { return nil }
+            ranges.append(low...high)
+        }
+        guard !ranges.isEmpty else { return nil }
+        self.ranges = ranges
+    }
+
+    public func contains(_ status: Int) -> Bool { ranges.contains { $0.contains(status) } }
+
+    public var description: String {
+        ranges.map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }
+            .joined(separator: ",")
+    }
+}

@@ -1,0 +1,380 @@
+import CurlShim
+import SondeCore
+
+/// Runs probe tasks through one libcurl multi handle and turns every transfer into
+/// `TransactionMetrics`. The engine: it measures and returns model values, and never renders.
+///
+/// - Each of the `parallel` workers owns one easy handle and runs one task at a time; all share
+///   the multi handle's connection pool, so `--count` repeats can reuse connections.
+/// - Redirects are followed here, not by libcurl, on the same easy handle: every hop is its own
+///   transaction with its own timing and reuse flag.
+/// - Threading: `run` drives everything on the calling thread and returns when all tasks are
+///   done or `shouldStop` returned true.
+public final class ProbeRunner {
+    /// The options in effect (after working around known libcurl limits; see `warnings`).
+    public let options: ProbeOptions
+    /// Things the user should know about how this run measured, for the report.
+    public let warnings: [String]
+    private let redactor: Redactor
+    private var registry = ConnectionRegistry()
+    private var certificatesByConnection: [Int: [PeerCertificate]] = [:]
+
+    /// Validates the options against the linked libcurl (e.g. HTTP/3 support).
+    public init(options: ProbeOptions, redactor: Redactor) throws(TaskError) {
+        if options.httpVersion == .http3 && !CurlLibrary.supportsHTTP3 {
+            throw TaskError(
+                code: .unsupportedFeature,
+                message: "--http3 needs a libcurl built with HTTP/3 (QUIC); the linked libcurl \(CurlLibrary.version) "
+                    + "(\(CurlLibrary.sslVersion ?? "no TLS")) has no HTTP3 feature. Install a libcurl built with "
+                    + "ngtcp2/nghttp3 or quiche, or probe with --http2.")
+        }
+        var effective = options
+        var warnings: [String] = []
+        if options.httpVersion == .http2PriorKnowledge && options.reuseConnections && CurlLibrary.curlVersionNumber < 0x08_00_00 {
+            // curl issue #10634 (fixed in 8.0.0): a reused prior-knowledge connection fails with
+            // "Error in the HTTP2 framing layer". Measure fresh connections rather than report failures.
+            effective.reuseConnections = false
+            warnings.append("libcurl \(CurlLibrary.version) cannot reuse HTTP/2 prior-knowledge (h2c) connections "
+                + "(curl issue #10634, fixed in 8.0.0): every h2c task opened its own connection")
+        }
+        self.options = effective
+        self.warnings = warnings
+        self.redactor = redactor
+    }
+
+    /// Runs every URL `options.count` times (round by round: all URLs, then all again), with up
+    /// to `options.parallel` tasks at once. `onTask` receives each task as it completes.
+    /// - Returns: true when the run was stopped early by `shouldStop`.
+    public func run(urls: [String], shouldStop: () -> Bool, onTask: (ProbeTask) -> Void) throws(TaskError) -> Bool {
+        let totalTasks = urls.count * max(1, options.count)
+        guard totalTasks > 0 else { return false }
+        let multiplex = options.httpVersion != .http1_1
+        let multi = try MultiHandle(multiplex: multiplex)
+        var workers: [Worker] = []
+        for _ in 0..<min(max(1, options.parallel), totalTasks) {
+            let easy = try EasyHandle()
+            try configure(easy)
+            workers.append(Worker(easy: easy))
+        }
+        var byHandle: [UnsafeMutableRawPointer: Worker] = [:]
+        for worker in workers { byHandle[worker.easy.raw] = worker }
+
+        var nextTask = 0
+        var idle = workers
+        var active = 0
+        var interrupted = false
+
+        func startNext(_ worker: Worker) throws(TaskError) -> Bool {
+            guard nextTask < totalTasks, !interrupted else { return false }
+            let url = urls[nextTask % urls.count]
+            let iteration = nextTask / urls.count
+            nextTask += 1
+            worker.task = ActiveTask(url: url, iteration: iteration, method: options.method, body: options.body,
+                                     headers: options.headers)
+            try startHop(worker, multi: multi)
+            return true
+        }
+
+        while true {
+            while let worker = idle.popLast() {
+                if try startNext(worker) { active += 1 } else { idle.append(worker); break }
+            }
+            if active == 0 { break }
+            _ = multi.perform()
+            for (pointer, result) in multi.completedTransfers() {
+                guard let worker = byHandle[pointer] else { continue }
+                multi.remove(worker.easy)
+                if try finishHop(worker, result: result, multi: multi) {
+                    active -= 1
+                    if let task = worker.finishedTask { onTask(task) }
+                    worker.finishedTask = nil
+                    idle.append(worker)
+                }
+            }
+            if !interrupted && shouldStop() {
+                interrupted = true
+                for worker in workers where worker.task != nil {
+                    multi.remove(worker.easy)
+                    if var task = worker.task {
+                        task.error = TaskError(code: .interrupted, message: "the run was interrupted before this task finished")
+                        onTask(task.finished(redactor: redactor))
+                    }
+                    worker.task = nil
+                    active -= 1
+                }
+                break
+            }
+            if active > 0 { multi.wait(timeoutMs: 100) }
+        }
+        return interrupted
+    }
+
+    // MARK: - Per-handle configuration
+
+    private func configure(_ easy: EasyHandle) throws(TaskError) {
+        try easy.set(CURLOPT_PROTOCOLS_STR, string: "http,https")
+        try easy.set(CURLOPT_FOLLOWLOCATION, 0)
+        try easy.set(CURLOPT_USERAGENT, string: options.userAgent)
+        try easy.set(CURLOPT_CERTINFO, 1)
+        switch options.httpVersion {
+        case .automatic: break
+        case .http1_1: try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+        case .http2: try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        case .http2PriorKnowledge: try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
+        case .http3: try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_3))
+        }
+        if options.parallel > 1 && options.httpVersion != .http1_1 {
+            // Wait for an existing connection's protocol so that HTTP/2 streams multiplex on it.
+            try easy.set(CURLOPT_PIPEWAIT, 1)
+        }
+        if let timeout = options.timeoutMs { try easy.set(CURLOPT_TIMEOUT_MS, timeout) }
+        if let timeout = options.connectTimeoutMs { try easy.set(CURLOPT_CONNECTTIMEOUT_MS, timeout) }
+        if options.insecure {
+            try easy.set(CURLOPT_SSL_VERIFYPEER, 0)
+            try easy.set(CURLOPT_SSL_VERIFYHOST, 0)
+        }
+        if let path = options.caCertPath { try easy.set(CURLOPT_CAINFO, string: path) }
+        if let pin = options.pinnedPublicKey { try easy.set(CURLOPT_PINNEDPUBLICKEY, string: pin) }
+        switch options.ipVersion {
+        case .any: break
+        case .v4: try easy.set(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V4))
+        case .v6: try easy.set(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V6))
+        }
+        if !options.resolve.isEmpty { try easy.setResolve(options.resolve) }
+        if let doh = options.dohURL { try easy.set(CURLOPT_DOH_URL, string: doh) }
+        // Only an explicit --proxy: the environment's proxy variables are ignored, so a report
+        // never silently measures a proxy.
+        try easy.set(CURLOPT_PROXY, string: options.proxy ?? "")
+        if !options.reuseConnections {
+            try easy.set(CURLOPT_FRESH_CONNECT, 1)
+            try easy.set(CURLOPT_FORBID_REUSE, 1)
+        }
+    }
+
+    private func startHop(_ worker: Worker, multi: MultiHandle) throws(TaskError) {
+        guard var task = worker.task else { return }
+        let easy = worker.easy
+        easy.prepareForTransfer()
+        try easy.setURL(task.currentURL)
+        // Reset the method first: each of these options overrides the others.
+        try easy.set(CURLOPT_NOBODY, task.method == "HEAD" ? 1 : 0)
+        if task.method != "HEAD" { try easy.set(CURLOPT_HTTPGET, 1) }
+        try easy.setRequestBody(task.body)
+        let standard = task.method == "GET" || task.method == "HEAD" || (task.method == "POST" && task.body != nil)
+        try easy.set(CURLOPT_CUSTOMREQUEST, string: standard ? nil : task.method)
+        // Removing "Expect" stops libcurl from waiting for 100-continue before larger bodies.
+        let removeExpect = task.body != nil && !task.headers.contains { $0.name.lowercased() == "expect" }
+        try easy.setHeaders(task.headers, removing: removeExpect ? ["Expect"] : [])
+        task.hopStartWall = Timestamp.now()
+        task.hopStartMonotonic = monotonicMicroseconds()
+        if task.transactions.isEmpty {
+            task.taskStartWall = task.hopStartWall
+            task.taskStartMonotonic = task.hopStartMonotonic
+        }
+        worker.task = task
+        try multi.add(easy)
+    }
+
+    /// Records the finished hop; starts the next hop of a redirect, or completes the task.
+    /// - Returns: true when the task is complete (`worker.finishedTask` is set).
+    private func finishHop(_ worker: Worker, result: CURLcode, multi: MultiHandle) throws(TaskError) -> Bool {
+        guard var task = worker.task else { return true }
+        let easy = worker.easy
+        let (transaction, failure) = makeTransaction(easy: easy, task: task, result: result)
+        task.transactions.append(transaction)
+
+        if let failure {
+            task.error = failure
+        } else if let status = transaction.response?.statusCode {
+            let location = easy.string(CURLINFO_REDIRECT_URL)
+            if [301, 302, 303, 307, 308].contains(status), let location, !location.isEmpty {
+                if task.redirectCount >= options.maxRedirects {
+                    task.error = TaskError(code: .tooManyRedirects,
+                                           message: "stopped after \(options.maxRedirects) redirects (raise --max-redirects to follow more); next was \(redactor.redact(url: location))")
+                } else {
+                    task.follow(location: location, status: status)
+                    worker.task = task
+                    try startHop(worker, multi: multi)
+                    return false
+                }
+            } else if let accepted = options.acceptedStatus {
+                if !accepted.contains(status) {
+                    task.error = TaskError(code: .httpStatus, message: "the server answered \(status), expected \(accepted)")
+                }
+            } else if status >= 400 {
+                task.error = TaskError(code: .httpStatus, message: "the server answered \(status) \(reasonPhrase(status))")
+            }
+        }
+        worker.finishedTask = task.finished(redactor: redactor)
+        worker.task = nil
+        return true
+    }
+
+    private func makeTransaction(easy: EasyHandle, task: ActiveTask, result: CURLcode) -> (TransactionMetrics, TaskError?) {
+        let status = easy.long(CURLINFO_RESPONSE_CODE)
+        let scheme = (easy.string(CURLINFO_SCHEME) ?? "").lowercased()
+        let secure = scheme == "https"
+        let timers = CurlTimers(
+            nameLookup: easy.offset(CURLINFO_NAMELOOKUP_TIME_T), connect: easy.offset(CURLINFO_CONNECT_TIME_T),
+            appConnect: easy.offset(CURLINFO_APPCONNECT_TIME_T), preTransfer: easy.offset(CURLINFO_PRETRANSFER_TIME_T),
+            startTransfer: easy.offset(CURLINFO_STARTTRANSFER_TIME_T), total: easy.offset(CURLINFO_TOTAL_TIME_T),
+            requestBodyEnd: easy.requestBodyEndMicros.map { $0 - task.hopStartMonotonic })
+        let opened = easy.long(CURLINFO_NUM_CONNECTS) > 0
+        let remoteAddress = easy.string(CURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : $0 }
+        let remotePort = easy.long(CURLINFO_PRIMARY_PORT)
+        let localAddress = easy.string(CURLINFO_LOCAL_IP).flatMap { $0.isEmpty ? nil : $0 }
+        let localPort = easy.long(CURLINFO_LOCAL_PORT)
+        let usedConnection = localPort > 0 && (status > 0 || timers.preTransfer > 0)
+        let reused = usedConnection && !opened
+
+        var failure: TaskError? = nil
+        if result != CURLE_OK {
+            let remote = remoteAddress.map { "\($0):\(remotePort)" } ?? URLParts(task.currentURL).map { "\($0.host):\($0.port)" }
+            let facts = CurlFailure(
+                curlCode: Int(result.rawValue), detail: easy.errorDetail, osErrno: Int32(easy.long(CURLINFO_OS_ERRNO)),
+                verifyResult: easy.long(CURLINFO_SSL_VERIFYRESULT), connected: timers.connect > 0 || reused,
+                url: redactor.redact(url: task.currentURL), remote: remote)
+            failure = CurlErrorClassifier.classify(facts)
+        }
+        let local = result == CURLE_URL_MALFORMAT || result == CURLE_UNSUPPORTED_PROTOCOL
+        let timing = TransactionTiming(timers: timers, reused: reused, secure: secure, completed: result == CURLE_OK,
+                                       networkStarted: !local)
+        let start = task.hopStartWall
+        func date(_ offset: Int64?) -> Timestamp? { offset.map { start.adding(microseconds: $0) } }
+
+        var connectionID: Int? = nil
+        var certificates: [PeerCertificate] = []
+        if usedConnection {
+            let tuple = "\(localAddress ?? "?"):\(localPort)>\(remoteAddress ?? "?"):\(remotePort)"
+            let id = registry.connectionID(tuple: tuple, opened: opened)
+            connectionID = id
+            if secure {
+                if opened {
+                    certificates = CertificateInfoParser.parse(easy.certificateInfo())
+                    certificatesByConnection[id] = certificates
+                } else {
+                    certificates = certificatesByConnection[id] ?? []
+                }
+            }
+        }
+        let version = easy.long(CURLINFO_HTTP_VERSION)
+        let protocolName: String?
+        switch version {
+        case Int(CURL_HTTP_VERSION_1_0): protocolName = "http/1.0"
+        case Int(CURL_HTTP_VERSION_1_1): protocolName = "http/1.1"
+        case Int(CURL_HTTP_VERSION_2_0): protocolName = secure ? "h2" : "h2c"
+        case Int(CURL_HTTP_VERSION_3): protocolName = "h3"
+        default: protocolName = nil
+        }
+        let tls = secure ? easy.tls : nil
+        let fresh = !reused
+        let transaction = TransactionMetrics(
+            request: RequestRecord(method: task.method, url: redactor.redact(url: task.currentURL),
+                                   headers: redactor.redact(headers: task.headers)),
+            response: status > 0 ? ResponseRecord(statusCode: status, headers: redactor.redact(headers: easy.responseHeaders)) : nil,
+            fetchStartDate: start,
+            domainLookupStartDate: fresh && timing.dnsEnd != nil ? start : nil,
+            domainLookupEndDate: fresh ? date(timing.dnsEnd) : nil,
+            connectStartDate: fresh ? date(timing.dnsEnd) : nil,
+            secureConnectionStartDate: fresh && timing.tlsEnd != nil ? date(timing.connectEnd) : nil,
+            secureConnectionEndDate: fresh ? date(timing.tlsEnd) : nil,
+            connectEndDate: fresh ? date(secure ? timing.tlsEnd : timing.connectEnd) : nil,
+            requestStartDate: date(timing.requestStart),
+            requestEndDate: date(timing.requestEnd),
+            responseStartDate: date(timing.responseStart),
+            responseEndDate: result == CURLE_OK ? date(timing.responseEnd) : nil,
+            networkProtocolName: status > 0 ? protocolName : nil,
+            isReusedConnection: reused,
+            isProxyConnection: options.proxy != nil,
+            connectionID: connectionID,
+            remoteAddress: remoteAddress, remotePort: remotePort > 0 ? remotePort : nil,
+            localAddress: localAddress, localPort: localPort > 0 ? localPort : nil,
+            negotiatedTLSProtocolVersion: tls?.version, negotiatedTLSCipherSuite: tls?.cipher,
+            tlsSessionReused: tls.map { $0.sessionReused },
+            peerCertificates: certificates,
+            countOfRequestHeaderBytesSent: Int64(easy.long(CURLINFO_REQUEST_SIZE)),
+            countOfRequestBodyBytesSent: easy.offset(CURLINFO_SIZE_UPLOAD_T),
+            countOfResponseHeaderBytesReceived: Int64(easy.long(CURLINFO_HEADER_SIZE)),
+            countOfResponseBodyBytesReceived: easy.bodyBytesReceived,
+            phases: timing.phases)
+        return (transaction, failure)
+    }
+}
+
+/// One easy handle and the task it is running.
+private final class Worker {
+    let easy: EasyHandle
+    var task: ActiveTask?
+    var finishedTask: ProbeTask?
+    init(easy: EasyHandle) { self.easy = easy }
+}
+
+/// A task in flight: where it is in its redirect chain and what it has recorded so far.
+private struct ActiveTask {
+    let url: String
+    let iteration: Int
+    var currentURL: String
+    var method: String
+    var body: [UInt8]?
+    var headers: [HeaderField]
+    var transactions: [TransactionMetrics] = []
+    var redirectCount = 0
+    var error: TaskError? = nil
+    var taskStartWall = Timestamp(microsecondsSince1970: 0)
+    var taskStartMonotonic: Int64 = 0
+    var hopStartWall = Timestamp(microsecondsSince1970: 0)
+    var hopStartMonotonic: Int64 = 0
+
+    init(url: String, iteration: Int, method: String, body: [UInt8]?, headers: [HeaderField]) {
+        self.url = url
+        self.iteration = iteration
+        self.currentURL = url
+        self.method = method
+        self.body = body
+        self.headers = headers
+    }
+
+    /// Moves to the redirect target with the method and headers a browser (and URLSession) would use:
+    /// 303 turns anything but HEAD into GET, 301/302 turn POST into GET, 307/308 keep both;
+    /// credentials and cookies are dropped when the redirect leaves the origin.
+    mutating func follow(location: String, status: Int) {
+        if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
+            method = "GET"
+            body = nil
+            headers.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
+        }
+        if URLParts(location)?.origin != URLParts(currentURL)?.origin {
+            headers.removeAll { ["authorization", "cookie", "proxy-authorization"].contains($0.name.lowercased()) }
+        }
+        currentURL = location
+        redirectCount += 1
+    }
+
+    func finished(redactor: Redactor) -> ProbeTask {
+        let duration = milliseconds(fromMicroseconds: monotonicMicroseconds() - taskStartMonotonic)
+        return ProbeTask(url: redactor.redact(url: url), iteration: iteration,
+                         taskInterval: TaskInterval(start: taskStartWall, durationMs: taskStartMonotonic == 0 ? 0 : duration),
+                         redirectCount: redirectCount, error: error, transactionMetrics: transactions)
+    }
+}
+
+/// The standard reason phrase for messages (the server's own phrase is in the headers).
+func reasonPhrase(_ status: Int) -> String {
+    switch status {
+    case 400: return "Bad Request"
+    case 401: return "Unauthorized"
+    case 403: return "Forbidden"
+    case 404: return "Not Found"
+    case 405: return "Method Not Allowed"
+    case 408: return "Request Timeout"
+    case 409: return "Conflict"
+    case 410: return "Gone"
+    case 416: return "Range Not Satisfiable"
+    case 429: return "Too Many Requests"
+    case 500: return "Internal Server Error"
+    case 502: return "Bad Gateway"
+    case 503: return "Service Unavailable"
+    case 504: return "Gateway Timeout"
+    default: return status >= 500 ? "(server error)" : "(client error)"
+    }
+}

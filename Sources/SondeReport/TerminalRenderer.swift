@@ -1,0 +1,137 @@
+import SondeCore
+
+/// The terminal view of a probe run: an httpstat-style phase line and bar per transaction,
+/// then cold-vs-warm distributions per phase. Pure: returns text; the CLI prints it.
+public struct TerminalRenderer: Sendable {
+    public var useColor: Bool
+    public var barWidth = 48
+
+    public init(useColor: Bool) { self.useColor = useColor }
+
+    private static let phaseLetters: [(name: String, letter: Character, color: String)] = [
+        ("dns", "d", "36"), ("connect", "c", "33"), ("tls", "t", "35"), ("send", "s", "34"),
+        ("wait", "w", "32"), ("receive", "r", "31"),
+    ]
+
+    private func paint(_ text: String, _ code: String) -> String {
+        useColor ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    /// A task: one block per transaction (redirect hops included), then its error if any.
+    public func render(task: ProbeTask) -> String {
+        var lines: [String] = []
+        for (index, transaction) in task.transactionMetrics.enumerated() {
+            lines.append(contentsOf: render(transaction: transaction, hop: task.transactionMetrics.count > 1 ? index : nil))
+        }
+        if task.transactionMetrics.isEmpty { lines.append("\(task.url)") }
+        if let error = task.error {
+            lines.append("  " + paint("✗ \(error.code.rawValue)", "31;1") + ": " + error.message)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    func render(transaction t: TransactionMetrics, hop: Int?) -> [String] {
+        var head = "\(t.request.method) \(t.request.url)"
+        if let hop { head = "  ↳ hop \(hop): " + head }
+        var facts: [String] = []
+        if let status = t.response?.statusCode { facts.append(paint(String(status), status >= 400 ? "31" : "32")) }
+        if let proto = t.networkProtocolName { facts.append(proto) }
+        if let id = t.connectionID {
+            facts.append(t.isReusedConnection ? "reused conn #\(id)" : "new conn #\(id)")
+        }
+        if let tls = t.negotiatedTLSProtocolVersion {
+            facts.append(tls + (t.tlsSessionReused == true ? " (resumed)" : ""))
+        }
+        if t.response != nil { facts.append(formatBytes(t.countOfResponseBodyBytesReceived)) }
+        var lines = [head + "  " + facts.joined(separator: " · ")]
+        let p = t.phases
+        let parts = Self.phaseLetters.map { phase -> String in
+            let value = p.value(named: phase.name)
+            return "\(phase.name) " + (value.map(formatMs) ?? "–")
+        }
+        lines.append("    " + parts.joined(separator: " │ ") + " │ total " + (p.total.map(formatMs) ?? "–") + " ms")
+        lines.append("    ▕" + bar(p) + "▏")
+        return lines
+    }
+
+    /// A proportional bar of the phases, one letter per phase (d c t s w r).
+    func bar(_ phases: Phases) -> String {
+        guard let total = phases.total, total > 0 else { return String(repeating: " ", count: barWidth) }
+        var result = ""
+        var used = 0
+        var carried = 0.0
+        for phase in Self.phaseLetters {
+            guard let value = phases.value(named: phase.name), value > 0 else { continue }
+            let exact = Double(barWidth) * value / total + carried
+            let cells = max(1, Int(exact.rounded(.down)))
+            carried = exact - Double(cells)
+            let count = min(cells, barWidth - used)
+            guard count > 0 else { break }
+            result += paint(String(repeating: phase.letter, count: count), phase.color)
+            used += count
+        }
+        if used < barWidth { result += String(repeating: " ", count: barWidth - used) }
+        return result
+    }
+
+    /// Cold vs warm distributions per phase, and the run's totals.
+    public func render(summary: ProbeSummary) -> String {
+        var lines: [String] = []
+        lines.append("")
+        let header = "phase      " + "cold: n     min     p50     p95     max" + "   │ " + "warm: n     min     p50     p95     max"
+        lines.append(paint(header, "1"))
+        for name in Phases.names {
+            let cold = summary.cold[name]
+            let warm = summary.warm[name]
+            guard cold != nil || warm != nil else { continue }
+            lines.append(pad(name, 11) + cells(cold) + "   │ " + cells(warm))
+        }
+        lines.append("(ms; cold = transactions that opened a connection, warm = on a reused one)")
+        var totals = "tasks \(summary.tasks), transactions \(summary.transactions), reused \(summary.reusedTransactions)"
+        if summary.failedTasks > 0 {
+            let errors = summary.errorsByCode.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            totals += ", " + paint("failed \(summary.failedTasks)", "31") + " (\(errors))"
+        }
+        lines.append(totals)
+        if !summary.protocols.isEmpty {
+            lines.append("protocols: " + summary.protocols.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func cells(_ stats: DistributionSummary?) -> String {
+        guard let stats else { return pad("–", 7, left: true) + String(repeating: " ", count: 32) }
+        return pad(String(stats.count), 7, left: true)
+            + [stats.min, stats.p50, stats.p95, stats.max].map { pad(formatMs($0), 8, left: true) }.joined()
+    }
+}
+
+func formatMs(_ value: Double) -> String {
+    if value >= 100 { return String(Int(value.rounded())) }
+    if value >= 10 { return trimmed(value, 1) }
+    return trimmed(value, 2)
+}
+
+private func trimmed(_ value: Double, _ digits: Int) -> String {
+    let scale = digits == 1 ? 10.0 : 100.0
+    let rounded = (value * scale).rounded() / scale
+    var text = String(rounded)
+    if let dot = text.firstIndex(of: ".") {
+        let decimals = text.distance(from: dot, to: text.endIndex) - 1
+        if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
+    }
+    return text
+}
+
+func formatBytes(_ count: Int64) -> String {
+    if count < 1024 { return "\(count) B" }
+    if count < 1024 * 1024 { return trimmed(Double(count) / 1024, 1) + " KiB" }
+    return trimmed(Double(count) / 1_048_576, 1) + " MiB"
+}
+
+func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
+    let count = text.count
+    guard count < width else { return text }
+    let padding = String(repeating: " ", count: width - count)
+    return left ? padding + text : text + padding
+}

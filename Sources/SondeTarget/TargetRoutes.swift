@@ -1,0 +1,146 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The endpoints of the embedded target. Every size and delay is bounded so that a typo cannot
+/// make the target allocate or wait without limit.
+enum TargetRoutes {
+    static let maxBytes = 1 << 30
+    static let maxDelayMs = 60_000
+    static let chunkSize = 64 * 1024
+    /// A fixed validator date, so ETag and Last-Modified stay the same across target restarts.
+    static let lastModified = "Sat, 01 Nov 2025 00:00:00 GMT"
+
+    static func build() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("/") { _, _ in index() }
+        router.get("/bytes/:n") { request, context in try bytes(request, context) }
+        router.head("/bytes/:n") { request, context in try bytes(request, context) }
+        router.get("/delay/:ms") { _, context in
+            let ms = try bounded(context.parameters.require("ms", as: Int.self), 0...maxDelayMs, "ms")
+            try await Task.sleep(nanoseconds: UInt64(ms) * 1_000_000)
+            return text("delayed \(ms) ms\n")
+        }
+        router.get("/drip") { request, _ in try drip(request) }
+        router.get("/redirect/:n") { request, context in
+            let n = try bounded(context.parameters.require("n", as: Int.self), 0...100, "n")
+            guard n > 0 else { return text("redirect chain done\n") }
+            let status = request.uri.queryParameters.get("status", as: Int.self) ?? 302
+            guard [301, 302, 303, 307, 308].contains(status) else {
+                throw HTTPError(.badRequest, message: "status must be 301, 302, 303, 307 or 308")
+            }
+            let query = request.uri.query.map { "?\($0)" } ?? ""
+            return Response(status: .init(code: status),
+                            headers: [.location: "/redirect/\(n - 1)\(query)", .contentLength: "0"])
+        }
+        router.get("/status/:code") { _, context in
+            let code = try bounded(context.parameters.require("code", as: Int.self), 200...599, "code")
+            return Response(status: .init(code: code), headers: [.contentType: "text/plain"],
+                            body: .init(byteBuffer: ByteBuffer(string: "status \(code)\n")))
+        }
+        router.get("/headers") { request, _ in
+            var fields: [[String: String]] = []
+            for field in request.headers { fields.append(["name": field.name.rawName, "value": field.value]) }
+            let data = try JSONSerialization.data(withJSONObject: ["headers": fields], options: [.sortedKeys])
+            return Response(status: .ok, headers: [.contentType: "application/json"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        router.post("/echo") { request, _ in
+            let body = try await request.body.collect(upTo: 16 * 1024 * 1024)
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init(byteBuffer: body))
+        }
+        router.get("/truncate/:n") { request, context in
+            // Announces n bytes, sends `after` of them (default half), then drops the connection.
+            let n = try bounded(context.parameters.require("n", as: Int.self), 1...maxBytes, "n")
+            let after = try bounded(request.uri.queryParameters.get("after", as: Int.self) ?? n / 2, 0...(n - 1), "after")
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream"],
+                            body: ResponseBody(contentLength: n) { writer in
+                                if after > 0 { try await writer.write(ByteBuffer(bytes: DeterministicBody.bytes(0..<after))) }
+                                throw TargetAbort()
+                            })
+        }
+        return router
+    }
+
+    private static func index() -> Response {
+        text("""
+        sonde target: /bytes/{n} /delay/{ms} /drip?bytes=&ms= /redirect/{n}[?status=] /status/{code} /headers
+                      POST /echo  /truncate/{n}[?after=]
+
+        """)
+    }
+
+    private static func text(_ value: String) -> Response {
+        Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
+                 body: .init(byteBuffer: ByteBuffer(string: value)))
+    }
+
+    private static func bounded(_ value: Int, _ range: ClosedRange<Int>, _ name: String) throws -> Int {
+        guard range.contains(value) else {
+            throw HTTPError(.badRequest, message: "\(name) must be in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return value
+    }
+
+    /// `/bytes/{n}`: n deterministic bytes with a strong ETag, Last-Modified, and Range/If-Range support.
+    private static func bytes(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+        let n = try bounded(context.parameters.require("n", as: Int.self), 0...maxBytes, "n")
+        let etag = "\"bytes-\(n)\""
+        var headers: HTTPFields = [
+            .contentType: "application/octet-stream", .eTag: etag, .lastModified: lastModified, .acceptRanges: "bytes",
+        ]
+        var answer = ByteRange.answer(rangeHeader: request.headers[.range], length: n)
+        if let ifRange = request.headers[.ifRange], ifRange != etag, ifRange != lastModified {
+            answer = .full  // The validator changed: the whole representation, never a splice.
+        }
+        var range = 0..<n
+        var status = HTTPResponse.Status.ok
+        switch answer {
+        case .full: break
+        case .partial(let bytes):
+            range = bytes.lowerBound..<(bytes.upperBound + 1)
+            status = .partialContent
+            headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(n)"
+        case .unsatisfiable:
+            headers[.contentRange] = "bytes */\(n)"
+            headers[.contentLength] = "0"
+            return Response(status: .rangeNotSatisfiable, headers: headers)
+        }
+        if request.method == .head {
+            headers[.contentLength] = String(range.count)
+            return Response(status: status, headers: headers)
+        }
+        let bodyRange = range
+        return Response(status: status, headers: headers, body: ResponseBody(contentLength: bodyRange.count) { writer in
+            var offset = bodyRange.lowerBound
+            while offset < bodyRange.upperBound {
+                let end = min(offset + chunkSize, bodyRange.upperBound)
+                try await writer.write(ByteBuffer(bytes: DeterministicBody.bytes(offset..<end)))
+                offset = end
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    /// `/drip?bytes=N&ms=M`: N bytes spread over M milliseconds in up to 20 chunks.
+    private static func drip(_ request: Request) throws -> Response {
+        let total = try bounded(request.uri.queryParameters.get("bytes", as: Int.self) ?? 10, 1...(16 << 20), "bytes")
+        let ms = try bounded(request.uri.queryParameters.get("ms", as: Int.self) ?? 1000, 0...maxDelayMs, "ms")
+        let chunks = min(20, total)
+        return Response(status: .ok, headers: [.contentType: "application/octet-stream"],
+                        body: ResponseBody(contentLength: total) { writer in
+                            var sent = 0
+                            for index in 0..<chunks {
+                                let end = index == chunks - 1 ? total : (index + 1) * total / chunks
+                                if index > 0 { try await Task.sleep(nanoseconds: UInt64(ms / max(1, chunks - 1)) * 1_000_000) }
+                                try await writer.write(ByteBuffer(bytes: DeterministicBody.bytes(sent..<end)))
+                                sent = end
+                            }
+                            try await writer.finish(nil)
+                        })
+    }
+}
+
+/// Thrown inside a response body writer to cut the connection mid-body.
+struct TargetAbort: Error {}

@@ -1,0 +1,100 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
+import Logging
+import NIOCore
+import NIOSSL
+
+/// The URLs of a running target, as printed by `sonde target` and used by tests.
+public struct TargetEndpoints: Codable, Sendable {
+    /// HTTP/1.1 in cleartext.
+    public var http: String
+    /// HTTP/1.1 and HTTP/2 over TLS (ALPN), certificate signed by the target's CA.
+    public var https: String
+    /// HTTP/2 in cleartext with prior knowledge.
+    public var h2c: String
+    /// TLS with an expired certificate (same CA).
+    public var httpsExpired: String
+    /// TLS with a certificate for another host name (same CA).
+    public var httpsWrongHost: String
+    /// A port that never answers a SYN (connect timeout).
+    public var blackhole: String
+    /// A port nothing listens on (connection refused).
+    public var refused: String
+    /// PEM file of the target's CA: pass it to `--cacert`.
+    public var caFile: String
+}
+
+/// The embedded loopback target: Hummingbird listeners on random free ports of 127.0.0.1, a
+/// fresh CA per start, and fault listeners. A peer for probes only: no engine imports it.
+///
+/// Threading: `start` and `stop` may be called from any task; the listeners run on NIO's
+/// event loops until `stop`.
+public final class TargetServer: @unchecked Sendable {
+    private var tasks: [Task<Void, any Error>] = []
+    private var blackhole: Blackhole?
+    private let directory: String
+    private let logLevel: Logger.Level
+
+    /// - Parameter directory: where the CA file is written (created if missing).
+    public init(directory: String, logLevel: Logger.Level = .critical) {
+        self.directory = directory
+        self.logLevel = logLevel
+    }
+
+    public func start() async throws -> TargetEndpoints {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let certificates = try TargetCertificates.generate()
+        let caFile = (directory as NSString).appendingPathComponent("target-ca.pem")
+        try certificates.caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
+
+        func tls(_ identity: TargetCertificates.Identity) throws -> TLSConfiguration {
+            let chain = try NIOSSLCertificate.fromPEMBytes(Array(identity.certificatePEM.utf8)).map { NIOSSLCertificateSource.certificate($0) }
+            let key = try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem)
+            return TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+        }
+        let http = try await listen(.http1(), name: "http")
+        let https = try await listen(try .http2Upgrade(tlsConfiguration: try tls(certificates.leaf)), name: "https")
+        let h2c = try await listen(.plaintextHTTP2(), name: "h2c")
+        let expired = try await listen(try .http2Upgrade(tlsConfiguration: try tls(certificates.expiredLeaf)), name: "expired")
+        let wrongHost = try await listen(try .http2Upgrade(tlsConfiguration: try tls(certificates.wrongHostLeaf)), name: "wronghost")
+        let hole = try Blackhole()
+        blackhole = hole
+        return TargetEndpoints(
+            http: "http://127.0.0.1:\(http)", https: "https://127.0.0.1:\(https)", h2c: "http://127.0.0.1:\(h2c)",
+            httpsExpired: "https://127.0.0.1:\(expired)", httpsWrongHost: "https://127.0.0.1:\(wrongHost)",
+            blackhole: "http://127.0.0.1:\(hole.port)", refused: "http://127.0.0.1:\(unusedLoopbackPort())",
+            caFile: caFile)
+    }
+
+    /// Starts one listener and returns its port once it is bound.
+    private func listen(_ server: HTTPServerBuilder, name: String) async throws -> Int {
+        var logger = Logger(label: "sonde.target.\(name)")
+        logger.logLevel = logLevel
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let app = Application(
+            router: TargetRoutes.build(), server: server,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "sonde-target"),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            },
+            logger: logger)
+        let task = Task {
+            defer { continuation.finish() }
+            try await app.run()
+        }
+        tasks.append(task)
+        for await port in ports where port > 0 { return port }
+        throw TargetError("the \(name) listener did not start")
+    }
+
+    public func stop() async {
+        for task in tasks { task.cancel() }
+        for task in tasks { _ = try? await task.value }
+        tasks.removeAll()
+        blackhole?.close()
+        blackhole = nil
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import SondeHTTP
+import SondeTarget
+
+/// `make run`: the embedded target in-process and the default probe suite against it.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Start the embedded loopback target and run the default probe suite against it (no network needed).",
+        discussion: """
+        The suite: HTTP/1.1, HTTP/2 over TLS and h2c, each cold then warm; a redirect chain; a slow \
+        (dripped) body; an error status the suite expects.
+        """)
+
+    @Option(name: .shortAndLong, help: "Fetches per URL in the cold/warm groups.")
+    var count = 3
+
+    @OptionGroup var report: ReportOptions
+
+    func validate() throws {
+        guard (1...1000).contains(count) else { throw ValidationError("--count must be between 1 and 1000") }
+    }
+
+    func run() async throws {
+        let directory = NSTemporaryDirectory() + "sonde-target-\(getpid())"
+        let server = TargetServer(directory: directory)
+        let endpoints: TargetEndpoints
+        do {
+            endpoints = try await server.start()
+        } catch {
+            printError("sonde demo: the embedded target could not start: \(error)")
+            throw ExitCode(64)
+        }
+        if !report.json {
+            print("embedded target: \(endpoints.http) (h1) · \(endpoints.https) (TLS h1/h2) · \(endpoints.h2c) (h2c)\n")
+        }
+        let groups = Self.suite(endpoints, count: count)
+        let session = ProbeSession(command: "demo", arguments: Array(CommandLine.arguments.dropFirst()), report: report)
+        let status = await session.run(groups: groups)
+        await server.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+        throw ExitCode(status.rawValue)
+    }
+
+    static func suite(_ endpoints: TargetEndpoints, count: Int) -> [ProbeGroup] {
+        var h1 = ProbeOptions()
+        h1.httpVersion = .http1_1
+        h1.count = count
+        var h2 = ProbeOptions()
+        h2.httpVersion = .http2
+        h2.caCertPath = endpoints.caFile
+        h2.count = count
+        var h2c = ProbeOptions()
+        h2c.httpVersion = .http2PriorKnowledge
+        h2c.count = count
+        var single = ProbeOptions()
+        single.caCertPath = endpoints.caFile
+        var expected = single
+        expected.acceptedStatus = StatusSet(parsing: "503")
+        return [
+            ProbeGroup(urls: ["\(endpoints.http)/bytes/1024"], options: h1),
+            ProbeGroup(urls: ["\(endpoints.https)/bytes/1024"], options: h2),
+            ProbeGroup(urls: ["\(endpoints.h2c)/bytes/1024"], options: h2c),
+            ProbeGroup(urls: ["\(endpoints.http)/redirect/3", "\(endpoints.http)/drip?bytes=4096&ms=400"], options: single),
+            ProbeGroup(urls: ["\(endpoints.http)/status/503"], options: expected),
+        ]
+    }
+}

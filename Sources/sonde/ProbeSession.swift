@@ -1,0 +1,135 @@
+import CurlShim
+import Foundation
+import SondeCore
+import SondeHTTP
+import SondeReport
+
+/// URLs that share one set of probe options.
+struct ProbeGroup {
+    var urls: [String]
+    var options: ProbeOptions
+}
+
+/// Runs probe groups into one run folder: the engine on a dedicated thread, the recorder and
+/// terminal view fed as tasks complete, the reports written at the end, also after Ctrl-C.
+struct ProbeSession {
+    let command: String
+    let arguments: [String]
+    let report: ReportOptions
+    /// Tasks shown in full on the terminal before the view switches to a progress count.
+    static let detailedTasks = 30
+
+    func run(groups: [ProbeGroup]) async -> ExitStatus {
+        let redactor = report.redactor
+        var runners: [(ProbeRunner, [String])] = []
+        for group in groups {
+            do {
+                runners.append((try ProbeRunner(options: group.options, redactor: redactor), group.urls))
+            } catch {
+                printError("sonde: \(error.message)")
+                return .usage
+            }
+        }
+        let started = Timestamp.now()
+        let runInfo = RunInfo(id: RunInfo.makeID(command: command, at: started), command: command,
+                              arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
+                              insecure: groups.contains { $0.options.insecure }, redacted: redactor.isEnabled,
+                              warnings: Array(Set(runners.flatMap { $0.0.warnings })).sorted())
+        let tool = ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features)
+        let recorder: ProbeRunRecorder
+        do {
+            let folder = try RunFolder(outputDirectory: report.outputDirectory, runID: runInfo.id)
+            recorder = try ProbeRunRecorder(folder: folder, tool: tool, run: runInfo)
+        } catch {
+            printError("sonde: \(error.message)")
+            return .usage
+        }
+
+        let json = report.json
+        if !json { for warning in runInfo.warnings { printError("warning: \(warning)") } }
+        let renderer = TerminalRenderer(useColor: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+        let progressOnTTY = isatty(STDERR_FILENO) == 1
+        let totalTasks = groups.reduce(0) { $0 + $1.urls.count * max(1, $1.options.count) }
+        sonde_install_interrupt_handlers()
+        defer { sonde_reset_interrupt_handlers() }
+
+        let outcome: (interrupted: Bool, failure: TaskError?) = await runOnDedicatedThread {
+            var done = 0
+            var failure: TaskError? = nil
+            var interrupted = false
+            var lastProgress = monotonicMicroseconds()
+            for (runner, urls) in runners {
+                do throws(TaskError) {
+                    interrupted = try runner.run(
+                        urls: urls,
+                        shouldStop: { sonde_received_signal() != 0 || failure != nil },
+                        onTask: { task in
+                            do throws(TaskError) { try recorder.record(task) } catch { failure = error }
+                            done += 1
+                            guard !json else { return }
+                            if done <= Self.detailedTasks {
+                                print(renderer.render(task: task))
+                            } else if done == Self.detailedTasks + 1 {
+                                print("… \(totalTasks - Self.detailedTasks) more tasks: see the summary below and the report")
+                            }
+                            if progressOnTTY, done > Self.detailedTasks, monotonicMicroseconds() - lastProgress > 250_000 {
+                                lastProgress = monotonicMicroseconds()
+                                FileHandle.standardError.write(Data("\r\(done)/\(totalTasks) tasks".utf8))
+                            }
+                        })
+                } catch {
+                    failure = error
+                }
+                if interrupted || failure != nil { break }
+            }
+            if progressOnTTY && done > Self.detailedTasks && !json { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            return (interrupted, failure)
+        }
+
+        let summary = recorder.currentSummary
+        let status: RunStatus
+        if outcome.interrupted && outcome.failure == nil {
+            status = .interrupted
+        } else if outcome.failure != nil {
+            status = .error
+        } else {
+            status = summary.failedTasks > 0 ? .failed : .passed
+        }
+        do {
+            try recorder.finish(status: status)
+        } catch {
+            printError("sonde: could not write the report: \(error.message)")
+            return .failure
+        }
+        if let failure = outcome.failure { printError("sonde: \(failure.message)") }
+        if json {
+            if let data = FileManager.default.contents(atPath: recorder.folder.reportJSONPath) {
+                FileHandle.standardOutput.write(data)
+            }
+        } else {
+            print(renderer.render(summary: summary))
+            print("report: \(recorder.folder.reportHTMLPath)")
+            print("        \(recorder.folder.reportJSONPath)")
+            if status == .interrupted { print("interrupted: the report holds the tasks that finished") }
+        }
+        switch status {
+        case .passed: return .success
+        case .failed, .error: return .failure
+        case .interrupted: return .interrupted
+        }
+    }
+}
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+/// Runs blocking work (the libcurl event loop) on its own thread, off Swift's cooperative pool,
+/// so that in-process servers (the embedded target) keep their threads.
+func runOnDedicatedThread<T>(_ body: @escaping () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        let thread = Thread { continuation.resume(returning: body()) }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+import SondeCore
+
+@main
+struct Sonde: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sonde",
+        abstract: "Network diagnostics: URLSession-grade transaction metrics from libcurl, for Linux.",
+        discussion: """
+        Exit codes: 0 all good; 1 a probe failed; 64 usage or configuration error; 99 thresholds failed; \
+        130 interrupted (the report is still written).
+        """,
+        version: SondeVersion.current,
+        subcommands: [ProbeCommand.self, DemoCommand.self, TargetCommand.self]
+    )
+}
