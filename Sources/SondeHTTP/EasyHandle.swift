@@ -198,8 +198,9 @@ public final class EasyHandle {
                                     alpn: fixedString(&info.alpn), sessionReused: info.session_reused == 1)
             }
         }
-        var line = String(decoding: bytes, as: UTF8.self)
-        while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
+        var end = bytes.count
+        while end > 0 && (bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D) { end -= 1 }
+        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             // A new response block (after 1xx or on each redirect hop): start over.
             statusLine = line

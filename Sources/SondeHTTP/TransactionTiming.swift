@@ -86,7 +86,7 @@ public struct TransactionTiming: Sendable, Equatable {
             requestStart = pre
             if let bodyEnd = t.requestBodyEnd, bodyEnd > pre {
                 let limit = t.startTransfer > 0 ? min(t.startTransfer, end) : end
-                cursor = min(max(cursor, bodyEnd), limit)
+                cursor = max(cursor, min(bodyEnd, limit))
             }
             requestEnd = cursor
             responseStart = reach(t.startTransfer)

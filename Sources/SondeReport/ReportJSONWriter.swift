@@ -5,14 +5,15 @@ import SondeCore
 /// the summary. Memory stays flat whatever the number of transactions.
 ///
 /// Key order: `schemaVersion` first, then `tool`, `run`, `probes`, `summary`, and the sections
-/// other capabilities fill (`soaks`, `resumeTrials`, `resumeVerdicts`, `captures`, `thresholds`).
+/// other capabilities fill (`soaks`, `resumeTrials`, `resumeVerdicts`, `captures`, `thresholds`);
+/// keys inside those objects are sorted, so reports diff cleanly.
 public enum ReportJSONWriter {
     /// The prefix every task line of a journal starts with.
     static let probeLinePrefix = Array(#"{"type":"probe","probe":"#.utf8)
 
     public static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 

@@ -1,0 +1,125 @@
+import SondeCore
+import Testing
+@testable import SondeHTTP
+
+@Suite struct TransactionTimingTests {
+    @Test func freshTLSConnectionSplitsEveryPhase() {
+        let timers = CurlTimers(nameLookup: 100, connect: 300, appConnect: 1_000, preTransfer: 1_010,
+                                startTransfer: 2_000, total: 2_500)
+        let t = TransactionTiming(timers: timers, reused: false, secure: true, completed: true)
+        #expect(t.dns == 100)
+        #expect(t.connect == 200)
+        #expect(t.tls == 700)
+        #expect(t.send == 10)
+        #expect(t.wait == 990)
+        #expect(t.receive == 500)
+        #expect(t.total == 2_500)
+        let p = t.phases
+        #expect(p.dns == 0.1 && p.connect == 0.2 && p.tls == 0.7 && p.total == 2.5)
+    }
+
+    @Test func cleartextConnectionHasNoTLSPhase() {
+        let timers = CurlTimers(nameLookup: 50, connect: 150, appConnect: 0, preTransfer: 160, startTransfer: 900, total: 1_000)
+        let t = TransactionTiming(timers: timers, reused: false, secure: false, completed: true)
+        #expect(t.tls == nil)
+        #expect(t.connect == 100)
+        #expect(t.send == 10)
+        #expect(sum(t) == t.total)
+    }
+
+    @Test func reusedConnectionHasNoDNSConnectOrTLS() {
+        // libcurl may still report small lookup/connect timers on reuse: they must not become phases.
+        let timers = CurlTimers(nameLookup: 5, connect: 7, appConnect: 8, preTransfer: 40, startTransfer: 400, total: 450)
+        let t = TransactionTiming(timers: timers, reused: true, secure: true, completed: true)
+        #expect(t.dns == nil && t.connect == nil && t.tls == nil)
+        #expect(t.send == 40)
+        #expect(t.wait == 360)
+        #expect(t.receive == 50)
+        #expect(sum(t) == 450)
+    }
+
+    @Test func requestBodyEndExtendsSendAndShortensWait() {
+        let timers = CurlTimers(nameLookup: 10, connect: 20, appConnect: 0, preTransfer: 30, startTransfer: 1_000,
+                                total: 1_100, requestBodyEnd: 600)
+        let t = TransactionTiming(timers: timers, reused: false, secure: false, completed: true)
+        #expect(t.requestEnd == 600)
+        #expect(t.send == 580)
+        #expect(t.wait == 400)
+        #expect(sum(t) == 1_100)
+    }
+
+    @Test func failedConnectChargesTheRemainingTimeToConnect() {
+        let timers = CurlTimers(nameLookup: 100, connect: 0, appConnect: 0, preTransfer: 0, startTransfer: 0, total: 5_000)
+        let t = TransactionTiming(timers: timers, reused: false, secure: true, completed: false)
+        #expect(t.dns == 100)
+        #expect(t.connect == 4_900)
+        #expect(t.tls == nil && t.send == nil && t.wait == nil && t.receive == nil)
+        #expect(sum(t) == 5_000)
+    }
+
+    @Test func failedTLSHandshakeChargesTLS() {
+        let timers = CurlTimers(nameLookup: 100, connect: 300, appConnect: 0, preTransfer: 0, startTransfer: 0, total: 2_000)
+        let t = TransactionTiming(timers: timers, reused: false, secure: true, completed: false)
+        #expect(t.tls == 1_700)
+        #expect(sum(t) == 2_000)
+    }
+
+    @Test func bodyCutMidwayChargesReceive() {
+        let timers = CurlTimers(nameLookup: 10, connect: 20, appConnect: 0, preTransfer: 25, startTransfer: 100, total: 900)
+        let t = TransactionTiming(timers: timers, reused: false, secure: false, completed: false)
+        #expect(t.receive == 800)
+        #expect(sum(t) == 900)
+    }
+
+    @Test func dnsFailureIsAllDNS() {
+        let timers = CurlTimers(nameLookup: 0, connect: 0, appConnect: 0, preTransfer: 0, startTransfer: 0, total: 3_000)
+        let t = TransactionTiming(timers: timers, reused: false, secure: false, completed: false)
+        #expect(t.dns == 3_000)
+        #expect(sum(t) == 3_000)
+    }
+
+    @Test func localFailureHasOnlyTotal() {
+        let timers = CurlTimers(nameLookup: 0, connect: 0, appConnect: 0, preTransfer: 0, startTransfer: 0, total: 12)
+        let t = TransactionTiming(timers: timers, reused: false, secure: false, completed: false, networkStarted: false)
+        #expect(t.dns == nil && t.connect == nil && t.send == nil)
+        #expect(t.total == 12)
+    }
+
+    /// Bounded random property check: whatever libcurl reports, milestones never go backwards
+    /// and the phases add up to the total exactly.
+    @Test func phasesAlwaysAddUpAndMilestonesNeverDecrease() {
+        var generator = SplitMix64(seed: 0x50_4E_44_45)
+        for _ in 0..<5_000 {
+            func next() -> Int64 { Int64(generator.next() % 10_000) }
+            let timers = CurlTimers(nameLookup: next(), connect: next(), appConnect: next(), preTransfer: next(),
+                                    startTransfer: next(), total: next(),
+                                    requestBodyEnd: generator.next() % 2 == 0 ? nil : next())
+            let reused = generator.next() % 3 == 0
+            let secure = generator.next() % 2 == 0
+            let completed = generator.next() % 4 != 0
+            let t = TransactionTiming(timers: timers, reused: reused, secure: secure, completed: completed)
+            #expect(sum(t) == t.total, "timers \(timers) reused \(reused) secure \(secure) completed \(completed)")
+            let milestones = [t.dnsEnd, t.connectEnd, t.tlsEnd, t.requestEnd, t.responseStart].compactMap { $0 } + [t.responseEnd]
+            #expect(milestones == milestones.sorted(), "timers \(timers)")
+            for phase in [t.dns, t.connect, t.tls, t.send, t.wait, t.receive] { #expect((phase ?? 0) >= 0) }
+            if reused { #expect(t.dns == nil && t.connect == nil && t.tls == nil) }
+        }
+    }
+
+    private func sum(_ t: TransactionTiming) -> Int64 {
+        [t.dns, t.connect, t.tls, t.send, t.wait, t.receive].compactMap { $0 }.reduce(0, +)
+    }
+}
+
+/// A small deterministic generator, so a failing case can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
