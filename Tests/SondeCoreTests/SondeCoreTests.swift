@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import SondeCore
+
+@Suite struct TimestampTests {
+    @Test func formatsWithMicroseconds() {
+        let t = Timestamp(microsecondsSince1970: 1_795_300_000_123_456)
+        #expect(t.description == "2026-11-21T22:26:40.123456Z")
+        #expect(Timestamp(iso8601: t.description) == t)
+        #expect(t.compactUTC == "20261121T222640Z")
+    }
+
+    @Test func rejectsMalformedText() {
+        #expect(Timestamp(iso8601: "2026-11-21 21:06:40") == nil)
+        #expect(Timestamp(iso8601: "") == nil)
+        #expect(Timestamp(iso8601: "2026-11-21T21:06:40.12x456Z") == nil)
+    }
+
+    @Test func decodingAGarbageDateThrows() {
+        #expect(throws: DecodingError.self) { _ = try JSONDecoder().decode([Timestamp].self, from: Data(#"["yesterday"]"#.utf8)) }
+    }
+}
+
+@Suite struct RedactorTests {
+    let redactor = Redactor(extraNames: ["x-tenant"])
+
+    @Test func redactsSecretHeaders() {
+        let headers = redactor.redact(headers: [
+            HeaderField(name: "Authorization", value: "Bearer abc"), HeaderField(name: "Cookie", value: "a=b"),
+            HeaderField(name: "Set-Cookie", value: "s=1"), HeaderField(name: "X-Api-Key", value: "k"),
+            HeaderField(name: "X-Tenant", value: "t"), HeaderField(name: "Accept", value: "*/*"),
+        ])
+        #expect(headers.map(\.value) == ["REDACTED", "REDACTED", "REDACTED", "REDACTED", "REDACTED", "*/*"])
+    }
+
+    @Test func redactsSecretQueryParametersAndPasswords() {
+        #expect(redactor.redact(url: "https://h/p?token=abc&x=1&api_key=k&sig=s#frag")
+            == "https://h/p?token=REDACTED&x=1&api_key=REDACTED&sig=REDACTED#frag")
+        #expect(redactor.redact(url: "https://user:pw@h/p") == "https://user:REDACTED@h/p")
+        #expect(redactor.redact(url: "https://h/p?access%5Ftoken=abc") == "https://h/p?access%5Ftoken=REDACTED")
+        #expect(redactor.redact(url: "not a url ?password=x") == "not a url ?password=REDACTED")
+        #expect(redactor.redact(url: "https://h/p?keyboard=1") == "https://h/p?keyboard=1")
+    }
+
+    @Test func disabledPassesEverything() {
+        #expect(Redactor.disabled.redact(url: "https://h/?token=abc") == "https://h/?token=abc")
+        #expect(Redactor.disabled.redact(headers: [HeaderField(name: "Authorization", value: "x")])[0].value == "x")
+    }
+
+    @Test func redactsCommandLines() {
+        let arguments = redactor.redact(arguments: ["probe", "-H", "Authorization: Bearer abc", "https://h/?token=t"])
+        #expect(arguments == ["probe", "-H", "Authorization: REDACTED", "https://h/?token=REDACTED"])
+    }
+}
+
+@Suite struct JournalTests {
+    @Test func appendsLinesAndFlushesOnClose() throws {
+        let path = NSTemporaryDirectory() + "sonde-journal-\(UUID().uuidString).jsonl"
+        defer { unlink(path) }
+        let journal = try Journal(path: path)
+        for index in 0..<1000 { try journal.append(line: Array(#"{"n":\#(index)}"#.utf8)) }
+        try journal.close()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1000)
+        #expect(lines.last == #"{"n":999}"#)
+    }
+
+    @Test func unwritableLocationIsAClearError() {
+        #expect(throws: TaskError.self) { _ = try Journal(path: "/nonexistent-dir/journal.jsonl") }
+    }
+
+    @Test func fullDiskIsAClearError() throws {
+        // /dev/full answers every write with ENOSPC.
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { return }
+        let descriptor = open("/dev/full", O_WRONLY)
+        defer { close(descriptor) }
+        do {
+            try writeAll(descriptor: descriptor, bytes: [1, 2, 3], path: "/dev/full")
+            Issue.record("writing to /dev/full succeeded")
+        } catch {
+            #expect(error.code == .localIOError)
+            #expect(error.message.contains("disk is full"))
+        }
+    }
+}
+
+@Suite struct SummaryTests {
+    private func task(reused: Bool, total: Double, error: TaskError? = nil) -> ProbeTask {
+        let transaction = TransactionMetrics(
+            request: RequestRecord(method: "GET", url: "http://h/", headers: []),
+            response: ResponseRecord(statusCode: 200, headers: []), networkProtocolName: "h2", isReusedConnection: reused,
+            phases: Phases(dns: reused ? nil : 1, connect: reused ? nil : 2, send: 0, wait: total - 3, receive: 0, total: total))
+        return ProbeTask(url: "http://h/", iteration: 0, taskInterval: TaskInterval(start: .now(), durationMs: total),
+                         redirectCount: 0, error: error, transactionMetrics: [transaction])
+    }
+
+    @Test func splitsColdAndWarm() {
+        var builder = ProbeSummaryBuilder()
+        builder.add(task(reused: false, total: 10))
+        for total in [4.0, 5.0, 6.0] { builder.add(task(reused: true, total: total)) }
+        builder.add(task(reused: true, total: 5, error: TaskError(code: .httpStatus, message: "503")))
+        let summary = builder.result
+        #expect(summary.tasks == 5 && summary.failedTasks == 1 && summary.errorsByCode["httpStatus"] == 1)
+        #expect(summary.cold["total"]?.count == 1 && summary.cold["total"]?.p50 == 10)
+        #expect(summary.warm["total"]?.count == 4)
+        #expect(summary.warm["dns"] == nil)
+        #expect(abs((summary.warm["total"]?.max ?? 0) - 6) <= 0.01)  // HdrHistogram: 3 significant digits
+        #expect(summary.protocols["h2"] == 5)
+    }
+
+    @Test func histogramKeepsMicrosecondPrecision() {
+        var distribution = LatencyDistribution()
+        for value in stride(from: 0.001, through: 1.0, by: 0.001) { distribution.record(milliseconds: value) }
+        let summary = distribution.summary!
+        #expect(summary.count == 1000)
+        #expect(abs(summary.p50 - 0.5) <= 0.001)
+        #expect(summary.min == 0.001)
+    }
+}

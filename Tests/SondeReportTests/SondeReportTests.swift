@@ -1,0 +1,97 @@
+import Foundation
+import SondeCore
+import Testing
+@testable import SondeReport
+
+@Suite struct HTMLEscapingTests {
+    @Test func escapesMarkupQuotesAndControls() {
+        #expect(htmlEscape(#"<script>alert("x")</script>&'"#) == "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;")
+        #expect(htmlEscape("a\u{0}b\u{1B}") == "a&#0;b&#27;")
+    }
+
+    @Test func theHTMLReportEscapesEveryServerAndUserString() {
+        let payload = #"<img src=x onerror=alert(1)>"#
+        let transaction = TransactionMetrics(
+            request: RequestRecord(method: "GET", url: "http://h/\(payload)", headers: []),
+            response: ResponseRecord(statusCode: 200, headers: [HeaderField(name: "X", value: payload)]),
+            fetchStartDate: .now(), connectionID: 1,
+            peerCertificates: [PeerCertificate(subject: "CN=\(payload)", issuer: "CN=\(payload)")],
+            phases: Phases(dns: 1, connect: 1, send: 1, wait: 1, receive: 1, total: 5))
+        let task = ProbeTask(url: "http://h/\(payload)", iteration: 0, taskInterval: TaskInterval(start: .now(), durationMs: 5),
+                             redirectCount: 0, error: TaskError(code: .httpStatus, message: payload),
+                             transactionMetrics: [transaction])
+        var builder = ProbeSummaryBuilder()
+        builder.add(task)
+        let run = RunInfo(id: "r<1>", command: "probe", arguments: [payload], startedAt: .now(), status: .failed,
+                          insecure: true, redacted: true, warnings: [payload])
+        let html = HTMLReportRenderer.render(tool: ToolInfo(libcurl: "7.88.1", features: []), run: run,
+                                             summary: builder.result, sample: [task])
+        #expect(!html.contains(payload))
+        #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;"))
+        #expect(html.contains("--insecure"))
+        #expect(!html.contains("<script"))
+        #expect(!html.contains("http://") || !html.contains("src=\"http"))
+    }
+}
+
+@Suite struct TerminalRendererTests {
+    @Test func barIsProportionalAndExactlyAsWideAsAsked() {
+        let renderer = TerminalRenderer(useColor: false)
+        let bar = renderer.bar(Phases(dns: 1, connect: 1, tls: 2, send: 0, wait: 4, receive: 0, total: 8))
+        #expect(bar.count == renderer.barWidth)
+        #expect(bar.filter { $0 == "w" }.count == 24)
+        #expect(bar.filter { $0 == "t" }.count == 12)
+    }
+
+    @Test func summaryShowsColdAndWarm() {
+        var builder = ProbeSummaryBuilder()
+        for reused in [false, true] {
+            let t = TransactionMetrics(request: RequestRecord(method: "GET", url: "u", headers: []),
+                                       response: ResponseRecord(statusCode: 200, headers: []), isReusedConnection: reused,
+                                       phases: Phases(send: 1, wait: 2, receive: 3, total: 6))
+            builder.add(ProbeTask(url: "u", iteration: 0, taskInterval: TaskInterval(start: .now(), durationMs: 6),
+                                  redirectCount: 0, error: nil, transactionMetrics: [t]))
+        }
+        let text = TerminalRenderer(useColor: false).render(summary: builder.result)
+        #expect(text.contains("cold: n") && text.contains("warm: n"))
+        #expect(text.contains("tasks 2, transactions 2, reused 1"))
+    }
+}
+
+@Suite struct ReportJSONWriterTests {
+    @Test func streamsTheJournalIntoADecodableReport() throws {
+        let directory = NSTemporaryDirectory() + "sonde-report-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let folder = try RunFolder(outputDirectory: directory, runID: "run")
+        let run = RunInfo(id: "run", command: "probe", arguments: [], startedAt: .now(), status: .error, insecure: false, redacted: true)
+        let recorder = try ProbeRunRecorder(folder: folder, tool: ToolInfo(libcurl: "x", features: []), run: run)
+        for index in 0..<500 {
+            let t = TransactionMetrics(request: RequestRecord(method: "GET", url: "http://h/\(index)", headers: []),
+                                       response: ResponseRecord(statusCode: 200, headers: []),
+                                       phases: Phases(send: 1, wait: 1, receive: 1, total: 3))
+            try recorder.record(ProbeTask(url: "http://h/\(index)", iteration: 0,
+                                          taskInterval: TaskInterval(start: .now(), durationMs: 3), redirectCount: 0,
+                                          error: nil, transactionMetrics: [t]))
+        }
+        try recorder.finish(status: .passed)
+        let data = try Data(contentsOf: URL(fileURLWithPath: folder.reportJSONPath))
+        #expect(data.starts(with: Data(#"{"schemaVersion":1,"#.utf8)))
+        let document = try JSONDecoder().decode(ReportDocument.self, from: data)
+        #expect(document.probes.count == 500)
+        #expect(document.probes.last?.url == "http://h/499")
+        #expect(document.run.status == .passed)
+        #expect(document.summary?.tasks == 500)
+        #expect(recorder.sample.count == ProbeRunRecorder.sampleLimit)
+        #expect(FileManager.default.fileExists(atPath: folder.reportHTMLPath))
+    }
+
+    @Test func aTruncatedJournalLineIsSkipped() throws {
+        let path = NSTemporaryDirectory() + "sonde-cut-\(UUID().uuidString).jsonl"
+        defer { unlink(path) }
+        try Data("{\"type\":\"run\"}\n{\"type\":\"probe\",\"probe\":{\"url\":\"a\"}}\n{\"type\":\"probe\",\"pro".utf8)
+            .write(to: URL(fileURLWithPath: path))
+        var lines = 0
+        try JournalReader.forEachLine(path: path) { _ in lines += 1 }
+        #expect(lines == 3)
+    }
+}
