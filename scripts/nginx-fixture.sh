@@ -13,7 +13,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 
 sed -e "s|@PREFIX@|$dir|g" -e "s|@HTTP_PORT@|$http|g" -e "s|@HTTPS_PORT@|$https|g" -e "s|@H2C_PORT@|$h2c|g" \
     -e "s|@CERT@|$dir/cert.pem|g" -e "s|@KEY@|$dir/key.pem|g" \
     "$here/Tests/SondeCLITests/Fixtures/nginx.conf.template" > "$dir/nginx.conf"
-nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" &
+nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" </dev/null >/dev/null 2>&1 &
 for _ in $(seq 1 50); do
   [ -s "$dir/nginx.pid" ] && curl -s -o /dev/null "http://127.0.0.1:$http/1k.bin" && exit 0
   sleep 0.1

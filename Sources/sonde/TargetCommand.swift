@@ -48,8 +48,11 @@ struct TargetCommand: AsyncParsableCommand {
         fflush(stdout)
         sonde_install_interrupt_handlers()
         let deadline = maxSeconds > 0 ? Date().addingTimeInterval(maxSeconds) : nil
+        // Stop when the process that started us goes away (tests, scripts), so no target is orphaned.
+        let parent = getppid()
         while sonde_received_signal() == 0 {
             if let deadline, Date() >= deadline { break }
+            if getppid() != parent { break }
             try? await Task.sleep(nanoseconds: 100_000_000)
         }
         await server.stop()

@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+
+@Suite(.serialized) struct CLITargetTests {
+    @Test func probeWritesAValidReportAndTerminalView() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let terminal = try Harness.sonde(["probe", "--count", "2", "--cacert", target.caFile, "--output-dir", output,
+                                          target.https + "/bytes/1024", target.http + "/redirect/2"])
+        #expect(terminal.status == 0, "\(terminal.stderr)")
+        #expect(terminal.stdout.contains("h2 · new conn"))
+        #expect(terminal.stdout.contains("reused conn"))
+        #expect(terminal.stdout.contains("cold: n"))
+        let folders = try FileManager.default.contentsOfDirectory(atPath: output)
+        #expect(folders.count == 1)
+        let folder = output + "/" + folders[0]
+        for file in ["report.json", "report.html", "journal.jsonl"] {
+            #expect(FileManager.default.fileExists(atPath: folder + "/" + file), "\(file) missing")
+        }
+        let validation = try Harness.validate([folder + "/report.json"])
+        #expect(validation.status == 0, "\(validation.stderr)")
+    }
+
+    @Test func jsonModePrintsTheReportDocument() throws {
+        let target = try TargetProcess.get()
+        let result = try Harness.sonde(["probe", "--json", "--http2-prior-knowledge", "--output-dir", Harness.temporaryDirectory(),
+                                        target.h2c + "/bytes/10"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let document = try Harness.json(result.stdout)
+        #expect(document["schemaVersion"] as? Int == 1)
+        let probes = try #require(document["probes"] as? [[String: Any]])
+        let transaction = try #require((probes.first?["transactionMetrics"] as? [[String: Any]])?.first)
+        #expect(transaction["networkProtocolName"] as? String == "h2c")
+        #expect(result.stdout.hasPrefix("{\"schemaVersion\":1,"))
+    }
+
+    @Test func failuresExitWithOneAndStillReport() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let doh = target.refused.replacingOccurrences(of: "http:", with: "https:") + "/dns-query"
+        let result = try Harness.sonde(["probe", "--json", "--output-dir", output, "--doh-url", doh,
+                                        target.refused + "/", target.http + "/status/503", "http://no-such-host.invalid/",
+                                        "ftp://127.0.0.1/", "http://[::1/"])
+        #expect(result.status == 1)
+        let probes = try #require(try Harness.json(result.stdout)["probes"] as? [[String: Any]])
+        let codes = probes.compactMap { ($0["error"] as? [String: Any])?["code"] as? String }
+        #expect(codes == ["connectionRefused", "httpStatus", "dnsFailure", "unsupportedScheme", "malformedURL"])
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+    }
+
+    @Test func expectedStatusPasses() throws {
+        let target = try TargetProcess.get()
+        let result = try Harness.sonde(["probe", "--expect-status", "503", "--output-dir", Harness.temporaryDirectory(),
+                                        target.http + "/status/503"])
+        #expect(result.status == 0, "\(result.stdout)")
+    }
+
+    @Test(arguments: [
+        ["probe", "--count", "0", "http://127.0.0.1/"],
+        ["probe", "--http1.1", "--http2", "http://127.0.0.1/"],
+        ["probe", "-H", "no colon", "http://127.0.0.1/"],
+        ["probe", "--data-file", "/nonexistent/file", "http://127.0.0.1/"],
+        ["probe", "--expect-status", "2xx", "http://127.0.0.1/"],
+        ["probe", "--resolve", "bad", "http://127.0.0.1/"],
+        ["probe"],
+        ["probe", "--no-such-flag", "http://127.0.0.1/"],
+    ])
+    func usageErrorsExitWith64(arguments: [String]) throws {
+        let result = try Harness.sonde(arguments + ["--output-dir", Harness.temporaryDirectory()])
+        #expect(result.status == 64, "\(arguments): \(result.stderr)")
+        #expect(!result.stderr.isEmpty)
+    }
+
+    @Test func http3NamesTheLibcurlBuild() throws {
+        let result = try Harness.sonde(["probe", "--http3", "--output-dir", Harness.temporaryDirectory(), "https://127.0.0.1/"])
+        let features = try Harness.run("/usr/bin/env", ["curl", "--version"]).stdout
+        if features.contains("HTTP3") {
+            #expect(result.status != 64)
+        } else {
+            #expect(result.status == 64)
+            #expect(result.stderr.contains("libcurl") && result.stderr.contains("HTTP/3"))
+        }
+    }
+
+    @Test func interruptWritesTheReportAndExits130() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["probe", "--count", "100", "--output-dir", output, target.http + "/delay/200"],
+                                       timeout: 60, interruptAfter: 1.5)
+        #expect(result.status == 130, "\(result.stderr)")
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let report = try Harness.json(try String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        #expect((report["run"] as? [String: Any])?["status"] as? String == "interrupted")
+        let probes = try #require(report["probes"] as? [[String: Any]])
+        #expect(probes.count >= 2 && probes.count < 100)
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+    }
+
+    @Test func secretsNeverReachAnyOutput() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["probe", "-H", "Authorization: Bearer sekrit-1", "-H", "Cookie: sid=sekrit-2",
+                                        "--output-dir", output, target.http + "/headers?token=sekrit-3"])
+        #expect(result.status == 0)
+        #expect(!result.stdout.contains("sekrit"))
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        for file in ["report.json", "report.html", "journal.jsonl"] {
+            let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            #expect(!text.contains("sekrit"), "\(file) leaks a secret")
+        }
+    }
+}
+
+/// Against a real, independent server: nginx with TLS, HTTP/2 and h2c.
+@Suite(.serialized) struct CLINginxTests {
+    @Test func protocolsAndReuseAgainstNginx() throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let output = Harness.temporaryDirectory()
+        let h1 = try Harness.json(try Harness.sonde(["probe", "--json", "--http1.1", "--count", "2", "--output-dir", output,
+                                                     "http://127.0.0.1:\(nginx.http)/1k.bin"]).stdout)
+        let h1t = (h1["probes"] as! [[String: Any]]).map { ($0["transactionMetrics"] as! [[String: Any]])[0] }
+        #expect(h1t.map { $0["networkProtocolName"] as? String } == ["http/1.1", "http/1.1"])
+        #expect(h1t[0]["isReusedConnection"] as? Bool == false)
+        #expect(h1t[1]["isReusedConnection"] as? Bool == true)
+        #expect(h1t[1]["localPort"] as? Int == h1t[0]["localPort"] as? Int)
+        #expect((h1t[1]["phases"] as! [String: Any])["connect"] is NSNull)
+        #expect(h1t[0]["countOfResponseBodyBytesReceived"] as? Int == 1024)
+
+        let h2 = try Harness.json(try Harness.sonde(["probe", "--json", "--http2", "--count", "2", "--cacert", nginx.certificate,
+                                                     "--output-dir", output, "https://127.0.0.1:\(nginx.https)/1k.bin"]).stdout)
+        let h2t = (h2["probes"] as! [[String: Any]]).map { ($0["transactionMetrics"] as! [[String: Any]])[0] }
+        #expect(h2t.map { $0["networkProtocolName"] as? String } == ["h2", "h2"])
+        #expect(h2t[1]["isReusedConnection"] as? Bool == true)
+        #expect(h2t[0]["negotiatedTLSProtocolVersion"] as? String == "TLSv1.3")
+        #expect((h2t[0]["peerCertificates"] as? [Any])?.isEmpty == false)
+
+        let h2c = try Harness.json(try Harness.sonde(["probe", "--json", "--http2-prior-knowledge", "--output-dir", output,
+                                                      "http://127.0.0.1:\(nginx.h2c)/1k.bin"]).stdout)
+        let h2ct = (h2c["probes"] as! [[String: Any]]).map { ($0["transactionMetrics"] as! [[String: Any]])[0] }
+        #expect(h2ct.first?["networkProtocolName"] as? String == "h2c")
+
+        let redirect = try Harness.json(try Harness.sonde(["probe", "--json", "--output-dir", output,
+                                                           "http://127.0.0.1:\(nginx.http)/redirect"]).stdout)
+        let task = (redirect["probes"] as! [[String: Any]])[0]
+        #expect(task["redirectCount"] as? Int == 1)
+        #expect((task["transactionMetrics"] as! [[String: Any]]).count == 2)
+
+        let reports = try FileManager.default.contentsOfDirectory(atPath: output).map { output + "/" + $0 + "/report.json" }
+        let validation = try Harness.validate(reports)
+        #expect(validation.status == 0, "\(validation.stderr)")
+    }
+
+    /// sonde's phases against `curl -w` on the same URL: both orderings hold, sonde's phases add up
+    /// to its total, and the two tools' medians agree (same machine, same server, same libcurl).
+    @Test func phasesAgreeWithCurlWriteOut() throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let url = "https://127.0.0.1:\(nginx.https)/1k.bin"
+        let runs = 7
+        var curlTLS: [Double] = []
+        var curlTotal: [Double] = []
+        for _ in 0..<runs {
+            let result = try Harness.run("/usr/bin/env", ["curl", "-s", "-o", "/dev/null", "--cacert", nginx.certificate, "-w",
+                "%{time_namelookup} %{time_connect} %{time_appconnect} %{time_pretransfer} %{time_starttransfer} %{time_total}", url])
+            let values = result.stdout.split(separator: " ").compactMap { Double($0) }.map { $0 * 1000 }
+            try #require(values.count == 6, "curl said: \(result.stdout) \(result.stderr)")
+            #expect(values == values.sorted(), "curl -w milestones out of order: \(values)")
+            curlTLS.append(values[2] - values[1])
+            curlTotal.append(values[5])
+        }
+        let sonde = try Harness.sonde(["probe", "--json", "--no-reuse", "--count", "\(runs)", "--cacert", nginx.certificate,
+                                       "--output-dir", Harness.temporaryDirectory(), url])
+        #expect(sonde.status == 0, "\(sonde.stderr)")
+        var sondeTLS: [Double] = []
+        var sondeTotal: [Double] = []
+        for task in try Harness.json(sonde.stdout)["probes"] as! [[String: Any]] {
+            let phases = (task["transactionMetrics"] as! [[String: Any]])[0]["phases"] as! [String: Any]
+            let names = ["dns", "connect", "tls", "send", "wait", "receive"]
+            let values = names.map { (phases[$0] as? Double) ?? -1 }
+            #expect(values.allSatisfy { $0 >= 0 }, "a cold TLS transaction has every phase: \(phases)")
+            // Cumulative offsets dns ≤ connect ≤ tls ≤ wait ≤ total, and the sum is the total within 1 µs.
+            var cumulative: [Double] = []
+            var running = 0.0
+            for value in values { running += value; cumulative.append(running) }
+            #expect(cumulative == cumulative.sorted())
+            let total = phases["total"] as! Double
+            #expect(abs(running - total) <= 0.001 + 1e-9, "phases sum \(running) vs total \(total)")
+            sondeTLS.append(values[2])
+            sondeTotal.append(total)
+        }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        let tlsRatio = median(sondeTLS) / median(curlTLS)
+        let totalRatio = median(sondeTotal) / median(curlTotal)
+        #expect(tlsRatio > 0.25 && tlsRatio < 4, "TLS median: sonde \(median(sondeTLS)) ms, curl \(median(curlTLS)) ms")
+        #expect(totalRatio > 0.25 && totalRatio < 4, "total median: sonde \(median(sondeTotal)) ms, curl \(median(curlTotal)) ms")
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+
+/// Paths and process helpers for the end-to-end tests, which drive the built `sonde` binary.
+enum Harness {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    static let sonde = root + "/.build/debug/sonde"
+    static let schema = root + "/Reports/schema/sonde-report.schema.json"
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs a program to completion (SIGKILLed after `timeout` seconds, optionally sent SIGINT after
+    /// `interruptAfter`), its output captured in files. Uses posix_spawn and waitpid directly.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], timeout: Double = 120,
+                    interruptAfter: Double? = nil) throws -> Result {
+        let outPath = NSTemporaryDirectory() + "sonde-out-\(UUID().uuidString)"
+        let errPath = NSTemporaryDirectory() + "sonde-err-\(UUID().uuidString)"
+        defer { unlink(outPath); unlink(errPath) }
+        let pid = try spawn(executable, arguments, stdout: outPath, stderr: errPath)
+        let start = Date()
+        var interrupted = false
+        var status: Int32 = 0
+        while true {
+            let done = waitpid(pid, &status, WNOHANG)
+            if done == pid { break }
+            let elapsed = Date().timeIntervalSince(start)
+            if let interruptAfter, !interrupted, elapsed >= interruptAfter {
+                kill(pid, SIGINT)
+                interrupted = true
+            }
+            if elapsed > timeout { kill(pid, SIGKILL) }
+            usleep(10_000)
+        }
+        let exitCode: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let out = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+        let err = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        return Result(status: exitCode, stdout: out, stderr: err)
+    }
+
+    /// Starts a program with stdin from /dev/null and stdout/stderr into files; returns its pid.
+    static func spawn(_ executable: String, _ arguments: [String], stdout: String, stderr: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let code = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard code == 0 else { throw SpawnError(message: "cannot start \(executable): \(String(cString: strerror(code)))") }
+        return pid
+    }
+
+    struct SpawnError: Error { var message: String }
+
+    static func sonde(_ arguments: [String], timeout: Double = 120, interruptAfter: Double? = nil) throws -> Result {
+        try run(sonde, arguments, timeout: timeout, interruptAfter: interruptAfter)
+    }
+
+    /// Validates report files against the JSON Schema with Python's jsonschema (installed by `make test`).
+    static func validate(_ reports: [String]) throws -> Result {
+        try run("/usr/bin/env", ["python3", root + "/scripts/validate-report.py", schema] + reports)
+    }
+
+    static func temporaryDirectory() -> String {
+        let path = NSTemporaryDirectory() + "sonde-cli-\(UUID().uuidString)"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Decodes a `--json` report from stdout into a dictionary tree.
+    static func json(_ text: String) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        return try #require(object as? [String: Any])
+    }
+
+    /// A free loopback TCP port (bound and released).
+    static func freePort() -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// `sonde target` as a separate process, shared by the tests of this process.
+/// It exits by itself when this test process goes away (it watches its parent).
+enum TargetProcess {
+    struct Endpoints: Decodable {
+        var http: String
+        var https: String
+        var h2c: String
+        var refused: String
+        var caFile: String
+    }
+
+    static let endpoints: Result<Endpoints, any Error> = Result {
+        let outPath = NSTemporaryDirectory() + "sonde-target-\(UUID().uuidString).out"
+        _ = try Harness.spawn(Harness.sonde, ["target", "--json", "--max-seconds", "900", "--dir", Harness.temporaryDirectory()],
+                              stdout: outPath, stderr: "/dev/null")
+        for _ in 0..<600 {
+            if let text = try? String(contentsOfFile: outPath, encoding: .utf8), let newline = text.firstIndex(of: "\n") {
+                return try JSONDecoder().decode(Endpoints.self, from: Data(text[..<newline].utf8))
+            }
+            usleep(50_000)
+        }
+        throw Harness.SpawnError(message: "sonde target printed no endpoints within 30 s")
+    }
+
+    static func get() throws -> Endpoints { try endpoints.get() }
+}
+
+/// nginx on loopback with the fixture config (TLS h1/h2 and h2c), stopped by `stop()`.
+final class Nginx {
+    let directory = Harness.temporaryDirectory()
+    let http = Harness.freePort()
+    let https = Harness.freePort()
+    let h2c = Harness.freePort()
+    var certificate: String { directory + "/cert.pem" }
+
+    init() throws {
+        let result = try Harness.run("/bin/bash", [Harness.root + "/scripts/nginx-fixture.sh", directory, "\(http)", "\(https)", "\(h2c)"])
+        guard result.status == 0 else { throw FixtureError(message: "nginx did not start: \(result.stderr)") }
+    }
+
+    func stop() {
+        if let text = try? String(contentsOfFile: directory + "/nginx.pid", encoding: .utf8),
+           let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            kill(pid, SIGQUIT)
+        }
+    }
+
+    struct FixtureError: Error { var message: String }
+}
