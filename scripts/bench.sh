@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# sonde benchmarks, each side by side with a peer in one run, printing medians and ratios.
+# Usage: scripts/bench.sh [path/to/sonde]   (make bench builds release first)
+# Needs: nginx, curl, h2load (nghttp2-client), hyperfine, GNU time. Loopback only; bounded.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+sonde=${1:-$here/.build/release/sonde}
+work=$(mktemp -d /tmp/sonde-bench.XXXXXX)
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+http=$(port); https=$(port); h2c=$(port)
+"$here/scripts/nginx-fixture.sh" "$work/nginx" "$http" "$https" "$h2c"
+trap 'kill "$(cat "$work/nginx/nginx.pid")" 2>/dev/null || true; rm -rf "$work"' EXIT
+url="http://127.0.0.1:$http/1k.bin"
+echo "sonde bench: nginx $(nginx -v 2>&1 | sed 's/.*\///'), $(curl --version | head -1 | cut -d' ' -f1-2), $(nproc) cores"
+echo
+
+echo "1) 1,000 sequential keep-alive GETs of 1 KiB over HTTP/1.1 (hyperfine, 7 runs each)"
+hyperfine --style none --warmup 1 --runs 7 --export-json "$work/seq.json" \
+  -n sonde "$sonde probe --http1.1 --count 1000 --output-dir $work/reports $url" \
+  -n curl "curl -s --http1.1 -o /dev/null -w '%{time_namelookup} %{time_connect} %{time_starttransfer} %{time_total} %{num_connects}\n' '$url?[1-1000]'" \
+  >/dev/null
+python3 - "$work/seq.json" <<'PY'
+import json, sys
+results = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
+s, c = results["sonde"]["median"], results["curl"]["median"]
+print(f"   sonde median {s*1000:.1f} ms, curl median {c*1000:.1f} ms, ratio sonde/curl = {s/c:.2f} (target <= 1.10)")
+PY
+rm -rf "$work/reports"
+
+echo "2) 20,000 GETs, 32 at once, HTTP/1.1 (sonde --parallel 32 vs h2load --h1 -c 32; 3 runs each, medians)"
+sonde_rates=(); h2load_rates=()
+for _ in 1 2 3; do
+  start=$(date +%s.%N)
+  "$sonde" probe --http1.1 --parallel 32 --count 20000 --output-dir "$work/reports" "$url" >/dev/null
+  end=$(date +%s.%N)
+  sonde_rates+=("$(python3 -c "print(20000/($end-$start))")")
+  rm -rf "$work/reports"
+  h2load_rates+=("$(h2load --h1 -n 20000 -c 32 "$url" 2>/dev/null | awk '/^finished in/ {gsub(",","",$4); print $4}')")
+done
+python3 - "${sonde_rates[*]}" "${h2load_rates[*]}" <<'PY'
+import statistics, sys
+s = statistics.median(float(x) for x in sys.argv[1].split())
+h = statistics.median(float(x) for x in sys.argv[2].split())
+print(f"   sonde median {s:.0f} req/s (every transaction's metrics recorded), h2load median {h:.0f} req/s, ratio = {s/h:.2f} (target >= 0.70)")
+PY
+
+echo "3) 100,000 transactions in one run: peak RSS (GNU time)"
+/usr/bin/time -f "%M %e" -o "$work/rss.txt" "$sonde" probe --http1.1 --parallel 8 --count 100000 --output-dir "$work/reports" "$url" >/dev/null
+read -r rss seconds < "$work/rss.txt"
+report=$(ls "$work"/reports/*/report.json)
+python3 - "$rss" "$seconds" "$report" <<'PY'
+import json, sys
+rss_kb, seconds, path = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+count = sum(len(p["transactionMetrics"]) for p in json.load(open(path))["probes"])
+print(f"   peak RSS {rss_kb/1024:.1f} MiB for {count} transactions in {seconds:.1f} s (target < 150 MiB)")
+PY
