@@ -79,6 +79,13 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
                 scale /= 10
             }
         }
+        self.init(utcYear: year, month: month, day: day, hour: hour, minute: minute, second: second, microsecond: micros)
+    }
+
+    /// A UTC calendar instant; nil when a field is out of range (no normalisation of "day 40").
+    public init?(utcYear year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, microsecond: Int = 0) {
+        guard (0...9999).contains(year), (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour),
+              (0...59).contains(minute), (0...60).contains(second), (0..<1_000_000).contains(microsecond) else { return nil }
         var parts = tm()
         parts.tm_year = Int32(year - 1900)
         parts.tm_mon = Int32(month - 1)
@@ -87,7 +94,7 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
         parts.tm_min = Int32(minute)
         parts.tm_sec = Int32(second)
         let seconds = timegm(&parts)
-        self.init(microsecondsSince1970: Int64(seconds) * 1_000_000 + Int64(micros))
+        self.init(microsecondsSince1970: Int64(seconds) * 1_000_000 + Int64(microsecond))
     }
 
     public init(from decoder: any Decoder) throws {

@@ -30,19 +30,11 @@ enum CertificateInfoParser {
             let time = parts[2].split(separator: ":")
             guard time.count == 3, let day = Int(parts[1]), let year = Int(parts[3]),
                   let hour = Int(time[0]), let minute = Int(time[1]), let second = Int(time[2].prefix(2)) else { return nil }
-            let iso = String(format4(year)) + "-" + two(month + 1) + "-" + two(day) + "T" + two(hour) + ":" + two(minute)
-                + ":" + two(second) + "Z"
-            return Timestamp(iso8601: iso)
+            return Timestamp(utcYear: year, month: month + 1, day: day, hour: hour, minute: minute, second: second)
         }
         if parts.count == 3, parts[2] == "GMT" {
             return Timestamp(iso8601: parts[0] + "T" + parts[1] + "Z")
         }
         return nil
-    }
-
-    private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-    private static func format4(_ value: Int) -> String {
-        let text = String(value)
-        return String(repeating: "0", count: max(0, 4 - text.count)) + text
     }
 }

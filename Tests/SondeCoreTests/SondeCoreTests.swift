@@ -16,6 +16,15 @@ import Testing
         #expect(Timestamp(iso8601: "2026-11-21T21:06:40.12x456Z") == nil)
     }
 
+    @Test func calendarFieldsOutOfRangeAreRejected() {
+        #expect(Timestamp(utcYear: 2026, month: 11, day: 21, hour: 22, minute: 26, second: 40)?.description
+            == "2026-11-21T22:26:40.000000Z")
+        #expect(Timestamp(utcYear: 2026, month: 13, day: 1, hour: 0, minute: 0, second: 0) == nil)
+        #expect(Timestamp(utcYear: 2026, month: 1, day: 40, hour: 0, minute: 0, second: 0) == nil)
+        #expect(Timestamp(iso8601: "2026-11-21T25:00:00Z") == nil)
+        #expect(Timestamp(utcYear: 12026, month: 1, day: 1, hour: 0, minute: 0, second: 0) == nil)
+    }
+
     @Test func decodingAGarbageDateThrows() {
         #expect(throws: DecodingError.self) { _ = try JSONDecoder().decode([Timestamp].self, from: Data(#"["yesterday"]"#.utf8)) }
     }
