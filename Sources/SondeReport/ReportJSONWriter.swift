@@ -31,16 +31,7 @@ public enum ReportJSONWriter {
         } catch {
             throw TaskError(code: .internalError, message: "cannot encode the report header: \(error)")
         }
-        let temporary = reportPath + ".partial"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw TaskError(code: .localIOError, message: "cannot create \(temporary): \(systemErrorMessage())")
-        }
-        var failed = true
-        defer {
-            close(descriptor)
-            if failed { unlink(temporary) }
-        }
+        let file = try AtomicFile(path: reportPath)
         var first = true
         try JournalReader.forEachLine(path: journalPath) { (line: ArraySlice<UInt8>) throws(TaskError) in
             guard line.starts(with: probeLinePrefix), line.last == UInt8(ascii: "}") else { return }
@@ -49,7 +40,7 @@ public enum ReportJSONWriter {
             output.append(UInt8(ascii: "\n"))
             output += line[(line.startIndex + probeLinePrefix.count)..<(line.endIndex - 1)]
             if output.count > 1 << 20 {
-                try writeAll(descriptor: descriptor, bytes: output, path: temporary)
+                try file.write(output)
                 output.removeAll(keepingCapacity: true)
             }
         }
@@ -61,11 +52,8 @@ public enum ReportJSONWriter {
         } catch {
             throw TaskError(code: .internalError, message: "cannot encode the report summary: \(error)")
         }
-        try writeAll(descriptor: descriptor, bytes: output, path: temporary)
-        guard rename(temporary, reportPath) == 0 else {
-            throw TaskError(code: .localIOError, message: "cannot rename \(temporary): \(systemErrorMessage())")
-        }
-        failed = false
+        try file.write(output)
+        try file.commit()
     }
 }
 

@@ -21,23 +21,3 @@ public struct RunFolder: Sendable {
 
     public init(existing path: String) { self.path = path }
 }
-
-/// Writes `bytes` to `path` through a temporary file and a rename, so a reader never sees half a file.
-public func writeFileAtomically(_ bytes: [UInt8], to path: String) throws(TaskError) {
-    let temporary = path + ".partial"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else {
-        throw TaskError(code: .localIOError, message: "cannot create \(temporary): \(systemErrorMessage())")
-    }
-    do {
-        try writeAll(descriptor: descriptor, bytes: bytes, path: temporary)
-    } catch {
-        close(descriptor)
-        unlink(temporary)
-        throw error
-    }
-    close(descriptor)
-    guard rename(temporary, path) == 0 else {
-        throw TaskError(code: .localIOError, message: "cannot rename \(temporary) to \(path): \(systemErrorMessage())")
-    }
-}

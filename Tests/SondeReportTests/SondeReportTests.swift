@@ -85,6 +85,20 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: folder.reportHTMLPath))
     }
 
+    @Test func anAbandonedAtomicFileLeavesNothingBehind() throws {
+        let path = NSTemporaryDirectory() + "sonde-atomic-\(UUID().uuidString)"
+        do {
+            let file = try AtomicFile(path: path)
+            try file.write(Array("half".utf8))
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(!FileManager.default.fileExists(atPath: path + ".partial"))
+        try writeFileAtomically(Array("whole".utf8), to: path)
+        defer { unlink(path) }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "whole")
+        #expect(throws: TaskError.self) { try writeFileAtomically([1], to: "/nonexistent-dir/x") }
+    }
+
     @Test func aTruncatedJournalLineIsSkipped() throws {
         let path = NSTemporaryDirectory() + "sonde-cut-\(UUID().uuidString).jsonl"
         defer { unlink(path) }
