@@ -1,5 +1,3 @@
-import Foundation
-
 /// Removes secrets from URLs, headers and command lines before they reach any output.
 ///
 /// Redacted by default: the Authorization, Proxy-Authorization, Cookie and Set-Cookie headers,
@@ -33,7 +31,7 @@ public struct Redactor: Sendable {
         let lower = name.lowercased()
         if Self.secretHeaders.contains(lower) || secretWords.contains(lower) { return true }
         if Self.secretFragments.contains(where: { lower.contains($0) }) { return true }
-        let parts = lower.split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+        let parts = lower.split(whereSeparator: { !isAlphanumeric($0) })
         return parts.contains { secretWords.contains(String($0)) }
     }
 
@@ -71,7 +69,7 @@ public struct Redactor: Sendable {
     }
 
     private func redactUserInfo(_ prefix: String) -> String {
-        guard let schemeEnd = prefix.range(of: "://") else { return prefix }
+        guard let schemeEnd = prefix.firstRange(of: "://") else { return prefix }
         let authorityStart = schemeEnd.upperBound
         let rest = prefix[authorityStart...]
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
@@ -97,12 +95,17 @@ public struct Redactor: Sendable {
 }
 
 extension StringProtocol {
-    func trimmingWhitespace() -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" { scalars = scalars.dropFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars = scalars.dropLast() }
-        return String(scalars)
+    /// This text without leading and trailing characters from `characters` (Foundation-free, so cheap
+    /// enough for header callbacks).
+    public func trimming(_ characters: String) -> String {
+        var slice = Substring(self)
+        while let first = slice.first, characters.contains(first) { slice = slice.dropFirst() }
+        while let last = slice.last, characters.contains(last) { slice = slice.dropLast() }
+        return String(slice)
     }
+
+    /// This text without leading and trailing spaces and tabs.
+    public func trimmingWhitespace() -> String { trimming(" \t") }
 
     /// Decodes %XX escapes; leaves invalid escapes as they are.
     func removingPercentEncodingLeniently() -> String {
@@ -121,6 +124,14 @@ extension StringProtocol {
         }
         return String(decoding: bytes, as: UTF8.self)
     }
+}
+
+/// `isLetter || isNumber`, with a fast path for ASCII (header and parameter names almost always are).
+private func isAlphanumeric(_ character: Character) -> Bool {
+    if let ascii = character.asciiValue {
+        return (48...57).contains(ascii) || (65...90).contains(ascii) || (97...122).contains(ascii)
+    }
+    return character.isLetter || character.isNumber
 }
 
 private func hexValue(_ byte: UInt8) -> UInt8? {

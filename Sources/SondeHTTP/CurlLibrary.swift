@@ -25,8 +25,8 @@ public enum CurlLibrary {
         return String(cString: text)
     }
 
-    /// Feature names of the linked build that matter to sonde, as the report lists them.
-    public static var features: [String] {
+    /// Feature names of the linked build that matter to sonde, as the report lists them (read once).
+    public static let features: [String] = {
         initialise()
         guard let info = curl_version_info(CURLVERSION_TENTH) else { return [] }
         let bits = Int(info.pointee.features)
@@ -40,7 +40,7 @@ public enum CurlLibrary {
         // DoH has no feature bit; libcurl has it since 7.62 unless built without it.
         if curlVersionNumber >= 0x073E00 { names.append("doh") }
         return names
-    }
+    }()
 
     /// True when the linked libcurl can speak HTTP/3 (CURL_VERSION_HTTP3).
     public static var supportsHTTP3: Bool {

@@ -207,7 +207,7 @@ public final class EasyHandle {
             responseHeaders.removeAll(keepingCapacity: true)
         } else if let colon = line.firstIndex(of: ":") {
             let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: " \t")
+            let value = line[line.index(after: colon)...].trimmingWhitespace()
             responseHeaders.append(HeaderField(name: name, value: value))
         }
     }
@@ -236,15 +236,6 @@ private func fixedString<T>(_ tuple: inout T) -> String {
     withUnsafeBytes(of: &tuple) { raw in
         let bytes = raw.prefix { $0 != 0 }
         return String(decoding: bytes, as: UTF8.self)
-    }
-}
-
-extension StringProtocol {
-    func trimmingCharacters(in set: String) -> String {
-        var slice = Substring(self)
-        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
-        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
-        return String(slice)
     }
 }
 

@@ -65,7 +65,7 @@ public struct StatusSet: Sendable, Equatable, CustomStringConvertible {
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let bounds = part.split(separator: "-", omittingEmptySubsequences: false)
             guard bounds.count == 1 || bounds.count == 2,
-                  let low = Int(bounds[0].trimmingCharacters(in: " ")), let high = Int(bounds.last!.trimmingCharacters(in: " ")),
+                  let low = Int(bounds[0].trimming(" ")), let high = Int(bounds.last!.trimming(" ")),
                   (100...599).contains(low), (100...599).contains(high), low <= high else { return nil }
             ranges.append(low...high)
         }
