@@ -16,7 +16,8 @@ public struct Redactor: Sendable {
         "credential", "credentials", "session", "sessionid", "jwt", "bearer", "accesstoken", "refreshtoken",
     ]
     /// Substrings that mark a name as secret wherever they appear in it.
-    private static let secretFragments = ["token", "secret", "password", "signature", "apikey", "api_key", "credential"]
+    private static let secretFragments: [[UInt8]] = ["token", "secret", "password", "signature", "apikey", "api_key", "credential"]
+        .map { Array($0.utf8) }
 
     public init(enabled: Bool = true, extraNames: [String] = []) {
         self.isEnabled = enabled
@@ -30,7 +31,8 @@ public struct Redactor: Sendable {
         guard isEnabled else { return false }
         let lower = name.lowercased()
         if Self.secretHeaders.contains(lower) || secretWords.contains(lower) { return true }
-        if Self.secretFragments.contains(where: { lower.contains($0) }) { return true }
+        let lowerBytes = Array(lower.utf8)
+        if Self.secretFragments.contains(where: { lowerBytes.containsSubsequence($0) }) { return true }
         let parts = lower.split(whereSeparator: { !isAlphanumeric($0) })
         return parts.contains { secretWords.contains(String($0)) }
     }
@@ -123,6 +125,22 @@ extension StringProtocol {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Plain byte search: names are short, so this beats building a searcher per call.
+    func containsSubsequence(_ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, needle.count <= count else { return needle.isEmpty }
+        for start in 0...(count - needle.count) where self[start] == needle[0] {
+            var matched = true
+            for offset in 1..<needle.count where self[start + offset] != needle[offset] {
+                matched = false
+                break
+            }
+            if matched { return true }
+        }
+        return false
     }
 }
 
