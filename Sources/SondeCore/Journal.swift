@@ -44,6 +44,12 @@ public final class Journal {
     }
 
     /// Writes everything buffered to the file.
+    /// Writes out what is buffered if the last write is a flush interval old (for idle periods,
+    /// when no `append` comes to do it).
+    public func flushIfDue() throws(TaskError) {
+        if !buffer.isEmpty && monotonicMicroseconds() - lastFlushMicros >= Self.flushIntervalMicros { try flush() }
+    }
+
     public func flush() throws(TaskError) {
         lastFlushMicros = monotonicMicroseconds()
         guard !buffer.isEmpty else { return }

@@ -65,3 +65,17 @@ public struct Phases: Codable, Sendable, Equatable {
 public func milliseconds(fromMicroseconds micros: Int64) -> Double {
     Double(micros) / 1000.0
 }
+
+extension Phases: JSONWritable {
+    public func writeJSON(to output: inout JSONOutput) {
+        output.object { o in
+            o.member("dns", dns)
+            o.member("connect", connect)
+            o.member("tls", tls)
+            o.member("send", send)
+            o.member("wait", wait)
+            o.member("receive", receive)
+            o.member("total", total)
+        }
+    }
+}

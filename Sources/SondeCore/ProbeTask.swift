@@ -43,3 +43,25 @@ public struct TaskInterval: Codable, Sendable, Equatable {
         self.durationMs = durationMs
     }
 }
+
+extension ProbeTask: JSONWritable {
+    public func writeJSON(to output: inout JSONOutput) {
+        output.object { o in
+            o.member("url", url)
+            o.member("iteration", iteration)
+            o.member("taskInterval", taskInterval)
+            o.member("redirectCount", redirectCount)
+            o.member("error", error)
+            o.member("transactionMetrics", transactionMetrics)
+        }
+    }
+}
+
+extension TaskInterval: JSONWritable {
+    public func writeJSON(to output: inout JSONOutput) {
+        output.object { o in
+            o.member("start", start)
+            o.member("durationMs", durationMs)
+        }
+    }
+}

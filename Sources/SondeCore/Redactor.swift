@@ -10,6 +10,9 @@ public struct Redactor: Sendable {
 
     public let isEnabled: Bool
     private let secretWords: Set<String>
+    /// `secretWords` as UTF-8, for the allocation-free comparisons on the per-transaction path.
+    private let secretWordBytes: [[UInt8]]
+    private static let secretHeaderBytes: [[UInt8]] = secretHeaders.map { Array($0.utf8) }
     private static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
     private static let defaultWords: Set<String> = [
         "token", "key", "secret", "password", "passwd", "pwd", "sig", "signature", "auth", "apikey",
@@ -22,6 +25,7 @@ public struct Redactor: Sendable {
     public init(enabled: Bool = true, extraNames: [String] = []) {
         self.isEnabled = enabled
         self.secretWords = Self.defaultWords.union(extraNames.map { $0.lowercased() })
+        self.secretWordBytes = secretWords.map { Array($0.utf8) }
     }
 
     public static let disabled = Redactor(enabled: false)
@@ -29,12 +33,34 @@ public struct Redactor: Sendable {
     /// True when a header or parameter called `name` carries a secret.
     public func isSecret(name: String) -> Bool {
         guard isEnabled else { return false }
-        let lower = name.lowercased()
-        if Self.secretHeaders.contains(lower) || secretWords.contains(lower) { return true }
-        let lowerBytes = Array(lower.utf8)
-        if Self.secretFragments.contains(where: { lowerBytes.containsSubsequence($0) }) { return true }
-        let parts = lower.split(whereSeparator: { !isAlphanumeric($0) })
-        return parts.contains { secretWords.contains(String($0)) }
+        var name = name
+        return name.withUTF8 { utf8 in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: utf8.count) { lower in
+                for index in 0..<utf8.count {
+                    let byte = utf8[index]
+                    lower[index] = (65...90).contains(byte) ? byte + 32 : byte
+                }
+                return isSecret(lowercased: UnsafeBufferPointer(lower))
+            }
+        }
+    }
+
+    /// The test on an ASCII-lowercased name: a secret header, a secret word, a secret fragment
+    /// anywhere ("x_api_token"), or a secret word as one of its alphanumeric parts ("auth.key").
+    private func isSecret(lowercased name: UnsafeBufferPointer<UInt8>) -> Bool {
+        if Self.secretHeaderBytes.contains(where: { name.elementsEqual($0) }) { return true }
+        if secretWordBytes.contains(where: { name.elementsEqual($0) }) { return true }
+        if Self.secretFragments.contains(where: { name.containsSubsequence($0) }) { return true }
+        var partStart = 0
+        for index in 0...name.count {
+            if index < name.count, isWordByte(name[index]) { continue }
+            if index > partStart {
+                let part = UnsafeBufferPointer(rebasing: name[partStart..<index])
+                if part.count < name.count, secretWordBytes.contains(where: { part.elementsEqual($0) }) { return true }
+            }
+            partStart = index + 1
+        }
+        return false
     }
 
     public func redact(headers: [HeaderField]) -> [HeaderField] {
@@ -46,6 +72,8 @@ public struct Redactor: Sendable {
     /// including malformed URLs, byte for byte as it was.
     public func redact(url: String) -> String {
         guard isEnabled else { return url }
+        // Only a query or a user-info part can hold a secret; most URLs have neither.
+        guard url.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") }) else { return url }
         var text = Substring(url)
         var fragment: Substring = ""
         if let hash = text.firstIndex(of: "#") {
@@ -128,13 +156,13 @@ extension StringProtocol {
     }
 }
 
-extension Array where Element == UInt8 {
+extension RandomAccessCollection where Element == UInt8, Index == Int {
     /// Plain byte search: names are short, so this beats building a searcher per call.
     func containsSubsequence(_ needle: [UInt8]) -> Bool {
         guard !needle.isEmpty, needle.count <= count else { return needle.isEmpty }
-        for start in 0...(count - needle.count) where self[start] == needle[0] {
+        for start in 0...(count - needle.count) where self[startIndex + start] == needle[0] {
             var matched = true
-            for offset in 1..<needle.count where self[start + offset] != needle[offset] {
+            for offset in 1..<needle.count where self[startIndex + start + offset] != needle[offset] {
                 matched = false
                 break
             }
@@ -145,11 +173,10 @@ extension Array where Element == UInt8 {
 }
 
 /// `isLetter || isNumber`, with a fast path for ASCII (header and parameter names almost always are).
-private func isAlphanumeric(_ character: Character) -> Bool {
-    if let ascii = character.asciiValue {
-        return (48...57).contains(ascii) || (65...90).contains(ascii) || (97...122).contains(ascii)
-    }
-    return character.isLetter || character.isNumber
+/// ASCII letters and digits, and every byte of a non-ASCII character (which never equals an ASCII
+/// secret word, so it only keeps such a character from splitting a part).
+private func isWordByte(_ byte: UInt8) -> Bool {
+    (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || byte >= 0x80
 }
 
 private func hexValue(_ byte: UInt8) -> UInt8? {

@@ -47,3 +47,14 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case localIOError
     case internalError
 }
+
+extension TaskError: JSONWritable {
+    public func writeJSON(to output: inout JSONOutput) {
+        output.object { o in
+            o.member("code", code.rawValue)
+            o.member("message", message)
+            o.member("curlCode", curlCode)
+            o.member("reason", reason)
+        }
+    }
+}

@@ -33,19 +33,41 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
 
     /// ISO 8601, UTC, microseconds.
     public var description: String {
-        let seconds = microsecondsSince1970 >= 0
-            ? microsecondsSince1970 / 1_000_000
-            : (microsecondsSince1970 - 999_999) / 1_000_000
-        let micros = microsecondsSince1970 - seconds * 1_000_000
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        return pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-" + pad(Int(parts.tm_mday), 2)
-            + "T" + pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2)
-            + "." + pad(Int(micros), 6) + "Z"
+        var output = JSONOutput(capacity: 27)
+        appendISO8601(to: &output)
+        return String(decoding: output.bytes, as: UTF8.self)
     }
 
-    /// A compact form for file names: `20261121T222600Z`.
+    /// Appends `YYYY-MM-DDTHH:MM:SS.ffffffZ` (UTC, always 6 fraction digits) without quotes.
+    /// Uses the proleptic Gregorian civil-from-days algorithm (H. Hinnant), no libc call.
+    func appendISO8601(to output: inout JSONOutput) {
+        let (days, microsOfDay) = microsecondsSince1970.floorDivided(by: 86_400_000_000)
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let seconds = microsOfDay / 1_000_000
+        output.appendPadded(Int(max(0, min(year, 9999))), width: 4)
+        output.appendByte(UInt8(ascii: "-"))
+        output.appendPadded(Int(month), width: 2)
+        output.appendByte(UInt8(ascii: "-"))
+        output.appendPadded(Int(day), width: 2)
+        output.appendByte(UInt8(ascii: "T"))
+        output.appendPadded(Int(seconds / 3600), width: 2)
+        output.appendByte(UInt8(ascii: ":"))
+        output.appendPadded(Int(seconds / 60 % 60), width: 2)
+        output.appendByte(UInt8(ascii: ":"))
+        output.appendPadded(Int(seconds % 60), width: 2)
+        output.appendByte(UInt8(ascii: "."))
+        output.appendPadded(Int(microsOfDay % 1_000_000), width: 6)
+        output.appendByte(UInt8(ascii: "Z"))
+    }
+
     public var compactUTC: String {
         let iso = description
         let digits = iso.prefix(19).filter { $0 != "-" && $0 != ":" }
@@ -112,9 +134,21 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
     }
 }
 
-private func pad(_ value: Int, _ width: Int) -> String {
-    let text = String(value)
-    return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+extension Timestamp: JSONWritable {
+    public func writeJSON(to output: inout JSONOutput) {
+        output.beginRawValue()
+        output.appendByte(UInt8(ascii: "\""))
+        appendISO8601(to: &output)
+        output.appendByte(UInt8(ascii: "\""))
+    }
+}
+
+extension Int64 {
+    /// Floor division and the matching non-negative remainder (for dates before 1970).
+    func floorDivided(by divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let quotient = self >= 0 ? self / divisor : -((-self + divisor - 1) / divisor)
+        return (quotient, self - quotient * divisor)
+    }
 }
 
 /// A monotonic clock reading in microseconds (`CLOCK_MONOTONIC`), for measuring intervals.

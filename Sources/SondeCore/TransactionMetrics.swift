@@ -197,3 +197,89 @@ public struct CaptureEvidence: Codable, Sendable, Equatable {
     public var flow: String
     public init(flow: String) { self.flow = flow }
 }
+
+extension TransactionMetrics: JSONWritable {
+    public func writeJSON(to output: inout JSONOutput) {
+        output.object { o in
+            o.member("request", request)
+            o.member("response", response)
+            o.member("fetchStartDate", fetchStartDate)
+            o.member("domainLookupStartDate", domainLookupStartDate)
+            o.member("domainLookupEndDate", domainLookupEndDate)
+            o.member("connectStartDate", connectStartDate)
+            o.member("secureConnectionStartDate", secureConnectionStartDate)
+            o.member("secureConnectionEndDate", secureConnectionEndDate)
+            o.member("connectEndDate", connectEndDate)
+            o.member("requestStartDate", requestStartDate)
+            o.member("requestEndDate", requestEndDate)
+            o.member("responseStartDate", responseStartDate)
+            o.member("responseEndDate", responseEndDate)
+            o.member("networkProtocolName", networkProtocolName)
+            o.member("isReusedConnection", isReusedConnection)
+            o.member("isProxyConnection", isProxyConnection)
+            o.member("connectionID", connectionID)
+            o.member("remoteAddress", remoteAddress)
+            o.member("remotePort", remotePort)
+            o.member("localAddress", localAddress)
+            o.member("localPort", localPort)
+            o.member("negotiatedTLSProtocolVersion", negotiatedTLSProtocolVersion)
+            o.member("negotiatedTLSCipherSuite", negotiatedTLSCipherSuite)
+            o.member("tlsSessionReused", tlsSessionReused)
+            o.member("peerCertificates", peerCertificates)
+            o.member("countOfRequestHeaderBytesSent", countOfRequestHeaderBytesSent)
+            o.member("countOfRequestBodyBytesSent", countOfRequestBodyBytesSent)
+            o.member("countOfResponseHeaderBytesReceived", countOfResponseHeaderBytesReceived)
+            o.member("countOfResponseBodyBytesReceived", countOfResponseBodyBytesReceived)
+            o.member("phases", phases)
+            o.member("capture", capture)
+        }
+    }
+}
+
+extension HeaderField: JSONWritable {
+    public func writeJSON(to output: inout JSONOutput) {
+        output.object { o in
+            o.member("name", name)
+            o.member("value", value)
+        }
+    }
+}
+
+extension RequestRecord: JSONWritable {
+    public func writeJSON(to output: inout JSONOutput) {
+        output.object { o in
+            o.member("method", method)
+            o.member("url", url)
+            o.member("headers", headers)
+        }
+    }
+}
+
+extension ResponseRecord: JSONWritable {
+    public func writeJSON(to output: inout JSONOutput) {
+        output.object { o in
+            o.member("statusCode", statusCode)
+            o.member("headers", headers)
+        }
+    }
+}
+
+extension PeerCertificate: JSONWritable {
+    public func writeJSON(to output: inout JSONOutput) {
+        output.object { o in
+            o.member("subject", subject)
+            o.member("issuer", issuer)
+            o.member("serialNumber", serialNumber)
+            o.member("signatureAlgorithm", signatureAlgorithm)
+            o.member("publicKeyAlgorithm", publicKeyAlgorithm)
+            o.member("notBefore", notBefore)
+            o.member("notAfter", notAfter)
+        }
+    }
+}
+
+extension CaptureEvidence: JSONWritable {
+    public func writeJSON(to output: inout JSONOutput) {
+        output.object { o in o.member("flow", flow) }
+    }
+}

@@ -4,10 +4,18 @@
 /// 4-tuple; a transfer on a reused connection gets the id bound to its 4-tuple. A 4-tuple is
 /// unique among open connections, so this identifies connections exactly while they live.
 struct ConnectionRegistry {
-    private var idsByTuple: [String: Int] = [:]
+    /// A TCP (or QUIC) connection's addresses and ports as libcurl reports them.
+    struct FourTuple: Hashable {
+        var localAddress: String?
+        var localPort: Int
+        var remoteAddress: String?
+        var remotePort: Int
+    }
+
+    private var idsByTuple: [FourTuple: Int] = [:]
     private var nextID = 1
 
-    mutating func connectionID(tuple: String, opened: Bool) -> Int {
+    mutating func connectionID(tuple: FourTuple, opened: Bool) -> Int {
         if !opened, let id = idsByTuple[tuple] { return id }
         let id = nextID
         nextID += 1

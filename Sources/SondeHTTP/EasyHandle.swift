@@ -1,4 +1,7 @@
 import CurlShim
+#if canImport(Glibc)
+import Glibc
+#endif
 import SondeCore
 
 /// A libcurl easy handle behind a Swift type, in the shape of swift-corelibs-foundation's
@@ -163,6 +166,13 @@ public final class EasyHandle {
         return sonde_easy_getinfo_off(raw, info, &value) == CURLE_OK ? Int64(value) : 0
     }
 
+    /// Whether the last transfer used https (CURLINFO_SCHEME, compared without building a String).
+    var schemeIsHTTPS: Bool {
+        var value: UnsafePointer<CChar>? = nil
+        guard sonde_easy_getinfo_string(raw, CURLINFO_SCHEME, &value) == CURLE_OK, let value else { return false }
+        return strcasecmp(value, "https") == 0
+    }
+
     func string(_ info: CURLINFO) -> String? {
         var value: UnsafePointer<CChar>? = nil
         guard sonde_easy_getinfo_string(raw, info, &value) == CURLE_OK, let value else { return nil }
@@ -191,26 +201,36 @@ public final class EasyHandle {
     // MARK: - Callbacks
 
     fileprivate func didReceiveHeader(_ bytes: UnsafeRawBufferPointer) {
-        if tls == nil {
-            var info = sonde_tls_info()
-            if sonde_read_tls_info(raw, &info) == 1 {
-                tls = NegotiatedTLS(version: fixedString(&info.version), cipher: fixedString(&info.cipher),
-                                    alpn: fixedString(&info.alpn), sessionReused: info.session_reused == 1)
-            }
-        }
         var end = bytes.count
         while end > 0 && (bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D) { end -= 1 }
-        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
-            // A new response block (after 1xx or on each redirect hop): start over.
-            statusLine = line
+        let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
+        if line.starts(with: Self.httpPrefix) {
+            // A new response block (after 1xx, a proxy's CONNECT answer, or on each redirect hop): start over.
+            // A status line arrives after the TLS handshake, so the session is readable now (and only
+            // during the transfer): look once per response block until one is found.
+            if tls == nil { readTLSSession() }
+            statusLine = String(decoding: line, as: UTF8.self)
             responseHeaders.removeAll(keepingCapacity: true)
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].trimmingWhitespace()
-            responseHeaders.append(HeaderField(name: name, value: value))
+        } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+            var valueStart = colon + 1
+            var valueEnd = line.count
+            while valueStart < valueEnd, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
+            while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+            responseHeaders.append(HeaderField(
+                name: String(decoding: UnsafeRawBufferPointer(rebasing: line[..<colon]), as: UTF8.self),
+                value: String(decoding: UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self)))
         }
     }
+
+    private func readTLSSession() {
+        var info = sonde_tls_info()
+        if sonde_read_tls_info(raw, &info) == 1 {
+            tls = NegotiatedTLS(version: fixedString(&info.version), cipher: fixedString(&info.cipher),
+                                alpn: fixedString(&info.alpn), sessionReused: info.session_reused == 1)
+        }
+    }
+
+    private static let httpPrefix: [UInt8] = Array("HTTP/".utf8)
 
     fileprivate func didReceiveBody(count: Int) {
         bodyBytesReceived += Int64(count)

@@ -56,6 +56,7 @@ public final class ProbeRunner {
             try configure(easy)
             workers.append(Worker(easy: easy))
         }
+        let redactedHeaders = redactor.redact(headers: options.headers)
         var byHandle: [UnsafeMutableRawPointer: Worker] = [:]
         for worker in workers { byHandle[worker.easy.raw] = worker }
 
@@ -70,7 +71,7 @@ public final class ProbeRunner {
             let iteration = nextTask / urls.count
             nextTask += 1
             worker.task = ActiveTask(url: url, iteration: iteration, method: options.method, body: options.body,
-                                     headers: options.headers)
+                                     headers: options.headers, redactedHeaders: redactedHeaders, redactor: redactor)
             try startHop(worker, multi: multi)
             return true
         }
@@ -186,8 +187,8 @@ public final class ProbeRunner {
         if let failure {
             task.error = failure
         } else if let status = transaction.response?.statusCode {
-            let location = easy.string(CURLINFO_REDIRECT_URL)
-            if [301, 302, 303, 307, 308].contains(status), let location, !location.isEmpty {
+            let isRedirect = status == 301 || status == 302 || status == 303 || status == 307 || status == 308
+            if isRedirect, let location = easy.string(CURLINFO_REDIRECT_URL), !location.isEmpty {
                 if task.redirectCount >= options.maxRedirects {
                     task.error = TaskError(code: .tooManyRedirects,
                                            message: "stopped after \(options.maxRedirects) redirects (raise --max-redirects to follow more); next was \(redactor.redact(url: location))")
@@ -212,8 +213,7 @@ public final class ProbeRunner {
 
     private func makeTransaction(easy: EasyHandle, task: ActiveTask, result: CURLcode) -> (TransactionMetrics, TaskError?) {
         let status = easy.long(CURLINFO_RESPONSE_CODE)
-        let scheme = (easy.string(CURLINFO_SCHEME) ?? "").lowercased()
-        let secure = scheme == "https"
+        let secure = easy.schemeIsHTTPS
         let timers = CurlTimers(
             nameLookup: easy.offset(CURLINFO_NAMELOOKUP_TIME_T), connect: easy.offset(CURLINFO_CONNECT_TIME_T),
             appConnect: easy.offset(CURLINFO_APPCONNECT_TIME_T), preTransfer: easy.offset(CURLINFO_PRETRANSFER_TIME_T),
@@ -245,7 +245,8 @@ public final class ProbeRunner {
         var connectionID: Int? = nil
         var certificates: [PeerCertificate] = []
         if usedConnection {
-            let tuple = "\(localAddress ?? "?"):\(localPort)>\(remoteAddress ?? "?"):\(remotePort)"
+            let tuple = ConnectionRegistry.FourTuple(localAddress: localAddress, localPort: localPort,
+                                                     remoteAddress: remoteAddress, remotePort: remotePort)
             let id = registry.connectionID(tuple: tuple, opened: opened)
             connectionID = id
             if secure {
@@ -270,7 +271,7 @@ public final class ProbeRunner {
         let fresh = !reused
         let transaction = TransactionMetrics(
             request: RequestRecord(method: task.method, url: redactor.redact(url: task.currentURL),
-                                   headers: redactor.redact(headers: task.headers)),
+                                   headers: task.redactedHeaders),
             response: status > 0 ? ResponseRecord(statusCode: status, headers: redactor.redact(headers: easy.responseHeaders)) : nil,
             fetchStartDate: start,
             domainLookupStartDate: fresh && timing.dnsEnd != nil ? start : nil,
@@ -316,7 +317,10 @@ private struct ActiveTask {
     var currentURL: String
     var method: String
     var body: [UInt8]?
-    var headers: [HeaderField]
+    /// The request headers sent; `redactedHeaders` is what the report shows of them.
+    var headers: [HeaderField] { didSet { redactedHeaders = redactor.redact(headers: headers) } }
+    private(set) var redactedHeaders: [HeaderField]
+    let redactor: Redactor
     var transactions: [TransactionMetrics] = []
     var redirectCount = 0
     var error: TaskError? = nil
@@ -325,13 +329,16 @@ private struct ActiveTask {
     var hopStartWall = Timestamp(microsecondsSince1970: 0)
     var hopStartMonotonic: Int64 = 0
 
-    init(url: String, iteration: Int, method: String, body: [UInt8]?, headers: [HeaderField]) {
+    init(url: String, iteration: Int, method: String, body: [UInt8]?, headers: [HeaderField],
+         redactedHeaders: [HeaderField], redactor: Redactor) {
         self.url = url
         self.iteration = iteration
         self.currentURL = url
         self.method = method
         self.body = body
         self.headers = headers
+        self.redactedHeaders = redactedHeaders
+        self.redactor = redactor
     }
 
     /// Moves to the redirect target with the method and headers a browser (and URLSession) would use:

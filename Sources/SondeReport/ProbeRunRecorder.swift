@@ -11,6 +11,8 @@ public final class ProbeRunRecorder {
     private let journal: Journal
     private var summary = ProbeSummaryBuilder()
     private let encoder = ReportJSONWriter.makeEncoder()
+    /// Reused for every task line (its capacity persists), written without `JSONEncoder`.
+    private var line = JSONOutput(capacity: 8192)
     /// Tasks kept for the HTML report: the first `sampleLimit`, plus failures up to the same limit.
     public private(set) var sample: [ProbeTask] = []
     private var sampledFailures = 0
@@ -35,15 +37,15 @@ public final class ProbeRunRecorder {
             sample.append(task)
             sampledFailures += 1
         }
-        var line = ReportJSONWriter.probeLinePrefix
-        do {
-            line += try encoder.encode(task)
-        } catch {
-            throw TaskError(code: .internalError, message: "cannot encode a task: \(error)")
-        }
-        line.append(UInt8(ascii: "}"))
-        try journal.append(line: line)
+        line.reset()
+        line.appendRaw(ReportJSONWriter.probeLinePrefix)
+        task.writeJSON(to: &line)
+        line.appendRaw(ReportJSONWriter.probeLineSuffix)
+        try journal.append(line: line.bytes)
     }
+
+    /// Flushes the journal if its buffer has waited a flush interval (call this while idle).
+    public func flushIfDue() throws(TaskError) { try journal.flushIfDue() }
 
     /// Ends the run: closes the journal and writes the reports. Returns the final summary.
     @discardableResult

@@ -10,6 +10,7 @@ import SondeCore
 public enum ReportJSONWriter {
     /// The prefix every task line of a journal starts with.
     static let probeLinePrefix = Array(#"{"type":"probe","probe":"#.utf8)
+    static let probeLineSuffix = Array("}".utf8)
 
     public static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()

@@ -10,8 +10,9 @@ struct ProbeGroup {
     var options: ProbeOptions
 }
 
-/// Runs probe groups into one run folder: the engine on a dedicated thread, the recorder and
-/// terminal view fed as tasks complete, the reports written at the end, also after Ctrl-C.
+/// Runs probe groups into one run folder: the engine on a dedicated thread, the recorder (on its
+/// own thread) and the terminal view fed as tasks complete, the reports written at the end, also
+/// after Ctrl-C.
 struct ProbeSession {
     let command: String
     let arguments: [String]
@@ -53,6 +54,7 @@ struct ProbeSession {
         sonde_install_interrupt_handlers()
         defer { sonde_reset_interrupt_handlers() }
 
+        let recording = RecorderThread(recorder: recorder)
         let outcome: (interrupted: Bool, failure: TaskError?) = await runOnDedicatedThread {
             var done = 0
             var failure: TaskError? = nil
@@ -64,7 +66,7 @@ struct ProbeSession {
                         urls: urls,
                         shouldStop: { sonde_received_signal() != 0 || failure != nil },
                         onTask: { task in
-                            do throws(TaskError) { try recorder.record(task) } catch { failure = error }
+                            do throws(TaskError) { try recording.submit(task) } catch { failure = error }
                             done += 1
                             guard !json else { return }
                             if done <= Self.detailedTasks {
@@ -83,6 +85,7 @@ struct ProbeSession {
                 if interrupted || failure != nil { break }
             }
             if progressOnTTY && done > Self.detailedTasks && !json { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            do throws(TaskError) { try recording.finish() } catch { if failure == nil { failure = error } }
             return (interrupted, failure)
         }
 

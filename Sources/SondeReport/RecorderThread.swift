@@ -1,0 +1,120 @@
+import Foundation
+import SondeCore
+
+/// Runs a `ProbeRunRecorder` on its own thread, so the engine's thread only hands finished tasks
+/// over and goes back to driving libcurl (encoding a journal line and updating the histograms
+/// cost about as much CPU as the transfer itself; see README, Performance).
+///
+/// Invariants: tasks are recorded in the order they were submitted; at most `capacity` tasks wait
+/// (the engine blocks when the recorder falls that far behind, so memory stays bounded); the first
+/// recording failure (e.g. disk full) is kept and thrown to the next `submit` and by `finish`.
+/// The wrapped recorder is touched only by this thread until `finish` returns.
+public final class RecorderThread: @unchecked Sendable {
+    public let recorder: ProbeRunRecorder
+    public let capacity: Int
+    private let condition = NSCondition()
+    // Guarded by `condition`:
+    private var pending: [ProbeTask] = []
+    private var closed = false
+    private var finished = false
+    private var consumerWaiting = false
+    private var producerWaiting = false
+    private var failure: TaskError?
+
+    /// Queued tasks that make the engine wake the recorder at once (never more than `capacity`).
+    private let wakeBatch: Int
+    /// Longest time (s) a queued task waits before the recorder looks on its own.
+    static let pollInterval: TimeInterval = 0.1
+
+    public init(recorder: ProbeRunRecorder, capacity: Int = 4096) {
+        self.recorder = recorder
+        self.capacity = max(1, capacity)
+        wakeBatch = min(256, self.capacity)
+        pending.reserveCapacity(self.capacity)
+        let thread = Thread { [self] in consume() }
+        thread.name = "sonde-recorder"
+        thread.start()
+    }
+
+    /// Queues one task; blocks while `capacity` tasks wait. Throws the recorder's first failure.
+    public func submit(_ task: ProbeTask) throws(TaskError) {
+        condition.lock()
+        defer { condition.unlock() }
+        while pending.count >= capacity && failure == nil {
+            producerWaiting = true
+            if consumerWaiting { condition.signal() }
+            condition.wait()
+        }
+        if let failure { throw failure }
+        pending.append(task)
+        // Waking the recorder per task costs a futex call each; it takes a batch instead, and looks
+        // at least every `pollInterval` on its own, so a slow probe's tasks still reach the journal.
+        if consumerWaiting && pending.count >= wakeBatch { condition.signal() }
+    }
+
+    /// Whether recording has failed (the engine should stop early).
+    public var hasFailed: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return failure != nil
+    }
+
+    /// Records everything still queued, stops the thread and waits for it. Throws the first failure.
+    public func finish() throws(TaskError) {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        while !finished { condition.wait() }
+        let failure = self.failure
+        condition.unlock()
+        if let failure { throw failure }
+    }
+
+    private func consume() {
+        var batch: [ProbeTask] = []
+        batch.reserveCapacity(capacity)
+        while true {
+            condition.lock()
+            while pending.count < wakeBatch && !closed {
+                consumerWaiting = true
+                if !condition.wait(until: Date(timeIntervalSinceNow: Self.pollInterval)) {
+                    if !pending.isEmpty { break }
+                    // Idle: keep the journal no more than its flush interval behind.
+                    if failure == nil {
+                        condition.unlock()
+                        let flushFailure: TaskError?
+                        do throws(TaskError) { try recorder.flushIfDue(); flushFailure = nil } catch { flushFailure = error }
+                        condition.lock()
+                        if let flushFailure, failure == nil { failure = flushFailure; condition.broadcast() }
+                    }
+                }
+            }
+            consumerWaiting = false
+            if pending.isEmpty && closed {
+                finished = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            swap(&batch, &pending)
+            if producerWaiting {
+                producerWaiting = false
+                condition.broadcast()
+            }
+            let failedAlready = failure != nil
+            condition.unlock()
+
+            if !failedAlready {
+                do throws(TaskError) {
+                    for task in batch { try recorder.record(task) }
+                } catch {
+                    condition.lock()
+                    self.failure = error
+                    condition.broadcast()
+                    condition.unlock()
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import SondeCore
+
+@Suite struct JSONOutputTests {
+    /// Every field set, strings that need escaping, and a nested error: the hand-written writer
+    /// must decode to the same value and mean the same JSON as Foundation's encoder.
+    static let hostile = "quote\" backslash\\ newline\n tab\t nul\u{0} bell\u{7} del\u{7F} é 🦊 </script>"
+    static func fullTask() -> ProbeTask {
+        let start = Timestamp(microsecondsSince1970: 1_790_000_000_123_456)
+        let certificate = PeerCertificate(subject: "CN=" + hostile, issuer: "CN=ca", serialNumber: "01",
+                                          signatureAlgorithm: "sha256WithRSAEncryption", publicKeyAlgorithm: "rsaEncryption",
+                                          notBefore: start, notAfter: start.adding(microseconds: 86_400_000_000))
+        let metrics = TransactionMetrics(
+            request: RequestRecord(method: "POST", url: "https://h/p?q=" + hostile, headers: [HeaderField(name: "X", value: hostile)]),
+            response: ResponseRecord(statusCode: 503, headers: [HeaderField(name: "Server", value: "nginx"), HeaderField(name: "", value: "")]),
+            fetchStartDate: start, domainLookupStartDate: start, domainLookupEndDate: start.adding(microseconds: 1),
+            connectStartDate: start.adding(microseconds: 1), secureConnectionStartDate: start.adding(microseconds: 20),
+            secureConnectionEndDate: start.adding(microseconds: 300), connectEndDate: start.adding(microseconds: 300),
+            requestStartDate: start.adding(microseconds: 301), requestEndDate: start.adding(microseconds: 302),
+            responseStartDate: start.adding(microseconds: 999), responseEndDate: start.adding(microseconds: 1_000_001),
+            networkProtocolName: "h2", isReusedConnection: false, isProxyConnection: true, connectionID: 7,
+            remoteAddress: "::1", remotePort: 443, localAddress: "::1", localPort: 50_123,
+            negotiatedTLSProtocolVersion: "TLSv1.3", negotiatedTLSCipherSuite: "TLS_AES_128_GCM_SHA256", tlsSessionReused: false,
+            peerCertificates: [certificate],
+            countOfRequestHeaderBytesSent: 120, countOfRequestBodyBytesSent: 5,
+            countOfResponseHeaderBytesReceived: 200, countOfResponseBodyBytesReceived: Int64.max,
+            phases: Phases(dns: 0.001, connect: 0.019, tls: 0.28, send: 0.001, wait: 0.697, receive: 1000.002, total: 1000.001),
+            capture: CaptureEvidence(flow: "a>b"))
+        let bare = TransactionMetrics(request: RequestRecord(method: "GET", url: "http://h/", headers: []))
+        return ProbeTask(url: "https://h/" + hostile, iteration: 3, taskInterval: TaskInterval(start: start, durationMs: 1000.5),
+                         redirectCount: 1, error: TaskError(code: .httpStatus, message: hostile, curlCode: 22, reason: "x"),
+                         transactionMetrics: [metrics, bare])
+    }
+
+    static func written(_ value: some JSONWritable) -> Data {
+        var output = JSONOutput()
+        value.writeJSON(to: &output)
+        return Data(output.bytes)
+    }
+
+    @Test func aFullTaskDecodesToAnEqualValue() throws {
+        let task = Self.fullTask()
+        let decoded = try JSONDecoder().decode(ProbeTask.self, from: Self.written(task))
+        #expect(decoded == task)
+    }
+
+    @Test func meansTheSameJSONAsFoundationsEncoder() throws {
+        let task = Self.fullTask()
+        let ours = try JSONSerialization.jsonObject(with: Self.written(task)) as? NSDictionary
+        let foundations = try JSONSerialization.jsonObject(with: JSONEncoder().encode(task)) as? NSDictionary
+        #expect(ours != nil)
+        #expect(ours == foundations)
+    }
+
+    @Test func escapesEveryControlCharacter() throws {
+        var output = JSONOutput()
+        let all = String(decoding: (0..<0x20).map { UInt8($0) } + [0x22, 0x5C, 0x41], as: UTF8.self)
+        output.string(all)
+        let text = String(decoding: output.bytes, as: UTF8.self)
+        #expect(!text.utf8.dropFirst().dropLast().contains { $0 < 0x20 })
+        let back = try JSONDecoder().decode(String.self, from: Data(output.bytes))
+        #expect(back == all)
+    }
+
+    @Test func nonFiniteDoublesBecomeNullAndIntegersStayIntegers() {
+        var output = JSONOutput()
+        output.array([Double.nan, .infinity, 3, -0.5, 1e-6, 123456789.125]) { $0.double($1) }
+        #expect(String(decoding: output.bytes, as: UTF8.self) == "[null,null,3,-0.5,1e-06,123456789.125]")
+    }
+
+    @Test func resetKeepsNothingOfThePreviousLine() {
+        var output = JSONOutput()
+        output.object { $0.member("a", 1) }
+        output.reset()
+        output.object { $0.member("b", "x") }
+        #expect(String(decoding: output.bytes, as: UTF8.self) == #"{"b":"x"}"#)
+    }
+}
+
+@Suite struct TimestampFormattingTests {
+    /// The reference: libc's gmtime_r, what the previous implementation used.
+    static func viaGmtime(_ micros: Int64) -> String {
+        var seconds = time_t(micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000)
+        let fraction = micros - Int64(seconds) * 1_000_000
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+                      parts.tm_hour, parts.tm_min, parts.tm_sec, Int32(fraction))
+    }
+
+    @Test func knownDates() {
+        #expect(Timestamp(microsecondsSince1970: 0).description == "1970-01-01T00:00:00.000000Z")
+        #expect(Timestamp(microsecondsSince1970: -1).description == "1969-12-31T23:59:59.999999Z")
+        #expect(Timestamp(utcYear: 2024, month: 2, day: 29, hour: 23, minute: 59, second: 59, microsecond: 5)?.description
+            == "2024-02-29T23:59:59.000005Z")
+        #expect(Timestamp(utcYear: 2100, month: 3, day: 1, hour: 0, minute: 0, second: 0)?.description
+            == "2100-03-01T00:00:00.000000Z")
+    }
+
+    @Test func agreesWithGmtimeOnRandomInstants() {
+        var generator = SystemRandomNumberGenerator()
+        // 1900 … 2200, microsecond resolution (a few thousand: cheap even in a debug build).
+        for _ in 0..<3_000 {
+            let micros = Int64.random(in: -2_208_988_800_000_000...7_258_118_400_000_000, using: &generator)
+            let ours = Timestamp(microsecondsSince1970: micros).description
+            #expect(ours == Self.viaGmtime(micros), "\(micros)")
+            if ours != Self.viaGmtime(micros) { return }
+            #expect(Timestamp(iso8601: ours)?.microsecondsSince1970 == micros)
+        }
+    }
+}
