@@ -203,7 +203,7 @@ public final class ProbeRunner {
                     task.error = TaskError(code: .httpStatus, message: "the server answered \(status), expected \(accepted)")
                 }
             } else if status >= 400 {
-                task.error = TaskError(code: .httpStatus, message: "the server answered \(status) \(reasonPhrase(status))")
+                task.error = TaskError(code: .httpStatus, message: "the server answered \(status) \(reasonPhrase(status) ?? (status >= 500 ? "(server error)" : "(client error)"))")
             }
         }
         worker.finishedTask = task.finished(redactor: redactor)
@@ -362,26 +362,5 @@ private struct ActiveTask {
         return ProbeTask(url: redactor.redact(url: url), iteration: iteration,
                          taskInterval: TaskInterval(start: taskStartWall, durationMs: taskStartMonotonic == 0 ? 0 : duration),
                          redirectCount: redirectCount, error: error, transactionMetrics: transactions)
-    }
-}
-
-/// The standard reason phrase for messages (the server's own phrase is in the headers).
-func reasonPhrase(_ status: Int) -> String {
-    switch status {
-    case 400: return "Bad Request"
-    case 401: return "Unauthorized"
-    case 403: return "Forbidden"
-    case 404: return "Not Found"
-    case 405: return "Method Not Allowed"
-    case 408: return "Request Timeout"
-    case 409: return "Conflict"
-    case 410: return "Gone"
-    case 416: return "Range Not Satisfiable"
-    case 429: return "Too Many Requests"
-    case 500: return "Internal Server Error"
-    case 502: return "Bad Gateway"
-    case 503: return "Service Unavailable"
-    case 504: return "Gateway Timeout"
-    default: return status >= 500 ? "(server error)" : "(client error)"
     }
 }

@@ -9,7 +9,8 @@ public enum HTMLReportRenderer {
         ("wait", "#22c55e"), ("receive", "#ef4444"),
     ]
 
-    public static func render(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, sample: [ProbeTask]) -> String {
+    public static func render(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult] = [],
+                              sample: [ProbeTask]) -> String {
         var html = """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8">
@@ -27,7 +28,8 @@ public enum HTMLReportRenderer {
         if !run.redacted { html += "<p class=\"warn\">Redaction was OFF (--no-redact): this report may contain secrets.</p>\n" }
         for warning in run.warnings { html += "<p class=\"warn\">\(htmlEscape(warning))</p>\n" }
         html += "</header>\n<main>\n"
-        html += findings(summary: summary, sample: sample)
+        html += findings(summary: summary, sample: sample, thresholds: thresholds, finishedAt: run.finishedAt)
+        html += thresholdTable(thresholds)
         html += phaseTable(summary)
         html += waterfall(sample)
         html += certificates(sample)
@@ -35,8 +37,32 @@ public enum HTMLReportRenderer {
         return html
     }
 
-    private static func findings(summary: ProbeSummary, sample: [ProbeTask]) -> String {
+    private static func thresholdTable(_ thresholds: [ThresholdResult]) -> String {
+        guard !thresholds.isEmpty else { return "" }
+        var html = "<section><h2>Thresholds</h2><table><thead><tr><th>expression</th><th>result</th><th>observed</th></tr></thead><tbody>\n"
+        for result in thresholds {
+            html += "<tr><td class=\"mono\">\(htmlEscape(result.expression))</td>"
+                + "<td class=\"\(result.passed ? "pass" : "fail")\">\(result.passed ? "passed" : "failed")</td>"
+                + "<td>\(htmlEscape(result.message))</td></tr>\n"
+        }
+        return html + "</tbody></table></section>\n"
+    }
+
+    private static func findings(summary: ProbeSummary, sample: [ProbeTask], thresholds: [ThresholdResult],
+                                 finishedAt: Timestamp?) -> String {
         var items: [String] = []
+        let failedThresholds = thresholds.filter { !$0.passed }
+        if !failedThresholds.isEmpty {
+            items.append("<strong>\(failedThresholds.count) of \(thresholds.count) thresholds failed</strong>: "
+                + failedThresholds.map { htmlEscape($0.message) }.joined(separator: "; ") + ".")
+        }
+        if let expiry = summary.earliestCertificateExpiry {
+            let now = finishedAt ?? Timestamp.now()
+            let days = Double(expiry.microsecondsSince1970 - now.microsecondsSince1970) / 86_400e6
+            let text = days < 0 ? "<strong>A peer certificate has expired</strong> (\(htmlEscape(expiry.description)))."
+                : "The earliest peer certificate expires on \(htmlEscape(expiry.description)), in \(Int(days)) days."
+            items.append(days < 30 && days >= 0 ? "<strong>\(text)</strong>" : text)
+        }
         items.append("\(summary.tasks) task\(summary.tasks == 1 ? "" : "s"), \(summary.transactions) transactions, \(summary.reusedTransactions) on reused connections.")
         if summary.failedTasks > 0 {
             let byCode = summary.errorsByCode.sorted { $0.value > $1.value }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
@@ -152,6 +178,7 @@ public enum HTMLReportRenderer {
     .muted{color:var(--muted)}.mono,code{font-family:ui-monospace,monospace;word-break:break-all}
     .warn{color:var(--warn);font-weight:600}.status{display:inline-block;font-weight:700;text-transform:uppercase}
     .status.passed{color:var(--ok)}.status.failed,.status.error{color:var(--bad)}.status.interrupted{color:var(--warn)}
+    td.pass{color:var(--ok);font-weight:600}td.fail{color:var(--bad);font-weight:700}
     .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid var(--line);padding:.2rem .4rem;text-align:right;white-space:nowrap}
     th:first-child,td:first-child{text-align:left}td.url{max-width:28rem;overflow:hidden;text-overflow:ellipsis}
     td.bar{width:40%;min-width:12rem}td.bar div{display:flex;height:.8rem}td.bar i{display:block;height:100%;min-width:1px}

@@ -47,19 +47,21 @@ public final class ProbeRunRecorder {
     /// Flushes the journal if its buffer has waited a flush interval (call this while idle).
     public func flushIfDue() throws(TaskError) { try journal.flushIfDue() }
 
-    /// Ends the run: closes the journal and writes the reports. Returns the final summary.
+    /// Ends the run: evaluates the thresholds on the summary (a failing one turns a passed run
+    /// into a failed one), closes the journal with an end line that keeps the results, and
+    /// writes every report file. Returns what was written.
     @discardableResult
-    public func finish(status: RunStatus) throws(TaskError) -> ProbeSummary {
-        run.status = status
-        run.finishedAt = Timestamp.now()
-        try append(EndLine(status: status, finishedAt: run.finishedAt!))
-        try journal.close()
+    public func finish(status: RunStatus, thresholds: [Threshold] = [], prometheusPath: String? = nil)
+        throws(TaskError) -> RunOutcome {
         let result = summary.result
-        try ReportJSONWriter.write(tool: tool, run: run, summary: result, journalPath: folder.journalPath,
-                                   to: folder.reportJSONPath)
-        let html = HTMLReportRenderer.render(tool: tool, run: run, summary: result, sample: sample)
-        try writeFileAtomically(Array(html.utf8), to: folder.reportHTMLPath)
-        return result
+        let results = thresholds.map { $0.evaluate(result) }
+        run.status = status == .passed && results.contains(where: { !$0.passed }) ? .failed : status
+        run.finishedAt = Timestamp.now()
+        try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results))
+        try journal.close()
+        let outcome = RunOutcome(tool: tool, run: run, summary: result, thresholds: results, sample: sample)
+        try ReportFiles.write(outcome, folder: folder, prometheusPath: prometheusPath)
+        return outcome
     }
 
     private func append(_ value: some Encodable) throws(TaskError) {
@@ -73,14 +75,15 @@ public final class ProbeRunRecorder {
     }
 }
 
-private struct RunLine: Encodable {
-    let type = JournalEntryKind.run
+struct RunLine: Codable {
+    var type = JournalEntryKind.run
     let tool: ToolInfo
     let run: RunInfo
 }
 
-private struct EndLine: Encodable {
-    let type = JournalEntryKind.end
+struct EndLine: Codable {
+    var type = JournalEntryKind.end
     let status: RunStatus
     let finishedAt: Timestamp
+    let thresholds: [ThresholdResult]
 }

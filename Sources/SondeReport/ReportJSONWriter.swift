@@ -1,8 +1,9 @@
 import Foundation
 import SondeCore
 
-/// Writes `report.json` by streaming: the header, every task line copied from the journal, then
-/// the summary. Memory stays flat whatever the number of transactions.
+/// The pieces of `report.json`, which `ReportFiles` streams: the header, every task copied from
+/// the journal, then the summary and the other sections. Memory stays flat whatever the number
+/// of transactions.
 ///
 /// Key order: `schemaVersion` first, then `tool`, `run`, `probes`, `summary`, and the sections
 /// other capabilities fill (`soaks`, `resumeTrials`, `resumeVerdicts`, `captures`, `thresholds`);
@@ -18,43 +19,40 @@ public enum ReportJSONWriter {
         return encoder
     }
 
-    /// Assembles the report from the journal at `journalPath` into `reportPath` (atomically).
-    public static func write(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, journalPath: String,
-                             to reportPath: String) throws(TaskError) {
+    /// The document up to the opening of `probes`.
+    static func header(tool: ToolInfo, run: RunInfo) throws(TaskError) -> [UInt8] {
         let encoder = makeEncoder()
-        var output: [UInt8] = []
         do {
-            output += Array(#"{"schemaVersion":\#(ReportDocument.currentSchemaVersion),"tool":"#.utf8)
+            var output = Array(#"{"schemaVersion":\#(ReportDocument.currentSchemaVersion),"tool":"#.utf8)
             output += try encoder.encode(tool)
             output += Array(#","run":"#.utf8)
             output += try encoder.encode(run)
             output += Array(#","probes":["#.utf8)
+            return output
         } catch {
             throw TaskError(code: .internalError, message: "cannot encode the report header: \(error)")
         }
-        let file = try AtomicFile(path: reportPath)
-        var first = true
-        try JournalReader.forEachLine(path: journalPath) { (line: ArraySlice<UInt8>) throws(TaskError) in
-            guard line.starts(with: probeLinePrefix), line.last == UInt8(ascii: "}") else { return }
-            if !first { output.append(UInt8(ascii: ",")) }
-            first = false
-            output.append(UInt8(ascii: "\n"))
-            output += line[(line.startIndex + probeLinePrefix.count)..<(line.endIndex - 1)]
-            if output.count > 1 << 20 {
-                try file.write(output)
-                output.removeAll(keepingCapacity: true)
-            }
-        }
+    }
+
+    /// The document after the last task: summary and the other sections.
+    static func trailer(summary: ProbeSummary, thresholds: [ThresholdResult]) throws(TaskError) -> [UInt8] {
+        let encoder = makeEncoder()
         do {
-            output += Array("\n],\"summary\":".utf8)
+            var output = Array("\n],\"summary\":".utf8)
             output += try encoder.encode(summary)
-            output += Array(#","soaks":[],"resumeTrials":[],"resumeVerdicts":[],"captures":[],"thresholds":[]}"#.utf8)
-            output.append(UInt8(ascii: "\n"))
+            output += Array(#","soaks":[],"resumeTrials":[],"resumeVerdicts":[],"captures":[],"thresholds":"#.utf8)
+            output += try encoder.encode(thresholds)
+            output += Array("}\n".utf8)
+            return output
         } catch {
             throw TaskError(code: .internalError, message: "cannot encode the report summary: \(error)")
         }
-        try file.write(output)
-        try file.commit()
+    }
+
+    /// The task JSON inside a journal probe line, or nil for any other line.
+    static func taskJSON(inJournalLine line: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        guard line.starts(with: probeLinePrefix), line.last == UInt8(ascii: "}") else { return nil }
+        return line[(line.startIndex + probeLinePrefix.count)..<(line.endIndex - 1)]
     }
 }
 

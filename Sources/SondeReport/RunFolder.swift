@@ -8,6 +8,8 @@ public struct RunFolder: Sendable {
     public var journalPath: String { path + "/journal.jsonl" }
     public var reportJSONPath: String { path + "/report.json" }
     public var reportHTMLPath: String { path + "/report.html" }
+    public var reportHARPath: String { path + "/report.har" }
+    public var junitPath: String { path + "/junit.xml" }
 
     /// Creates `<outputDirectory>/<runID>/`, with a clear error when that is impossible.
     public init(outputDirectory: String, runID: String) throws(TaskError) {

@@ -74,6 +74,13 @@ public struct TerminalRenderer: Sendable {
         return result
     }
 
+    /// One line per threshold: verdict, expression, observed value against the bound.
+    public func render(thresholds: [ThresholdResult]) -> String {
+        thresholds.map { result in
+            (result.passed ? paint("✓ threshold", "32") : paint("✗ threshold", "31;1")) + " " + result.expression + ": " + result.message
+        }.joined(separator: "\n")
+    }
+
     /// Cold vs warm distributions per phase, and the run's totals.
     public func render(summary: ProbeSummary) -> String {
         var lines: [String] = []

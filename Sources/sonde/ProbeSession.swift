@@ -98,8 +98,9 @@ struct ProbeSession {
         } else {
             status = summary.failedTasks > 0 ? .failed : .passed
         }
+        let finished: RunOutcome
         do {
-            try recorder.finish(status: status)
+            finished = try recorder.finish(status: status, thresholds: report.thresholds, prometheusPath: report.prometheusPath)
         } catch {
             printError("sonde: could not write the report: \(error.message)")
             return .failure
@@ -111,11 +112,18 @@ struct ProbeSession {
             }
         } else {
             print(renderer.render(summary: summary))
+            if !finished.thresholds.isEmpty { print(renderer.render(thresholds: finished.thresholds)) }
             print("report: \(recorder.folder.reportHTMLPath)")
             print("        \(recorder.folder.reportJSONPath)")
+            print("        \(recorder.folder.reportHARPath)")
+            print("        \(recorder.folder.junitPath)")
+            if let prometheusPath = report.prometheusPath { print("        \(prometheusPath)") }
             if status == .interrupted { print("interrupted: the report holds the tasks that finished") }
         }
-        switch status {
+        // Precedence: interrupted (130), thresholds failed (99), a task failed or the run erred (1).
+        if status == .interrupted { return .interrupted }
+        if finished.thresholds.contains(where: { !$0.passed }) { return .thresholdsFailed }
+        switch finished.run.status {
         case .passed: return .success
         case .failed, .error: return .failure
         case .interrupted: return .interrupted

@@ -15,5 +15,25 @@ struct ReportOptions: ParsableArguments {
     @Option(name: .customLong("redact"), help: "Also redact headers and query parameters with this name (repeatable).")
     var extraRedactions: [String] = []
 
+    @Option(name: .customLong("threshold"), help: ArgumentHelp(
+        "A pass/fail rule on the run's metrics (repeatable), e.g. 'wait.p95<200ms', 'errors.rate<1%'. A failing one exits 99.",
+        discussion: "Metrics: \(ThresholdMetric.catalogue). Units: us, ms, s, m for durations (bare = ms); % or a fraction for rates.",
+        valueName: "expr"))
+    var thresholdExpressions: [String] = []
+
+    @Option(name: .customLong("prom"), help: ArgumentHelp(
+        "Also write the run's metrics in Prometheus text format to this file (for node_exporter's textfile collector).",
+        valueName: "file"))
+    var prometheusPath: String?
+
     var redactor: Redactor { Redactor(enabled: !noRedact, extraNames: extraRedactions) }
+
+    /// The parsed thresholds (`validate` has already rejected malformed ones).
+    var thresholds: [Threshold] { thresholdExpressions.compactMap { try? Threshold(parsing: $0) } }
+
+    func validate() throws {
+        for expression in thresholdExpressions {
+            do throws(ThresholdSyntaxError) { _ = try Threshold(parsing: expression) } catch { throw ValidationError(error.message) }
+        }
+    }
 }

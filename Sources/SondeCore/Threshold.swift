@@ -1,0 +1,252 @@
+/// One pass/fail rule over a run's metrics, in the spirit of k6: `metric.aggregation OP bound`,
+/// e.g. `wait.p95<200ms`, `errors.rate<1%`, `tls.max<=300ms`, `errors.count==0`.
+///
+/// Parsing checks the whole expression against `ThresholdMetric`'s catalogue, so a typo is a
+/// usage error that points at the bad token, before any network work starts.
+/// Invariant: `bound` is in the metric's canonical unit (milliseconds for durations, a fraction
+/// in 0…1 for rates, a plain number for counts), whatever unit the user wrote.
+public struct Threshold: Sendable, Equatable {
+    public enum Comparison: String, Sendable, CaseIterable {
+        case lessOrEqual = "<=", greaterOrEqual = ">=", equal = "==", notEqual = "!=", less = "<", greater = ">"
+
+        public func holds(_ observed: Double, _ bound: Double) -> Bool {
+            switch self {
+            case .less: return observed < bound
+            case .lessOrEqual: return observed <= bound
+            case .greater: return observed > bound
+            case .greaterOrEqual: return observed >= bound
+            case .equal: return observed == bound
+            case .notEqual: return observed != bound
+            }
+        }
+    }
+
+    /// The text as the user wrote it (kept verbatim for reports).
+    public var expression: String
+    public var metric: ThresholdMetric
+    public var comparison: Comparison
+    public var bound: Double
+
+    public init(parsing text: String) throws(ThresholdSyntaxError) {
+        let expression = text.trimmingWhitespace()
+        let bytes = Array(expression.utf8)
+        guard let (operatorStart, comparison) = Self.findOperator(bytes) else {
+            throw ThresholdSyntaxError(expression: expression, column: 0,
+                                       problem: "no comparison: expected one of < <= > >= == != (e.g. wait.p95<200ms)")
+        }
+        let left = String(decoding: bytes[..<operatorStart], as: UTF8.self).trimmingWhitespace()
+        let rightStart = operatorStart + comparison.rawValue.utf8.count
+        let right = String(decoding: bytes[rightStart...], as: UTF8.self)
+        let metric = try ThresholdMetric(parsing: left, expression: expression)
+        let (value, unit, unitColumn) = try Self.parseBound(right, offset: rightStart, expression: expression)
+        guard let bound = metric.kind.canonical(value, unit: unit) else {
+            throw ThresholdSyntaxError(
+                expression: expression, column: unitColumn,
+                problem: "'\(unit.isEmpty ? value.description : unit)' is not a \(metric.kind.noun) (\(metric.kind.unitsHint))")
+        }
+        self.expression = expression
+        self.metric = metric
+        self.comparison = comparison
+        self.bound = bound
+    }
+
+    private static func findOperator(_ bytes: [UInt8]) -> (Int, Comparison)? {
+        for index in bytes.indices {
+            for candidate in Comparison.allCases {  // two-character operators are listed first
+                let symbol = Array(candidate.rawValue.utf8)
+                if bytes[index...].starts(with: symbol) { return (index, candidate) }
+            }
+        }
+        return nil
+    }
+
+    /// Splits "200ms" into (200, "ms"); `column` of the unit for error messages.
+    private static func parseBound(_ text: String, offset: Int, expression: String) throws(ThresholdSyntaxError)
+        -> (Double, String, Int) {
+        let bytes = Array(text.utf8)
+        var start = 0
+        while start < bytes.count, bytes[start] == 0x20 { start += 1 }
+        var end = start
+        while end < bytes.count, (48...57).contains(bytes[end]) || bytes[end] == UInt8(ascii: ".")
+            || (end == start && bytes[end] == UInt8(ascii: "-")) { end += 1 }
+        let number = String(decoding: bytes[start..<end], as: UTF8.self)
+        guard let value = Double(number), value.isFinite else {
+            throw ThresholdSyntaxError(expression: expression, column: offset + start,
+                                       problem: "expected a number after the comparison, found '\(String(decoding: bytes[start...], as: UTF8.self))'")
+        }
+        let unit = String(decoding: bytes[end...], as: UTF8.self).trimmingWhitespace()
+        return (value, unit, offset + end)
+    }
+}
+
+/// A malformed threshold expression: what is wrong and where (0-based column in `expression`).
+public struct ThresholdSyntaxError: Error, Sendable, Equatable {
+    public var expression: String
+    public var column: Int
+    public var problem: String
+
+    /// Two lines a terminal shows under each other: the expression and a caret under the bad token.
+    public var message: String {
+        "invalid threshold '\(expression)': \(problem)\n    \(expression)\n    \(String(repeating: " ", count: column))^"
+    }
+}
+
+/// What a threshold measures: a path such as `wait.p95` (phase and aggregation, over all
+/// transactions, or only cold/warm ones with a `cold.`/`warm.` prefix), `errors.rate`,
+/// `errors.count`, `reuse.rate`, `tasks.count`.
+public struct ThresholdMetric: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        case duration, rate, count
+
+        var noun: String {
+            switch self {
+            case .duration: return "duration"
+            case .rate: return "rate"
+            case .count: return "count"
+            }
+        }
+
+        var unitsHint: String {
+            switch self {
+            case .duration: return "use us, ms, s or m; a bare number means ms"
+            case .rate: return "use a percentage like 1% or a fraction like 0.01"
+            case .count: return "use a plain number"
+            }
+        }
+
+        /// The bound in canonical units, or nil when `unit` does not fit this kind.
+        func canonical(_ value: Double, unit: String) -> Double? {
+            switch (self, unit) {
+            case (.duration, ""), (.duration, "ms"): return value
+            case (.duration, "us"), (.duration, "µs"): return value / 1000
+            case (.duration, "s"): return value * 1000
+            case (.duration, "m"): return value * 60_000
+            case (.rate, "%"): return value / 100
+            case (.rate, ""): return value
+            case (.count, ""): return value
+            default: return nil
+            }
+        }
+    }
+
+    public enum Population: String, Sendable { case all, cold, warm }
+
+    /// Dotted path as written, normalised (lowercase).
+    public var path: String
+    public var kind: Kind
+    /// For phase metrics: which transactions, which phase, which aggregation.
+    public var population: Population = .all
+    public var phase: String?
+    public var aggregation: String?
+
+    public static let aggregations = ["min", "p50", "p90", "p95", "p99", "max", "mean", "count"]
+    public static let catalogue = "<phase>.<aggregation> with phase one of \(Phases.names.joined(separator: ", ")) "
+        + "and aggregation one of \(aggregations.joined(separator: ", ")) (prefix cold. or warm. for only those), "
+        + "errors.rate, errors.count, reuse.rate, tasks.count"
+
+    public var description: String { path }
+
+    init(parsing text: String, expression: String) throws(ThresholdSyntaxError) {
+        let path = text.lowercased()
+        self.path = path
+        var parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let unknown = ThresholdSyntaxError(expression: expression, column: 0,
+                                           problem: "unknown metric '\(text)'; known: \(Self.catalogue)")
+        switch parts {
+        case ["errors", "rate"], ["reuse", "rate"]: kind = .rate; return
+        case ["errors", "count"], ["tasks", "count"]: kind = .count; return
+        default: break
+        }
+        if let first = parts.first, let population = Population(rawValue: first), population != .all {
+            self.population = population
+            parts.removeFirst()
+        }
+        guard parts.count == 2, Phases.names.contains(parts[0]) else { throw unknown }
+        guard Self.aggregations.contains(parts[1]) else {
+            let column = text.utf8.count - parts[1].utf8.count
+            throw ThresholdSyntaxError(expression: expression, column: column,
+                                       problem: "unknown aggregation '\(parts[1])'; use one of \(Self.aggregations.joined(separator: ", "))")
+        }
+        phase = parts[0]
+        aggregation = parts[1]
+        kind = parts[1] == "count" ? .count : .duration
+    }
+}
+
+/// A threshold's outcome, as the report's `thresholds[]` holds it.
+public struct ThresholdResult: Codable, Sendable, Equatable {
+    public var expression: String
+    /// The observed value in the metric's canonical unit (ms, fraction, count); null when the run
+    /// had no data for it, which fails the threshold: a gate that could not be checked does not pass.
+    public var observed: Double?
+    public var passed: Bool
+    /// A sentence for people: "wait.p95 was 212.4 ms, bound < 200 ms".
+    public var message: String
+
+    public init(expression: String, observed: Double?, passed: Bool, message: String) {
+        self.expression = expression
+        self.observed = observed
+        self.passed = passed
+        self.message = message
+    }
+}
+
+extension Threshold {
+    /// Evaluates against a finished run's summary.
+    public func evaluate(_ summary: ProbeSummary) -> ThresholdResult {
+        let observed: Double?
+        switch metric.path {
+        case "errors.rate": observed = summary.tasks > 0 ? Double(summary.failedTasks) / Double(summary.tasks) : nil
+        case "errors.count": observed = Double(summary.failedTasks)
+        case "reuse.rate":
+            observed = summary.transactions > 0 ? Double(summary.reusedTransactions) / Double(summary.transactions) : nil
+        case "tasks.count": observed = Double(summary.tasks)
+        default:
+            let table: [String: DistributionSummary]
+            switch metric.population {
+            case .all: table = summary.all
+            case .cold: table = summary.cold
+            case .warm: table = summary.warm
+            }
+            observed = table[metric.phase ?? ""].map { $0.value(named: metric.aggregation ?? "") }
+        }
+        guard let observed else {
+            return ThresholdResult(expression: expression, observed: nil, passed: false,
+                                   message: "\(metric.path): no data in this run, so the threshold cannot pass")
+        }
+        let passed = comparison.holds(observed, bound)
+        return ThresholdResult(expression: expression, observed: observed, passed: passed,
+                               message: "\(metric.path) was \(format(observed)), bound \(comparison.rawValue) \(format(bound))")
+    }
+
+    private func format(_ value: Double) -> String {
+        switch metric.kind {
+        case .duration: return "\(rounded(value, 3)) ms"
+        case .rate: return "\(rounded(value * 100, 3))%"
+        case .count: return value == value.rounded() ? String(Int64(value)) : String(value)
+        }
+    }
+
+    private func rounded(_ value: Double, _ digits: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let result = (value * scale).rounded() / scale
+        return result == result.rounded() && abs(result) < 1e15 ? String(Int64(result)) : String(result)
+    }
+}
+
+extension DistributionSummary {
+    /// The aggregation by name (`Threshold` checked it against `ThresholdMetric.aggregations`).
+    public func value(named name: String) -> Double {
+        switch name {
+        case "min": return min
+        case "p50": return p50
+        case "p90": return p90
+        case "p95": return p95
+        case "p99": return p99
+        case "max": return max
+        case "count": return Double(count)
+        default: return mean
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import SondeCore
+
+/// Streams `report.har` (HAR 1.2, http://www.softwareishard.com/blog/har-12-spec/): one entry per
+/// transaction, so a run opens in HAR viewers and browser developer tools.
+///
+/// Timing semantics are HAR's, not sonde's `phases`: `connect` includes `ssl` (and `ssl` is also
+/// given on its own); `dns`, `connect` and `ssl` are -1 when they did not happen (a reused
+/// connection); `blocked` is -1 (libcurl does not report queueing); `send`, `wait` and `receive`
+/// are never negative (0 when a failed transfer never reached them). Invariant: `time` equals
+/// the sum of the non-negative timings except `ssl`, which equals sonde's `phases.total`.
+/// sonde's own fields carry a leading underscore, as the spec asks.
+/// Strings were redacted when the transactions were recorded; nothing is added here.
+public struct HARWriter {
+    private var output = JSONOutput(capacity: 1 << 16)
+    private var firstEntry = true
+
+    public init(tool: ToolInfo, run: RunInfo) {
+        output.appendRaw(Array(#"{"log":{"version":"1.2","creator":"#.utf8))
+        output.object { o in
+            o.member("name", tool.name)
+            o.member("version", tool.version)
+            o.member("comment", "libcurl \(tool.libcurl ?? "unknown")")
+        }
+        output.appendRaw(Array(#","pages":[],"comment":"#.utf8))
+        output.string("sonde \(run.command) run \(run.id)")
+        output.appendRaw(Array(#","entries":["#.utf8))
+    }
+
+    /// Adds the task's transactions; returns bytes ready to be written (and forgets them).
+    public mutating func add(_ task: ProbeTask) -> [UInt8] {
+        for transaction in task.transactionMetrics {
+            if !firstEntry { output.appendRaw(Self.comma) }
+            firstEntry = false
+            Self.writeEntry(transaction, task: task, to: &output)
+        }
+        return take()
+    }
+
+    /// Closes the document; returns the remaining bytes.
+    public mutating func finish() -> [UInt8] {
+        output.appendRaw(Array("]}}\n".utf8))
+        return take()
+    }
+
+    private mutating func take() -> [UInt8] {
+        let bytes = output.bytes
+        output.reset()
+        return bytes
+    }
+
+    private static let comma: [UInt8] = [UInt8(ascii: ","), UInt8(ascii: "\n")]
+
+    static func writeEntry(_ t: TransactionMetrics, task: ProbeTask, to output: inout JSONOutput) {
+        let timings = Timings(t.phases)
+        let version = httpVersion(t.networkProtocolName)
+        output.object { o in
+            o.member("startedDateTime", t.fetchStartDate ?? task.taskInterval.start)
+            o.member("time", timings.time)
+            o.key("request")
+            o.object { r in
+                r.member("method", t.request.method)
+                r.member("url", t.request.url)
+                r.member("httpVersion", version)
+                r.key("cookies"); r.array([Int]()) { _, _ in }
+                r.key("headers"); writeHeaders(t.request.headers, to: &r)
+                r.key("queryString"); writeQuery(t.request.url, to: &r)
+                r.member("headersSize", t.countOfRequestHeaderBytesSent > 0 ? t.countOfRequestHeaderBytesSent : -1)
+                r.member("bodySize", t.countOfRequestBodyBytesSent)
+            }
+            o.key("response")
+            o.object { r in
+                let headers = t.response?.headers ?? []
+                r.member("status", t.response?.statusCode ?? 0)
+                r.member("statusText", t.response.flatMap { reasonPhrase($0.statusCode) } ?? "")
+                r.member("httpVersion", t.response == nil ? "" : version)
+                r.key("cookies"); r.array([Int]()) { _, _ in }
+                r.key("headers"); writeHeaders(headers, to: &r)
+                r.key("content")
+                r.object { c in
+                    c.member("size", t.countOfResponseBodyBytesReceived)
+                    c.member("mimeType", header("content-type", in: headers) ?? "x-unknown")
+                }
+                r.member("redirectURL", header("location", in: headers) ?? "")
+                r.member("headersSize", t.response == nil ? -1 : t.countOfResponseHeaderBytesReceived)
+                r.member("bodySize", t.response == nil ? -1 : t.countOfResponseBodyBytesReceived)
+            }
+            o.key("cache"); o.object { _ in }
+            o.key("timings")
+            o.object { m in
+                m.member("blocked", -1 as Double?)
+                m.member("dns", timings.dns)
+                m.member("connect", timings.connect)
+                m.member("send", timings.send)
+                m.member("wait", timings.wait)
+                m.member("receive", timings.receive)
+                m.member("ssl", timings.ssl)
+            }
+            if let address = t.remoteAddress { o.member("serverIPAddress", address) }
+            if let id = t.connectionID { o.member("connection", String(id)) }
+            o.member("_isReusedConnection", t.isReusedConnection)
+            o.member("_networkProtocolName", t.networkProtocolName)
+            o.member("_iteration", task.iteration)
+            o.member("_tlsProtocolVersion", t.negotiatedTLSProtocolVersion)
+            o.member("_tlsCipherSuite", t.negotiatedTLSCipherSuite)
+            if let error = task.error, t == task.transactionMetrics.last {
+                o.member("_error", error.code.rawValue + ": " + error.message)
+            }
+        }
+    }
+
+    /// HAR timings (ms) from sonde's phases. See the type's invariant.
+    struct Timings {
+        var dns: Double, connect: Double, ssl: Double, send: Double, wait: Double, receive: Double
+
+        init(_ p: Phases) {
+            dns = p.dns ?? -1
+            ssl = p.tls ?? -1
+            connect = p.connect.map { $0 + (p.tls ?? 0) } ?? -1
+            send = p.send ?? 0
+            wait = p.wait ?? 0
+            receive = p.receive ?? 0
+        }
+
+        var time: Double { max(0, dns) + max(0, connect) + send + wait + receive }
+    }
+
+    static func httpVersion(_ name: String?) -> String {
+        switch name {
+        case "http/1.0": return "HTTP/1.0"
+        case "http/1.1": return "HTTP/1.1"
+        case "h2", "h2c": return "HTTP/2"
+        case "h3": return "HTTP/3"
+        default: return ""
+        }
+    }
+
+    private static func writeHeaders(_ headers: [HeaderField], to output: inout JSONOutput) {
+        output.array(headers) { o, header in
+            o.object { h in
+                h.member("name", header.name)
+                h.member("value", header.value)
+            }
+        }
+    }
+
+    /// The URL's query as name/value pairs (as they appear in the already-redacted URL).
+    private static func writeQuery(_ url: String, to output: inout JSONOutput) {
+        var pairs: [(Substring, Substring)] = []
+        if let mark = url.firstIndex(of: "?") {
+            var query = url[url.index(after: mark)...]
+            if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
+            for pair in query.split(separator: "&") {
+                if let equals = pair.firstIndex(of: "=") {
+                    pairs.append((pair[..<equals], pair[pair.index(after: equals)...]))
+                } else {
+                    pairs.append((pair, ""))
+                }
+            }
+        }
+        output.array(pairs) { o, pair in
+            o.object { q in
+                q.member("name", String(pair.0))
+                q.member("value", String(pair.1))
+            }
+        }
+    }
+
+    private static func header(_ name: String, in headers: [HeaderField]) -> String? {
+        headers.last { $0.name.lowercased() == name }?.value
+    }
+}

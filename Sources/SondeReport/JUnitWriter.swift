@@ -1,0 +1,69 @@
+import SondeCore
+
+/// Streams `junit.xml` (the JUnit XML dialect Jenkins, GitLab and GitHub test reporters read):
+/// one `<testsuite>` for the thresholds (a test case per expression) and one for the probe tasks
+/// (a test case per task, failed when the task failed, with the error code as the failure type).
+///
+/// The counts in the opening tags come from the run's summary, so the file is written in one
+/// pass over the journal without holding the tasks. Every string goes through `xmlEscape`.
+public struct JUnitWriter {
+    private var output: [UInt8] = []
+
+    public init(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult]) {
+        let failedThresholds = thresholds.filter { !$0.passed }.count
+        let seconds = run.finishedAt.map { Double($0.microsecondsSince1970 - run.startedAt.microsecondsSince1970) / 1e6 } ?? 0
+        var head = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+        head += #"<testsuites name="\#(xmlEscape("sonde \(run.command) \(run.id)"))" tests="\#(summary.tasks + thresholds.count)" "#
+            + #"failures="\#(summary.failedTasks + failedThresholds)" errors="0" time="\#(Self.seconds(seconds))">"# + "\n"
+        head += #"  <testsuite name="thresholds" tests="\#(thresholds.count)" failures="\#(failedThresholds)" errors="0" "#
+            + #"timestamp="\#(xmlEscape(run.startedAt.description))">"# + "\n"
+        for result in thresholds {
+            head += #"    <testcase classname="sonde.thresholds" name="\#(xmlEscape(result.expression))" time="0">"#
+            if !result.passed {
+                head += #"<failure message="\#(xmlEscape(result.message))" type="threshold">\#(xmlEscape(result.message))</failure>"#
+            } else {
+                head += "<system-out>\(xmlEscape(result.message))</system-out>"
+            }
+            head += "</testcase>\n"
+        }
+        head += "  </testsuite>\n"
+        head += #"  <testsuite name="\#(xmlEscape("sonde \(run.command)"))" tests="\#(summary.tasks)" failures="\#(summary.failedTasks)" "#
+            + #"errors="0" timestamp="\#(xmlEscape(run.startedAt.description))">"# + "\n"
+        output = Array(head.utf8)
+    }
+
+    /// Adds one task's test case; returns bytes ready to be written (and forgets them).
+    public mutating func add(_ task: ProbeTask) -> [UInt8] {
+        let method = task.transactionMetrics.first?.request.method ?? "GET"
+        let name = "\(method) \(task.url) #\(task.iteration + 1)"
+        var line = #"    <testcase classname="sonde.probe" name="\#(xmlEscape(name))" time="\#(Self.seconds(task.taskInterval.durationMs / 1000))">"#
+        if let error = task.error {
+            line += #"<failure message="\#(xmlEscape(error.message))" type="\#(xmlEscape(error.code.rawValue))">"#
+            line += xmlEscape(Self.evidence(task)) + "</failure>"
+        }
+        line += "</testcase>\n"
+        output += Array(line.utf8)
+        let bytes = output
+        output.removeAll(keepingCapacity: true)
+        return bytes
+    }
+
+    public mutating func finish() -> [UInt8] {
+        output += Array("  </testsuite>\n</testsuites>\n".utf8)
+        return output
+    }
+
+    /// The hops of a failed task, one line each: what a CI log reader needs to see.
+    private static func evidence(_ task: ProbeTask) -> String {
+        task.transactionMetrics.map { t in
+            let status = t.response.map { String($0.statusCode) } ?? "no response"
+            let total = t.phases.total.map { "\($0) ms" } ?? "-"
+            return "\(t.request.method) \(t.request.url) → \(status), \(t.networkProtocolName ?? "-"), total \(total)"
+        }.joined(separator: "\n")
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        let millis = (max(0, value) * 1000).rounded()
+        return String(millis / 1000)
+    }
+}

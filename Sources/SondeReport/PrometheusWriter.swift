@@ -1,0 +1,106 @@
+import SondeCore
+
+/// Renders a run as Prometheus text exposition (format 0.0.4) for node_exporter's textfile
+/// collector. Names follow blackbox_exporter where the meaning is the same (`probe_success`,
+/// `probe_duration_seconds`, `probe_http_duration_seconds{phase}`, `probe_http_version`,
+/// `probe_http_status_code`, `probe_ssl_earliest_cert_expiry`); sonde's own carry `sonde_`.
+///
+/// A run holds many transactions where blackbox holds one: `probe_http_duration_seconds` is the
+/// median per phase (processing = send + wait medians), and the per-request gauges
+/// (`probe_http_version`, `probe_http_status_code`) appear only when every transaction agreed.
+/// Label values are escaped as the format requires (backslash, double quote, newline).
+public enum PrometheusWriter {
+    public static func render(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult]) -> String {
+        var out = ""
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: [(String, String)], value: Double)]) {
+            guard !samples.isEmpty else { return }
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for sample in samples {
+                let labels = sample.labels.isEmpty ? "" :
+                    "{" + sample.labels.map { "\($0.0)=\"\(escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
+                out += "\(name)\(labels) \(format(sample.value))\n"
+            }
+        }
+        let success = run.status == .passed && thresholds.allSatisfy(\.passed)
+        metric("probe_success", "gauge", "Whether the run passed: every task succeeded and every threshold held.",
+               [([], success ? 1 : 0)])
+        if let finished = run.finishedAt {
+            metric("probe_duration_seconds", "gauge", "Wall time of the whole run.",
+                   [([], Double(finished.microsecondsSince1970 - run.startedAt.microsecondsSince1970) / 1e6)])
+        }
+        let median = { (phase: String) in summary.all[phase].map { $0.p50 / 1000 } }
+        var phases: [(labels: [(String, String)], value: Double)] = []
+        for (label, value) in [("resolve", median("dns")), ("connect", median("connect")), ("tls", median("tls")),
+                               ("processing", sum(median("send"), median("wait"))), ("transfer", median("receive"))] {
+            if let value { phases.append(([("phase", label)], value)) }
+        }
+        metric("probe_http_duration_seconds", "gauge", "Median duration of each phase over the run's transactions.", phases)
+        if summary.protocols.count == 1, let name = summary.protocols.keys.first, let version = httpVersion(name) {
+            metric("probe_http_version", "gauge", "HTTP version of every transaction.", [([], version)])
+        }
+        if summary.statusCodes.count == 1, let code = summary.statusCodes.keys.first.flatMap({ Double($0) }) {
+            metric("probe_http_status_code", "gauge", "HTTP status code of every transaction.", [([], code)])
+        }
+        if let expiry = summary.earliestCertificateExpiry {
+            metric("probe_ssl_earliest_cert_expiry", "gauge", "Earliest notAfter among the peer certificates seen, Unix seconds.",
+                   [([], Double(expiry.microsecondsSince1970) / 1e6)])
+        }
+        metric("sonde_tasks_total", "gauge", "Tasks run.", [([], Double(summary.tasks))])
+        metric("sonde_tasks_failed_total", "gauge", "Failed tasks by error code.",
+               summary.errorsByCode.sorted { $0.key < $1.key }.map { ([("code", $0.key)], Double($0.value)) })
+        metric("sonde_transactions_total", "gauge", "Transactions (redirect hops count one each).", [([], Double(summary.transactions))])
+        metric("sonde_transactions_reused_total", "gauge", "Transactions on a reused connection.", [([], Double(summary.reusedTransactions))])
+        metric("sonde_http_responses_total", "gauge", "Responses by status code.",
+               summary.statusCodes.sorted { $0.key < $1.key }.map { ([("code", $0.key)], Double($0.value)) })
+        var quantiles: [(labels: [(String, String)], value: Double)] = []
+        for (population, table) in [("all", summary.all), ("cold", summary.cold), ("warm", summary.warm)] {
+            for phase in Phases.names {
+                guard let d = table[phase] else { continue }
+                for (q, value) in [("0.5", d.p50), ("0.9", d.p90), ("0.95", d.p95), ("0.99", d.p99), ("1", d.max)] {
+                    quantiles.append(([("phase", phase), ("connection", population), ("quantile", q)], value / 1000))
+                }
+            }
+        }
+        metric("sonde_http_phase_seconds", "gauge",
+               "Phase duration quantiles over all, cold (new connection) and warm (reused) transactions.", quantiles)
+        metric("sonde_threshold_passed", "gauge", "Whether each --threshold held (1) or not (0).",
+               thresholds.map { ([("expression", $0.expression)], $0.passed ? 1 : 0) })
+        metric("sonde_run_info", "gauge", "The run this file describes.",
+               [([("run_id", run.id), ("command", run.command), ("status", run.status.rawValue), ("version", SondeVersion.current)], 1)])
+        return out
+    }
+
+    static func escapeLabel(_ value: String) -> String {
+        var result = ""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": result += "\\\\"
+            case "\"": result += "\\\""
+            case "\n": result += "\\n"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    private static func sum(_ a: Double?, _ b: Double?) -> Double? {
+        guard a != nil || b != nil else { return nil }
+        return (a ?? 0) + (b ?? 0)
+    }
+
+    private static func httpVersion(_ name: String) -> Double? {
+        switch name {
+        case "http/1.0": return 1.0
+        case "http/1.1": return 1.1
+        case "h2", "h2c": return 2
+        case "h3": return 3
+        default: return nil
+        }
+    }
+
+    private static func format(_ value: Double) -> String {
+        if value.isNaN { return "NaN" }
+        if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
+        return value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}
