@@ -10,10 +10,16 @@ public struct LatencyDistribution: Sendable {
 
     public var count: UInt64 { histogram.totalCount }
 
+    /// Exact extremes (µs): the histogram's own min/max are bucket bounds, up to 0.1% off.
+    private var exactMin = UInt64.max
+    private var exactMax: UInt64 = 0
+
     /// Records one value in milliseconds; negative values are clamped to 0, values beyond an hour to an hour.
     public mutating func record(milliseconds value: Double) {
         let micros = UInt64(max(0, min(value * 1000, 3_600_000_000)).rounded())
         _ = histogram.record(micros)
+        exactMin = Swift.min(exactMin, micros)
+        exactMax = Swift.max(exactMax, micros)
     }
 
     /// Min, median, p90, p95, p99 and max in milliseconds; nil when empty.
@@ -22,9 +28,9 @@ public struct LatencyDistribution: Sendable {
         func ms(_ micros: UInt64) -> Double { Double(micros) / 1000 }
         return DistributionSummary(
             count: Int(histogram.totalCount),
-            min: ms(histogram.min), p50: ms(histogram.valueAtPercentile(50)),
+            min: ms(exactMin), p50: ms(histogram.valueAtPercentile(50)),
             p90: ms(histogram.valueAtPercentile(90)), p95: ms(histogram.valueAtPercentile(95)),
-            p99: ms(histogram.valueAtPercentile(99)), max: ms(histogram.max),
+            p99: ms(histogram.valueAtPercentile(99)), max: ms(exactMax),
             mean: histogram.mean / 1000)
     }
 }

@@ -100,15 +100,104 @@ import Testing
     @Test func secretsNeverReachAnyOutput() throws {
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()
+        let prom = Harness.temporaryDirectory() + "/sonde.prom"
         let result = try Harness.sonde(["probe", "-H", "Authorization: Bearer sekrit-1", "-H", "Cookie: sid=sekrit-2",
-                                        "--output-dir", output, target.http + "/headers?token=sekrit-3"])
+                                        "--output-dir", output, "--prom", prom, target.http + "/headers?token=sekrit-3"])
         #expect(result.status == 0)
         #expect(!result.stdout.contains("sekrit"))
+        #expect(!(try String(contentsOfFile: prom, encoding: .utf8)).contains("sekrit"))
         let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
-        for file in ["report.json", "report.html", "journal.jsonl"] {
+        for file in ["report.json", "report.html", "journal.jsonl", "report.har", "junit.xml"] {
             let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
             #expect(!text.contains("sekrit"), "\(file) leaks a secret")
         }
+    }
+}
+
+/// Thresholds, exit 99 and the CI formats (HAR, JUnit, Prometheus), each read the way its
+/// consumer reads it (`Fixtures/check_outputs.py`: HAR 1.2 schema and timing invariants,
+/// ElementTree for JUnit, the exposition-format grammar for Prometheus).
+@Suite(.serialized) struct CLIReportFormatTests {
+    static let harSchema = Harness.root + "/Tests/SondeCLITests/Fixtures/har-1.2.schema.json"
+
+    static func check(_ folder: String, prom: String? = nil) throws -> (Harness.Result, [String: Any]) {
+        let result = try Harness.run("/usr/bin/env", ["python3", Harness.root + "/Tests/SondeCLITests/Fixtures/check_outputs.py",
+                                                       folder, harSchema] + (prom.map { [$0] } ?? []))
+        let facts = (try? Harness.json(result.stdout)) ?? [:]
+        return (result, facts)
+    }
+
+    @Test func aFailingThresholdExits99AndEveryFormatHoldsIt() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let prom = output + "/sonde.prom"
+        let result = try Harness.sonde(["probe", "--count", "3", "--cacert", target.caFile, "--output-dir", output, "--prom", prom,
+                                        "--threshold", "wait.p95<10s", "--threshold", "errors.rate<=0%",
+                                        "--threshold", "total.max<0.001ms", target.https + "/bytes/512"])
+        #expect(result.status == 99, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("✗ threshold total.max<0.001ms"))
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output).first { $0 != "sonde.prom" } ?? "")
+        let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        let thresholds = try #require(report["thresholds"] as? [[String: Any]])
+        #expect(thresholds.map { $0["passed"] as? Bool } == [true, true, false])
+        #expect((thresholds[2]["observed"] as? Double ?? 0) > 0.001)
+        #expect((report["run"] as? [String: Any])?["status"] as? String == "failed")
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+
+        let (checked, facts) = try Self.check(folder, prom: prom)
+        #expect(checked.status == 0, "\(checked.stderr)")
+        #expect(facts["harEntries"] as? Int == 3 && facts["transactions"] as? Int == 3)
+        #expect(facts["harReused"] as? Int == 2)
+        #expect(facts["junitCases"] as? Int == 6 && facts["junitDeclaredTests"] as? Int == 6)
+        #expect(facts["junitFailures"] as? Int == 1 && facts["junitDeclaredFailures"] as? Int == 1)
+        let metrics = facts["promMetrics"] as? [String] ?? []
+        for name in ["probe_success", "probe_duration_seconds", "probe_http_duration_seconds", "probe_http_version",
+                     "probe_ssl_earliest_cert_expiry", "sonde_http_phase_seconds", "sonde_threshold_passed"] {
+            #expect(metrics.contains(name), "\(name) missing from the Prometheus file")
+        }
+        let lines = facts["promLines"] as? [String: [String]] ?? [:]
+        #expect(lines["probe_success"] == ["probe_success 0"])
+        #expect(lines["probe_http_version"] == ["probe_http_version 2"])
+    }
+
+    @Test func passingThresholdsExitZero() throws {
+        let target = try TargetProcess.get()
+        let result = try Harness.sonde(["probe", "--output-dir", Harness.temporaryDirectory(),
+                                        "--threshold", "total.p50 < 30s", "--threshold", "tasks.count==1", target.http + "/bytes/10"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("✓ threshold tasks.count==1"))
+    }
+
+    @Test(arguments: [
+        ("wait.p96<200ms", "unknown aggregation 'p96'", 5),
+        ("wait.p95<200kb", "'kb' is not a duration", 12),
+        ("errors.rate<5ms", "'ms' is not a rate", 13),
+        ("wait.p95 200ms", "no comparison", 0),
+        ("latency<1", "unknown metric 'latency'", 0),
+    ])
+    func aMalformedThresholdIsAUsageErrorPointingAtTheToken(expression: String, problem: String, column: Int) throws {
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["probe", "--output-dir", output, "--threshold", expression, "http://127.0.0.1:9/"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(problem), "\(result.stderr)")
+        #expect(result.stderr.contains("\n    " + String(repeating: " ", count: column) + "^"), "\(result.stderr)")
+        #expect((try FileManager.default.contentsOfDirectory(atPath: output)).isEmpty, "a usage error must not start a run")
+    }
+
+    @Test func hostileURLsStayWellFormedInEveryFormat() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let payload = "q=%3Cscript%3Ealert(1)%3C/script%3E&x=\"'><img src=x onerror=alert(2)>&y=]]>"
+        let url = target.http + "/status/404?" + payload
+        let result = try Harness.sonde(["probe", "--output-dir", output, url])
+        #expect(result.status == 1)
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let (checked, facts) = try Self.check(folder)
+        #expect(checked.status == 0, "\(checked.stderr)")
+        let names = facts["junitNames"] as? [String] ?? []
+        #expect(names.contains { $0.contains("<img src=x onerror=alert(2)>") }, "JUnit must carry the URL intact: \(names)")
+        let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+        #expect(!html.contains("<img src=x") && !html.contains("<script>alert"))
     }
 }
 

@@ -164,3 +164,28 @@ func onOwnThread(_ body: @escaping @Sendable () throws -> Void) async throws {
         try recorder.finish(status: .passed)
     } }
 }
+
+@Suite struct CIFormatTests {
+    @Test func prometheusLabelValuesAreEscaped() {
+        #expect(PrometheusWriter.escapeLabel("a\"b\\c\nd\r\ne") == "a\\\"b\\\\c\\nd\r\\ne")
+    }
+
+    @Test func xmlEscapingLeavesNothingAParserWouldReject() throws {
+        let hostile = "<a href='x'>&amp;\u{1B}[31m\u{0}\t\n\"]]>"
+        let escaped = xmlEscape(hostile)
+        #expect(!escaped.contains("<") && !escaped.contains(">") && !escaped.contains("'") && !escaped.contains("\""))
+        #expect(!escaped.unicodeScalars.contains { $0.value < 0x20 })
+        #expect(escaped.contains("\\u001b") && escaped.contains("&#9;"))
+    }
+
+    @Test func harTimingsFollowHARSemantics() {
+        let fresh = HARWriter.Timings(Phases(dns: 1, connect: 2, tls: 3, send: 0.5, wait: 4, receive: 5, total: 15.5))
+        #expect(fresh.connect == 5 && fresh.ssl == 3 && fresh.dns == 1)
+        #expect(fresh.time == 15.5)
+        let reused = HARWriter.Timings(Phases(send: 0.5, wait: 4, receive: 5, total: 9.5))
+        #expect(reused.dns == -1 && reused.connect == -1 && reused.ssl == -1)
+        #expect(reused.time == 9.5)
+        let plain = HARWriter.Timings(Phases(dns: 1, connect: 2, send: 0.5, wait: 4, receive: 5, total: 12.5))
+        #expect(plain.connect == 2 && plain.ssl == -1)
+    }
+}

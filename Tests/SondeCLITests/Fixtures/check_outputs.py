@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Checks a sonde run folder's HAR, JUnit and (optionally) Prometheus files the way their
+consumers would read them. Usage: check_outputs.py RUN_FOLDER HAR_SCHEMA [PROM_FILE]
+Prints one JSON object of facts on stdout; exits 1 with the problems on stderr."""
+import json
+import math
+import re
+import sys
+import xml.etree.ElementTree as ElementTree
+
+import jsonschema
+
+
+def main() -> int:
+    folder, har_schema = sys.argv[1], sys.argv[2]
+    prom = sys.argv[3] if len(sys.argv) > 3 else None
+    problems, facts = [], {}
+
+    report = json.load(open(f"{folder}/report.json"))
+    har = json.load(open(f"{folder}/report.har"))
+    for error in jsonschema.Draft202012Validator(json.load(open(har_schema))).iter_errors(har):
+        problems.append(f"HAR schema: {'/'.join(map(str, error.path))}: {error.message}")
+    entries = har["log"]["entries"]
+    transactions = [t for p in report["probes"] for t in p["transactionMetrics"]]
+    facts["harEntries"] = len(entries)
+    facts["transactions"] = len(transactions)
+    for index, (entry, t) in enumerate(zip(entries, transactions)):
+        timings = entry["timings"]
+        total = sum(max(0, timings[k]) for k in ("blocked", "dns", "connect", "send", "wait", "receive"))
+        if not math.isclose(total, entry["time"], abs_tol=0.0011):
+            problems.append(f"entry {index}: time {entry['time']} != sum of timings {total}")
+        phases = t["phases"]
+        if phases["total"] is not None and t["response"] is not None and not math.isclose(entry["time"], phases["total"], abs_tol=0.0021):
+            problems.append(f"entry {index}: HAR time {entry['time']} != phases.total {phases['total']}")
+        if t["isReusedConnection"] and (timings["connect"] != -1 or timings["dns"] != -1 or timings["ssl"] != -1):
+            problems.append(f"entry {index}: reused connection with dns/connect/ssl {timings}")
+        if phases["tls"] is not None and not math.isclose(timings["connect"], phases["connect"] + phases["tls"], abs_tol=0.0011):
+            problems.append(f"entry {index}: HAR connect must include ssl: {timings} vs {phases}")
+        if t["connectionID"] is not None and entry.get("connection") != str(t["connectionID"]):
+            problems.append(f"entry {index}: connection {entry.get('connection')} != {t['connectionID']}")
+    facts["harReused"] = sum(1 for e in entries if e["_isReusedConnection"])
+
+    root = ElementTree.parse(f"{folder}/junit.xml").getroot()
+    cases = root.findall(".//testcase")
+    facts["junitCases"] = len(cases)
+    facts["junitFailures"] = len(root.findall(".//testcase/failure"))
+    facts["junitDeclaredTests"] = int(root.get("tests"))
+    facts["junitDeclaredFailures"] = int(root.get("failures"))
+    facts["junitNames"] = [c.get("name") for c in cases]
+    facts["junitFailureMessages"] = [f.get("message") for f in root.findall(".//testcase/failure")]
+
+    if prom:
+        sample = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*",?)*\})? '
+                            r'([-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?|NaN|[+-]Inf)$')
+        metrics = {}
+        for number, line in enumerate(open(prom).read().splitlines(), 1):
+            if line.startswith("# HELP ") or line.startswith("# TYPE "):
+                continue
+            if not sample.match(line):
+                problems.append(f"prom line {number} is not a valid sample: {line!r}")
+                continue
+            metrics.setdefault(re.split(r"[{ ]", line, maxsplit=1)[0], []).append(line)
+        facts["promMetrics"] = sorted(metrics)
+        facts["promLines"] = {name: lines for name, lines in metrics.items()}
+
+    print(json.dumps(facts))
+    for problem in problems[:30]:
+        print(problem, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+import Testing
+@testable import SondeCore
+
+@Suite struct ThresholdTests {
+    static func summary() -> ProbeSummary {
+        var builder = ProbeSummaryBuilder()
+        for (index, wait) in [10.0, 20, 30, 40, 250].enumerated() {
+            let t = TransactionMetrics(request: RequestRecord(method: "GET", url: "http://h/", headers: []),
+                                       response: ResponseRecord(statusCode: 200, headers: []), isReusedConnection: index > 0,
+                                       phases: Phases(dns: index == 0 ? 1 : nil, send: 0.1, wait: wait, receive: 1, total: wait + 1.1))
+            builder.add(ProbeTask(url: "http://h/", iteration: index, taskInterval: TaskInterval(start: .now(), durationMs: 1),
+                                  redirectCount: 0, error: index == 4 ? TaskError(code: .httpStatus, message: "x") : nil,
+                                  transactionMetrics: [t]))
+        }
+        return builder.result
+    }
+
+    @Test(arguments: [
+        ("wait.max<200ms", false), ("wait.max<=250ms", true), ("wait.max<0.3s", true), ("wait.max<250000us", false),
+        ("wait.p50>=30", true), ("wait.min==10ms", true), ("warm.wait.min==20ms", true), ("cold.wait.max<11ms", true),
+        ("errors.rate<20%", false), ("errors.rate<=0.2", true), ("errors.count==1", true), ("errors.count!=1", false),
+        ("reuse.rate>=80%", true), ("tasks.count>4", true), ("dns.count==1", true), ("WAIT.P50 >= 30 ms", true),
+    ])
+    func evaluates(expression: String, passes: Bool) throws {
+        let threshold = try Threshold(parsing: expression)
+        let result = threshold.evaluate(Self.summary())
+        #expect(result.passed == passes, "\(result.message)")
+        #expect(result.observed != nil)
+        #expect(result.expression == expression)
+    }
+
+    @Test func boundsAreConvertedToCanonicalUnits() throws {
+        #expect(try Threshold(parsing: "wait.p95<2s").bound == 2000)
+        #expect(try Threshold(parsing: "wait.p95<1m").bound == 60_000)
+        #expect(try Threshold(parsing: "wait.p95<500us").bound == 0.5)
+        #expect(try Threshold(parsing: "errors.rate<1%").bound == 0.01)
+    }
+
+    @Test func aMetricWithoutDataFails() throws {
+        let result = try Threshold(parsing: "tls.p95<100ms").evaluate(Self.summary())
+        #expect(!result.passed && result.observed == nil)
+        #expect(result.message.contains("no data"))
+    }
+
+    @Test(arguments: [
+        ("", 0), ("wait.p95", 0), ("wait<1", 0), ("foo.p95<1", 0), ("wait.p95.x<1", 0), ("wait.p42<1", 5),
+        ("wait.p95<", 9), ("wait.p95<abc", 9), ("wait.p95<1parsec", 10), ("errors.rate<1s", 13), ("tasks.count<1%", 13),
+    ])
+    func rejectsMalformedExpressions(text: String, column: Int) {
+        #expect(throws: ThresholdSyntaxError.self) { try Threshold(parsing: text) }
+        do { _ = try Threshold(parsing: text) } catch { #expect(error.column == column, "\(text): \(error.message)") }
+    }
+}
