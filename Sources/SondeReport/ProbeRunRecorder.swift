@@ -13,10 +13,10 @@ public final class ProbeRunRecorder {
     private let encoder = ReportJSONWriter.makeEncoder()
     /// Reused for every task line (its capacity persists), written without `JSONEncoder`.
     private var line = JSONOutput(capacity: 8192)
-    /// Tasks kept for the HTML report: the first `sampleLimit`, plus failures up to the same limit.
-    public private(set) var sample: [ProbeTask] = []
-    private var sampledFailures = 0
-    public static let sampleLimit = 300
+    private var sampler = TaskSampler()
+    /// Tasks kept for the HTML report (see `TaskSampler`).
+    public var sample: [ProbeTask] { sampler.tasks }
+    public static let sampleLimit = TaskSampler.limit
 
     public init(folder: RunFolder, tool: ToolInfo, run: RunInfo) throws(TaskError) {
         self.folder = folder
@@ -31,12 +31,7 @@ public final class ProbeRunRecorder {
 
     public func record(_ task: ProbeTask) throws(TaskError) {
         summary.add(task)
-        if sample.count < Self.sampleLimit {
-            sample.append(task)
-        } else if task.error != nil && sampledFailures < Self.sampleLimit {
-            sample.append(task)
-            sampledFailures += 1
-        }
+        sampler.add(task)
         line.reset()
         line.appendRaw(ReportJSONWriter.probeLinePrefix)
         task.writeJSON(to: &line)

@@ -184,6 +184,41 @@ import Testing
         #expect((try FileManager.default.contentsOfDirectory(atPath: output)).isEmpty, "a usage error must not start a run")
     }
 
+    @Test func aKilledRunIsRebuiltFromItsJournal() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let log = output + "/../sonde-killed-\(UUID().uuidString).log"
+        let pid = try Harness.spawn(Harness.sonde, ["probe", "--count", "100", "--output-dir", output, target.http + "/delay/100"],
+                                    stdout: log, stderr: "/dev/null")
+        usleep(2_500_000)  // > 1 s journal flush interval + recorder poll, < the 10 s the run needs
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        #expect(!FileManager.default.fileExists(atPath: folder + "/report.json"), "a killed run cannot have written its report")
+
+        let rebuilt = try Harness.sonde(["report", "--from-journal", folder])
+        #expect(rebuilt.status == 130, "\(rebuilt.stdout)\(rebuilt.stderr)")
+        #expect(rebuilt.stderr.contains("killed before it finished"))
+        let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        #expect((report["run"] as? [String: Any])?["status"] as? String == "interrupted")
+        let probes = try #require(report["probes"] as? [[String: Any]])
+        #expect(probes.count >= 5 && probes.count < 100, "\(probes.count) tasks")
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+        let (checked, facts) = try Self.check(folder)
+        #expect(checked.status == 0, "\(checked.stderr)")
+        #expect(facts["harEntries"] as? Int == probes.count)
+
+        // New thresholds on the same journal, and a folder that is not a run.
+        let again = try Harness.sonde(["report", folder, "--threshold", "tasks.count>=100"])
+        #expect(again.status == 130, "interrupted takes precedence over thresholds")
+        let rethresholded = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        let results = try #require(rethresholded["thresholds"] as? [[String: Any]])
+        #expect(results.count == 1 && results[0]["passed"] as? Bool == false)
+        let bogus = try Harness.sonde(["report", Harness.temporaryDirectory()])
+        #expect(bogus.status == 64 && bogus.stderr.contains("no journal.jsonl"))
+    }
+
     @Test func hostileURLsStayWellFormedInEveryFormat() throws {
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()
