@@ -58,3 +58,21 @@ rss_kb, seconds, path = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
 count = sum(len(p["transactionMetrics"]) for p in json.load(open(path))["probes"])
 print(f"   peak RSS {rss_kb/1024:.1f} MiB for {count} transactions in {seconds:.1f} s (target < 150 MiB)")
 PY
+
+echo "4) Rendering every format (JSON, HTML, HAR, JUnit, Prometheus) from that 100,000-transaction journal"
+echo "   (sonde report; 3 runs, median time and the largest peak RSS)"
+folder=$(dirname "$report")
+times=(); peak=0
+for _ in 1 2 3; do
+  /usr/bin/time -f "%M %e" -o "$work/render.txt" "$sonde" report "$folder" --prom "$work/sonde.prom" >/dev/null
+  read -r rss seconds < "$work/render.txt"
+  times+=("$seconds"); (( rss > peak )) && peak=$rss
+done
+python3 - "${times[*]}" "$peak" "$folder" <<'PY'
+import os, statistics, sys
+times, peak, folder = [float(t) for t in sys.argv[1].split()], int(sys.argv[2]), sys.argv[3]
+sizes = ", ".join(f"{name} {os.path.getsize(os.path.join(folder, name)) / 1e6:.1f} MB"
+                  for name in ("report.json", "report.har", "junit.xml", "report.html"))
+print(f"   median {statistics.median(times):.2f} s (runs: {', '.join(f'{t:.2f}' for t in times)}), peak RSS {peak/1024:.1f} MiB "
+      f"(targets < 5 s, < 200 MB); {sizes}")
+PY

@@ -30,6 +30,33 @@ public final class AtomicFile {
     }
 
     /// Closes the file and gives it its final name.
+    /// Appends the whole content of the file at `path` (kernel-side with sendfile(2) when it can).
+    public func append(contentsOfFile path: String) throws(TaskError) {
+        let source = open(path, O_RDONLY | O_CLOEXEC)
+        guard source >= 0 else { throw TaskError(code: .localIOError, message: "cannot read \(path): \(systemErrorMessage())") }
+        defer { close(source) }
+        while true {
+            let copied = sendfile(descriptor, source, nil, 1 << 30)
+            if copied > 0 { continue }
+            if copied == 0 { return }
+            if errno == EINTR { continue }
+            if errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP { break }
+            throw TaskError(code: .localIOError, message: "cannot write \(temporary): \(systemErrorMessage())")
+        }
+        // Fallback (older kernels, some file systems): plain reads and writes.
+        var block = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = block.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw TaskError(code: .localIOError, message: "cannot read \(path): \(systemErrorMessage())") }
+            if count == 0 { return }
+            try write(Array(block[0..<count]))
+        }
+    }
+
+    /// Where the content is written until `commit` (for reading it back before then).
+    public var temporaryPath: String { temporary }
+
     public func commit() throws(TaskError) {
         close(descriptor)
         descriptor = -1

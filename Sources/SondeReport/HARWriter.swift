@@ -26,6 +26,9 @@ public struct HARWriter {
         output.appendRaw(Array(#","entries":["#.utf8))
     }
 
+    /// The document's opening, up to the entries.
+    public mutating func start() -> [UInt8] { take() }
+
     /// Adds the task's transactions; returns bytes ready to be written (and forgets them).
     public mutating func add(_ task: ProbeTask) -> [UInt8] {
         for transaction in task.transactionMetrics {
@@ -146,11 +149,11 @@ public struct HARWriter {
     /// The URL's query as name/value pairs (as they appear in the already-redacted URL).
     private static func writeQuery(_ url: String, to output: inout JSONOutput) {
         var pairs: [(Substring, Substring)] = []
-        if let mark = url.firstIndex(of: "?") {
+        if let mark = url.utf8.firstIndex(of: UInt8(ascii: "?")) {
             var query = url[url.index(after: mark)...]
-            if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
+            if let hash = query.utf8.firstIndex(of: UInt8(ascii: "#")) { query = query[..<hash] }
             for pair in query.split(separator: "&") {
-                if let equals = pair.firstIndex(of: "=") {
+                if let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) {
                     pairs.append((pair[..<equals], pair[pair.index(after: equals)...]))
                 } else {
                     pairs.append((pair, ""))
@@ -165,7 +168,11 @@ public struct HARWriter {
         }
     }
 
+    /// The last header called `name` (lowercase ASCII), compared without allocating.
     private static func header(_ name: String, in headers: [HeaderField]) -> String? {
-        headers.last { $0.name.lowercased() == name }?.value
+        headers.last { header in
+            header.name.utf8.count == name.utf8.count
+                && zip(header.name.utf8, name.utf8).allSatisfy { ($0 >= 65 && $0 <= 90 ? $0 + 32 : $0) == $1 }
+        }?.value
     }
 }

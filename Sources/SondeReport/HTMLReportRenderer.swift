@@ -138,7 +138,7 @@ public enum HTMLReportRenderer {
 
             """
         }
-        let note = sample.count >= ProbeRunRecorder.sampleLimit ? "<p class=\"muted\">The first \(ProbeRunRecorder.sampleLimit) tasks (and failures) of the run; report.json has every transaction.</p>" : ""
+        let note = sample.count >= TaskSampler.limit ? "<p class=\"muted\">The first \(TaskSampler.limit) tasks (and failures) of the run; report.json has every transaction.</p>" : ""
         return """
         <section><h2>Waterfall</h2><p class="legend">\(legend)</p>\(note)<div class="scroll"><table class="waterfall">
         <thead><tr><th>request</th><th>status</th><th>protocol</th><th>connection</th><th>total ms</th><th>timeline</th></tr></thead>

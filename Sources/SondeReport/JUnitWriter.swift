@@ -4,12 +4,10 @@ import SondeCore
 /// one `<testsuite>` for the thresholds (a test case per expression) and one for the probe tasks
 /// (a test case per task, failed when the task failed, with the error code as the failure type).
 ///
-/// The counts in the opening tags come from the run's summary, so the file is written in one
-/// pass over the journal without holding the tasks. Every string goes through `xmlEscape`.
-public struct JUnitWriter {
-    private var output: [UInt8] = []
-
-    public init(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult]) {
+/// The opening tags carry counts, so `ReportFiles` writes the test cases first (spilled to a
+/// file) and puts `head` before them at the end. Every string goes through `xmlEscape`.
+public enum JUnitWriter {
+    public static func head(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult]) -> [UInt8] {
         let failedThresholds = thresholds.filter { !$0.passed }.count
         let seconds = run.finishedAt.map { Double($0.microsecondsSince1970 - run.startedAt.microsecondsSince1970) / 1e6 } ?? 0
         var head = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
@@ -29,11 +27,11 @@ public struct JUnitWriter {
         head += "  </testsuite>\n"
         head += #"  <testsuite name="\#(xmlEscape("sonde \(run.command)"))" tests="\#(summary.tasks)" failures="\#(summary.failedTasks)" "#
             + #"errors="0" timestamp="\#(xmlEscape(run.startedAt.description))">"# + "\n"
-        output = Array(head.utf8)
+        return Array(head.utf8)
     }
 
-    /// Adds one task's test case; returns bytes ready to be written (and forgets them).
-    public mutating func add(_ task: ProbeTask) -> [UInt8] {
+    /// One task's test case.
+    public static func testCase(_ task: ProbeTask) -> [UInt8] {
         let method = task.transactionMetrics.first?.request.method ?? "GET"
         let name = "\(method) \(task.url) #\(task.iteration + 1)"
         var line = #"    <testcase classname="sonde.probe" name="\#(xmlEscape(name))" time="\#(Self.seconds(task.taskInterval.durationMs / 1000))">"#
@@ -42,16 +40,10 @@ public struct JUnitWriter {
             line += xmlEscape(Self.evidence(task)) + "</failure>"
         }
         line += "</testcase>\n"
-        output += Array(line.utf8)
-        let bytes = output
-        output.removeAll(keepingCapacity: true)
-        return bytes
+        return Array(line.utf8)
     }
 
-    public mutating func finish() -> [UInt8] {
-        output += Array("  </testsuite>\n</testsuites>\n".utf8)
-        return output
-    }
+    public static let tail = Array("  </testsuite>\n</testsuites>\n".utf8)
 
     /// The hops of a failed task, one line each: what a CI log reader needs to see.
     private static func evidence(_ task: ProbeTask) -> String {

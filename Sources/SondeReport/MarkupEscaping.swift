@@ -27,6 +27,10 @@ public func htmlEscape(_ text: String) -> String {
 /// tab, newline and carriage return are kept (as references inside attributes, where a parser
 /// would otherwise normalise them to spaces).
 public func xmlEscape(_ text: String) -> String {
+    // Most strings need nothing: return them as they are.
+    if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0xEF }) {
+        return text
+    }
     var result = ""
     result.reserveCapacity(text.utf8.count)
     for scalar in text.unicodeScalars {

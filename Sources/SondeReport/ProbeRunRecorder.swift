@@ -13,10 +13,6 @@ public final class ProbeRunRecorder {
     private let encoder = ReportJSONWriter.makeEncoder()
     /// Reused for every task line (its capacity persists), written without `JSONEncoder`.
     private var line = JSONOutput(capacity: 8192)
-    private var sampler = TaskSampler()
-    /// Tasks kept for the HTML report (see `TaskSampler`).
-    public var sample: [ProbeTask] { sampler.tasks }
-    public static let sampleLimit = TaskSampler.limit
 
     public init(folder: RunFolder, tool: ToolInfo, run: RunInfo) throws(TaskError) {
         self.folder = folder
@@ -31,7 +27,6 @@ public final class ProbeRunRecorder {
 
     public func record(_ task: ProbeTask) throws(TaskError) {
         summary.add(task)
-        sampler.add(task)
         line.reset()
         line.appendRaw(ReportJSONWriter.probeLinePrefix)
         task.writeJSON(to: &line)
@@ -44,19 +39,16 @@ public final class ProbeRunRecorder {
 
     /// Ends the run: evaluates the thresholds on the summary (a failing one turns a passed run
     /// into a failed one), closes the journal with an end line that keeps the results, and
-    /// writes every report file. Returns what was written.
+    /// renders every report file from the journal (`ReportFiles`, as `sonde report` does).
     @discardableResult
     public func finish(status: RunStatus, thresholds: [Threshold] = [], prometheusPath: String? = nil)
         throws(TaskError) -> RunOutcome {
-        let result = summary.result
-        let results = thresholds.map { $0.evaluate(result) }
+        let results = thresholds.map { $0.evaluate(summary.result) }
         run.status = status == .passed && results.contains(where: { !$0.passed }) ? .failed : status
         run.finishedAt = Timestamp.now()
         try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results))
         try journal.close()
-        let outcome = RunOutcome(tool: tool, run: run, summary: result, thresholds: results, sample: sample)
-        try ReportFiles.write(outcome, folder: folder, prometheusPath: prometheusPath)
-        return outcome
+        return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath)
     }
 
     private func append(_ value: some Encodable) throws(TaskError) {

@@ -49,6 +49,13 @@ public enum ReportJSONWriter {
         }
     }
 
+    /// Decodes one task with the fast `JSONReader`; a line it rejects gets a second chance with
+    /// `JSONDecoder` (written by another version, say) before it counts as unreadable (nil).
+    static func decodeTask(_ json: ArraySlice<UInt8>, fallback decoder: JSONDecoder) -> ProbeTask? {
+        if let task = try? JSONReader.read(ProbeTask.self, from: json) { return task }
+        return try? decoder.decode(ProbeTask.self, from: Data(json))
+    }
+
     /// The task JSON inside a journal probe line, or nil for any other line.
     static func taskJSON(inJournalLine line: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
         guard line.starts(with: probeLinePrefix), line.last == UInt8(ascii: "}") else { return nil }

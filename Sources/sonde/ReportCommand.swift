@@ -50,8 +50,7 @@ struct ReportCommand: ParsableCommand {
         let thresholds = thresholdExpressions.isEmpty ? nil : thresholdExpressions.compactMap { try? Threshold(parsing: $0) }
         let outcome: RunOutcome
         do {
-            outcome = try JournalReplay.outcome(folder: runFolder, thresholds: thresholds)
-            try ReportFiles.write(outcome, folder: runFolder, prometheusPath: prometheusPath)
+            outcome = try ReportFiles.render(folder: runFolder, thresholds: thresholds, prometheusPath: prometheusPath)
         } catch {
             printError("sonde: \(error.message)")
             throw ExitCode(ExitStatus.usage.rawValue)

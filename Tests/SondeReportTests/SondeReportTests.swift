@@ -73,15 +73,17 @@ import Testing
                                           taskInterval: TaskInterval(start: .now(), durationMs: 3), redirectCount: 0,
                                           error: nil, transactionMetrics: [t]))
         }
-        try recorder.finish(status: .passed)
+        let outcome = try recorder.finish(status: .passed)
         let data = try Data(contentsOf: URL(fileURLWithPath: folder.reportJSONPath))
         #expect(data.starts(with: Data(#"{"schemaVersion":1,"#.utf8)))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") || $0.hasSuffix(".partial") }
+        #expect(leftovers.isEmpty, "spill files left behind: \(leftovers)")
         let document = try JSONDecoder().decode(ReportDocument.self, from: data)
         #expect(document.probes.count == 500)
         #expect(document.probes.last?.url == "http://h/499")
         #expect(document.run.status == .passed)
         #expect(document.summary?.tasks == 500)
-        #expect(recorder.sample.count == ProbeRunRecorder.sampleLimit)
+        #expect(outcome.sample.count == TaskSampler.limit)
         #expect(FileManager.default.fileExists(atPath: folder.reportHTMLPath))
     }
 
