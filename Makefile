@@ -3,11 +3,11 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
 BUILD_DEBS := libcurl4-openssl-dev libssl-dev pkg-config
-TEST_DEBS  := $(BUILD_DEBS) libpcap-dev nginx curl
+TEST_DEBS  := $(BUILD_DEBS) libpcap-dev nginx curl chromium
 BENCH_DEBS := $(TEST_DEBS) nghttp2-client hyperfine time gcc libc6-dev
 SONDE := .build/debug/sonde
 
-.PHONY: run test build bench deps-build deps-test deps-bench clean
+.PHONY: run test build bench example deps-build deps-test deps-bench clean
 
 deps-build:
 	@scripts/ensure-debs.sh $(BUILD_DEBS)
@@ -35,6 +35,16 @@ test: deps-test
 bench: deps-bench deps-test
 	swift build -c release
 	scripts/bench.sh .build/release/sonde
+
+## The committed example run (Reports/examples/demo): `sonde demo` against the embedded target.
+example: build
+	rm -rf .build/example Reports/examples/demo
+	$(SONDE) demo --output-dir .build/example --prom .build/example/sonde.prom \
+		--threshold 'total.p95<1s' --threshold 'errors.rate<=0%' --threshold 'warm.wait.p50<50ms' >/dev/null
+	mkdir -p Reports/examples
+	mv .build/example/*/ Reports/examples/demo
+	mv .build/example/sonde.prom Reports/examples/demo/sonde.prom
+	@echo "Reports/examples/demo: $$(ls Reports/examples/demo | tr '\n' ' ')"
 
 clean:
 	rm -rf .build

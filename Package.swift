@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "SondeHTTPTests", dependencies: ["SondeHTTP", "SondeTarget", "SondeCore"]),
         .testTarget(name: "SondeTargetTests", dependencies: ["SondeTarget"]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
-        .testTarget(name: "SondeCLITests", dependencies: ["SondeCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SondeCLITests", dependencies: ["SondeCore", "SondeTarget"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -3,7 +3,12 @@
 /// A transfer that opened a connection (`CURLINFO_NUM_CONNECTS` > 0) gets a new id, bound to its
 /// 4-tuple; a transfer on a reused connection gets the id bound to its 4-tuple. A 4-tuple is
 /// unique among open connections, so this identifies connections exactly while they live.
-struct ConnectionRegistry {
+///
+/// One registry is shared by every runner of a run, so ids are unique across the run's groups
+/// (HAR's `connection` field relies on it). Threading: used only from the engine's thread.
+public final class ConnectionRegistry {
+    public init() {}
+
     /// A TCP (or QUIC) connection's addresses and ports as libcurl reports them.
     struct FourTuple: Hashable {
         var localAddress: String?
@@ -15,7 +20,7 @@ struct ConnectionRegistry {
     private var idsByTuple: [FourTuple: Int] = [:]
     private var nextID = 1
 
-    mutating func connectionID(tuple: FourTuple, opened: Bool) -> Int {
+    func connectionID(tuple: FourTuple, opened: Bool) -> Int {
         if !opened, let id = idsByTuple[tuple] { return id }
         let id = nextID
         nextID += 1

@@ -16,11 +16,12 @@ public final class ProbeRunner {
     /// Things the user should know about how this run measured, for the report.
     public let warnings: [String]
     private let redactor: Redactor
-    private var registry = ConnectionRegistry()
+    private let registry: ConnectionRegistry
     private var certificatesByConnection: [Int: [PeerCertificate]] = [:]
 
     /// Validates the options against the linked libcurl (e.g. HTTP/3 support).
-    public init(options: ProbeOptions, redactor: Redactor) throws(TaskError) {
+    /// - Parameter registry: shared by all runners of one run, so connection ids do not repeat.
+    public init(options: ProbeOptions, redactor: Redactor, registry: ConnectionRegistry = ConnectionRegistry()) throws(TaskError) {
         if options.httpVersion == .http3 && !CurlLibrary.supportsHTTP3 {
             throw TaskError(
                 code: .unsupportedFeature,
@@ -40,6 +41,7 @@ public final class ProbeRunner {
         self.options = effective
         self.warnings = warnings
         self.redactor = redactor
+        self.registry = registry
     }
 
     /// Runs every URL `options.count` times (round by round: all URLs, then all again), with up

@@ -46,6 +46,16 @@ enum TargetRoutes {
             return Response(status: .ok, headers: [.contentType: "application/json"],
                             body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
+        router.get("/hostile") { _, _ in
+            // Every payload of the corpus in a response header (names X-Hostile-0…), in the
+            // Content-Type, and as the body: what a hostile server can put into every report.
+            var headers: HTTPFields = [.contentType: HostilePayloads.corpus[1]]
+            for (index, payload) in HostilePayloads.corpus.enumerated() where !payload.contains("\n") {
+                if let name = HTTPField.Name("X-Hostile-\(index)") { headers[name] = payload }
+            }
+            return Response(status: .ok, headers: headers,
+                            body: .init(byteBuffer: ByteBuffer(string: HostilePayloads.corpus.joined(separator: "\n"))))
+        }
         router.post("/echo") { request, _ in
             let body = try await request.body.collect(upTo: 16 * 1024 * 1024)
             return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init(byteBuffer: body))
@@ -66,7 +76,7 @@ enum TargetRoutes {
     private static func index() -> Response {
         text("""
         sonde target: /bytes/{n} /delay/{ms} /drip?bytes=&ms= /redirect/{n}[?status=] /status/{code} /headers
-                      POST /echo  /truncate/{n}[?after=]
+                      POST /echo  /truncate/{n}[?after=]  /hostile (XSS and breakout payloads in headers and body)
 
         """)
     }

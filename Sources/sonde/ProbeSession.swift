@@ -23,9 +23,10 @@ struct ProbeSession {
     func run(groups: [ProbeGroup]) async -> ExitStatus {
         let redactor = report.redactor
         var runners: [(ProbeRunner, [String])] = []
+        let connections = ConnectionRegistry()
         for group in groups {
             do {
-                runners.append((try ProbeRunner(options: group.options, redactor: redactor), group.urls))
+                runners.append((try ProbeRunner(options: group.options, redactor: redactor, registry: connections), group.urls))
             } catch {
                 printError("sonde: \(error.message)")
                 return .usage

@@ -1,4 +1,5 @@
 import Foundation
+import SondeTarget
 import Testing
 
 @Suite(.serialized) struct CLITargetTests {
@@ -233,6 +234,62 @@ import Testing
         #expect(names.contains { $0.contains("<img src=x onerror=alert(2)>") }, "JUnit must carry the URL intact: \(names)")
         let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
         #expect(!html.contains("<img src=x") && !html.contains("<script>alert"))
+    }
+}
+
+/// The HTML report as a person opens it: headless Chromium from disk (`Fixtures/check_html.py`),
+/// failing on any console message, any request the page makes, or a script that ran.
+@Suite(.serialized) struct CLIBrowserTests {
+    static func load(_ page: String, width: Int = 1200) throws -> [String: Any] {
+        let screenshot = page.replacingOccurrences(of: ".html", with: "-\(width).png")
+        let result = try Harness.run("/usr/bin/env", ["python3", Harness.root + "/Tests/SondeCLITests/Fixtures/check_html.py",
+                                                       page, screenshot, String(width)], timeout: 180)
+        #expect(result.status == 0, "Chromium (installed by make test) must run: \(result.stderr)")
+        return (try? Harness.json(result.stdout)) ?? [:]
+    }
+
+    static func expectClean(_ facts: [String: Any], _ what: String) {
+        #expect((facts["console"] as? [String])?.isEmpty == true, "\(what): console: \(facts["console"] ?? "?")")
+        #expect((facts["requests"] as? [String])?.isEmpty == true, "\(what): the page made requests: \(facts["requests"] ?? "?")")
+        #expect(facts["xssExecuted"] as? Bool == false, "\(what): a script ran")
+        #expect(facts["screenshot"] as? String != nil, "\(what): no screenshot")
+        #expect((facts["domBytes"] as? Int ?? 0) > 1000, "\(what): the page did not render")
+    }
+
+    @Test func aRealRunsReportLoadsCleanlyAtDesktopAndPhoneWidth() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["probe", "--count", "3", "--cacert", target.caFile, "--output-dir", output,
+                                        "--threshold", "total.p95<10s", target.https + "/bytes/2048", target.http + "/redirect/2",
+                                        target.http + "/status/503"])
+        #expect(result.status == 1)
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        Self.expectClean(try Self.load(folder + "/report.html"), "desktop")
+        Self.expectClean(try Self.load(folder + "/report.html", width: 390), "phone")
+    }
+
+    @Test func theXSSCorpusRunsNowhereAndEveryFormatStaysWellFormed() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        var urls = [target.http + "/hostile"]
+        for payload in HostilePayloads.corpus.prefix(8) {
+            let encoded = payload.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            urls.append(target.http + "/hostile?q=" + encoded + "&next=" + encoded)
+        }
+        let prom = output + "/../sonde-xss-\(UUID().uuidString).prom"
+        let result = try Harness.sonde(["probe", "--output-dir", output, "--prom", prom, "--max-redirects", "0"] + urls)
+        #expect(result.status == 0, "\(result.stderr)")
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+        for payload in HostilePayloads.corpus where payload.contains("<") {
+            #expect(!html.contains(payload), "unescaped in HTML: \(payload)")
+        }
+        #expect(html.contains("X-Hostile-0"), "the hostile headers must be shown (escaped), or this test proves nothing")
+        Self.expectClean(try Self.load(folder + "/report.html"), "xss")
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+        let (checked, facts) = try CLIReportFormatTests.check(folder, prom: prom)
+        #expect(checked.status == 0, "\(checked.stderr)")
+        #expect(facts["harEntries"] as? Int == urls.count)
     }
 }
 
