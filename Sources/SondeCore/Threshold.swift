@@ -26,6 +26,9 @@ public struct Threshold: Sendable, Equatable {
     public var metric: ThresholdMetric
     public var comparison: Comparison
     public var bound: Double
+    /// For `….delta` metrics: whether the bound is a relative change (written with %) rather
+    /// than an absolute one in milliseconds.
+    public var relativeChange = false
 
     public init(parsing text: String) throws(ThresholdSyntaxError) {
         let expression = text.trimmingWhitespace()
@@ -48,6 +51,7 @@ public struct Threshold: Sendable, Equatable {
         self.metric = metric
         self.comparison = comparison
         self.bound = bound
+        relativeChange = metric.kind == .change && unit == "%"
     }
 
     private static func findOperator(_ bytes: [UInt8]) -> (Int, Comparison)? {
@@ -97,12 +101,15 @@ public struct ThresholdSyntaxError: Error, Sendable, Equatable {
 public struct ThresholdMetric: Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         case duration, rate, count
+        /// The difference from a baseline run (`….delta`): relative with %, else absolute ms.
+        case change
 
         var noun: String {
             switch self {
             case .duration: return "duration"
             case .rate: return "rate"
             case .count: return "count"
+            case .change: return "change"
             }
         }
 
@@ -111,6 +118,7 @@ public struct ThresholdMetric: Sendable, Equatable, CustomStringConvertible {
             case .duration: return "use us, ms, s or m; a bare number means ms"
             case .rate: return "use a percentage like 1% or a fraction like 0.01"
             case .count: return "use a plain number"
+            case .change: return "use % for a relative change, or us, ms, s, m for an absolute one"
             }
         }
 
@@ -124,6 +132,8 @@ public struct ThresholdMetric: Sendable, Equatable, CustomStringConvertible {
             case (.rate, "%"): return value / 100
             case (.rate, ""): return value
             case (.count, ""): return value
+            case (.change, "%"): return value / 100
+            case (.change, _): return Kind.duration.canonical(value, unit: unit)
             default: return nil
             }
         }
@@ -138,11 +148,14 @@ public struct ThresholdMetric: Sendable, Equatable, CustomStringConvertible {
     public var population: Population = .all
     public var phase: String?
     public var aggregation: String?
+    /// `….delta`: compared with the same metric of a baseline run (`--baseline`).
+    public var comparedToBaseline = false
 
     public static let aggregations = ["min", "p50", "p90", "p95", "p99", "max", "mean", "count"]
     public static let catalogue = "<phase>.<aggregation> with phase one of \(Phases.names.joined(separator: ", ")) "
         + "and aggregation one of \(aggregations.joined(separator: ", ")) (prefix cold. or warm. for only those), "
-        + "errors.rate, errors.count, reuse.rate, tasks.count"
+        + "errors.rate, errors.count, reuse.rate, tasks.count; append .delta to a phase metric to compare "
+        + "with --baseline (e.g. wait.p95.delta<10%)"
 
     public var description: String { path }
 
@@ -157,6 +170,10 @@ public struct ThresholdMetric: Sendable, Equatable, CustomStringConvertible {
         case ["errors", "count"], ["tasks", "count"]: kind = .count; return
         default: break
         }
+        if parts.count > 2, parts.last == "delta" {
+            comparedToBaseline = true
+            parts.removeLast()
+        }
         if let first = parts.first, let population = Population(rawValue: first), population != .all {
             self.population = population
             parts.removeFirst()
@@ -170,6 +187,12 @@ public struct ThresholdMetric: Sendable, Equatable, CustomStringConvertible {
         phase = parts[0]
         aggregation = parts[1]
         kind = parts[1] == "count" ? .count : .duration
+        if comparedToBaseline {
+            guard kind == .duration else {
+                throw ThresholdSyntaxError(expression: expression, column: 0, problem: "only durations compare with a baseline (.delta)")
+            }
+            kind = .change
+        }
     }
 }
 
@@ -192,8 +215,28 @@ public struct ThresholdResult: Codable, Sendable, Equatable {
 }
 
 extension Threshold {
-    /// Evaluates against a finished run's summary.
-    public func evaluate(_ summary: ProbeSummary) -> ThresholdResult {
+    /// Evaluates against a finished run's summary (and, for `.delta` metrics, a baseline's).
+    public func evaluate(_ summary: ProbeSummary, baseline: ProbeSummary? = nil) -> ThresholdResult {
+        if metric.comparedToBaseline {
+            guard let baseline else {
+                return ThresholdResult(expression: expression, observed: nil, passed: false,
+                                       message: "\(metric.path) compares with a baseline run: give one with --baseline")
+            }
+            guard let current = phaseValue(summary), let before = phaseValue(baseline) else {
+                return ThresholdResult(expression: expression, observed: nil, passed: false,
+                                       message: "\(metric.path): no data in this run or the baseline, so the threshold cannot pass")
+            }
+            let change = relativeChange ? (before > 0 ? (current - before) / before : nil) : current - before
+            guard let change else {
+                return ThresholdResult(expression: expression, observed: nil, passed: false,
+                                       message: "\(metric.path): the baseline's value is 0, so a relative change is undefined")
+            }
+            let passed = comparison.holds(change, bound)
+            let shown = relativeChange ? "\(rounded(change * 100, 1))%" : "\(rounded(change, 3)) ms"
+            let limit = relativeChange ? "\(rounded(bound * 100, 3))%" : "\(rounded(bound, 3)) ms"
+            return ThresholdResult(expression: expression, observed: change, passed: passed,
+                                   message: "\(metric.path) changed by \(shown) (\(rounded(before, 3)) → \(rounded(current, 3)) ms), bound \(comparison.rawValue) \(limit)")
+        }
         let observed: Double?
         switch metric.path {
         case "errors.rate": observed = summary.tasks > 0 ? Double(summary.failedTasks) / Double(summary.tasks) : nil
@@ -202,13 +245,7 @@ extension Threshold {
             observed = summary.transactions > 0 ? Double(summary.reusedTransactions) / Double(summary.transactions) : nil
         case "tasks.count": observed = Double(summary.tasks)
         default:
-            let table: [String: DistributionSummary]
-            switch metric.population {
-            case .all: table = summary.all
-            case .cold: table = summary.cold
-            case .warm: table = summary.warm
-            }
-            observed = table[metric.phase ?? ""].map { $0.value(named: metric.aggregation ?? "") }
+            observed = phaseValue(summary)
         }
         guard let observed else {
             return ThresholdResult(expression: expression, observed: nil, passed: false,
@@ -219,11 +256,22 @@ extension Threshold {
                                message: "\(metric.path) was \(format(observed)), bound \(comparison.rawValue) \(format(bound))")
     }
 
+    private func phaseValue(_ summary: ProbeSummary) -> Double? {
+        let table: [String: DistributionSummary]
+        switch metric.population {
+        case .all: table = summary.all
+        case .cold: table = summary.cold
+        case .warm: table = summary.warm
+        }
+        return table[metric.phase ?? ""].map { $0.value(named: metric.aggregation ?? "") }
+    }
+
     private func format(_ value: Double) -> String {
         switch metric.kind {
         case .duration: return "\(rounded(value, 3)) ms"
         case .rate: return "\(rounded(value * 100, 3))%"
         case .count: return value == value.rounded() ? String(Int64(value)) : String(value)
+        case .change: return relativeChange ? "\(rounded(value * 100, 3))%" : "\(rounded(value, 3)) ms"
         }
     }
 

@@ -10,7 +10,7 @@ public enum HTMLReportRenderer {
     ]
 
     public static func render(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult] = [],
-                              sample: [ProbeTask]) -> String {
+                              baseline: BaselineComparison? = nil, sample: [ProbeTask]) -> String {
         var html = """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8">
@@ -31,6 +31,7 @@ public enum HTMLReportRenderer {
         html += "</header>\n<main>\n"
         html += findings(summary: summary, sample: sample, thresholds: thresholds, finishedAt: run.finishedAt)
         html += thresholdTable(thresholds)
+        html += baselineTable(baseline)
         html += phaseTable(summary)
         html += waterfall(sample)
         html += headerDetails(sample)
@@ -48,6 +49,28 @@ public enum HTMLReportRenderer {
                 + "<td>\(htmlEscape(result.message))</td></tr>\n"
         }
         return html + "</tbody></table></section>\n"
+    }
+
+    private static func baselineTable(_ comparison: BaselineComparison?) -> String {
+        guard let comparison, !comparison.rows.isEmpty else { return "" }
+        var rows = ""
+        for row in comparison.rows {
+            let ratio = row.changeRatio.map { ($0 >= 0 ? "+" : "") + formatMs($0 * 100) + "%" } ?? "–"
+            let worse = (row.changeRatio ?? 0) > 0.10 && row.changeMs > 1
+            let better = (row.changeRatio ?? 0) < -0.10 && row.changeMs < -1
+            let cls = worse ? "fail" : (better ? "pass" : "")
+            rows += "<tr><th>\(htmlEscape(row.phase)).\(htmlEscape(row.aggregation))</th><td>\(formatMs(row.baselineMs))</td>"
+                + "<td>\(formatMs(row.currentMs))</td><td class=\"\(cls)\">\(row.changeMs >= 0 ? "+" : "")\(formatMs(row.changeMs))</td>"
+                + "<td class=\"\(cls)\">\(ratio)</td></tr>\n"
+        }
+        return """
+        <section><h2>Compared with baseline</h2><p class="muted">baseline run \(htmlEscape(comparison.baselineRunID)), started \
+        \(htmlEscape(comparison.baselineStartedAt.description)), \(comparison.baselineTasks) tasks; all transactions with a response. \
+        Highlighted: more than 10% and more than 1 ms apart.</p>
+        <div class="scroll"><table><thead><tr><th>phase</th><th>baseline ms</th><th>this run ms</th><th>change ms</th><th>change</th></tr></thead>
+        <tbody>\(rows)</tbody></table></div></section>
+
+        """
     }
 
     private static func findings(summary: ProbeSummary, sample: [ProbeTask], thresholds: [ThresholdResult],

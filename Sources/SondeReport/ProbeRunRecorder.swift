@@ -41,12 +41,14 @@ public final class ProbeRunRecorder {
     /// into a failed one), closes the journal with an end line that keeps the results, and
     /// renders every report file from the journal (`ReportFiles`, as `sonde report` does).
     @discardableResult
-    public func finish(status: RunStatus, thresholds: [Threshold] = [], prometheusPath: String? = nil)
-        throws(TaskError) -> RunOutcome {
-        let results = thresholds.map { $0.evaluate(summary.result) }
+    public func finish(status: RunStatus, thresholds: [Threshold] = [], baseline: JournalScan.Result? = nil,
+                       prometheusPath: String? = nil) throws(TaskError) -> RunOutcome {
+        let result = summary.result
+        let results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary) }
         run.status = status == .passed && results.contains(where: { !$0.passed }) ? .failed : status
         run.finishedAt = Timestamp.now()
-        try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results))
+        let comparison = baseline.map { BaselineComparison(current: result, baseline: $0.summary, baselineRun: $0.run) }
+        try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison))
         try journal.close()
         return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath)
     }
@@ -68,9 +70,11 @@ struct RunLine: Codable {
     let run: RunInfo
 }
 
-struct EndLine: Codable {
+struct EndLine: Codable, Sendable {
     var type = JournalEntryKind.end
     let status: RunStatus
     let finishedAt: Timestamp
     let thresholds: [ThresholdResult]
+    /// The comparison with `--baseline`, when one was given.
+    var baseline: BaselineComparison?
 }

@@ -7,14 +7,17 @@ public struct RunOutcome: Sendable {
     public var run: RunInfo
     public var summary: ProbeSummary
     public var thresholds: [ThresholdResult]
+    public var baseline: BaselineComparison?
     /// Tasks the HTML draws (bounded; see `TaskSampler`).
     public var sample: [ProbeTask]
 
-    public init(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], sample: [ProbeTask]) {
+    public init(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult],
+                baseline: BaselineComparison? = nil, sample: [ProbeTask]) {
         self.tool = tool
         self.run = run
         self.summary = summary
         self.thresholds = thresholds
+        self.baseline = baseline
         self.sample = sample
     }
 }
@@ -31,101 +34,66 @@ public struct RunOutcome: Sendable {
 /// Each file appears atomically (written beside, then renamed). A killed run is `interrupted`,
 /// with a warning; lines that do not decode (cut mid-write) are skipped and counted in a warning.
 public enum ReportFiles {
-    /// - Parameter thresholds: evaluate these instead of the results the journal's end line holds.
+    /// - Parameters:
+    ///   - thresholds: evaluate these instead of the results the journal's end line holds.
+    ///   - baseline: compare with this run (replacing the comparison the end line holds).
     @discardableResult
-    public static func render(folder: RunFolder, thresholds: [Threshold]? = nil, prometheusPath: String? = nil)
-        throws(TaskError) -> RunOutcome {
-        guard FileManager.default.fileExists(atPath: folder.journalPath) else {
-            throw TaskError(code: .localIOError,
-                            message: "\(folder.path) has no journal.jsonl: give a run folder that sonde wrote (Reports/<run-id>)")
-        }
+    public static func render(folder: RunFolder, thresholds: [Threshold]? = nil, baseline: JournalScan.Result? = nil,
+                              prometheusPath: String? = nil) throws(TaskError) -> RunOutcome {
+        try JournalScan.requireJournal(folder)
         let spillJSON = folder.path + "/.report.json.tasks"
         let spillJUnit = folder.path + "/.junit.xml.cases"
         let jsonTasks = try AtomicFile(path: spillJSON)
         let junitCases = try AtomicFile(path: spillJUnit)
         let har = try AtomicFile(path: folder.reportHARPath)
 
-        let decoder = JSONDecoder()
-        var runLine: RunLine?
-        var endLine: EndLine?
-        var summary = ProbeSummaryBuilder()
-        var sampler = TaskSampler()
         var harWriter: HARWriter?
-        var skipped = 0
-        var lastTaskEnd: Timestamp?
         var jsonBuffer: [UInt8] = [], harBuffer: [UInt8] = [], junitBuffer: [UInt8] = []
         var first = true
         let chunk = 1 << 20
-
-        try JournalReader.forEachLine(path: folder.journalPath) { (line: ArraySlice<UInt8>) throws(TaskError) in
-            if let taskJSON = ReportJSONWriter.taskJSON(inJournalLine: line) {
-                guard let task = ReportJSONWriter.decodeTask(taskJSON, fallback: decoder), var writer = harWriter else {
-                    skipped += 1
-                    return
-                }
-                summary.add(task)
-                sampler.add(task)
-                let end = task.taskInterval.start.adding(microseconds: Int64(task.taskInterval.durationMs * 1000))
-                if lastTaskEnd.map({ end > $0 }) ?? true { lastTaskEnd = end }
-                if !first { jsonBuffer.append(UInt8(ascii: ",")) }
-                first = false
-                jsonBuffer.append(UInt8(ascii: "\n"))
-                jsonBuffer += taskJSON
-                harBuffer += writer.add(task)
-                harWriter = writer
-                junitBuffer += JUnitWriter.testCase(task)
-                if jsonBuffer.count > chunk { try jsonTasks.write(jsonBuffer); jsonBuffer.removeAll(keepingCapacity: true) }
-                if harBuffer.count > chunk { try har.write(harBuffer); harBuffer.removeAll(keepingCapacity: true) }
-                if junitBuffer.count > chunk { try junitCases.write(junitBuffer); junitBuffer.removeAll(keepingCapacity: true) }
-            } else if runLine == nil, let decoded = try? decoder.decode(RunLine.self, from: Data(line)), decoded.type == .run {
-                runLine = decoded
-                var writer = HARWriter(tool: decoded.tool, run: decoded.run)
-                harBuffer += writer.start()
-                harWriter = writer
-            } else if let decoded = try? decoder.decode(EndLine.self, from: Data(line)), decoded.type == .end {
-                endLine = decoded
-            } else {
-                skipped += 1
-            }
-        }
-        guard let runLine, var harWriter else {
-            throw TaskError(code: .localIOError,
-                            message: "\(folder.journalPath) does not start with a sonde run line: it is not a sonde journal, or it is damaged")
-        }
+        let scan = try JournalScan.scan(folder: folder, onRunLine: { (line: RunLine) in
+            var writer = HARWriter(tool: line.tool, run: line.run)
+            harBuffer += writer.start()
+            harWriter = writer
+        }, onTask: { (task: ProbeTask, taskJSON: ArraySlice<UInt8>) throws(TaskError) in
+            guard var writer = harWriter else { return }
+            if !first { jsonBuffer.append(UInt8(ascii: ",")) }
+            first = false
+            jsonBuffer.append(UInt8(ascii: "\n"))
+            jsonBuffer += taskJSON
+            harBuffer += writer.add(task)
+            harWriter = writer
+            junitBuffer += JUnitWriter.testCase(task)
+            if jsonBuffer.count > chunk { try jsonTasks.write(jsonBuffer); jsonBuffer.removeAll(keepingCapacity: true) }
+            if harBuffer.count > chunk { try har.write(harBuffer); harBuffer.removeAll(keepingCapacity: true) }
+            if junitBuffer.count > chunk { try junitCases.write(junitBuffer); junitBuffer.removeAll(keepingCapacity: true) }
+        })
+        guard var harWriter else { throw JournalScan.notAJournal(folder) }
         try jsonTasks.write(jsonBuffer)
         try har.write(harBuffer + harWriter.finish())
         try junitCases.write(junitBuffer)
         // The spill files are read back from their temporary paths and never committed:
         // AtomicFile removes them when it goes away.
 
-        // The run as it ended (or was killed), and its thresholds.
-        var run = runLine.run
-        let result = summary.result
-        var results: [ThresholdResult] = []
-        if let endLine {
-            run.status = endLine.status
-            run.finishedAt = endLine.finishedAt
-            results = endLine.thresholds
-        } else {
-            run.status = .interrupted
-            run.finishedAt = lastTaskEnd
-            run.warnings.append("Rebuilt from a journal without an end line: the run was killed before it finished. "
-                + "It holds the \(result.tasks) tasks flushed to the journal before that.")
-        }
-        if skipped > 0 {
-            run.warnings.append("\(skipped) journal line\(skipped == 1 ? " was" : "s were") unreadable (cut by a kill?) and skipped.")
+        // The run as it ended (or was killed), its thresholds and baseline comparison.
+        var run = scan.run
+        let result = scan.summary
+        var results = scan.endLine?.thresholds ?? []
+        var comparison = scan.endLine?.baseline
+        if let baseline {
+            comparison = BaselineComparison(current: result, baseline: baseline.summary, baselineRun: baseline.run)
         }
         if let thresholds {
-            results = thresholds.map { $0.evaluate(result) }
+            results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary) }
             if run.status == .passed || run.status == .failed {
                 run.status = result.failedTasks == 0 && results.allSatisfy(\.passed) ? .passed : .failed
             }
         }
 
         let json = try AtomicFile(path: folder.reportJSONPath)
-        try json.write(try ReportJSONWriter.header(tool: runLine.tool, run: run))
+        try json.write(try ReportJSONWriter.header(tool: scan.tool, run: run))
         try json.append(contentsOfFile: jsonTasks.temporaryPath)
-        try json.write(try ReportJSONWriter.trailer(summary: result, thresholds: results))
+        try json.write(try ReportJSONWriter.trailer(summary: result, thresholds: results, baseline: comparison))
         let junit = try AtomicFile(path: folder.junitPath)
         try junit.write(JUnitWriter.head(run: run, summary: result, thresholds: results))
         try junit.append(contentsOfFile: junitCases.temporaryPath)
@@ -134,8 +102,10 @@ public enum ReportFiles {
         try har.commit()
         try junit.commit()
 
-        let outcome = RunOutcome(tool: runLine.tool, run: run, summary: result, thresholds: results, sample: sampler.tasks)
-        let html = HTMLReportRenderer.render(tool: outcome.tool, run: run, summary: result, thresholds: results, sample: sampler.tasks)
+        let outcome = RunOutcome(tool: scan.tool, run: run, summary: result, thresholds: results, baseline: comparison,
+                                 sample: scan.sample)
+        let html = HTMLReportRenderer.render(tool: outcome.tool, run: run, summary: result, thresholds: results,
+                                             baseline: comparison, sample: scan.sample)
         try writeFileAtomically(Array(html.utf8), to: folder.reportHTMLPath)
         if let prometheusPath {
             try writeFileAtomically(Array(PrometheusWriter.render(run: run, summary: result, thresholds: results).utf8),

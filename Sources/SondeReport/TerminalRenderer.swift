@@ -74,6 +74,21 @@ public struct TerminalRenderer: Sendable {
         return result
     }
 
+    /// The regression table against a baseline run: p50/p95/p99 per phase, change in ms and %.
+    public func render(baseline comparison: BaselineComparison) -> String {
+        var lines = [paint("compared with \(comparison.baselineRunID) (\(comparison.baselineTasks) tasks)", "1")]
+        lines.append("phase.agg       baseline     this run     change (ms)")
+        for row in comparison.rows {
+            let ratio = row.changeRatio.map { " (" + ($0 >= 0 ? "+" : "") + formatMs($0 * 100) + "%)" } ?? ""
+            let change = (row.changeMs >= 0 ? "+" : "") + formatMs(row.changeMs) + ratio
+            let worse = (row.changeRatio ?? 0) > 0.10 && row.changeMs > 1
+            let name = pad(row.phase + "." + row.aggregation, 14)
+            lines.append(name + pad(formatMs(row.baselineMs), 10, left: true) + pad(formatMs(row.currentMs), 13, left: true) + "     "
+                + (worse ? paint(change, "31") : change))
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// One line per threshold: verdict, expression, observed value against the bound.
     public func render(thresholds: [ThresholdResult]) -> String {
         thresholds.map { result in

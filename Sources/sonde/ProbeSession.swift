@@ -32,6 +32,15 @@ struct ProbeSession {
                 return .usage
             }
         }
+        var baseline: JournalScan.Result?
+        if let path = report.baselinePath {
+            do {
+                baseline = try JournalScan.read(folder: RunFolder(existing: normalizedRunFolder(path)))
+            } catch {
+                printError("sonde: --baseline: \(error.message)")
+                return .usage
+            }
+        }
         let started = Timestamp.now()
         let runInfo = RunInfo(id: RunInfo.makeID(command: command, at: started), command: command,
                               arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
@@ -101,7 +110,8 @@ struct ProbeSession {
         }
         let finished: RunOutcome
         do {
-            finished = try recorder.finish(status: status, thresholds: report.thresholds, prometheusPath: report.prometheusPath)
+            finished = try recorder.finish(status: status, thresholds: report.thresholds, baseline: baseline,
+                                           prometheusPath: report.prometheusPath)
         } catch {
             printError("sonde: could not write the report: \(error.message)")
             return .failure
@@ -113,6 +123,7 @@ struct ProbeSession {
             }
         } else {
             print(renderer.render(summary: summary))
+            if let comparison = finished.baseline { print(renderer.render(baseline: comparison)) }
             if !finished.thresholds.isEmpty { print(renderer.render(thresholds: finished.thresholds)) }
             print("report: \(recorder.folder.reportHTMLPath)")
             print("        \(recorder.folder.reportJSONPath)")
@@ -130,6 +141,14 @@ struct ProbeSession {
         case .interrupted: return .interrupted
         }
     }
+}
+
+/// A run folder path as users type it: trailing slashes dropped, `…/journal.jsonl` accepted.
+func normalizedRunFolder(_ path: String) -> String {
+    var path = path
+    if path.hasSuffix("/journal.jsonl") { path = String(path.dropLast("/journal.jsonl".count)) }
+    while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+    return path
 }
 
 func printError(_ message: String) {

@@ -32,6 +32,10 @@ struct ReportCommand: ParsableCommand {
     @Option(name: .customLong("prom"), help: ArgumentHelp("Also write the Prometheus text file.", valueName: "file"))
     var prometheusPath: String?
 
+    @Option(name: .customLong("baseline"), help: ArgumentHelp(
+        "Compare with an earlier run folder, phase by phase; enables .delta thresholds.", valueName: "run-folder"))
+    var baselinePath: String?
+
     func validate() throws {
         guard (folder == nil) != (fromJournal == nil) else {
             throw ValidationError("give exactly one run folder, as the argument or with --from-journal")
@@ -42,15 +46,15 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        var path = folder ?? fromJournal ?? ""
-        // Accept the journal file itself too.
-        if path.hasSuffix("/journal.jsonl") { path = String(path.dropLast("/journal.jsonl".count)) }
-        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
-        let runFolder = RunFolder(existing: path)
+        let runFolder = RunFolder(existing: normalizedRunFolder(folder ?? fromJournal ?? ""))
         let thresholds = thresholdExpressions.isEmpty ? nil : thresholdExpressions.compactMap { try? Threshold(parsing: $0) }
         let outcome: RunOutcome
         do {
-            outcome = try ReportFiles.render(folder: runFolder, thresholds: thresholds, prometheusPath: prometheusPath)
+            let baseline = try baselinePath.map { (path: String) throws(TaskError) in
+                try JournalScan.read(folder: RunFolder(existing: normalizedRunFolder(path)))
+            }
+            outcome = try ReportFiles.render(folder: runFolder, thresholds: thresholds, baseline: baseline,
+                                             prometheusPath: prometheusPath)
         } catch {
             printError("sonde: \(error.message)")
             throw ExitCode(ExitStatus.usage.rawValue)
@@ -62,6 +66,7 @@ struct ReportCommand: ParsableCommand {
             for warning in outcome.run.warnings { printError("warning: \(warning)") }
             print("run \(outcome.run.id) (\(outcome.run.command), \(outcome.run.status.rawValue))")
             print(renderer.render(summary: outcome.summary))
+            if let comparison = outcome.baseline { print(renderer.render(baseline: comparison)) }
             if !outcome.thresholds.isEmpty { print(renderer.render(thresholds: outcome.thresholds)) }
             for file in [runFolder.reportHTMLPath, runFolder.reportJSONPath, runFolder.reportHARPath, runFolder.junitPath]
                 + (prometheusPath.map { [$0] } ?? []) {

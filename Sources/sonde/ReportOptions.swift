@@ -26,6 +26,11 @@ struct ReportOptions: ParsableArguments {
         valueName: "file"))
     var prometheusPath: String?
 
+    @Option(name: .customLong("baseline"), help: ArgumentHelp(
+        "Compare this run with an earlier run folder, phase by phase; enables .delta thresholds (e.g. 'wait.p95.delta<10%').",
+        valueName: "run-folder"))
+    var baselinePath: String?
+
     var redactor: Redactor { Redactor(enabled: !noRedact, extraNames: extraRedactions) }
 
     /// The parsed thresholds (`validate` has already rejected malformed ones).

@@ -220,6 +220,37 @@ import Testing
         #expect(bogus.status == 64 && bogus.stderr.contains("no journal.jsonl"))
     }
 
+    @Test func aBaselineRunGivesARegressionTableAndDeltaThresholds() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let old = try Harness.sonde(["probe", "--count", "5", "--output-dir", output + "/old", target.http + "/bytes/100"])
+        #expect(old.status == 0)
+        let oldFolder = output + "/old/" + (try FileManager.default.contentsOfDirectory(atPath: output + "/old")[0])
+        // 50 ms of server delay against a baseline without any: a regression no noise can hide.
+        let new = try Harness.sonde(["probe", "--count", "3", "--output-dir", output + "/new", "--baseline", oldFolder + "/",
+                                     "--threshold", "wait.p50.delta<100%", "--threshold", "wait.p50.delta>=40ms",
+                                     target.http + "/delay/50"])
+        #expect(new.status == 99, "\(new.stdout)\(new.stderr)")
+        #expect(new.stdout.contains("compared with"))
+        let newFolder = output + "/new/" + (try FileManager.default.contentsOfDirectory(atPath: output + "/new")[0])
+        let report = try Harness.json(String(contentsOfFile: newFolder + "/report.json", encoding: .utf8))
+        let baseline = try #require(report["baseline"] as? [String: Any])
+        let rows = try #require(baseline["rows"] as? [[String: Any]])
+        let wait = try #require(rows.first { $0["phase"] as? String == "wait" && $0["aggregation"] as? String == "p50" })
+        #expect((wait["changeMs"] as? Double ?? 0) >= 40)
+        let thresholds = try #require(report["thresholds"] as? [[String: Any]])
+        #expect(thresholds.map { $0["passed"] as? Bool } == [false, true])
+        #expect(try Harness.validate([newFolder + "/report.json"]).status == 0)
+        let html = try String(contentsOfFile: newFolder + "/report.html", encoding: .utf8)
+        #expect(html.contains("Compared with baseline"))
+
+        // The same comparison from `sonde report`, and a baseline that is not a run.
+        let rerendered = try Harness.sonde(["report", newFolder, "--baseline", oldFolder, "--threshold", "total.p50.delta>0ms"])
+        #expect(rerendered.status == 0, "\(rerendered.stdout)\(rerendered.stderr)")
+        let bad = try Harness.sonde(["probe", "--output-dir", output + "/bad", "--baseline", output + "/nowhere", target.http + "/"])
+        #expect(bad.status == 64 && bad.stderr.contains("--baseline"))
+    }
+
     @Test func hostileURLsStayWellFormedInEveryFormat() throws {
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()

@@ -36,6 +36,35 @@ import Testing
         #expect(try Threshold(parsing: "errors.rate<1%").bound == 0.01)
     }
 
+    @Test func deltasCompareWithTheBaseline() throws {
+        let current = Self.summary()
+        var builder = ProbeSummaryBuilder()
+        let t = TransactionMetrics(request: RequestRecord(method: "GET", url: "http://h/", headers: []),
+                                   response: ResponseRecord(statusCode: 200, headers: []),
+                                   phases: Phases(send: 0.1, wait: 20, receive: 1, total: 21.1))
+        builder.add(ProbeTask(url: "http://h/", iteration: 0, taskInterval: TaskInterval(start: .now(), durationMs: 1),
+                              redirectCount: 0, error: nil, transactionMetrics: [t]))
+        let baseline = builder.result
+        // wait.max is 250 now and 20 in the baseline: +230 ms, +1150%.
+        let relative = try Threshold(parsing: "wait.max.delta<10%")
+        #expect(relative.relativeChange && relative.bound == 0.1)
+        let failed = relative.evaluate(current, baseline: baseline)
+        #expect(!failed.passed && abs((failed.observed ?? 0) - 11.5) < 0.01, "\(failed.message)")
+        let absolute = try Threshold(parsing: "wait.max.delta<=230ms").evaluate(current, baseline: baseline)
+        #expect(absolute.passed && abs((absolute.observed ?? 0) - 230) < 0.5, "\(absolute.message)")
+        let noBaseline = relative.evaluate(current)
+        #expect(!noBaseline.passed && noBaseline.message.contains("--baseline"))
+        #expect(throws: ThresholdSyntaxError.self) { try Threshold(parsing: "errors.rate.delta<1%") }
+        #expect(throws: ThresholdSyntaxError.self) { try Threshold(parsing: "wait.count.delta<1") }
+        let comparison = BaselineComparison(current: current, baseline: baseline,
+                                            baselineRun: RunInfo(id: "old", command: "probe", arguments: [], startedAt: .now(),
+                                                                 status: .passed, insecure: false, redacted: true))
+        let waitP50 = try #require(comparison.rows.first { $0.phase == "wait" && $0.aggregation == "p50" })
+        // Percentiles come from HdrHistograms: within 0.1%.
+        #expect(abs(waitP50.baselineMs - 20) < 0.03 && abs(waitP50.currentMs - 30) < 0.03)
+        #expect(abs(waitP50.changeMs - 10) < 0.05 && abs((waitP50.changeRatio ?? 0) - 0.5) < 0.005)
+    }
+
     @Test func aMetricWithoutDataFails() throws {
         let result = try Threshold(parsing: "tls.p95<100ms").evaluate(Self.summary())
         #expect(!result.passed && result.observed == nil)

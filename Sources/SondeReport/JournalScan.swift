@@ -1,0 +1,85 @@
+import Foundation
+import SondeCore
+
+/// One pass over a run folder's journal: the run line, every task (decoded once, handed to the
+/// caller with its raw JSON), the end line; the summary and HTML sample built on the way.
+/// `ReportFiles` renders from it; a `--baseline` run is read with it and nothing written.
+///
+/// A journal without an end line is a run killed before it finished: `run.status` is then
+/// `interrupted`, `finishedAt` the end of its last task, and a warning says so. Lines that do
+/// not decode (cut mid-write, or damaged) are skipped and counted in a warning.
+public enum JournalScan {
+    public struct Result: Sendable {
+        public var tool: ToolInfo
+        /// The run as it ended (status, finishedAt, warnings from the journal).
+        public var run: RunInfo
+        public var summary: ProbeSummary
+        public var sample: [ProbeTask]
+        var endLine: EndLine?
+    }
+
+    static func requireJournal(_ folder: RunFolder) throws(TaskError) {
+        guard FileManager.default.fileExists(atPath: folder.journalPath) else {
+            throw TaskError(code: .localIOError,
+                            message: "\(folder.path) has no journal.jsonl: give a run folder that sonde wrote (Reports/<run-id>)")
+        }
+    }
+
+    static func notAJournal(_ folder: RunFolder) -> TaskError {
+        TaskError(code: .localIOError,
+                  message: "\(folder.journalPath) does not start with a sonde run line: it is not a sonde journal, or it is damaged")
+    }
+
+    /// Reads a run folder without writing anything (for `--baseline`).
+    public static func read(folder: RunFolder) throws(TaskError) -> Result {
+        try requireJournal(folder)
+        return try scan(folder: folder, onRunLine: { _ in }, onTask: { (_: ProbeTask, _: ArraySlice<UInt8>) throws(TaskError) in })
+    }
+
+    static func scan(folder: RunFolder, onRunLine: (RunLine) -> Void,
+                     onTask: (ProbeTask, ArraySlice<UInt8>) throws(TaskError) -> Void) throws(TaskError) -> Result {
+        let decoder = JSONDecoder()
+        var runLine: RunLine?
+        var endLine: EndLine?
+        var summary = ProbeSummaryBuilder()
+        var sampler = TaskSampler()
+        var skipped = 0
+        var lastTaskEnd: Timestamp?
+        try JournalReader.forEachLine(path: folder.journalPath) { (line: ArraySlice<UInt8>) throws(TaskError) in
+            if let taskJSON = ReportJSONWriter.taskJSON(inJournalLine: line) {
+                guard runLine != nil, let task = ReportJSONWriter.decodeTask(taskJSON, fallback: decoder) else {
+                    skipped += 1
+                    return
+                }
+                summary.add(task)
+                sampler.add(task)
+                let end = task.taskInterval.start.adding(microseconds: Int64(task.taskInterval.durationMs * 1000))
+                if lastTaskEnd.map({ end > $0 }) ?? true { lastTaskEnd = end }
+                try onTask(task, taskJSON)
+            } else if runLine == nil, let decoded = try? decoder.decode(RunLine.self, from: Data(line)), decoded.type == .run {
+                runLine = decoded
+                onRunLine(decoded)
+            } else if let decoded = try? decoder.decode(EndLine.self, from: Data(line)), decoded.type == .end {
+                endLine = decoded
+            } else {
+                skipped += 1
+            }
+        }
+        guard let runLine else { throw notAJournal(folder) }
+        var run = runLine.run
+        let result = summary.result
+        if let endLine {
+            run.status = endLine.status
+            run.finishedAt = endLine.finishedAt
+        } else {
+            run.status = .interrupted
+            run.finishedAt = lastTaskEnd
+            run.warnings.append("Rebuilt from a journal without an end line: the run was killed before it finished. "
+                + "It holds the \(result.tasks) tasks flushed to the journal before that.")
+        }
+        if skipped > 0 {
+            run.warnings.append("\(skipped) journal line\(skipped == 1 ? " was" : "s were") unreadable (cut by a kill?) and skipped.")
+        }
+        return Result(tool: runLine.tool, run: run, summary: result, sample: sampler.tasks, endLine: endLine)
+    }
+}
