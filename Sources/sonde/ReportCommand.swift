@@ -12,12 +12,17 @@ struct ReportCommand: ParsableCommand {
         discussion: """
         Works on any run folder, including one left by a killed run (no end line in the journal): \
         that run is reported as interrupted, with the tasks it flushed.
+        Several run folders are merged into a new run under --output-dir, with every task of each.
         Examples: sonde report Reports/20261122T001200Z-probe-1a2b
                   sonde report --from-journal Reports/<run-id> --threshold 'wait.p95<200ms'
+                  sonde report Reports/<run-a> Reports/<run-b> --output-dir Reports/merged
         """)
 
-    @Argument(help: "The run folder (holding journal.jsonl).")
-    var folder: String?
+    @Argument(help: "The run folder (holding journal.jsonl); several folders are merged into a new run.")
+    var folders: [String] = []
+
+    @Option(name: .customLong("output-dir"), help: "Where a merged run is written (only when merging).")
+    var outputDirectory = "Reports"
 
     @Option(name: .customLong("from-journal"), help: "The run folder to rebuild (the same as the argument).")
     var fromJournal: String?
@@ -37,8 +42,8 @@ struct ReportCommand: ParsableCommand {
     var baselinePath: String?
 
     func validate() throws {
-        guard (folder == nil) != (fromJournal == nil) else {
-            throw ValidationError("give exactly one run folder, as the argument or with --from-journal")
+        guard folders.isEmpty != (fromJournal == nil) else {
+            throw ValidationError("give the run folder as arguments or with --from-journal, not both and not neither")
         }
         for expression in thresholdExpressions {
             do throws(ThresholdSyntaxError) { _ = try Threshold(parsing: expression) } catch { throw ValidationError(error.message) }
@@ -46,10 +51,15 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let runFolder = RunFolder(existing: normalizedRunFolder(folder ?? fromJournal ?? ""))
+        let paths = (fromJournal.map { [$0] } ?? folders).map(normalizedRunFolder)
+        var runFolder = RunFolder(existing: paths[0])
         let thresholds = thresholdExpressions.isEmpty ? nil : thresholdExpressions.compactMap { try? Threshold(parsing: $0) }
         let outcome: RunOutcome
         do {
+            if paths.count > 1 {
+                runFolder = try JournalMerge.merge(paths.map { RunFolder(existing: $0) }, outputDirectory: outputDirectory,
+                                                   arguments: Array(CommandLine.arguments.dropFirst()))
+            }
             let baseline = try baselinePath.map { (path: String) throws(TaskError) in
                 try JournalScan.read(folder: RunFolder(existing: normalizedRunFolder(path)))
             }

@@ -251,6 +251,25 @@ import Testing
         #expect(bad.status == 64 && bad.stderr.contains("--baseline"))
     }
 
+    @Test func severalRunsMergeIntoOne() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        #expect(try Harness.sonde(["probe", "--count", "2", "--output-dir", output + "/a", target.http + "/bytes/10"]).status == 0)
+        #expect(try Harness.sonde(["probe", "--output-dir", output + "/b", target.http + "/bytes/10", target.http + "/status/500"]).status == 1)
+        let a = output + "/a/" + (try FileManager.default.contentsOfDirectory(atPath: output + "/a")[0])
+        let b = output + "/b/" + (try FileManager.default.contentsOfDirectory(atPath: output + "/b")[0])
+        let merged = try Harness.sonde(["report", a, b, "--output-dir", output + "/merged", "--threshold", "tasks.count==4"])
+        #expect(merged.status == 1, "the worst source status (failed) carries over: \(merged.stdout)\(merged.stderr)")
+        let folder = output + "/merged/" + (try FileManager.default.contentsOfDirectory(atPath: output + "/merged")[0])
+        let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        let run = try #require(report["run"] as? [String: Any])
+        #expect(run["command"] as? String == "merge" && run["status"] as? String == "failed")
+        #expect((run["warnings"] as? [String])?.first?.contains("Merged from 2 runs") == true)
+        #expect((report["probes"] as? [[String: Any]])?.count == 4)
+        #expect((report["thresholds"] as? [[String: Any]])?.first?["passed"] as? Bool == true)
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+    }
+
     @Test func hostileURLsStayWellFormedInEveryFormat() throws {
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()

@@ -1,0 +1,63 @@
+import Foundation
+import SondeCore
+
+/// Merges several runs into a new run folder (`sonde report A B C --output-dir DIR`): a new
+/// journal whose task lines are those of every source run, in order, copied byte for byte, and
+/// which is then rendered like any other run.
+///
+/// The merged run starts when the first source started and finishes when the last finished;
+/// its status is the worst of the sources' (error > interrupted > failed > passed); it is
+/// insecure or unredacted if any source was, and carries every source's warnings.
+public enum JournalMerge {
+    public static func merge(_ sources: [RunFolder], outputDirectory: String, arguments: [String]) throws(TaskError) -> RunFolder {
+        guard sources.count >= 2 else {
+            throw TaskError(code: .internalError, message: "merging needs at least two run folders")
+        }
+        var scans: [JournalScan.Result] = []
+        for source in sources { scans.append(try JournalScan.read(folder: source)) }
+        let started = scans.map(\.run.startedAt).min() ?? Timestamp.now()
+        var run = RunInfo(id: RunInfo.makeID(command: "merge", at: started), command: "merge", arguments: arguments,
+                          startedAt: started, status: worst(scans.map(\.run.status)),
+                          insecure: scans.contains { $0.run.insecure }, redacted: scans.allSatisfy { $0.run.redacted })
+        run.finishedAt = scans.compactMap(\.run.finishedAt).max()
+        run.warnings = ["Merged from \(scans.count) runs: " + scans.map(\.run.id).joined(separator: ", ") + "."]
+            + scans.flatMap { scan in scan.run.warnings.map { "\(scan.run.id): \($0)" } }
+        let folder = try RunFolder(outputDirectory: outputDirectory, runID: run.id)
+        let journal = try Journal(path: folder.journalPath)
+        let encoder = ReportJSONWriter.makeEncoder()
+        do {
+            try journal.append(line: Array(try encoder.encode(RunLine(tool: scans[0].tool, run: run))))
+        } catch let error as TaskError {
+            throw error
+        } catch {
+            throw TaskError(code: .internalError, message: "cannot encode the merged run line: \(error)")
+        }
+        for source in sources {
+            try JournalReader.forEachLine(path: source.journalPath) { (line: ArraySlice<UInt8>) throws(TaskError) in
+                if ReportJSONWriter.taskJSON(inJournalLine: line) != nil { try journal.append(line: Array(line)) }
+            }
+        }
+        do {
+            let end = EndLine(status: run.status, finishedAt: run.finishedAt ?? Timestamp.now(), thresholds: [])
+            try journal.append(line: Array(try encoder.encode(end)))
+        } catch let error as TaskError {
+            throw error
+        } catch {
+            throw TaskError(code: .internalError, message: "cannot encode the merged end line: \(error)")
+        }
+        try journal.close()
+        return folder
+    }
+
+    static func worst(_ statuses: [RunStatus]) -> RunStatus {
+        func rank(_ status: RunStatus) -> Int {
+            switch status {
+            case .passed: return 0
+            case .failed: return 1
+            case .interrupted: return 2
+            case .error: return 3
+            }
+        }
+        return statuses.max { rank($0) < rank($1) } ?? .passed
+    }
+}
