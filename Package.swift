@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         // Typed C wrappers for libcurl's variadic setopt/getinfo, the OpenSSL session reader and signal flags.
@@ -51,6 +52,7 @@ let package = Package(
             dependencies: [
                 "SondeCore", "SondeHTTP", "SondeTarget", "SondeReport", "CurlShim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         .testTarget(name: "SondeCoreTests", dependencies: ["SondeCore"]),

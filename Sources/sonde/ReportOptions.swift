@@ -31,12 +31,26 @@ struct ReportOptions: ParsableArguments {
         valueName: "run-folder"))
     var baselinePath: String?
 
+    @Option(name: .customLong("config"), help: ArgumentHelp(
+        "A YAML file with thresholds, redact, baseline and prom settings (command-line options add to or override it).",
+        valueName: "file"))
+    var configPath: String?
+
     var redactor: Redactor { Redactor(enabled: !noRedact, extraNames: extraRedactions) }
 
     /// The parsed thresholds (`validate` has already rejected malformed ones).
     var thresholds: [Threshold] { thresholdExpressions.compactMap { try? Threshold(parsing: $0) } }
 
-    func validate() throws {
+    /// Loads `--config` into the options (its thresholds first), then checks every threshold.
+    mutating func validate() throws {
+        if let configPath {
+            let config: ConfigFile
+            do throws(ConfigFile.Problem) { config = try ConfigFile.load(path: configPath) } catch { throw ValidationError(error.description) }
+            thresholdExpressions = config.thresholds + thresholdExpressions
+            extraRedactions = config.redact + extraRedactions
+            if baselinePath == nil { baselinePath = config.baseline }
+            if prometheusPath == nil { prometheusPath = config.prom }
+        }
         for expression in thresholdExpressions {
             do throws(ThresholdSyntaxError) { _ = try Threshold(parsing: expression) } catch { throw ValidationError(error.message) }
         }

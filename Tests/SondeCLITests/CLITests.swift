@@ -103,9 +103,10 @@ import Testing
         let output = Harness.temporaryDirectory()
         let prom = Harness.temporaryDirectory() + "/sonde.prom"
         let result = try Harness.sonde(["probe", "-H", "Authorization: Bearer sekrit-1", "-H", "Cookie: sid=sekrit-2",
-                                        "--output-dir", output, "--prom", prom, target.http + "/headers?token=sekrit-3"])
-        #expect(result.status == 0)
-        #expect(!result.stdout.contains("sekrit"))
+                                        "--output-dir", output, "--prom", prom, target.http + "/headers?token=sekrit-3",
+                                        target.refused.replacingOccurrences(of: "http://", with: "http://user:sekrit-4@") + "/?sig=sekrit-5"])
+        #expect(result.status == 1, "the refused URL fails; its error message must not leak either")
+        #expect(!result.stdout.contains("sekrit") && !result.stderr.contains("sekrit"))
         #expect(!(try String(contentsOfFile: prom, encoding: .utf8)).contains("sekrit"))
         let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
         for file in ["report.json", "report.html", "journal.jsonl", "report.har", "junit.xml"] {
@@ -249,6 +250,32 @@ import Testing
         #expect(rerendered.status == 0, "\(rerendered.stdout)\(rerendered.stderr)")
         let bad = try Harness.sonde(["probe", "--output-dir", output + "/bad", "--baseline", output + "/nowhere", target.http + "/"])
         #expect(bad.status == 64 && bad.stderr.contains("--baseline"))
+    }
+
+    @Test func aConfigFileCarriesThresholdsAndRedactionAndItsMistakesAreUsageErrors() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let config = output + "/../sonde-config-\(UUID().uuidString).yaml"
+        try "thresholds:\n  - total.max<0.001ms   # fails\n  - errors.rate<1%\nredact: [x-api-key]\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try Harness.sonde(["probe", "--config", config, "--threshold", "tasks.count==1", "-H", "X-Api-Key: sekrit-9",
+                                        "--output-dir", output, target.http + "/headers"])
+        #expect(result.status == 99, "\(result.stdout)\(result.stderr)")
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let json = try String(contentsOfFile: folder + "/report.json", encoding: .utf8)
+        let thresholds = try #require(try Harness.json(json)["thresholds"] as? [[String: Any]])
+        #expect(thresholds.map { $0["expression"] as? String } == ["total.max<0.001ms", "errors.rate<1%", "tasks.count==1"])
+        #expect(!json.contains("sekrit-9"), "the config's redact list must apply")
+
+        for (text, problem) in [("threshold: [a]\n", "unknown key 'threshold'"), ("thresholds: [wait.p95<2kb]\n", "'kb' is not a duration"),
+                                ("thresholds: [a\n", "not valid YAML"), ("- a\n- b\n", "must be a mapping"),
+                                ("redact: {a: 1}\n", "must be text or a list")] {
+            try text.write(toFile: config, atomically: true, encoding: .utf8)
+            let bad = try Harness.sonde(["probe", "--config", config, "--output-dir", output + "/bad", target.http + "/"])
+            #expect(bad.status == 64 && bad.stderr.contains(problem), "\(text): \(bad.stderr)")
+        }
+        let missing = try Harness.sonde(["probe", "--config", output + "/nope.yaml", target.http + "/"])
+        #expect(missing.status == 64 && missing.stderr.contains("cannot read --config"))
     }
 
     @Test func severalRunsMergeIntoOne() throws {
