@@ -89,3 +89,21 @@ sizes = ", ".join(f"{name} {os.path.getsize(os.path.join(folder, name)) / 1e6:.1
 print(f"   median {statistics.median(times):.2f} s (runs: {', '.join(f'{t:.2f}' for t in times)}), peak RSS {peak/1024:.1f} MiB "
       f"(targets < 5 s, < 200 MB); {sizes}")
 PY
+
+echo "5) Opening that run's report.html in headless Chromium (dump-dom after load; 3 runs, medians),"
+echo "   against an empty page to separate Chromium's own start-up"
+printf '<!doctype html><title>empty</title>' > "$work/empty.html"
+python3 - "$here/Tests/SondeCLITests/Fixtures/check_html.py" "$folder/report.html" "$work/empty.html" "$work" <<'PY'
+import json, os, statistics, subprocess, sys
+checker, report, empty, work = sys.argv[1:5]
+def load(page):
+    out = subprocess.run([sys.executable, checker, page, os.path.join(work, "shot.png")], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+reports = [load(report) for _ in range(3)]
+empties = [load(empty) for _ in range(3)]
+r = statistics.median(f["loadSeconds"] for f in reports)
+e = statistics.median(f["loadSeconds"] for f in empties)
+clean = all(not f["console"] and not f["requests"] for f in reports)
+print(f"   report.html {os.path.getsize(report) / 1e6:.2f} MB: {r:.2f} s to load and dump, empty page {e:.2f} s, "
+      f"difference {r - e:.2f} s (target: opens in < 3 s, < 10 MB); console and requests clean: {clean}")
+PY

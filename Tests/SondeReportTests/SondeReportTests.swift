@@ -123,12 +123,17 @@ func onOwnThread(_ body: @escaping @Sendable () throws -> Void) async throws {
 }
 
 @Suite struct RecorderThreadTests {
-    @Test func recordsEveryTaskInOrderThroughASmallQueue() async throws { try await onOwnThread {
+    /// A recorder writing into a fresh temporary folder (the caller removes `directory`).
+    static func makeRecorder() throws -> (directory: String, folder: RunFolder, recorder: ProbeRunRecorder) {
         let directory = NSTemporaryDirectory() + "sonde-recorder-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let folder = try RunFolder(outputDirectory: directory, runID: "run")
         let run = RunInfo(id: "run", command: "probe", arguments: [], startedAt: .now(), status: .error, insecure: false, redacted: true)
-        let recorder = try ProbeRunRecorder(folder: folder, tool: ToolInfo(libcurl: "x", features: []), run: run)
+        return (directory, folder, try ProbeRunRecorder(folder: folder, tool: ToolInfo(libcurl: "x", features: []), run: run))
+    }
+
+    @Test func recordsEveryTaskInOrderThroughASmallQueue() async throws { try await onOwnThread {
+        let (directory, folder, recorder) = try Self.makeRecorder()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         // A capacity of 3 makes the producer wait for the recorder many times over.
         let thread = RecorderThread(recorder: recorder, capacity: 3)
         for index in 0..<2_000 {
@@ -144,11 +149,8 @@ func onOwnThread(_ body: @escaping @Sendable () throws -> Void) async throws {
     } }
 
     @Test func aSlowTrickleStillReachesTheJournal() async throws { try await onOwnThread {
-        let directory = NSTemporaryDirectory() + "sonde-recorder-\(UUID().uuidString)"
+        let (directory, folder, recorder) = try Self.makeRecorder()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let folder = try RunFolder(outputDirectory: directory, runID: "run")
-        let run = RunInfo(id: "run", command: "probe", arguments: [], startedAt: .now(), status: .error, insecure: false, redacted: true)
-        let recorder = try ProbeRunRecorder(folder: folder, tool: ToolInfo(libcurl: "x", features: []), run: run)
         let thread = RecorderThread(recorder: recorder)
         try thread.submit(ProbeTask(url: "http://h/slow", iteration: 0, taskInterval: TaskInterval(start: .now(), durationMs: 1),
                                     redirectCount: 0, error: nil, transactionMetrics: []))
