@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
 BUILD_DEBS := libcurl4-openssl-dev libssl-dev pkg-config
-TEST_DEBS  := $(BUILD_DEBS) libpcap-dev nginx curl chromium
+TEST_DEBS  := $(BUILD_DEBS) libpcap-dev nginx curl chromium tshark tcpdump
 BENCH_DEBS := $(TEST_DEBS) nghttp2-client hyperfine time gcc libc6-dev
 SONDE := .build/debug/sonde
 
@@ -14,7 +14,7 @@ deps-build:
 
 deps-test:
 	@scripts/ensure-debs.sh $(TEST_DEBS)
-	@scripts/ensure-pip.sh jsonschema:jsonschema
+	@scripts/ensure-pip.sh jsonschema:jsonschema scapy:scapy
 
 deps-bench:
 	@scripts/ensure-debs.sh $(BENCH_DEBS)

@@ -30,6 +30,9 @@ let package = Package(
             dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         .target(name: "SondeHTTP", dependencies: ["CurlShim", "SondeCore"]),
+        // libpcap (Debian libpcap-dev) as a system library module.
+        .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
+        .target(name: "SondeCapture", dependencies: ["CPcap", "SondeCore"]),
         .target(
             name: "SondeTarget",
             dependencies: [
@@ -50,7 +53,7 @@ let package = Package(
         .executableTarget(
             name: "sonde",
             dependencies: [
-                "SondeCore", "SondeHTTP", "SondeTarget", "SondeReport", "CurlShim",
+                "SondeCore", "SondeHTTP", "SondeCapture", "SondeTarget", "SondeReport", "CurlShim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -59,6 +62,7 @@ let package = Package(
         .testTarget(name: "SondeHTTPTests", dependencies: ["SondeHTTP", "SondeTarget", "SondeCore"]),
         .testTarget(name: "SondeTargetTests", dependencies: ["SondeTarget"]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
+        .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),
         .testTarget(name: "SondeCLITests", dependencies: ["SondeCore", "SondeTarget"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v5]

@@ -10,6 +10,7 @@ public struct ReportDocument: Codable, Sendable {
     public var run: RunInfo
     public var probes: [ProbeTask]
     public var summary: ProbeSummary?
+    public var captures: [CaptureReport]?
 
     public init(schemaVersion: Int = ReportDocument.currentSchemaVersion, tool: ToolInfo, run: RunInfo,
                 probes: [ProbeTask], summary: ProbeSummary?) {
@@ -29,4 +30,6 @@ public enum JournalEntryKind: String, Codable, Sendable {
     case probe
     /// Last line when the run ended normally or was interrupted: `{"type":"end","status":…,"finishedAt":…}`.
     case end
+    /// The packet evidence of one capture (`sonde analyze`, `--capture`).
+    case capture
 }

@@ -10,7 +10,8 @@ public enum HTMLReportRenderer {
     ]
 
     public static func render(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult] = [],
-                              baseline: BaselineComparison? = nil, sample: [ProbeTask]) -> String {
+                              baseline: BaselineComparison? = nil, captures: [CaptureReport] = [],
+                              sample: [ProbeTask]) -> String {
         var html = """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8">
@@ -32,7 +33,8 @@ public enum HTMLReportRenderer {
         html += findings(summary: summary, sample: sample, thresholds: thresholds, finishedAt: run.finishedAt)
         html += thresholdTable(thresholds)
         html += baselineTable(baseline)
-        html += phaseTable(summary)
+        if summary.transactions > 0 { html += phaseTable(summary) }
+        html += CaptureSection.render(captures)
         html += waterfall(sample)
         html += headerDetails(sample)
         html += certificates(sample)

@@ -15,6 +15,7 @@ public enum JournalScan {
         public var run: RunInfo
         public var summary: ProbeSummary
         public var sample: [ProbeTask]
+        public var captures: [CaptureReport]
         var endLine: EndLine?
     }
 
@@ -41,6 +42,7 @@ public enum JournalScan {
         let decoder = JSONDecoder()
         var runLine: RunLine?
         var endLine: EndLine?
+        var captures: [CaptureReport] = []
         var summary = ProbeSummaryBuilder()
         var sampler = TaskSampler()
         var skipped = 0
@@ -61,6 +63,8 @@ public enum JournalScan {
                 onRunLine(decoded)
             } else if let decoded = try? decoder.decode(EndLine.self, from: Data(line)), decoded.type == .end {
                 endLine = decoded
+            } else if let decoded = try? decoder.decode(CaptureLine.self, from: Data(line)), decoded.type == .capture {
+                captures.append(decoded.capture)
             } else {
                 skipped += 1
             }
@@ -80,6 +84,6 @@ public enum JournalScan {
         if skipped > 0 {
             run.warnings.append("\(skipped) journal line\(skipped == 1 ? " was" : "s were") unreadable (cut by a kill?) and skipped.")
         }
-        return Result(tool: runLine.tool, run: run, summary: result, sample: sampler.tasks, endLine: endLine)
+        return Result(tool: runLine.tool, run: run, summary: result, sample: sampler.tasks, captures: captures, endLine: endLine)
     }
 }

@@ -34,6 +34,11 @@ public final class ProbeRunRecorder {
         try journal.append(line: line.bytes)
     }
 
+    /// Records the evidence of one capture (a line of its own in the journal).
+    public func record(capture: CaptureReport) throws(TaskError) {
+        try append(CaptureLine(capture: capture))
+    }
+
     /// Flushes the journal if its buffer has waited a flush interval (call this while idle).
     public func flushIfDue() throws(TaskError) { try journal.flushIfDue() }
 
@@ -68,6 +73,11 @@ struct RunLine: Codable {
     var type = JournalEntryKind.run
     let tool: ToolInfo
     let run: RunInfo
+}
+
+struct CaptureLine: Codable, Sendable {
+    var type = JournalEntryKind.capture
+    let capture: CaptureReport
 }
 
 struct EndLine: Codable, Sendable {

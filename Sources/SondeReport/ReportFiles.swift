@@ -8,6 +8,7 @@ public struct RunOutcome: Sendable {
     public var summary: ProbeSummary
     public var thresholds: [ThresholdResult]
     public var baseline: BaselineComparison?
+    public var captures: [CaptureReport] = []
     /// Tasks the HTML draws (bounded; see `TaskSampler`).
     public var sample: [ProbeTask]
 
@@ -93,7 +94,8 @@ public enum ReportFiles {
         let json = try AtomicFile(path: folder.reportJSONPath)
         try json.write(try ReportJSONWriter.header(tool: scan.tool, run: run))
         try json.append(contentsOfFile: jsonTasks.temporaryPath)
-        try json.write(try ReportJSONWriter.trailer(summary: result, thresholds: results, baseline: comparison))
+        try json.write(try ReportJSONWriter.trailer(summary: result, thresholds: results, baseline: comparison,
+                                                          captures: scan.captures))
         let junit = try AtomicFile(path: folder.junitPath)
         try junit.write(JUnitWriter.head(run: run, summary: result, thresholds: results))
         try junit.append(contentsOfFile: junitCases.temporaryPath)
@@ -102,10 +104,11 @@ public enum ReportFiles {
         try har.commit()
         try junit.commit()
 
-        let outcome = RunOutcome(tool: scan.tool, run: run, summary: result, thresholds: results, baseline: comparison,
+        var outcome = RunOutcome(tool: scan.tool, run: run, summary: result, thresholds: results, baseline: comparison,
                                  sample: scan.sample)
+        outcome.captures = scan.captures
         let html = HTMLReportRenderer.render(tool: outcome.tool, run: run, summary: result, thresholds: results,
-                                             baseline: comparison, sample: scan.sample)
+                                             baseline: comparison, captures: scan.captures, sample: scan.sample)
         try writeFileAtomically(Array(html.utf8), to: folder.reportHTMLPath)
         if let prometheusPath {
             try writeFileAtomically(Array(PrometheusWriter.render(run: run, summary: result, thresholds: results).utf8),

@@ -35,13 +35,15 @@ public enum ReportJSONWriter {
     }
 
     /// The document after the last task: summary and the other sections.
-    static func trailer(summary: ProbeSummary, thresholds: [ThresholdResult], baseline: BaselineComparison?)
-        throws(TaskError) -> [UInt8] {
+    static func trailer(summary: ProbeSummary, thresholds: [ThresholdResult], baseline: BaselineComparison?,
+                        captures: [CaptureReport]) throws(TaskError) -> [UInt8] {
         let encoder = makeEncoder()
         do {
             var output = Array("\n],\"summary\":".utf8)
             output += try encoder.encode(summary)
-            output += Array(#","soaks":[],"resumeTrials":[],"resumeVerdicts":[],"captures":[],"thresholds":"#.utf8)
+            output += Array(#","soaks":[],"resumeTrials":[],"resumeVerdicts":[],"captures":"#.utf8)
+            output += try encoder.encode(captures)
+            output += Array(#","thresholds":"#.utf8)
             output += try encoder.encode(thresholds)
             output += Array(#","baseline":"#.utf8)
             if let baseline { output += try encoder.encode(baseline) } else { output += Array("null".utf8) }

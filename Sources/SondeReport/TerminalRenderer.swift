@@ -74,6 +74,27 @@ public struct TerminalRenderer: Sendable {
         return result
     }
 
+
+    /// One capture: a line per TCP connection (the first 200), Wireshark-style counters ↑/↓.
+    public func render(capture: CaptureReport) -> String {
+        var lines = ["\(capture.file): \(capture.linkType), \(capture.packets) packets, \(capture.flows.count) TCP connections"
+            + (capture.complete ? "" : " (PARTIAL: \(capture.problems.joined(separator: "; ")))")]
+        lines.append("connection                                      hs   iRTT ms   seg ↑/↓      retr ↑/↓  dupack ↑/↓  ooo ↑/↓  zwin ↑/↓  rst fin")
+        for flow in capture.flows.prefix(200) {
+            let up = flow.clientToServer, down = flow.serverToClient
+            let columns = [
+                pad(flow.tuple, 46), pad(flow.handshake.complete ? "yes" : "no", 4, left: true),
+                pad(flow.initialRttMs.map { formatMs($0) } ?? "–", 10, left: true),
+                pad("\(up.segments)/\(down.segments)", 12, left: true), pad("\(up.retransmissions)/\(down.retransmissions)", 10, left: true),
+                pad("\(up.duplicateAcks)/\(down.duplicateAcks)", 12, left: true), pad("\(up.outOfOrder)/\(down.outOfOrder)", 9, left: true),
+                pad("\(up.zeroWindows)/\(down.zeroWindows)", 10, left: true), pad("\(flow.resets)", 5, left: true), pad("\(flow.fins)", 4, left: true),
+            ]
+            lines.append(columns.joined())
+        }
+        if capture.flows.count > 200 { lines.append("… \(capture.flows.count - 200) more connections in the report") }
+        return lines.joined(separator: "\n")
+    }
+
     /// The regression table against a baseline run: p50/p95/p99 per phase, change in ms and %.
     public func render(baseline comparison: BaselineComparison) -> String {
         var lines = [paint("compared with \(comparison.baselineRunID) (\(comparison.baselineTasks) tasks)", "1")]

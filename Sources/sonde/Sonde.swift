@@ -11,6 +11,6 @@ struct Sonde: AsyncParsableCommand {
         130 interrupted (the report is still written).
         """,
         version: SondeVersion.current,
-        subcommands: [ProbeCommand.self, ReportCommand.self, DemoCommand.self, TargetCommand.self]
+        subcommands: [ProbeCommand.self, AnalyzeCommand.self, ReportCommand.self, DemoCommand.self, TargetCommand.self]
     )
 }

@@ -370,6 +370,74 @@ import Testing
     }
 }
 
+/// `sonde analyze` against tshark's TCP analysis of the same files: synthetic captures written
+/// with scapy (retransmissions, fast retransmissions, duplicate ACKs, out-of-order, zero windows,
+/// resets, keep-alives, IPv6, port reuse; Ethernet, VLAN, Linux SLL, raw IP) and real loopback
+/// captures made by tcpdump (pcap) and tshark (pcapng) while sonde probes the target.
+@Suite(.serialized) struct CLICaptureTests {
+    static func oracle(_ files: [String] = []) throws -> (Harness.Result, [[String: Any]]) {
+        let work = Harness.temporaryDirectory()
+        let result = try Harness.run("/usr/bin/env", ["python3", Harness.root + "/Tests/SondeCLITests/Fixtures/capture_oracle.py",
+                                                       Harness.sonde, work] + files, timeout: 300)
+        let parsed = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [[String: Any]] ?? []
+        return (result, parsed)
+    }
+
+    @Test func syntheticCapturesAgreeWithTshark() throws {
+        let (result, cases) = try Self.oracle()
+        #expect(result.status == 0, "\(result.stdout.suffix(3000))\(result.stderr.suffix(2000))")
+        #expect(cases.count == 6)
+        // The scenarios must contain the events they are about, or agreement proves little.
+        func total(_ key: String) -> Int {
+            cases.flatMap { ($0["tshark"] as? [[String: Any]]) ?? [] }.reduce(0) { $0 + ($1[key] as? Int ?? 0) }
+        }
+        for key in ["retransmissions", "fastRetransmissions", "duplicateAcks", "outOfOrder", "zeroWindows", "keepAlives", "resets", "fins"] {
+            #expect(total(key) > 0, "no \(key) in the synthetic captures")
+        }
+    }
+
+    @Test func analyzeWritesAValidReportAndExitCodesSayWhatHappened() throws {
+        let corpus = Harness.root + "/Tests/SondeCaptureTests/Corpus/"
+        let output = Harness.temporaryDirectory()
+        let good = try Harness.sonde(["analyze", "--output-dir", output + "/good", corpus + "valid-one-syn.pcap"])
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(good.stdout.contains("10.0.0.1:40000 > 10.0.0.2:80"))
+        let folder = output + "/good/" + (try FileManager.default.contentsOfDirectory(atPath: output + "/good")[0])
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+        #expect(try String(contentsOfFile: folder + "/report.html", encoding: .utf8).contains("Packet evidence"))
+        let partial = try Harness.sonde(["analyze", "--output-dir", output + "/partial", corpus + "truncated-record.pcap"])
+        #expect(partial.status == 1 && partial.stdout.contains("PARTIAL"))
+        let bad = try Harness.sonde(["analyze", "--output-dir", output + "/bad", corpus + "bad-magic.pcap"])
+        #expect(bad.status == 64 && bad.stderr.contains("unknown file format"))
+    }
+
+    @Test func realLoopbackCapturesFromTcpdumpAndTsharkAgree() throws {
+        let target = try TargetProcess.get()
+        let port = try #require(URL(string: target.http)?.port)
+        let work = Harness.temporaryDirectory()
+        var files: [String] = []
+        for (tool, file, arguments) in [
+            ("/usr/bin/tcpdump", work + "/tcpdump.pcap", ["-i", "lo", "-U", "-w", work + "/tcpdump.pcap", "tcp port \(port)"]),
+            ("/usr/bin/tshark", work + "/tshark.pcapng", ["-i", "lo", "-w", work + "/tshark.pcapng", "-f", "tcp port \(port)"]),
+        ] {
+            let pid = try Harness.spawn(tool, arguments, stdout: "/dev/null", stderr: work + "/\(UUID().uuidString).err")
+            usleep(1_500_000)  // the capture is up
+            let probe = try Harness.sonde(["probe", "--count", "3", "--no-reuse", "--output-dir", work + "/reports",
+                                           target.http + "/bytes/20000", target.http + "/status/404"])
+            #expect(probe.status == 1)
+            usleep(500_000)
+            Harness.stop(pid)
+            files.append(file)
+        }
+        let (result, cases) = try Self.oracle(files)
+        #expect(result.status == 0, "\(result.stdout.suffix(3000))\(result.stderr.suffix(2000))")
+        for entry in cases {
+            // 6 tasks, each on its own connection (--no-reuse).
+            #expect((entry["sonde"] as? [[String: Any]])?.count == 6, "\(entry["name"] ?? "?")")
+        }
+    }
+}
+
 /// Against a real, independent server: nginx with TLS, HTTP/2 and h2c.
 @Suite(.serialized) struct CLINginxTests {
     @Test func protocolsAndReuseAgainstNginx() throws {
@@ -417,22 +485,22 @@ import Testing
         defer { nginx.stop() }
         let url = "https://127.0.0.1:\(nginx.https)/1k.bin"
         let runs = 7
-        var curlTLS: [Double] = []
-        var curlTotal: [Double] = []
+        var curlConnect: [Double] = []
+        var curlWait: [Double] = []
         for _ in 0..<runs {
             let result = try Harness.run("/usr/bin/env", ["curl", "-s", "-o", "/dev/null", "--cacert", nginx.certificate, "-w",
                 "%{time_namelookup} %{time_connect} %{time_appconnect} %{time_pretransfer} %{time_starttransfer} %{time_total}", url])
             let values = result.stdout.split(separator: " ").compactMap { Double($0) }.map { $0 * 1000 }
             try #require(values.count == 6, "curl said: \(result.stdout) \(result.stderr)")
             #expect(values == values.sorted(), "curl -w milestones out of order: \(values)")
-            curlTLS.append(values[2] - values[1])
-            curlTotal.append(values[5])
+            curlConnect.append(values[1] - values[0])
+            curlWait.append(values[4] - values[3])
         }
         let sonde = try Harness.sonde(["probe", "--json", "--no-reuse", "--count", "\(runs)", "--cacert", nginx.certificate,
                                        "--output-dir", Harness.temporaryDirectory(), url])
         #expect(sonde.status == 0, "\(sonde.stderr)")
-        var sondeTLS: [Double] = []
-        var sondeTotal: [Double] = []
+        var sondeConnect: [Double] = []
+        var sondeWait: [Double] = []
         for task in try Harness.json(sonde.stdout)["probes"] as! [[String: Any]] {
             let phases = (task["transactionMetrics"] as! [[String: Any]])[0]["phases"] as! [String: Any]
             let names = ["dns", "connect", "tls", "send", "wait", "receive"]
@@ -445,13 +513,17 @@ import Testing
             #expect(cumulative == cumulative.sorted())
             let total = phases["total"] as! Double
             #expect(abs(running - total) <= 0.001 + 1e-9, "phases sum \(running) vs total \(total)")
-            sondeTLS.append(values[2])
-            sondeTotal.append(total)
+            sondeConnect.append(values[1])
+            sondeWait.append(values[4])
         }
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-        let tlsRatio = median(sondeTLS) / median(curlTLS)
-        let totalRatio = median(sondeTotal) / median(curlTotal)
-        #expect(tlsRatio > 0.25 && tlsRatio < 4, "TLS median: sonde \(median(sondeTLS)) ms, curl \(median(curlTLS)) ms")
-        #expect(totalRatio > 0.25 && totalRatio < 4, "total median: sonde \(median(sondeTotal)) ms, curl \(median(curlTotal)) ms")
+        // The same network events, so the same order of magnitude. Only phases that a fresh curl
+        // process and sonde's one process pay alike: TLS is left out, because curl loads and parses
+        // the CA file inside each handshake while sonde's multi handle caches it (CURLOPT_CA_CACHE_TIMEOUT).
+        // Wide bounds: the machine is shared and these are sub-millisecond loopback times.
+        let connectRatio = median(sondeConnect) / max(0.001, median(curlConnect))
+        let waitRatio = median(sondeWait) / max(0.001, median(curlWait))
+        #expect(connectRatio > 0.1 && connectRatio < 10, "connect median: sonde \(median(sondeConnect)) ms, curl \(median(curlConnect)) ms")
+        #expect(waitRatio > 0.1 && waitRatio < 10, "wait median: sonde \(median(sondeWait)) ms, curl \(median(curlWait)) ms")
     }
 }

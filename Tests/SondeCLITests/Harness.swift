@@ -51,15 +51,45 @@ enum Harness {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // The child starts with SIGINT and SIGTERM at their defaults and nothing blocked: the test
+        // runner may ignore SIGINT, and an ignored disposition survives exec (tcpdump, for one,
+        // then never stops on SIGINT).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGTERM)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let code = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let code = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard code == 0 else { throw SpawnError(message: "cannot start \(executable): \(String(cString: strerror(code)))") }
         return pid
     }
 
     struct SpawnError: Error { var message: String }
+
+    /// Sends `signal`, waits up to `seconds` for the process to end, then SIGKILLs it (bounded).
+    static func stop(_ pid: pid_t, signal: Int32 = SIGINT, seconds: Double = 10) {
+        kill(pid, signal)
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(seconds)
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                return
+            }
+            usleep(20_000)
+        }
+    }
 
     static func sonde(_ arguments: [String], timeout: Double = 120, interruptAfter: Double? = nil) throws -> Result {
         try run(sonde, arguments, timeout: timeout, interruptAfter: interruptAfter)

@@ -1,0 +1,214 @@
+import SondeCore
+
+/// Groups TCP segments into connections and counts what Wireshark's TCP analysis counts, with
+/// its definitions (Wireshark User's Guide, "TCP Analysis"), so that the numbers can be checked
+/// against tshark on the same file:
+///
+/// - keep-alive: 0 or 1 payload byte at one less than the next expected sequence number, no SYN/FIN/RST;
+/// - zero window: window field 0, no SYN/FIN/RST;
+/// - duplicate ACK: no payload, non-zero window equal to the previous one, sequence at the next
+///   expected one, the same ACK number as before, no SYN/FIN/RST, and not the answer to a keep-alive;
+/// - for a segment with payload or SYN/FIN whose sequence number is below the next expected one
+///   (and that is not a keep-alive): a fast retransmission if ≥ 2 duplicate ACKs of this sequence
+///   number came the other way within 20 ms; else out-of-order if it came within the initial RTT
+///   (3 ms before one is known) of the segment that last advanced the sequence and does not end
+///   at the next expected number; else a retransmission. `retransmissions` counts all three
+///   retransmission kinds that tshark's `tcp.analysis.retransmission` matches (plain and fast).
+/// - initial RTT: first SYN to the ACK that completes the handshake.
+///
+/// A SYN on a 4-tuple whose connection already had a different SYN starts a new connection
+/// (port reuse), as tshark's `tcp.stream` does. Memory: one small record per connection.
+struct TCPFlowAnalyzer {
+    private struct Key: Hashable {
+        var a: TCPSegment.Endpoint
+        var b: TCPSegment.Endpoint
+        init(_ x: TCPSegment.Endpoint, _ y: TCPSegment.Endpoint) {
+            if x.address.lexicographicallyPrecedes(y.address) || (x.address == y.address && x.port <= y.port) {
+                a = x; b = y
+            } else {
+                a = y; b = x
+            }
+        }
+    }
+
+    private struct SideState {
+        var nextSeq: UInt32?
+        var nextSeqTime: Int64 = 0
+        var lastAck: UInt32?
+        var lastAckTime: Int64 = 0
+        var window: UInt16?
+        var dupAcks = 0
+        /// Whether this direction's last segment was a keep-alive (its answer is no duplicate ACK).
+        var lastWasKeepAlive = false
+        var counters = FlowEvidence.Direction()
+    }
+
+    private final class Flow {
+        let client: TCPSegment.Endpoint
+        let server: TCPSegment.Endpoint
+        var first: Int64
+        var last: Int64
+        var synSequence: UInt32?
+        var synAt: Int64?
+        var synAckAt: Int64?
+        var ackAt: Int64?
+        var clientOptions: FlowEvidence.TCPOptions?
+        var serverOptions: FlowEvidence.TCPOptions?
+        var toServer = SideState()
+        var toClient = SideState()
+        var resets = 0
+        var fins = 0
+        var closedBy: String?
+
+        init(client: TCPSegment.Endpoint, server: TCPSegment.Endpoint, at time: Int64) {
+            self.client = client
+            self.server = server
+            first = time
+            last = time
+        }
+
+        var initialRTTNanos: Int64? { synAt.flatMap { syn in ackAt.map { $0 - syn } } }
+    }
+
+    private var flows: [Flow] = []
+    private var current: [Key: Flow] = [:]
+
+    mutating func add(_ segment: TCPSegment) {
+        let key = Key(segment.source, segment.destination)
+        var flow = current[key]
+        if let existing = flow, segment.isSYN, !segment.hasACK,
+           let previous = existing.synSequence, previous != segment.sequence {
+            flow = nil  // the 4-tuple was reused by a new connection
+        }
+        let active: Flow
+        if let flow {
+            active = flow
+        } else {
+            // The client is the SYN sender; without a SYN, the sender of the first segment seen
+            // (or the receiver, when that first segment is a SYN/ACK).
+            let fromServer = segment.isSYN && segment.hasACK
+            active = Flow(client: fromServer ? segment.destination : segment.source,
+                          server: fromServer ? segment.source : segment.destination, at: segment.timestampNanos)
+            flows.append(active)
+            current[key] = active
+        }
+        analyse(segment, in: active)
+    }
+
+    private func analyse(_ s: TCPSegment, in flow: Flow) {
+        flow.last = s.timestampNanos
+        let fromClient = s.source == flow.client
+        var fwd = fromClient ? flow.toServer : flow.toClient
+        let rev = fromClient ? flow.toClient : flow.toServer
+        let t = s.timestampNanos
+
+        // Handshake.
+        if s.isSYN && !s.hasACK && fromClient {
+            if flow.synAt == nil { flow.synAt = t; flow.synSequence = s.sequence }
+            flow.clientOptions = options(s)
+        } else if s.isSYN && s.hasACK && !fromClient {
+            if flow.synAckAt == nil { flow.synAckAt = t }
+            flow.serverOptions = options(s)
+        } else if fromClient && s.hasACK && !s.isSYN && flow.synAckAt != nil && flow.ackAt == nil {
+            flow.ackAt = t
+        }
+
+        fwd.counters.segments += 1
+        fwd.counters.bytes += s.ipLength
+        fwd.counters.payloadBytes += s.payloadLength
+        let noControl = !s.isSYN && !s.isFIN && !s.isRST
+
+        // Zero window.
+        if s.window == 0 && noControl { fwd.counters.zeroWindows += 1 }
+
+        // Keep-alive.
+        var keepAlive = false
+        if let next = fwd.nextSeq, (s.payloadLength == 0 || s.payloadLength == 1), s.sequence == next &- 1, noControl {
+            keepAlive = true
+            fwd.counters.keepAlives += 1
+        }
+
+        // Duplicate ACK (an ACK answering a keep-alive is a keep-alive ACK instead).
+        if s.payloadLength == 0, s.window != 0, let window = fwd.window, window == s.window,
+           let next = fwd.nextSeq, s.sequence == next, let lastAck = fwd.lastAck, s.acknowledgement == lastAck, noControl {
+            if !rev.lastWasKeepAlive {
+                fwd.dupAcks += 1
+                fwd.counters.duplicateAcks += 1
+            }
+        } else if fwd.lastAck != s.acknowledgement || s.payloadLength > 0 {
+            fwd.dupAcks = 0
+        }
+
+        // Retransmission, fast retransmission, out-of-order.
+        let consumes = s.payloadLength > 0 || s.isSYN || s.isFIN
+        if consumes, !keepAlive, let next = fwd.nextSeq, sequenceLess(s.sequence, next) {
+            let sinceDupAck = t - rev.lastAckTime
+            let end = s.sequence &+ UInt32(truncatingIfNeeded: s.payloadLength)
+            let oooThreshold = flow.initialRTTNanos ?? 3_000_000
+            if rev.dupAcks >= 2, rev.lastAck == s.sequence, sinceDupAck < 20_000_000 {
+                fwd.counters.fastRetransmissions += 1
+                fwd.counters.retransmissions += 1
+            } else if t - fwd.nextSeqTime < oooThreshold, next != end {
+                fwd.counters.outOfOrder += 1
+            } else {
+                fwd.counters.retransmissions += 1
+            }
+        }
+
+        // Advance the next expected sequence number.
+        if consumes {
+            var next = s.sequence &+ UInt32(truncatingIfNeeded: s.payloadLength)
+            if s.isSYN || s.isFIN { next = next &+ 1 }
+            if fwd.nextSeq.map({ sequenceLess($0, next) }) ?? true {
+                fwd.nextSeq = next
+                fwd.nextSeqTime = t
+            }
+        } else if fwd.nextSeq == nil {
+            fwd.nextSeq = s.sequence
+            fwd.nextSeqTime = t
+        }
+        fwd.window = s.window
+        fwd.lastWasKeepAlive = keepAlive
+        if s.hasACK {
+            fwd.lastAck = s.acknowledgement
+            fwd.lastAckTime = t
+        }
+
+        if s.isRST {
+            flow.resets += 1
+            if flow.closedBy == nil { flow.closedBy = fromClient ? "client" : "server" }
+        }
+        if s.isFIN {
+            flow.fins += 1
+            if flow.closedBy == nil { flow.closedBy = fromClient ? "client" : "server" }
+        }
+        if fromClient { flow.toServer = fwd } else { flow.toClient = fwd }
+    }
+
+    private func options(_ s: TCPSegment) -> FlowEvidence.TCPOptions {
+        FlowEvidence.TCPOptions(mss: s.options.mss, windowScale: s.options.windowScale,
+                                sackPermitted: s.options.sackPermitted, timestamps: s.options.timestamps)
+    }
+
+    /// RFC 1982 serial-number comparison: a < b modulo 2^32.
+    private func sequenceLess(_ a: UInt32, _ b: UInt32) -> Bool { Int32(bitPattern: a &- b) < 0 }
+
+    /// The connections in the order their first packet was seen.
+    func evidence() -> [FlowEvidence] {
+        flows.map { flow in
+            func stamp(_ nanos: Int64?) -> Timestamp? { nanos.map { Timestamp(microsecondsSince1970: $0 / 1000) } }
+            return FlowEvidence(
+                tuple: "\(flow.client.text) > \(flow.server.text)",
+                clientAddress: flow.client.addressText, clientPort: Int(flow.client.port),
+                serverAddress: flow.server.addressText, serverPort: Int(flow.server.port),
+                firstPacketAt: Timestamp(microsecondsSince1970: flow.first / 1000),
+                lastPacketAt: Timestamp(microsecondsSince1970: flow.last / 1000),
+                handshake: .init(synAt: stamp(flow.synAt), synAckAt: stamp(flow.synAckAt), ackAt: stamp(flow.ackAt),
+                                 complete: flow.synAt != nil && flow.synAckAt != nil && flow.ackAt != nil,
+                                 clientOptions: flow.clientOptions, serverOptions: flow.serverOptions),
+                initialRttMs: flow.initialRTTNanos.map { Double($0) / 1e6 },
+                clientToServer: flow.toServer.counters, serverToClient: flow.toClient.counters,
+                resets: flow.resets, fins: flow.fins, closedBy: flow.closedBy)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import SondeCore
+
+/// The HTML section of packet evidence: per capture, what was read (and whether completely),
+/// then one row per TCP connection with its handshake, initial RTT and Wireshark-style counters.
+/// Bounded: at most `rowLimit` connections per capture are drawn (report.json has all).
+enum CaptureSection {
+    static let rowLimit = 500
+
+    static func render(_ captures: [CaptureReport]) -> String {
+        guard !captures.isEmpty else { return "" }
+        var html = "<section><h2>Packet evidence</h2>\n"
+        for capture in captures {
+            html += "<p><code>\(htmlEscape(capture.file))</code> · \(htmlEscape(capture.linkType)) · \(capture.packets) packets, "
+                + "\(capture.flows.count) TCP connections, \(capture.otherPackets) other packets"
+                + (capture.interface.map { " · interface " + htmlEscape($0) } ?? "")
+                + (capture.filter.map { " · filter <code>" + htmlEscape($0) + "</code>" } ?? "")
+                + (capture.drops.map { " · \($0) dropped by pcap" } ?? "") + "</p>\n"
+            if !capture.problems.isEmpty {
+                html += "<p class=\"warn\">\(capture.complete ? "Problems" : "Partial analysis"): "
+                    + capture.problems.map(htmlEscape).joined(separator: "; ") + "</p>\n"
+            }
+            var rows = ""
+            for flow in capture.flows.prefix(rowLimit) {
+                let up = flow.clientToServer, down = flow.serverToClient
+                func pair(_ a: Int, _ b: Int) -> String {
+                    let text = "\(a) / \(b)"
+                    return a + b > 0 ? "<td class=\"fail\">\(text)</td>" : "<td>\(text)</td>"
+                }
+                rows += "<tr><td class=\"mono\">\(htmlEscape(flow.tuple))</td>"
+                    + "<td>\(flow.handshake.complete ? "yes" : "no")</td>"
+                    + "<td>\(flow.initialRttMs.map(formatMs) ?? "–")</td>"
+                    + "<td>\(up.segments) / \(down.segments)</td>"
+                    + "<td>\(formatBytes(up.payloadBytes)) / \(formatBytes(down.payloadBytes))</td>"
+                    + pair(up.retransmissions, down.retransmissions)
+                    + pair(up.duplicateAcks, down.duplicateAcks)
+                    + pair(up.outOfOrder, down.outOfOrder)
+                    + pair(up.zeroWindows, down.zeroWindows)
+                    + "<td>\(flow.resets)</td><td>\(flow.fins)</td><td>\(htmlEscape(flow.closedBy ?? "–"))</td></tr>\n"
+            }
+            let more = capture.flows.count > rowLimit
+                ? "<p class=\"muted\">The first \(rowLimit) of \(capture.flows.count) connections; report.json has all.</p>" : ""
+            html += """
+            \(more)<div class="scroll"><table><thead><tr><th>connection (client &gt; server)</th><th>handshake</th><th>initial RTT ms</th>\
+            <th>segments ↑/↓</th><th>payload ↑/↓</th><th>retransmissions ↑/↓</th><th>dup ACKs ↑/↓</th><th>out of order ↑/↓</th>\
+            <th>zero windows ↑/↓</th><th>RST</th><th>FIN</th><th>closed by</th></tr></thead><tbody>
+            \(rows)</tbody></table></div>
+
+            """
+        }
+        return html + "<p class=\"muted\">Counted with Wireshark's TCP analysis definitions; ↑ client to server, ↓ server to client.</p></section>\n"
+    }
+
+    private static func formatBytes(_ count: Int) -> String {
+        if count < 1024 { return "\(count) B" }
+        if count < 1 << 20 { return formatMs(Double(count) / 1024) + " KiB" }
+        return formatMs(Double(count) / 1_048_576) + " MiB"
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import SondeCapture
+import SondeCore
+import SondeHTTP
+import SondeReport
+
+/// `sonde analyze FILE…`: offline analysis of existing captures (tcpdump, tshark, Wireshark,
+/// sonde's own) into a run folder with the `captures` section.
+struct AnalyzeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "analyze",
+        abstract: "Analyse pcap/pcapng captures: TCP handshakes, initial RTT, retransmissions, duplicate ACKs, zero windows, resets.",
+        discussion: """
+        Link types: \(CaptureFileAnalyzer.supportedLinkTypes.joined(separator: ", ")); IPv4 and IPv6. \
+        Counters follow Wireshark's TCP analysis. A damaged or truncated file gives the flows read before the damage, \
+        marked partial (exit 1); a file that is not a capture is an error (exit 64).
+        Example: sonde analyze capture.pcap
+        """)
+
+    @Argument(help: "Capture files (pcap or pcapng).")
+    var files: [String]
+
+    @OptionGroup var report: ReportOptions
+
+    func run() throws {
+        let redactor = report.redactor
+        let started = Timestamp.now()
+        var captures: [CaptureReport] = []
+        for file in files {
+            do {
+                captures.append(try CaptureFileAnalyzer.analyze(path: file))
+            } catch {
+                printError("sonde: \(error.message)")
+                throw ExitCode(ExitStatus.usage.rawValue)
+            }
+        }
+        let run = RunInfo(id: RunInfo.makeID(command: "analyze", at: started), command: "analyze",
+                          arguments: redactor.redact(arguments: Array(CommandLine.arguments.dropFirst())), startedAt: started,
+                          status: .error, insecure: false, redacted: redactor.isEnabled)
+        let outcome: RunOutcome
+        let folder: RunFolder
+        do {
+            folder = try RunFolder(outputDirectory: report.outputDirectory, runID: run.id)
+            let recorder = try ProbeRunRecorder(folder: folder, tool: ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features), run: run)
+            for capture in captures { try recorder.record(capture: capture) }
+            let status: RunStatus = captures.allSatisfy(\.complete) ? .passed : .failed
+            outcome = try recorder.finish(status: status, thresholds: report.thresholds, prometheusPath: report.prometheusPath)
+        } catch {
+            printError("sonde: could not write the report: \(error.message)")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        if report.json {
+            if let data = FileManager.default.contents(atPath: folder.reportJSONPath) { FileHandle.standardOutput.write(data) }
+        } else {
+            let renderer = TerminalRenderer(useColor: false)
+            for capture in captures { print(renderer.render(capture: capture)) }
+            print("report: \(folder.reportHTMLPath)")
+            print("        \(folder.reportJSONPath)")
+        }
+        if outcome.thresholds.contains(where: { !$0.passed }) { throw ExitCode(ExitStatus.thresholdsFailed.rawValue) }
+        throw ExitCode(outcome.run.status == .passed ? ExitStatus.success.rawValue : ExitStatus.failure.rawValue)
+    }
+}
