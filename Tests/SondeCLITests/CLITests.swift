@@ -412,8 +412,11 @@ import Testing
     }
 
     @Test func realLoopbackCapturesFromTcpdumpAndTsharkAgree() throws {
-        let target = try TargetProcess.get()
-        let port = try #require(URL(string: target.http)?.port)
+        // An nginx of this test's own, so that no other test's traffic crosses the captured port.
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let port = nginx.http
+        let base = "http://127.0.0.1:\(port)"
         let work = Harness.temporaryDirectory()
         var files: [String] = []
         for (tool, file, arguments) in [
@@ -423,7 +426,7 @@ import Testing
             let pid = try Harness.spawn(tool, arguments, stdout: "/dev/null", stderr: work + "/\(UUID().uuidString).err")
             usleep(1_500_000)  // the capture is up
             let probe = try Harness.sonde(["probe", "--count", "3", "--no-reuse", "--output-dir", work + "/reports",
-                                           target.http + "/bytes/20000", target.http + "/status/404"])
+                                           base + "/1k.bin", base + "/missing"])
             #expect(probe.status == 1)
             usleep(500_000)
             Harness.stop(pid)

@@ -151,7 +151,7 @@ def sonde(binary, path, workdir):
     result = []
     for f in flows:
         a, b = f["clientToServer"], f["serverToClient"]
-        rtt = f["initialRttMs"]
+        rtt = f.get("initialRttMs")  # absent when the capture has no complete handshake
         result.append({k: a[k] + b[k] for k in ("retransmissions", "fastRetransmissions", "duplicateAcks", "outOfOrder",
                                                 "zeroWindows", "keepAlives")}
                       | {"resets": f["resets"], "fins": f["fins"], "initialRttMs": None if rtt is None else round(rtt, 3)})
