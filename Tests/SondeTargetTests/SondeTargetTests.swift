@@ -26,58 +26,68 @@ import Testing
     static let server = TargetServer(directory: NSTemporaryDirectory() + "sonde-target-tests-\(getpid())")
     static let started = Task { try await server.start() }
 
-    private func curl(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "--max-time", "10"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    /// Runs the curl tool on a thread of its own: blocking one of Swift's cooperative threads
+    /// (two on this machine) could starve the in-process target that curl is talking to.
+    private func curl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                do {
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+                    process.arguments = ["-s", "--max-time", "10"] + arguments
+                    let pipe = Pipe()
+                    process.standardOutput = pipe
+                    try process.run()
+                    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }.start()
+        }
     }
 
     @Test func servesRangesAndHonoursIfRange() async throws {
         let target = try await Self.started.value
         let url = target.http + "/bytes/100"
-        let full = try curl(["-D", "-", url])
+        let full = try await curl(["-D", "-", url])
         #expect(full.output.contains("200"))
         #expect(full.output.lowercased().contains("etag: \"bytes-100\""))
         #expect(full.output.lowercased().contains("accept-ranges: bytes"))
-        let partial = try curl(["-D", "-", "-r", "10-19", url])
+        let partial = try await curl(["-D", "-", "-r", "10-19", url])
         #expect(partial.output.contains("206"))
         #expect(partial.output.lowercased().contains("content-range: bytes 10-19/100"))
         #expect(partial.output.hasSuffix("klmnopqrst"))
-        let stale = try curl(["-D", "-", "-r", "10-19", "-H", "If-Range: \"old\"", url])
+        let stale = try await curl(["-D", "-", "-r", "10-19", "-H", "If-Range: \"old\"", url])
         #expect(stale.output.hasPrefix("HTTP/1.1 200"))
-        let current = try curl(["-D", "-", "-r", "10-19", "-H", "If-Range: \"bytes-100\"", url])
+        let current = try await curl(["-D", "-", "-r", "10-19", "-H", "If-Range: \"bytes-100\"", url])
         #expect(current.output.hasPrefix("HTTP/1.1 206"))
-        let beyond = try curl(["-o", "/dev/null", "-w", "%{http_code}", "-r", "200-", url])
+        let beyond = try await curl(["-o", "/dev/null", "-w", "%{http_code}", "-r", "200-", url])
         #expect(beyond.output == "416")
     }
 
     @Test func speaksH2OverTLSAndH2C() async throws {
         let target = try await Self.started.value
-        let tls = try curl(["-o", "/dev/null", "-w", "%{http_version}", "--cacert", target.caFile, target.https + "/bytes/1"])
+        let tls = try await curl(["-o", "/dev/null", "-w", "%{http_version}", "--cacert", target.caFile, target.https + "/bytes/1"])
         #expect(tls.output == "2")
-        let h2c = try curl(["-o", "/dev/null", "-w", "%{http_version}", "--http2-prior-knowledge", target.h2c + "/bytes/1"])
+        let h2c = try await curl(["-o", "/dev/null", "-w", "%{http_version}", "--http2-prior-knowledge", target.h2c + "/bytes/1"])
         #expect(h2c.output == "2")
-        let expired = try curl(["-o", "/dev/null", "--cacert", target.caFile, target.httpsExpired + "/bytes/1"])
+        let expired = try await curl(["-o", "/dev/null", "--cacert", target.caFile, target.httpsExpired + "/bytes/1"])
         #expect(expired.status == 60)
     }
 
     @Test func endpointsBehave() async throws {
         let target = try await Self.started.value
-        #expect(try curl(["-o", "/dev/null", "-w", "%{http_code}", target.http + "/status/418"]).output == "418")
-        #expect(try curl(["-o", "/dev/null", "-w", "%{http_code} %{num_redirects}", "-L", target.http + "/redirect/2"]).output == "200 2")
-        let drip = try curl(["-o", "/dev/null", "-w", "%{size_download} %{time_total}", target.http + "/drip?bytes=100&ms=300"])
+        #expect(try await curl(["-o", "/dev/null", "-w", "%{http_code}", target.http + "/status/418"]).output == "418")
+        #expect(try await curl(["-o", "/dev/null", "-w", "%{http_code} %{num_redirects}", "-L", target.http + "/redirect/2"]).output == "200 2")
+        let drip = try await curl(["-o", "/dev/null", "-w", "%{size_download} %{time_total}", target.http + "/drip?bytes=100&ms=300"])
         let parts = drip.output.split(separator: " ")
         #expect(parts.first == "100")
         #expect((Double(parts.last ?? "0") ?? 0) >= 0.25)
-        #expect(try curl([target.http + "/headers", "-H", "X-Probe: 1"]).output.contains("X-Probe"))
-        #expect(try curl(["-o", "/dev/null", target.http + "/truncate/1000"]).status == 18)
-        #expect(try curl(["-o", "/dev/null", "-w", "%{http_code}", target.http + "/bytes/99999999999"]).output == "400")
-        #expect(try curl(["-o", "/dev/null", "--connect-timeout", "0.3", target.blackhole + "/"]).status == 28)
+        #expect(try await curl([target.http + "/headers", "-H", "X-Probe: 1"]).output.contains("X-Probe"))
+        #expect(try await curl(["-o", "/dev/null", target.http + "/truncate/1000"]).status == 18)
+        #expect(try await curl(["-o", "/dev/null", "-w", "%{http_code}", target.http + "/bytes/99999999999"]).output == "400")
+        #expect(try await curl(["-o", "/dev/null", "--connect-timeout", "0.3", target.blackhole + "/"]).status == 28)
     }
 }
