@@ -4,7 +4,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 
 BUILD_DEBS := libcurl4-openssl-dev libssl-dev pkg-config
 TEST_DEBS  := $(BUILD_DEBS) libpcap-dev nginx curl chromium tshark tcpdump
-BENCH_DEBS := $(TEST_DEBS) nghttp2-client hyperfine time gcc libc6-dev
+BENCH_DEBS := $(TEST_DEBS) nghttp2-client time gcc libc6-dev
 SONDE := .build/debug/sonde
 
 .PHONY: run test build bench example deps-build deps-test deps-bench clean

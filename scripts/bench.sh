@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sonde benchmarks, each side by side with a peer in one run, printing medians and ratios.
 # Usage: scripts/bench.sh [path/to/sonde]   (make bench builds release first)
-# Needs: nginx, curl, h2load (nghttp2-client), hyperfine, GNU time. Loopback only; bounded.
+# Needs: nginx, curl, h2load (nghttp2-client), GNU time, a C compiler, chromium. Loopback only; bounded.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 sonde=${1:-$here/.build/release/sonde}
@@ -14,18 +14,33 @@ url="http://127.0.0.1:$http/1k.bin"
 echo "sonde bench: nginx $(nginx -v 2>&1 | sed 's/.*\///'), $(curl --version | head -1 | cut -d' ' -f1-2), $(nproc) cores"
 echo
 
-echo "1) 1,000 sequential keep-alive GETs of 1 KiB over HTTP/1.1 (hyperfine, 7 runs each)"
-hyperfine --style none --warmup 1 --runs 7 --export-json "$work/seq.json" \
-  -n sonde "$sonde probe --http1.1 --count 1000 --output-dir $work/reports $url" \
-  -n curl "curl -s --http1.1 -o /dev/null -w '%{time_namelookup} %{time_connect} %{time_starttransfer} %{time_total} %{num_connects}\n' '$url?[1-1000]'" \
-  >/dev/null
-python3 - "$work/seq.json" <<'PY'
-import json, sys
-results = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
-s, c = results["sonde"]["median"], results["curl"]["median"]
-print(f"   sonde median {s*1000:.1f} ms, curl median {c*1000:.1f} ms, ratio sonde/curl = {s/c:.2f} (target <= 1.10)")
+echo "1) 1,000 sequential keep-alive GETs of 1 KiB over HTTP/1.1 (sonde and curl interleaved, 9 rounds after a warm-up;"
+echo "   median of the per-round ratios, so that the shared machine's drifts hit both alike)"
+python3 - "$sonde" "$url" "$work/reports" <<'PY'
+import shutil, statistics, subprocess, sys, time
+sonde, url, reports = sys.argv[1:4]
+commands = {
+    "sonde": [sonde, "probe", "--http1.1", "--count", "1000", "--output-dir", reports, url],
+    "curl": ["curl", "-s", "--http1.1", "-o", "/dev/null", "-w",
+             "%{time_namelookup} %{time_connect} %{time_starttransfer} %{time_total} %{num_connects}\n", url + "?[1-1000]"],
+}
+def timed(name):
+    start = time.perf_counter()
+    subprocess.run(commands[name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    elapsed = time.perf_counter() - start
+    shutil.rmtree(reports, ignore_errors=True)
+    return elapsed
+timed("sonde"); timed("curl")
+rounds = []
+for i in range(9):
+    order = ["sonde", "curl"] if i % 2 == 0 else ["curl", "sonde"]
+    times = {name: timed(name) for name in order}
+    rounds.append((times["sonde"], times["curl"]))
+ratios = [s / c for s, c in rounds]
+s = statistics.median(r[0] for r in rounds); c = statistics.median(r[1] for r in rounds)
+print(f"   sonde median {s*1000:.1f} ms, curl median {c*1000:.1f} ms; per-round ratios "
+      f"{min(ratios):.2f}–{max(ratios):.2f}, median ratio sonde/curl = {statistics.median(ratios):.2f} (target <= 1.10)")
 PY
-rm -rf "$work/reports"
 
 echo "2) 20,000 GETs, 32 at once, HTTP/1.1 (sonde --parallel 32 vs h2load --h1 -c 32, and a bare libcurl"
 echo "   multi loop that records nothing as the floor sonde's engine stands on; 5 rounds, medians)"
