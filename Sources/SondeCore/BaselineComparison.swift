@@ -10,6 +10,11 @@ public struct BaselineComparison: Codable, Sendable, Equatable {
         public var changeMs: Double
         /// (current − baseline) / baseline; null when the baseline value is 0.
         public var changeRatio: Double?
+
+        /// Worse by more than 10 % and more than 1 ms: what the HTML and the terminal highlight.
+        public var isRegression: Bool { (changeRatio ?? 0) > 0.10 && changeMs > 1 }
+        /// Better by more than 10 % and more than 1 ms.
+        public var isImprovement: Bool { (changeRatio ?? 0) < -0.10 && changeMs < -1 }
     }
 
     public var baselineRunID: String

@@ -58,9 +58,7 @@ public enum HTMLReportRenderer {
         var rows = ""
         for row in comparison.rows {
             let ratio = row.changeRatio.map { ($0 >= 0 ? "+" : "") + formatMs($0 * 100) + "%" } ?? "–"
-            let worse = (row.changeRatio ?? 0) > 0.10 && row.changeMs > 1
-            let better = (row.changeRatio ?? 0) < -0.10 && row.changeMs < -1
-            let cls = worse ? "fail" : (better ? "pass" : "")
+            let cls = row.isRegression ? "fail" : (row.isImprovement ? "pass" : "")
             rows += "<tr><th>\(htmlEscape(row.phase)).\(htmlEscape(row.aggregation))</th><td>\(formatMs(row.baselineMs))</td>"
                 + "<td>\(formatMs(row.currentMs))</td><td class=\"\(cls)\">\(row.changeMs >= 0 ? "+" : "")\(formatMs(row.changeMs))</td>"
                 + "<td class=\"\(cls)\">\(ratio)</td></tr>\n"

@@ -25,26 +25,14 @@ public enum JournalMerge {
         let folder = try RunFolder(outputDirectory: outputDirectory, runID: run.id)
         let journal = try Journal(path: folder.journalPath)
         let encoder = ReportJSONWriter.makeEncoder()
-        do {
-            try journal.append(line: Array(try encoder.encode(RunLine(tool: scans[0].tool, run: run))))
-        } catch let error as TaskError {
-            throw error
-        } catch {
-            throw TaskError(code: .internalError, message: "cannot encode the merged run line: \(error)")
-        }
+        try journal.append(encoded: RunLine(tool: scans[0].tool, run: run), with: encoder)
         for source in sources {
             try JournalReader.forEachLine(path: source.journalPath) { (line: ArraySlice<UInt8>) throws(TaskError) in
                 if ReportJSONWriter.taskJSON(inJournalLine: line) != nil { try journal.append(line: Array(line)) }
             }
         }
-        do {
-            let end = EndLine(status: run.status, finishedAt: run.finishedAt ?? Timestamp.now(), thresholds: [])
-            try journal.append(line: Array(try encoder.encode(end)))
-        } catch let error as TaskError {
-            throw error
-        } catch {
-            throw TaskError(code: .internalError, message: "cannot encode the merged end line: \(error)")
-        }
+        try journal.append(encoded: EndLine(status: run.status, finishedAt: run.finishedAt ?? Timestamp.now(), thresholds: []),
+                           with: encoder)
         try journal.close()
         return folder
     }

@@ -59,13 +59,7 @@ public final class ProbeRunRecorder {
     }
 
     private func append(_ value: some Encodable) throws(TaskError) {
-        do {
-            try journal.append(line: Array(try encoder.encode(value)))
-        } catch let error as TaskError {
-            throw error
-        } catch {
-            throw TaskError(code: .internalError, message: "cannot encode a journal line: \(error)")
-        }
+        try journal.append(encoded: value, with: encoder)
     }
 }
 
@@ -87,4 +81,18 @@ struct EndLine: Codable, Sendable {
     let thresholds: [ThresholdResult]
     /// The comparison with `--baseline`, when one was given.
     var baseline: BaselineComparison?
+}
+
+extension Journal {
+    /// Appends `value` as one JSON line (the run, capture and end lines; task lines are written
+    /// with `JSONOutput`). An encoding failure is an internal error, never a crash.
+    func append(encoded value: some Encodable, with encoder: JSONEncoder) throws(TaskError) {
+        let bytes: Data
+        do {
+            bytes = try encoder.encode(value)
+        } catch {
+            throw TaskError(code: .internalError, message: "cannot encode a journal line: \(error)")
+        }
+        try append(line: Array(bytes))
+    }
 }

@@ -8,18 +8,27 @@ public struct RunOutcome: Sendable {
     public var summary: ProbeSummary
     public var thresholds: [ThresholdResult]
     public var baseline: BaselineComparison?
-    public var captures: [CaptureReport] = []
+    public var captures: [CaptureReport]
     /// Tasks the HTML draws (bounded; see `TaskSampler`).
     public var sample: [ProbeTask]
 
     public init(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult],
-                baseline: BaselineComparison? = nil, sample: [ProbeTask]) {
+                baseline: BaselineComparison? = nil, captures: [CaptureReport] = [], sample: [ProbeTask]) {
         self.tool = tool
         self.run = run
         self.summary = summary
         self.thresholds = thresholds
         self.baseline = baseline
+        self.captures = captures
         self.sample = sample
+    }
+
+    /// The process exit status of every command that writes a run (DESIGN.md): interrupted 130,
+    /// then thresholds failed 99, then a failed task or run error 1, else 0.
+    public var exitStatus: ExitStatus {
+        if run.status == .interrupted { return .interrupted }
+        if thresholds.contains(where: { !$0.passed }) { return .thresholdsFailed }
+        return run.status == .passed ? .success : .failure
     }
 }
 
@@ -104,9 +113,8 @@ public enum ReportFiles {
         try har.commit()
         try junit.commit()
 
-        var outcome = RunOutcome(tool: scan.tool, run: run, summary: result, thresholds: results, baseline: comparison,
-                                 sample: scan.sample)
-        outcome.captures = scan.captures
+        let outcome = RunOutcome(tool: scan.tool, run: run, summary: result, thresholds: results, baseline: comparison,
+                                 captures: scan.captures, sample: scan.sample)
         let html = HTMLReportRenderer.render(tool: outcome.tool, run: run, summary: result, thresholds: results,
                                              baseline: comparison, captures: scan.captures, sample: scan.sample)
         try writeFileAtomically(Array(html.utf8), to: folder.reportHTMLPath)

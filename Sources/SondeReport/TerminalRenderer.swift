@@ -102,10 +102,9 @@ public struct TerminalRenderer: Sendable {
         for row in comparison.rows {
             let ratio = row.changeRatio.map { " (" + ($0 >= 0 ? "+" : "") + formatMs($0 * 100) + "%)" } ?? ""
             let change = (row.changeMs >= 0 ? "+" : "") + formatMs(row.changeMs) + ratio
-            let worse = (row.changeRatio ?? 0) > 0.10 && row.changeMs > 1
             let name = pad(row.phase + "." + row.aggregation, 14)
             lines.append(name + pad(formatMs(row.baselineMs), 10, left: true) + pad(formatMs(row.currentMs), 13, left: true) + "     "
-                + (worse ? paint(change, "31") : change))
+                + (row.isRegression ? paint(change, "31") : change))
         }
         return lines.joined(separator: "\n")
     }

@@ -58,7 +58,6 @@ struct AnalyzeCommand: ParsableCommand {
             print("report: \(folder.reportHTMLPath)")
             print("        \(folder.reportJSONPath)")
         }
-        if outcome.thresholds.contains(where: { !$0.passed }) { throw ExitCode(ExitStatus.thresholdsFailed.rawValue) }
-        throw ExitCode(outcome.run.status == .passed ? ExitStatus.success.rawValue : ExitStatus.failure.rawValue)
+        throw ExitCode(outcome.exitStatus.rawValue)
     }
 }

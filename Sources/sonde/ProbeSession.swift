@@ -132,14 +132,7 @@ struct ProbeSession {
             if let prometheusPath = report.prometheusPath { print("        \(prometheusPath)") }
             if status == .interrupted { print("interrupted: the report holds the tasks that finished") }
         }
-        // Precedence: interrupted (130), thresholds failed (99), a task failed or the run erred (1).
-        if status == .interrupted { return .interrupted }
-        if finished.thresholds.contains(where: { !$0.passed }) { return .thresholdsFailed }
-        switch finished.run.status {
-        case .passed: return .success
-        case .failed, .error: return .failure
-        case .interrupted: return .interrupted
-        }
+        return finished.exitStatus
     }
 }
 

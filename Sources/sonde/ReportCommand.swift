@@ -45,15 +45,13 @@ struct ReportCommand: ParsableCommand {
         guard folders.isEmpty != (fromJournal == nil) else {
             throw ValidationError("give the run folder as arguments or with --from-journal, not both and not neither")
         }
-        for expression in thresholdExpressions {
-            do throws(ThresholdSyntaxError) { _ = try Threshold(parsing: expression) } catch { throw ValidationError(error.message) }
-        }
+        _ = try parsedThresholds(thresholdExpressions)
     }
 
     func run() throws {
         let paths = (fromJournal.map { [$0] } ?? folders).map(normalizedRunFolder)
         var runFolder = RunFolder(existing: paths[0])
-        let thresholds = thresholdExpressions.isEmpty ? nil : thresholdExpressions.compactMap { try? Threshold(parsing: $0) }
+        let thresholds = thresholdExpressions.isEmpty ? nil : try parsedThresholds(thresholdExpressions)
         let outcome: RunOutcome
         do {
             if paths.count > 1 {
@@ -83,8 +81,6 @@ struct ReportCommand: ParsableCommand {
                 print("wrote \(file)")
             }
         }
-        if outcome.run.status == .interrupted { throw ExitCode(ExitStatus.interrupted.rawValue) }
-        if outcome.thresholds.contains(where: { !$0.passed }) { throw ExitCode(ExitStatus.thresholdsFailed.rawValue) }
-        throw ExitCode(outcome.run.status == .passed ? ExitStatus.success.rawValue : ExitStatus.failure.rawValue)
+        throw ExitCode(outcome.exitStatus.rawValue)
     }
 }

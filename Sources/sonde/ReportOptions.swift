@@ -39,7 +39,7 @@ struct ReportOptions: ParsableArguments {
     var redactor: Redactor { Redactor(enabled: !noRedact, extraNames: extraRedactions) }
 
     /// The parsed thresholds (`validate` has already rejected malformed ones).
-    var thresholds: [Threshold] { thresholdExpressions.compactMap { try? Threshold(parsing: $0) } }
+    var thresholds: [Threshold] { (try? parsedThresholds(thresholdExpressions)) ?? [] }
 
     /// Loads `--config` into the options (its thresholds first), then checks every threshold.
     mutating func validate() throws {
@@ -51,8 +51,17 @@ struct ReportOptions: ParsableArguments {
             if baselinePath == nil { baselinePath = config.baseline }
             if prometheusPath == nil { prometheusPath = config.prom }
         }
-        for expression in thresholdExpressions {
-            do throws(ThresholdSyntaxError) { _ = try Threshold(parsing: expression) } catch { throw ValidationError(error.message) }
+        _ = try parsedThresholds(thresholdExpressions)
+    }
+}
+
+/// Parses `--threshold` expressions; the first malformed one is a usage error with its caret line.
+func parsedThresholds(_ expressions: [String]) throws -> [Threshold] {
+    var thresholds: [Threshold] = []
+    for expression in expressions {
+        do throws(ThresholdSyntaxError) { thresholds.append(try Threshold(parsing: expression)) } catch {
+            throw ValidationError(error.message)
         }
     }
+    return thresholds
 }
