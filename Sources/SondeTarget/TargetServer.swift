@@ -4,6 +4,7 @@ import HummingbirdCore
 import HummingbirdHTTP2
 import Logging
 import NIOCore
+import NIOPosix
 import NIOSSL
 
 /// The URLs of a running target, as printed by `sonde target` and used by tests.
@@ -22,6 +23,10 @@ public struct TargetEndpoints: Codable, Sendable {
     public var blackhole: String
     /// A port nothing listens on (connection refused).
     public var refused: String
+    /// WebSocket in cleartext: `/ws/echo` with fault modes (see `WebSocketFaults`).
+    public var ws: String
+    /// WebSocket over TLS (same CA as `https`).
+    public var wss: String
     /// PEM file of the target's CA: pass it to `--cacert`.
     public var caFile: String
 }
@@ -34,6 +39,7 @@ public struct TargetEndpoints: Codable, Sendable {
 public final class TargetServer: @unchecked Sendable {
     private var tasks: [Task<Void, any Error>] = []
     private var blackhole: Blackhole?
+    private var webSockets: [WebSocketTarget] = []
     private let directory: String
     private let logLevel: Logger.Level
 
@@ -61,11 +67,17 @@ public final class TargetServer: @unchecked Sendable {
         let wrongHost = try await listen(try .http2Upgrade(tlsConfiguration: try tls(certificates.wrongHostLeaf)), name: "wronghost")
         let hole = try Blackhole()
         blackhole = hole
+        let group = MultiThreadedEventLoopGroup.singleton
+        let ws = WebSocketTarget(group: group, tls: nil)
+        let wss = WebSocketTarget(group: group, tls: try NIOSSLContext(configuration: try tls(certificates.leaf)))
+        webSockets = [ws, wss]
+        let wsPort = try await ws.start()
+        let wssPort = try await wss.start()
         return TargetEndpoints(
             http: "http://127.0.0.1:\(http)", https: "https://127.0.0.1:\(https)", h2c: "http://127.0.0.1:\(h2c)",
             httpsExpired: "https://127.0.0.1:\(expired)", httpsWrongHost: "https://127.0.0.1:\(wrongHost)",
             blackhole: "http://127.0.0.1:\(hole.port)", refused: "http://127.0.0.1:\(unusedLoopbackPort())",
-            caFile: caFile)
+            ws: "ws://127.0.0.1:\(wsPort)", wss: "wss://127.0.0.1:\(wssPort)", caFile: caFile)
     }
 
     /// Starts one listener and returns its port once it is bound.
@@ -96,5 +108,7 @@ public final class TargetServer: @unchecked Sendable {
         tasks.removeAll()
         blackhole?.close()
         blackhole = nil
+        for target in webSockets { await target.stop() }
+        webSockets.removeAll()
     }
 }

@@ -40,8 +40,12 @@ struct TargetCommand: AsyncParsableCommand {
               wrong-host certificate \(endpoints.httpsWrongHost)
               never answers (SYNs dropped) \(endpoints.blackhole)
               refused                \(endpoints.refused)
+              WebSocket              \(endpoints.ws)/ws/echo
+              WebSocket over TLS     \(endpoints.wss)/ws/echo
               CA file (--cacert)     \(endpoints.caFile)
             endpoints: /bytes/{n} /delay/{ms} /drip?bytes=&ms= /redirect/{n} /status/{code} /headers /echo /truncate/{n}
+            /ws/echo faults: closeAfter=S&code=C&reason=R dropAfter=S resetAfter=S noPong=1 pongDelay=MS
+                             refuse=K&status=N&key=ID idleTimeout=S restartEvery=S pingEvery=S
             Ctrl-C stops it.
             """)
         }

@@ -1,0 +1,163 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+
+/// The target's WebSocket listener: `/ws/echo` echoes every text and binary frame, answers pings
+/// and honours the fault modes the client asks for in the query (`WebSocketFaults`).
+///
+/// Built on swift-nio directly (not Hummingbird's WebSocket layer) because the faults need
+/// control below the message level: withheld or late pongs, a TCP drop without a close frame,
+/// a reset, a listener restart.
+///
+/// Threading: every connection's state lives on its channel's event loop; the listener state
+/// (server channel, children, refusal counters) is guarded by `lock`.
+final class WebSocketTarget: @unchecked Sendable {
+    private let group: EventLoopGroup
+    private let tls: NIOSSLContext?
+    private let lock = NIOLock()
+    // Guarded by `lock`:
+    private var serverChannel: Channel?
+    private var children: [ObjectIdentifier: Channel] = [:]
+    private var refusals: [String: Int] = [:]
+    private var restartTask: RepeatedTask?
+    private var stopped = false
+    private var port = 0
+
+    /// Largest frame accepted (bytes).
+    static let maxFrameSize = 1 << 24
+
+    init(group: EventLoopGroup, tls: NIOSSLContext?) {
+        self.group = group
+        self.tls = tls
+    }
+
+    /// Binds the listener on 127.0.0.1 (a random free port) and returns the port.
+    func start() async throws -> Int {
+        let channel = try await bind(port: 0).get()
+        let bound = channel.localAddress?.port ?? 0
+        lock.withLock {
+            port = bound
+            serverChannel = channel
+        }
+        return bound
+    }
+
+    func stop() async {
+        let (server, open, task): (Channel?, [Channel], RepeatedTask?) = lock.withLock {
+            stopped = true
+            defer { serverChannel = nil; children = [:]; restartTask = nil }
+            return (serverChannel, Array(children.values), restartTask)
+        }
+        task?.cancel()
+        for child in open { child.close(promise: nil) }
+        try? await server?.close().get()
+    }
+
+    private func bind(port: Int) -> EventLoopFuture<Channel> {
+        ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { [weak self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    guard let self else { throw TargetError("the WebSocket target has stopped") }
+                    try self.configure(channel)
+                }
+            }
+            .bind(host: "127.0.0.1", port: port)
+    }
+
+    private func configure(_ channel: Channel) throws {
+        if let tls {
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+        }
+        // Answers what is not upgraded; leaves the pipeline when an upgrade happens.
+        let responder = WebSocketRefusalResponder()
+        let upgrader = NIOWebSocketServerUpgrader(
+            maxFrameSize: Self.maxFrameSize, automaticErrorHandling: true,
+            shouldUpgrade: { [weak self] channel, head in
+                channel.eventLoop.makeSucceededFuture(self?.upgradeHeaders(for: head))
+            },
+            upgradePipelineHandler: { [weak self] channel, head in
+                channel.eventLoop.makeCompletedFuture {
+                    channel.pipeline.syncOperations.removeHandler(responder, promise: nil)
+                    let faults = WebSocketFaults(requestTarget: head.uri)
+                    if let idle = faults.idleTimeout {
+                        try channel.pipeline.syncOperations.addHandler(
+                            IdleStateHandler(readTimeout: .nanoseconds(Int64(idle * 1e9))), position: .first)
+                    }
+                    try channel.pipeline.syncOperations.addHandler(WebSocketEchoHandler(faults: faults))
+                    if let every = faults.restartEvery { self?.scheduleRestarts(every: every) }
+                }
+            })
+        try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+            withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
+        try channel.pipeline.syncOperations.addHandler(responder)
+        lock.withLock {
+            guard !stopped else { return }
+            children[ObjectIdentifier(channel)] = channel
+        }
+        channel.closeFuture.whenComplete { [weak self] _ in
+            self?.lock.withLock { _ = self?.children.removeValue(forKey: ObjectIdentifier(channel)) }
+        }
+    }
+
+    /// The extra 101 headers, or nil to decline (wrong path, or a refusal the client asked for).
+    private func upgradeHeaders(for head: HTTPRequestHead) -> HTTPHeaders? {
+        let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
+        guard path == "/ws/echo" else { return nil }
+        let faults = WebSocketFaults(requestTarget: head.uri)
+        if faults.refuseCount > 0 && refuse(key: faults.refuseKey, count: faults.refuseCount) { return nil }
+        var headers = HTTPHeaders()
+        // Accept the client's first offered subprotocol, as an echo service would.
+        if let offered = head.headers["Sec-WebSocket-Protocol"].first?.split(separator: ",").first {
+            headers.add(name: "Sec-WebSocket-Protocol", value: offered.trimmingCharacters(in: .whitespaces))
+        }
+        return headers
+    }
+
+    /// Counts an attempt for `key`; true while the first `count` attempts are being refused.
+    func refuse(key: String, count: Int) -> Bool {
+        lock.withLock {
+            let seen = refusals[key, default: 0]
+            refusals[key] = seen + 1
+            return seen < count
+        }
+    }
+
+    /// Restarts the listener every `every` seconds (once scheduled, it keeps going until `stop`):
+    /// every open connection is closed without a close frame and the port is bound again.
+    private func scheduleRestarts(every: Double) {
+        lock.withLock {
+            guard restartTask == nil, !stopped else { return }
+            let interval = TimeAmount.nanoseconds(Int64(every * 1e9))
+            let loop = group.next()
+            restartTask = loop.scheduleRepeatedAsyncTask(initialDelay: interval, delay: interval) { [weak self] _ in
+                guard let self else { return loop.makeSucceededVoidFuture() }
+                return self.restart(on: loop)
+            }
+        }
+    }
+
+    private func restart(on loop: EventLoop) -> EventLoopFuture<Void> {
+        let (server, open, port): (Channel?, [Channel], Int) = lock.withLock {
+            guard !stopped else { return (nil, [], 0) }
+            defer { serverChannel = nil }
+            return (serverChannel, Array(children.values), self.port)
+        }
+        guard let server else { return loop.makeSucceededVoidFuture() }
+        for child in open { child.close(promise: nil) }
+        return server.close().flatMap { [self] in bind(port: port) }.map { [self] channel in
+            let keep = lock.withLock { () -> Bool in
+                guard !stopped else { return false }
+                serverChannel = channel
+                return true
+            }
+            if !keep { channel.close(promise: nil) }
+        }.recover { _ in }  // a failed re-bind is retried at the next restart
+    }
+}
