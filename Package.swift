@@ -52,17 +52,32 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The WebSocket client and the soak engine, on SwiftNIO (libcurl 7.88 has no WebSocket).
+        .target(
+            name: "SondeWebSocket",
+            dependencies: [
+                "SondeCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .target(name: "SondeReport", dependencies: ["SondeCore"]),
         .executableTarget(
             name: "sonde",
             dependencies: [
-                "SondeCore", "SondeHTTP", "SondeCapture", "SondeTarget", "SondeReport", "CurlShim",
+                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTarget", "SondeReport", "CurlShim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
         .testTarget(name: "SondeCoreTests", dependencies: ["SondeCore"]),
         .testTarget(name: "SondeHTTPTests", dependencies: ["SondeHTTP", "SondeTarget", "SondeCore"]),
+        .testTarget(name: "SondeWebSocketTests", dependencies: ["SondeWebSocket", "SondeTarget", "SondeCore"]),
         .testTarget(name: "SondeTargetTests", dependencies: ["SondeTarget"]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
         .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),

@@ -11,6 +11,7 @@ public struct ReportDocument: Codable, Sendable {
     public var probes: [ProbeTask]
     public var summary: ProbeSummary?
     public var captures: [CaptureReport]?
+    public var soaks: [SoakReport]?
 
     public init(schemaVersion: Int = ReportDocument.currentSchemaVersion, tool: ToolInfo, run: RunInfo,
                 probes: [ProbeTask], summary: ProbeSummary?) {
@@ -32,4 +33,12 @@ public enum JournalEntryKind: String, Codable, Sendable {
     case end
     /// The packet evidence of one capture (`sonde analyze`, `--capture`).
     case capture
+    /// A WebSocket soak began: `{"type":"soak","url":…,"config":…,"startedAt":…}`.
+    case soak
+    /// One attempt of a soak's connection, written when it opens and again when it ends (the last wins).
+    case wsAttempt = "ws-attempt"
+    /// The ping, missed-ping and echo samples of a soak since the previous such line.
+    case wsSamples = "ws-samples"
+    /// The findings of an idle-timeout discovery.
+    case wsIdle = "ws-idle"
 }

@@ -155,7 +155,13 @@ public struct ThresholdMetric: Sendable, Equatable, CustomStringConvertible {
     public static let catalogue = "<phase>.<aggregation> with phase one of \(Phases.names.joined(separator: ", ")) "
         + "and aggregation one of \(aggregations.joined(separator: ", ")) (prefix cold. or warm. for only those), "
         + "errors.rate, errors.count, reuse.rate, tasks.count; append .delta to a phase metric to compare "
-        + "with --baseline (e.g. wait.p95.delta<10%)"
+        + "with --baseline (e.g. wait.p95.delta<10%); for soaks ws.ping.<aggregation>, ws.echo.<aggregation>, "
+        + "ws.recover.<aggregation>, ws.reconnects.count, ws.missed.count, ws.lost.count, ws.lost.rate, "
+        + "ws.corrupted.count, ws.gaveup.count"
+
+    /// The soak distributions (`ws.<name>.<aggregation>`) and counters (`ws.<name>.count`).
+    static let soakDistributions = ["ping", "echo", "recover"]
+    static let soakCounters = ["reconnects", "missed", "lost", "corrupted", "gaveup"]
 
     public var description: String { path }
 
@@ -168,7 +174,20 @@ public struct ThresholdMetric: Sendable, Equatable, CustomStringConvertible {
         switch parts {
         case ["errors", "rate"], ["reuse", "rate"]: kind = .rate; return
         case ["errors", "count"], ["tasks", "count"]: kind = .count; return
+        case ["ws", "lost", "rate"]: kind = .rate; return
         default: break
+        }
+        if parts.count == 3, parts[0] == "ws" {
+            if Self.soakCounters.contains(parts[1]) && parts[2] == "count" { kind = .count; return }
+            guard Self.soakDistributions.contains(parts[1]) else { throw unknown }
+            guard Self.aggregations.contains(parts[2]) else {
+                let column = text.utf8.count - parts[2].utf8.count
+                throw ThresholdSyntaxError(expression: expression, column: column,
+                                           problem: "unknown aggregation '\(parts[2])'; use one of \(Self.aggregations.joined(separator: ", "))")
+            }
+            aggregation = parts[2]
+            kind = parts[2] == "count" ? .count : .duration
+            return
         }
         if parts.count > 2, parts.last == "delta" {
             comparedToBaseline = true
@@ -216,7 +235,7 @@ public struct ThresholdResult: Codable, Sendable, Equatable {
 
 extension Threshold {
     /// Evaluates against a finished run's summary (and, for `.delta` metrics, a baseline's).
-    public func evaluate(_ summary: ProbeSummary, baseline: ProbeSummary? = nil) -> ThresholdResult {
+    public func evaluate(_ summary: ProbeSummary, baseline: ProbeSummary? = nil, soaks: [SoakReport] = []) -> ThresholdResult {
         if metric.comparedToBaseline {
             guard let baseline else {
                 return ThresholdResult(expression: expression, observed: nil, passed: false,
@@ -244,6 +263,8 @@ extension Threshold {
         case "reuse.rate":
             observed = summary.transactions > 0 ? Double(summary.reusedTransactions) / Double(summary.transactions) : nil
         case "tasks.count": observed = Double(summary.tasks)
+        case _ where metric.path.hasPrefix("ws."):
+            observed = soakValue(soaks)
         default:
             observed = phaseValue(summary)
         }
@@ -254,6 +275,33 @@ extension Threshold {
         let passed = comparison.holds(observed, bound)
         return ThresholdResult(expression: expression, observed: observed, passed: passed,
                                message: "\(metric.path) was \(format(observed)), bound \(comparison.rawValue) \(format(bound))")
+    }
+
+    /// A soak metric over the run's soaks (one soak per run today; counts add up, distributions
+    /// come from the first soak that has them). Nil without a soak.
+    private func soakValue(_ soaks: [SoakReport]) -> Double? {
+        guard !soaks.isEmpty else { return nil }
+        let parts = metric.path.split(separator: ".").map(String.init)
+        func total(_ value: (SoakReport) -> Int) -> Double { Double(soaks.reduce(0) { $0 + value($1) }) }
+        switch (parts[1], parts[2]) {
+        case ("reconnects", _): return total { $0.reconnects.count }
+        case ("missed", _): return total { $0.pings.missed }
+        case ("lost", "count"): return total { $0.messages.lost }
+        case ("lost", _):
+            let sent = total { $0.messages.sent }
+            return sent > 0 ? total { $0.messages.lost } / sent : nil
+        case ("corrupted", _): return total { $0.messages.corrupted }
+        case ("gaveup", _): return total { $0.gaveUp }
+        default:
+            let distributions = soaks.compactMap { soak -> DistributionSummary? in
+                switch parts[1] {
+                case "ping": return soak.pings.rttMs
+                case "echo": return soak.messages.rttMs
+                default: return soak.reconnects.timeToRecoverMs
+                }
+            }
+            return distributions.first.map { $0.value(named: parts[2]) }
+        }
     }
 
     private func phaseValue(_ summary: ProbeSummary) -> Double? {

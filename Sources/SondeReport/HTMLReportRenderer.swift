@@ -11,7 +11,7 @@ public enum HTMLReportRenderer {
 
     public static func render(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult] = [],
                               baseline: BaselineComparison? = nil, captures: [CaptureReport] = [],
-                              sample: [ProbeTask]) -> String {
+                              soaks: [SoakReport] = [], sample: [ProbeTask]) -> String {
         var html = """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8">
@@ -30,10 +30,13 @@ public enum HTMLReportRenderer {
         if !run.redacted { html += "<p class=\"warn\">Redaction was OFF (--no-redact): this report may contain secrets.</p>\n" }
         for warning in run.warnings { html += "<p class=\"warn\">\(htmlEscape(warning))</p>\n" }
         html += "</header>\n<main>\n"
-        html += findings(summary: summary, sample: sample, thresholds: thresholds, finishedAt: run.finishedAt)
+        if summary.tasks > 0 || soaks.isEmpty {
+            html += findings(summary: summary, sample: sample, thresholds: thresholds, finishedAt: run.finishedAt)
+        }
         html += thresholdTable(thresholds)
         html += baselineTable(baseline)
         if summary.transactions > 0 { html += phaseTable(summary) }
+        html += SoakSection.render(soaks)
         html += CaptureSection.render(captures)
         html += waterfall(sample)
         html += headerDetails(sample)
@@ -237,7 +240,7 @@ public enum HTMLReportRenderer {
     td.bar{width:40%;min-width:12rem}td.bar div{display:flex;height:.8rem}td.bar i{display:block;height:100%;min-width:1px}
     .legend span{margin-right:.8rem}.legend i{display:inline-block;width:.8rem;height:.8rem;margin-right:.25rem;vertical-align:middle}
     ul.errors li{margin:.2rem 0}details{margin:.3rem 0}table.headers td{text-align:left;white-space:normal}
-    td.value{font-family:ui-monospace,monospace;word-break:break-all}
+    td.text{text-align:left;white-space:normal}td.value{font-family:ui-monospace,monospace;word-break:break-all}
     figure{margin:.5rem 0}svg.chart{width:100%;max-width:720px;height:auto;font-size:11px}
     svg .grid{stroke:var(--line)}svg .axis{fill:var(--muted)}svg .whisker,svg .p99{stroke-width:1.5}
     svg .cold .whisker,svg .cold .p99{stroke:#2563eb}svg .cold .box{fill:#2563eb}

@@ -7,12 +7,13 @@ import SondeCore
 /// The opening tags carry counts, so `ReportFiles` writes the test cases first (spilled to a
 /// file) and puts `head` before them at the end. Every string goes through `xmlEscape`.
 public enum JUnitWriter {
-    public static func head(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult]) -> [UInt8] {
+    public static func head(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = []) -> [UInt8] {
         let failedThresholds = thresholds.filter { !$0.passed }.count
+        let failedSoaks = soaks.filter { !$0.passed }.count
         let seconds = run.finishedAt.map { Double($0.microsecondsSince1970 - run.startedAt.microsecondsSince1970) / 1e6 } ?? 0
         var head = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        head += #"<testsuites name="\#(xmlEscape("sonde \(run.command) \(run.id)"))" tests="\#(summary.tasks + thresholds.count)" "#
-            + #"failures="\#(summary.failedTasks + failedThresholds)" errors="0" time="\#(Self.seconds(seconds))">"# + "\n"
+        head += #"<testsuites name="\#(xmlEscape("sonde \(run.command) \(run.id)"))" tests="\#(summary.tasks + thresholds.count + soaks.count)" "#
+            + #"failures="\#(summary.failedTasks + failedThresholds + failedSoaks)" errors="0" time="\#(Self.seconds(seconds))">"# + "\n"
         head += #"  <testsuite name="thresholds" tests="\#(thresholds.count)" failures="\#(failedThresholds)" errors="0" "#
             + #"timestamp="\#(xmlEscape(run.startedAt.description))">"# + "\n"
         for result in thresholds {
@@ -25,6 +26,12 @@ public enum JUnitWriter {
             head += "</testcase>\n"
         }
         head += "  </testsuite>\n"
+        if !soaks.isEmpty {
+            head += #"  <testsuite name="soaks" tests="\#(soaks.count)" failures="\#(failedSoaks)" errors="0" "#
+                + #"timestamp="\#(xmlEscape(run.startedAt.description))">"# + "\n"
+            for soak in soaks { head += soakCase(soak) }
+            head += "  </testsuite>\n"
+        }
         head += #"  <testsuite name="\#(xmlEscape("sonde \(run.command)"))" tests="\#(summary.tasks)" failures="\#(summary.failedTasks)" "#
             + #"errors="0" timestamp="\#(xmlEscape(run.startedAt.description))">"# + "\n"
         return Array(head.utf8)
@@ -41,6 +48,24 @@ public enum JUnitWriter {
         }
         line += "</testcase>\n"
         return Array(line.utf8)
+    }
+
+    /// One soak's test case: failed when the soak did (a connection gave up, never opened, or an
+    /// echo was corrupted), with its counts as evidence.
+    static func soakCase(_ soak: SoakReport) -> String {
+        let seconds = soak.finishedAt.map { Double($0.microsecondsSince1970 - soak.startedAt.microsecondsSince1970) / 1e6 } ?? 0
+        let evidence = "\(soak.connections) connections, \(soak.attempts.count) attempts, \(soak.reconnects.count) reconnects; "
+            + "pings \(soak.pings.answered)/\(soak.pings.sent) answered, \(soak.pings.missed) missed; "
+            + "messages \(soak.messages.sent) sent, \(soak.messages.received) received, \(soak.messages.lost) lost, "
+            + "\(soak.messages.corrupted) corrupted; up at end \(soak.upAtEnd)"
+        var line = #"    <testcase classname="sonde.soak" name="\#(xmlEscape("soak \(soak.url)"))" time="\#(Self.seconds(seconds))">"#
+        if soak.passed {
+            line += "<system-out>\(xmlEscape(evidence))</system-out>"
+        } else {
+            let message = soak.problems.joined(separator: "; ")
+            line += #"<failure message="\#(xmlEscape(message))" type="soak">\#(xmlEscape(evidence))</failure>"#
+        }
+        return line + "</testcase>\n"
     }
 
     public static let tail = Array("  </testsuite>\n</testsuites>\n".utf8)

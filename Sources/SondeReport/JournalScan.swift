@@ -16,6 +16,7 @@ public enum JournalScan {
         public var summary: ProbeSummary
         public var sample: [ProbeTask]
         public var captures: [CaptureReport]
+        public var soaks: [SoakReport]
         var endLine: EndLine?
     }
 
@@ -37,12 +38,23 @@ public enum JournalScan {
         return try scan(folder: folder, onRunLine: { _ in }, onTask: { (_: ProbeTask, _: ArraySlice<UInt8>) throws(TaskError) in })
     }
 
+    /// The kind of a soak line, told by its tail: the encoder sorts keys, and `type` sorts after
+    /// every other key of those lines, so they end with `"type":"<kind>"}`.
+    static func soakLineKind(_ line: ArraySlice<UInt8>) -> JournalEntryKind? {
+        for kind in [JournalEntryKind.soak, .wsAttempt, .wsSamples, .wsIdle] {
+            let suffix = Array(#","type":"\#(kind.rawValue)"}"#.utf8)
+            if line.count > suffix.count && line.suffix(suffix.count).elementsEqual(suffix) { return kind }
+        }
+        return nil
+    }
+
     static func scan(folder: RunFolder, onRunLine: (RunLine) -> Void,
                      onTask: (ProbeTask, ArraySlice<UInt8>) throws(TaskError) -> Void) throws(TaskError) -> Result {
         let decoder = JSONDecoder()
         var runLine: RunLine?
         var endLine: EndLine?
         var captures: [CaptureReport] = []
+        var soak: SoakReportBuilder?
         var summary = ProbeSummaryBuilder()
         var sampler = TaskSampler()
         var skipped = 0
@@ -58,6 +70,21 @@ public enum JournalScan {
                 let end = task.taskInterval.start.adding(microseconds: Int64(task.taskInterval.durationMs * 1000))
                 if lastTaskEnd.map({ end > $0 }) ?? true { lastTaskEnd = end }
                 try onTask(task, taskJSON)
+            } else if let kind = soakLineKind(line) {
+                switch kind {
+                case .soak:
+                    guard let decoded = try? decoder.decode(SoakStartLine.self, from: Data(line)) else { skipped += 1; return }
+                    soak = SoakReportBuilder(url: decoded.soak.url, config: decoded.soak.config, startedAt: decoded.soak.startedAt)
+                case .wsAttempt:
+                    guard let decoded = try? decoder.decode(SoakAttemptLine.self, from: Data(line)), soak != nil else { skipped += 1; return }
+                    soak?.add(decoded.attempt)
+                case .wsSamples:
+                    guard let decoded = try? decoder.decode(SoakSamplesLine.self, from: Data(line)), soak != nil else { skipped += 1; return }
+                    soak?.add(decoded.samples)
+                default:
+                    guard let decoded = try? decoder.decode(SoakIdleLine.self, from: Data(line)), soak != nil else { skipped += 1; return }
+                    soak?.set(idleTimeout: decoded.findings)
+                }
             } else if runLine == nil, let decoded = try? decoder.decode(RunLine.self, from: Data(line)), decoded.type == .run {
                 runLine = decoded
                 onRunLine(decoded)
@@ -84,6 +111,14 @@ public enum JournalScan {
         if skipped > 0 {
             run.warnings.append("\(skipped) journal line\(skipped == 1 ? " was" : "s were") unreadable (cut by a kill?) and skipped.")
         }
-        return Result(tool: runLine.tool, run: run, summary: result, sample: sampler.tasks, captures: captures, endLine: endLine)
+        let soaks = soak.map { [$0.result(finishedAt: endLine?.finishedAt)] } ?? []
+        if endLine == nil, let soak = soaks.first {
+            let open = soak.attempts.filter { $0.openedAt != nil && $0.closedAt == nil }.count
+            if open > 0 {
+                run.warnings.append("\(open) WebSocket connection\(open == 1 ? " was" : "s were") still open when the run was killed; their last counts are those journalled when they opened.")
+            }
+        }
+        return Result(tool: runLine.tool, run: run, summary: result, sample: sampler.tasks, captures: captures, soaks: soaks,
+                      endLine: endLine)
     }
 }

@@ -10,6 +10,8 @@ public final class ProbeRunRecorder {
     public private(set) var run: RunInfo
     private let journal: Journal
     private var summary = ProbeSummaryBuilder()
+    /// The soak recorded so far (nil until `record(soakStart:…)`).
+    private var soak: SoakReportBuilder?
     private let encoder = ReportJSONWriter.makeEncoder()
     /// Reused for every task line (its capacity persists), written without `JSONEncoder`.
     private var line = JSONOutput(capacity: 8192)
@@ -25,6 +27,9 @@ public final class ProbeRunRecorder {
 
     public var currentSummary: ProbeSummary { summary.result }
 
+    /// The soak as recorded so far (its attempts' last states), for live status and the verdict.
+    public func currentSoak(finishedAt: Timestamp? = nil) -> SoakReport? { soak?.result(finishedAt: finishedAt) }
+
     public func record(_ task: ProbeTask) throws(TaskError) {
         summary.add(task)
         line.reset()
@@ -39,6 +44,31 @@ public final class ProbeRunRecorder {
         try append(CaptureLine(capture: capture))
     }
 
+    /// Records the start of a WebSocket soak.
+    public func record(soakStart url: String, config: SoakConfig, startedAt: Timestamp) throws(TaskError) {
+        soak = SoakReportBuilder(url: url, config: config, startedAt: startedAt)
+        try append(SoakStartLine(soak: .init(url: url, config: config, startedAt: startedAt)))
+    }
+
+    /// Records one attempt of a soak's connection (again each time it changes; the last wins).
+    public func record(attempt: SoakAttempt) throws(TaskError) {
+        soak?.add(attempt)
+        try append(SoakAttemptLine(attempt: attempt))
+    }
+
+    /// Records a batch of soak samples.
+    public func record(samples: SoakSamples) throws(TaskError) {
+        guard !samples.isEmpty else { return }
+        soak?.add(samples)
+        try append(SoakSamplesLine(samples: samples))
+    }
+
+    /// Records what an idle-timeout discovery found.
+    public func record(idleTimeout findings: IdleTimeoutFindings) throws(TaskError) {
+        soak?.set(idleTimeout: findings)
+        try append(SoakIdleLine(findings: findings))
+    }
+
     /// Flushes the journal if its buffer has waited a flush interval (call this while idle).
     public func flushIfDue() throws(TaskError) { try journal.flushIfDue() }
 
@@ -49,9 +79,10 @@ public final class ProbeRunRecorder {
     public func finish(status: RunStatus, thresholds: [Threshold] = [], baseline: JournalScan.Result? = nil,
                        prometheusPath: String? = nil) throws(TaskError) -> RunOutcome {
         let result = summary.result
-        let results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary) }
-        run.status = status == .passed && results.contains(where: { !$0.passed }) ? .failed : status
         run.finishedAt = Timestamp.now()
+        let soaks = soak.map { [$0.result(finishedAt: run.finishedAt)] } ?? []
+        let results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary, soaks: soaks) }
+        run.status = status == .passed && results.contains(where: { !$0.passed }) ? .failed : status
         let comparison = baseline.map { BaselineComparison(current: result, baseline: $0.summary, baselineRun: $0.run) }
         try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison))
         try journal.close()
@@ -72,6 +103,31 @@ struct RunLine: Codable {
 struct CaptureLine: Codable, Sendable {
     var type = JournalEntryKind.capture
     let capture: CaptureReport
+}
+
+struct SoakStartLine: Codable, Sendable {
+    struct Start: Codable, Sendable {
+        let url: String
+        let config: SoakConfig
+        let startedAt: Timestamp
+    }
+    let soak: Start
+    var type = JournalEntryKind.soak
+}
+
+struct SoakAttemptLine: Codable, Sendable {
+    var type = JournalEntryKind.wsAttempt
+    let attempt: SoakAttempt
+}
+
+struct SoakSamplesLine: Codable, Sendable {
+    var type = JournalEntryKind.wsSamples
+    let samples: SoakSamples
+}
+
+struct SoakIdleLine: Codable, Sendable {
+    var type = JournalEntryKind.wsIdle
+    let findings: IdleTimeoutFindings
 }
 
 struct EndLine: Codable, Sendable {

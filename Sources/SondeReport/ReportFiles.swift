@@ -9,17 +9,20 @@ public struct RunOutcome: Sendable {
     public var thresholds: [ThresholdResult]
     public var baseline: BaselineComparison?
     public var captures: [CaptureReport]
+    public var soaks: [SoakReport]
     /// Tasks the HTML draws (bounded; see `TaskSampler`).
     public var sample: [ProbeTask]
 
     public init(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult],
-                baseline: BaselineComparison? = nil, captures: [CaptureReport] = [], sample: [ProbeTask]) {
+                baseline: BaselineComparison? = nil, captures: [CaptureReport] = [], soaks: [SoakReport] = [],
+                sample: [ProbeTask]) {
         self.tool = tool
         self.run = run
         self.summary = summary
         self.thresholds = thresholds
         self.baseline = baseline
         self.captures = captures
+        self.soaks = soaks
         self.sample = sample
     }
 
@@ -94,9 +97,10 @@ public enum ReportFiles {
             comparison = BaselineComparison(current: result, baseline: baseline.summary, baselineRun: baseline.run)
         }
         if let thresholds {
-            results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary) }
+            results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary, soaks: scan.soaks) }
             if run.status == .passed || run.status == .failed {
-                run.status = result.failedTasks == 0 && results.allSatisfy(\.passed) ? .passed : .failed
+                run.status = result.failedTasks == 0 && scan.soaks.allSatisfy(\.passed) && results.allSatisfy(\.passed)
+                    ? .passed : .failed
             }
         }
 
@@ -104,9 +108,9 @@ public enum ReportFiles {
         try json.write(try ReportJSONWriter.header(tool: scan.tool, run: run))
         try json.append(contentsOfFile: jsonTasks.temporaryPath)
         try json.write(try ReportJSONWriter.trailer(summary: result, thresholds: results, baseline: comparison,
-                                                          captures: scan.captures))
+                                                          captures: scan.captures, soaks: scan.soaks))
         let junit = try AtomicFile(path: folder.junitPath)
-        try junit.write(JUnitWriter.head(run: run, summary: result, thresholds: results))
+        try junit.write(JUnitWriter.head(run: run, summary: result, thresholds: results, soaks: scan.soaks))
         try junit.append(contentsOfFile: junitCases.temporaryPath)
         try junit.write(JUnitWriter.tail)
         try json.commit()
@@ -114,9 +118,10 @@ public enum ReportFiles {
         try junit.commit()
 
         let outcome = RunOutcome(tool: scan.tool, run: run, summary: result, thresholds: results, baseline: comparison,
-                                 captures: scan.captures, sample: scan.sample)
+                                 captures: scan.captures, soaks: scan.soaks, sample: scan.sample)
         let html = HTMLReportRenderer.render(tool: outcome.tool, run: run, summary: result, thresholds: results,
-                                             baseline: comparison, captures: scan.captures, sample: scan.sample)
+                                             baseline: comparison, captures: scan.captures, soaks: scan.soaks,
+                                             sample: scan.sample)
         try writeFileAtomically(Array(html.utf8), to: folder.reportHTMLPath)
         if let prometheusPath {
             try writeFileAtomically(Array(PrometheusWriter.render(run: run, summary: result, thresholds: results).utf8),

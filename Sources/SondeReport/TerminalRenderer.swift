@@ -116,6 +116,51 @@ public struct TerminalRenderer: Sendable {
         }.joined(separator: "\n")
     }
 
+    /// A soak's outcome: verdict, connections, pings, messages, reconnects by cause, backoff.
+    public func render(soak: SoakReport) -> String {
+        var lines = [""]
+        let verdict = soak.passed ? paint("✓ soak recovered", "32;1") : paint("✗ soak failed", "31;1")
+        lines.append(verdict + " " + soak.url)
+        for problem in soak.problems { lines.append("  " + paint(problem, "31")) }
+        lines.append("connections \(soak.connections), attempts \(soak.attempts.count), reconnects \(soak.reconnects.count), "
+            + "up at end \(soak.upAtEnd), gave up \(soak.gaveUp)")
+        var pings = "pings \(soak.pings.sent) sent, \(soak.pings.answered) answered, \(soak.pings.missed) missed"
+        if let rtt = soak.pings.rttMs {
+            pings += "; rtt ms p50 \(formatMs(rtt.p50)) p90 \(formatMs(rtt.p90)) p99 \(formatMs(rtt.p99)) max \(formatMs(rtt.max))"
+        }
+        if soak.pings.serverPings > 0 { pings += "; server pings \(soak.pings.serverPings)" }
+        lines.append(pings)
+        let m = soak.messages
+        if m.sent > 0 {
+            var text = "messages \(m.sent) sent, \(m.received) echoed, \(m.lost) lost, \(m.corrupted) corrupted, "
+                + "\(m.duplicated) duplicated, \(m.reordered) reordered"
+            if let rtt = m.rttMs { text += "; echo rtt ms p50 \(formatMs(rtt.p50)) p99 \(formatMs(rtt.p99))" }
+            lines.append(text)
+        }
+        let causes = soak.disconnects.byCause.filter { $0.key != DisconnectCause.runEnded.rawValue }
+        if !causes.isEmpty {
+            lines.append("disconnects: " + causes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                + (soak.disconnects.byCloseCode.isEmpty ? "" : "; close codes: "
+                    + soak.disconnects.byCloseCode.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+        }
+        if let recover = soak.reconnects.timeToRecoverMs {
+            lines.append("time to recover ms: p50 \(formatMs(recover.p50)) p90 \(formatMs(recover.p90)) max \(formatMs(recover.max))")
+        }
+        for step in soak.backoffSchedule.prefix(8) {
+            lines.append("backoff retry \(step.failure): waited \(formatMs(step.minMs))–\(formatMs(step.maxMs)) ms ×\(step.count) "
+                + "(policy \(formatMs(step.policyMinMs))–\(formatMs(step.policyMaxMs)) ms)")
+        }
+        if let idle = soak.idleTimeout {
+            if let cut = idle.shortestCutS {
+                lines.append(paint("idle timeout: silences of \(formatMs(cut)) s were cut (\(idle.cutBy ?? "?"))", "1")
+                    + (idle.longestSurvivedS.map { "; \(formatMs($0)) s survived" } ?? "; none survived"))
+            } else {
+                lines.append("idle timeout: no silence up to \(formatMs(idle.maxIdleS)) s was cut")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// Cold vs warm distributions per phase, and the run's totals.
     public func render(summary: ProbeSummary) -> String {
         var lines: [String] = []

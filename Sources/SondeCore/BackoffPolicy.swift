@@ -1,0 +1,66 @@
+/// Exponential backoff with jitter, as a well-built client reconnects or retries: the delay
+/// before retry n (n = 1 after the first failure) is `initial × multiplier^(n-1)`, capped at
+/// `max`, then jittered:
+/// - `full`: uniform in [0, capped] (AWS's "full jitter");
+/// - `equal`: capped/2 + uniform in [0, capped/2];
+/// - `none`: exactly capped.
+/// Shared by the WebSocket soak (reconnects) and the transfer trials (retries).
+public struct BackoffPolicy: Codable, Sendable, Equatable {
+    public enum Jitter: String, Codable, Sendable, CaseIterable {
+        case full, equal, none
+    }
+
+    /// First delay, milliseconds (> 0).
+    public var initialMs: Double
+    /// Largest delay before jitter, milliseconds (≥ initialMs).
+    public var maxMs: Double
+    /// Growth per failure (≥ 1).
+    public var multiplier: Double
+    public var jitter: Jitter
+
+    public init(initialMs: Double = 500, maxMs: Double = 30_000, multiplier: Double = 2, jitter: Jitter = .full) {
+        self.initialMs = initialMs
+        self.maxMs = maxMs
+        self.multiplier = multiplier
+        self.jitter = jitter
+    }
+
+    /// Why a policy is unusable, in words, or nil when it is fine.
+    public var problem: String? {
+        if !(initialMs > 0) || !initialMs.isFinite { return "the initial backoff must be a positive duration" }
+        if !(maxMs >= initialMs) || !maxMs.isFinite { return "the maximum backoff must be at least the initial backoff" }
+        if !(multiplier >= 1) || !multiplier.isFinite { return "the backoff multiplier must be at least 1" }
+        return nil
+    }
+
+    /// The delay before retry `failure` (1-based) before jitter, milliseconds.
+    public func cappedDelayMs(failure: Int) -> Double {
+        let exponent = Double(max(0, failure - 1))
+        // Past ~1000 doublings the power overflows to +inf; the cap handles it.
+        let grown = initialMs * pow(multiplier, min(exponent, 1024))
+        return min(maxMs, grown.isFinite ? grown : maxMs)
+    }
+
+    /// The range a jittered delay for retry `failure` falls in, milliseconds.
+    public func bounds(failure: Int) -> ClosedRange<Double> {
+        let capped = cappedDelayMs(failure: failure)
+        switch jitter {
+        case .full: return 0...capped
+        case .equal: return (capped / 2)...capped
+        case .none: return capped...capped
+        }
+    }
+
+    /// A jittered delay for retry `failure`, milliseconds, drawn from `generator`.
+    public func delayMs(failure: Int, using generator: inout some RandomNumberGenerator) -> Double {
+        let range = bounds(failure: failure)
+        guard range.upperBound > range.lowerBound else { return range.lowerBound }
+        return Double.random(in: range, using: &generator)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,318 @@
+/// One WebSocket soak (`sonde soak URL`): the report's `soaks[]` entry, built by
+/// `SoakReportBuilder` from the attempts and samples the run journalled.
+public struct SoakReport: Codable, Sendable {
+    /// The URL as given, redacted.
+    public var url: String
+    public var config: SoakConfig
+    /// Logical connections held (each reconnects on its own).
+    public var connections: Int
+    public var startedAt: Timestamp
+    public var finishedAt: Timestamp?
+    /// Every connection attempt, in order of connection then attempt.
+    public var attempts: [SoakAttempt]
+    public var pings: PingSummary
+    public var messages: MessageSummary
+    public var reconnects: ReconnectSummary
+    /// Disconnects by cause and by close code (a close frame's code, either side).
+    public var disconnects: DisconnectSummary
+    /// The reconnect delays actually waited, per retry number, beside the policy's range.
+    public var backoffSchedule: [BackoffStep]
+    /// Connections that were open when the soak ended.
+    public var upAtEnd: Int
+    /// Connections that stopped reconnecting after `--max-attempts` failed attempts.
+    public var gaveUp: Int
+    /// The idle-timeout discovery's findings (`--discover-idle-timeout`), else null.
+    public var idleTimeout: IdleTimeoutFindings?
+    /// Ping RTT over time for the first connections (bounded), for the timeline.
+    public var timeline: [PingSeries]
+    /// False when a connection gave up, never opened, or a message came back corrupted.
+    public var passed: Bool
+    /// Why the soak failed, in words (empty when it passed).
+    public var problems: [String]
+
+    public init(url: String, config: SoakConfig, connections: Int, startedAt: Timestamp, finishedAt: Timestamp?,
+                attempts: [SoakAttempt], pings: PingSummary, messages: MessageSummary, reconnects: ReconnectSummary,
+                disconnects: DisconnectSummary, backoffSchedule: [BackoffStep], upAtEnd: Int, gaveUp: Int,
+                idleTimeout: IdleTimeoutFindings?, timeline: [PingSeries], passed: Bool, problems: [String]) {
+        self.url = url
+        self.config = config
+        self.connections = connections
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.attempts = attempts
+        self.pings = pings
+        self.messages = messages
+        self.reconnects = reconnects
+        self.disconnects = disconnects
+        self.backoffSchedule = backoffSchedule
+        self.upAtEnd = upAtEnd
+        self.gaveUp = gaveUp
+        self.idleTimeout = idleTimeout
+        self.timeline = timeline
+        self.passed = passed
+        self.problems = problems
+    }
+
+    public struct PingSummary: Codable, Sendable, Equatable {
+        public var sent = 0
+        public var answered = 0
+        /// Pings whose pong did not come within the pong timeout (each one closed its connection).
+        public var missed = 0
+        /// Pongs that matched no outstanding ping.
+        public var unsolicitedPongs = 0
+        /// Pings the server sent (answered automatically, RFC 6455 §5.5.2).
+        public var serverPings = 0
+        public var rttMs: DistributionSummary?
+        public init() {}
+    }
+
+    public struct MessageSummary: Codable, Sendable, Equatable {
+        public var sent = 0
+        /// Distinct messages echoed back intact.
+        public var received = 0
+        /// Sent but never echoed on the connection they were sent on.
+        public var lost = 0
+        public var duplicated = 0
+        /// Echoes that arrived after a later message's echo.
+        public var reordered = 0
+        /// Echoes whose payload did not match what was sent.
+        public var corrupted = 0
+        public var rttMs: DistributionSummary?
+        public init() {}
+    }
+
+    public struct ReconnectSummary: Codable, Sendable, Equatable {
+        /// Attempts after a connection's first.
+        public var count = 0
+        /// What ended the connection each reconnect recovered from.
+        public var byCause: [String: Int] = [:]
+        /// From a disconnect to the next open connection (backoff and failed attempts included).
+        public var timeToRecoverMs: DistributionSummary?
+        public init() {}
+    }
+
+    public struct DisconnectSummary: Codable, Sendable, Equatable {
+        public var byCause: [String: Int] = [:]
+        public var byCloseCode: [String: Int] = [:]
+        public init() {}
+    }
+
+    /// The delays waited before retry `failure` of any connection, beside the policy's range.
+    public struct BackoffStep: Codable, Sendable, Equatable {
+        /// 1 for the delay after the first failure in a row.
+        public var failure: Int
+        public var policyMinMs: Double
+        public var policyMaxMs: Double
+        public var count: Int
+        public var minMs: Double
+        public var maxMs: Double
+        /// Up to 20 of the delays, in the order they were waited.
+        public var examplesMs: [Double]
+    }
+
+    /// Ping RTTs of one connection over time (ms since the soak started, RTT ms); missed pings
+    /// and disconnects as separate marks.
+    public struct PingSeries: Codable, Sendable, Equatable {
+        public var connection: Int
+        public var points: [[Double]]
+        public var missedAtMs: [Double]
+        public var disconnects: [Disconnect]
+
+        public struct Disconnect: Codable, Sendable, Equatable {
+            public var atMs: Double
+            public var cause: String
+            public var closeCode: Int?
+        }
+    }
+}
+
+/// The options of a soak as the report records them.
+public struct SoakConfig: Codable, Sendable, Equatable {
+    public var durationS: Double
+    public var connections: Int
+    /// Starts are spread evenly over this many seconds.
+    public var rampS: Double
+    /// 0 means no pings.
+    public var pingIntervalS: Double
+    public var pongTimeoutS: Double
+    /// Messages per second per connection (0: none) and their size in bytes.
+    public var messageRate: Double
+    public var messageSize: Int
+    public var subprotocols: [String]
+    /// Extra request headers, redacted.
+    public var headers: [HeaderField]
+    public var backoff: BackoffPolicy
+    /// A connection that stays up this long resets its backoff to the initial delay.
+    public var stableAfterS: Double
+    /// Attempts in a row a connection may fail before it gives up (null: never gives up).
+    public var maxAttempts: Int?
+    public var connectTimeoutS: Double
+    public var insecure: Bool
+
+    public init(durationS: Double, connections: Int, rampS: Double, pingIntervalS: Double, pongTimeoutS: Double,
+                messageRate: Double, messageSize: Int, subprotocols: [String], headers: [HeaderField],
+                backoff: BackoffPolicy, stableAfterS: Double, maxAttempts: Int?, connectTimeoutS: Double, insecure: Bool) {
+        self.durationS = durationS
+        self.connections = connections
+        self.rampS = rampS
+        self.pingIntervalS = pingIntervalS
+        self.pongTimeoutS = pongTimeoutS
+        self.messageRate = messageRate
+        self.messageSize = messageSize
+        self.subprotocols = subprotocols
+        self.headers = headers
+        self.backoff = backoff
+        self.stableAfterS = stableAfterS
+        self.maxAttempts = maxAttempts
+        self.connectTimeoutS = connectTimeoutS
+        self.insecure = insecure
+    }
+}
+
+/// What ended a WebSocket connection (or kept an attempt from opening). Raw values are part of
+/// the report format.
+public enum DisconnectCause: String, Codable, Sendable, CaseIterable {
+    /// A close frame arrived (or was sent by sonde after a protocol problem); see closedBy/closeCode.
+    case closeFrame
+    /// The TCP connection was reset (RST) without a close frame.
+    case tcpReset
+    /// The TCP connection ended (FIN) without a close frame.
+    case eof
+    /// A pong did not arrive within the pong timeout: sonde closed the connection.
+    case pongTimeout
+    /// The opening handshake failed (see the attempt's error).
+    case handshakeFailure
+    /// The peer broke the WebSocket protocol.
+    case protocolError
+    /// The soak's duration ended (or it was interrupted): sonde closed with 1000.
+    case runEnded
+    /// An idle-timeout probe connection reached its planned silence and sonde closed it.
+    case probeFinished
+}
+
+/// One connection attempt of a soak: its handshake, and when open, how it ended.
+public struct SoakAttempt: Codable, Sendable, Equatable {
+    /// 0-based logical connection.
+    public var connection: Int
+    /// 1-based attempt of that connection.
+    public var attempt: Int
+    public var startedAt: Timestamp
+    /// The delay waited before this attempt (null for a connection's first), ms.
+    public var backoffMs: Double?
+    /// The retry number this delay was drawn for (1 after the first failure in a row), else null.
+    public var backoffFailure: Int?
+    public var handshake: WebSocketHandshake
+    /// Why the handshake failed; null when it opened.
+    public var error: TaskError?
+    public var openedAt: Timestamp?
+    public var closedAt: Timestamp?
+    public var closeCode: Int?
+    public var closeReason: String?
+    /// "client" or "server": who sent the first close frame; null without one.
+    public var closedBy: String?
+    /// Null while the connection is open.
+    public var cause: DisconnectCause?
+    /// For the attempt that reopened a connection after a disconnect: from that disconnect to
+    /// this open, ms (backoff and failed attempts included).
+    public var timeToRecoverMs: Double?
+    public var pings: Pings
+    public var messages: Messages
+    /// True on a connection's last attempt when it stopped reconnecting (`--max-attempts`).
+    public var gaveUp = false
+
+    public init(connection: Int, attempt: Int, startedAt: Timestamp, backoffMs: Double?, backoffFailure: Int?,
+                handshake: WebSocketHandshake = WebSocketHandshake()) {
+        self.connection = connection
+        self.attempt = attempt
+        self.startedAt = startedAt
+        self.backoffMs = backoffMs
+        self.backoffFailure = backoffFailure
+        self.handshake = handshake
+        pings = Pings()
+        messages = Messages()
+    }
+
+    public struct Pings: Codable, Sendable, Equatable {
+        public var sent = 0
+        public var answered = 0
+        public var missed = 0
+        public var unsolicitedPongs = 0
+        public var serverPings = 0
+        public init() {}
+    }
+
+    public struct Messages: Codable, Sendable, Equatable {
+        public var sent = 0
+        public var received = 0
+        public var lost = 0
+        public var duplicated = 0
+        public var reordered = 0
+        public var corrupted = 0
+        public init() {}
+    }
+}
+
+/// The opening handshake of one attempt (RFC 6455 §4): phases in ms, null when a phase did
+/// not happen (no DNS for an IP literal, no TLS for ws://) or was not reached.
+public struct WebSocketHandshake: Codable, Sendable, Equatable {
+    public var dnsMs: Double?
+    public var connectMs: Double?
+    public var tlsMs: Double?
+    /// From sending the upgrade request to receiving the response head.
+    public var upgradeMs: Double?
+    public var totalMs: Double?
+    public var statusCode: Int?
+    public var subprotocol: String?
+    public var extensions: [String]
+    /// The response headers, redacted.
+    public var responseHeaders: [HeaderField]
+    public var remoteAddress: String?
+    public var remotePort: Int?
+    public var localPort: Int?
+    public var tlsProtocolVersion: String?
+
+    public init() {
+        extensions = []
+        responseHeaders = []
+    }
+}
+
+/// What `--discover-idle-timeout` found: the longest silence a connection survived and the
+/// shortest one that was cut, and what cut it.
+public struct IdleTimeoutFindings: Codable, Sendable, Equatable {
+    public var maxIdleS: Double
+    /// Longest planned silence after which the connection still answered a ping, s.
+    public var longestSurvivedS: Double?
+    /// Shortest silence after which the connection was found cut, s (measured from the last
+    /// frame sent to the moment the cut was seen).
+    public var shortestCutS: Double?
+    /// How the shortest cut connection ended (cause, close code).
+    public var cutBy: String?
+    public var probes: [Probe]
+
+    public init(maxIdleS: Double, longestSurvivedS: Double?, shortestCutS: Double?, cutBy: String?, probes: [Probe]) {
+        self.maxIdleS = maxIdleS
+        self.longestSurvivedS = longestSurvivedS
+        self.shortestCutS = shortestCutS
+        self.cutBy = cutBy
+        self.probes = probes
+    }
+
+    public struct Probe: Codable, Sendable, Equatable {
+        /// The silence planned, s.
+        public var plannedS: Double
+        public var survived: Bool
+        /// When cut: seconds from the last frame sent to the cut.
+        public var cutAfterS: Double?
+        public var cause: String?
+        public var closeCode: Int?
+
+        public init(plannedS: Double, survived: Bool, cutAfterS: Double?, cause: String?, closeCode: Int?) {
+            self.plannedS = plannedS
+            self.survived = survived
+            self.cutAfterS = cutAfterS
+            self.cause = cause
+            self.closeCode = closeCode
+        }
+    }
+}

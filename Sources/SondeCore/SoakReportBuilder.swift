@@ -1,0 +1,158 @@
+/// Builds a `SoakReport` from what a soak journalled: its start, every attempt (an attempt is
+/// journalled when it opens and again when it ends; the last version wins), the samples, the
+/// idle-timeout findings. The same code runs at the end of a soak and when `sonde report`
+/// rebuilds one from a killed run's journal, so the two cannot disagree.
+///
+/// Memory: attempts are kept (one per connection attempt); RTTs go into HdrHistograms; the
+/// timeline keeps at most `timelineConnections` × `timelinePoints` points.
+public struct SoakReportBuilder: Sendable {
+    public let url: String
+    public let config: SoakConfig
+    public let startedAt: Timestamp
+    private var attempts: [AttemptKey: SoakAttempt] = [:]
+    private var pingRTT = LatencyDistribution()
+    private var echoRTT = LatencyDistribution()
+    private var series: [Int: SoakReport.PingSeries] = [:]
+    private var idleTimeout: IdleTimeoutFindings?
+
+    static let timelineConnections = 20
+    static let timelinePoints = 2000
+
+    private struct AttemptKey: Hashable, Sendable {
+        var connection: Int
+        var attempt: Int
+    }
+
+    public init(url: String, config: SoakConfig, startedAt: Timestamp) {
+        self.url = url
+        self.config = config
+        self.startedAt = startedAt
+    }
+
+    public mutating func add(_ attempt: SoakAttempt) {
+        attempts[AttemptKey(connection: attempt.connection, attempt: attempt.attempt)] = attempt
+    }
+
+    public mutating func add(_ samples: SoakSamples) {
+        for sample in samples.pings where sample.count == 4 {
+            pingRTT.record(milliseconds: Double(sample[3]) / 1000)
+            let connection = Int(sample[0])
+            if connection < Self.timelineConnections {
+                var line = series[connection] ?? SoakReport.PingSeries(connection: connection, points: [], missedAtMs: [], disconnects: [])
+                if line.points.count < Self.timelinePoints {
+                    line.points.append([Double(sample[2]) / 1000, Double(sample[3]) / 1000])
+                }
+                series[connection] = line
+            }
+        }
+        for sample in samples.missed where sample.count == 3 {
+            let connection = Int(sample[0])
+            if connection < Self.timelineConnections {
+                var line = series[connection] ?? SoakReport.PingSeries(connection: connection, points: [], missedAtMs: [], disconnects: [])
+                if line.missedAtMs.count < Self.timelinePoints { line.missedAtMs.append(Double(sample[2]) / 1000) }
+                series[connection] = line
+            }
+        }
+        for rtt in samples.echoes { echoRTT.record(milliseconds: Double(rtt) / 1000) }
+    }
+
+    public mutating func set(idleTimeout findings: IdleTimeoutFindings) {
+        idleTimeout = findings
+    }
+
+    /// The report as of now; `finishedAt` nil for a run killed before it ended.
+    public func result(finishedAt: Timestamp?) -> SoakReport {
+        let ordered = attempts.values.sorted { ($0.connection, $0.attempt) < ($1.connection, $1.attempt) }
+        var pings = SoakReport.PingSummary()
+        var messages = SoakReport.MessageSummary()
+        var reconnects = SoakReport.ReconnectSummary()
+        var disconnects = SoakReport.DisconnectSummary()
+        var recover = LatencyDistribution()
+        var backoff: [Int: SoakReport.BackoffStep] = [:]
+        var previousCause: [Int: DisconnectCause] = [:]
+        var opened = Set<Int>()
+        var lastAttempt: [Int: SoakAttempt] = [:]
+        var timeline = series
+        for attempt in ordered {
+            pings.sent += attempt.pings.sent
+            pings.answered += attempt.pings.answered
+            pings.missed += attempt.pings.missed
+            pings.unsolicitedPongs += attempt.pings.unsolicitedPongs
+            pings.serverPings += attempt.pings.serverPings
+            messages.sent += attempt.messages.sent
+            messages.received += attempt.messages.received
+            messages.lost += attempt.messages.lost
+            messages.duplicated += attempt.messages.duplicated
+            messages.reordered += attempt.messages.reordered
+            messages.corrupted += attempt.messages.corrupted
+            if attempt.attempt > 1 {
+                reconnects.count += 1
+                let cause = previousCause[attempt.connection]?.rawValue ?? "unknown"
+                reconnects.byCause[cause, default: 0] += 1
+            }
+            if let ms = attempt.timeToRecoverMs { recover.record(milliseconds: ms) }
+            if let cause = attempt.cause {
+                disconnects.byCause[cause.rawValue, default: 0] += 1
+                previousCause[attempt.connection] = cause
+                if attempt.connection < Self.timelineConnections, cause != .runEnded, let closed = attempt.closedAt {
+                    var line = timeline[attempt.connection]
+                        ?? SoakReport.PingSeries(connection: attempt.connection, points: [], missedAtMs: [], disconnects: [])
+                    line.disconnects.append(.init(atMs: Double(closed.microsecondsSince1970 - startedAt.microsecondsSince1970) / 1000,
+                                                  cause: cause.rawValue, closeCode: attempt.closeCode))
+                    timeline[attempt.connection] = line
+                }
+            }
+            if let code = attempt.closeCode { disconnects.byCloseCode[String(code), default: 0] += 1 }
+            if let failure = attempt.backoffFailure, let delay = attempt.backoffMs {
+                let range = config.backoff.bounds(failure: failure)
+                var step = backoff[failure] ?? SoakReport.BackoffStep(
+                    failure: failure, policyMinMs: range.lowerBound, policyMaxMs: range.upperBound,
+                    count: 0, minMs: delay, maxMs: delay, examplesMs: [])
+                step.count += 1
+                step.minMs = min(step.minMs, delay)
+                step.maxMs = max(step.maxMs, delay)
+                if step.examplesMs.count < 20 { step.examplesMs.append(delay) }
+                backoff[failure] = step
+            }
+            if attempt.openedAt != nil { opened.insert(attempt.connection) }
+            lastAttempt[attempt.connection] = attempt
+        }
+        pings.rttMs = pingRTT.summary
+        messages.rttMs = echoRTT.summary
+        reconnects.timeToRecoverMs = recover.summary
+        let upAtEnd = lastAttempt.values.filter { $0.openedAt != nil && ($0.cause == nil || $0.cause == .runEnded) }.count
+        let gaveUp = lastAttempt.values.filter(\.gaveUp).count
+
+        var problems: [String] = []
+        if gaveUp > 0 {
+            problems.append("\(gaveUp) connection\(gaveUp == 1 ? "" : "s") gave up after \(config.maxAttempts ?? 0) failed attempts in a row")
+        }
+        let neverOpened = lastAttempt.count - opened.count + max(0, config.connections - lastAttempt.count)
+        if neverOpened > 0 && finishedAt != nil {
+            problems.append("\(neverOpened) connection\(neverOpened == 1 ? "" : "s") never opened")
+        }
+        if messages.corrupted > 0 {
+            problems.append("\(messages.corrupted) echoed message\(messages.corrupted == 1 ? " was" : "s were") corrupted")
+        }
+        let lines = timeline.values.sorted { $0.connection < $1.connection }.map { line -> SoakReport.PingSeries in
+            var line = line
+            line.points = Self.thinned(line.points, to: 500)
+            return line
+        }
+        return SoakReport(
+            url: url, config: config, connections: config.connections, startedAt: startedAt, finishedAt: finishedAt,
+            attempts: ordered, pings: pings, messages: messages, reconnects: reconnects, disconnects: disconnects,
+            backoffSchedule: backoff.values.sorted { $0.failure < $1.failure }, upAtEnd: upAtEnd, gaveUp: gaveUp,
+            idleTimeout: idleTimeout, timeline: lines, passed: problems.isEmpty, problems: problems)
+    }
+
+    /// Keeps at most `limit` points, evenly spread, always keeping the highest RTT of each stride
+    /// so spikes stay visible.
+    static func thinned(_ points: [[Double]], to limit: Int) -> [[Double]] {
+        guard points.count > limit, limit > 0 else { return points }
+        let stride = (points.count + limit - 1) / limit
+        return Swift.stride(from: 0, to: points.count, by: stride).map { start in
+            points[start..<min(start + stride, points.count)].max { $0[1] < $1[1] }!
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import NIOCore
+import NIOWebSocket
+import SondeCore
+
+/// One logical connection of a soak: opens, stays open while it can, and when it breaks waits
+/// the backoff policy's delay and opens again, until the soak ends or `--max-attempts` attempts
+/// in a row have failed.
+///
+/// An attempt counts as failed when its handshake fails or when it ends before it was up for
+/// `--stable-after`; an attempt that stayed up that long resets the count (and so the delay).
+///
+/// Threading: every method runs on `loop`; `finished` completes once, when the connection has
+/// stopped for good (its last attempt reported to the sink).
+final class SoakConnection {
+    let index: Int
+    let loop: EventLoop
+    let finished: EventLoopPromise<Void>
+
+    private let options: SoakOptions
+    private let handshaker: WebSocketHandshaker
+    private let sink: SoakEventSink
+    private let clock: SoakClock
+    private let redactor: Redactor
+    private var random = SystemRandomNumberGenerator()
+
+    private enum State { case idle, waiting, handshaking, open, done }
+    private var state = State.idle
+    private var stopping = false
+    private var attempt: SoakAttempt?
+    private var attemptNumber = 0
+    private var failuresInRow = 0
+    /// When the current outage began (monotonic ns): the first disconnect since the connection was last open.
+    private var downSince: UInt64?
+    private var openedAtNanos: UInt64?
+    private var session: SoakSessionHandler?
+    private var reconnect: Scheduled<Void>?
+    private var sequences = MessageSequencer()
+
+    init(index: Int, loop: EventLoop, options: SoakOptions, handshaker: WebSocketHandshaker, sink: SoakEventSink,
+         clock: SoakClock, redactor: Redactor) {
+        self.index = index
+        self.loop = loop
+        self.options = options
+        self.handshaker = handshaker
+        self.sink = sink
+        self.clock = clock
+        self.redactor = redactor
+        finished = loop.makePromise()
+    }
+
+    /// Starts the first attempt after `delay` (the ramp).
+    func start(after delay: TimeAmount) {
+        state = .waiting
+        reconnect = loop.scheduleTask(in: delay) { [self] in beginAttempt(backoffMs: nil, failure: nil) }
+    }
+
+    /// Ends the connection: an open one is closed with 1000, a waiting one stops waiting.
+    func stop() {
+        guard !stopping else { return }
+        stopping = true
+        switch state {
+        case .idle, .waiting:
+            reconnect?.cancel()
+            done()
+        case .handshaking:
+            break  // finishes when the handshake does
+        case .open:
+            session?.closeGracefully()
+        case .done:
+            break
+        }
+    }
+
+    private func beginAttempt(backoffMs: Double?, failure: Int?) {
+        guard !stopping else { return done() }
+        attemptNumber += 1
+        state = .handshaking
+        attempt = SoakAttempt(connection: index, attempt: attemptNumber, startedAt: clock.timestamp(),
+                              backoffMs: backoffMs, backoffFailure: failure)
+        let number = attemptNumber
+        handshaker.open(on: loop, makeSession: { [self] channel, _ in
+            let session = SoakSessionHandler(
+                config: options.config, connection: index, attempt: number, clock: clock, sink: sink,
+                sequences: sequences, onEnd: { [self] ending, sequences in
+                    self.sequences = sequences
+                    sessionEnded(ending)
+                })
+            self.session = session
+            try channel.pipeline.syncOperations.addHandler(NIOWebSocketFrameAggregator(
+                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16, maxAccumulatedFrameSize: options.maxFrameSize))
+            return session
+        }, completion: { [self] result, handshake in
+            handshakeFinished(result, handshake)
+        })
+    }
+
+    private func handshakeFinished(_ result: Result<Channel, TaskError>, _ handshake: WebSocketHandshake) {
+        guard var attempt else { return }
+        var handshake = handshake
+        handshake.responseHeaders = redactor.redact(headers: handshake.responseHeaders)
+        attempt.handshake = handshake
+        let now = monotonicNanos()
+        switch result {
+        case .success:
+            state = .open
+            openedAtNanos = now
+            attempt.openedAt = clock.timestamp(at: now)
+            if let downSince {
+                attempt.timeToRecoverMs = Double(now &- downSince) / 1e6
+                self.downSince = nil
+            }
+            self.attempt = attempt
+            sink.attempt(attempt)
+            if stopping { session?.closeGracefully() }
+        case .failure(let error):
+            session = nil
+            attempt.error = error
+            attempt.cause = .handshakeFailure
+            attempt.closedAt = clock.timestamp(at: now)
+            if downSince == nil { downSince = now }
+            self.attempt = attempt
+            attemptEnded(upForNanos: nil)
+        }
+    }
+
+    private func sessionEnded(_ ending: SoakSessionHandler.Ending) {
+        guard var attempt else { return }
+        session = nil
+        let now = monotonicNanos()
+        attempt.closedAt = clock.timestamp(at: now)
+        attempt.cause = ending.cause
+        attempt.closeCode = ending.closeCode
+        attempt.closeReason = ending.closeReason
+        attempt.closedBy = ending.closedBy
+        attempt.pings = ending.pings
+        attempt.messages = ending.messages
+        self.attempt = attempt
+        if ending.cause != .runEnded && downSince == nil { downSince = now }
+        attemptEnded(upForNanos: openedAtNanos.map { now &- $0 })
+    }
+
+    /// Reports the ended attempt and decides what comes next: stop, give up, or wait and retry.
+    private func attemptEnded(upForNanos: UInt64?) {
+        guard var attempt else { return }
+        openedAtNanos = nil
+        if stopping || attempt.cause == .runEnded {
+            sink.attempt(attempt)
+            return done()
+        }
+        if let up = upForNanos, Double(up) / 1e9 >= options.config.stableAfterS { failuresInRow = 0 }
+        failuresInRow += 1
+        if let limit = options.config.maxAttempts, failuresInRow >= limit {
+            attempt.gaveUp = true
+            self.attempt = attempt
+            sink.attempt(attempt)
+            return done()
+        }
+        sink.attempt(attempt)
+        let failure = failuresInRow
+        let delay = options.config.backoff.delayMs(failure: failure, using: &random)
+        state = .waiting
+        reconnect = loop.scheduleTask(in: .nanoseconds(Int64(delay * 1e6))) { [self] in
+            beginAttempt(backoffMs: delay, failure: failure)
+        }
+    }
+
+    private func done() {
+        guard state != .done else { return }
+        state = .done
+        finished.succeed(())
+    }
+}

@@ -1,0 +1,221 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NIOCore
+import NIOWebSocket
+import SondeCore
+
+/// One open WebSocket connection of a soak: sends a sequence-numbered ping every ping interval
+/// and measures the pong's RTT at the frame level (a pong missing after the pong timeout closes
+/// the connection), answers server pings, sends sequence-numbered messages at the message rate
+/// and checks every echo (lost, duplicated, reordered, corrupted), and works out why the
+/// connection ended: a close frame (with code, reason and who sent it first), a TCP reset, an EOF
+/// without a close frame, a pong timeout, a protocol error, or the end of the run.
+///
+/// Threading: lives on its channel's event loop; reports to its `SoakConnection` on that loop.
+final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    /// What the connection's owner learns when the session ends.
+    struct Ending {
+        var cause: DisconnectCause
+        var closeCode: Int?
+        var closeReason: String?
+        var closedBy: String?
+        var pings: SoakAttempt.Pings
+        var messages: SoakAttempt.Messages
+    }
+
+    private let config: SoakConfig
+    private let connection: Int
+    private let attempt: Int
+    private let clock: SoakClock
+    private let sink: SoakEventSink
+    private var sequences: MessageSequencer
+    private let onEnd: (Ending, MessageSequencer) -> Void
+
+    private var context: ChannelHandlerContext?
+    private var pings = SoakAttempt.Pings()
+    private var pingSequence: UInt64 = 0
+    /// Outstanding pings: sequence → monotonic send time (ns).
+    private var outstandingPings: [UInt64: UInt64] = [:]
+    private var pongTimers: [UInt64: Scheduled<Void>] = [:]
+    private var pingTask: RepeatedTask?
+    private var messageTask: RepeatedTask?
+    private var forceClose: Scheduled<Void>?
+
+    private var sentClose = false
+    private var receivedClose = false
+    private var closeCode: Int?
+    private var closeReason: String?
+    private var closedBy: String?
+    private var cause: DisconnectCause?
+    private var sawReset = false
+    private var ended = false
+
+    init(config: SoakConfig, connection: Int, attempt: Int, clock: SoakClock, sink: SoakEventSink,
+         sequences: MessageSequencer, onEnd: @escaping (Ending, MessageSequencer) -> Void) {
+        self.config = config
+        self.connection = connection
+        self.attempt = attempt
+        self.clock = clock
+        self.sink = sink
+        self.sequences = sequences
+        self.onEnd = onEnd
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        let loop = context.eventLoop
+        if config.pingIntervalS > 0 {
+            let interval = TimeAmount.nanoseconds(Int64(config.pingIntervalS * 1e9))
+            pingTask = loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [weak self] _ in self?.sendPing() }
+        }
+        if config.messageRate > 0 {
+            let interval = TimeAmount.nanoseconds(max(100_000, Int64(1e9 / config.messageRate)))
+            messageTask = loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [weak self] _ in self?.sendMessage() }
+        }
+    }
+
+    // MARK: Outbound
+
+    private func send(_ opcode: WebSocketOpcode, _ payload: ByteBuffer) {
+        guard let context else { return }
+        let frame = WebSocketFrame(fin: true, opcode: opcode, maskKey: .random(), data: payload)
+        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+    }
+
+    private func sendPing() {
+        guard let context, !sentClose, !receivedClose else { return }
+        pingSequence += 1
+        let sequence = pingSequence
+        var payload = context.channel.allocator.buffer(capacity: 8)
+        payload.writeInteger(sequence)
+        outstandingPings[sequence] = monotonicNanos()
+        pings.sent += 1
+        send(.ping, payload)
+        let timeout = TimeAmount.nanoseconds(Int64(config.pongTimeoutS * 1e9))
+        pongTimers[sequence] = context.eventLoop.scheduleTask(in: timeout) { [weak self] in self?.pongTimedOut(sequence) }
+    }
+
+    private func sendMessage() {
+        guard let context, !sentClose, !receivedClose else { return }
+        var payload = context.channel.allocator.buffer(capacity: config.messageSize)
+        sequences.writeNext(size: config.messageSize, into: &payload, at: monotonicNanos())
+        send(.binary, payload)
+    }
+
+    /// Closes with a close frame (the run ended): waits up to a second for the server's answer.
+    func closeGracefully(code: UInt16 = 1000, reason: String = "soak finished") {
+        guard let context, !ended else { return }
+        if cause == nil { cause = .runEnded }
+        guard !sentClose else { return }
+        sentClose = true
+        if !receivedClose {
+            closedBy = "client"
+            closeCode = Int(code)
+            closeReason = reason
+        }
+        var payload = context.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
+        payload.writeInteger(code)
+        payload.writeString(reason)
+        send(.connectionClose, payload)
+        let channel = context.channel
+        forceClose = context.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+    }
+
+    // MARK: Inbound
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .pong:
+            var data = frame.unmaskedData
+            guard data.readableBytes == 8, let sequence = data.readInteger(as: UInt64.self),
+                  let sentAt = outstandingPings.removeValue(forKey: sequence) else {
+                pings.unsolicitedPongs += 1
+                return
+            }
+            pongTimers.removeValue(forKey: sequence)?.cancel()
+            pings.answered += 1
+            let rtt = Int64((monotonicNanos() &- sentAt) / 1000)
+            sink.ping(connection: connection, attempt: attempt, atMicros: clock.micros(), rttMicros: rtt)
+        case .ping:
+            pings.serverPings += 1
+            if !sentClose { send(.pong, frame.unmaskedData) }
+        case .binary, .text:
+            let now = monotonicNanos()
+            if let rtt = sequences.receive(frame.unmaskedData, at: now) {
+                sink.echo(rttMicros: Int64(rtt / 1000))
+            }
+        case .connectionClose:
+            var data = frame.unmaskedData
+            if !sentClose {
+                // The server closed first: remember its code and reason, answer with its code (RFC 6455 §5.5.1).
+                receivedClose = true
+                closedBy = "server"
+                closeCode = data.readInteger(as: UInt16.self).map(Int.init)
+                closeReason = data.readString(length: min(data.readableBytes, 123))
+                cause = .closeFrame
+                sentClose = true
+                var answer = context.channel.allocator.buffer(capacity: 2)
+                answer.writeInteger(UInt16(closeCode ?? 1000))
+                let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: answer)
+                context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in context.close(promise: nil) }
+            } else {
+                receivedClose = true
+                context.close(promise: nil)
+            }
+        default:
+            break
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if let error = error as? IOError, error.errnoCode == ECONNRESET {
+            sawReset = true
+        } else if error is NIOWebSocketError || error is NIOWebSocketFrameAggregator.Error {
+            // NIO's protocol error handler has sent a close frame (1002) and closes the channel.
+            if cause == nil { cause = .protocolError }
+            if closedBy == nil { closedBy = "client" }
+            if closeCode == nil { closeCode = 1002 }
+            sentClose = true
+        }
+        context.close(promise: nil)
+    }
+
+    private func pongTimedOut(_ sequence: UInt64) {
+        guard outstandingPings.removeValue(forKey: sequence) != nil, let context, !ended else { return }
+        pongTimers.removeValue(forKey: sequence)
+        pings.missed += 1
+        sink.missedPing(connection: connection, attempt: attempt, atMicros: clock.micros())
+        if cause == nil { cause = .pongTimeout }
+        // The connection is presumed dead: no close handshake, just drop it and reconnect.
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        finish()
+    }
+
+    private func finish() {
+        guard !ended else { return }
+        ended = true
+        pingTask?.cancel()
+        messageTask?.cancel()
+        forceClose?.cancel()
+        for timer in pongTimers.values { timer.cancel() }
+        pongTimers.removeAll()
+        let messages = sequences.closeAttempt()
+        let finalCause = cause ?? (sawReset ? .tcpReset : .eof)
+        onEnd(Ending(cause: finalCause, closeCode: closeCode, closeReason: closeReason, closedBy: closedBy,
+                     pings: pings, messages: messages), sequences)
+        context = nil
+    }
+}

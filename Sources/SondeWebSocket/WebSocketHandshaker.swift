@@ -1,0 +1,246 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOTLS
+import NIOWebSocket
+import SondeCore
+
+/// Opens one WebSocket connection (RFC 6455 §4) and times each step on the way: DNS (a
+/// blocking `getaddrinfo` on NIO's thread pool), TCP connect, TLS, and the HTTP upgrade from the
+/// request written to the response head read. On success the channel speaks WebSocket frames
+/// and carries the handler `makeSession` built; on failure the error is classified.
+///
+/// Threading: everything after `open` runs on `loop`; `completion` is called exactly once, on `loop`.
+struct WebSocketHandshaker {
+    let options: SoakOptions
+    let tls: NIOSSLContext?
+
+    typealias Completion = (Result<Channel, TaskError>, WebSocketHandshake) -> Void
+
+    func open(on loop: EventLoop, makeSession: @escaping (Channel, WebSocketHandshake) throws -> ChannelHandler,
+              completion: @escaping Completion) {
+        let observer = HandshakeObserver(options: options, loop: loop, makeSession: makeSession, completion: completion)
+        let url = options.url
+        let started = monotonicNanos()
+        if url.hostIsAddress {
+            do {
+                connect(to: try SocketAddress(ipAddress: url.host, port: url.port), observer: observer, loop: loop)
+            } catch {
+                observer.fail(TaskError(code: .malformedURL, message: "\(url.host) is not a usable address: \(error)"))
+            }
+            return
+        }
+        let resolution = NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
+            try SocketAddress.makeAddressResolvingHost(url.host, port: url.port)
+        }
+        resolution.whenComplete { result in
+            observer.handshake.dnsMs = milliseconds(since: started)
+            switch result {
+            case .success(let address):
+                connect(to: address, observer: observer, loop: loop)
+            case .failure(let error):
+                observer.fail(TaskError(code: .dnsFailure, message: "could not resolve \(url.host): \(error)"))
+            }
+        }
+    }
+
+    private func connect(to address: SocketAddress, observer: HandshakeObserver, loop: EventLoop) {
+        let url = options.url
+        let timeout = TimeAmount.nanoseconds(Int64(options.config.connectTimeoutS * 1e9))
+        observer.startTimer(timeout)
+        observer.handshake.remoteAddress = address.ipAddress
+        observer.handshake.remotePort = address.port
+        let tls = self.tls
+        let upgrader = NIOWebSocketClientUpgrader(
+            maxFrameSize: options.maxFrameSize, automaticErrorHandling: true,
+            upgradePipelineHandler: { channel, head in
+                channel.eventLoop.makeCompletedFuture { try observer.upgraded(channel: channel, response: head) }
+            })
+        observer.connectStarted = monotonicNanos()
+        ClientBootstrap(group: loop)
+            .connectTimeout(timeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    if let tls {
+                        try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: url.hostIsAddress ? nil : url.host))
+                    }
+                    try sync.addHTTPClientHandlers(
+                        leftOverBytesStrategy: .forwardBytes,
+                        withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
+                    try sync.addHandler(observer)
+                }
+            }
+            .connect(to: address)
+            .whenFailure { error in observer.fail(WebSocketErrorClassifier.classify(connectError: error, url: url)) }
+    }
+}
+
+/// The handshake's state on its channel: sends the upgrade request once TCP (and TLS) are up,
+/// reads a refusal, hands the channel over on 101. Lives on one event loop.
+final class HandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    var handshake = WebSocketHandshake()
+    var connectStarted: UInt64 = 0
+    private let options: SoakOptions
+    private let loop: EventLoop
+    private let makeSession: (Channel, WebSocketHandshake) throws -> ChannelHandler
+    private var completion: WebSocketHandshaker.Completion?
+    private let started = monotonicNanos()
+    private var requestSent: UInt64?
+    private var tlsStarted: UInt64?
+    private var timer: Scheduled<Void>?
+    private var channel: Channel?
+    private var refusal: HTTPResponseHead?
+    private var pendingError: TaskError?
+
+    init(options: SoakOptions, loop: EventLoop, makeSession: @escaping (Channel, WebSocketHandshake) throws -> ChannelHandler,
+         completion: @escaping WebSocketHandshaker.Completion) {
+        self.options = options
+        self.loop = loop
+        self.makeSession = makeSession
+        self.completion = completion
+    }
+
+    func startTimer(_ timeout: TimeAmount) {
+        timer = loop.scheduleTask(in: timeout) { [self] in
+            fail(TaskError(code: .timedOut, message: "the WebSocket handshake with \(options.url.hostHeader) did not finish within "
+                + "\(formatSeconds(options.config.connectTimeoutS)) (--connect-timeout)"))
+        }
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        channel = context.channel
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        handshake.connectMs = milliseconds(since: connectStarted)
+        handshake.localPort = context.channel.localAddress?.port
+        if options.url.secure {
+            tlsStarted = monotonicNanos()
+        } else {
+            sendRequest(context: context)
+        }
+        context.fireChannelActive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted = event {
+            if let tlsStarted { handshake.tlsMs = milliseconds(since: tlsStarted) }
+            if let version = try? context.pipeline.syncOperations.nioSSL_tlsVersion() {
+                handshake.tlsProtocolVersion = Self.name(version)
+            }
+            sendRequest(context: context)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func sendRequest(context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: options.url.hostHeader)
+        if !options.config.subprotocols.isEmpty {
+            headers.add(name: "Sec-WebSocket-Protocol", value: options.config.subprotocols.joined(separator: ", "))
+        }
+        headers.add(name: "User-Agent", value: "sonde/\(SondeVersion.current)")
+        for field in options.headers { headers.add(name: field.name, value: field.value) }
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: options.url.requestTarget, headers: headers)
+        requestSent = monotonicNanos()
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    /// A response that is not an accepted upgrade reaches here (NIO's upgrade handler passes it on).
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(let response) = unwrapInboundIn(data), refusal == nil else { return }
+        refusal = response
+        record(response)
+        if let pendingError {
+            fail(pendingError)
+        } else if response.status == .switchingProtocols {
+            fail(TaskError(code: .protocolError, message: "the server answered 101 but its Sec-WebSocket-Accept does not match the key sonde sent (RFC 6455 §4.2.2)"))
+        } else {
+            fail(TaskError(code: .httpStatus, message: "the server answered \(response.status.code) \(response.status.reasonPhrase) instead of 101 Switching Protocols",
+                           reason: String(response.status.code)))
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if error is NIOHTTPClientUpgradeError {
+            // The response head follows; judge it there.
+            pendingError = TaskError(code: .protocolError,
+                                     message: "the server's upgrade response was not a valid WebSocket acceptance (\(error))")
+            return
+        }
+        fail(WebSocketErrorClassifier.classify(handshakeError: error, url: options.url, tlsDone: handshake.tlsMs != nil))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        let message = options.url.secure && handshake.tlsMs == nil
+            ? "the server closed the connection during the TLS handshake"
+            : "the server closed the connection before answering the upgrade request"
+        fail(TaskError(code: options.url.secure && handshake.tlsMs == nil ? .tlsFailure : .emptyReply, message: message))
+        context.fireChannelInactive()
+    }
+
+    /// 101 with a valid accept key: the upgrader removed the HTTP handlers and added the frame codec.
+    func upgraded(channel: Channel, response: HTTPResponseHead) throws {
+        record(response)
+        let offered = options.config.subprotocols
+        if let chosen = handshake.subprotocol, !offered.contains(chosen) {
+            fail(TaskError(code: .protocolError, message: "the server chose subprotocol \(chosen), which sonde did not offer (RFC 6455 §4.1)"))
+            return
+        }
+        guard let completion else { return }
+        self.completion = nil
+        timer?.cancel()
+        handshake.totalMs = milliseconds(since: started)
+        channel.pipeline.syncOperations.removeHandler(self, promise: nil)
+        let session = try makeSession(channel, handshake)
+        try channel.pipeline.syncOperations.addHandler(session)
+        completion(.success(channel), handshake)
+    }
+
+    private func record(_ response: HTTPResponseHead) {
+        if let requestSent { handshake.upgradeMs = milliseconds(since: requestSent) }
+        handshake.statusCode = Int(response.status.code)
+        handshake.responseHeaders = response.headers.map { HeaderField(name: $0.name, value: $0.value) }
+        handshake.subprotocol = response.headers["Sec-WebSocket-Protocol"].first
+        handshake.extensions = response.headers["Sec-WebSocket-Extensions"]
+            .flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// Ends the attempt as failed (once) and closes the channel.
+    func fail(_ error: TaskError) {
+        guard let completion else { return }
+        self.completion = nil
+        timer?.cancel()
+        handshake.totalMs = milliseconds(since: started)
+        channel?.close(promise: nil)
+        completion(.failure(error), handshake)
+    }
+
+    static func name(_ version: TLSVersion) -> String {
+        switch version {
+        case .tlsv1: return "TLSv1"
+        case .tlsv11: return "TLSv1.1"
+        case .tlsv12: return "TLSv1.2"
+        case .tlsv13: return "TLSv1.3"
+        }
+    }
+}
+
+/// Monotonic nanoseconds (NIO's clock, the one its timers use).
+func monotonicNanos() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
+
+func milliseconds(since start: UInt64) -> Double {
+    Double(monotonicNanos() &- start) / 1e6
+}
+
+func formatSeconds(_ seconds: Double) -> String {
+    seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.3g s", seconds)
+}

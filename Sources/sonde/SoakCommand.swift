@@ -1,0 +1,115 @@
+import ArgumentParser
+import CurlShim
+import Foundation
+import SondeCore
+import SondeReport
+import SondeWebSocket
+
+struct SoakCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "soak",
+        abstract: "Hold WebSocket connections for a while: keepalive pings, echo messages, reconnects with backoff.",
+        discussion: """
+        Example: sonde soak wss://example.org/socket --duration 10m --ping-interval 25s --message-rate 1
+        Durations take a unit: 250ms, 10s, 5m, 1h (a bare number means seconds).
+        Events stream to <output-dir>/<run-id>/journal.jsonl as they happen; Ctrl-C closes every
+        connection with 1000 and writes the report; after a kill, `sonde report <run-folder>` rebuilds it.
+        """)
+
+    @Argument(help: "The WebSocket URL (ws:// or wss://).")
+    var url: String
+
+    @Option(name: .long, help: "How long to hold the connections.")
+    var duration = DurationArgument(seconds: 60)
+    @Option(name: .long, help: "Connections to hold at once, each reconnecting on its own.")
+    var connections = 1
+    @Option(name: .long, help: "Spread the connection starts evenly over this long.")
+    var ramp = DurationArgument(seconds: 0)
+
+    @Option(name: .customLong("ping-interval"), help: "Send a ping this often on every connection (0: no pings).")
+    var pingInterval = DurationArgument(seconds: 25)
+    @Option(name: .customLong("pong-timeout"), help: "A pong missing this long after its ping marks the connection dead: close and reconnect.")
+    var pongTimeout = DurationArgument(seconds: 10)
+
+    @Option(name: .customLong("message-rate"), help: "Sequence-numbered messages per second per connection, checked in their echo (0: none).")
+    var messageRate = 0.0
+    @Option(name: .customLong("message-size"), help: "Size of each message in bytes (at least 16).")
+    var messageSize = 64
+
+    @Option(name: .customLong("subprotocol"), help: "Offer this subprotocol (Sec-WebSocket-Protocol; repeatable, in order of preference).")
+    var subprotocols: [String] = []
+    @Option(name: [.customShort("H"), .customLong("header")], help: "Add a header to the upgrade request, 'Name: value' (repeatable; secrets are redacted in the report).")
+    var headers: [String] = []
+
+    @Option(name: .customLong("backoff-initial"), help: "Delay before the first reconnect.")
+    var backoffInitial = DurationArgument(seconds: 0.5)
+    @Option(name: .customLong("backoff-max"), help: "Longest delay between reconnects (before jitter).")
+    var backoffMax = DurationArgument(seconds: 30)
+    @Option(name: .customLong("backoff-multiplier"), help: "Growth of the delay per failure in a row.")
+    var backoffMultiplier = 2.0
+    @Option(name: .customLong("jitter"), help: "Jitter of the delay: full (0…delay), equal (delay/2…delay) or none.")
+    var jitter = "full"
+    @Option(name: .customLong("max-attempts"), help: "Stop reconnecting a connection after this many failures in a row (default: never).")
+    var maxAttempts: Int?
+    @Option(name: .customLong("stable-after"), help: "A connection up this long resets its backoff to the initial delay.")
+    var stableAfter = DurationArgument(seconds: 10)
+    @Option(name: .customLong("connect-timeout"), help: "Longest time for one opening handshake (TCP, TLS and upgrade).")
+    var connectTimeout = DurationArgument(seconds: 10)
+
+    @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's TLS certificate (recorded in the report).")
+    var insecure = false
+    @Option(name: .customLong("cacert"), help: "Also trust the CA certificates in this PEM file.")
+    var caCert: String?
+
+    @OptionGroup var report: ReportOptions
+
+    func validate() throws {
+        guard let jitterMode = BackoffPolicy.Jitter(rawValue: jitter) else {
+            throw ValidationError("--jitter must be full, equal or none")
+        }
+        _ = jitterMode
+        for header in headers where !header.contains(":") || header.hasPrefix(":") {
+            throw ValidationError("header '\(header)' is not of the form 'Name: value'")
+        }
+        if let problem = makeConfig(redactor: Redactor()).problem { throw ValidationError(problem) }
+        if let caCert, !FileManager.default.isReadableFile(atPath: caCert) {
+            throw ValidationError("cannot read --cacert \(caCert): no such file, or not readable")
+        }
+    }
+
+    private var headerFields: [HeaderField] {
+        headers.map { line in
+            let colon = line.firstIndex(of: ":")!
+            return HeaderField(name: String(line[..<colon]).trimmingCharacters(in: .whitespaces),
+                               value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+        }
+    }
+
+    private func makeConfig(redactor: Redactor) -> (config: SoakConfig, problem: String?) {
+        let policy = BackoffPolicy(initialMs: backoffInitial.seconds * 1000, maxMs: backoffMax.seconds * 1000,
+                                   multiplier: backoffMultiplier, jitter: BackoffPolicy.Jitter(rawValue: jitter) ?? .full)
+        let config = SoakConfig(
+            durationS: duration.seconds, connections: connections, rampS: ramp.seconds,
+            pingIntervalS: pingInterval.seconds, pongTimeoutS: pongTimeout.seconds,
+            messageRate: messageRate, messageSize: messageSize, subprotocols: subprotocols,
+            headers: redactor.redact(headers: headerFields), backoff: policy, stableAfterS: stableAfter.seconds,
+            maxAttempts: maxAttempts, connectTimeoutS: connectTimeout.seconds, insecure: insecure)
+        // The URL is checked in `run` (its errors are worded there); a placeholder lets the rest be checked here.
+        let placeholder = try? WebSocketURL("ws://127.0.0.1/")
+        let problem = placeholder.flatMap { SoakOptions(url: $0, config: config, headers: [], caFile: nil).problem }
+        return (config, problem)
+    }
+
+    func run() async throws {
+        let redactor = report.redactor
+        let target: WebSocketURL
+        do throws(TaskError) { target = try WebSocketURL(url) } catch {
+            printError("sonde soak: \(error.message)")
+            throw ExitCode(ExitStatus.usage.rawValue)
+        }
+        let options = SoakOptions(url: target, config: makeConfig(redactor: redactor).config, headers: headerFields, caFile: caCert)
+        let session = SoakSession(arguments: Array(CommandLine.arguments.dropFirst()), report: report)
+        let status = await session.run(options: options, displayURL: redactor.redact(url: url))
+        throw ExitCode(status.rawValue)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import SondeCore
+import SondeReport
+import SondeWebSocket
+
+/// Receives the soak engine's events (from NIO's threads) and feeds the run's recorder: an
+/// attempt is journalled at once, samples are batched into one journal line per `flush` (the
+/// session calls it every second). Also keeps the few live counters the status line shows.
+///
+/// Threading: every method takes `lock`; the recorder is touched only under it.
+final class SoakJournalSink: SoakEventSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private let recorder: ProbeRunRecorder
+    private var samples = SoakSamples()
+    private var failure: TaskError?
+    /// Set by `close`: the recorder belongs to the session again, later events are dropped.
+    private var closed = false
+    private var open = Set<Int>()
+    private var reconnects = 0
+    private var lost = 0
+    private var missed = 0
+    private var liveRTT = LatencyDistribution()
+
+    init(recorder: ProbeRunRecorder) {
+        self.recorder = recorder
+    }
+
+    func attempt(_ attempt: SoakAttempt) {
+        lock.lock()
+        defer { lock.unlock() }
+        if attempt.openedAt != nil && attempt.cause == nil {
+            open.insert(attempt.connection)
+            if attempt.attempt > 1 { reconnects += 1 }
+        } else {
+            open.remove(attempt.connection)
+            lost += attempt.messages.lost
+        }
+        guard failure == nil, !closed else { return }
+        do throws(TaskError) { try recorder.record(attempt: attempt) } catch { failure = error }
+    }
+
+    func ping(connection: Int, attempt: Int, atMicros: Int64, rttMicros: Int64) {
+        lock.lock()
+        samples.pings.append([Int64(connection), Int64(attempt), atMicros, rttMicros])
+        liveRTT.record(milliseconds: Double(rttMicros) / 1000)
+        lock.unlock()
+    }
+
+    func missedPing(connection: Int, attempt: Int, atMicros: Int64) {
+        lock.lock()
+        samples.missed.append([Int64(connection), Int64(attempt), atMicros])
+        missed += 1
+        lock.unlock()
+    }
+
+    func echo(rttMicros: Int64) {
+        lock.lock()
+        samples.echoes.append(rttMicros)
+        lock.unlock()
+    }
+
+    /// Journals the samples gathered since the last call and flushes the journal if due.
+    func flush() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard failure == nil, !closed else { return }
+        let batch = samples
+        samples = SoakSamples()
+        do throws(TaskError) {
+            try recorder.record(samples: batch)
+            try recorder.flushIfDue()
+        } catch {
+            failure = error
+        }
+    }
+
+    /// Journals what is left and stops recording (before the session finishes the run).
+    func close() {
+        flush()
+        lock.lock()
+        closed = true
+        lock.unlock()
+    }
+
+    /// The first recording failure (e.g. the disk is full); the soak stops on it.
+    var recordingFailure: TaskError? {
+        lock.lock()
+        defer { lock.unlock() }
+        return failure
+    }
+
+    /// One status line: connections up, reconnects, ping p50/p99, missed pongs, lost messages.
+    func status(connections: Int) -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        var line = "up \(open.count)/\(connections) · reconnects \(reconnects)"
+        if let rtt = liveRTT.summary {
+            line += " · ping p50 \(String(format: "%.2f", rtt.p50)) ms p99 \(String(format: "%.2f", rtt.p99)) ms"
+        }
+        if missed > 0 { line += " · missed pongs \(missed)" }
+        if lost > 0 { line += " · lost \(lost)" }
+        return line
+    }
+}

@@ -1,0 +1,124 @@
+import CurlShim
+import Foundation
+import SondeCore
+import SondeHTTP
+import SondeReport
+import SondeWebSocket
+
+/// Runs one soak into a run folder: the engine on NIO's event loops, its events journalled as
+/// they come (`SoakJournalSink`, flushed every second), a status line on a TTY, the reports at
+/// the end, also after Ctrl-C or SIGTERM (every connection is closed with 1000 first).
+struct SoakSession {
+    let arguments: [String]
+    let report: ReportOptions
+
+    func run(options: SoakOptions, displayURL: String) async -> ExitStatus {
+        let redactor = report.redactor
+        var baseline: JournalScan.Result?
+        if let path = report.baselinePath {
+            do {
+                baseline = try JournalScan.read(folder: RunFolder(existing: normalizedRunFolder(path)))
+            } catch {
+                printError("sonde: --baseline: \(error.message)")
+                return .usage
+            }
+        }
+        let started = Timestamp.now()
+        var warnings: [String] = []
+        if options.config.pingIntervalS > 0 && options.config.pingIntervalS >= options.config.durationS {
+            warnings.append("The ping interval (\(options.config.pingIntervalS) s) is not shorter than the duration: no ping will be sent.")
+        }
+        let runInfo = RunInfo(id: RunInfo.makeID(command: "soak", at: started), command: "soak",
+                              arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
+                              insecure: options.config.insecure, redacted: redactor.isEnabled, warnings: warnings)
+        let tool = ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features)
+        let recorder: ProbeRunRecorder
+        do {
+            let folder = try RunFolder(outputDirectory: report.outputDirectory, runID: runInfo.id)
+            recorder = try ProbeRunRecorder(folder: folder, tool: tool, run: runInfo)
+        } catch {
+            printError("sonde: \(error.message)")
+            return .usage
+        }
+        let sink = SoakJournalSink(recorder: recorder)
+        let engine: SoakEngine
+        do {
+            engine = try SoakEngine(options: options, sink: sink, redactor: redactor)
+            try recorder.record(soakStart: displayURL, config: options.config, startedAt: engine.clock.startedAt)
+        } catch {
+            printError("sonde soak: \(error.message)")
+            return .usage
+        }
+        let json = report.json
+        if !json {
+            for warning in warnings { printError("warning: \(warning)") }
+            print("soak \(displayURL): \(options.config.connections) connection\(options.config.connections == 1 ? "" : "s") "
+                + "for \(formatDuration(options.config.durationS)); report in \(recorder.folder.path)")
+        }
+        sonde_install_interrupt_handlers()
+        defer { sonde_reset_interrupt_handlers() }
+
+        // Flush the samples every second and keep the status line fresh while the engine runs.
+        let statusOnTTY = isatty(STDERR_FILENO) == 1 && !json
+        let connections = options.config.connections
+        let duration = options.config.durationS
+        let clock = engine.clock
+        let ticker = Task {
+            var tick = 0
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 250_000_000)
+                tick += 1
+                if tick % 4 == 0 { sink.flush() }
+                if statusOnTTY {
+                    let elapsed = Double(clock.micros()) / 1e6
+                    let line = "\r\u{1B}[K[\(formatDuration(min(elapsed, duration)))/\(formatDuration(duration))] "
+                        + sink.status(connections: connections)
+                    FileHandle.standardError.write(Data(line.utf8))
+                }
+            }
+        }
+        await engine.run(shouldStop: { sonde_received_signal() != 0 || sink.recordingFailure != nil })
+        ticker.cancel()
+        _ = await ticker.result
+        if statusOnTTY { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        let failure = sink.recordingFailure
+        sink.close()
+
+        let interrupted = sonde_received_signal() != 0
+        let soak = recorder.currentSoak(finishedAt: Timestamp.now())
+        let status: RunStatus = failure != nil ? .error : interrupted ? .interrupted : (soak?.passed ?? false) ? .passed : .failed
+        let finished: RunOutcome
+        do {
+            finished = try recorder.finish(status: status, thresholds: report.thresholds, baseline: baseline,
+                                           prometheusPath: report.prometheusPath)
+        } catch {
+            printError("sonde: could not write the report: \(error.message)")
+            return .failure
+        }
+        if let failure { printError("sonde: \(failure.message)") }
+        if json {
+            if let data = FileManager.default.contents(atPath: recorder.folder.reportJSONPath) {
+                FileHandle.standardOutput.write(data)
+            }
+        } else {
+            let renderer = TerminalRenderer(useColor: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+            for soak in finished.soaks { print(renderer.render(soak: soak)) }
+            if !finished.thresholds.isEmpty { print(renderer.render(thresholds: finished.thresholds)) }
+            print("report: \(recorder.folder.reportHTMLPath)")
+            print("        \(recorder.folder.reportJSONPath)")
+            print("        \(recorder.folder.junitPath)")
+            if let prometheusPath = report.prometheusPath { print("        \(prometheusPath)") }
+            if interrupted { print("interrupted: every connection was closed with 1000; the report holds the soak so far") }
+        }
+        return finished.exitStatus
+    }
+}
+
+/// "90 s", "12.5 s", "10 m 5 s".
+func formatDuration(_ seconds: Double) -> String {
+    if seconds >= 60 {
+        let whole = Int(seconds.rounded())
+        return whole % 60 == 0 ? "\(whole / 60) m" : "\(whole / 60) m \(whole % 60) s"
+    }
+    return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
+}
