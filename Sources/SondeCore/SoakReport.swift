@@ -58,6 +58,9 @@ public struct SoakReport: Codable, Sendable {
         public var answered = 0
         /// Pings whose pong did not come within the pong timeout (each one closed its connection).
         public var missed = 0
+        /// Pings still waiting for their pong when their connection ended for another reason
+        /// (sent = answered + missed + unanswered).
+        public var unanswered = 0
         /// Pongs that matched no outstanding ping.
         public var unsolicitedPongs = 0
         /// Pings the server sent (answered automatically, RFC 6455 §5.5.2).
@@ -236,6 +239,8 @@ public struct SoakAttempt: Codable, Sendable, Equatable {
         public var sent = 0
         public var answered = 0
         public var missed = 0
+        /// Pings still waiting for their pong when the connection ended for another reason.
+        public var unanswered = 0
         public var unsolicitedPongs = 0
         public var serverPings = 0
         public init() {}
@@ -314,5 +319,129 @@ public struct IdleTimeoutFindings: Codable, Sendable, Equatable {
             self.cause = cause
             self.closeCode = closeCode
         }
+    }
+}
+
+// Explicit encoders, so that absent values are written as null (the report's keys are stable;
+// synthesized Codable would leave them out).
+
+extension SoakAttempt {
+    private enum CodingKeys: String, CodingKey {
+        case connection, attempt, startedAt, backoffMs, backoffFailure, handshake, error, openedAt, closedAt
+        case closeCode, closeReason, closedBy, cause, timeToRecoverMs, pings, messages, gaveUp
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(connection, forKey: .connection)
+        try c.encode(attempt, forKey: .attempt)
+        try c.encode(startedAt, forKey: .startedAt)
+        try c.encode(backoffMs, forKey: .backoffMs)
+        try c.encode(backoffFailure, forKey: .backoffFailure)
+        try c.encode(handshake, forKey: .handshake)
+        try c.encode(error, forKey: .error)
+        try c.encode(openedAt, forKey: .openedAt)
+        try c.encode(closedAt, forKey: .closedAt)
+        try c.encode(closeCode, forKey: .closeCode)
+        try c.encode(closeReason, forKey: .closeReason)
+        try c.encode(closedBy, forKey: .closedBy)
+        try c.encode(cause, forKey: .cause)
+        try c.encode(timeToRecoverMs, forKey: .timeToRecoverMs)
+        try c.encode(pings, forKey: .pings)
+        try c.encode(messages, forKey: .messages)
+        try c.encode(gaveUp, forKey: .gaveUp)
+    }
+}
+
+extension WebSocketHandshake {
+    private enum CodingKeys: String, CodingKey {
+        case dnsMs, connectMs, tlsMs, upgradeMs, totalMs, statusCode, subprotocol, extensions, responseHeaders
+        case remoteAddress, remotePort, localPort, tlsProtocolVersion
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(dnsMs, forKey: .dnsMs)
+        try c.encode(connectMs, forKey: .connectMs)
+        try c.encode(tlsMs, forKey: .tlsMs)
+        try c.encode(upgradeMs, forKey: .upgradeMs)
+        try c.encode(totalMs, forKey: .totalMs)
+        try c.encode(statusCode, forKey: .statusCode)
+        try c.encode(subprotocol, forKey: .subprotocol)
+        try c.encode(extensions, forKey: .extensions)
+        try c.encode(responseHeaders, forKey: .responseHeaders)
+        try c.encode(remoteAddress, forKey: .remoteAddress)
+        try c.encode(remotePort, forKey: .remotePort)
+        try c.encode(localPort, forKey: .localPort)
+        try c.encode(tlsProtocolVersion, forKey: .tlsProtocolVersion)
+    }
+}
+
+extension SoakReport {
+    private enum CodingKeys: String, CodingKey {
+        case url, config, connections, startedAt, finishedAt, attempts, pings, messages, reconnects, disconnects
+        case backoffSchedule, upAtEnd, gaveUp, idleTimeout, timeline, passed, problems
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(url, forKey: .url)
+        try c.encode(config, forKey: .config)
+        try c.encode(connections, forKey: .connections)
+        try c.encode(startedAt, forKey: .startedAt)
+        try c.encode(finishedAt, forKey: .finishedAt)
+        try c.encode(attempts, forKey: .attempts)
+        try c.encode(pings, forKey: .pings)
+        try c.encode(messages, forKey: .messages)
+        try c.encode(reconnects, forKey: .reconnects)
+        try c.encode(disconnects, forKey: .disconnects)
+        try c.encode(backoffSchedule, forKey: .backoffSchedule)
+        try c.encode(upAtEnd, forKey: .upAtEnd)
+        try c.encode(gaveUp, forKey: .gaveUp)
+        try c.encode(idleTimeout, forKey: .idleTimeout)
+        try c.encode(timeline, forKey: .timeline)
+        try c.encode(passed, forKey: .passed)
+        try c.encode(problems, forKey: .problems)
+    }
+}
+
+extension SoakReport.PingSummary {
+    private enum CodingKeys: String, CodingKey { case sent, answered, missed, unanswered, unsolicitedPongs, serverPings, rttMs }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(sent, forKey: .sent)
+        try c.encode(answered, forKey: .answered)
+        try c.encode(missed, forKey: .missed)
+        try c.encode(unanswered, forKey: .unanswered)
+        try c.encode(unsolicitedPongs, forKey: .unsolicitedPongs)
+        try c.encode(serverPings, forKey: .serverPings)
+        try c.encode(rttMs, forKey: .rttMs)
+    }
+}
+
+extension SoakReport.MessageSummary {
+    private enum CodingKeys: String, CodingKey { case sent, received, lost, duplicated, reordered, corrupted, rttMs }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(sent, forKey: .sent)
+        try c.encode(received, forKey: .received)
+        try c.encode(lost, forKey: .lost)
+        try c.encode(duplicated, forKey: .duplicated)
+        try c.encode(reordered, forKey: .reordered)
+        try c.encode(corrupted, forKey: .corrupted)
+        try c.encode(rttMs, forKey: .rttMs)
+    }
+}
+
+extension SoakReport.ReconnectSummary {
+    private enum CodingKeys: String, CodingKey { case count, byCause, timeToRecoverMs }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(count, forKey: .count)
+        try c.encode(byCause, forKey: .byCause)
+        try c.encode(timeToRecoverMs, forKey: .timeToRecoverMs)
     }
 }

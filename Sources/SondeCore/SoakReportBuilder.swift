@@ -77,6 +77,7 @@ public struct SoakReportBuilder: Sendable {
             pings.sent += attempt.pings.sent
             pings.answered += attempt.pings.answered
             pings.missed += attempt.pings.missed
+            pings.unanswered += attempt.pings.unanswered
             pings.unsolicitedPongs += attempt.pings.unsolicitedPongs
             pings.serverPings += attempt.pings.serverPings
             messages.sent += attempt.messages.sent
@@ -102,7 +103,7 @@ public struct SoakReportBuilder: Sendable {
                     timeline[attempt.connection] = line
                 }
             }
-            if let code = attempt.closeCode { disconnects.byCloseCode[String(code), default: 0] += 1 }
+            if let code = attempt.closeCode, attempt.cause != .runEnded { disconnects.byCloseCode[String(code), default: 0] += 1 }
             if let failure = attempt.backoffFailure, let delay = attempt.backoffMs {
                 let range = config.backoff.bounds(failure: failure)
                 var step = backoff[failure] ?? SoakReport.BackoffStep(

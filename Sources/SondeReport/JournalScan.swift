@@ -106,16 +106,20 @@ public enum JournalScan {
             run.status = .interrupted
             run.finishedAt = lastTaskEnd
             run.warnings.append("Rebuilt from a journal without an end line: the run was killed before it finished. "
-                + "It holds the \(result.tasks) tasks flushed to the journal before that.")
+                + (soak == nil ? "It holds the \(result.tasks) tasks flushed to the journal before that."
+                    : "It holds what was flushed to the journal before that (at most a second is lost)."))
         }
         if skipped > 0 {
             run.warnings.append("\(skipped) journal line\(skipped == 1 ? " was" : "s were") unreadable (cut by a kill?) and skipped.")
         }
         let soaks = soak.map { [$0.result(finishedAt: endLine?.finishedAt)] } ?? []
         if endLine == nil, let soak = soaks.first {
+            let lastEvent = soak.attempts.compactMap { $0.closedAt ?? $0.openedAt ?? $0.startedAt }.max()
+            if let lastEvent, run.finishedAt.map({ lastEvent > $0 }) ?? true { run.finishedAt = lastEvent }
             let open = soak.attempts.filter { $0.openedAt != nil && $0.closedAt == nil }.count
             if open > 0 {
-                run.warnings.append("\(open) WebSocket connection\(open == 1 ? " was" : "s were") still open when the run was killed; their last counts are those journalled when they opened.")
+                run.warnings.append("\(open) WebSocket connection\(open == 1 ? " was" : "s were") still open when the run was killed; "
+                    + "their pings and messages since they opened are not in the counts (only in the samples journalled each second).")
             }
         }
         return Result(tool: runLine.tool, run: run, summary: result, sample: sampler.tasks, captures: captures, soaks: soaks,

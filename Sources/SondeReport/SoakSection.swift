@@ -16,7 +16,8 @@ enum SoakSection {
 
     private static func render(_ soak: SoakReport) -> String {
         var html = "<section><h2>WebSocket soak <code>\(htmlEscape(soak.url))</code></h2>\n"
-        html += "<p class=\"status \(soak.passed ? "passed" : "failed")\">\(soak.passed ? "recovered" : "failed")</p>\n"
+        let verdict = soak.finishedAt == nil ? ("interrupted", "killed before it ended") : soak.passed ? ("passed", "recovered") : ("failed", "failed")
+        html += "<p class=\"status \(verdict.0)\">\(verdict.1)</p>\n"
         if !soak.problems.isEmpty {
             html += "<ul>" + soak.problems.map { "<li class=\"warn\">\(htmlEscape($0))</li>" }.joined() + "</ul>\n"
         }

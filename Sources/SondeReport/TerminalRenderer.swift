@@ -119,7 +119,8 @@ public struct TerminalRenderer: Sendable {
     /// A soak's outcome: verdict, connections, pings, messages, reconnects by cause, backoff.
     public func render(soak: SoakReport) -> String {
         var lines = [""]
-        let verdict = soak.passed ? paint("✓ soak recovered", "32;1") : paint("✗ soak failed", "31;1")
+        let verdict = soak.finishedAt == nil ? paint("… soak killed before it ended", "33;1")
+            : soak.passed ? paint("✓ soak recovered", "32;1") : paint("✗ soak failed", "31;1")
         lines.append(verdict + " " + soak.url)
         for problem in soak.problems { lines.append("  " + paint(problem, "31")) }
         lines.append("connections \(soak.connections), attempts \(soak.attempts.count), reconnects \(soak.reconnects.count), "

@@ -12,7 +12,7 @@ import Foundation
 /// | `pongDelay=MS` | each pong is sent MS milliseconds after its ping |
 /// | `refuse=K&status=N&key=ID` | the first K upgrade attempts carrying `key=ID` are answered with status N (default 503) |
 /// | `idleTimeout=S` | a connection that receives nothing for S seconds is closed (FIN, no close frame), like a load balancer |
-/// | `restartEvery=S` | the whole WebSocket listener restarts every S seconds: every connection drops, the port refuses briefly |
+/// | `restartEvery=S` | the whole WebSocket listener restarts S seconds after such a connection opens (and again while such clients reconnect): every connection drops, the port refuses briefly |
 /// | `pingEvery=S` | the server pings the client every S seconds |
 ///
 /// Seconds may be fractional. Unknown parameters are ignored; values that do not parse are ignored.

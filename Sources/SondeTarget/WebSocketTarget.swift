@@ -23,7 +23,7 @@ final class WebSocketTarget: @unchecked Sendable {
     private var serverChannel: Channel?
     private var children: [ObjectIdentifier: Channel] = [:]
     private var refusals: [String: Int] = [:]
-    private var restartTask: RepeatedTask?
+    private var restartTask: Scheduled<Void>?
     private var stopped = false
     private var port = 0
 
@@ -47,7 +47,7 @@ final class WebSocketTarget: @unchecked Sendable {
     }
 
     func stop() async {
-        let (server, open, task): (Channel?, [Channel], RepeatedTask?) = lock.withLock {
+        let (server, open, task): (Channel?, [Channel], Scheduled<Void>?) = lock.withLock {
             stopped = true
             defer { serverChannel = nil; children = [:]; restartTask = nil }
             return (serverChannel, Array(children.values), restartTask)
@@ -129,16 +129,18 @@ final class WebSocketTarget: @unchecked Sendable {
         }
     }
 
-    /// Restarts the listener every `every` seconds (once scheduled, it keeps going until `stop`):
-    /// every open connection is closed without a close frame and the port is bound again.
+    /// Restarts the listener `every` seconds after the first connection that asks for it (unless
+    /// a restart is pending already): every open connection is closed without a close frame and
+    /// the port is bound again. Clients that reconnect with the same query schedule the next one,
+    /// so the restarts go on while such clients do, and stop when they leave.
     private func scheduleRestarts(every: Double) {
         lock.withLock {
             guard restartTask == nil, !stopped else { return }
-            let interval = TimeAmount.nanoseconds(Int64(every * 1e9))
             let loop = group.next()
-            restartTask = loop.scheduleRepeatedAsyncTask(initialDelay: interval, delay: interval) { [weak self] _ in
-                guard let self else { return loop.makeSucceededVoidFuture() }
-                return self.restart(on: loop)
+            restartTask = loop.scheduleTask(in: .nanoseconds(Int64(every * 1e9))) { [weak self] in
+                guard let self else { return }
+                self.lock.withLock { self.restartTask = nil }
+                _ = self.restart(on: loop)
             }
         }
     }

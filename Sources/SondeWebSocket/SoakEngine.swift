@@ -62,20 +62,20 @@ public final class SoakEngine: @unchecked Sendable {
             let delay = count > 1 ? config.rampS * Double(index) / Double(count) : 0
             loop.execute { connection.start(after: .nanoseconds(Int64(delay * 1e9))) }
         }
+        // Connections finish early only by giving up (`--max-attempts`); then the soak is over.
+        let all = EventLoopFuture.andAllComplete(connections.map { $0.finished.futureResult }, on: group.next())
+        let done = NIOLockedValueBox(false)
+        all.whenComplete { _ in done.withLockedValue { $0 = true } }
         let deadline = clock.startNanos + UInt64(config.durationS * 1e9)
-        while monotonicNanos() < deadline && !shouldStop() {
+        while monotonicNanos() < deadline && !shouldStop() && !done.withLockedValue({ $0 }) {
             let left = deadline &- monotonicNanos()
             try? await Task.sleep(nanoseconds: min(100_000_000, left))
         }
         for connection in connections {
             connection.loop.execute { connection.stop() }
         }
-        let all = EventLoopFuture.andAllComplete(connections.map { $0.finished.futureResult }, on: group.next())
         // Every close is bounded (1 s for the close handshake, the connect timeout for a handshake in flight).
-        let grace = UInt64((config.connectTimeoutS + 3) * 1e9)
-        let waitUntil = monotonicNanos() + grace
-        let done = NIOLockedValueBox(false)
-        all.whenComplete { _ in done.withLockedValue { $0 = true } }
+        let waitUntil = monotonicNanos() + UInt64((config.connectTimeoutS + 3) * 1e9)
         while !done.withLockedValue({ $0 }) && monotonicNanos() < waitUntil {
             try? await Task.sleep(nanoseconds: 20_000_000)
         }

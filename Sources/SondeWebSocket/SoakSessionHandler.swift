@@ -212,6 +212,8 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         forceClose?.cancel()
         for timer in pongTimers.values { timer.cancel() }
         pongTimers.removeAll()
+        pings.unanswered = outstandingPings.count
+        outstandingPings.removeAll()
         let messages = sequences.closeAttempt()
         let finalCause = cause ?? (sawReset ? .tcpReset : .eof)
         onEnd(Ending(cause: finalCause, closeCode: closeCode, closeReason: closeReason, closedBy: closedBy,

@@ -38,7 +38,11 @@ enum WebSocketErrorClassifier {
             } else {
                 reason = nil
             }
-            var message = "TLS handshake with \(target) failed: \(text)"
+            // BoringSSL's error text carries the reason as "…:OPENSSL_internal:REASON at file:line".
+            let brief = text.range(of: "OPENSSL_internal:").map { range in
+                String(text[range.upperBound...].prefix { $0.isLetter || $0 == "_" || $0.isNumber })
+            } ?? text
+            var message = "TLS handshake with \(target) failed: \(brief)"
             if reason != nil { message += " (give --cacert FILE for a private CA, or --insecure to skip verification)" }
             return TaskError(code: .tlsFailure, message: message, reason: reason)
         }

@@ -34,6 +34,7 @@ public struct WebSocketURL: Sendable, Equatable {
             throw TaskError(code: .malformedURL, message: "\(text) has no host")
         }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        host = host.lowercased()
         self.host = host
         let defaultPort = secure ? 443 : 80
         if let port = components.port {

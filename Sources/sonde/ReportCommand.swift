@@ -73,7 +73,8 @@ struct ReportCommand: ParsableCommand {
             let renderer = TerminalRenderer(useColor: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
             for warning in outcome.run.warnings { printError("warning: \(warning)") }
             print("run \(outcome.run.id) (\(outcome.run.command), \(outcome.run.status.rawValue))")
-            print(renderer.render(summary: outcome.summary))
+            if outcome.summary.tasks > 0 || outcome.soaks.isEmpty { print(renderer.render(summary: outcome.summary)) }
+            for soak in outcome.soaks { print(renderer.render(soak: soak)) }
             if let comparison = outcome.baseline { print(renderer.render(baseline: comparison)) }
             if !outcome.thresholds.isEmpty { print(renderer.render(thresholds: outcome.thresholds)) }
             for file in [runFolder.reportHTMLPath, runFolder.reportJSONPath, runFolder.reportHARPath, runFolder.junitPath]

@@ -1,0 +1,100 @@
+import Testing
+@testable import SondeCore
+
+@Suite struct SoakReportBuilderTests {
+    let start = Timestamp(microsecondsSince1970: 1_800_000_000_000_000)
+    var config: SoakConfig {
+        SoakConfig(durationS: 10, connections: 2, rampS: 0, pingIntervalS: 1, pongTimeoutS: 1, messageRate: 1, messageSize: 64,
+                   subprotocols: [], headers: [], backoff: BackoffPolicy(initialMs: 100, maxMs: 1000, multiplier: 2, jitter: .full),
+                   stableAfterS: 5, maxAttempts: 3, connectTimeoutS: 2, insecure: false)
+    }
+
+    func attempt(_ connection: Int, _ number: Int, opened: Bool, cause: DisconnectCause?, at second: Int64,
+                 closeCode: Int? = nil, backoff: Double? = nil, recover: Double? = nil) -> SoakAttempt {
+        var a = SoakAttempt(connection: connection, attempt: number, startedAt: start.adding(microseconds: second * 1_000_000),
+                            backoffMs: backoff, backoffFailure: backoff == nil ? nil : number - 1)
+        if opened { a.openedAt = a.startedAt.adding(microseconds: 1000) }
+        a.cause = cause
+        if cause != nil { a.closedAt = a.startedAt.adding(microseconds: 500_000) }
+        a.closeCode = closeCode
+        a.timeToRecoverMs = recover
+        a.pings.sent = 3
+        a.pings.answered = 3
+        a.messages.sent = 10
+        a.messages.received = 9
+        a.messages.lost = cause == .runEnded ? 0 : 1
+        return a
+    }
+
+    @Test func aggregatesAttemptsTheLastVersionWinning() {
+        var builder = SoakReportBuilder(url: "ws://x/", config: config, startedAt: start)
+        // Connection 0: opened, then journalled again when a close frame ended it; reconnected.
+        builder.add(attempt(0, 1, opened: true, cause: nil, at: 0))
+        builder.add(attempt(0, 1, opened: true, cause: .closeFrame, at: 0, closeCode: 4001))
+        builder.add(attempt(0, 2, opened: true, cause: .runEnded, at: 2, closeCode: 1000, backoff: 80, recover: 120))
+        // Connection 1: a handshake failure, then up until the end.
+        builder.add(attempt(1, 1, opened: false, cause: .handshakeFailure, at: 0))
+        builder.add(attempt(1, 2, opened: true, cause: .runEnded, at: 1, closeCode: 1000, backoff: 60, recover: 200))
+        builder.add(SoakSamples(pings: [[0, 1, 500_000, 900], [1, 2, 1_500_000, 1100], [9, 1, 10, 5]], missed: [[0, 1, 700_000]],
+                                echoes: [2000, 3000]))
+        let report = builder.result(finishedAt: start.adding(microseconds: 10_000_000))
+
+        #expect(report.attempts.count == 4)
+        #expect(report.reconnects.count == 2)
+        #expect(report.reconnects.byCause == ["closeFrame": 1, "handshakeFailure": 1])
+        #expect(report.disconnects.byCause == ["closeFrame": 1, "handshakeFailure": 1, "runEnded": 2])
+        #expect(report.disconnects.byCloseCode == ["4001": 1])  // the run's own 1000s are not disconnects
+        #expect(report.reconnects.timeToRecoverMs?.count == 2)
+        #expect(report.pings.sent == 12 && report.pings.rttMs?.count == 3)
+        #expect(report.messages.sent == 40 && report.messages.lost == 2 && report.messages.rttMs?.count == 2)
+        #expect(report.upAtEnd == 2 && report.gaveUp == 0 && report.passed)
+        #expect(report.backoffSchedule.map(\.failure) == [1])
+        #expect(report.backoffSchedule.first?.count == 2 && report.backoffSchedule.first?.policyMaxMs == 100)
+        // Timeline: the connections below the limit, with their disconnect marks (not the run's end).
+        #expect(report.timeline.map(\.connection) == [0, 1, 9])
+        #expect(report.timeline[0].disconnects.map(\.cause) == ["closeFrame"])
+        #expect(report.timeline[0].missedAtMs == [700])
+    }
+
+    @Test func givingUpNeverOpeningAndCorruptionFailTheSoak() {
+        var builder = SoakReportBuilder(url: "ws://x/", config: config, startedAt: start)
+        var last = attempt(0, 3, opened: false, cause: .handshakeFailure, at: 3)
+        last.gaveUp = true
+        builder.add(last)
+        var corrupt = attempt(1, 1, opened: true, cause: .runEnded, at: 0)
+        corrupt.messages.corrupted = 2
+        builder.add(corrupt)
+        let report = builder.result(finishedAt: start)
+        #expect(!report.passed && report.gaveUp == 1)
+        #expect(report.problems.count == 3, "\(report.problems)")
+    }
+
+    @Test func thinningKeepsSpikes() {
+        let points = (0..<1000).map { [Double($0), $0 == 567 ? 99 : 1] }
+        let thinned = SoakReportBuilder.thinned(points, to: 100)
+        #expect(thinned.count == 100)
+        #expect(thinned.contains { $0[1] == 99 })
+    }
+
+    @Test func soakThresholdsParseAndJudge() throws {
+        var builder = SoakReportBuilder(url: "ws://x/", config: config, startedAt: start)
+        builder.add(attempt(0, 1, opened: true, cause: .eof, at: 0))
+        builder.add(attempt(0, 2, opened: true, cause: .runEnded, at: 1, backoff: 50, recover: 80))
+        builder.add(SoakSamples(pings: [[0, 1, 1, 2000], [0, 2, 2, 4000]]))
+        let soak = builder.result(finishedAt: start)
+        func judge(_ text: String) throws -> ThresholdResult {
+            try Threshold(parsing: text).evaluate(ProbeSummary(), soaks: [soak])
+        }
+        #expect(try judge("ws.ping.p50<3ms").passed)
+        #expect(try !judge("ws.ping.max<3ms").passed)
+        #expect(try judge("ws.reconnects.count==1").passed)
+        #expect(try judge("ws.lost.count==1").passed)
+        #expect(try judge("ws.lost.rate<=5%").passed)
+        #expect(try !judge("ws.recover.p99<50ms").passed)
+        #expect(try judge("ws.gaveup.count==0").passed)
+        // No soak in the run: a soak gate cannot pass.
+        #expect(try !Threshold(parsing: "ws.ping.p50<3ms").evaluate(ProbeSummary()).passed)
+        #expect(throws: ThresholdSyntaxError.self) { try Threshold(parsing: "ws.pong.p50<3ms") }
+        #expect(throws: ThresholdSyntaxError.self) { try Threshold(parsing: "ws.ping.p42<3ms") }
+    }
+}
