@@ -135,6 +135,8 @@ enum TargetProcess {
         var https: String
         var h2c: String
         var refused: String
+        var ws: String
+        var wss: String
         var caFile: String
     }
 
