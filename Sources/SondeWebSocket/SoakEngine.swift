@@ -13,10 +13,10 @@ import SondeCore
 public final class SoakEngine: @unchecked Sendable {
     public let options: SoakOptions
     public let clock: SoakClock
-    private let sink: SoakEventSink
+    let sink: SoakEventSink
     private let group: EventLoopGroup
-    private let handshaker: WebSocketHandshaker
-    private let redactor: Redactor
+    let handshaker: WebSocketHandshaker
+    let redactor: Redactor
 
     /// Builds the engine; a TLS setting that cannot work (an unreadable `--cacert`) is an error here.
     public init(options: SoakOptions, sink: SoakEventSink, redactor: Redactor,

@@ -86,6 +86,12 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
     }
 
+    /// Sends one ping now (the idle-timeout probe's single ping after its silence).
+    func sendPingNow() { sendPing() }
+
+    /// Called when a pong answers one of this session's pings (the idle probe listens).
+    var onPong: (() -> Void)?
+
     private func sendPing() {
         guard let context, !sentClose, !receivedClose else { return }
         pingSequence += 1
@@ -107,9 +113,9 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Closes with a close frame (the run ended): waits up to a second for the server's answer.
-    func closeGracefully(code: UInt16 = 1000, reason: String = "soak finished") {
+    func closeGracefully(code: UInt16 = 1000, reason: String = "soak finished", cause: DisconnectCause = .runEnded) {
         guard let context, !ended else { return }
-        if cause == nil { cause = .runEnded }
+        if self.cause == nil { self.cause = cause }
         guard !sentClose else { return }
         sentClose = true
         if !receivedClose {
@@ -141,6 +147,7 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
             pings.answered += 1
             let rtt = Int64((monotonicNanos() &- sentAt) / 1000)
             sink.ping(connection: connection, attempt: attempt, atMicros: clock.micros(), rttMicros: rtt)
+            onPong?()
         case .ping:
             pings.serverPings += 1
             if !sentClose { send(.pong, frame.unmaskedData) }

@@ -56,6 +56,12 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(name: .customLong("connect-timeout"), help: "Longest time for one opening handshake (TCP, TLS and upgrade).")
     var connectTimeout = DurationArgument(seconds: 10)
 
+    @Flag(name: .customLong("discover-idle-timeout"), help: ArgumentHelp(
+        "Instead of a soak, find the longest silence a connection survives: silent connections of 1 s, 2 s, 3 s, 5 s, … up to --max-idle, in parallel, each pinged once at the end of its silence."))
+    var discoverIdleTimeout = false
+    @Option(name: .customLong("max-idle"), help: "The longest silence --discover-idle-timeout tries (the discovery takes about this long).")
+    var maxIdle = DurationArgument(seconds: 600)
+
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's TLS certificate (recorded in the report).")
     var insecure = false
     @Option(name: .customLong("cacert"), help: "Also trust the CA certificates in this PEM file.")
@@ -72,6 +78,9 @@ struct SoakCommand: AsyncParsableCommand {
             throw ValidationError("header '\(header)' is not of the form 'Name: value'")
         }
         if let problem = makeConfig(redactor: Redactor()).problem { throw ValidationError(problem) }
+        if discoverIdleTimeout && !(maxIdle.seconds >= 1 && maxIdle.seconds <= 86_400) {
+            throw ValidationError("--max-idle must be between 1s and 24h")
+        }
         if let caCert, !FileManager.default.isReadableFile(atPath: caCert) {
             throw ValidationError("cannot read --cacert \(caCert): no such file, or not readable")
         }
@@ -89,7 +98,8 @@ struct SoakCommand: AsyncParsableCommand {
         let policy = BackoffPolicy(initialMs: backoffInitial.seconds * 1000, maxMs: backoffMax.seconds * 1000,
                                    multiplier: backoffMultiplier, jitter: BackoffPolicy.Jitter(rawValue: jitter) ?? .full)
         let config = SoakConfig(
-            durationS: duration.seconds, connections: connections, rampS: ramp.seconds,
+            durationS: discoverIdleTimeout ? maxIdle.seconds : duration.seconds,
+            connections: discoverIdleTimeout ? IdleTimeoutDiscovery.ladder(upTo: maxIdle.seconds).count : connections, rampS: ramp.seconds,
             pingIntervalS: pingInterval.seconds, pongTimeoutS: pongTimeout.seconds,
             messageRate: messageRate, messageSize: messageSize, subprotocols: subprotocols,
             headers: redactor.redact(headers: headerFields), backoff: policy, stableAfterS: stableAfter.seconds,
@@ -109,7 +119,8 @@ struct SoakCommand: AsyncParsableCommand {
         }
         let options = SoakOptions(url: target, config: makeConfig(redactor: redactor).config, headers: headerFields, caFile: caCert)
         let session = SoakSession(arguments: Array(CommandLine.arguments.dropFirst()), report: report)
-        let status = await session.run(options: options, displayURL: redactor.redact(url: url))
+        let status = await session.run(options: options, displayURL: redactor.redact(url: url),
+                                       discoverIdleTimeout: discoverIdleTimeout ? maxIdle.seconds : nil)
         throw ExitCode(status.rawValue)
     }
 }

@@ -82,6 +82,13 @@ final class SoakJournalSink: SoakEventSink, @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Records a failure of the session's own journalling (the first one wins).
+    func fail(_ error: TaskError) {
+        lock.lock()
+        if failure == nil { failure = error }
+        lock.unlock()
+    }
+
     /// The first recording failure (e.g. the disk is full); the soak stops on it.
     var recordingFailure: TaskError? {
         lock.lock()

@@ -12,7 +12,8 @@ struct SoakSession {
     let arguments: [String]
     let report: ReportOptions
 
-    func run(options: SoakOptions, displayURL: String) async -> ExitStatus {
+    /// - Parameter discoverIdleTimeout: run the idle-timeout discovery up to this silence (s) instead of a soak.
+    func run(options: SoakOptions, displayURL: String, discoverIdleTimeout: Double? = nil) async -> ExitStatus {
         let redactor = report.redactor
         var baseline: JournalScan.Result?
         if let path = report.baselinePath {
@@ -25,7 +26,7 @@ struct SoakSession {
         }
         let started = Timestamp.now()
         var warnings: [String] = []
-        if options.config.pingIntervalS > 0 && options.config.pingIntervalS >= options.config.durationS {
+        if discoverIdleTimeout == nil && options.config.pingIntervalS > 0 && options.config.pingIntervalS >= options.config.durationS {
             warnings.append("The ping interval (\(options.config.pingIntervalS) s) is not shorter than the duration: no ping will be sent.")
         }
         let runInfo = RunInfo(id: RunInfo.makeID(command: "soak", at: started), command: "soak",
@@ -52,8 +53,13 @@ struct SoakSession {
         let json = report.json
         if !json {
             for warning in warnings { printError("warning: \(warning)") }
-            print("soak \(displayURL): \(options.config.connections) connection\(options.config.connections == 1 ? "" : "s") "
-                + "for \(formatDuration(options.config.durationS)); report in \(recorder.folder.path)")
+            if let maxIdle = discoverIdleTimeout {
+                print("idle-timeout discovery \(displayURL): \(options.config.connections) silent connections up to "
+                    + "\(formatDuration(maxIdle)) (takes about that long); report in \(recorder.folder.path)")
+            } else {
+                print("soak \(displayURL): \(options.config.connections) connection\(options.config.connections == 1 ? "" : "s") "
+                    + "for \(formatDuration(options.config.durationS)); report in \(recorder.folder.path)")
+            }
         }
         sonde_install_interrupt_handlers()
         defer { sonde_reset_interrupt_handlers() }
@@ -77,12 +83,21 @@ struct SoakSession {
                 }
             }
         }
-        await engine.run(shouldStop: { sonde_received_signal() != 0 || sink.recordingFailure != nil })
+        let shouldStop: @Sendable () -> Bool = { sonde_received_signal() != 0 || sink.recordingFailure != nil }
+        var findings: IdleTimeoutFindings?
+        if let maxIdle = discoverIdleTimeout {
+            findings = await IdleTimeoutDiscovery(options: options, maxIdleS: maxIdle).run(engine: engine, shouldStop: shouldStop)
+        } else {
+            await engine.run(shouldStop: shouldStop)
+        }
         ticker.cancel()
         _ = await ticker.result
         if statusOnTTY { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        let failure = sink.recordingFailure
         sink.close()
+        if let findings {
+            do throws(TaskError) { try recorder.record(idleTimeout: findings) } catch { sink.fail(error) }
+        }
+        let failure = sink.recordingFailure
 
         let interrupted = sonde_received_signal() != 0
         let soak = recorder.currentSoak(finishedAt: Timestamp.now())

@@ -158,4 +158,18 @@ import Testing
         #expect(result.stdout.contains("✗ threshold ws.ping.p50<5ms"))
         #expect(result.stdout.contains("✓ threshold ws.reconnects.count==0"))
     }
+
+    @Test func idleTimeoutDiscoveryFindsAFiveSecondCut() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["soak", target.ws + "/ws/echo?idleTimeout=5", "--discover-idle-timeout", "--max-idle", "8s",
+                                        "--pong-timeout", "2s", "--output-dir", output], timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let report = try Harness.json(String(contentsOfFile: try onlyFolder(output) + "/report.json", encoding: .utf8))
+        let idle = try #require(try soaks(report)["idleTimeout"] as? [String: Any])
+        let cut = try #require(idle["shortestCutS"] as? Double)
+        #expect(abs(cut - 5) <= 1, "cut after \(cut) s")
+        #expect((idle["longestSurvivedS"] as? Double ?? 0) < 5.5)
+        #expect(result.stdout.contains("idle timeout: silences of"))
+    }
 }

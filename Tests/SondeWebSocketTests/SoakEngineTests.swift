@@ -190,3 +190,32 @@ func soak(_ url: String, seconds: Double, caFile: String? = nil, _ configure: (i
         #expect(attempt.pings.serverPings >= 3)
     }
 }
+
+@Suite struct IdleTimeoutDiscoveryTests {
+    @Test func theLadderBracketsEverySilenceUpToTheMaximum() {
+        #expect(IdleTimeoutDiscovery.ladder(upTo: 10) == [1, 2, 3, 5, 8, 10])
+        #expect(IdleTimeoutDiscovery.ladder(upTo: 4) == [1, 2, 3, 4])
+        let long = IdleTimeoutDiscovery.ladder(upTo: 600)
+        #expect(long.last == 600 && long.contains(60) && long.contains(540) && long == long.sorted())
+    }
+
+    @Test func findsTheTargetsIdleCut() async throws {
+        let ws = try await Target.endpoints().ws
+        var config = SoakConfig(durationS: 4, connections: 1, rampS: 0, pingIntervalS: 0, pongTimeoutS: 1, messageRate: 0,
+                                messageSize: 64, subprotocols: [], headers: [], backoff: BackoffPolicy(), stableAfterS: 10,
+                                maxAttempts: nil, connectTimeoutS: 2, insecure: false)
+        config.connections = IdleTimeoutDiscovery.ladder(upTo: 4).count
+        let options = SoakOptions(url: try WebSocketURL(ws + "/ws/echo?idleTimeout=2.5"), config: config, headers: [], caFile: nil)
+        let sink = CollectingSink()
+        let engine = try SoakEngine(options: options, sink: sink, redactor: Redactor())
+        let findings = await IdleTimeoutDiscovery(options: options, maxIdleS: 4).run(engine: engine, shouldStop: { false })
+        // The findings bracket the target's 2.5 s cut: 2 s survived; the cut is seen when the
+        // server closes (2.5 s, "eof"), or at the latest by the 3 s probe's unanswered ping on a
+        // machine so loaded that the close arrives late.
+        #expect(findings.longestSurvivedS == 2)
+        let cut = try #require(findings.shortestCutS)
+        #expect(cut >= 2.0 && cut <= 3.0, "cut after \(cut) s")
+        #expect(findings.cutBy == "eof" || findings.cutBy == "pongTimeout")
+        #expect(sink.final.count == 4)
+    }
+}
