@@ -119,7 +119,7 @@ public enum JournalScan {
             let open = soak.attempts.filter { $0.openedAt != nil && $0.closedAt == nil }.count
             if open > 0 {
                 run.warnings.append("\(open) WebSocket connection\(open == 1 ? " was" : "s were") still open when the run was killed; "
-                    + "their pings and messages since they opened are not in the counts (only in the samples journalled each second).")
+                    + "their counts are those of their last journal snapshot (taken every 10 s or more), the RTTs those journalled each second.")
             }
         }
         return Result(tool: runLine.tool, run: run, summary: result, sample: sampler.tasks, captures: captures, soaks: soaks,

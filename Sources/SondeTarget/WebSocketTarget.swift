@@ -24,6 +24,8 @@ final class WebSocketTarget: @unchecked Sendable {
     private var children: [ObjectIdentifier: Channel] = [:]
     private var refusals: [String: Int] = [:]
     private var restartTask: Scheduled<Void>?
+    /// Open connections that asked for `restartEvery`; a pending restart is dropped when none is left.
+    private var restartRequesters = 0
     private var stopped = false
     private var port = 0
 
@@ -35,9 +37,16 @@ final class WebSocketTarget: @unchecked Sendable {
         self.tls = tls
     }
 
-    /// Binds the listener on 127.0.0.1 (a random free port) and returns the port.
+    /// Binds the listener on 127.0.0.1 and returns the port: a free one below Linux's ephemeral
+    /// range (32768–60999), so that a restart can bind it again without an outgoing connection of
+    /// some other program having taken it as its local port meanwhile; any free port as a fallback.
     func start() async throws -> Int {
-        let channel = try await bind(port: 0).get()
+        var channel: Channel?
+        for _ in 0..<50 where channel == nil {
+            channel = try? await bind(port: Int.random(in: 20_000...32_000)).get()
+        }
+        if channel == nil { channel = try await bind(port: 0).get() }
+        guard let channel else { throw TargetError("the WebSocket listener could not bind") }
         let bound = channel.localAddress?.port ?? 0
         lock.withLock {
             port = bound
@@ -91,7 +100,10 @@ final class WebSocketTarget: @unchecked Sendable {
                             IdleStateHandler(readTimeout: .nanoseconds(Int64(idle * 1e9))), position: .first)
                     }
                     try channel.pipeline.syncOperations.addHandler(WebSocketEchoHandler(faults: faults))
-                    if let every = faults.restartEvery { self?.scheduleRestarts(every: every) }
+                    if let every = faults.restartEvery, let self {
+                        self.scheduleRestarts(every: every)
+                        channel.closeFuture.whenComplete { [weak self] _ in self?.requesterClosed() }
+                    }
                 }
             })
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(
@@ -135,6 +147,7 @@ final class WebSocketTarget: @unchecked Sendable {
     /// so the restarts go on while such clients do, and stop when they leave.
     private func scheduleRestarts(every: Double) {
         lock.withLock {
+            restartRequesters += 1
             guard restartTask == nil, !stopped else { return }
             let loop = group.next()
             restartTask = loop.scheduleTask(in: .nanoseconds(Int64(every * 1e9))) { [weak self] in
@@ -145,6 +158,17 @@ final class WebSocketTarget: @unchecked Sendable {
         }
     }
 
+    private func requesterClosed() {
+        let pending: Scheduled<Void>? = lock.withLock {
+            restartRequesters -= 1
+            guard restartRequesters <= 0 else { return nil }
+            restartRequesters = 0
+            defer { restartTask = nil }
+            return restartTask
+        }
+        pending?.cancel()
+    }
+
     private func restart(on loop: EventLoop) -> EventLoopFuture<Void> {
         let (server, open, port): (Channel?, [Channel], Int) = lock.withLock {
             guard !stopped else { return (nil, [], 0) }
@@ -152,14 +176,25 @@ final class WebSocketTarget: @unchecked Sendable {
             return (serverChannel, Array(children.values), self.port)
         }
         guard let server else { return loop.makeSucceededVoidFuture() }
-        for child in open { child.close(promise: nil) }
-        return server.close().flatMap { [self] in bind(port: port) }.map { [self] channel in
+        // Close the listener and every connection, wait until they are gone, then bind the same
+        // port again (retrying briefly: a closing socket can hold it for a moment).
+        let closed = [server.close()] + open.map { $0.close() }
+        return EventLoopFuture.whenAllComplete(closed, on: loop)
+            .flatMap { [self] _ in rebind(port: port, on: loop, triesLeft: 40) }
+    }
+
+    private func rebind(port: Int, on loop: EventLoop, triesLeft: Int) -> EventLoopFuture<Void> {
+        bind(port: port).map { [self] channel in
             let keep = lock.withLock { () -> Bool in
                 guard !stopped else { return false }
                 serverChannel = channel
                 return true
             }
             if !keep { channel.close(promise: nil) }
-        }.recover { _ in }  // a failed re-bind is retried at the next restart
+        }.flatMapError { [self] _ in
+            guard triesLeft > 1 else { return loop.makeSucceededVoidFuture() }  // given up: the target stays down
+            return loop.scheduleTask(in: .milliseconds(50)) {}.futureResult
+                .flatMap { [self] in rebind(port: port, on: loop, triesLeft: triesLeft - 1) }
+        }
     }
 }

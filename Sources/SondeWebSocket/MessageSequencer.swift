@@ -62,6 +62,9 @@ struct MessageSequencer {
         return now &- sentAt
     }
 
+    /// The current connection's counts so far (messages in flight are not yet lost).
+    var current: SoakAttempt.Messages { counts }
+
     /// Ends the current connection's accounting: what is still in flight is lost. Returns the
     /// attempt's counts and starts a fresh attempt.
     mutating func closeAttempt() -> SoakAttempt.Messages {

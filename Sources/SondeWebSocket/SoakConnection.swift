@@ -34,6 +34,7 @@ final class SoakConnection {
     private var openedAtNanos: UInt64?
     private var session: SoakSessionHandler?
     private var reconnect: Scheduled<Void>?
+    private var snapshots: RepeatedTask?
     private var sequences = MessageSequencer()
 
     init(index: Int, loop: EventLoop, options: SoakOptions, handshaker: WebSocketHandshaker, sink: SoakEventSink,
@@ -111,7 +112,11 @@ final class SoakConnection {
             }
             self.attempt = attempt
             sink.attempt(attempt)
-            if stopping { session?.closeGracefully() }
+            if stopping {
+                session?.closeGracefully()
+            } else {
+                startSnapshots()
+            }
         case .failure(let error):
             session = nil
             attempt.error = error
@@ -123,8 +128,24 @@ final class SoakConnection {
         }
     }
 
+    /// While open, the attempt is journalled again every `snapshotInterval` with its counts so
+    /// far, so a run killed mid-soak still has them (one line per connection per interval: the
+    /// interval grows with the number of connections, 10 s per 1,000).
+    private func startSnapshots() {
+        let interval = TimeAmount.nanoseconds(Int64(max(10, Double(options.config.connections) / 100) * 1e9))
+        snapshots = loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [weak self] _ in
+            guard let self, var attempt = self.attempt, let session = self.session, attempt.cause == nil else { return }
+            let (pings, messages) = session.snapshot
+            attempt.pings = pings
+            attempt.messages = messages
+            self.sink.attempt(attempt)
+        }
+    }
+
     private func sessionEnded(_ ending: SoakSessionHandler.Ending) {
         guard var attempt else { return }
+        snapshots?.cancel()
+        snapshots = nil
         session = nil
         let now = monotonicNanos()
         attempt.closedAt = clock.timestamp(at: now)

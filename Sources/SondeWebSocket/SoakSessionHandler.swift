@@ -86,6 +86,9 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
     }
 
+    /// The counts of this connection so far, for a journal snapshot of an open attempt.
+    var snapshot: (pings: SoakAttempt.Pings, messages: SoakAttempt.Messages) { (pings, sequences.current) }
+
     /// Sends one ping now (the idle-timeout probe's single ping after its silence).
     func sendPingNow() { sendPing() }
 

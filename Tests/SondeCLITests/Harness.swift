@@ -51,6 +51,9 @@ enum Harness {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // Nothing else of this process reaches the child: SwiftNIO's sockets are not close-on-exec,
+        // and a child holding an in-process listener's socket keeps its port from being bound again.
+        Self.closeFrom(&actions, 3)
         // The child starts with SIGINT and SIGTERM at their defaults and nothing blocked: the test
         // runner may ignore SIGINT, and an ignored disposition survives exec (tcpdump, for one,
         // then never stops on SIGINT).
@@ -75,6 +78,17 @@ enum Harness {
     }
 
     struct SpawnError: Error { var message: String }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which Swift's Glibc module does
+    /// not export: found with dlsym.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
+    private static func closeFrom(_ actions: inout posix_spawn_file_actions_t, _ lowest: Int32) {
+        _ = addCloseFrom?(&actions, lowest)
+    }
 
     /// Sends `signal`, waits up to `seconds` for the process to end, then SIGKILLs it (bounded).
     static func stop(_ pid: pid_t, signal: Int32 = SIGINT, seconds: Double = 10) {

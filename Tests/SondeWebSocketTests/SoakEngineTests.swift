@@ -186,7 +186,7 @@ func soak(_ url: String, seconds: Double, caFile: String? = nil, _ configure: (i
         let ws = try await Target.endpoints().ws
         let (attempts, _, _) = try await soak(ws + "/ws/echo?pingEvery=0.1", seconds: 0.8) { $0.subprotocols = ["chat.v2", "chat"] }
         let attempt = try #require(attempts.first)
-        #expect(attempt.handshake.subprotocol == "chat.v2")
+        #expect(attempt.handshake.subprotocol == "chat.v2", "\(attempts)")
         #expect(attempt.pings.serverPings >= 3)
     }
 }
