@@ -74,18 +74,8 @@ public struct SoakReportBuilder: Sendable {
         var lastAttempt: [Int: SoakAttempt] = [:]
         var timeline = series
         for attempt in ordered {
-            pings.sent += attempt.pings.sent
-            pings.answered += attempt.pings.answered
-            pings.missed += attempt.pings.missed
-            pings.unanswered += attempt.pings.unanswered
-            pings.unsolicitedPongs += attempt.pings.unsolicitedPongs
-            pings.serverPings += attempt.pings.serverPings
-            messages.sent += attempt.messages.sent
-            messages.received += attempt.messages.received
-            messages.lost += attempt.messages.lost
-            messages.duplicated += attempt.messages.duplicated
-            messages.reordered += attempt.messages.reordered
-            messages.corrupted += attempt.messages.corrupted
+            pings.add(attempt.pings)
+            messages.add(attempt.messages)
             if attempt.attempt > 1 {
                 reconnects.count += 1
                 let cause = previousCause[attempt.connection]?.rawValue ?? "unknown"
@@ -155,5 +145,29 @@ public struct SoakReportBuilder: Sendable {
         return Swift.stride(from: 0, to: points.count, by: stride).map { start in
             points[start..<min(start + stride, points.count)].max { $0[1] < $1[1] }!
         }
+    }
+}
+
+extension SoakReport.PingSummary {
+    /// Adds one attempt's counts.
+    mutating func add(_ counts: SoakAttempt.Pings) {
+        sent += counts.sent
+        answered += counts.answered
+        missed += counts.missed
+        unanswered += counts.unanswered
+        unsolicitedPongs += counts.unsolicitedPongs
+        serverPings += counts.serverPings
+    }
+}
+
+extension SoakReport.MessageSummary {
+    /// Adds one attempt's counts.
+    mutating func add(_ counts: SoakAttempt.Messages) {
+        sent += counts.sent
+        received += counts.received
+        lost += counts.lost
+        duplicated += counts.duplicated
+        reordered += counts.reordered
+        corrupted += counts.corrupted
     }
 }

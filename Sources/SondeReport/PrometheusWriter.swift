@@ -10,7 +10,7 @@ import SondeCore
 /// (`probe_http_version`, `probe_http_status_code`) appear only when every transaction agreed.
 /// Label values are escaped as the format requires (backslash, double quote, newline).
 public enum PrometheusWriter {
-    public static func render(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult]) -> String {
+    public static func render(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = []) -> String {
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: [(String, String)], value: Double)]) {
             guard !samples.isEmpty else { return }
@@ -63,6 +63,32 @@ public enum PrometheusWriter {
         }
         metric("sonde_http_phase_seconds", "gauge",
                "Phase duration quantiles over all, cold (new connection) and warm (reused) transactions.", quantiles)
+        if !soaks.isEmpty {
+            func each(_ value: (SoakReport) -> Double?) -> [(labels: [(String, String)], value: Double)] {
+                soaks.compactMap { soak in value(soak).map { ([("url", soak.url)], $0) } }
+            }
+            metric("sonde_ws_connections", "gauge", "WebSocket connections the soak held.", each { Double($0.connections) })
+            metric("sonde_ws_up", "gauge", "WebSocket connections open when the soak ended.", each { Double($0.upAtEnd) })
+            metric("sonde_ws_reconnects_total", "gauge", "Reconnect attempts after a disconnect.", each { Double($0.reconnects.count) })
+            metric("sonde_ws_pings_missed_total", "gauge", "Pings whose pong did not come within the pong timeout.",
+                   each { Double($0.pings.missed) })
+            var rtt: [(labels: [(String, String)], value: Double)] = []
+            for soak in soaks {
+                guard let d = soak.pings.rttMs else { continue }
+                for (q, value) in [("0.5", d.p50), ("0.9", d.p90), ("0.99", d.p99), ("1", d.max)] {
+                    rtt.append(([("url", soak.url), ("quantile", q)], value / 1000))
+                }
+            }
+            metric("sonde_ws_ping_rtt_seconds", "gauge", "Ping to pong round-trip time quantiles.", rtt)
+            var messages: [(labels: [(String, String)], value: Double)] = []
+            for soak in soaks {
+                let m = soak.messages
+                for (fate, count) in [("sent", m.sent), ("received", m.received), ("lost", m.lost), ("corrupted", m.corrupted)] {
+                    messages.append(([("url", soak.url), ("fate", fate)], Double(count)))
+                }
+            }
+            metric("sonde_ws_messages_total", "gauge", "Echo messages by fate.", messages)
+        }
         metric("sonde_threshold_passed", "gauge", "Whether each --threshold held (1) or not (0).",
                thresholds.map { ([("expression", $0.expression)], $0.passed ? 1 : 0) })
         metric("sonde_run_info", "gauge", "The run this file describes.",

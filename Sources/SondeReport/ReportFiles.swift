@@ -124,7 +124,8 @@ public enum ReportFiles {
                                              sample: scan.sample)
         try writeFileAtomically(Array(html.utf8), to: folder.reportHTMLPath)
         if let prometheusPath {
-            try writeFileAtomically(Array(PrometheusWriter.render(run: run, summary: result, thresholds: results).utf8),
+            try writeFileAtomically(Array(PrometheusWriter.render(run: run, summary: result, thresholds: results,
+                                                                  soaks: scan.soaks).utf8),
                                     to: prometheusPath)
         }
         return outcome

@@ -87,9 +87,7 @@ struct ProbeCommand: AsyncParsableCommand {
         if let expectStatus, StatusSet(parsing: expectStatus) == nil {
             throw ValidationError("--expect-status '\(expectStatus)' is not a list of status codes or ranges like 200-299,404")
         }
-        for header in headers where !header.contains(":") || header.hasPrefix(":") {
-            throw ValidationError("header '\(header)' is not of the form 'Name: value'")
-        }
+        _ = try parseHeaderArguments(headers)
         for entry in resolve where entry.split(separator: ":", omittingEmptySubsequences: false).count < 3 {
             throw ValidationError("--resolve '\(entry)' is not of the form host:port:address")
         }
@@ -106,11 +104,7 @@ struct ProbeCommand: AsyncParsableCommand {
         if http2 { options.httpVersion = .http2 }
         if http2PriorKnowledge { options.httpVersion = .http2PriorKnowledge }
         if http3 { options.httpVersion = .http3 }
-        options.headers = headers.map { line in
-            let colon = line.firstIndex(of: ":")!
-            return HeaderField(name: String(line[..<colon]).trimmingCharacters(in: .whitespaces),
-                               value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
-        }
+        options.headers = try parseHeaderArguments(headers)
         if let data { options.body = Array(data.utf8) }
         if let dataFile {
             guard let contents = FileManager.default.contents(atPath: dataFile) else {

@@ -32,14 +32,10 @@ struct ProbeSession {
                 return .usage
             }
         }
-        var baseline: JournalScan.Result?
-        if let path = report.baselinePath {
-            do {
-                baseline = try JournalScan.read(folder: RunFolder(existing: normalizedRunFolder(path)))
-            } catch {
-                printError("sonde: --baseline: \(error.message)")
-                return .usage
-            }
+        let baseline: JournalScan.Result?
+        do { baseline = try report.loadBaseline() } catch {
+            printError("sonde: \(error.message)")
+            return .usage
         }
         let started = Timestamp.now()
         let runInfo = RunInfo(id: RunInfo.makeID(command: command, at: started), command: command,
@@ -48,10 +44,7 @@ struct ProbeSession {
                               warnings: Array(Set(runners.flatMap { $0.0.warnings })).sorted())
         let tool = ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features)
         let recorder: ProbeRunRecorder
-        do {
-            let folder = try RunFolder(outputDirectory: report.outputDirectory, runID: runInfo.id)
-            recorder = try ProbeRunRecorder(folder: folder, tool: tool, run: runInfo)
-        } catch {
+        do { recorder = try report.openRecorder(run: runInfo, tool: tool) } catch {
             printError("sonde: \(error.message)")
             return .usage
         }

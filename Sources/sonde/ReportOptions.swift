@@ -1,5 +1,6 @@
 import ArgumentParser
 import SondeCore
+import SondeReport
 
 /// Options every subcommand that writes a run folder takes.
 struct ReportOptions: ParsableArguments {
@@ -37,6 +38,22 @@ struct ReportOptions: ParsableArguments {
     var configPath: String?
 
     var redactor: Redactor { Redactor(enabled: !noRedact, extraNames: extraRedactions) }
+
+    /// Reads the `--baseline` run (nil without one) before any network work starts.
+    func loadBaseline() throws(TaskError) -> JournalScan.Result? {
+        guard let baselinePath else { return nil }
+        do {
+            return try JournalScan.read(folder: RunFolder(existing: normalizedRunFolder(baselinePath)))
+        } catch {
+            throw TaskError(code: error.code, message: "--baseline: \(error.message)")
+        }
+    }
+
+    /// Creates the run folder under `--output-dir` and the recorder that journals into it.
+    func openRecorder(run: RunInfo, tool: ToolInfo) throws(TaskError) -> ProbeRunRecorder {
+        let folder = try RunFolder(outputDirectory: outputDirectory, runID: run.id)
+        return try ProbeRunRecorder(folder: folder, tool: tool, run: run)
+    }
 
     /// The parsed thresholds (`validate` has already rejected malformed ones).
     var thresholds: [Threshold] { (try? parsedThresholds(thresholdExpressions)) ?? [] }

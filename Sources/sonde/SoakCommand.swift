@@ -74,9 +74,7 @@ struct SoakCommand: AsyncParsableCommand {
             throw ValidationError("--jitter must be full, equal or none")
         }
         _ = jitterMode
-        for header in headers where !header.contains(":") || header.hasPrefix(":") {
-            throw ValidationError("header '\(header)' is not of the form 'Name: value'")
-        }
+        _ = try parseHeaderArguments(headers)
         if let problem = makeConfig(redactor: Redactor()).problem { throw ValidationError(problem) }
         if discoverIdleTimeout && !(maxIdle.seconds >= 1 && maxIdle.seconds <= 86_400) {
             throw ValidationError("--max-idle must be between 1s and 24h")
@@ -86,13 +84,7 @@ struct SoakCommand: AsyncParsableCommand {
         }
     }
 
-    private var headerFields: [HeaderField] {
-        headers.map { line in
-            let colon = line.firstIndex(of: ":")!
-            return HeaderField(name: String(line[..<colon]).trimmingCharacters(in: .whitespaces),
-                               value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
-        }
-    }
+    private var headerFields: [HeaderField] { (try? parseHeaderArguments(headers)) ?? [] }
 
     private func makeConfig(redactor: Redactor) -> (config: SoakConfig, problem: String?) {
         let policy = BackoffPolicy(initialMs: backoffInitial.seconds * 1000, maxMs: backoffMax.seconds * 1000,

@@ -15,14 +15,10 @@ struct SoakSession {
     /// - Parameter discoverIdleTimeout: run the idle-timeout discovery up to this silence (s) instead of a soak.
     func run(options: SoakOptions, displayURL: String, discoverIdleTimeout: Double? = nil) async -> ExitStatus {
         let redactor = report.redactor
-        var baseline: JournalScan.Result?
-        if let path = report.baselinePath {
-            do {
-                baseline = try JournalScan.read(folder: RunFolder(existing: normalizedRunFolder(path)))
-            } catch {
-                printError("sonde: --baseline: \(error.message)")
-                return .usage
-            }
+        let baseline: JournalScan.Result?
+        do { baseline = try report.loadBaseline() } catch {
+            printError("sonde: \(error.message)")
+            return .usage
         }
         let started = Timestamp.now()
         var warnings: [String] = []
@@ -34,10 +30,7 @@ struct SoakSession {
                               insecure: options.config.insecure, redacted: redactor.isEnabled, warnings: warnings)
         let tool = ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features)
         let recorder: ProbeRunRecorder
-        do {
-            let folder = try RunFolder(outputDirectory: report.outputDirectory, runID: runInfo.id)
-            recorder = try ProbeRunRecorder(folder: folder, tool: tool, run: runInfo)
-        } catch {
+        do { recorder = try report.openRecorder(run: runInfo, tool: tool) } catch {
             printError("sonde: \(error.message)")
             return .usage
         }

@@ -345,6 +345,21 @@ import Testing
         Self.expectClean(try Self.load(folder + "/report.html", width: 390), "phone")
     }
 
+    @Test func aSoakReportWithAHostileCloseReasonLoadsCleanly() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let payload = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
+        let reason = payload.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let result = try Harness.sonde(["soak", target.ws + "/ws/echo?closeAfter=0.3&code=4000&reason=" + reason, "--duration", "1.5s",
+                                        "--ping-interval", "100ms", "--backoff-initial", "50ms", "--output-dir", output], timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+        #expect(!html.contains(payload) && html.contains("&lt;script&gt;"), "the reason must be shown, escaped")
+        Self.expectClean(try Self.load(folder + "/report.html"), "soak desktop")
+        Self.expectClean(try Self.load(folder + "/report.html", width: 390), "soak phone")
+    }
+
     @Test func theXSSCorpusRunsNowhereAndEveryFormatStaysWellFormed() throws {
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()

@@ -18,10 +18,11 @@ import Testing
     @Test func aSoakWithDropsRecoversAndEveryFormatHoldsIt() throws {
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()
+        let prom = output + "/../soak-\(UUID().uuidString).prom"
         let result = try Harness.sonde(["soak", target.ws + "/ws/echo?dropAfter=0.6&token=s3cret", "--duration", "2.5s",
                                         "--connections", "2", "--ping-interval", "100ms", "--message-rate", "40",
                                         "--backoff-initial", "50ms", "-H", "Authorization: Bearer hunter2",
-                                        "--output-dir", output], timeout: 60)
+                                        "--prom", prom, "--output-dir", output], timeout: 60)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("✓ soak recovered"))
         #expect(result.stdout.contains("disconnects: eof"))
@@ -47,6 +48,11 @@ import Testing
         #expect(html.contains("WebSocket soak") && html.contains("Ping RTT over time") && html.contains("<svg"))
         let junit = try String(contentsOfFile: folder + "/junit.xml", encoding: .utf8)
         #expect(junit.contains("classname=\"sonde.soak\""))
+        // The Prometheus file holds the soak's metrics, and passes the exposition-format checks.
+        let (checked, _) = try CLIReportFormatTests.check(folder, prom: prom)
+        #expect(checked.status == 0, "\(checked.stderr)")
+        let metrics = try String(contentsOfFile: prom, encoding: .utf8)
+        #expect(metrics.contains("sonde_ws_reconnects_total{url=") && metrics.contains("sonde_ws_ping_rtt_seconds{"))
     }
 
     @Test func ctrlCClosesEveryConnectionWith1000AndWritesTheReport() throws {
