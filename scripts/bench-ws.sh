@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# sonde's WebSocket benchmarks (section 6 of `make bench`), beside a Python `websockets` client.
+# Usage: scripts/bench-ws.sh [path/to/sonde]   (WS_BENCH_CONNECTIONS=N changes the 10,000)
+# Loopback only; bounded (about three minutes).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+sonde=${1:-$here/.build/release/sonde}
+work=$(mktemp -d /tmp/sonde-bench-ws.XXXXXX)
+trap 'kill "${target_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+echo "6) WebSockets against the embedded target (\`sonde target\` in its own process), sonde beside a Python"
+echo "   \`websockets\` $(python3 -c 'import websockets; print(websockets.__version__)') asyncio client"
+"$sonde" target --json --dir "$work/target" --max-seconds 1200 > "$work/target.json" &
+target_pid=$!
+for _ in $(seq 1 100); do [[ -s "$work/target.json" ]] && break; sleep 0.1; done
+ws=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['ws'])" "$work/target.json")/ws/echo
+echo "   a) idle loopback ping RTT, one connection, 100 pings 50 ms apart; sonde and Python interleaved, 3 rounds each"
+sonde_rtts=(); python_rtts=()
+for _ in 1 2 3; do
+  "$sonde" soak "$ws" --duration 5.2s --ping-interval 50ms --json --output-dir "$work/ws-rtt" > "$work/ws-rtt.json"
+  sonde_rtts+=("$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['soaks'][0]['pings']['rttMs']['p50'])" "$work/ws-rtt.json")")
+  rm -rf "$work/ws-rtt"
+  python_rtts+=("$(python3 "$here/scripts/bench/ws-python-client.py" rtt "$ws" 100 0.05)")
+done
+python3 - "${sonde_rtts[*]}" "${python_rtts[*]}" <<'PY'
+import statistics, sys
+s = [float(x) for x in sys.argv[1].split()]; p = [float(x) for x in sys.argv[2].split()]
+print(f"      sonde p50 per round {', '.join(f'{x:.3f}' for x in s)} ms; Python {', '.join(f'{x:.3f}' for x in p)} ms;")
+print(f"      median sonde {statistics.median(s):.3f} ms, Python {statistics.median(p):.3f} ms, ratio sonde/Python = "
+      f"{statistics.median(s) / statistics.median(p):.2f} (target <= 1.00)")
+PY
+connections=${WS_BENCH_CONNECTIONS:-10000}
+echo "   b) $connections connections opened over 10 s, a ping every 10 s each, held 60 s (GNU time: peak RSS, CPU)"
+/usr/bin/time -f "%M %U %S" -o "$work/ws-hold.txt" "$sonde" soak "$ws" --connections "$connections" --ramp 10s \
+  --duration 70s --ping-interval 10s --pong-timeout 10s --connect-timeout 30s --json --output-dir "$work/ws-hold" > "$work/ws-hold.json"
+read -r rss user sys < "$work/ws-hold.txt"
+python3 "$here/scripts/bench/ws-python-client.py" hold "$ws" "$connections" 10 60 10 > "$work/ws-python.json" || true
+python3 - "$rss" "$user" "$sys" "$work/ws-hold.json" "$work/ws-python.json" "$connections" <<'PY'
+import json, sys
+rss, user, system, report, peer, n = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5], int(sys.argv[6])
+soak = json.load(open(report))["soaks"][0]
+cpu = user + system
+minutes = soak["upAtEnd"] * 70 / 60
+print(f"      sonde: {soak['upAtEnd']}/{n} up at the end, {soak['reconnects']['count']} reconnects, pings "
+      f"{soak['pings']['answered']}/{soak['pings']['sent']} answered (p50 {soak['pings']['rttMs']['p50']:.2f} ms, p99 "
+      f"{soak['pings']['rttMs']['p99']:.2f} ms); peak RSS {rss/1024:.0f} MiB (target < 400 MiB); CPU {cpu:.1f} s = "
+      f"{cpu / minutes * 1000:.2f} ms per connection-minute")
+try:
+    p = json.load(open(peer))
+    pminutes = p["upAtEnd"] * 70 / 60
+    per = p["cpuSeconds"] / pminutes * 1000 if pminutes else float("inf")
+    print(f"      Python: {p['opened']} opened, {p['upAtEnd']} up at the end, {p['failed']} failed"
+          + (f" (first: {p['firstError']})" if p["firstError"] else "")
+          + f"; peak RSS {p['maxRssKiB']/1024:.0f} MiB; CPU {p['cpuSeconds']:.1f} s = {per:.2f} ms per connection-minute")
+    print(f"      ratio Python/sonde CPU per connection-minute = {per / (cpu / minutes * 1000):.1f} (target >= 5)")
+except (OSError, ValueError, KeyError) as error:
+    print(f"      Python client gave no result: {error}")
+PY
+kill "$target_pid" 2>/dev/null || true
