@@ -76,11 +76,15 @@ public enum JournalScan {
                     guard let decoded = try? decoder.decode(SoakStartLine.self, from: Data(line)) else { skipped += 1; return }
                     soak = SoakReportBuilder(url: decoded.soak.url, config: decoded.soak.config, startedAt: decoded.soak.startedAt)
                 case .wsAttempt:
-                    guard let decoded = try? decoder.decode(SoakAttemptLine.self, from: Data(line)), soak != nil else { skipped += 1; return }
-                    soak?.add(decoded.attempt)
+                    guard soak != nil, let attempt = readSoakValue(SoakAttempt.self, in: line, prefix: SoakAttemptLine.prefix,
+                                                                   suffix: SoakAttemptLine.suffix)
+                            ?? (try? decoder.decode(SoakAttemptLine.self, from: Data(line)))?.attempt else { skipped += 1; return }
+                    soak?.add(attempt)
                 case .wsSamples:
-                    guard let decoded = try? decoder.decode(SoakSamplesLine.self, from: Data(line)), soak != nil else { skipped += 1; return }
-                    soak?.add(decoded.samples)
+                    guard soak != nil, let samples = readSoakValue(SoakSamples.self, in: line, prefix: SoakSamplesLine.prefix,
+                                                                   suffix: SoakSamplesLine.suffix)
+                            ?? (try? decoder.decode(SoakSamplesLine.self, from: Data(line)))?.samples else { skipped += 1; return }
+                    soak?.add(samples)
                 default:
                     guard let decoded = try? decoder.decode(SoakIdleLine.self, from: Data(line)), soak != nil else { skipped += 1; return }
                     soak?.set(idleTimeout: decoded.findings)

@@ -53,14 +53,22 @@ public final class ProbeRunRecorder {
     /// Records one attempt of a soak's connection (again each time it changes; the last wins).
     public func record(attempt: SoakAttempt) throws(TaskError) {
         soak?.add(attempt)
-        try append(SoakAttemptLine(attempt: attempt))
+        line.reset()
+        line.appendRaw(SoakAttemptLine.prefix)
+        attempt.writeJSON(to: &line)
+        line.appendRaw(SoakAttemptLine.suffix)
+        try journal.append(line: line.bytes)
     }
 
     /// Records a batch of soak samples.
     public func record(samples: SoakSamples) throws(TaskError) {
         guard !samples.isEmpty else { return }
         soak?.add(samples)
-        try append(SoakSamplesLine(samples: samples))
+        line.reset()
+        line.appendRaw(SoakSamplesLine.prefix)
+        samples.writeJSON(to: &line)
+        line.appendRaw(SoakSamplesLine.suffix)
+        try journal.append(line: line.bytes)
     }
 
     /// Records what an idle-timeout discovery found.
@@ -115,14 +123,32 @@ struct SoakStartLine: Codable, Sendable {
     var type = JournalEntryKind.soak
 }
 
+/// `{"attempt":…,"type":"ws-attempt"}`, written with `JSONOutput` and read with `JSONReader`
+/// (JSONDecoder is the fallback), the keys in sorted order as the other lines have them.
 struct SoakAttemptLine: Codable, Sendable {
     var type = JournalEntryKind.wsAttempt
     let attempt: SoakAttempt
+    static let prefix = Array(#"{"attempt":"#.utf8)
+    static let suffix = Array(#","type":"ws-attempt"}"#.utf8)
 }
 
+/// `{"samples":…,"type":"ws-samples"}`, like `SoakAttemptLine`.
 struct SoakSamplesLine: Codable, Sendable {
     var type = JournalEntryKind.wsSamples
     let samples: SoakSamples
+    static let prefix = Array(#"{"samples":"#.utf8)
+    static let suffix = Array(#","type":"ws-samples"}"#.utf8)
+}
+
+extension JournalScan {
+    /// The value between a soak line's fixed prefix and suffix, read with `JSONReader`; nil when
+    /// the line is not in that exact form (then `JSONDecoder` gets a chance).
+    static func readSoakValue<T: JSONReadable>(_ type: T.Type, in line: ArraySlice<UInt8>, prefix: [UInt8], suffix: [UInt8]) -> T? {
+        guard line.count > prefix.count + suffix.count, line.starts(with: prefix), line.suffix(suffix.count).elementsEqual(suffix) else {
+            return nil
+        }
+        return try? JSONReader.read(type, from: line[(line.startIndex + prefix.count)..<(line.endIndex - suffix.count)])
+    }
 }
 
 struct SoakIdleLine: Codable, Sendable {

@@ -34,7 +34,6 @@ final class SoakConnection {
     private var openedAtNanos: UInt64?
     private var session: SoakSessionHandler?
     private var reconnect: Scheduled<Void>?
-    private var snapshots: RepeatedTask?
     private var sequences = MessageSequencer()
 
     init(index: Int, loop: EventLoop, options: SoakOptions, handshaker: WebSocketHandshaker, sink: SoakEventSink,
@@ -133,19 +132,24 @@ final class SoakConnection {
     /// interval grows with the number of connections, 10 s per 1,000).
     private func startSnapshots() {
         let interval = TimeAmount.nanoseconds(Int64(max(10, Double(options.config.connections) / 100) * 1e9))
-        snapshots = loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [weak self] _ in
-            guard let self, var attempt = self.attempt, let session = self.session, attempt.cause == nil else { return }
-            let (pings, messages) = session.snapshot
-            attempt.pings = pings
-            attempt.messages = messages
-            self.sink.attempt(attempt)
+        let number = attemptNumber
+        // A chain of one-shot timers that ends with the attempt (never cancelled: see SoakSessionHandler).
+        func next() {
+            loop.scheduleTask(in: interval) { [weak self] in
+                guard let self, var attempt = self.attempt, attempt.attempt == number, attempt.cause == nil,
+                      let session = self.session else { return }
+                let (pings, messages) = session.snapshot
+                attempt.pings = pings
+                attempt.messages = messages
+                self.sink.attempt(attempt)
+                next()
+            }
         }
+        next()
     }
 
     private func sessionEnded(_ ending: SoakSessionHandler.Ending) {
         guard var attempt else { return }
-        snapshots?.cancel()
-        snapshots = nil
         session = nil
         let now = monotonicNanos()
         attempt.closedAt = clock.timestamp(at: now)

@@ -13,6 +13,11 @@ import SondeCore
 /// without a close frame, a pong timeout, a protocol error, or the end of the run.
 ///
 /// Threading: lives on its channel's event loop; reports to its `SoakConnection` on that loop.
+///
+/// Timers are never cancelled: each one, when it fires, checks whether it still matters (the
+/// session still open, the ping still unanswered). Cancelling a scheduled task costs SwiftNIO a
+/// search of its timer heap, and with thousands of connections per event loop that search per
+/// pong was most of a soak's CPU time.
 final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
@@ -40,10 +45,6 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var pingSequence: UInt64 = 0
     /// Outstanding pings: sequence → monotonic send time (ns).
     private var outstandingPings: [UInt64: UInt64] = [:]
-    private var pongTimers: [UInt64: Scheduled<Void>] = [:]
-    private var pingTask: RepeatedTask?
-    private var messageTask: RepeatedTask?
-    private var forceClose: Scheduled<Void>?
 
     private var sentClose = false
     private var receivedClose = false
@@ -67,14 +68,21 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        let loop = context.eventLoop
         if config.pingIntervalS > 0 {
-            let interval = TimeAmount.nanoseconds(Int64(config.pingIntervalS * 1e9))
-            pingTask = loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [weak self] _ in self?.sendPing() }
+            every(.nanoseconds(Int64(config.pingIntervalS * 1e9))) { $0.sendPing() }
         }
         if config.messageRate > 0 {
-            let interval = TimeAmount.nanoseconds(max(100_000, Int64(1e9 / config.messageRate)))
-            messageTask = loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [weak self] _ in self?.sendMessage() }
+            every(.nanoseconds(max(100_000, Int64(1e9 / config.messageRate)))) { $0.sendMessage() }
+        }
+    }
+
+    /// Runs `body` every `interval` while the session is open (a chain of one-shot timers).
+    private func every(_ interval: TimeAmount, _ body: @escaping (SoakSessionHandler) -> Void) {
+        guard let loop = context?.eventLoop else { return }
+        loop.scheduleTask(in: interval) { [weak self] in
+            guard let self, !self.ended else { return }
+            body(self)
+            self.every(interval, body)
         }
     }
 
@@ -105,7 +113,7 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         pings.sent += 1
         send(.ping, payload)
         let timeout = TimeAmount.nanoseconds(Int64(config.pongTimeoutS * 1e9))
-        pongTimers[sequence] = context.eventLoop.scheduleTask(in: timeout) { [weak self] in self?.pongTimedOut(sequence) }
+        context.eventLoop.scheduleTask(in: timeout) { [weak self] in self?.pongTimedOut(sequence) }
     }
 
     private func sendMessage() {
@@ -131,7 +139,7 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         payload.writeString(reason)
         send(.connectionClose, payload)
         let channel = context.channel
-        forceClose = context.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        context.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
     }
 
     // MARK: Inbound
@@ -146,7 +154,6 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
                 pings.unsolicitedPongs += 1
                 return
             }
-            pongTimers.removeValue(forKey: sequence)?.cancel()
             pings.answered += 1
             let rtt = Int64((monotonicNanos() &- sentAt) / 1000)
             sink.ping(connection: connection, attempt: attempt, atMicros: clock.micros(), rttMicros: rtt)
@@ -196,8 +203,7 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func pongTimedOut(_ sequence: UInt64) {
-        guard outstandingPings.removeValue(forKey: sequence) != nil, let context, !ended else { return }
-        pongTimers.removeValue(forKey: sequence)
+        guard !ended, let context, outstandingPings.removeValue(forKey: sequence) != nil else { return }
         pings.missed += 1
         sink.missedPing(connection: connection, attempt: attempt, atMicros: clock.micros())
         if cause == nil { cause = .pongTimeout }
@@ -217,11 +223,6 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func finish() {
         guard !ended else { return }
         ended = true
-        pingTask?.cancel()
-        messageTask?.cancel()
-        forceClose?.cancel()
-        for timer in pongTimers.values { timer.cancel() }
-        pongTimers.removeAll()
         pings.unanswered = outstandingPings.count
         outstandingPings.removeAll()
         let messages = sequences.closeAttempt()

@@ -94,7 +94,6 @@ final class HandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
     private let started = monotonicNanos()
     private var requestSent: UInt64?
     private var tlsStarted: UInt64?
-    private var timer: Scheduled<Void>?
     private var channel: Channel?
     private var refusal: HTTPResponseHead?
     private var pendingError: TaskError?
@@ -107,8 +106,10 @@ final class HandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
         self.completion = completion
     }
 
+    /// Fails the handshake if it has not finished after `timeout` (the timer is left to fire
+    /// rather than cancelled: see `SoakSessionHandler` on timer costs).
     func startTimer(_ timeout: TimeAmount) {
-        timer = loop.scheduleTask(in: timeout) { [self] in
+        loop.scheduleTask(in: timeout) { [self] in
             fail(TaskError(code: .timedOut, message: "the WebSocket handshake with \(options.url.hostHeader) did not finish within "
                 + "\(formatSeconds(options.config.connectTimeoutS)) (--connect-timeout)"))
         }
@@ -197,7 +198,6 @@ final class HandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
         }
         guard let completion else { return }
         self.completion = nil
-        timer?.cancel()
         handshake.totalMs = milliseconds(since: started)
         channel.pipeline.syncOperations.removeHandler(self, promise: nil)
         let session = try makeSession(channel, handshake)
@@ -218,7 +218,6 @@ final class HandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
     func fail(_ error: TaskError) {
         guard let completion else { return }
         self.completion = nil
-        timer?.cancel()
         handshake.totalMs = milliseconds(since: started)
         channel?.close(promise: nil)
         completion(.failure(error), handshake)

@@ -53,6 +53,58 @@ import Testing
         #expect(ours == foundations)
     }
 
+    static func fullAttempt() -> SoakAttempt {
+        let start = Timestamp(microsecondsSince1970: 1_800_000_000_123_456)
+        var handshake = WebSocketHandshake()
+        handshake.dnsMs = 1.25
+        handshake.connectMs = 0.5
+        handshake.upgradeMs = 2
+        handshake.totalMs = 3.75
+        handshake.statusCode = 101
+        handshake.subprotocol = "chat"
+        handshake.extensions = ["permessage-deflate", "x\u{1}\"y"]
+        handshake.responseHeaders = [HeaderField(name: "Upgrade", value: "websocket"), HeaderField(name: "X", value: "<\n>")]
+        handshake.remoteAddress = "::1"
+        handshake.remotePort = 443
+        handshake.localPort = 50000
+        handshake.tlsProtocolVersion = "TLSv1.3"
+        var attempt = SoakAttempt(connection: 7, attempt: 3, startedAt: start, backoffMs: 123.5, backoffFailure: 2, handshake: handshake)
+        attempt.openedAt = start.adding(microseconds: 4000)
+        attempt.closedAt = start.adding(microseconds: 9_000_000)
+        attempt.closeCode = 4001
+        attempt.closeReason = "bye \"now\""
+        attempt.closedBy = "server"
+        attempt.cause = .closeFrame
+        attempt.timeToRecoverMs = 321
+        attempt.pings = .init()
+        attempt.pings.sent = 9
+        attempt.pings.answered = 8
+        attempt.pings.unanswered = 1
+        attempt.messages.sent = 100
+        attempt.messages.received = 97
+        attempt.messages.lost = 2
+        attempt.messages.corrupted = 1
+        attempt.gaveUp = true
+        return attempt
+    }
+
+    @Test func soakLinesAgreeWithFoundationBothWays() throws {
+        var bare = SoakAttempt(connection: 0, attempt: 1, startedAt: Timestamp(microsecondsSince1970: 0), backoffMs: nil, backoffFailure: nil)
+        bare.error = TaskError(code: .connectionRefused, message: "refused")
+        for attempt in [Self.fullAttempt(), bare] {
+            let ours = Self.written(attempt)
+            #expect(try JSONDecoder().decode(SoakAttempt.self, from: ours) == attempt)
+            #expect(try JSONReader.read(SoakAttempt.self, from: Array(ours)) == attempt)
+            let foundations = try JSONEncoder().encode(attempt)
+            #expect(try JSONReader.read(SoakAttempt.self, from: Array(foundations)) == attempt)
+            #expect(try JSONSerialization.jsonObject(with: ours) as? NSDictionary
+                    == JSONSerialization.jsonObject(with: foundations) as? NSDictionary)
+        }
+        let samples = SoakSamples(pings: [[1, 2, 3, 4], [5, 6, 7, 8]], missed: [[1, 1, 9]], echoes: [10, 20])
+        #expect(try JSONDecoder().decode(SoakSamples.self, from: Self.written(samples)) == samples)
+        #expect(try JSONReader.read(SoakSamples.self, from: Array(Self.written(samples))) == samples)
+    }
+
     @Test func escapesEveryControlCharacter() throws {
         var output = JSONOutput()
         let all = String(decoding: (0..<0x20).map { UInt8($0) } + [0x22, 0x5C, 0x41], as: UTF8.self)
