@@ -30,29 +30,48 @@ print(f"      median sonde {statistics.median(s):.3f} ms, Python {statistics.med
 PY
 connections=${WS_BENCH_CONNECTIONS:-10000}
 echo "   b) $connections connections opened over 10 s, a ping every 10 s each, held 60 s (GNU time: peak RSS, CPU)"
+# CPU of the whole process (GNU time), and of the hold alone: sampled from /proc between 5 s
+# after the ramp and 5 s before the end (50 s of nothing but keepalive on every connection).
+cpu() { awk '{print ($14+$15)/100}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+hold_window() {  # pid → CPU seconds spent in the hold window
+  sleep 15; local a; a=$(cpu "$1"); sleep 50; local b; b=$(cpu "$1"); python3 -c "print($b - $a)"
+}
 /usr/bin/time -f "%M %U %S" -o "$work/ws-hold.txt" "$sonde" soak "$ws" --connections "$connections" --ramp 10s \
-  --duration 70s --ping-interval 10s --pong-timeout 10s --connect-timeout 30s --json --output-dir "$work/ws-hold" > "$work/ws-hold.json"
+  --duration 70s --ping-interval 10s --pong-timeout 10s --connect-timeout 30s --json --output-dir "$work/ws-hold" > "$work/ws-hold.json" &
+timer=$!
+sleep 0.3
+sonde_hold=$(hold_window "$(pgrep -P "$timer" | head -1)")
+wait "$timer" || true
 read -r rss user sys < "$work/ws-hold.txt"
-python3 "$here/scripts/bench/ws-python-client.py" hold "$ws" "$connections" 10 60 10 > "$work/ws-python.json" || true
-python3 - "$rss" "$user" "$sys" "$work/ws-hold.json" "$work/ws-python.json" "$connections" <<'PY'
+python3 "$here/scripts/bench/ws-python-client.py" hold "$ws" "$connections" 10 60 10 > "$work/ws-python.json" &
+peer=$!
+python_hold=$(hold_window "$peer")
+wait "$peer" || true
+python3 - "$rss" "$user" "$sys" "$work/ws-hold.json" "$work/ws-python.json" "$connections" "$sonde_hold" "$python_hold" <<'PY'
 import json, sys
 rss, user, system, report, peer, n = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5], int(sys.argv[6])
+sonde_hold, python_hold = float(sys.argv[7]), float(sys.argv[8])
 soak = json.load(open(report))["soaks"][0]
 cpu = user + system
 minutes = soak["upAtEnd"] * 70 / 60
+hold_minutes = n * 50 / 60
 print(f"      sonde: {soak['upAtEnd']}/{n} up at the end, {soak['reconnects']['count']} reconnects, pings "
       f"{soak['pings']['answered']}/{soak['pings']['sent']} answered (p50 {soak['pings']['rttMs']['p50']:.2f} ms, p99 "
-      f"{soak['pings']['rttMs']['p99']:.2f} ms); peak RSS {rss/1024:.0f} MiB (target < 400 MiB); CPU {cpu:.1f} s = "
-      f"{cpu / minutes * 1000:.2f} ms per connection-minute")
+      f"{soak['pings']['rttMs']['p99']:.2f} ms); peak RSS {rss/1024:.0f} MiB (target < 400 MiB)")
+print(f"             CPU {cpu:.1f} s for the whole run = {cpu / minutes * 1000:.2f} ms per connection-minute; "
+      f"{sonde_hold:.2f} s in the 50 s hold window = {sonde_hold / hold_minutes * 1000:.3f} ms per connection-minute")
 try:
     p = json.load(open(peer))
     pminutes = p["upAtEnd"] * 70 / 60
     per = p["cpuSeconds"] / pminutes * 1000 if pminutes else float("inf")
     print(f"      Python: {p['opened']} opened, {p['upAtEnd']} up at the end, {p['failed']} failed"
           + (f" (first: {p['firstError']})" if p["firstError"] else "")
-          + f"; peak RSS {p['maxRssKiB']/1024:.0f} MiB; CPU {p['cpuSeconds']:.1f} s = {per:.2f} ms per connection-minute")
-    print(f"      ratio Python/sonde CPU per connection-minute = {per / (cpu / minutes * 1000):.1f} (target >= 5)")
-except (OSError, ValueError, KeyError) as error:
+          + f"; peak RSS {p['maxRssKiB']/1024:.0f} MiB")
+    print(f"             CPU {p['cpuSeconds']:.1f} s for the whole run = {per:.2f} ms per connection-minute; "
+          f"{python_hold:.2f} s in the hold window = {python_hold / hold_minutes * 1000:.3f} ms per connection-minute")
+    print(f"      ratio Python/sonde CPU per connection-minute = {per / (cpu / minutes * 1000):.1f} whole run, "
+          f"{python_hold / sonde_hold:.1f} hold window (target >= 5)")
+except (OSError, ValueError, KeyError, ZeroDivisionError) as error:
     print(f"      Python client gave no result: {error}")
 PY
 kill "$target_pid" 2>/dev/null || true

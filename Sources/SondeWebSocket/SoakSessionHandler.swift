@@ -14,10 +14,9 @@ import SondeCore
 ///
 /// Threading: lives on its channel's event loop; reports to its `SoakConnection` on that loop.
 ///
-/// Timers are never cancelled: each one, when it fires, checks whether it still matters (the
-/// session still open, the ping still unanswered). Cancelling a scheduled task costs SwiftNIO a
-/// search of its timer heap, and with thousands of connections per event loop that search per
-/// pong was most of a soak's CPU time.
+/// Pings and pong timeouts are driven by the loop's `KeepaliveClock`, not by a timer each; the
+/// message timer is never cancelled: it checks, when it fires, whether the session is still open
+/// (cancelling a scheduled task costs SwiftNIO a search of its timer heap).
 final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
@@ -68,9 +67,8 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        if config.pingIntervalS > 0 {
-            every(.nanoseconds(Int64(config.pingIntervalS * 1e9))) { $0.sendPing() }
-        }
+        keepalive = KeepaliveClock.on(context.eventLoop, pingIntervalS: config.pingIntervalS, pongTimeoutS: config.pongTimeoutS)
+        keepalive?.add(self)
         if config.messageRate > 0 {
             every(.nanoseconds(max(100_000, Int64(1e9 / config.messageRate)))) { $0.sendMessage() }
         }
@@ -103,17 +101,32 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Called when a pong answers one of this session's pings (the idle probe listens).
     var onPong: (() -> Void)?
 
+    /// The loop's keepalive clock, which sends this session's pings and watches their pongs.
+    private var keepalive: KeepaliveClock?
+
+    /// Whether the session has ended (its `KeepaliveClock` then drops it).
+    var hasEnded: Bool { ended }
+
+    /// The keepalive clock's ping.
+    func sendKeepalivePing() { sendPing() }
+
+    /// The keepalive clock's pong deadline for ping `sequence`: if it is still unanswered, the
+    /// connection is presumed dead.
+    func pongDeadlinePassed(_ sequence: UInt64) {
+        pongTimedOut(sequence)
+    }
+
     private func sendPing() {
         guard let context, !sentClose, !receivedClose else { return }
         pingSequence += 1
         let sequence = pingSequence
         var payload = context.channel.allocator.buffer(capacity: 8)
         payload.writeInteger(sequence)
-        outstandingPings[sequence] = monotonicNanos()
+        let now = monotonicNanos()
+        outstandingPings[sequence] = now
         pings.sent += 1
         send(.ping, payload)
-        let timeout = TimeAmount.nanoseconds(Int64(config.pongTimeoutS * 1e9))
-        context.eventLoop.scheduleTask(in: timeout) { [weak self] in self?.pongTimedOut(sequence) }
+        keepalive?.expectPong(self, sequence: sequence, sentAt: now)
     }
 
     private func sendMessage() {

@@ -1,0 +1,102 @@
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Drives the keepalive of the soak sessions on one event loop that share a ping interval and a
+/// pong timeout, from a single timer: each tick sends the pings that are due and notices the
+/// pongs that are overdue. A timer per ping (and per pong timeout) made a loop with thousands of
+/// connections wake a thousand times a second and spend most of its time in its timer heap and
+/// in context switches.
+///
+/// Every session of a clock has the same interval and timeout, so deadlines are queued in the
+/// order they fall due (two FIFO queues): a tick touches only what is due, and the next tick is
+/// set for the earliest deadline, but never sooner than `minimumSpacing` after this one. So one
+/// connection wakes the loop only when it has something to do, and ten thousand send their
+/// pings a few at a time (bunching them all into a coarse tick would queue them at the server
+/// and inflate the RTTs measured).
+/// Precision: a ping goes out, and a missing pong is noticed, at most `minimumSpacing` late;
+/// RTTs are measured from the actual send. Threading: everything runs on `loop`.
+final class KeepaliveClock {
+    private let loop: EventLoop
+    private static let minimumSpacing: UInt64 = 10_000_000
+    private let intervalNanos: UInt64
+    private let timeoutNanos: UInt64
+    private var pingsDue = CircularBuffer<(due: UInt64, session: SoakSessionHandler)>()
+    private var pongsDue = CircularBuffer<(due: UInt64, session: SoakSessionHandler, sequence: UInt64)>()
+    /// When the pending tick fires (monotonic ns), nil when none is pending.
+    private var scheduledAt: UInt64?
+    /// Identifies the pending tick; an earlier deadline supersedes it (a superseded tick does
+    /// nothing when it fires: cheaper than cancelling it).
+    private var generation = 0
+
+    private init(loop: EventLoop, pingIntervalS: Double, pongTimeoutS: Double) {
+        self.loop = loop
+        intervalNanos = UInt64(max(0, pingIntervalS) * 1e9)
+        timeoutNanos = UInt64(pongTimeoutS * 1e9)
+    }
+
+    private struct Key: Hashable {
+        var loop: ObjectIdentifier
+        var interval: Double
+        var timeout: Double
+    }
+    private static let clocks = NIOLockedValueBox([Key: KeepaliveClock]())
+
+    /// The clock of `loop` for sessions with this ping interval (0: none) and pong timeout (s).
+    static func on(_ loop: EventLoop, pingIntervalS: Double, pongTimeoutS: Double) -> KeepaliveClock {
+        let key = Key(loop: ObjectIdentifier(loop), interval: pingIntervalS, timeout: pongTimeoutS)
+        return clocks.withLockedValue { clocks in
+            if let clock = clocks[key] { return clock }
+            let clock = KeepaliveClock(loop: loop, pingIntervalS: pingIntervalS, pongTimeoutS: pongTimeoutS)
+            clocks[key] = clock
+            return clock
+        }
+    }
+
+    /// Starts pinging `session` an interval from now (if this clock pings at all).
+    func add(_ session: SoakSessionHandler) {
+        guard intervalNanos > 0 else { return }
+        let due = monotonicNanos() + intervalNanos
+        pingsDue.append((due, session))
+        wake(by: due)
+    }
+
+    /// Watches for the pong of a ping `session` has just sent.
+    func expectPong(_ session: SoakSessionHandler, sequence: UInt64, sentAt: UInt64) {
+        pongsDue.append((sentAt + timeoutNanos, session, sequence))
+        wake(by: sentAt + timeoutNanos)
+    }
+
+    /// Makes sure a tick comes by `due` (or `minimumSpacing` from now, if later).
+    private func wake(by due: UInt64) {
+        if let scheduledAt, scheduledAt <= due { return }
+        schedule(at: max(due, monotonicNanos() + Self.minimumSpacing))
+    }
+
+    private func schedule(at time: UInt64) {
+        generation += 1
+        let mine = generation
+        scheduledAt = time
+        loop.scheduleTask(deadline: NIODeadline.uptimeNanoseconds(time)) { [self] in
+            guard mine == generation else { return }
+            scheduledAt = nil
+            fire()
+        }
+    }
+
+    private func fire() {
+        let now = monotonicNanos()
+        while let first = pongsDue.first, first.due <= now {
+            pongsDue.removeFirst()
+            first.session.pongDeadlinePassed(first.sequence)
+        }
+        while let first = pingsDue.first, first.due <= now {
+            pingsDue.removeFirst()
+            guard !first.session.hasEnded else { continue }
+            first.session.sendKeepalivePing()
+            // The next one an interval after this one was due (no drift), never in the past.
+            pingsDue.append((max(first.due + intervalNanos, now + intervalNanos / 2), first.session))
+        }
+        let earliest = min(pingsDue.first?.due ?? .max, pongsDue.first?.due ?? .max)
+        if earliest != .max { schedule(at: max(earliest, now + Self.minimumSpacing)) }
+    }
+}
