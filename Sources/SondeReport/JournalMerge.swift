@@ -15,6 +15,10 @@ public enum JournalMerge {
         }
         var scans: [JournalScan.Result] = []
         for source in sources { scans.append(try JournalScan.read(folder: source)) }
+        if let soak = zip(sources, scans).first(where: { !$0.1.soaks.isEmpty }) {
+            throw TaskError(code: .unsupportedFeature,
+                            message: "\(soak.0.path) is a soak run: merging combines probe tasks only; render a soak run on its own with `sonde report \(soak.0.path)`")
+        }
         let started = scans.map(\.run.startedAt).min() ?? Timestamp.now()
         var run = RunInfo(id: RunInfo.makeID(command: "merge", at: started), command: "merge", arguments: arguments,
                           startedAt: started, status: worst(scans.map(\.run.status)),

@@ -32,11 +32,7 @@ public final class ProbeRunRecorder {
 
     public func record(_ task: ProbeTask) throws(TaskError) {
         summary.add(task)
-        line.reset()
-        line.appendRaw(ReportJSONWriter.probeLinePrefix)
-        task.writeJSON(to: &line)
-        line.appendRaw(ReportJSONWriter.probeLineSuffix)
-        try journal.append(line: line.bytes)
+        try appendLine(ReportJSONWriter.probeLinePrefix, task, ReportJSONWriter.probeLineSuffix)
     }
 
     /// Records the evidence of one capture (a line of its own in the journal).
@@ -53,22 +49,14 @@ public final class ProbeRunRecorder {
     /// Records one attempt of a soak's connection (again each time it changes; the last wins).
     public func record(attempt: SoakAttempt) throws(TaskError) {
         soak?.add(attempt)
-        line.reset()
-        line.appendRaw(SoakAttemptLine.prefix)
-        attempt.writeJSON(to: &line)
-        line.appendRaw(SoakAttemptLine.suffix)
-        try journal.append(line: line.bytes)
+        try appendLine(SoakAttemptLine.prefix, attempt, SoakAttemptLine.suffix)
     }
 
     /// Records a batch of soak samples.
     public func record(samples: SoakSamples) throws(TaskError) {
         guard !samples.isEmpty else { return }
         soak?.add(samples)
-        line.reset()
-        line.appendRaw(SoakSamplesLine.prefix)
-        samples.writeJSON(to: &line)
-        line.appendRaw(SoakSamplesLine.suffix)
-        try journal.append(line: line.bytes)
+        try appendLine(SoakSamplesLine.prefix, samples, SoakSamplesLine.suffix)
     }
 
     /// Records what an idle-timeout discovery found.
@@ -95,6 +83,15 @@ public final class ProbeRunRecorder {
         try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison))
         try journal.close()
         return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath)
+    }
+
+    /// One journal line `prefix + value + suffix`, written with the reused `JSONOutput`.
+    private func appendLine(_ prefix: [UInt8], _ value: some JSONWritable, _ suffix: [UInt8]) throws(TaskError) {
+        line.reset()
+        line.appendRaw(prefix)
+        value.writeJSON(to: &line)
+        line.appendRaw(suffix)
+        try journal.append(line: line.bytes)
     }
 
     private func append(_ value: some Encodable) throws(TaskError) {

@@ -93,6 +93,10 @@ import Testing
         #expect(attempts.contains { $0["cause"] as? String == "eof" })
         #expect(((soak["pings"] as? [String: Any])?["rttMs"] as? [String: Any])?["count"] as? Int ?? 0 > 5)
         #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+
+        // A soak run cannot be merged with another run: said, not silently dropped.
+        let merged = try Harness.sonde(["report", folder, folder, "--output-dir", Harness.temporaryDirectory()])
+        #expect(merged.status == 64 && merged.stderr.contains("is a soak run"), "\(merged.stderr)")
     }
 
     @Test func anIndependentServerKilledAndRestartedMidSoak() throws {
