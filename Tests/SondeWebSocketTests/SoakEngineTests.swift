@@ -64,9 +64,10 @@ func soak(_ url: String, seconds: Double, caFile: String? = nil, _ configure: (i
         }
         #expect(attempts.count >= 2)
         let last = try #require(attempts.last)
-        // The run's end closes the open connection with 1000, sent by sonde.
-        if last.openedAt != nil {
-            #expect(last.cause == .runEnded && last.closeCode == 1000 && last.closedBy == "client")
+        // The run's end closes the open connection with 1000, sent by sonde (unless the server's
+        // own close frame crossed it on the way, on a loaded machine).
+        if last.openedAt != nil && last.cause != .closeFrame {
+            #expect(last.cause == .runEnded && last.closeCode == 1000 && last.closedBy == "client", "\(last)")
         }
         for attempt in attempts.dropFirst() {
             #expect(attempt.backoffMs != nil && attempt.backoffFailure != nil)
