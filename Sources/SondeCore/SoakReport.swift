@@ -170,6 +170,27 @@ public struct SoakConfig: Codable, Sendable, Equatable {
         self.connectTimeoutS = connectTimeoutS
         self.insecure = insecure
     }
+
+    /// Why a soak with this config cannot run, in words (naming the option), or nil.
+    public func problem(maxMessageSize: Int) -> String? {
+        if let problem = backoff.problem { return problem }
+        if !(durationS > 0) || !durationS.isFinite { return "--duration must be a positive duration" }
+        if connections < 1 { return "--connections must be at least 1" }
+        if connections > 100_000 { return "--connections is limited to 100000" }
+        if pingIntervalS < 0 || !pingIntervalS.isFinite { return "--ping-interval must not be negative" }
+        if pingIntervalS > 0 && pingIntervalS < 0.01 { return "--ping-interval must be at least 10ms" }
+        if !(pongTimeoutS > 0) { return "--pong-timeout must be a positive duration" }
+        if messageRate < 0 || messageRate > 10_000 || !messageRate.isFinite {
+            return "--message-rate must be between 0 and 10000 per second"
+        }
+        if messageSize < 16 || messageSize > maxMessageSize {
+            return "--message-size must be between 16 bytes and \(maxMessageSize) bytes"
+        }
+        if rampS < 0 || !rampS.isFinite { return "--ramp must not be negative" }
+        if let attempts = maxAttempts, attempts < 1 { return "--max-attempts must be at least 1" }
+        if !(connectTimeoutS > 0) { return "--connect-timeout must be a positive duration" }
+        return nil
+    }
 }
 
 /// What ended a WebSocket connection (or kept an attempt from opening). Raw values are part of

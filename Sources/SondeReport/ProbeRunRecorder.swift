@@ -27,8 +27,6 @@ public final class ProbeRunRecorder {
 
     public var currentSummary: ProbeSummary { summary.result }
 
-    /// The soak as recorded so far (its attempts' last states), for live status and the verdict.
-    public func currentSoak(finishedAt: Timestamp? = nil) -> SoakReport? { soak?.result(finishedAt: finishedAt) }
 
     public func record(_ task: ProbeTask) throws(TaskError) {
         summary.add(task)
@@ -68,8 +66,8 @@ public final class ProbeRunRecorder {
     /// Flushes the journal if its buffer has waited a flush interval (call this while idle).
     public func flushIfDue() throws(TaskError) { try journal.flushIfDue() }
 
-    /// Ends the run: evaluates the thresholds on the summary (a failing one turns a passed run
-    /// into a failed one), closes the journal with an end line that keeps the results, and
+    /// Ends the run: evaluates the thresholds on the summary (a failing one, like a failed soak,
+    /// turns a passed run into a failed one), closes the journal with an end line that keeps the results, and
     /// renders every report file from the journal (`ReportFiles`, as `sonde report` does).
     @discardableResult
     public func finish(status: RunStatus, thresholds: [Threshold] = [], baseline: JournalScan.Result? = nil,
@@ -78,7 +76,8 @@ public final class ProbeRunRecorder {
         run.finishedAt = Timestamp.now()
         let soaks = soak.map { [$0.result(finishedAt: run.finishedAt)] } ?? []
         let results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary, soaks: soaks) }
-        run.status = status == .passed && results.contains(where: { !$0.passed }) ? .failed : status
+        let failedGate = results.contains { !$0.passed } || soaks.contains { !$0.passed }
+        run.status = status == .passed && failedGate ? .failed : status
         let comparison = baseline.map { BaselineComparison(current: result, baseline: $0.summary, baselineRun: $0.run) }
         try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison))
         try journal.close()

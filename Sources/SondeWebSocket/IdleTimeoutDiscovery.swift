@@ -71,7 +71,6 @@ final class IdleProbe {
     private var session: SoakSessionHandler?
     private var openedAt: UInt64?
     private var wake: Scheduled<Void>?
-    private var pinged = false
     private var reported = false
 
     init(index: Int, silence: Double, loop: EventLoop, engine: SoakEngine, report: @escaping (IdleTimeoutFindings.Probe) -> Void) {
@@ -91,12 +90,7 @@ final class IdleProbe {
             let session = SoakSessionHandler(
                 config: config, connection: index, attempt: 1, clock: engine.clock, sink: engine.sink,
                 sequences: MessageSequencer(), onEnd: { [self] ending, _ in
-                    attempt.closedAt = engine.clock.timestamp()
-                    attempt.cause = ending.cause
-                    attempt.closeCode = ending.closeCode
-                    attempt.closeReason = ending.closeReason
-                    attempt.closedBy = ending.closedBy
-                    attempt.pings = ending.pings
+                    attempt.record(ending, at: engine.clock.timestamp())
                     engine.sink.attempt(attempt)
                     ended(ending)
                 })
@@ -105,16 +99,12 @@ final class IdleProbe {
             return session
         }, completion: { [self] result, handshake in
             attempt.handshake = handshake
-            attempt.handshake.responseHeaders = engine.redactor.redact(headers: handshake.responseHeaders)
             switch result {
             case .success:
                 openedAt = monotonicNanos()
                 attempt.openedAt = engine.clock.timestamp()
                 engine.sink.attempt(attempt)
-                wake = loop.scheduleTask(in: .nanoseconds(Int64(silence * 1e9))) { [self] in
-                    pinged = true
-                    session?.sendPingNow()
-                }
+                wake = loop.scheduleTask(in: .nanoseconds(Int64(silence * 1e9))) { [self] in session?.sendPing() }
             case .failure(let error):
                 attempt.error = error
                 attempt.cause = .handshakeFailure

@@ -87,12 +87,12 @@ final class KeepaliveClock {
         let now = monotonicNanos()
         while let first = pongsDue.first, first.due <= now {
             pongsDue.removeFirst()
-            first.session.pongDeadlinePassed(first.sequence)
+            first.session.pongTimedOut(first.sequence)
         }
         while let first = pingsDue.first, first.due <= now {
             pingsDue.removeFirst()
             guard !first.session.hasEnded else { continue }
-            first.session.sendKeepalivePing()
+            first.session.sendPing()
             // The next one an interval after this one was due (no drift), never in the past.
             pingsDue.append((max(first.due + intervalNanos, now + intervalNanos / 2), first.session))
         }

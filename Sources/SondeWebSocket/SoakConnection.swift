@@ -20,7 +20,6 @@ final class SoakConnection {
     private let handshaker: WebSocketHandshaker
     private let sink: SoakEventSink
     private let clock: SoakClock
-    private let redactor: Redactor
     private var random = SystemRandomNumberGenerator()
 
     private enum State { case idle, waiting, handshaking, open, done }
@@ -37,14 +36,13 @@ final class SoakConnection {
     private var sequences = MessageSequencer()
 
     init(index: Int, loop: EventLoop, options: SoakOptions, handshaker: WebSocketHandshaker, sink: SoakEventSink,
-         clock: SoakClock, redactor: Redactor) {
+         clock: SoakClock) {
         self.index = index
         self.loop = loop
         self.options = options
         self.handshaker = handshaker
         self.sink = sink
         self.clock = clock
-        self.redactor = redactor
         finished = loop.makePromise()
     }
 
@@ -96,8 +94,6 @@ final class SoakConnection {
 
     private func handshakeFinished(_ result: Result<Channel, TaskError>, _ handshake: WebSocketHandshake) {
         guard var attempt else { return }
-        var handshake = handshake
-        handshake.responseHeaders = redactor.redact(headers: handshake.responseHeaders)
         attempt.handshake = handshake
         let now = monotonicNanos()
         switch result {
@@ -152,13 +148,7 @@ final class SoakConnection {
         guard var attempt else { return }
         session = nil
         let now = monotonicNanos()
-        attempt.closedAt = clock.timestamp(at: now)
-        attempt.cause = ending.cause
-        attempt.closeCode = ending.closeCode
-        attempt.closeReason = ending.closeReason
-        attempt.closedBy = ending.closedBy
-        attempt.pings = ending.pings
-        attempt.messages = ending.messages
+        attempt.record(ending, at: clock.timestamp(at: now))
         self.attempt = attempt
         if ending.cause != .runEnded && downSince == nil { downSince = now }
         attemptEnded(upForNanos: openedAtNanos.map { now &- $0 })

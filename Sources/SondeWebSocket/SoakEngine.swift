@@ -16,7 +16,6 @@ public final class SoakEngine: @unchecked Sendable {
     let sink: SoakEventSink
     private let group: EventLoopGroup
     let handshaker: WebSocketHandshaker
-    let redactor: Redactor
 
     /// Builds the engine; a TLS setting that cannot work (an unreadable `--cacert`) is an error here.
     public init(options: SoakOptions, sink: SoakEventSink, redactor: Redactor,
@@ -25,7 +24,6 @@ public final class SoakEngine: @unchecked Sendable {
         self.options = options
         self.sink = sink
         self.group = group
-        self.redactor = redactor
         var tls: NIOSSLContext?
         if options.url.secure {
             var configuration = TLSConfiguration.makeClientConfiguration()
@@ -42,7 +40,7 @@ public final class SoakEngine: @unchecked Sendable {
                 throw TaskError(code: .tlsFailure, message: "cannot set up TLS: \(error) (is \(options.caFile ?? "the CA file") a PEM certificate?)")
             }
         }
-        handshaker = WebSocketHandshaker(options: options, tls: tls)
+        handshaker = WebSocketHandshaker(options: options, tls: tls, redactor: redactor)
         clock = SoakClock()
     }
 
@@ -57,7 +55,7 @@ public final class SoakEngine: @unchecked Sendable {
         for index in 0..<count {
             let loop = group.next()
             let connection = SoakConnection(index: index, loop: loop, options: options, handshaker: handshaker,
-                                            sink: sink, clock: clock, redactor: redactor)
+                                            sink: sink, clock: clock)
             connections.append(connection)
             let delay = count > 1 ? config.rampS * Double(index) / Double(count) : 0
             loop.execute { connection.start(after: .nanoseconds(Int64(delay * 1e9))) }

@@ -12,7 +12,7 @@ public struct SoakOptions: Sendable {
     /// Largest message accepted from the server, bytes.
     public var maxFrameSize: Int
 
-    public init(url: WebSocketURL, config: SoakConfig, headers: [HeaderField], caFile: String?, maxFrameSize: Int = 1 << 24) {
+    public init(url: WebSocketURL, config: SoakConfig, headers: [HeaderField], caFile: String?, maxFrameSize: Int = SoakOptions.defaultMaxFrameSize) {
         self.url = url
         self.config = config
         self.headers = headers
@@ -20,24 +20,9 @@ public struct SoakOptions: Sendable {
         self.maxFrameSize = maxFrameSize
     }
 
+    /// Largest message accepted from the server unless told otherwise, bytes.
+    public static let defaultMaxFrameSize = 1 << 24
+
     /// Why these options cannot run, in words, or nil.
-    public var problem: String? {
-        if let problem = config.backoff.problem { return problem }
-        if !(config.durationS > 0) || !config.durationS.isFinite { return "--duration must be a positive duration" }
-        if config.connections < 1 { return "--connections must be at least 1" }
-        if config.connections > 100_000 { return "--connections is limited to 100000" }
-        if config.pingIntervalS < 0 || !config.pingIntervalS.isFinite { return "--ping-interval must not be negative" }
-        if config.pingIntervalS > 0 && config.pingIntervalS < 0.01 { return "--ping-interval must be at least 10ms" }
-        if !(config.pongTimeoutS > 0) { return "--pong-timeout must be a positive duration" }
-        if config.messageRate < 0 || config.messageRate > 10_000 || !config.messageRate.isFinite {
-            return "--message-rate must be between 0 and 10000 per second"
-        }
-        if config.messageSize < 16 || config.messageSize > maxFrameSize {
-            return "--message-size must be between 16 bytes and \(maxFrameSize) bytes"
-        }
-        if config.rampS < 0 || !config.rampS.isFinite { return "--ramp must not be negative" }
-        if let attempts = config.maxAttempts, attempts < 1 { return "--max-attempts must be at least 1" }
-        if !(config.connectTimeoutS > 0) { return "--connect-timeout must be a positive duration" }
-        return nil
-    }
+    public var problem: String? { config.problem(maxMessageSize: maxFrameSize) }
 }

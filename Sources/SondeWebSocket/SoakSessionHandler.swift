@@ -95,9 +95,6 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The counts of this connection so far, for a journal snapshot of an open attempt.
     var snapshot: (pings: SoakAttempt.Pings, messages: SoakAttempt.Messages) { (pings, sequences.current) }
 
-    /// Sends one ping now (the idle-timeout probe's single ping after its silence).
-    func sendPingNow() { sendPing() }
-
     /// Called when a pong answers one of this session's pings (the idle probe listens).
     var onPong: (() -> Void)?
 
@@ -107,16 +104,9 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Whether the session has ended (its `KeepaliveClock` then drops it).
     var hasEnded: Bool { ended }
 
-    /// The keepalive clock's ping.
-    func sendKeepalivePing() { sendPing() }
-
-    /// The keepalive clock's pong deadline for ping `sequence`: if it is still unanswered, the
-    /// connection is presumed dead.
-    func pongDeadlinePassed(_ sequence: UInt64) {
-        pongTimedOut(sequence)
-    }
-
-    private func sendPing() {
+    /// Sends a ping now (the keepalive clock's, or the idle-timeout probe's single one) and has
+    /// the keepalive clock watch for its pong.
+    func sendPing() {
         guard let context, !sentClose, !receivedClose else { return }
         pingSequence += 1
         let sequence = pingSequence
@@ -215,7 +205,9 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.close(promise: nil)
     }
 
-    private func pongTimedOut(_ sequence: UInt64) {
+    /// The keepalive clock's pong deadline for ping `sequence`: if it is still unanswered, the
+    /// connection is presumed dead.
+    func pongTimedOut(_ sequence: UInt64) {
         guard !ended, let context, outstandingPings.removeValue(forKey: sequence) != nil else { return }
         pings.missed += 1
         sink.missedPing(connection: connection, attempt: attempt, atMicros: clock.micros())
@@ -243,5 +235,18 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         onEnd(Ending(cause: finalCause, closeCode: closeCode, closeReason: closeReason, closedBy: closedBy,
                      pings: pings, messages: messages), sequences)
         context = nil
+    }
+}
+
+extension SoakAttempt {
+    /// Records how the attempt's open connection ended.
+    mutating func record(_ ending: SoakSessionHandler.Ending, at time: Timestamp) {
+        closedAt = time
+        cause = ending.cause
+        closeCode = ending.closeCode
+        closeReason = ending.closeReason
+        closedBy = ending.closedBy
+        pings = ending.pings
+        messages = ending.messages
     }
 }

@@ -10,18 +10,21 @@ import SondeCore
 /// Opens one WebSocket connection (RFC 6455 §4) and times each step on the way: DNS (a
 /// blocking `getaddrinfo` on NIO's thread pool), TCP connect, TLS, and the HTTP upgrade from the
 /// request written to the response head read. On success the channel speaks WebSocket frames
-/// and carries the handler `makeSession` built; on failure the error is classified.
+/// and carries the handler `makeSession` built; on failure the error is classified. Response
+/// headers are redacted as they are recorded, so no caller can forget.
 ///
 /// Threading: everything after `open` runs on `loop`; `completion` is called exactly once, on `loop`.
 struct WebSocketHandshaker {
     let options: SoakOptions
     let tls: NIOSSLContext?
+    let redactor: Redactor
 
     typealias Completion = (Result<Channel, TaskError>, WebSocketHandshake) -> Void
 
     func open(on loop: EventLoop, makeSession: @escaping (Channel, WebSocketHandshake) throws -> ChannelHandler,
               completion: @escaping Completion) {
-        let observer = HandshakeObserver(options: options, loop: loop, makeSession: makeSession, completion: completion)
+        let observer = HandshakeObserver(options: options, redactor: redactor, loop: loop, makeSession: makeSession,
+                                         completion: completion)
         let url = options.url
         let started = monotonicNanos()
         if url.hostIsAddress {
@@ -88,6 +91,7 @@ final class HandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
     var handshake = WebSocketHandshake()
     var connectStarted: UInt64 = 0
     private let options: SoakOptions
+    private let redactor: Redactor
     private let loop: EventLoop
     private let makeSession: (Channel, WebSocketHandshake) throws -> ChannelHandler
     private var completion: WebSocketHandshaker.Completion?
@@ -98,9 +102,11 @@ final class HandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
     private var refusal: HTTPResponseHead?
     private var pendingError: TaskError?
 
-    init(options: SoakOptions, loop: EventLoop, makeSession: @escaping (Channel, WebSocketHandshake) throws -> ChannelHandler,
+    init(options: SoakOptions, redactor: Redactor, loop: EventLoop,
+         makeSession: @escaping (Channel, WebSocketHandshake) throws -> ChannelHandler,
          completion: @escaping WebSocketHandshaker.Completion) {
         self.options = options
+        self.redactor = redactor
         self.loop = loop
         self.makeSession = makeSession
         self.completion = completion
@@ -208,7 +214,7 @@ final class HandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
     private func record(_ response: HTTPResponseHead) {
         if let requestSent { handshake.upgradeMs = milliseconds(since: requestSent) }
         handshake.statusCode = Int(response.status.code)
-        handshake.responseHeaders = response.headers.map { HeaderField(name: $0.name, value: $0.value) }
+        handshake.responseHeaders = redactor.redact(headers: response.headers.map { HeaderField(name: $0.name, value: $0.value) })
         handshake.subprotocol = response.headers["Sec-WebSocket-Protocol"].first
         handshake.extensions = response.headers["Sec-WebSocket-Extensions"]
             .flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }

@@ -111,18 +111,12 @@ struct ProbeSession {
         }
         if let failure = outcome.failure { printError("sonde: \(failure.message)") }
         if json {
-            if let data = FileManager.default.contents(atPath: recorder.folder.reportJSONPath) {
-                FileHandle.standardOutput.write(data)
-            }
+            printReportDocument(recorder.folder)
         } else {
             print(renderer.render(summary: summary))
             if let comparison = finished.baseline { print(renderer.render(baseline: comparison)) }
             if !finished.thresholds.isEmpty { print(renderer.render(thresholds: finished.thresholds)) }
-            print("report: \(recorder.folder.reportHTMLPath)")
-            print("        \(recorder.folder.reportJSONPath)")
-            print("        \(recorder.folder.reportHARPath)")
-            print("        \(recorder.folder.junitPath)")
-            if let prometheusPath = report.prometheusPath { print("        \(prometheusPath)") }
+            printReportPaths(recorder.folder, har: true, prometheusPath: report.prometheusPath)
             if status == .interrupted { print("interrupted: the report holds the tasks that finished") }
         }
         return finished.exitStatus
@@ -135,6 +129,18 @@ func normalizedRunFolder(_ path: String) -> String {
     if path.hasSuffix("/journal.jsonl") { path = String(path.dropLast("/journal.jsonl".count)) }
     while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
     return path
+}
+
+/// `--json`: the run's report.json on stdout.
+func printReportDocument(_ folder: RunFolder) {
+    if let data = FileManager.default.contents(atPath: folder.reportJSONPath) { FileHandle.standardOutput.write(data) }
+}
+
+/// The files a run wrote, as the terminal view ends (the HAR only when it holds transactions).
+func printReportPaths(_ folder: RunFolder, har: Bool, prometheusPath: String?) {
+    let paths = [folder.reportHTMLPath, folder.reportJSONPath] + (har ? [folder.reportHARPath] : []) + [folder.junitPath]
+        + (prometheusPath.map { [$0] } ?? [])
+    for (index, path) in paths.enumerated() { print((index == 0 ? "report: " : "        ") + path) }
 }
 
 func printError(_ message: String) {

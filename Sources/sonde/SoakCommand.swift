@@ -75,7 +75,9 @@ struct SoakCommand: AsyncParsableCommand {
         }
         _ = jitterMode
         _ = try parseHeaderArguments(headers)
-        if let problem = makeConfig(redactor: Redactor()).problem { throw ValidationError(problem) }
+        if let problem = makeConfig(redactor: Redactor()).problem(maxMessageSize: SoakOptions.defaultMaxFrameSize) {
+            throw ValidationError(problem)
+        }
         if discoverIdleTimeout && !(maxIdle.seconds >= 1 && maxIdle.seconds <= 86_400) {
             throw ValidationError("--max-idle must be between 1s and 24h")
         }
@@ -86,20 +88,16 @@ struct SoakCommand: AsyncParsableCommand {
 
     private var headerFields: [HeaderField] { (try? parseHeaderArguments(headers)) ?? [] }
 
-    private func makeConfig(redactor: Redactor) -> (config: SoakConfig, problem: String?) {
+    private func makeConfig(redactor: Redactor) -> SoakConfig {
         let policy = BackoffPolicy(initialMs: backoffInitial.seconds * 1000, maxMs: backoffMax.seconds * 1000,
                                    multiplier: backoffMultiplier, jitter: BackoffPolicy.Jitter(rawValue: jitter) ?? .full)
-        let config = SoakConfig(
+        return SoakConfig(
             durationS: discoverIdleTimeout ? maxIdle.seconds : duration.seconds,
             connections: discoverIdleTimeout ? IdleTimeoutDiscovery.ladder(upTo: maxIdle.seconds).count : connections, rampS: ramp.seconds,
             pingIntervalS: pingInterval.seconds, pongTimeoutS: pongTimeout.seconds,
             messageRate: messageRate, messageSize: messageSize, subprotocols: subprotocols,
             headers: redactor.redact(headers: headerFields), backoff: policy, stableAfterS: stableAfter.seconds,
             maxAttempts: maxAttempts, connectTimeoutS: connectTimeout.seconds, insecure: insecure)
-        // The URL is checked in `run` (its errors are worded there); a placeholder lets the rest be checked here.
-        let placeholder = try? WebSocketURL("ws://127.0.0.1/")
-        let problem = placeholder.flatMap { SoakOptions(url: $0, config: config, headers: [], caFile: nil).problem }
-        return (config, problem)
     }
 
     func run() async throws {
@@ -109,7 +107,7 @@ struct SoakCommand: AsyncParsableCommand {
             printError("sonde soak: \(error.message)")
             throw ExitCode(ExitStatus.usage.rawValue)
         }
-        let options = SoakOptions(url: target, config: makeConfig(redactor: redactor).config, headers: headerFields, caFile: caCert)
+        let options = SoakOptions(url: target, config: makeConfig(redactor: redactor), headers: headerFields, caFile: caCert)
         let session = SoakSession(arguments: Array(CommandLine.arguments.dropFirst()), report: report)
         let status = await session.run(options: options, displayURL: redactor.redact(url: url),
                                        discoverIdleTimeout: discoverIdleTimeout ? maxIdle.seconds : nil)

@@ -93,8 +93,8 @@ struct SoakSession {
         let failure = sink.recordingFailure
 
         let interrupted = sonde_received_signal() != 0
-        let soak = recorder.currentSoak(finishedAt: Timestamp.now())
-        let status: RunStatus = failure != nil ? .error : interrupted ? .interrupted : (soak?.passed ?? false) ? .passed : .failed
+        // `finish` turns passed into failed when the soak failed (or a threshold did).
+        let status: RunStatus = failure != nil ? .error : interrupted ? .interrupted : .passed
         let finished: RunOutcome
         do {
             finished = try recorder.finish(status: status, thresholds: report.thresholds, baseline: baseline,
@@ -105,17 +105,12 @@ struct SoakSession {
         }
         if let failure { printError("sonde: \(failure.message)") }
         if json {
-            if let data = FileManager.default.contents(atPath: recorder.folder.reportJSONPath) {
-                FileHandle.standardOutput.write(data)
-            }
+            printReportDocument(recorder.folder)
         } else {
             let renderer = TerminalRenderer(useColor: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
             for soak in finished.soaks { print(renderer.render(soak: soak)) }
             if !finished.thresholds.isEmpty { print(renderer.render(thresholds: finished.thresholds)) }
-            print("report: \(recorder.folder.reportHTMLPath)")
-            print("        \(recorder.folder.reportJSONPath)")
-            print("        \(recorder.folder.junitPath)")
-            if let prometheusPath = report.prometheusPath { print("        \(prometheusPath)") }
+            printReportPaths(recorder.folder, har: false, prometheusPath: report.prometheusPath)
             if interrupted { print("interrupted: every connection was closed with 1000; the report holds the soak so far") }
         }
         return finished.exitStatus

@@ -158,6 +158,18 @@ import Testing
         #expect((try FileManager.default.contentsOfDirectory(atPath: output)).isEmpty)
     }
 
+    @Test func aConnectionThatGivesUpFailsTheSoak() throws {
+        let target = try TargetProcess.get()
+        let refused = target.refused.replacingOccurrences(of: "http://", with: "ws://")
+        let result = try Harness.sonde(["soak", refused + "/", "--max-attempts", "2", "--backoff-initial", "10ms", "--duration", "5s",
+                                        "--json", "--output-dir", Harness.temporaryDirectory()], timeout: 30)
+        #expect(result.status == 1, "\(result.stderr)")
+        let report = try Harness.json(result.stdout)
+        #expect((report["run"] as? [String: Any])?["status"] as? String == "failed")
+        let soak = try soaks(report)
+        #expect(soak["passed"] as? Bool == false && soak["gaveUp"] as? Int == 1)
+    }
+
     @Test func soakThresholdsDecideTheExitCode() throws {
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()
