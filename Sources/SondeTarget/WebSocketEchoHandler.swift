@@ -78,10 +78,12 @@ final class WebSocketEchoHandler: ChannelInboundHandler, RemovableChannelHandler
             guard !faults.noPong, !sentClose else { return }
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
             if faults.pongDelayMs > 0 {
-                let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-                scheduled.append(context.eventLoop.scheduleTask(in: .milliseconds(faults.pongDelayMs)) {
-                    bound.value.writeAndFlush(NIOAny(pong), promise: nil)
-                })
+                // Not kept in `scheduled` (one per ping would pile up on a long connection): a pong
+                // due after the connection closed fails to write, which is harmless.
+                let channel = context.channel
+                context.eventLoop.scheduleTask(in: .milliseconds(faults.pongDelayMs)) {
+                    channel.writeAndFlush(pong, promise: nil)
+                }
             } else {
                 context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
             }

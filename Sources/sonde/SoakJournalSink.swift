@@ -29,8 +29,8 @@ final class SoakJournalSink: SoakEventSink, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if attempt.openedAt != nil && attempt.cause == nil {
-            open.insert(attempt.connection)
-            if attempt.attempt > 1 { reconnects += 1 }
+            // An open attempt comes again in every journal snapshot: count its reconnect once.
+            if open.insert(attempt.connection).inserted && attempt.attempt > 1 { reconnects += 1 }
         } else {
             open.remove(attempt.connection)
             lost += attempt.messages.lost
