@@ -37,7 +37,8 @@ public struct WebSocketFaults: Sendable, Equatable {
     public init(requestTarget: String) {
         guard let query = requestTarget.split(separator: "?", maxSplits: 1).dropFirst().first else { return }
         for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
+            // Empty pieces kept: a bare "=" is a pair with an empty name, not a missing one.
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0])
             let value = parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : ""
             let seconds = Double(value).flatMap { $0.isFinite && $0 >= 0 && $0 < 86_400 ? $0 : nil }

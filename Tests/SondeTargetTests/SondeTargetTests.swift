@@ -91,3 +91,19 @@ import Testing
         #expect(try await curl(["-o", "/dev/null", "--connect-timeout", "0.3", target.blackhole + "/"]).status == 28)
     }
 }
+
+@Suite struct WebSocketFaultsTests {
+    @Test func readsTheFaultsAClientAsksFor() {
+        let faults = WebSocketFaults(requestTarget: "/ws/echo?closeAfter=1.5&code=4001&reason=bye%20now&noPong=1&pongDelay=20&refuse=2&status=429&key=k")
+        #expect(faults.closeAfter == 1.5 && faults.closeCode == 4001 && faults.closeReason == "bye now")
+        #expect(faults.noPong && faults.pongDelayMs == 20 && faults.refuseCount == 2 && faults.refuseStatus == 429 && faults.refuseKey == "k")
+    }
+
+    @Test(arguments: ["/ws/echo?=", "/ws/echo?==&=x&&", "/ws/echo?code=&status=101&pongDelay=x&closeAfter=-1&idleTimeout=nan",
+                      "/ws/echo?restartEvery=0.01&pingEvery=1e300", "/ws/echo?%ZZ=%ZZ"])
+    func oddQueriesGiveTheDefaultsAndNeverCrash(target: String) {
+        let faults = WebSocketFaults(requestTarget: target)
+        #expect(faults.closeAfter == nil && faults.closeCode == 1001 && faults.refuseStatus == 503 && faults.pongDelayMs == 0)
+        #expect(faults.restartEvery == nil && faults.pingEvery == nil && faults.idleTimeout == nil)
+    }
+}
