@@ -29,7 +29,10 @@ run: build
 ## Unit and end-to-end tests (embedded target, nginx, curl -w, schema validation).
 test: deps-test
 	swift build --build-tests
-	swift test --skip-build
+	@# The failures again at the end, where a log's tail shows them.
+	set -o pipefail; swift test --skip-build 2>&1 | tee .build/test.log || { \
+		echo "==== failed tests (full log: .build/test.log) ===="; \
+		grep -a -A4 "recorded an issue\|Caught error\|Fatal error" .build/test.log | head -150; exit 1; }
 
 ## Benchmarks against curl and h2load on a local nginx (release build); prints ratios.
 bench: deps-bench deps-test

@@ -192,11 +192,13 @@ import Testing
         let log = output + "/../sonde-killed-\(UUID().uuidString).log"
         let pid = try Harness.spawn(Harness.sonde, ["probe", "--count", "100", "--output-dir", output, target.http + "/delay/100"],
                                     stdout: log, stderr: "/dev/null")
-        usleep(2_500_000)  // > 1 s journal flush interval + recorder poll, < the 10 s the run needs
+        // Killed once the journal holds 5 tasks (flushed every second), long before the 10 s the run needs.
+        let journalled = Harness.waitFor(seconds: 30) { Harness.journalLines(under: output, containing: #""type":"probe""#) >= 5 }
         kill(pid, SIGKILL)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
         let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        #expect(journalled, "the journal never held 5 tasks")
         #expect(!FileManager.default.fileExists(atPath: folder + "/report.json"), "a killed run cannot have written its report")
 
         let rebuilt = try Harness.sonde(["report", "--from-journal", folder])
@@ -434,12 +436,19 @@ import Testing
         let base = "http://127.0.0.1:\(port)"
         let work = Harness.temporaryDirectory()
         var files: [String] = []
-        for (tool, file, arguments) in [
-            ("/usr/bin/tcpdump", work + "/tcpdump.pcap", ["-i", "lo", "-U", "-w", work + "/tcpdump.pcap", "tcp port \(port)"]),
-            ("/usr/bin/tshark", work + "/tshark.pcapng", ["-i", "lo", "-w", work + "/tshark.pcapng", "-f", "tcp port \(port)"]),
+        for (tool, file, arguments, ready) in [
+            ("/usr/bin/tcpdump", work + "/tcpdump.pcap", ["-i", "lo", "-U", "--immediate-mode", "-w", work + "/tcpdump.pcap", "tcp port \(port)"],
+             "listening on"),
+            ("/usr/bin/tshark", work + "/tshark.pcapng", ["-i", "lo", "-w", work + "/tshark.pcapng", "-f", "tcp port \(port)"],
+             "Capturing on"),
         ] {
-            let pid = try Harness.spawn(tool, arguments, stdout: "/dev/null", stderr: work + "/\(UUID().uuidString).err")
-            usleep(1_500_000)  // the capture is up
+            let log = work + "/\(UUID().uuidString).err"
+            let pid = try Harness.spawn(tool, arguments, stdout: "/dev/null", stderr: log)
+            // The capture is up once the tool says so (seconds on a loaded machine); a fixed sleep lost
+            // flows. Immediate mode: without it tcpdump leaves the packets of an unfinished ring block
+            // unwritten when it is stopped.
+            let up = Harness.waitFor(seconds: 30) { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains(ready) }
+            try #require(up, "\(tool) never said '\(ready)': \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
             let probe = try Harness.sonde(["probe", "--count", "3", "--no-reuse", "--output-dir", work + "/reports",
                                            base + "/1k.bin", base + "/missing"])
             #expect(probe.status == 1)
@@ -497,7 +506,7 @@ import Testing
     }
 
     /// sonde's phases against `curl -w` on the same URL: both orderings hold, sonde's phases add up
-    /// to its total, and the two tools' medians agree (same machine, same server, same libcurl).
+    /// to its total, and the two tools' fastest connect and wait agree (same machine, server and libcurl).
     @Test func phasesAgreeWithCurlWriteOut() throws {
         let nginx = try Nginx()
         defer { nginx.stop() }
@@ -505,6 +514,9 @@ import Testing
         let runs = 7
         var curlConnect: [Double] = []
         var curlWait: [Double] = []
+        var sondeConnect: [Double] = []
+        var sondeWait: [Double] = []
+        // curl and sonde interleaved, so that a burst of load on the shared machine hits both.
         for _ in 0..<runs {
             let result = try Harness.run("/usr/bin/env", ["curl", "-s", "-o", "/dev/null", "--cacert", nginx.certificate, "-w",
                 "%{time_namelookup} %{time_connect} %{time_appconnect} %{time_pretransfer} %{time_starttransfer} %{time_total}", url])
@@ -513,35 +525,34 @@ import Testing
             #expect(values == values.sorted(), "curl -w milestones out of order: \(values)")
             curlConnect.append(values[1] - values[0])
             curlWait.append(values[4] - values[3])
+            let sonde = try Harness.sonde(["probe", "--json", "--no-reuse", "--cacert", nginx.certificate,
+                                           "--output-dir", Harness.temporaryDirectory(), url])
+            #expect(sonde.status == 0, "\(sonde.stderr)")
+            for task in try Harness.json(sonde.stdout)["probes"] as! [[String: Any]] {
+                let phases = (task["transactionMetrics"] as! [[String: Any]])[0]["phases"] as! [String: Any]
+                let names = ["dns", "connect", "tls", "send", "wait", "receive"]
+                let values = names.map { (phases[$0] as? Double) ?? -1 }
+                #expect(values.allSatisfy { $0 >= 0 }, "a cold TLS transaction has every phase: \(phases)")
+                // Cumulative offsets dns ≤ connect ≤ tls ≤ wait ≤ total, and the sum is the total within 1 µs.
+                var cumulative: [Double] = []
+                var running = 0.0
+                for value in values { running += value; cumulative.append(running) }
+                #expect(cumulative == cumulative.sorted())
+                let total = phases["total"] as! Double
+                #expect(abs(running - total) <= 0.001 + 1e-9, "phases sum \(running) vs total \(total)")
+                sondeConnect.append(values[1])
+                sondeWait.append(values[4])
+            }
         }
-        let sonde = try Harness.sonde(["probe", "--json", "--no-reuse", "--count", "\(runs)", "--cacert", nginx.certificate,
-                                       "--output-dir", Harness.temporaryDirectory(), url])
-        #expect(sonde.status == 0, "\(sonde.stderr)")
-        var sondeConnect: [Double] = []
-        var sondeWait: [Double] = []
-        for task in try Harness.json(sonde.stdout)["probes"] as! [[String: Any]] {
-            let phases = (task["transactionMetrics"] as! [[String: Any]])[0]["phases"] as! [String: Any]
-            let names = ["dns", "connect", "tls", "send", "wait", "receive"]
-            let values = names.map { (phases[$0] as? Double) ?? -1 }
-            #expect(values.allSatisfy { $0 >= 0 }, "a cold TLS transaction has every phase: \(phases)")
-            // Cumulative offsets dns ≤ connect ≤ tls ≤ wait ≤ total, and the sum is the total within 1 µs.
-            var cumulative: [Double] = []
-            var running = 0.0
-            for value in values { running += value; cumulative.append(running) }
-            #expect(cumulative == cumulative.sorted())
-            let total = phases["total"] as! Double
-            #expect(abs(running - total) <= 0.001 + 1e-9, "phases sum \(running) vs total \(total)")
-            sondeConnect.append(values[1])
-            sondeWait.append(values[4])
-        }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         // The same network events, so the same order of magnitude. Only phases that a fresh curl
-        // process and sonde's one process pay alike: TLS is left out, because curl loads and parses
+        // process and a fresh sonde process pay alike: TLS is left out, because curl loads and parses
         // the CA file inside each handshake while sonde's multi handle caches it (CURLOPT_CA_CACHE_TIMEOUT).
-        // Wide bounds: the machine is shared and these are sub-millisecond loopback times.
-        let connectRatio = median(sondeConnect) / max(0.001, median(curlConnect))
-        let waitRatio = median(sondeWait) / max(0.001, median(curlWait))
-        #expect(connectRatio > 0.1 && connectRatio < 10, "connect median: sonde \(median(sondeConnect)) ms, curl \(median(curlConnect)) ms")
-        #expect(waitRatio > 0.1 && waitRatio < 10, "wait median: sonde \(median(sondeWait)) ms, curl \(median(curlWait)) ms")
+        // The fastest of each: on a shared, loaded machine a median of sub-millisecond loopback
+        // times measures the scheduler (curl's median connect was once 3 ms, its minimum is ~0.1 ms).
+        // The bounds still catch a unit slip (×1000) or a phase that swallowed another.
+        let connectRatio = sondeConnect.min()! / max(0.001, curlConnect.min()!)
+        let waitRatio = sondeWait.min()! / max(0.001, curlWait.min()!)
+        #expect(connectRatio > 0.05 && connectRatio < 20, "fastest connect: sonde \(sondeConnect.min()!) ms, curl \(curlConnect.min()!) ms")
+        #expect(waitRatio > 0.05 && waitRatio < 20, "fastest wait: sonde \(sondeWait.min()!) ms, curl \(curlWait.min()!) ms")
     }
 }

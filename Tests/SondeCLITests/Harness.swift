@@ -91,6 +91,24 @@ enum Harness {
     }
 
     /// Sends `signal`, waits up to `seconds` for the process to end, then SIGKILLs it (bounded).
+    /// The lines of the journal of the one run folder under `output` that contain every one of
+    /// `needles`; 0 while there is no run folder or journal yet.
+    static func journalLines(under output: String, containing needles: String...) -> Int {
+        guard let folder = try? FileManager.default.contentsOfDirectory(atPath: output).first,
+              let text = try? String(contentsOfFile: output + "/" + folder + "/journal.jsonl", encoding: .utf8) else { return 0 }
+        return text.split(separator: "\n").filter { line in needles.allSatisfy { line.contains($0) } }.count
+    }
+
+    /// Polls `condition` every 50 ms until it holds (true) or `seconds` have passed (false).
+    static func waitFor(seconds: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() {
+            if Date() > deadline { return false }
+            usleep(50_000)
+        }
+        return true
+    }
+
     static func stop(_ pid: pid_t, signal: Int32 = SIGINT, seconds: Double = 10) {
         kill(pid, signal)
         var status: Int32 = 0

@@ -76,10 +76,15 @@ import Testing
         let pid = try Harness.spawn(Harness.sonde, ["soak", target.ws + "/ws/echo?dropAfter=0.5", "--duration", "20s",
                                                     "--ping-interval", "100ms", "--backoff-initial", "50ms", "--output-dir", output],
                                     stdout: "/dev/null", stderr: "/dev/null")
-        usleep(3_000_000)  // several drops and reconnects, and more than one journal flush
+        // Killed once the journal holds three ended attempts (several drops and reconnects) and some ping samples.
+        let journalled = Harness.waitFor(seconds: 30) {
+            Harness.journalLines(under: output, containing: #""cause":"eof""#, #""type":"ws-attempt""#) >= 3
+                && Harness.journalLines(under: output, containing: #""type":"ws-samples""#) >= 2
+        }
         kill(pid, SIGKILL)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
+        #expect(journalled, "the journal never held three dropped attempts")
         let folder = try onlyFolder(output)
         let rebuilt = try Harness.sonde(["report", folder])
         #expect(rebuilt.status == 130, "\(rebuilt.stdout)\(rebuilt.stderr)")
@@ -115,13 +120,19 @@ import Testing
         var server = try startServer()
         defer { Harness.stop(server, signal: SIGKILL) }
         let output = Harness.temporaryDirectory()
-        let soak = try Harness.spawn(Harness.sonde, ["soak", "ws://127.0.0.1:\(port)/", "--duration", "5s", "--ping-interval", "100ms",
+        let soak = try Harness.spawn(Harness.sonde, ["soak", "ws://127.0.0.1:\(port)/", "--duration", "8s", "--ping-interval", "100ms",
                                                      "--message-rate", "20", "--backoff-initial", "100ms", "--backoff-max", "400ms",
                                                      "--output-dir", output],
                                      stdout: output + "/../soak-peer.out", stderr: "/dev/null")
-        usleep(1_500_000)
+        // The server is killed once the soak has journalled ping samples of a connection that is up,
+        // and restarted after a refused reconnect has been journalled.
+        let connected = Harness.waitFor(seconds: 30) { Harness.journalLines(under: output, containing: #""type":"ws-samples""#) >= 1 }
+        #expect(connected, "the soak never journalled a ping sample")
         Harness.stop(server, signal: SIGKILL)
-        usleep(800_000)
+        let refusedOnce = Harness.waitFor(seconds: 30) {
+            Harness.journalLines(under: output, containing: "connectionRefused", #""type":"ws-attempt""#) >= 1
+        }
+        #expect(refusedOnce, "no reconnect was refused while the server was down")
         server = try startServer()
         var status: Int32 = 0
         let deadline = Date().addingTimeInterval(30)
