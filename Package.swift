@@ -66,11 +66,16 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // Resume trials and verdicts: downloads on libcurl (SondeHTTP), SHA-256 from swift-crypto.
+        .target(
+            name: "SondeTransfer",
+            dependencies: ["SondeCore", "SondeHTTP", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(name: "SondeReport", dependencies: ["SondeCore"]),
         .executableTarget(
             name: "sonde",
             dependencies: [
-                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTarget", "SondeReport", "CurlShim",
+                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "CurlShim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -79,6 +84,7 @@ let package = Package(
         .testTarget(name: "SondeHTTPTests", dependencies: ["SondeHTTP", "SondeTarget", "SondeCore"]),
         .testTarget(name: "SondeWebSocketTests", dependencies: ["SondeWebSocket", "SondeTarget", "SondeCore"]),
         .testTarget(name: "SondeTargetTests", dependencies: ["SondeTarget"]),
+        .testTarget(name: "SondeTransferTests", dependencies: ["SondeTransfer", "SondeHTTP", "SondeTarget", "SondeCore"]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
         .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),
         .testTarget(name: "SondeCLITests", dependencies: ["SondeCore", "SondeTarget"], resources: [.copy("Fixtures")]),

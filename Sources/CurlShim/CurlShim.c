@@ -1,6 +1,7 @@
 #include "CurlShim.h"
 #include <openssl/ssl.h>
 #include <signal.h>
+#include <unistd.h>
 #include <string.h>
 
 CURLcode sonde_easy_setopt_long(CURL *handle, CURLoption option, long value) {
@@ -89,4 +90,36 @@ int sonde_received_signal(void) {
 void sonde_reset_interrupt_handlers(void) {
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+}
+
+static int abort_on_signal(void *userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow) {
+    (void)userdata; (void)dltotal; (void)dlnow; (void)ultotal; (void)ulnow;
+    return received_signal != 0 ? 1 : 0;
+}
+
+CURLcode sonde_easy_abort_on_signal(CURL *handle) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, abort_on_signal);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
+}
+
+static int track_socket_open(void *clientp, curl_socket_t curlfd, curlsocktype purpose) {
+    (void)purpose;
+    *(int *)clientp = (int)curlfd;
+    return CURL_SOCKOPT_OK;
+}
+
+static int track_socket_close(void *clientp, curl_socket_t item) {
+    int *slot = (int *)clientp;
+    if (*slot == (int)item) *slot = -1;
+    return close(item);
+}
+
+CURLcode sonde_easy_track_socket(CURL *handle, int *slot) {
+    *slot = -1;
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, track_socket_open);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_SOCKOPTDATA, slot);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, track_socket_close);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_CLOSESOCKETDATA, slot);
+    return code;
 }

@@ -12,6 +12,8 @@ public struct ReportDocument: Codable, Sendable {
     public var summary: ProbeSummary?
     public var captures: [CaptureReport]?
     public var soaks: [SoakReport]?
+    public var resumeTrials: [ResumeTrial]?
+    public var resumeVerdicts: [ResumeVerdict]?
 
     public init(schemaVersion: Int = ReportDocument.currentSchemaVersion, tool: ToolInfo, run: RunInfo,
                 probes: [ProbeTask], summary: ProbeSummary?) {
@@ -41,4 +43,8 @@ public enum JournalEntryKind: String, Codable, Sendable {
     case wsSamples = "ws-samples"
     /// The findings of an idle-timeout discovery.
     case wsIdle = "ws-idle"
+    /// One finished resume trial: `{"type":"resume-trial","trial":…}`.
+    case resumeTrial = "resume-trial"
+    /// One resumability verdict: `{"type":"resume-verdict","verdict":…}`.
+    case resumeVerdict = "resume-verdict"
 }

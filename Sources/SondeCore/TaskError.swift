@@ -45,6 +45,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case unsupportedFeature
     case interrupted
     case localIOError
+    /// A transferred file whose SHA-256 does not match what the server or the reference says.
+    case corruptTransfer
     case internalError
 }
 

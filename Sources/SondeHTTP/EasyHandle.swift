@@ -17,6 +17,9 @@ public final class EasyHandle {
     /// The raw `CURL *`. Valid for the lifetime of this object.
     let raw: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// Where the C shim keeps the socket libcurl opened last when `sonde_easy_track_socket` is on
+    /// (-1: none open). Freed after `curl_easy_cleanup`, whose socket closing writes to it.
+    let socketSlot: UnsafeMutablePointer<Int32>
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var resolveList: UnsafeMutablePointer<curl_slist>?
 
@@ -29,6 +32,9 @@ public final class EasyHandle {
     private var requestBodyOffset = 0
     /// Monotonic µs when the last body byte was handed to libcurl; nil until then.
     private(set) var requestBodyEndMicros: Int64?
+    /// Receives every chunk of the response body as libcurl delivers it; returning false aborts
+    /// the transfer (CURLE_WRITE_ERROR). nil: the body is only counted.
+    var bodyConsumer: ((UnsafeRawBufferPointer) -> Bool)?
 
     /// What the TLS library negotiated, read during the transfer.
     struct NegotiatedTLS: Equatable {
@@ -46,6 +52,8 @@ public final class EasyHandle {
         raw = handle
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        socketSlot = .allocate(capacity: 1)
+        socketSlot.initialize(to: -1)
         let me = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeRawPointer(errorBuffer))
         try set(CURLOPT_NOSIGNAL, 1)
@@ -62,6 +70,7 @@ public final class EasyHandle {
         curl_slist_free_all(headerList)
         curl_slist_free_all(resolveList)
         errorBuffer.deallocate()
+        socketSlot.deallocate()
     }
 
     /// Clears what the previous transfer left.
@@ -267,10 +276,12 @@ private let easyHeaderCallback: sonde_data_callback = { buffer, size, count, use
     return length
 }
 
-private let easyWriteCallback: sonde_data_callback = { _, size, count, userdata in
+private let easyWriteCallback: sonde_data_callback = { buffer, size, count, userdata in
     let length = size * count
     guard let userdata else { return length }
-    Unmanaged<EasyHandle>.fromOpaque(userdata).takeUnretainedValue().didReceiveBody(count: length)
+    let easy = Unmanaged<EasyHandle>.fromOpaque(userdata).takeUnretainedValue()
+    easy.didReceiveBody(count: length)
+    if let consumer = easy.bodyConsumer, !consumer(UnsafeRawBufferPointer(start: buffer, count: length)) { return 0 }
     return length
 }
 

@@ -115,39 +115,13 @@ public final class ProbeRunner {
     // MARK: - Per-handle configuration
 
     private func configure(_ easy: EasyHandle) throws(TaskError) {
-        try easy.set(CURLOPT_PROTOCOLS_STR, string: "http,https")
+        try easy.configureTransport(options)
         try easy.set(CURLOPT_FOLLOWLOCATION, 0)
-        try easy.set(CURLOPT_USERAGENT, string: options.userAgent)
         try easy.set(CURLOPT_CERTINFO, 1)
-        switch options.httpVersion {
-        case .automatic: break
-        case .http1_1: try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
-        case .http2: try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        case .http2PriorKnowledge: try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
-        case .http3: try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_3))
-        }
         if options.parallel > 1 && options.httpVersion != .http1_1 {
             // Wait for an existing connection's protocol so that HTTP/2 streams multiplex on it.
             try easy.set(CURLOPT_PIPEWAIT, 1)
         }
-        if let timeout = options.timeoutMs { try easy.set(CURLOPT_TIMEOUT_MS, timeout) }
-        if let timeout = options.connectTimeoutMs { try easy.set(CURLOPT_CONNECTTIMEOUT_MS, timeout) }
-        if options.insecure {
-            try easy.set(CURLOPT_SSL_VERIFYPEER, 0)
-            try easy.set(CURLOPT_SSL_VERIFYHOST, 0)
-        }
-        if let path = options.caCertPath { try easy.set(CURLOPT_CAINFO, string: path) }
-        if let pin = options.pinnedPublicKey { try easy.set(CURLOPT_PINNEDPUBLICKEY, string: pin) }
-        switch options.ipVersion {
-        case .any: break
-        case .v4: try easy.set(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V4))
-        case .v6: try easy.set(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V6))
-        }
-        if !options.resolve.isEmpty { try easy.setResolve(options.resolve) }
-        if let doh = options.dohURL { try easy.set(CURLOPT_DOH_URL, string: doh) }
-        // Only an explicit --proxy: the environment's proxy variables are ignored, so a report
-        // never silently measures a proxy.
-        try easy.set(CURLOPT_PROXY, string: options.proxy ?? "")
         if !options.reuseConnections {
             try easy.set(CURLOPT_FRESH_CONNECT, 1)
             try easy.set(CURLOPT_FORBID_REUSE, 1)

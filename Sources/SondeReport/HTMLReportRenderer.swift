@@ -11,7 +11,7 @@ public enum HTMLReportRenderer {
 
     public static func render(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult] = [],
                               baseline: BaselineComparison? = nil, captures: [CaptureReport] = [],
-                              soaks: [SoakReport] = [], sample: [ProbeTask]) -> String {
+                              soaks: [SoakReport] = [], resume: ResumeResults = ResumeResults(), sample: [ProbeTask]) -> String {
         var html = """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8">
@@ -30,13 +30,14 @@ public enum HTMLReportRenderer {
         if !run.redacted { html += "<p class=\"warn\">Redaction was OFF (--no-redact): this report may contain secrets.</p>\n" }
         for warning in run.warnings { html += "<p class=\"warn\">\(htmlEscape(warning))</p>\n" }
         html += "</header>\n<main>\n"
-        if summary.tasks > 0 || soaks.isEmpty {
+        if summary.tasks > 0 || (soaks.isEmpty && resume.isEmpty) {
             html += findings(summary: summary, sample: sample, thresholds: thresholds, finishedAt: run.finishedAt)
         }
         html += thresholdTable(thresholds)
         html += baselineTable(baseline)
         if summary.transactions > 0 { html += phaseTable(summary) }
         html += SoakSection.render(soaks)
+        html += ResumeSection.render(resume)
         html += CaptureSection.render(captures)
         html += waterfall(sample)
         html += headerDetails(sample)

@@ -7,13 +7,16 @@ import SondeCore
 /// The opening tags carry counts, so `ReportFiles` writes the test cases first (spilled to a
 /// file) and puts `head` before them at the end. Every string goes through `xmlEscape`.
 public enum JUnitWriter {
-    public static func head(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = []) -> [UInt8] {
+    public static func head(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = [],
+                            resume: ResumeResults = ResumeResults()) -> [UInt8] {
         let failedThresholds = thresholds.filter { !$0.passed }.count
         let failedSoaks = soaks.filter { !$0.passed }.count
+        let resumeCases = resume.trials.count + resume.verdicts.count
+        let failedResume = resume.trials.filter { !$0.intact }.count + resume.verdicts.filter { !$0.resumable }.count
         let seconds = run.finishedAt.map { Double($0.microsecondsSince1970 - run.startedAt.microsecondsSince1970) / 1e6 } ?? 0
         var head = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        head += #"<testsuites name="\#(xmlEscape("sonde \(run.command) \(run.id)"))" tests="\#(summary.tasks + thresholds.count + soaks.count)" "#
-            + #"failures="\#(summary.failedTasks + failedThresholds + failedSoaks)" errors="0" time="\#(Self.seconds(seconds))">"# + "\n"
+        head += #"<testsuites name="\#(xmlEscape("sonde \(run.command) \(run.id)"))" tests="\#(summary.tasks + thresholds.count + soaks.count + resumeCases)" "#
+            + #"failures="\#(summary.failedTasks + failedThresholds + failedSoaks + failedResume)" errors="0" time="\#(Self.seconds(seconds))">"# + "\n"
         head += #"  <testsuite name="thresholds" tests="\#(thresholds.count)" failures="\#(failedThresholds)" errors="0" "#
             + #"timestamp="\#(xmlEscape(run.startedAt.description))">"# + "\n"
         for result in thresholds {
@@ -32,6 +35,13 @@ public enum JUnitWriter {
             for soak in soaks { head += soakCase(soak) }
             head += "  </testsuite>\n"
         }
+        if !resume.isEmpty {
+            head += #"  <testsuite name="resume" tests="\#(resumeCases)" failures="\#(failedResume)" errors="0" "#
+                + #"timestamp="\#(xmlEscape(run.startedAt.description))">"# + "\n"
+            for verdict in resume.verdicts { head += verdictCase(verdict) }
+            for trial in resume.trials { head += trialCase(trial) }
+            head += "  </testsuite>\n"
+        }
         head += #"  <testsuite name="\#(xmlEscape("sonde \(run.command)"))" tests="\#(summary.tasks)" failures="\#(summary.failedTasks)" "#
             + #"errors="0" timestamp="\#(xmlEscape(run.startedAt.description))">"# + "\n"
         return Array(head.utf8)
@@ -48,6 +58,36 @@ public enum JUnitWriter {
         }
         line += "</testcase>\n"
         return Array(line.utf8)
+    }
+
+    /// A verdict's test case: failed when the URL is not resumable, with the failed checks as evidence.
+    static func verdictCase(_ verdict: ResumeVerdict) -> String {
+        var line = #"    <testcase classname="sonde.resume.verdict" name="\#(xmlEscape(verdict.url))" time="0">"#
+        let evidence = verdict.checks.map { "\($0.passed ? "ok" : $0.required ? "FAILED" : "no") \($0.name): \($0.evidence)" }
+            .joined(separator: "\n")
+        if !verdict.resumable {
+            line += #"<failure message="\#(xmlEscape("not resumable: " + verdict.urlSession))" type="notResumable">"#
+                + xmlEscape(evidence) + "</failure>"
+        } else {
+            line += "<system-out>\(xmlEscape(evidence))</system-out>"
+        }
+        return line + "</testcase>\n"
+    }
+
+    /// A trial's test case: failed unless the final file verified.
+    static func trialCase(_ trial: ResumeTrial) -> String {
+        let name = "\(trial.direction) trial \(trial.trial) \(trial.url)"
+        var line = #"    <testcase classname="sonde.resume.trial" name="\#(xmlEscape(name))" time="\#(Self.seconds(trial.durationMs / 1000))">"#
+        let evidence = trial.interruptions.map { "\($0.kind.rawValue) at \($0.atByte) → \($0.answeredWith ?? "-")" }.joined(separator: "; ")
+            + "; \(trial.bytesWasted) bytes wasted; sha256 \(trial.sha256 ?? "none") expected \(trial.expectedSha256 ?? "unknown")"
+        if !trial.intact {
+            let message = trial.error?.message ?? "the file did not verify"
+            line += #"<failure message="\#(xmlEscape(message))" type="\#(xmlEscape(trial.error?.code.rawValue ?? "corruptTransfer"))">"#
+                + xmlEscape(evidence) + "</failure>"
+        } else {
+            line += "<system-out>\(xmlEscape(evidence))</system-out>"
+        }
+        return line + "</testcase>\n"
     }
 
     /// One soak's test case: failed when the soak did (a connection gave up, never opened, or an

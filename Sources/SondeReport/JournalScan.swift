@@ -17,6 +17,7 @@ public enum JournalScan {
         public var sample: [ProbeTask]
         public var captures: [CaptureReport]
         public var soaks: [SoakReport]
+        public var resume: ResumeResults
         var endLine: EndLine?
     }
 
@@ -55,6 +56,7 @@ public enum JournalScan {
         var endLine: EndLine?
         var captures: [CaptureReport] = []
         var soak: SoakReportBuilder?
+        var resume = ResumeResults()
         var summary = ProbeSummaryBuilder()
         var sampler = TaskSampler()
         var skipped = 0
@@ -96,6 +98,10 @@ public enum JournalScan {
                 endLine = decoded
             } else if let decoded = try? decoder.decode(CaptureLine.self, from: Data(line)), decoded.type == .capture {
                 captures.append(decoded.capture)
+            } else if let decoded = try? decoder.decode(ResumeTrialLine.self, from: Data(line)), decoded.type == .resumeTrial {
+                resume.trials.append(decoded.trial)
+            } else if let decoded = try? decoder.decode(ResumeVerdictLine.self, from: Data(line)), decoded.type == .resumeVerdict {
+                resume.verdicts.append(decoded.verdict)
             } else {
                 skipped += 1
             }
@@ -110,7 +116,8 @@ public enum JournalScan {
             run.status = .interrupted
             run.finishedAt = lastTaskEnd
             run.warnings.append("Rebuilt from a journal without an end line: the run was killed before it finished. "
-                + (soak == nil ? "It holds the \(result.tasks) tasks flushed to the journal before that."
+                + (!resume.isEmpty ? "It holds the \(resume.trials.count) trials that finished before that."
+                    : soak == nil ? "It holds the \(result.tasks) tasks flushed to the journal before that."
                     : "It holds what was flushed to the journal before that (at most a second is lost)."))
         }
         if skipped > 0 {
@@ -127,6 +134,6 @@ public enum JournalScan {
             }
         }
         return Result(tool: runLine.tool, run: run, summary: result, sample: sampler.tasks, captures: captures, soaks: soaks,
-                      endLine: endLine)
+                      resume: resume, endLine: endLine)
     }
 }

@@ -12,6 +12,8 @@ public final class ProbeRunRecorder {
     private var summary = ProbeSummaryBuilder()
     /// The soak recorded so far (nil until `record(soakStart:…)`).
     private var soak: SoakReportBuilder?
+    /// The resume trials and verdicts recorded so far.
+    private var resume = ResumeResults()
     private let encoder = ReportJSONWriter.makeEncoder()
     /// Reused for every task line (its capacity persists), written without `JSONEncoder`.
     private var line = JSONOutput(capacity: 8192)
@@ -63,10 +65,24 @@ public final class ProbeRunRecorder {
         try append(SoakIdleLine(findings: findings))
     }
 
+    /// Records one finished resume trial (flushed at once: trials are few and each may be long).
+    public func record(resumeTrial trial: ResumeTrial) throws(TaskError) {
+        resume.trials.append(trial)
+        try append(ResumeTrialLine(trial: trial))
+        try journal.flush()
+    }
+
+    /// Records one resumability verdict.
+    public func record(resumeVerdict verdict: ResumeVerdict) throws(TaskError) {
+        resume.verdicts.append(verdict)
+        try append(ResumeVerdictLine(verdict: verdict))
+        try journal.flush()
+    }
+
     /// Flushes the journal if its buffer has waited a flush interval (call this while idle).
     public func flushIfDue() throws(TaskError) { try journal.flushIfDue() }
 
-    /// Ends the run: evaluates the thresholds on the summary (a failing one, like a failed soak,
+    /// Ends the run: evaluates the thresholds on the summary (a failing one, like a failed soak or trial,
     /// turns a passed run into a failed one), closes the journal with an end line that keeps the results, and
     /// renders every report file from the journal (`ReportFiles`, as `sonde report` does).
     @discardableResult
@@ -76,7 +92,7 @@ public final class ProbeRunRecorder {
         run.finishedAt = Timestamp.now()
         let soaks = soak.map { [$0.result(finishedAt: run.finishedAt)] } ?? []
         let results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary, soaks: soaks) }
-        let failedGate = results.contains { !$0.passed } || soaks.contains { !$0.passed }
+        let failedGate = results.contains { !$0.passed } || soaks.contains { !$0.passed } || !resume.passed
         run.status = status == .passed && failedGate ? .failed : status
         let comparison = baseline.map { BaselineComparison(current: result, baseline: $0.summary, baselineRun: $0.run) }
         try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison))
@@ -102,6 +118,18 @@ struct RunLine: Codable {
     var type = JournalEntryKind.run
     let tool: ToolInfo
     let run: RunInfo
+}
+
+/// `{"trial":…,"type":"resume-trial"}` (sorted keys: `type` last).
+struct ResumeTrialLine: Codable, Sendable {
+    let trial: ResumeTrial
+    var type = JournalEntryKind.resumeTrial
+}
+
+/// `{"type":"resume-verdict","verdict":…}`.
+struct ResumeVerdictLine: Codable, Sendable {
+    var type = JournalEntryKind.resumeVerdict
+    let verdict: ResumeVerdict
 }
 
 struct CaptureLine: Codable, Sendable {

@@ -10,7 +10,8 @@ import SondeCore
 /// (`probe_http_version`, `probe_http_status_code`) appear only when every transaction agreed.
 /// Label values are escaped as the format requires (backslash, double quote, newline).
 public enum PrometheusWriter {
-    public static func render(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = []) -> String {
+    public static func render(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = [],
+                              resume: ResumeResults = ResumeResults()) -> String {
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: [(String, String)], value: Double)]) {
             guard !samples.isEmpty else { return }
@@ -88,6 +89,21 @@ public enum PrometheusWriter {
                 }
             }
             metric("sonde_ws_messages_total", "gauge", "Echo messages by fate.", messages)
+        }
+        if !resume.trials.isEmpty {
+            var byURL: [String: [ResumeTrial]] = [:]
+            for trial in resume.trials { byURL[trial.url, default: []].append(trial) }
+            let urls = byURL.keys.sorted()
+            metric("sonde_resume_trials_total", "gauge", "Resume trials run, by outcome.", urls.flatMap { url in
+                [([("url", url), ("outcome", "intact")], Double(byURL[url]!.filter(\.intact).count)),
+                 ([("url", url), ("outcome", "failed")], Double(byURL[url]!.filter { !$0.intact }.count))]
+            })
+            metric("sonde_resume_bytes_wasted_total", "gauge", "Bytes received and thrown away by resume trials.",
+                   urls.map { ([("url", $0)], Double(byURL[$0]!.reduce(Int64(0)) { $0 + $1.bytesWasted })) })
+        }
+        if !resume.verdicts.isEmpty {
+            metric("sonde_resume_resumable", "gauge", "Whether the URL resumes as URLSession resumes downloads (1) or not (0).",
+                   resume.verdicts.map { ([("url", $0.url)], $0.resumable ? 1 : 0) })
         }
         metric("sonde_threshold_passed", "gauge", "Whether each --threshold held (1) or not (0).",
                thresholds.map { ([("expression", $0.expression)], $0.passed ? 1 : 0) })

@@ -10,12 +10,13 @@ public struct RunOutcome: Sendable {
     public var baseline: BaselineComparison?
     public var captures: [CaptureReport]
     public var soaks: [SoakReport]
+    public var resume: ResumeResults
     /// Tasks the HTML draws (bounded; see `TaskSampler`).
     public var sample: [ProbeTask]
 
     public init(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult],
                 baseline: BaselineComparison? = nil, captures: [CaptureReport] = [], soaks: [SoakReport] = [],
-                sample: [ProbeTask]) {
+                resume: ResumeResults = ResumeResults(), sample: [ProbeTask]) {
         self.tool = tool
         self.run = run
         self.summary = summary
@@ -23,6 +24,7 @@ public struct RunOutcome: Sendable {
         self.baseline = baseline
         self.captures = captures
         self.soaks = soaks
+        self.resume = resume
         self.sample = sample
     }
 
@@ -99,7 +101,7 @@ public enum ReportFiles {
         if let thresholds {
             results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary, soaks: scan.soaks) }
             if run.status == .passed || run.status == .failed {
-                run.status = result.failedTasks == 0 && scan.soaks.allSatisfy(\.passed) && results.allSatisfy(\.passed)
+                run.status = result.failedTasks == 0 && scan.soaks.allSatisfy(\.passed) && scan.resume.passed && results.allSatisfy(\.passed)
                     ? .passed : .failed
             }
         }
@@ -108,9 +110,9 @@ public enum ReportFiles {
         try json.write(try ReportJSONWriter.header(tool: scan.tool, run: run))
         try json.append(contentsOfFile: jsonTasks.temporaryPath)
         try json.write(try ReportJSONWriter.trailer(summary: result, thresholds: results, baseline: comparison,
-                                                          captures: scan.captures, soaks: scan.soaks))
+                                                          captures: scan.captures, soaks: scan.soaks, resume: scan.resume))
         let junit = try AtomicFile(path: folder.junitPath)
-        try junit.write(JUnitWriter.head(run: run, summary: result, thresholds: results, soaks: scan.soaks))
+        try junit.write(JUnitWriter.head(run: run, summary: result, thresholds: results, soaks: scan.soaks, resume: scan.resume))
         try junit.append(contentsOfFile: junitCases.temporaryPath)
         try junit.write(JUnitWriter.tail)
         try json.commit()
@@ -118,14 +120,14 @@ public enum ReportFiles {
         try junit.commit()
 
         let outcome = RunOutcome(tool: scan.tool, run: run, summary: result, thresholds: results, baseline: comparison,
-                                 captures: scan.captures, soaks: scan.soaks, sample: scan.sample)
+                                 captures: scan.captures, soaks: scan.soaks, resume: scan.resume, sample: scan.sample)
         let html = HTMLReportRenderer.render(tool: outcome.tool, run: run, summary: result, thresholds: results,
                                              baseline: comparison, captures: scan.captures, soaks: scan.soaks,
-                                             sample: scan.sample)
+                                             resume: scan.resume, sample: scan.sample)
         try writeFileAtomically(Array(html.utf8), to: folder.reportHTMLPath)
         if let prometheusPath {
             try writeFileAtomically(Array(PrometheusWriter.render(run: run, summary: result, thresholds: results,
-                                                                  soaks: scan.soaks).utf8),
+                                                                  soaks: scan.soaks, resume: scan.resume).utf8),
                                     to: prometheusPath)
         }
         return outcome

@@ -36,14 +36,19 @@ public enum ReportJSONWriter {
 
     /// The document after the last task: summary and the other sections.
     static func trailer(summary: ProbeSummary, thresholds: [ThresholdResult], baseline: BaselineComparison?,
-                        captures: [CaptureReport], soaks: [SoakReport] = []) throws(TaskError) -> [UInt8] {
+                        captures: [CaptureReport], soaks: [SoakReport] = [],
+                        resume: ResumeResults = ResumeResults()) throws(TaskError) -> [UInt8] {
         let encoder = makeEncoder()
         do {
             var output = Array("\n],\"summary\":".utf8)
             output += try encoder.encode(summary)
             output += Array(#","soaks":"#.utf8)
             output += try encoder.encode(soaks)
-            output += Array(#","resumeTrials":[],"resumeVerdicts":[],"captures":"#.utf8)
+            output += Array(#","resumeTrials":"#.utf8)
+            output += try encoder.encode(resume.trials)
+            output += Array(#","resumeVerdicts":"#.utf8)
+            output += try encoder.encode(resume.verdicts)
+            output += Array(#","captures":"#.utf8)
             output += try encoder.encode(captures)
             output += Array(#","thresholds":"#.utf8)
             output += try encoder.encode(thresholds)

@@ -117,6 +117,44 @@ public struct TerminalRenderer: Sendable {
     }
 
     /// A soak's outcome: verdict, connections, pings, messages, reconnects by cause, backoff.
+    /// A verdict check by check: what passed, what failed, and the evidence of failures.
+    public func render(verdict: ResumeVerdict) -> String {
+        var lines = [""]
+        lines.append((verdict.resumable ? paint("✓ resumable", "32;1") : paint("✗ not resumable", "31;1")) + " " + verdict.url)
+        for check in verdict.checks {
+            let mark = check.passed ? paint("✓", "32") : check.required ? paint("✗", "31") : paint("·", "2")
+            lines.append("  \(mark) \(check.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(check.evidence)")
+        }
+        lines.append("URLSession: " + verdict.urlSession)
+        return lines.joined(separator: "\n")
+    }
+
+    /// One trial in a line (and its error in a second).
+    public func render(trial: ResumeTrial) -> String {
+        let mark = trial.intact ? paint("✓ intact", "32") : trial.sha256 == nil ? paint("✗ unfinished", "31") : paint("✗ CORRUPT", "31;1")
+        var line = "trial \(trial.trial): \(mark) \(formatMs(trial.durationMs)) ms"
+        if let goodput = trial.goodputMbps { line += ", \(trimmed(goodput, 1)) Mbit/s" }
+        line += ", wasted \(trial.bytesWasted) B"
+        if !trial.interruptions.isEmpty {
+            line += "; " + trial.interruptions.map { "\($0.kind.rawValue)@\($0.atByte)→\($0.answeredWith ?? "-")" }.joined(separator: " ")
+        }
+        if !trial.retries.isEmpty { line += "; \(trial.retries.count) retries" }
+        if let error = trial.error { line += "\n  " + paint("\(error.code.rawValue): \(error.message)", "31") }
+        return line
+    }
+
+    /// The totals of a run's trials in one line.
+    public func render(trialTotals trials: [ResumeTrial]) -> String {
+        let intact = trials.filter(\.intact).count
+        let latencies = trials.flatMap { $0.interruptions.compactMap(\.resumeLatencyMs) }.sorted()
+        var total = paint("\(intact)/\(trials.count) intact", intact == trials.count ? "32;1" : "31;1")
+            + ", \(trials.reduce(0) { $0 + $1.interruptions.count }) interruptions, \(trials.reduce(Int64(0)) { $0 + $1.bytesWasted }) bytes wasted"
+        if !latencies.isEmpty {
+            total += ", time to resume ms p50 \(formatMs(latencies[latencies.count / 2])) max \(formatMs(latencies.last!))"
+        }
+        return total
+    }
+
     public func render(soak: SoakReport) -> String {
         var lines = [""]
         let verdict = soak.finishedAt == nil ? paint("… soak killed before it ended", "33;1")
@@ -194,7 +232,8 @@ public struct TerminalRenderer: Sendable {
     }
 }
 
-func formatMs(_ value: Double) -> String {
+/// Milliseconds with two significant decimals at most: "0.42", "12.5", "250".
+public func formatMs(_ value: Double) -> String {
     if value >= 100 { return String(Int(value.rounded())) }
     if value >= 10 { return trimmed(value, 1) }
     return trimmed(value, 2)

@@ -75,7 +75,7 @@ enum TargetRoutes {
 
     private static func index() -> Response {
         text("""
-        sonde target: /bytes/{n} /delay/{ms} /drip?bytes=&ms= /redirect/{n}[?status=] /status/{code} /headers
+        sonde target: /bytes/{n}[?mode=&dropAfter=&dropAt=&stallAfter=&stallMs=&refuse=&status=&retryAfter=&key=] /delay/{ms} /drip?bytes=&ms= /redirect/{n}[?status=] /status/{code} /headers
                       POST /echo  /truncate/{n}[?after=]  /hostile (XSS and breakout payloads in headers and body)
 
         """)
@@ -93,44 +93,10 @@ enum TargetRoutes {
         return value
     }
 
-    /// `/bytes/{n}`: n deterministic bytes with a strong ETag, Last-Modified, and Range/If-Range support.
+    /// `/bytes/{n}`: see `TransferResource`.
     private static func bytes(_ request: Request, _ context: BasicRequestContext) throws -> Response {
         let n = try bounded(context.parameters.require("n", as: Int.self), 0...maxBytes, "n")
-        let etag = "\"bytes-\(n)\""
-        var headers: HTTPFields = [
-            .contentType: "application/octet-stream", .eTag: etag, .lastModified: lastModified, .acceptRanges: "bytes",
-        ]
-        var answer = ByteRange.answer(rangeHeader: request.headers[.range], length: n)
-        if let ifRange = request.headers[.ifRange], ifRange != etag, ifRange != lastModified {
-            answer = .full  // The validator changed: the whole representation, never a splice.
-        }
-        var range = 0..<n
-        var status = HTTPResponse.Status.ok
-        switch answer {
-        case .full: break
-        case .partial(let bytes):
-            range = bytes.lowerBound..<(bytes.upperBound + 1)
-            status = .partialContent
-            headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(n)"
-        case .unsatisfiable:
-            headers[.contentRange] = "bytes */\(n)"
-            headers[.contentLength] = "0"
-            return Response(status: .rangeNotSatisfiable, headers: headers)
-        }
-        if request.method == .head {
-            headers[.contentLength] = String(range.count)
-            return Response(status: status, headers: headers)
-        }
-        let bodyRange = range
-        return Response(status: status, headers: headers, body: ResponseBody(contentLength: bodyRange.count) { writer in
-            var offset = bodyRange.lowerBound
-            while offset < bodyRange.upperBound {
-                let end = min(offset + chunkSize, bodyRange.upperBound)
-                try await writer.write(ByteBuffer(bytes: DeterministicBody.bytes(offset..<end)))
-                offset = end
-            }
-            try await writer.finish(nil)
-        })
+        return try TransferResource.respond(request, length: n)
     }
 
     /// `/drip?bytes=N&ms=M`: N bytes spread over M milliseconds in up to 20 chunks.

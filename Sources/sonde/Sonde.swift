@@ -7,10 +7,10 @@ struct Sonde: AsyncParsableCommand {
         commandName: "sonde",
         abstract: "Network diagnostics: URLSession-grade transaction metrics from libcurl, for Linux.",
         discussion: """
-        Exit codes: 0 all good; 1 a probe or soak failed; 64 usage or configuration error; 99 thresholds failed; \
+        Exit codes: 0 all good; 1 a probe, soak or resume trial failed; 64 usage or configuration error; 99 thresholds failed; \
         130 interrupted (the report is still written).
         """,
         version: SondeVersion.current,
-        subcommands: [ProbeCommand.self, SoakCommand.self, AnalyzeCommand.self, ReportCommand.self, DemoCommand.self, TargetCommand.self]
+        subcommands: [ProbeCommand.self, SoakCommand.self, ResumeCommand.self, ResumeWorkerCommand.self, AnalyzeCommand.self, ReportCommand.self, DemoCommand.self, TargetCommand.self]
     )
 }

@@ -90,7 +90,6 @@ enum Harness {
         _ = addCloseFrom?(&actions, lowest)
     }
 
-    /// Sends `signal`, waits up to `seconds` for the process to end, then SIGKILLs it (bounded).
     /// The lines of the journal of the one run folder under `output` that contain every one of
     /// `needles`; 0 while there is no run folder or journal yet.
     static func journalLines(under output: String, containing needles: String...) -> Int {
@@ -109,6 +108,7 @@ enum Harness {
         return true
     }
 
+    /// Sends `signal`, waits up to `seconds` for the process to end, then SIGKILLs it (bounded).
     static func stop(_ pid: pid_t, signal: Int32 = SIGINT, seconds: Double = 10) {
         kill(pid, signal)
         var status: Int32 = 0

@@ -23,7 +23,16 @@ CURLcode sonde_easy_setopt_data_callback(CURL *handle, CURLoption option, sonde_
 CURLcode sonde_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode sonde_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode sonde_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value);
+/// Keeps `*slot` equal to the socket libcurl opened last for `handle` (-1 once it is closed),
+/// through CURLOPT_SOCKOPTFUNCTION and CURLOPT_CLOSESOCKETFUNCTION: during a transfer,
+/// CURLINFO_ACTIVESOCKET is not yet set. `slot` must outlive the handle.
+CURLcode sonde_easy_track_socket(CURL *handle, int *slot);
 CURLcode sonde_easy_getinfo_certinfo(CURL *handle, struct curl_certinfo **value);
+
+/// Makes a transfer on `handle` abort (CURLE_ABORTED_BY_CALLBACK) within libcurl's progress
+/// interval (about a second, sooner while data flows) once SIGINT or SIGTERM was recorded by
+/// `sonde_install_interrupt_handlers`: a blocking curl_easy_perform then ends on Ctrl-C.
+CURLcode sonde_easy_abort_on_signal(CURL *handle);
 
 CURLMcode sonde_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 

@@ -1,0 +1,167 @@
+/// One resume trial (`resumeTrials[]`): a transfer interrupted on purpose, resumed, and checked
+/// byte for byte against a reference.
+///
+/// Invariants: `intact` is true only when `sha256 == expectedSha256` and both are known; a trial
+/// that did not finish has `sha256 == nil`, `intact == false` and an `error`.
+/// `bytesTransferred` counts every body byte received, `bytesWasted` those received and then
+/// thrown away (a restart from zero, a rejected range), so for a finished download
+/// `bytesTransferred - bytesWasted == length`.
+public struct ResumeTrial: Codable, Sendable, Equatable {
+    /// 1-based number within the run.
+    public var trial: Int
+    /// Redacted.
+    public var url: String
+    /// "download" or "upload".
+    public var direction: String
+    /// "http-range" for downloads (Range + If-Range, as URLSession resumes).
+    public var `protocol`: String
+    /// The size of the representation in bytes, when known.
+    public var length: Int64?
+    public var interruptions: [ResumeInterruption]
+    public var retries: [TransferRetry]
+    public var bytesTransferred: Int64
+    public var bytesWasted: Int64
+    /// Lowercase hex SHA-256 of the final file, nil when the transfer did not finish.
+    public var sha256: String?
+    /// What the file must hash to, nil when unknown.
+    public var expectedSha256: String?
+    /// Where `expectedSha256` came from: "reference" (sonde's uninterrupted download) or
+    /// "Repr-Digest" (the server's digest of the representation the final bytes belong to).
+    public var expectedFrom: String?
+    public var intact: Bool
+    public var durationMs: Double
+    /// length × 8 / duration, Mbit/s; nil when the trial did not finish.
+    public var goodputMbps: Double?
+    /// The body bytes on disk over time: [milliseconds since the trial began, bytes], at most a few hundred points.
+    public var progress: [[Double]]
+    /// Why the trial failed, nil when it finished (intact or not).
+    public var error: TaskError?
+
+    public init(trial: Int, url: String, direction: String, protocol: String, length: Int64?,
+                interruptions: [ResumeInterruption], retries: [TransferRetry], bytesTransferred: Int64,
+                bytesWasted: Int64, sha256: String?, expectedSha256: String?, expectedFrom: String?,
+                durationMs: Double, progress: [[Double]], error: TaskError?) {
+        self.trial = trial
+        self.url = url
+        self.direction = direction
+        self.protocol = `protocol`
+        self.length = length
+        self.interruptions = interruptions
+        self.retries = retries
+        self.bytesTransferred = bytesTransferred
+        self.bytesWasted = bytesWasted
+        self.sha256 = sha256
+        self.expectedSha256 = expectedSha256
+        self.expectedFrom = expectedFrom
+        self.intact = sha256 != nil && sha256 == expectedSha256
+        self.durationMs = durationMs
+        self.goodputMbps = (sha256 != nil && durationMs > 0) ? length.map { Double($0) * 8 / 1000 / durationMs } : nil
+        self.progress = progress
+        self.error = error
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case trial, url, direction, `protocol`, length, interruptions, retries, bytesTransferred, bytesWasted, sha256,
+             expectedSha256, expectedFrom, intact, durationMs, goodputMbps, progress, error
+    }
+
+    /// Absent values are written as null, so every trial has every key.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(trial, forKey: .trial)
+        try c.encode(url, forKey: .url)
+        try c.encode(direction, forKey: .direction)
+        try c.encode(`protocol`, forKey: .protocol)
+        try c.encode(length, forKey: .length)
+        try c.encode(interruptions, forKey: .interruptions)
+        try c.encode(retries, forKey: .retries)
+        try c.encode(bytesTransferred, forKey: .bytesTransferred)
+        try c.encode(bytesWasted, forKey: .bytesWasted)
+        try c.encode(sha256, forKey: .sha256)
+        try c.encode(expectedSha256, forKey: .expectedSha256)
+        try c.encode(expectedFrom, forKey: .expectedFrom)
+        try c.encode(intact, forKey: .intact)
+        try c.encode(durationMs, forKey: .durationMs)
+        try c.encode(goodputMbps, forKey: .goodputMbps)
+        try c.encode(progress, forKey: .progress)
+        try c.encode(error, forKey: .error)
+    }
+}
+
+/// How a transfer was interrupted.
+public enum InterruptionKind: String, Codable, Sendable, CaseIterable {
+    /// The client cancelled the transfer (URLSession's `cancel(byProducingResumeData:)`).
+    case clientAbort
+    /// The connection was cut under the transfer (sonde shuts the socket down, as a path would).
+    case connectionDrop
+    /// The transferring process was killed with SIGKILL; a new process resumed from the
+    /// resume data on disk (an app terminated in the background).
+    case processKill
+    /// Not planned by sonde: the server or the path ended the transfer early (reset, EOF, stall).
+    case unplanned
+}
+
+/// One interruption of a trial and how the resume after it was answered.
+public struct ResumeInterruption: Codable, Sendable, Equatable {
+    /// Body bytes on disk when the transfer stopped.
+    public var atByte: Int64
+    public var kind: InterruptionKind
+    /// How the resume request was answered: "206" (the asked range, as asked), "200" (the whole
+    /// body again: a restart), "416", "wrongRange" (206 for another range), "validatorChanged" (206
+    /// for a different representation), "noValidator" (nothing to resume with: restarted from
+    /// zero), an HTTP status, or "failed" when no answer came. nil while not resumed yet.
+    public var answeredWith: String?
+    /// From the resume request to its first new body byte, milliseconds.
+    public var resumeLatencyMs: Double?
+    /// The response headers that decided `answeredWith` (status, Content-Range, ETag).
+    public var evidence: String?
+
+    public init(atByte: Int64, kind: InterruptionKind, answeredWith: String? = nil, resumeLatencyMs: Double? = nil,
+                evidence: String? = nil) {
+        self.atByte = atByte
+        self.kind = kind
+        self.answeredWith = answeredWith
+        self.resumeLatencyMs = resumeLatencyMs
+        self.evidence = evidence
+    }
+
+    private enum CodingKeys: String, CodingKey { case atByte, kind, answeredWith, resumeLatencyMs, evidence }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(atByte, forKey: .atByte)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(answeredWith, forKey: .answeredWith)
+        try c.encode(resumeLatencyMs, forKey: .resumeLatencyMs)
+        try c.encode(evidence, forKey: .evidence)
+    }
+}
+
+/// One retry of a failed request, under the shared retry policy.
+public struct TransferRetry: Codable, Sendable, Equatable {
+    /// What failed: an error code (`timedOut`, `connectionReset`, …) or `httpStatus`.
+    public var reason: String
+    /// The HTTP status when the failure was a status (429, 503, …).
+    public var status: Int?
+    /// The server's Retry-After, as sent.
+    public var retryAfter: String?
+    /// The delay waited before the retry, milliseconds.
+    public var delayMs: Double
+
+    public init(reason: String, status: Int?, retryAfter: String?, delayMs: Double) {
+        self.reason = reason
+        self.status = status
+        self.retryAfter = retryAfter
+        self.delayMs = delayMs
+    }
+
+    private enum CodingKeys: String, CodingKey { case reason, status, retryAfter, delayMs }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(reason, forKey: .reason)
+        try c.encode(status, forKey: .status)
+        try c.encode(retryAfter, forKey: .retryAfter)
+        try c.encode(delayMs, forKey: .delayMs)
+    }
+}

@@ -1,0 +1,161 @@
+import CurlShim
+#if canImport(Glibc)
+import Glibc
+#endif
+import SondeCore
+
+/// The status and header fields of the response whose body a `StreamingTransfer` delivers.
+public struct ResponseHead: Sendable, Equatable {
+    public var status: Int
+    public var headers: [HeaderField]
+
+    public init(status: Int, headers: [HeaderField]) {
+        self.status = status
+        self.headers = headers
+    }
+
+    /// The value of the last field named `name` (case-insensitive), or nil.
+    public func value(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return headers.last { $0.name.lowercased() == wanted }?.value
+    }
+}
+
+/// What one `StreamingTransfer.perform` did.
+public struct StreamedResponse: Sendable {
+    /// The final response's head (after redirects); nil when no response arrived.
+    public var head: ResponseHead?
+    /// Body bytes handed to the consumer.
+    public var bodyBytes: Int64 = 0
+    /// Why the transfer did not complete; nil when it did. An abort by the consumer is
+    /// `abortedByConsumer`, not an error.
+    public var error: TaskError?
+    /// The consumer returned false.
+    public var abortedByConsumer = false
+    /// µs from the start of `perform` to the first body byte; nil when none came.
+    public var firstByteMicros: Int64?
+    /// µs from the start of `perform` to its end.
+    public var durationMicros: Int64 = 0
+}
+
+/// One blocking HTTP transfer at a time on one libcurl easy handle (so that consecutive
+/// transfers reuse the connection), with the body streamed to a consumer: the engine of resume
+/// trials and resumability checks, where the bytes matter and not only their timing.
+///
+/// Threading: confined to the calling thread; `perform` blocks until the transfer ends, the
+/// consumer aborts it, a stall exceeds `stallTimeoutMs`, or SIGINT/SIGTERM arrives.
+public final class StreamingTransfer {
+    private let easy: EasyHandle
+    private let redactor: Redactor
+    private var head: ResponseHead?
+
+    /// - Parameter stallTimeoutMs: a transfer that receives nothing for this long fails with
+    ///   `timedOut` (CURLOPT_LOW_SPEED_TIME); nil for no limit.
+    public init(options: ProbeOptions, redactor: Redactor, stallTimeoutMs: Int? = nil) throws(TaskError) {
+        easy = try EasyHandle()
+        self.redactor = redactor
+        try easy.configureTransport(options)
+        try easy.set(CURLOPT_FOLLOWLOCATION, 1)
+        try easy.set(CURLOPT_MAXREDIRS, options.maxRedirects)
+        // Larger reads: fewer callbacks per byte for large files (libcurl's default is 16 KiB).
+        try easy.set(CURLOPT_BUFFERSIZE, 256 * 1024)
+        // No transparent decompression: the bytes counted and hashed are the bytes on the wire.
+        try easy.set(CURLOPT_HTTP_CONTENT_DECODING, 0)
+        if let stall = stallTimeoutMs {
+            try easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
+            try easy.set(CURLOPT_LOW_SPEED_TIME, max(1, (stall + 999) / 1000))
+        }
+        var code = sonde_easy_abort_on_signal(easy.raw)
+        if code == CURLE_OK { code = sonde_easy_track_socket(easy.raw, easy.socketSlot) }
+        guard code == CURLE_OK else {
+            throw TaskError(code: .internalError, message: "libcurl rejected a callback option: \(String(cString: curl_easy_strerror(code)))")
+        }
+    }
+
+    /// Why `url` cannot be transferred (malformed, or not http/https), or nil when it can.
+    public static func problem(url: String) -> String? {
+        guard let parts = URLParts(url) else { return "'\(url)' is not a URL libcurl can parse" }
+        guard parts.scheme == "http" || parts.scheme == "https" else {
+            return "'\(parts.scheme)' is not supported here: give an http:// or https:// URL"
+        }
+        return nil
+    }
+
+    /// Runs one request. `consumer` sees the response head with every body chunk; returning
+    /// false stops the transfer there (the bytes of that chunk it did not want are its business).
+    /// - Parameters:
+    ///   - method: "GET" or "HEAD".
+    public func perform(url: String, method: String = "GET", headers: [HeaderField] = [],
+                        consumer: (ResponseHead, UnsafeRawBufferPointer) -> Bool) -> StreamedResponse {
+        var result = StreamedResponse()
+        let start = monotonicMicroseconds()
+        head = nil
+        easy.prepareForTransfer()
+        do {
+            try easy.setURL(url)
+            try easy.set(CURLOPT_NOBODY, method == "HEAD" ? 1 : 0)
+            if method != "HEAD" { try easy.set(CURLOPT_HTTPGET, 1) }
+            try easy.setHeaders(headers)
+        } catch {
+            result.error = error
+            return result
+        }
+        let code = withoutActuallyEscaping(consumer) { consumer -> CURLcode in
+            easy.bodyConsumer = { [unowned self] chunk in
+                let current = self.currentHead()
+                if result.firstByteMicros == nil { result.firstByteMicros = monotonicMicroseconds() - start }
+                result.bodyBytes += Int64(chunk.count)
+                guard consumer(current, chunk) else {
+                    result.abortedByConsumer = true
+                    return false
+                }
+                return true
+            }
+            defer { easy.bodyConsumer = nil }
+            return curl_easy_perform(easy.raw)
+        }
+        result.durationMicros = monotonicMicroseconds() - start
+        let status = easy.long(CURLINFO_RESPONSE_CODE)
+        if status > 0 { result.head = head ?? ResponseHead(status: status, headers: easy.responseHeaders) }
+        if code != CURLE_OK && !(result.abortedByConsumer && code == CURLE_WRITE_ERROR) {
+            if code == CURLE_ABORTED_BY_CALLBACK && sonde_received_signal() != 0 {
+                result.error = TaskError(code: .interrupted, message: "interrupted by signal \(sonde_received_signal())",
+                                         curlCode: Int(code.rawValue))
+            } else {
+                let remote = easy.string(CURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : "\($0):\(easy.long(CURLINFO_PRIMARY_PORT))" }
+                result.error = CurlErrorClassifier.classify(CurlFailure(
+                    curlCode: Int(code.rawValue), detail: easy.errorDetail, osErrno: Int32(easy.long(CURLINFO_OS_ERRNO)),
+                    verifyResult: easy.long(CURLINFO_SSL_VERIFYRESULT), connected: easy.offset(CURLINFO_CONNECT_TIME_T) > 0,
+                    url: redactor.redact(url: url), remote: remote ?? URLParts(url).map { "\($0.host):\($0.port)" }))
+            }
+        }
+        return result
+    }
+
+    /// Resets the transfer's connection under libcurl, the way a path that drops it would: the
+    /// socket is made to close with an RST (SO_LINGER 0, so what the kernel still buffers for it is
+    /// discarded), and an unconnected socket takes its descriptor, so libcurl's next read fails.
+    /// Call it from the consumer.
+    public func dropConnection() {
+        let socket = easy.socketSlot.pointee
+        guard socket >= 0 else { return }
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        let placeholder = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard placeholder >= 0 else {
+            shutdown(socket, Int32(SHUT_RDWR))
+            return
+        }
+        // dup2 closes the connected socket (its last reference: RST) and leaves libcurl a dead one.
+        _ = dup2(placeholder, socket)
+        close(placeholder)
+    }
+
+    /// The head of the response being received, made once per response.
+    private func currentHead() -> ResponseHead {
+        if let head { return head }
+        let made = ResponseHead(status: easy.long(CURLINFO_RESPONSE_CODE), headers: easy.responseHeaders)
+        head = made
+        return made
+    }
+}

@@ -1,0 +1,40 @@
+import SondeCore
+import SondeHTTP
+
+/// The transport settings of a resume run, in a form a worker process can read back from disk:
+/// the parent writes them (mode 0600, they may hold credentials) for the processes it kills.
+public struct TransferSettings: Codable, Sendable, Equatable {
+    public var headers: [HeaderField] = []
+    public var insecure = false
+    public var caCertPath: String?
+    public var pinnedPublicKey: String?
+    /// "any", "v4" or "v6".
+    public var ipVersion = "any"
+    public var resolve: [String] = []
+    public var proxy: String?
+    public var connectTimeoutMs: Int?
+    /// A transfer that receives nothing for this long fails with `timedOut`; nil for no limit.
+    public var stallTimeoutMs: Int? = 30_000
+    public var maxRedirects = 10
+    /// false: redact nothing (`--no-redact`).
+    public var redact = true
+    /// Header and query parameter names to redact besides the usual ones (`--redact`).
+    public var extraRedactions: [String] = []
+
+    public init() {}
+
+    public var probeOptions: ProbeOptions {
+        var options = ProbeOptions()
+        options.insecure = insecure
+        options.caCertPath = caCertPath
+        options.pinnedPublicKey = pinnedPublicKey
+        options.ipVersion = IPVersion(rawValue: ipVersion) ?? .any
+        options.resolve = resolve
+        options.proxy = proxy
+        options.connectTimeoutMs = connectTimeoutMs
+        options.maxRedirects = maxRedirects
+        return options
+    }
+
+    public var redactor: Redactor { Redactor(enabled: redact, extraNames: extraRedactions) }
+}

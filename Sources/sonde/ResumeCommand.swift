@@ -1,0 +1,159 @@
+import ArgumentParser
+import Foundation
+import SondeCore
+import SondeHTTP
+import SondeTransfer
+
+struct ResumeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resume",
+        abstract: "Check whether a download resumes the way URLSession resumes it, and run interrupted-download trials.",
+        discussion: """
+        Example: sonde resume https://cdn.example.org/big.bin --trials 20
+                 sonde resume https://cdn.example.org/big.bin --check
+        First a verdict, check by check (validator, Range, If-Range with the current and a stale
+        validator, …), then one uninterrupted reference download (its SHA-256), then the trials:
+        each is interrupted at a random (or --interrupt-at) byte, resumed from resume data on disk
+        with Range and If-Range, and its final file verified against the reference. Interruption
+        kinds, taken in turn: abort (the client cancels), drop (the connection is cut under the
+        transfer), kill (the transferring process is SIGKILLed; a new one resumes from disk).
+        A trial whose file does not verify fails the run (exit 1), as does a URL that is not resumable.
+        """)
+
+    @Argument(help: "The http:// or https:// URL of the resource.")
+    var url: String
+
+    @Flag(name: .long, help: "Only the resumability verdict: no reference download, no trials.")
+    var check = false
+    @Option(name: .long, help: "How many interrupted downloads to run.")
+    var trials = 10
+    @Option(name: .customLong("interrupts-per-trial"), help: "Interruptions per trial, at random offsets.")
+    var interruptsPerTrial = 1
+    @Option(name: .customLong("interrupt-at"), help: ArgumentHelp(
+        "Interrupt at these offsets instead (comma-separated or repeated): bytes (1048576, 512k, 4MiB) or a share of the length (50%).",
+        valueName: "offsets"))
+    var interruptAt: [String] = []
+    @Option(name: .customLong("kinds"), help: "Interruption kinds to take in turn: abort, drop, kill (comma-separated).")
+    var kinds = "abort,drop,kill"
+    @Option(name: .long, help: "Seed of the random offsets, kinds and jitter, to replay a run (default: a random one, recorded in the report).")
+    var seed: UInt64?
+    @Flag(name: .customLong("keep-files"), help: "Keep each trial's file: trial-N.bin when it verified, trial-N.corrupt when not.")
+    var keepFiles = false
+
+    @Option(name: .customLong("retries"), help: "Retries per trial of what is retryable (timeouts, resets, 5xx, 429; never other 4xx).")
+    var retries = 5
+    @Option(name: .customLong("backoff-initial"), help: "Delay before the first retry (Retry-After wins on 429 and 503).")
+    var backoffInitial = DurationArgument(seconds: 0.2)
+    @Option(name: .customLong("backoff-max"), help: "Longest delay between retries (before jitter).")
+    var backoffMax = DurationArgument(seconds: 10)
+    @Option(name: .customLong("jitter"), help: "Jitter of the delay: full, equal or none.")
+    var jitter = "full"
+    @Option(name: .customLong("stall-timeout"), help: "A transfer that receives nothing for this long fails (timedOut) and is retried.")
+    var stallTimeout = DurationArgument(seconds: 30)
+    @Option(name: .customLong("connect-timeout"), help: "Longest time for a TCP (and TLS) connect.")
+    var connectTimeout: DurationArgument?
+
+    @Option(name: [.customShort("H"), .customLong("header")], help: "Add a header to every request, 'Name: value' (repeatable; secrets are redacted in the report).")
+    var headers: [String] = []
+    @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's TLS certificate (recorded in the report).")
+    var insecure = false
+    @Option(name: .customLong("cacert"), help: "Also trust the CA certificates in this PEM file.")
+    var caCert: String?
+    @Option(name: .customLong("resolve"), help: "Resolve host:port to this address (host:port:addr, repeatable), as curl --resolve.")
+    var resolve: [String] = []
+
+    @OptionGroup var report: ReportOptions
+
+    func validate() throws {
+        if let problem = StreamingTransfer.problem(url: url) { throw ValidationError(problem) }
+        guard (1...100_000).contains(trials) else { throw ValidationError("--trials must be between 1 and 100000") }
+        guard (1...1000).contains(interruptsPerTrial) else { throw ValidationError("--interrupts-per-trial must be between 1 and 1000") }
+        guard (0...100).contains(retries) else { throw ValidationError("--retries must be between 0 and 100") }
+        _ = try parsedOffsets()
+        _ = try parsedKinds()
+        _ = try parseHeaderArguments(headers)
+        guard let mode = BackoffPolicy.Jitter(rawValue: jitter) else { throw ValidationError("--jitter must be full, equal or none") }
+        if let problem = BackoffPolicy(initialMs: backoffInitial.seconds * 1000, maxMs: backoffMax.seconds * 1000, jitter: mode).problem {
+            throw ValidationError(problem)
+        }
+        guard stallTimeout.seconds >= 1 else { throw ValidationError("--stall-timeout must be at least 1s") }
+        if let caCert, !FileManager.default.isReadableFile(atPath: caCert) {
+            throw ValidationError("cannot read --cacert \(caCert): no such file, or not readable")
+        }
+    }
+
+    func parsedOffsets() throws -> [TrialPlan.Offset]? {
+        let items = interruptAt.flatMap { $0.split(separator: ",").map(String.init) }
+        guard !items.isEmpty else { return nil }
+        return try items.map { item in
+            guard let offset = TrialPlan.Offset(parsing: item) else {
+                throw ValidationError("--interrupt-at '\(item)' is not a byte offset (1048576, 512k, 4MiB) or a share (50%)")
+            }
+            return offset
+        }
+    }
+
+    func parsedKinds() throws -> [InterruptionKind] {
+        let names: [String: InterruptionKind] = [
+            "abort": .clientAbort, "clientAbort": .clientAbort, "drop": .connectionDrop, "connectionDrop": .connectionDrop,
+            "kill": .processKill, "processKill": .processKill,
+        ]
+        let kinds = try kinds.split(separator: ",").map { name -> InterruptionKind in
+            guard let kind = names[name.trimmingCharacters(in: .whitespaces)] else {
+                throw ValidationError("--kinds: '\(name)' is not one of abort, drop, kill")
+            }
+            return kind
+        }
+        guard !kinds.isEmpty else { throw ValidationError("--kinds needs at least one of abort, drop, kill") }
+        return kinds
+    }
+
+    var settings: TransferSettings {
+        var settings = TransferSettings()
+        settings.headers = (try? parseHeaderArguments(headers)) ?? []
+        settings.insecure = insecure
+        settings.caCertPath = caCert
+        settings.resolve = resolve
+        settings.connectTimeoutMs = connectTimeout.map { Int($0.seconds * 1000) }
+        settings.stallTimeoutMs = Int(stallTimeout.seconds * 1000)
+        settings.redact = !report.noRedact
+        settings.extraRedactions = report.extraRedactions
+        return settings
+    }
+
+    func run() async throws {
+        let seed = seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        var options = DownloadTrialOptions(workDirectory: "")
+        options.interruptsPerTrial = interruptsPerTrial
+        options.interruptAt = try parsedOffsets()
+        options.kinds = try parsedKinds()
+        options.keepFiles = keepFiles
+        options.retry = RetryPolicy(backoff: BackoffPolicy(initialMs: backoffInitial.seconds * 1000, maxMs: backoffMax.seconds * 1000,
+                                                           jitter: BackoffPolicy.Jitter(rawValue: jitter) ?? .full),
+                                    maxRetries: retries)
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if self.seed == nil && !check { arguments += ["--seed", "\(seed)"] }
+        let session = ResumeSession(arguments: arguments, report: report, settings: settings)
+        let status = session.run(url: url, checkOnly: check, trials: trials, options: options, seed: seed)
+        throw ExitCode(status.rawValue)
+    }
+}
+
+/// `sonde resume-worker`: the process a `kill` interruption kills (not for direct use).
+struct ResumeWorkerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resume-worker", abstract: "Internal: continue a download from resume data and die by SIGKILL at a byte.",
+        shouldDisplay: false)
+
+    @Option(name: .customLong("resume-data")) var resumeData: String
+    @Option(name: .customLong("settings")) var settings: String
+    @Option(name: .customLong("die-at")) var dieAt: Int64
+    @Option(name: .customLong("leg-report")) var legReport: String
+    @Flag(name: .customLong("restart")) var restart = false
+
+    func run() throws {
+        let status = DownloadWorker.run(resumeDataPath: resumeData, settingsPath: settings, dieAt: dieAt,
+                                        legReportPath: legReport, restart: restart)
+        throw ExitCode(status)
+    }
+}

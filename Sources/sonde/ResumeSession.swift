@@ -1,0 +1,120 @@
+import CurlShim
+import Foundation
+import SondeCore
+import SondeHTTP
+import SondeReport
+import SondeTransfer
+
+/// Runs `sonde resume` into a run folder: the verdict, then (unless `--check`) the reference
+/// download and the trials, each journalled as it ends; Ctrl-C ends the trial under way and
+/// still writes the report (130). A progress line on a TTY while bytes flow.
+struct ResumeSession {
+    let arguments: [String]
+    let report: ReportOptions
+    let settings: TransferSettings
+
+    func run(url: String, checkOnly: Bool, trials: Int, options: DownloadTrialOptions, seed: UInt64) -> ExitStatus {
+        let redactor = settings.redactor
+        let baseline: JournalScan.Result?
+        do { baseline = try report.loadBaseline() } catch {
+            printError("sonde: \(error.message)")
+            return .usage
+        }
+        let started = Timestamp.now()
+        let runInfo = RunInfo(id: RunInfo.makeID(command: "resume", at: started), command: "resume",
+                              arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
+                              insecure: settings.insecure, redacted: redactor.isEnabled)
+        let tool = ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features)
+        let recorder: ProbeRunRecorder
+        do { recorder = try report.openRecorder(run: runInfo, tool: tool) } catch {
+            printError("sonde: \(error.message)")
+            return .usage
+        }
+        let json = report.json
+        let display = redactor.redact(url: url)
+        let renderer = TerminalRenderer(useColor: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+        let progressOnTTY = isatty(STDERR_FILENO) == 1 && !json
+        sonde_install_interrupt_handlers()
+        defer { sonde_reset_interrupt_handlers() }
+        let shouldStop = { sonde_received_signal() != 0 }
+
+        var failure: TaskError? = nil
+        var reference: DownloadReference? = nil
+        var runner: DownloadTrialRunner? = nil
+        do throws(TaskError) {
+            if !checkOnly {
+                var trialOptions = options
+                trialOptions.workDirectory = recorder.folder.path + "/transfers"
+                let worker = trialOptions.kinds.contains(.processKill) ? try Self.workerCommand() : nil
+                runner = try DownloadTrialRunner(url: url, settings: settings, options: trialOptions, worker: worker, seed: seed)
+                if !json { print("resume \(display): reference download, then \(trials) trial\(trials == 1 ? "" : "s"); report in \(recorder.folder.path)") }
+                reference = try runner!.reference()
+                if !json, let reference {
+                    print("reference: \(reference.length) bytes in \(formatMs(reference.durationMs)) ms, sha256 \(reference.sha256)"
+                        + (reference.validator.map { ", validator \($0)" } ?? ", no validator"))
+                }
+            }
+            let checker = try ResumabilityChecker(settings: settings)
+            let verdict = checker.verdict(url: url, reference: reference)
+            try recorder.record(resumeVerdict: verdict)
+            if !json { print(renderer.render(verdict: verdict)) }
+            if let runner, let reference {
+                if !json { print("") }
+                for number in 1...trials {
+                    if shouldStop() { break }
+                    var lastDraw = 0.0
+                    let trial = runner.runTrial(number: number, reference: reference, shouldStop: shouldStop) { bytes in
+                        guard progressOnTTY else { return }
+                        let now = Double(monotonicMicroseconds()) / 1e6
+                        guard now - lastDraw >= 0.1 else { return }
+                        lastDraw = now
+                        let share = reference.length > 0 ? Double(bytes) / Double(reference.length) : 0
+                        let filled = Int(share * 30)
+                        let bar = String(repeating: "█", count: min(30, filled)) + String(repeating: "░", count: max(0, 30 - filled))
+                        FileHandle.standardError.write(Data("\r\u{1B}[Ktrial \(number)/\(trials) \(bar) \(Int(share * 100))%".utf8))
+                    }
+                    if progressOnTTY { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+                    try recorder.record(resumeTrial: trial)
+                    if !json { print(renderer.render(trial: trial)) }
+                }
+                runner.finish()
+            }
+        } catch {
+            failure = error
+            runner?.finish()
+        }
+        let interrupted = sonde_received_signal() != 0
+        let status: RunStatus = interrupted ? .interrupted : failure != nil ? .error : .passed
+        let finished: RunOutcome
+        do {
+            finished = try recorder.finish(status: status, thresholds: report.thresholds, baseline: baseline,
+                                           prometheusPath: report.prometheusPath)
+        } catch {
+            printError("sonde: could not write the report: \(error.message)")
+            return .failure
+        }
+        if let failure, !interrupted { printError("sonde resume: \(failure.message)") }
+        if json {
+            printReportDocument(recorder.folder)
+        } else {
+            if !finished.resume.trials.isEmpty {
+                print(renderer.render(trialTotals: finished.resume.trials))
+            }
+            if !finished.thresholds.isEmpty { print(renderer.render(thresholds: finished.thresholds)) }
+            printReportPaths(recorder.folder, har: false, prometheusPath: report.prometheusPath)
+            if interrupted { print("interrupted: the report holds the trials that ended before") }
+        }
+        return finished.exitStatus
+    }
+
+    /// This executable in its worker mode.
+    static func workerCommand() throws(TaskError) -> WorkerCommand {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else {
+            throw TaskError(code: .internalError, message: "cannot find sonde's own executable (/proc/self/exe) to start the kill-interruption worker")
+        }
+        let path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return WorkerCommand(executable: path, arguments: ["resume-worker"])
+    }
+}
