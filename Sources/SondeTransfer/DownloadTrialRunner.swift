@@ -77,7 +77,7 @@ public final class DownloadTrialRunner {
 
     /// The uninterrupted reference download.
     public func reference() throws(TaskError) -> DownloadReference {
-        try DownloadReference.fetch(url: url, transfer: transfer, headers: settings.headers)
+        try DownloadReference.fetch(url: url, transfer: transfer, headers: settings.headers, retry: options.retry, using: &generator)
     }
 
     /// Runs trial `number` (1-based) against `reference`. `onProgress` gets the bytes on disk.

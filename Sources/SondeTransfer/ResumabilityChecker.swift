@@ -1,3 +1,4 @@
+import Crypto
 import SondeCore
 import SondeHTTP
 
@@ -22,6 +23,8 @@ public struct ResumabilityChecker {
     private struct Answer {
         var head: ResponseHead?
         var bodyBytes: Int64
+        /// SHA-256 (hex) of the body bytes read.
+        var sha256: String
         var error: TaskError?
         var facts: ResponseFacts? { head.map(ResponseFacts.init) }
         var evidence: String { facts?.evidence ?? "no response: \(error?.message ?? "?")" }
@@ -29,11 +32,15 @@ public struct ResumabilityChecker {
 
     private func ask(_ url: String, _ extra: [HeaderField], limit: Int64) -> Answer {
         var read: Int64 = 0
+        var hasher = SHA256()
         let response = transfer.perform(url: url, headers: headers + extra) { _, chunk in
+            let wanted = Int(min(Int64(chunk.count), max(0, limit - read)))
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: chunk[0..<wanted]))
             read += Int64(chunk.count)
             return read < limit
         }
-        return Answer(head: response.head, bodyBytes: read, error: response.abortedByConsumer ? nil : response.error)
+        return Answer(head: response.head, bodyBytes: read, sha256: PartialFile.hex(hasher.finalize()),
+                      error: response.abortedByConsumer ? nil : response.error)
     }
 
     /// The verdict for `url`; `reference` is the uninterrupted download when one was made (its
@@ -67,17 +74,30 @@ public struct ResumabilityChecker {
 
         // A range near the end, asked the way a resume asks: `bytes=N-`.
         var rangeOK = false
+        var lyingRange = false
         var currentOK = false
         var staleOK = false
         if let length, length >= 2 {
-            let start = length - min(length / 2, 4096)
+            let start = DownloadReference.tailStart(length: length)
+            // With a reference, the range's bytes are compared with the same bytes of the whole body.
+            let expectedTail = reference?.tailStart == start ? reference?.tailSha256 : nil
             func partial(_ extra: [HeaderField]) -> (Bool, String) {
                 let answer = ask(url, [HeaderField(name: "Range", value: "bytes=\(start)-")] + extra, limit: 8192)
                 guard let facts = answer.facts else { return (false, answer.evidence) }
                 let range = facts.contentRange
-                let ok = facts.head.status == 206 && range?.first == start && range?.last == length - 1
+                let framed = facts.head.status == 206 && range?.first == start && range?.last == length - 1
                     && (range?.complete == nil || range?.complete == length) && answer.bodyBytes == length - start
-                return (ok, "Range: bytes=\(start)- → \(facts.evidence)" + (ok ? "" : " (\(answer.bodyBytes) body bytes; expected 206 with bytes \(start)-\(length - 1)/\(length))"))
+                let sameBytes = expectedTail.map { $0 == answer.sha256 } ?? true
+                var evidence = "Range: bytes=\(start)- → \(facts.evidence)"
+                if !framed {
+                    evidence += " (\(answer.bodyBytes) body bytes; expected 206 with bytes \(start)-\(length - 1)/\(length))"
+                } else if !sameBytes {
+                    lyingRange = true
+                    evidence += " (the headers are right but the bytes are not those of the whole body at that offset: a lying range)"
+                } else if expectedTail != nil {
+                    evidence += " (the same bytes as the whole body's)"
+                }
+                return (framed && sameBytes, evidence)
             }
             let (ok, evidence) = partial([])
             rangeOK = ok
@@ -117,6 +137,8 @@ public struct ResumabilityChecker {
             urlSession = etag?.hasPrefix("W/") == true
                 ? "cannot make resume data (a weak ETag only): an interrupted download starts over from zero"
                 : "cannot make resume data (no ETag or Last-Modified): an interrupted download starts over from zero"
+        } else if lyingRange {
+            urlSession = "resumes, and the server sends other bytes under a correct Content-Range: every resumed file is corrupt"
         } else if !stable {
             urlSession = "resume data goes stale at once (the validator changes on every request): every resume starts over"
         } else if !rangeOK {
