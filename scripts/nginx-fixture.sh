@@ -7,6 +7,8 @@ dir=$1 http=$2 https=$3 h2c=$4
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$dir/www" "$dir/tmp"
 head -c 1024 /dev/zero | tr '\0' 'a' > "$dir/www/1k.bin"
+# Random bytes for resume trials: a splice of the wrong ranges cannot hash right by accident.
+head -c 3000000 /dev/urandom > "$dir/www/3m.bin"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 7 \
   -keyout "$dir/key.pem" -out "$dir/cert.pem" -subj "/CN=localhost" \
   -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" >/dev/null 2>&1

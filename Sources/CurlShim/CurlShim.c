@@ -1,6 +1,7 @@
 #include "CurlShim.h"
 #include <openssl/ssl.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 #include <string.h>
 
@@ -92,15 +93,41 @@ void sonde_reset_interrupt_handlers(void) {
     signal(SIGTERM, SIG_DFL);
 }
 
-static int abort_on_signal(void *userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow) {
-    (void)userdata; (void)dltotal; (void)dlnow; (void)ultotal; (void)ulnow;
-    return received_signal != 0 ? 1 : 0;
+static long long monotonic_us(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000000LL + now.tv_nsec / 1000;
 }
 
-CURLcode sonde_easy_abort_on_signal(CURL *handle) {
-    CURLcode code = curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, abort_on_signal);
-    if (code != CURLE_OK) return code;
-    return curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
+static int watch_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow) {
+    (void)dltotal; (void)ultotal;
+    sonde_progress_state *state = (sonde_progress_state *)userdata;
+    if (received_signal != 0) return 1;
+    long long now = monotonic_us();
+    if ((long long)dlnow != state->last_dlnow || (long long)ulnow != state->last_ulnow) {
+        state->last_dlnow = (long long)dlnow;
+        state->last_ulnow = (long long)ulnow;
+        state->last_change_us = now;
+    } else if (state->stall_us > 0 && now - state->last_change_us > state->stall_us) {
+        state->stalled = 1;
+        return 1;
+    }
+    return 0;
+}
+
+void sonde_progress_reset(sonde_progress_state *state) {
+    state->last_change_us = monotonic_us();
+    state->last_dlnow = 0;
+    state->last_ulnow = 0;
+    state->stalled = 0;
+}
+
+CURLcode sonde_easy_watch_progress(CURL *handle, sonde_progress_state *state) {
+    sonde_progress_reset(state);
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, watch_progress);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_XFERINFODATA, state);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
+    return code;
 }
 
 static int track_socket_open(void *clientp, curl_socket_t curlfd, curlsocktype purpose) {

@@ -48,6 +48,10 @@ public final class StreamingTransfer {
     private let easy: EasyHandle
     private let redactor: Redactor
     private var head: ResponseHead?
+    /// The progress watch's state (stall clock, signal check), read by the C callback.
+    private let progress: UnsafeMutablePointer<sonde_progress_state>
+    /// nil: no stall limit.
+    public let stallTimeoutMs: Int?
 
     /// - Parameter stallTimeoutMs: a transfer that receives nothing for this long fails with
     ///   `timedOut` (CURLOPT_LOW_SPEED_TIME); nil for no limit.
@@ -61,16 +65,20 @@ public final class StreamingTransfer {
         try easy.set(CURLOPT_BUFFERSIZE, 256 * 1024)
         // No transparent decompression: the bytes counted and hashed are the bytes on the wire.
         try easy.set(CURLOPT_HTTP_CONTENT_DECODING, 0)
-        if let stall = stallTimeoutMs {
-            try easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
-            try easy.set(CURLOPT_LOW_SPEED_TIME, max(1, (stall + 999) / 1000))
-        }
-        var code = sonde_easy_abort_on_signal(easy.raw)
+        // libcurl's own CURLOPT_LOW_SPEED_TIME averages over seconds of history, so a stall after
+        // a fast start goes unseen for that long: the shim's watch times the silence itself.
+        progress = .allocate(capacity: 1)
+        progress.initialize(to: sonde_progress_state())
+        progress.pointee.stall_us = Int64(stallTimeoutMs ?? 0) * 1000
+        self.stallTimeoutMs = stallTimeoutMs
+        var code = sonde_easy_watch_progress(easy.raw, progress)
         if code == CURLE_OK { code = sonde_easy_track_socket(easy.raw, easy.socketSlot) }
         guard code == CURLE_OK else {
             throw TaskError(code: .internalError, message: "libcurl rejected a callback option: \(String(cString: curl_easy_strerror(code)))")
         }
     }
+
+    deinit { progress.deallocate() }
 
     /// Why `url` cannot be transferred (malformed, or not http/https), or nil when it can.
     public static func problem(url: String) -> String? {
@@ -91,6 +99,7 @@ public final class StreamingTransfer {
         let start = monotonicMicroseconds()
         head = nil
         easy.prepareForTransfer()
+        sonde_progress_reset(progress)
         do {
             try easy.setURL(url)
             try easy.set(CURLOPT_NOBODY, method == "HEAD" ? 1 : 0)
@@ -121,6 +130,9 @@ public final class StreamingTransfer {
             if code == CURLE_ABORTED_BY_CALLBACK && sonde_received_signal() != 0 {
                 result.error = TaskError(code: .interrupted, message: "interrupted by signal \(sonde_received_signal())",
                                          curlCode: Int(code.rawValue))
+            } else if code == CURLE_ABORTED_BY_CALLBACK && progress.pointee.stalled == 1 {
+                result.error = TaskError(code: .timedOut, message: "the transfer stalled: nothing moved for \(stallTimeoutMs ?? 0) ms "
+                    + "(after \(result.bodyBytes) body bytes)", curlCode: Int(code.rawValue))
             } else {
                 let remote = easy.string(CURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : "\($0):\(easy.long(CURLINFO_PRIMARY_PORT))" }
                 result.error = CurlErrorClassifier.classify(CurlFailure(

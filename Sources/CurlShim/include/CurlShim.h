@@ -29,10 +29,23 @@ CURLcode sonde_easy_getinfo_string(CURL *handle, CURLINFO info, const char **val
 CURLcode sonde_easy_track_socket(CURL *handle, int *slot);
 CURLcode sonde_easy_getinfo_certinfo(CURL *handle, struct curl_certinfo **value);
 
-/// Makes a transfer on `handle` abort (CURLE_ABORTED_BY_CALLBACK) within libcurl's progress
-/// interval (about a second, sooner while data flows) once SIGINT or SIGTERM was recorded by
-/// `sonde_install_interrupt_handlers`: a blocking curl_easy_perform then ends on Ctrl-C.
-CURLcode sonde_easy_abort_on_signal(CURL *handle);
+/// Progress watch of one easy handle (CURLOPT_XFERINFOFUNCTION), libcurl calls it at least
+/// about once a second: the transfer aborts (CURLE_ABORTED_BY_CALLBACK) once SIGINT or SIGTERM
+/// was recorded by `sonde_install_interrupt_handlers`, or when no byte moved either way for
+/// `stall_us` microseconds (`stalled` is then 1). Reset it with `sonde_progress_reset` before
+/// each transfer.
+typedef struct {
+    long long stall_us;        ///< 0: no stall limit
+    long long last_change_us;  ///< CLOCK_MONOTONIC µs when a byte last moved (or the transfer began)
+    long long last_dlnow;
+    long long last_ulnow;
+    int stalled;
+} sonde_progress_state;
+
+/// Installs the watch; `state` must outlive the handle's transfers.
+CURLcode sonde_easy_watch_progress(CURL *handle, sonde_progress_state *state);
+/// Starts the stall clock afresh.
+void sonde_progress_reset(sonde_progress_state *state);
 
 CURLMcode sonde_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 

@@ -1,0 +1,117 @@
+import Foundation
+import SondeCore
+import SondeHTTP
+import Testing
+@testable import SondeTransfer
+
+@Suite struct RetryPolicyTests {
+    @Test func onlyWhatIsRetryableIsRetried() {
+        for status in [429, 500, 502, 503, 504] { #expect(RetryPolicy.isRetryable(error: nil, status: status), "\(status)") }
+        for status in [400, 401, 403, 404, 410, 416] { #expect(!RetryPolicy.isRetryable(error: .httpStatus, status: status), "\(status)") }
+        for code in [ErrorCode.timedOut, .connectTimeout, .connectionReset, .connectionClosed, .truncatedBody, .emptyReply, .connectionRefused] {
+            #expect(RetryPolicy.isRetryable(error: code, status: nil), "\(code)")
+        }
+        for code in [ErrorCode.tlsFailure, .dnsFailure, .malformedURL, .corruptTransfer, .localIOError, .protocolError] {
+            #expect(!RetryPolicy.isRetryable(error: code, status: nil), "\(code)")
+        }
+    }
+
+    @Test func retryAfterIsHonouredOn429And503Only() {
+        let policy = RetryPolicy(backoff: BackoffPolicy(initialMs: 100, maxMs: 100, multiplier: 1, jitter: .none), maxRetries: 3,
+                                 maxRetryAfterMs: 5000)
+        var generator = SeededGenerator(seed: 1)
+        #expect(policy.delayMs(failure: 1, status: 503, retryAfter: "2", using: &generator) == 2000)
+        #expect(policy.delayMs(failure: 1, status: 429, retryAfter: "3", using: &generator) == 3000)
+        #expect(policy.delayMs(failure: 1, status: 500, retryAfter: "3", using: &generator) == 100, "Retry-After only counts on 429 and 503")
+        #expect(policy.delayMs(failure: 1, status: 503, retryAfter: "3600", using: &generator) == 5000, "capped")
+        #expect(policy.delayMs(failure: 1, status: 503, retryAfter: "soon", using: &generator) == 100, "unreadable: the backoff")
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let later = "Tue, 14 Nov 2023 22:13:24 GMT"  // now + 4 s
+        #expect(RetryPolicy.seconds(retryAfter: later, now: now) == 4)
+        #expect(RetryPolicy.seconds(retryAfter: "Tue, 14 Nov 2023 22:00:00 GMT", now: now) == 0, "a date in the past: at once")
+    }
+}
+
+@Suite struct TrialPlanTests {
+    @Test func offsetsParse() {
+        #expect(TrialPlan.Offset(parsing: "1048576") == .bytes(1_048_576))
+        #expect(TrialPlan.Offset(parsing: "512k") == .bytes(512 * 1024))
+        #expect(TrialPlan.Offset(parsing: "4MiB") == .bytes(4 << 20))
+        #expect(TrialPlan.Offset(parsing: "50%") == .fraction(0.5))
+        for bad in ["", "0", "-5", "100%", "0%", "x", "5 MB", "1.5M"] { #expect(TrialPlan.Offset(parsing: bad) == nil, "\(bad)") }
+    }
+
+    @Test func stopsAreDistinctAscendingInsideTheBodyAndKindsRotate() {
+        var generator = SeededGenerator(seed: 42)
+        let kinds: [InterruptionKind] = [.clientAbort, .connectionDrop, .processKill]
+        for trial in 1...50 {
+            let stops = TrialPlan.stops(trial: trial, length: 1000, count: 3, offsets: nil, kinds: kinds, using: &generator)
+            #expect(!stops.isEmpty && stops.count <= 3)
+            #expect(stops.map(\.atByte) == stops.map(\.atByte).sorted() && Set(stops.map(\.atByte)).count == stops.count)
+            #expect(stops.allSatisfy { $0.atByte > 0 && $0.atByte < 1000 })
+            #expect(stops[0].kind == kinds[(trial - 1) % 3])
+        }
+        let given = TrialPlan.stops(trial: 1, length: 1000, count: 1, offsets: [.fraction(0.5), .bytes(5000), .bytes(10)],
+                                    kinds: [.clientAbort], using: &generator)
+        #expect(given.map(\.atByte) == [10, 500], "offsets past the end are dropped")
+        var a = SeededGenerator(seed: 7), b = SeededGenerator(seed: 7)
+        #expect(TrialPlan.stops(trial: 3, length: 1 << 30, count: 4, offsets: nil, kinds: kinds, using: &a)
+                == TrialPlan.stops(trial: 3, length: 1 << 30, count: 4, offsets: nil, kinds: kinds, using: &b), "a seed replays")
+    }
+}
+
+@Suite struct ResponseFactsTests {
+    func facts(_ status: Int, _ fields: [(String, String)]) -> ResponseFacts {
+        ResponseFacts(head: ResponseHead(status: status, headers: fields.map { HeaderField(name: $0.0, value: $0.1) }))
+    }
+
+    @Test func contentRangeAndValidators() {
+        let partial = facts(206, [("Content-Range", "bytes 100-199/1000"), ("ETag", "\"v1\""), ("Last-Modified", "Sat, 01 Nov 2025 00:00:00 GMT")])
+        #expect(partial.contentRange?.first == 100 && partial.contentRange?.last == 199 && partial.contentRange?.complete == 1000)
+        #expect(partial.representationLength == 1000)
+        #expect(partial.validator == "\"v1\"")
+        #expect(facts(206, [("Content-Range", "bytes 100-199/*")]).contentRange?.complete == nil)
+        for bad in ["bytes 199-100/1000", "items 1-2/3", "bytes 1-2", "bytes a-b/3", "bytes */1000"] {
+            #expect(facts(206, [("Content-Range", bad)]).contentRange == nil, "\(bad)")
+        }
+        let weak = facts(200, [("ETag", "W/\"v1\""), ("Content-Length", "10")])
+        #expect(weak.strongETag == nil && weak.validator == nil && weak.representationLength == 10)
+        #expect(facts(200, [("ETag", "W/\"v1\""), ("Last-Modified", "x")]).validator == "x", "a date stands in for a weak ETag")
+    }
+
+    @Test func digests() {
+        // sha-256 of "abc".
+        let hex = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        let field = "sha-512=:AAAA:, sha-256=:ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=:"
+        #expect(ResponseFacts.sha256(inDigestField: field) == hex)
+        #expect(ResponseFacts.sha256(inDigestField: "sha-256=:notbase64!:") == nil)
+        #expect(facts(200, [("Content-Digest", "sha-256=:ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=:")]).reprDigestSha256 == hex)
+        #expect(facts(206, [("Content-Digest", "sha-256=:ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=:")]).reprDigestSha256 == nil,
+                "a 206's Content-Digest is of the part, not the representation")
+    }
+}
+
+@Suite struct PartialFileTests {
+    @Test func theHashOfAReopenedFileContinuesWhereTheWriterStopped() throws {
+        let path = NSTemporaryDirectory() + "sonde-partial-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let whole = try PartialFile(path: path)
+        try bytes.withUnsafeBytes { try whole.append($0) }
+        let expected = whole.sha256
+        try whole.truncate()
+        #expect(whole.size == 0)
+        try bytes[0..<40_000].withUnsafeBytes { try whole.append($0) }
+        let reopened = try PartialFile(path: path)  // a new process picking the file up
+        #expect(reopened.size == 40_000)
+        try bytes[40_000...].withUnsafeBytes { try reopened.append($0) }
+        #expect(reopened.sha256 == expected)
+        #expect(try PartialFile(path: path, verifying: false).sha256 == nil)
+
+        let resume = ResumeData(url: "http://x/y", partialPath: path)
+        try resume.save(to: path + ".json")
+        defer { try? FileManager.default.removeItem(atPath: path + ".json") }
+        #expect(try ResumeData.load(from: path + ".json") == resume)
+        #expect(throws: TaskError.self) { try ResumeData.load(from: path) }  // not JSON
+    }
+}
