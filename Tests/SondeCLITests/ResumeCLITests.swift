@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+
+/// `sonde resume` end to end: trials of every interruption kind (a real SIGKILLed worker
+/// process among them) against the target and against nginx serving a static file, verdicts of
+/// misbehaving modes, a lying server that must fail the run, secrets, and usage errors.
+@Suite(.serialized) struct ResumeCLITests {
+    private func onlyFolder(_ output: String) throws -> String {
+        output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+    }
+
+    private func trials(_ report: [String: Any]) throws -> [[String: Any]] {
+        try #require(report["resumeTrials"] as? [[String: Any]])
+    }
+
+    @Test func trialsOfEveryKindAgainstTheTargetAreIntactAndEveryFormatHoldsThem() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let prom = output + "/../resume-\(UUID().uuidString).prom"
+        let result = try Harness.sonde(["resume", target.http + "/bytes/2000000?token=s3cret", "--trials", "6", "--seed", "7",
+                                        "-H", "Authorization: Bearer hunter2", "--prom", prom, "--output-dir", output], timeout: 120)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("✓ resumable"))
+        #expect(result.stdout.contains("6/6 intact"))
+        let folder = try onlyFolder(output)
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+        let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        let all = try trials(report)
+        #expect(all.count == 6)
+        var kinds: Set<String> = []
+        for trial in all {
+            #expect(trial["intact"] as? Bool == true, "\(trial)")
+            #expect(trial["bytesWasted"] as? Int == 0)
+            let interruptions = try #require(trial["interruptions"] as? [[String: Any]])
+            #expect(interruptions.count == 1)
+            #expect(interruptions.allSatisfy { $0["answeredWith"] as? String == "206" })
+            for item in interruptions { kinds.insert(item["kind"] as? String ?? "") }
+        }
+        #expect(kinds == ["clientAbort", "connectionDrop", "processKill"])
+        let verdicts = try #require(report["resumeVerdicts"] as? [[String: Any]])
+        #expect(verdicts.first?["resumable"] as? Bool == true)
+
+        // Every file of the run: no secret, HTML section, JUnit suite, Prometheus; nothing left of the work.
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder) where !file.hasPrefix("transfers") {
+            let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            #expect(!text.contains("s3cret") && !text.contains("hunter2"), "a secret in \(file)")
+        }
+        let transfers = try FileManager.default.contentsOfDirectory(atPath: folder + "/transfers")
+        #expect(transfers.isEmpty, "partial files, resume data and worker settings are removed: \(transfers)")
+        let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+        #expect(html.contains("Resumability") && html.contains("Resume trials") && html.contains("6/6 intact") && html.contains("<polyline"))
+        let (checked, facts) = try CLIReportFormatTests.check(folder, prom: prom)
+        #expect(checked.status == 0, "\(checked.stderr)")
+        #expect(facts["junitCases"] as? Int == 7 && facts["junitFailures"] as? Int == 0)
+        let metrics = facts["promMetrics"] as? [String] ?? []
+        #expect(metrics.contains("sonde_resume_trials_total") && metrics.contains("sonde_resume_resumable"))
+
+        // The same seed replays the same interruption points.
+        let again = try Harness.sonde(["resume", target.http + "/bytes/2000000", "--trials", "6", "--seed", "7", "--json",
+                                       "--output-dir", Harness.temporaryDirectory()], timeout: 120)
+        let replayed = try trials(try Harness.json(again.stdout))
+        func planned(_ trials: [[String: Any]]) -> [String] {
+            trials.map { (($0["interruptions"] as? [[String: Any]])?.first?["kind"] as? String) ?? "" }
+        }
+        #expect(planned(replayed) == planned(all))
+    }
+
+    @Test func aLyingServerFailsTheRunAndNoFileIsLeft() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["resume", target.http + "/bytes/500000?mode=lyingRange", "--trials", "3",
+                                        "--output-dir", output], timeout: 120)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("✗ CORRUPT") && result.stdout.contains("0/3 intact"))
+        #expect(result.stdout.contains("a lying range"))
+        let folder = try onlyFolder(output)
+        let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        for trial in try trials(report) {
+            #expect(trial["intact"] as? Bool == false)
+            #expect((trial["error"] as? [String: Any])?["code"] as? String == "corruptTransfer")
+        }
+        #expect((report["run"] as? [String: Any])?["status"] as? String == "failed")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/transfers").isEmpty)
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+    }
+
+    @Test func checkAloneGivesTheVerdictOfEachMode() throws {
+        let target = try TargetProcess.get()
+        for (mode, failed) in [("ignoreIfRange", "ifRangeStale"), ("weakEtag", "validator"), ("ignoreRange", "rangeRequest")] {
+            let output = Harness.temporaryDirectory()
+            let result = try Harness.sonde(["resume", target.http + "/bytes/100000?mode=\(mode)", "--check", "--json", "--output-dir", output])
+            #expect(result.status == 1, "\(mode): \(result.stderr)")
+            let report = try Harness.json(result.stdout)
+            #expect((report["resumeTrials"] as? [Any])?.isEmpty == true)
+            let verdict = try #require((report["resumeVerdicts"] as? [[String: Any]])?.first)
+            #expect(verdict["resumable"] as? Bool == false)
+            let checks = try #require(verdict["checks"] as? [[String: Any]])
+            #expect(checks.first { $0["name"] as? String == failed }?["passed"] as? Bool == false, "\(mode): \(checks)")
+        }
+        let good = try Harness.sonde(["resume", target.http + "/bytes/100000", "--check", "--output-dir", Harness.temporaryDirectory()])
+        #expect(good.status == 0 && good.stdout.contains("✓ resumable"), "\(good.stdout)")
+    }
+
+    @Test func trialsAgainstNginxStaticFilesAreIntact() throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let output = Harness.temporaryDirectory()
+        for url in ["http://127.0.0.1:\(nginx.http)/3m.bin", "https://127.0.0.1:\(nginx.https)/3m.bin"] {
+            let result = try Harness.sonde(["resume", url, "--trials", "6", "--interrupts-per-trial", "2", "--cacert", nginx.certificate,
+                                            "--json", "--output-dir", output], timeout: 180)
+            #expect(result.status == 0, "\(url): \(result.stderr)")
+            let report = try Harness.json(result.stdout)
+            let all = try trials(report)
+            #expect(all.count == 6 && all.allSatisfy { $0["intact"] as? Bool == true }, "\(url): \(all)")
+            #expect(all.allSatisfy { $0["bytesWasted"] as? Int == 0 }, "\(url)")
+            let answers = all.flatMap { ($0["interruptions"] as? [[String: Any]] ?? []).compactMap { $0["answeredWith"] as? String } }
+            #expect(answers.count == 12 && Set(answers) == ["206"], "\(url): \(answers)")
+            let verdict = try #require((report["resumeVerdicts"] as? [[String: Any]])?.first)
+            #expect(verdict["resumable"] as? Bool == true, "\(verdict)")
+        }
+    }
+
+    @Test func usageErrorsAndUnreachableServers() throws {
+        let output = Harness.temporaryDirectory()
+        for (arguments, says) in [
+            (["ftp://127.0.0.1/x"], "not supported"), (["not a url"], "not a URL"),
+            (["http://127.0.0.1:9/x", "--interrupt-at", "lots"], "--interrupt-at"),
+            (["http://127.0.0.1:9/x", "--kinds", "abort,explode"], "--kinds"), (["http://127.0.0.1:9/x", "--trials", "0"], "--trials"),
+        ] {
+            let result = try Harness.sonde(["resume"] + arguments + ["--output-dir", output])
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(says), "\(arguments): \(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output).isEmpty, "a usage error must not start a run")
+        let target = try TargetProcess.get()
+        let refused = try Harness.sonde(["resume", target.refused + "/x", "--trials", "1", "--retries", "1", "--backoff-initial", "10ms",
+                                         "--output-dir", output])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("refused"), "\(refused.stderr)")
+        #expect(try Harness.validate([try onlyFolder(output) + "/report.json"]).status == 0)
+    }
+}
