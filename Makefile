@@ -14,7 +14,7 @@ deps-build:
 
 deps-test:
 	@scripts/ensure-debs.sh $(TEST_DEBS)
-	@scripts/ensure-pip.sh jsonschema:jsonschema scapy:scapy websockets:websockets
+	@scripts/ensure-pip.sh jsonschema:jsonschema scapy:scapy websockets:websockets tusclient:tuspy
 
 deps-bench:
 	@scripts/ensure-debs.sh $(BENCH_DEBS)

@@ -124,3 +124,5 @@ print(f"   report.html {os.path.getsize(report) / 1e6:.2f} MB: {r:.2f} s to load
 PY
 
 "$here/scripts/bench-ws.sh" "$sonde"
+
+"$here/scripts/bench-resume.sh" "$sonde"

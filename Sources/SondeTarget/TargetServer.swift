@@ -29,6 +29,8 @@ public struct TargetEndpoints: Codable, Sendable {
     public var wss: String
     /// PEM file of the target's CA: pass it to `--cacert`.
     public var caFile: String
+    /// Resumable uploads (HTTP/1.1): `/ietf` (IETF draft, interop versions 3–8) and `/tus` (tus 1.0).
+    public var uploads: String
 }
 
 /// The embedded loopback target: Hummingbird listeners on random free ports of 127.0.0.1, a
@@ -73,11 +75,13 @@ public final class TargetServer: @unchecked Sendable {
         webSockets = [ws, wss]
         let wsPort = try await ws.start()
         let wssPort = try await wss.start()
+        let uploads = try await listenForUploads()
         return TargetEndpoints(
             http: "http://127.0.0.1:\(http)", https: "https://127.0.0.1:\(https)", h2c: "http://127.0.0.1:\(h2c)",
             httpsExpired: "https://127.0.0.1:\(expired)", httpsWrongHost: "https://127.0.0.1:\(wrongHost)",
             blackhole: "http://127.0.0.1:\(hole.port)", refused: "http://127.0.0.1:\(unusedLoopbackPort())",
-            ws: "ws://127.0.0.1:\(wsPort)", wss: "wss://127.0.0.1:\(wssPort)", caFile: caFile)
+            ws: "ws://127.0.0.1:\(wsPort)", wss: "wss://127.0.0.1:\(wssPort)", caFile: caFile,
+            uploads: "http://127.0.0.1:\(uploads)")
     }
 
     /// Starts one listener and returns its port once it is bound.
@@ -100,6 +104,23 @@ public final class TargetServer: @unchecked Sendable {
         tasks.append(task)
         for await port in ports where port > 0 { return port }
         throw TargetError("the \(name) listener did not start")
+    }
+
+    /// Starts the resumable-upload listener (`UploadTarget`); uploads are kept under `directory/uploads`.
+    private func listenForUploads() async throws -> Int {
+        var logger = Logger(label: "sonde.target.uploads")
+        logger.logLevel = logLevel
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let target = UploadTarget(directory: (directory as NSString).appendingPathComponent("uploads"))
+        tasks.append(Task {
+            defer { continuation.finish() }
+            try await target.run(logger: logger) { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            }
+        })
+        for await port in ports where port > 0 { return port }
+        throw TargetError("the uploads listener did not start")
     }
 
     public func stop() async {

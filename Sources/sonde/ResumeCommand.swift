@@ -27,7 +27,7 @@ struct ResumeCommand: AsyncParsableCommand {
     var check = false
     @Option(name: .long, help: "How many interrupted downloads to run.")
     var trials = 10
-    @Option(name: .customLong("interrupts-per-trial"), help: "Interruptions per trial, at random offsets.")
+    @Option(name: .customLong("interrupts-per-trial"), help: "Interruptions per trial, at random offsets (0: uninterrupted control downloads).")
     var interruptsPerTrial = 1
     @Option(name: .customLong("interrupt-at"), help: ArgumentHelp(
         "Interrupt at these offsets instead (comma-separated or repeated): bytes (1048576, 512k, 4MiB) or a share of the length (50%).",
@@ -67,7 +67,7 @@ struct ResumeCommand: AsyncParsableCommand {
     func validate() throws {
         if let problem = StreamingTransfer.problem(url: url) { throw ValidationError(problem) }
         guard (1...100_000).contains(trials) else { throw ValidationError("--trials must be between 1 and 100000") }
-        guard (1...1000).contains(interruptsPerTrial) else { throw ValidationError("--interrupts-per-trial must be between 1 and 1000") }
+        guard (0...1000).contains(interruptsPerTrial) else { throw ValidationError("--interrupts-per-trial must be between 0 and 1000") }
         guard (0...100).contains(retries) else { throw ValidationError("--retries must be between 0 and 100") }
         _ = try parsedOffsets()
         _ = try parsedKinds()

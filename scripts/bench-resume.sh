@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# sonde's download and resume benchmarks (section 7 of `make bench`), beside curl on a local nginx.
+# Usage: scripts/bench-resume.sh [path/to/sonde]   (RESUME_BENCH_TRIALS=N changes the 100 trials)
+# Loopback only; bounded. Needs about 2.5 GiB free in /tmp.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+sonde=${1:-$here/.build/release/sonde}
+trials=${RESUME_BENCH_TRIALS:-100}
+work=$(mktemp -d /tmp/sonde-bench-resume.XXXXXX)
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+http=$(port); https=$(port); h2c=$(port)
+"$here/scripts/nginx-fixture.sh" "$work/nginx" "$http" "$https" "$h2c"
+trap 'kill "$(cat "$work/nginx/nginx.pid")" 2>/dev/null || true; kill "${target_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+head -c $((1 << 30)) /dev/urandom > "$work/nginx/www/1g.bin"
+head -c $((16 << 20)) /dev/urandom > "$work/nginx/www/16m.bin"
+
+echo "7) Downloads and resume trials"
+echo "   a) 1 GiB from nginx on loopback to a file: sonde (an uninterrupted trial: written, SHA-256 on the way)"
+echo "      beside curl -o (written, no hash); interleaved, 3 rounds; goodput medians, peak RSS of sonde's process"
+for round in 1 2 3; do
+  /usr/bin/time -f "%M" -o "$work/rss.$round" "$sonde" resume "http://127.0.0.1:$http/1g.bin" --trials 1 \
+    --interrupts-per-trial 0 --json --output-dir "$work/reports" > "$work/sonde.$round.json"
+  rm -rf "$work/reports"
+  curl -s -o "$work/curl.bin" -w '%{speed_download}\n' "http://127.0.0.1:$http/1g.bin" > "$work/curl.$round"
+  rm -f "$work/curl.bin"
+done
+python3 - "$work" <<'PY'
+import json, statistics, sys
+work = sys.argv[1]
+sonde, curl, rss = [], [], []
+for r in (1, 2, 3):
+    trial = json.load(open(f"{work}/sonde.{r}.json"))["resumeTrials"][0]
+    assert trial["intact"], trial
+    sonde.append(trial["goodputMbps"])
+    curl.append(float(open(f"{work}/curl.{r}").read()) * 8 / 1e6)
+    rss.append(int(open(f"{work}/rss.{r}").read().split()[-1]))
+s, c = statistics.median(sonde), statistics.median(curl)
+print(f"      sonde {', '.join(f'{x:.0f}' for x in sonde)} Mbit/s; curl {', '.join(f'{x:.0f}' for x in curl)} Mbit/s")
+print(f"      median sonde {s:.0f} Mbit/s, curl {c:.0f} Mbit/s, ratio sonde/curl = {s / c:.2f} (target >= 0.90); "
+      f"sonde peak RSS {max(rss) / 1024:.1f} MiB (target < 60 MB)")
+PY
+
+"$sonde" target --json --dir "$work/target" --max-seconds 1800 > "$work/target.json" &
+target_pid=$!
+for _ in $(seq 1 100); do [[ -s "$work/target.json" ]] && break; sleep 0.1; done
+target=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['http'])" "$work/target.json")
+for peer in "target:$target/bytes/16777216" "nginx:http://127.0.0.1:$http/16m.bin"; do
+  name=${peer%%:*}; url=${peer#*:}
+  echo "   b) $trials trials of a 16 MiB download from the $name, random offsets, kinds abort/drop/kill in turn"
+  start=$(date +%s.%N)
+  "$sonde" resume "$url" --trials "$trials" --seed 2026 --json --output-dir "$work/trials" > "$work/trials.json" || true
+  end=$(date +%s.%N)
+  rm -rf "$work/trials"
+  python3 - "$work/trials.json" "$start" "$end" <<'PY'
+import collections, json, statistics, sys
+report = json.load(open(sys.argv[1]))
+trials = report["resumeTrials"]
+intact = sum(t["intact"] for t in trials)
+kinds = collections.Counter(i["kind"] for t in trials for i in t["interruptions"])
+answers = collections.Counter(i["answeredWith"] for t in trials for i in t["interruptions"])
+latency = [i["resumeLatencyMs"] for t in trials for i in t["interruptions"] if i["resumeLatencyMs"] is not None]
+wasted = sum(t["bytesWasted"] for t in trials)
+print(f"      {intact}/{len(trials)} intact; interruptions {dict(kinds)}; answered {dict(answers)}; "
+      f"bytes wasted {wasted} (unavoidable here: 0)")
+print(f"      time to resume median {statistics.median(latency):.1f} ms, max {max(latency):.1f} ms; "
+      f"whole run {float(sys.argv[3]) - float(sys.argv[2]):.1f} s")
+PY
+done
