@@ -25,9 +25,13 @@ public struct ResumeTrial: Codable, Sendable, Equatable {
     public var sha256: String?
     /// What the file must hash to, nil when unknown.
     public var expectedSha256: String?
-    /// Where `expectedSha256` came from: "reference" (sonde's uninterrupted download) or
-    /// "Repr-Digest" (the server's digest of the representation the final bytes belong to).
+    /// Where `expectedSha256` came from: "reference" (sonde's uninterrupted download),
+    /// "Repr-Digest" (the server's digest of the representation the final bytes belong to), or
+    /// "file" (the uploaded file).
     public var expectedFrom: String?
+    /// How `sha256` was learned: "download" (the file on disk), or for uploads "Repr-Digest" (the
+    /// server's digest of what it holds) or "GET" (a follow-up download of the upload).
+    public var verifiedBy: String?
     public var intact: Bool
     public var durationMs: Double
     /// length × 8 / duration, Mbit/s; nil when the trial did not finish.
@@ -53,6 +57,7 @@ public struct ResumeTrial: Codable, Sendable, Equatable {
         self.sha256 = sha256
         self.expectedSha256 = expectedSha256
         self.expectedFrom = expectedFrom
+        self.verifiedBy = sha256 != nil && direction == "download" ? "download" : nil
         self.intact = sha256 != nil && sha256 == expectedSha256
         self.durationMs = durationMs
         self.goodputMbps = (sha256 != nil && durationMs > 0) ? length.map { Double($0) * 8 / 1000 / durationMs } : nil
@@ -62,7 +67,7 @@ public struct ResumeTrial: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case trial, url, direction, `protocol`, length, interruptions, retries, bytesTransferred, bytesWasted, sha256,
-             expectedSha256, expectedFrom, intact, durationMs, goodputMbps, progress, error
+             expectedSha256, expectedFrom, verifiedBy, intact, durationMs, goodputMbps, progress, error
     }
 
     /// Absent values are written as null, so every trial has every key.
@@ -80,6 +85,7 @@ public struct ResumeTrial: Codable, Sendable, Equatable {
         try c.encode(sha256, forKey: .sha256)
         try c.encode(expectedSha256, forKey: .expectedSha256)
         try c.encode(expectedFrom, forKey: .expectedFrom)
+        try c.encode(verifiedBy, forKey: .verifiedBy)
         try c.encode(intact, forKey: .intact)
         try c.encode(durationMs, forKey: .durationMs)
         try c.encode(goodputMbps, forKey: .goodputMbps)

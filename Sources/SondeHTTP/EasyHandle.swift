@@ -35,6 +35,11 @@ public final class EasyHandle {
     /// Receives every chunk of the response body as libcurl delivers it; returning false aborts
     /// the transfer (CURLE_WRITE_ERROR). nil: the body is only counted.
     var bodyConsumer: ((UnsafeRawBufferPointer) -> Bool)?
+    /// Fills libcurl's upload buffer (CURLOPT_READFUNCTION): the bytes written, 0 at the end, or
+    /// `CURL_READFUNC_ABORT` to abort. Takes precedence over `setRequestBody`'s bytes.
+    var bodySource: ((UnsafeMutableRawBufferPointer) -> Int)?
+    /// The 1xx responses before the final one (e.g. 104 Upload Resumption Supported), in order.
+    private(set) var informationalHeads: [(status: Int, headers: [HeaderField])] = []
 
     /// What the TLS library negotiated, read during the transfer.
     struct NegotiatedTLS: Equatable {
@@ -76,6 +81,7 @@ public final class EasyHandle {
     /// Clears what the previous transfer left.
     func prepareForTransfer() {
         responseHeaders.removeAll(keepingCapacity: true)
+        informationalHeads.removeAll()
         statusLine = nil
         bodyBytesReceived = 0
         tls = nil
@@ -220,6 +226,12 @@ public final class EasyHandle {
             if tls == nil { readTLSSession() }
             statusLine = String(decoding: line, as: UTF8.self)
             responseHeaders.removeAll(keepingCapacity: true)
+        } else if line.isEmpty {
+            // The end of a header block: a 1xx block is complete now (a 104's Location must be
+            // usable while the request body is still being sent).
+            if let current = statusLine, let code = Self.statusCode(current), (100..<200).contains(code) {
+                informationalHeads.append((code, responseHeaders))
+            }
         } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
             var valueStart = colon + 1
             var valueEnd = line.count
@@ -241,11 +253,20 @@ public final class EasyHandle {
 
     private static let httpPrefix: [UInt8] = Array("HTTP/".utf8)
 
+    /// The status code of an `HTTP/x y reason` line.
+    static func statusCode(_ line: String) -> Int? {
+        let parts = line.split(separator: " ", maxSplits: 2)
+        return parts.count >= 2 ? Int(parts[1]) : nil
+    }
+
     fileprivate func didReceiveBody(count: Int) {
         bodyBytesReceived += Int64(count)
     }
 
     fileprivate func fillRequestBody(_ buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        if let source = bodySource {
+            return source(UnsafeMutableRawBufferPointer(start: buffer, count: capacity))
+        }
         let remaining = requestBody.count - requestBodyOffset
         guard remaining > 0 else {
             if requestBodyEndMicros == nil { requestBodyEndMicros = monotonicMicroseconds() }

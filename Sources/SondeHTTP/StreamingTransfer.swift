@@ -21,16 +21,34 @@ public struct ResponseHead: Sendable, Equatable {
     }
 }
 
+/// A request body streamed from the caller (an upload): `length` bytes, produced by `read`,
+/// which fills the buffer and returns the count (0 at the end), or `UploadBody.abort`.
+public struct UploadBody {
+    public var length: Int64
+    public var read: (UnsafeMutableRawBufferPointer) -> Int
+    /// What `read` returns to abort the transfer (CURL_READFUNC_ABORT).
+    public static let abort = Int(CURL_READFUNC_ABORT)
+
+    public init(length: Int64, read: @escaping (UnsafeMutableRawBufferPointer) -> Int) {
+        self.length = length
+        self.read = read
+    }
+}
+
 /// What one `StreamingTransfer.perform` did.
 public struct StreamedResponse: Sendable {
     /// The final response's head (after redirects); nil when no response arrived.
     public var head: ResponseHead?
+    /// The 1xx responses that came before it (104 Upload Resumption Supported, …).
+    public var informational: [ResponseHead] = []
     /// Body bytes handed to the consumer.
     public var bodyBytes: Int64 = 0
+    /// Request body bytes handed to libcurl (CURLINFO_SIZE_UPLOAD_T): sent, or in flight when it failed.
+    public var uploadedBytes: Int64 = 0
     /// Why the transfer did not complete; nil when it did. An abort by the consumer is
     /// `abortedByConsumer`, not an error.
     public var error: TaskError?
-    /// The consumer returned false.
+    /// The consumer returned false, or the upload body's `read` returned `UploadBody.abort`.
     public var abortedByConsumer = false
     /// µs from the start of `perform` to the first body byte; nil when none came.
     public var firstByteMicros: Int64?
@@ -92,9 +110,10 @@ public final class StreamingTransfer {
     /// Runs one request. `consumer` sees the response head with every body chunk; returning
     /// false stops the transfer there (the bytes of that chunk it did not want are its business).
     /// - Parameters:
-    ///   - method: "GET" or "HEAD".
-    public func perform(url: String, method: String = "GET", headers: [HeaderField] = [],
-                        consumer: (ResponseHead, UnsafeRawBufferPointer) -> Bool) -> StreamedResponse {
+    ///   - method: any method; HEAD asks for no body.
+    ///   - body: an upload body streamed through libcurl's read callback (no `Expect: 100-continue`).
+    public func perform(url: String, method: String = "GET", headers: [HeaderField] = [], body: UploadBody? = nil,
+                        consumer: (ResponseHead, UnsafeRawBufferPointer) -> Bool = { _, _ in true }) -> StreamedResponse {
         var result = StreamedResponse()
         let start = monotonicMicroseconds()
         head = nil
@@ -102,12 +121,30 @@ public final class StreamingTransfer {
         sonde_progress_reset(progress)
         do {
             try easy.setURL(url)
+            // Reset the method first: each of these options overrides the others.
             try easy.set(CURLOPT_NOBODY, method == "HEAD" ? 1 : 0)
             if method != "HEAD" { try easy.set(CURLOPT_HTTPGET, 1) }
-            try easy.setHeaders(headers)
+            if let body {
+                try easy.set(CURLOPT_UPLOAD, 1)
+                try easy.set(CURLOPT_INFILESIZE_LARGE, offset: body.length)
+            }
+            try easy.set(CURLOPT_CUSTOMREQUEST, string: method == "GET" || method == "HEAD" ? nil : method)
+            try easy.setHeaders(headers, removing: body != nil ? ["Expect"] : [])
         } catch {
             result.error = error
             return result
+        }
+        var sourceAborted = false
+        if let body {
+            easy.bodySource = { buffer in
+                let count = body.read(buffer)
+                if count == UploadBody.abort { sourceAborted = true }
+                return count
+            }
+        }
+        defer {
+            easy.bodySource = nil
+            if body != nil { _ = try? easy.set(CURLOPT_UPLOAD, 0) }
         }
         let code = withoutActuallyEscaping(consumer) { consumer -> CURLcode in
             easy.bodyConsumer = { [unowned self] chunk in
@@ -124,9 +161,12 @@ public final class StreamingTransfer {
             return curl_easy_perform(easy.raw)
         }
         result.durationMicros = monotonicMicroseconds() - start
+        if sourceAborted { result.abortedByConsumer = true }
         let status = easy.long(CURLINFO_RESPONSE_CODE)
         if status > 0 { result.head = head ?? ResponseHead(status: status, headers: easy.responseHeaders) }
-        if code != CURLE_OK && !(result.abortedByConsumer && code == CURLE_WRITE_ERROR) {
+        result.uploadedBytes = easy.offset(CURLINFO_SIZE_UPLOAD_T)
+        result.informational = easy.informationalHeads.map { ResponseHead(status: $0.status, headers: $0.headers) }
+        if code != CURLE_OK && !(result.abortedByConsumer && code == CURLE_WRITE_ERROR) && !(sourceAborted && code == CURLE_ABORTED_BY_CALLBACK) {
             if code == CURLE_ABORTED_BY_CALLBACK && sonde_received_signal() != 0 {
                 result.error = TaskError(code: .interrupted, message: "interrupted by signal \(sonde_received_signal())",
                                          curlCode: Int(code.rawValue))
@@ -142,6 +182,11 @@ public final class StreamingTransfer {
             }
         }
         return result
+    }
+
+    /// The 1xx responses received so far by the transfer under way (call it from a callback).
+    public var informationalSoFar: [ResponseHead] {
+        easy.informationalHeads.map { ResponseHead(status: $0.status, headers: $0.headers) }
     }
 
     /// Resets the transfer's connection under libcurl, the way a path that drops it would: the

@@ -20,8 +20,15 @@ struct ResumeCommand: AsyncParsableCommand {
         A trial whose file does not verify fails the run (exit 1), as does a URL that is not resumable.
         """)
 
-    @Argument(help: "The http:// or https:// URL of the resource.")
+    @Argument(help: "The http:// or https:// URL of the resource (with --upload: where uploads are created).")
     var url: String
+
+    @Option(name: .customLong("upload"), help: ArgumentHelp("Run upload trials of this file instead of download trials.", valueName: "file"))
+    var uploadFile: String?
+    @Option(name: .customLong("protocol"), help: "With --upload: ietf (Resumable Uploads for HTTP, the draft URLSession speaks) or tus (tus 1.0).")
+    var uploadProtocol = "ietf"
+    @Option(name: .customLong("interop-version"), help: "With --protocol ietf: the draft's interop version, 3 (iOS 17), 5 (iOS 18.0), 6 (iOS 18.1) … 8 (draft -11).")
+    var interopVersion = 8
 
     @Flag(name: .long, help: "Only the resumability verdict: no reference download, no trials.")
     var check = false
@@ -66,6 +73,16 @@ struct ResumeCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let problem = StreamingTransfer.problem(url: url) { throw ValidationError(problem) }
+        if let uploadFile {
+            guard FileManager.default.isReadableFile(atPath: uploadFile) else {
+                throw ValidationError("cannot read --upload \(uploadFile): no such file, or not readable")
+            }
+            guard !check else { throw ValidationError("--check is for downloads; upload trials check the protocol as they go") }
+            guard uploadProtocol == "ietf" || uploadProtocol == "tus" else { throw ValidationError("--protocol must be ietf or tus") }
+            guard UploadProtocol.ietfVersions.contains(interopVersion) else {
+                throw ValidationError("--interop-version must be between \(UploadProtocol.ietfVersions.lowerBound) and \(UploadProtocol.ietfVersions.upperBound)")
+            }
+        }
         guard (1...100_000).contains(trials) else { throw ValidationError("--trials must be between 1 and 100000") }
         guard (0...1000).contains(interruptsPerTrial) else { throw ValidationError("--interrupts-per-trial must be between 0 and 1000") }
         guard (0...100).contains(retries) else { throw ValidationError("--retries must be between 0 and 100") }
@@ -134,6 +151,15 @@ struct ResumeCommand: AsyncParsableCommand {
         var arguments = Array(CommandLine.arguments.dropFirst())
         if self.seed == nil && !check { arguments += ["--seed", "\(seed)"] }
         let session = ResumeSession(arguments: arguments, report: report, settings: settings)
+        if let uploadFile {
+            var upload = UploadTrialOptions(filePath: uploadFile, uploadProtocol: uploadProtocol == "tus" ? .tus : .ietf(version: interopVersion),
+                                            workDirectory: "")
+            upload.interruptsPerTrial = options.interruptsPerTrial
+            upload.interruptAt = options.interruptAt
+            upload.kinds = options.kinds
+            upload.retry = options.retry
+            throw ExitCode(session.runUploads(url: url, trials: trials, options: upload, seed: seed).rawValue)
+        }
         let status = session.run(url: url, checkOnly: check, trials: trials, options: options, seed: seed)
         throw ExitCode(status.rawValue)
     }
@@ -145,13 +171,19 @@ struct ResumeWorkerCommand: ParsableCommand {
         commandName: "resume-worker", abstract: "Internal: continue a download from resume data and die by SIGKILL at a byte.",
         shouldDisplay: false)
 
-    @Option(name: .customLong("resume-data")) var resumeData: String
+    @Option(name: .customLong("resume-data")) var resumeData: String?
+    @Option(name: .customLong("upload-state")) var uploadState: String?
     @Option(name: .customLong("settings")) var settings: String
     @Option(name: .customLong("die-at")) var dieAt: Int64
     @Option(name: .customLong("leg-report")) var legReport: String
+    @Option(name: .customLong("offset")) var offset: Int64?
     @Flag(name: .customLong("restart")) var restart = false
 
     func run() throws {
+        if let uploadState {
+            throw ExitCode(UploadWorker.run(statePath: uploadState, settingsPath: settings, dieAt: dieAt, legReportPath: legReport, offset: offset))
+        }
+        guard let resumeData else { throw ValidationError("--resume-data or --upload-state is required") }
         let status = DownloadWorker.run(resumeDataPath: resumeData, settingsPath: settings, dieAt: dieAt,
                                         legReportPath: legReport, restart: restart)
         throw ExitCode(status)

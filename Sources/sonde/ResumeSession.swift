@@ -83,6 +83,55 @@ struct ResumeSession {
             failure = error
             runner?.finish()
         }
+        return finish(recorder: recorder, failure: failure, baseline: baseline, renderer: renderer)
+    }
+
+    /// Upload trials: the file's SHA-256, then each trial (creation, interruptions, HEAD, appends,
+    /// verification against the server's digest or a GET of the upload), journalled as it ends.
+    func runUploads(url: String, trials: Int, options: UploadTrialOptions, seed: UInt64) -> ExitStatus {
+        let redactor = settings.redactor
+        let started = Timestamp.now()
+        let runInfo = RunInfo(id: RunInfo.makeID(command: "resume", at: started), command: "resume",
+                              arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
+                              insecure: settings.insecure, redacted: redactor.isEnabled)
+        let tool = ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features)
+        let recorder: ProbeRunRecorder
+        do { recorder = try report.openRecorder(run: runInfo, tool: tool) } catch {
+            printError("sonde: \(error.message)")
+            return .usage
+        }
+        let json = report.json
+        let renderer = TerminalRenderer(useColor: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+        sonde_install_interrupt_handlers()
+        defer { sonde_reset_interrupt_handlers() }
+        let shouldStop = { sonde_received_signal() != 0 }
+        var failure: TaskError? = nil
+        var runner: UploadTrialRunner? = nil
+        do throws(TaskError) {
+            var trialOptions = options
+            trialOptions.workDirectory = recorder.folder.path + "/transfers"
+            let worker = trialOptions.kinds.contains(.processKill) ? try Self.workerCommand() : nil
+            runner = try UploadTrialRunner(url: url, settings: settings, options: trialOptions, worker: worker, seed: seed)
+            if !json {
+                print("upload \(options.filePath) (\(runner!.length) bytes, sha256 \(runner!.fileSha256)) to \(redactor.redact(url: url)) "
+                    + "with \(options.uploadProtocol.name): \(trials) trial\(trials == 1 ? "" : "s"); report in \(recorder.folder.path)")
+            }
+            for number in 1...trials {
+                if shouldStop() { break }
+                let trial = runner!.runTrial(number: number, shouldStop: shouldStop)
+                try recorder.record(resumeTrial: trial)
+                if !json { print(renderer.render(trial: trial)) }
+            }
+            runner?.finish()
+        } catch {
+            failure = error
+            runner?.finish()
+        }
+        return finish(recorder: recorder, failure: failure, baseline: nil, renderer: renderer)
+    }
+
+    /// Ends the run: the report, the totals and paths on the terminal, the exit status.
+    private func finish(recorder: ProbeRunRecorder, failure: TaskError?, baseline: JournalScan.Result?, renderer: TerminalRenderer) -> ExitStatus {
         let interrupted = sonde_received_signal() != 0
         let status: RunStatus = interrupted ? .interrupted : failure != nil ? .error : .passed
         let finished: RunOutcome
@@ -94,12 +143,10 @@ struct ResumeSession {
             return .failure
         }
         if let failure, !interrupted { printError("sonde resume: \(failure.message)") }
-        if json {
+        if report.json {
             printReportDocument(recorder.folder)
         } else {
-            if !finished.resume.trials.isEmpty {
-                print(renderer.render(trialTotals: finished.resume.trials))
-            }
+            if !finished.resume.trials.isEmpty { print(renderer.render(trialTotals: finished.resume.trials)) }
             if !finished.thresholds.isEmpty { print(renderer.render(thresholds: finished.thresholds)) }
             printReportPaths(recorder.folder, har: false, prometheusPath: report.prometheusPath)
             if interrupted { print("interrupted: the report holds the trials that ended before") }
