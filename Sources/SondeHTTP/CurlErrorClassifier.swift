@@ -84,6 +84,12 @@ public enum CurlErrorClassifier {
                 return error(.connectionReset, "the connection to \(target) was reset by the peer")
             }
             return error(.connectionClosed, "the connection to \(target) failed while transferring")
+        case CURLE_SEND_FAIL_REWIND, CURLE_UPLOAD_FAILED:
+            // The connection failed under a request body (libcurl could not replay it on a new one).
+            if failure.osErrno == ECONNRESET || failure.osErrno == EPIPE {
+                return error(.connectionReset, "the connection to \(target) was reset while the request body was being sent")
+            }
+            return error(.connectionClosed, "the connection to \(target) failed while the request body was being sent")
         case CURLE_GOT_NOTHING:
             return error(.emptyReply, "the server closed the connection without sending a response")
         case CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING,

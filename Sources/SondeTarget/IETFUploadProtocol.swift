@@ -26,6 +26,12 @@ struct IETFUploadProtocol {
     private static let digestName = HTTPField.Name("Repr-Digest")!
 
     func respond(_ request: Request, id: String?, writer: consuming ResponseWriter, channel: any Channel) async throws {
+        if request.method == .get, let id {
+            // The uploaded resource itself: a plain GET, no draft header needed.
+            guard let upload = store.get(id) else { return try await writer.writeResponse(UploadTarget.head(.notFound)) }
+            let (head, body) = UploadTarget.content(upload, extra: [:])
+            return try await writer.write(response: head, body: body)
+        }
         guard let text = request.headers[Self.versionName], let version = Int(text), Self.versions.contains(version) else {
             return try await writer.write(response: UploadTarget.head(.badRequest),
                                           body: UploadTarget.text("Upload-Draft-Interop-Version must be one of 3...8\n"))
@@ -36,10 +42,6 @@ struct IETFUploadProtocol {
         case (.patch, let id?): try await append(request, id: id, version: version, writer: writer, channel: channel)
         case (.delete, let id?):
             try await writer.writeResponse(UploadTarget.head(store.remove(id) ? .noContent : .notFound, [Self.versionName: "\(version)"]))
-        case (.get, let id?):
-            guard let upload = store.get(id) else { return try await writer.writeResponse(UploadTarget.head(.notFound)) }
-            let (head, body) = UploadTarget.content(upload, extra: [:])
-            try await writer.write(response: head, body: body)
         default:
             try await writer.write(response: UploadTarget.head(.methodNotAllowed), body: UploadTarget.text("not allowed here\n"))
         }

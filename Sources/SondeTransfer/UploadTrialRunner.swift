@@ -105,7 +105,7 @@ public final class UploadTrialRunner {
         func sample(_ bytes: Int64) {
             if progress.count < 400 { progress.append([(elapsedMs() * 1000).rounded() / 1000, Double(bytes)]) }
         }
-        var sent: Int64 = 0, wasted: Int64 = 0
+        var sent: Int64 = 0
         var knownOffset: Int64 = 0, sentSinceKnown: Int64 = 0
         var needHead = false
         var awaiting: (index: Int, since: Int64)? = nil
@@ -116,8 +116,6 @@ public final class UploadTrialRunner {
         let persist: (UploadState) -> Void = { $0.save(to: statePath) }
 
         func learned(offset: Int64) {
-            // Bytes sent since the last known offset that the server did not keep were wasted.
-            wasted += max(0, sentSinceKnown - max(0, offset - knownOffset))
             knownOffset = offset
             sentSinceKnown = 0
             sample(offset)
@@ -139,7 +137,6 @@ public final class UploadTrialRunner {
                 }
                 if answer.status == 404 {
                     // The server forgot the upload: start over.
-                    wasted += knownOffset + sentSinceKnown
                     knownOffset = 0; sentSinceKnown = 0
                     state.uploadURL = nil
                     needHead = false
@@ -202,7 +199,6 @@ public final class UploadTrialRunner {
                 if state.uploadURL == nil {
                     // Cut before the server named the upload: nothing to resume, start over.
                     interruptions[interruptions.count - 1].answeredWith = "noUploadURL"
-                    wasted += sentSinceKnown
                     sentSinceKnown = 0
                     awaiting = nil
                 }
@@ -242,6 +238,10 @@ public final class UploadTrialRunner {
         if !complete && failure == nil {
             failure = TaskError(code: .internalError, message: "the upload did not finish within its bounded number of requests")
         }
+        // Every byte sent that is not part of what the server holds in the end was sent in vain
+        // (cut in flight, refused, or sent again): counted once, at the end, because a server may
+        // still be taking in the bytes of a cut request when the next HEAD asks.
+        let wasted = max(0, sent - (complete ? length : knownOffset))
         // What the server holds: its digest, else a follow-up GET of the upload.
         var verifiedBy: String? = nil
         var serverSha: String? = nil

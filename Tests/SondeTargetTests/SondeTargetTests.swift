@@ -67,6 +67,82 @@ import Testing
         #expect(beyond.output == "416")
     }
 
+    @Test func bytesCarryTheirDigestAndChangingVersionsDiffer() async throws {
+        let target = try await Self.started.value
+        let headers = try await curl(["-D", "-", "-o", "/dev/null", target.http + "/bytes/3"])
+        // sha-256 of "abc"
+        #expect(headers.output.contains("Repr-Digest: sha-256=:ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=:"), "\(headers.output)")
+        let first = try await curl([target.http + "/bytes/5?mode=changing"])
+        let second = try await curl([target.http + "/bytes/5?mode=changing"])
+        #expect(first.output.count == 5 && second.output.count == 5 && first.output != second.output)
+        let cut = try await curl(["-o", "/dev/null", "-w", "%{size_download}", target.http + "/bytes/100000?dropAt=70000"])
+        #expect(cut.output == "70000" && cut.status != 0, "the connection is cut before byte 70000: \(cut)")
+        let bad = try await curl(["-o", "/dev/null", "-w", "%{http_code}", target.http + "/bytes/5?mode=bogus"])
+        #expect(bad.output == "400")
+    }
+
+    @Test func ietfResumableUploadsPerInteropVersion() async throws {
+        let target = try await Self.started.value
+        for version in [3, 5, 6, 8] {
+            let incomplete = version <= 3 ? ["-H", "Upload-Incomplete: ?1"] : ["-H", "Upload-Complete: ?0"]
+            let complete = version <= 3 ? ["-H", "Upload-Incomplete: ?0"] : ["-H", "Upload-Complete: ?1"]
+            let created = try await curl(["-i", "-X", "POST", "-H", "Upload-Draft-Interop-Version: \(version)", "--data-binary", "hello "]
+                                         + incomplete + [target.uploads + "/ietf"])
+            let text = created.output.replacingOccurrences(of: "\r", with: "")
+            #expect(text.hasPrefix("HTTP/1.1 104 Upload Resumption Supported"), "v\(version): \(text)")
+            #expect(text.contains("HTTP/1.1 201") && text.contains("Upload-Offset: 6"), "v\(version): \(text)")
+            #expect(text.contains(version >= 6 ? "Upload-Limit: max-size=" : "Location:"), "v\(version)")
+            let location = try #require(text.split(separator: "\n").first { $0.hasPrefix("Location: ") }?.dropFirst("Location: ".count))
+            let url = target.uploads + location
+            let head = try await curl(["-I", "-H", "Upload-Draft-Interop-Version: \(version)", url])
+            #expect(head.output.contains("204") && head.output.contains("Upload-Offset: 6") && head.output.contains("no-store"), "\(head.output)")
+            let type = version >= 6 ? ["-H", "Content-Type: application/partial-upload"] : []
+            let wrong = try await curl(["-o", "/dev/null", "-w", "%{http_code}", "-X", "PATCH", "-H", "Upload-Draft-Interop-Version: \(version)",
+                                        "-H", "Upload-Offset: 3", "--data-binary", "world"] + type + complete + [url])
+            #expect(wrong.output == "409", "an offset mismatch is a conflict (v\(version))")
+            if version >= 6 {
+                let untyped = try await curl(["-o", "/dev/null", "-w", "%{http_code}", "-X", "PATCH", "-H", "Upload-Draft-Interop-Version: \(version)",
+                                              "-H", "Upload-Offset: 6", "-H", "Content-Type: text/plain", "--data-binary", "world"] + complete + [url])
+                #expect(untyped.output == "415", "appends are application/partial-upload from version 6")
+            }
+            let appended = try await curl(["-i", "-X", "PATCH", "-H", "Upload-Draft-Interop-Version: \(version)", "-H", "Upload-Offset: 6",
+                                           "--data-binary", "world"] + type + complete + [url])
+            #expect(appended.output.contains("HTTP/1.1 200") && appended.output.contains("Upload-Offset: 11"), "\(appended.output)")
+            let body = try await curl([url])
+            #expect(body.output == "hello world")
+            #expect(try await curl(["-o", "/dev/null", "-w", "%{http_code}", "-X", "DELETE", "-H", "Upload-Draft-Interop-Version: \(version)", url]).output == "204")
+            #expect(try await curl(["-o", "/dev/null", "-w", "%{http_code}", "-I", "-H", "Upload-Draft-Interop-Version: \(version)", url]).output == "404")
+        }
+        let noVersion = try await curl(["-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "--data-binary", "x", target.uploads + "/ietf"])
+        #expect(noVersion.output == "400")
+    }
+
+    @Test func tusCoreAndCreation() async throws {
+        let target = try await Self.started.value
+        let options = try await curl(["-i", "-X", "OPTIONS", target.uploads + "/tus"])
+        #expect(options.output.contains("Tus-Version: 1.0.0") && options.output.contains("Tus-Extension: creation"))
+        let refused = try await curl(["-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "Upload-Length: 5", target.uploads + "/tus"])
+        #expect(refused.output == "412", "Tus-Resumable is required")
+        let created = try await curl(["-i", "-X", "POST", "-H", "Tus-Resumable: 1.0.0", "-H", "Upload-Length: 11", target.uploads + "/tus"])
+        #expect(created.output.contains("201"))
+        let location = try #require(created.output.replacingOccurrences(of: "\r", with: "").split(separator: "\n")
+            .first { $0.hasPrefix("Location: ") }?.dropFirst("Location: ".count))
+        let url = target.uploads + location
+        let tus = ["-H", "Tus-Resumable: 1.0.0"]
+        #expect(try await curl(["-o", "/dev/null", "-w", "%{http_code}", "-X", "PATCH", "-H", "Upload-Offset: 0", "-H", "Content-Type: text/plain",
+                                "--data-binary", "hello"] + tus + [url]).output == "415")
+        #expect(try await curl(["-o", "/dev/null", "-w", "%{http_code}", "-X", "PATCH", "-H", "Upload-Offset: 0",
+                                "-H", "Content-Type: application/offset+octet-stream", "--data-binary", "hello "] + tus + [url]).output == "204")
+        #expect(try await curl(["-o", "/dev/null", "-w", "%{http_code}", "-X", "PATCH", "-H", "Upload-Offset: 2",
+                                "-H", "Content-Type: application/offset+octet-stream", "--data-binary", "world"] + tus + [url]).output == "409")
+        let head = try await curl(["-I"] + tus + [url])
+        #expect(head.output.contains("Upload-Offset: 6") && head.output.contains("Upload-Length: 11"))
+        #expect(try await curl(["-o", "/dev/null", "-w", "%{http_code}", "-X", "PATCH", "-H", "Upload-Offset: 6",
+                                "-H", "Content-Type: application/offset+octet-stream", "--data-binary", "world"] + tus + [url]).output == "204")
+        #expect(try await curl(tus + [url]).output == "hello world")
+        #expect(try await curl(["-o", "/dev/null", "-w", "%{http_code}", "-I"] + tus + [target.uploads + "/tus/unknown"]).output == "404")
+    }
+
     @Test func speaksH2OverTLSAndH2C() async throws {
         let target = try await Self.started.value
         let tls = try await curl(["-o", "/dev/null", "-w", "%{http_version}", "--cacert", target.caFile, target.https + "/bytes/1"])

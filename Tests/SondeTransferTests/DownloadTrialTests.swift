@@ -178,3 +178,67 @@ func verdict(_ url: String) async throws -> ResumeVerdict {
         #expect(result.urlSession.contains(says), "\(mode): \(result.urlSession)")
     }
 }
+
+/// Upload trials of a 16 MiB file (large enough that the server's 104 arrives before a stop on
+/// loopback) for every protocol, abort and drop in turn (a kill needs the executable: CLI tests).
+@Suite(.serialized) struct UploadTrialTests {
+    static let file: String = {
+        let path = NSTemporaryDirectory() + "sonde-upload-\(getpid()).bin"
+        var generator = SeededGenerator(seed: 5)
+        let bytes = (0..<(16 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        return path
+    }()
+
+    func uploads(_ url: String, _ proto: UploadProtocol, count: Int = 2, at offsets: [TrialPlan.Offset] = [.fraction(0.7)]) async throws -> [ResumeTrial] {
+        let file = Self.file
+        return try await offThread { () -> Result<[ResumeTrial], TaskError> in
+            do throws(TaskError) {
+                var options = UploadTrialOptions(filePath: file, uploadProtocol: proto,
+                                                 workDirectory: NSTemporaryDirectory() + "sonde-uploads-\(UUID().uuidString)")
+                options.kinds = [.clientAbort, .connectionDrop]
+                options.interruptAt = offsets
+                options.retry = RetryPolicy(backoff: BackoffPolicy(initialMs: 20, maxMs: 100, jitter: .none), maxRetries: 4)
+                let runner = try UploadTrialRunner(url: url, settings: TransferSettings(), options: options, worker: nil, seed: 3)
+                return .success((1...count).map { runner.runTrial(number: $0, shouldStop: { false }) })
+            } catch {
+                return .failure(error)
+            }
+        }.get()
+    }
+
+    @Test(arguments: [3, 5, 6, 8])
+    func ietfUploadsResumeIntactAtEveryInteropVersion(version: Int) async throws {
+        let uploads = try await TransferTarget.server.started()
+        for trial in try await self.uploads(uploads + "/ietf", .ietf(version: version)) {
+            #expect(trial.intact, "v\(version): \(trial.error?.message ?? "") \(trial.interruptions)")
+            #expect(trial.protocol == "ietf-draft-v\(version)" && trial.direction == "upload")
+            #expect(trial.verifiedBy == "Repr-Digest" && trial.expectedFrom == "file")
+            #expect(trial.interruptions.count == 1 && trial.interruptions[0].answeredWith == "204", "v\(version): \(trial.interruptions)")
+            #expect(trial.bytesTransferred - trial.bytesWasted == 16 << 20)
+        }
+    }
+
+    @Test func tusUploadsResumeIntactAndAreVerifiedByAFollowUpGet() async throws {
+        let uploads = try await TransferTarget.server.started()
+        for trial in try await self.uploads(uploads + "/tus", .tus) {
+            #expect(trial.intact, "\(trial.error?.message ?? "") \(trial.interruptions)")
+            #expect(trial.interruptions.first?.answeredWith == "200")
+            #expect(trial.verifiedBy == "Repr-Digest" || trial.verifiedBy == "GET")
+        }
+    }
+
+    @Test func aServerDropAndAnAppendLimitAreHandledByTheProtocol() async throws {
+        let uploads = try await TransferTarget.server.started()
+        let dropped = try await self.uploads(uploads + "/ietf?dropAt=9000000", .ietf(version: 8), count: 1, at: [.fraction(0.2)])
+        #expect(dropped[0].intact, "\(dropped[0].error?.message ?? "")")
+        #expect(dropped[0].interruptions.contains { $0.kind == .unplanned }, "\(dropped[0].interruptions)")
+        let limited = try await self.uploads(uploads + "/ietf?maxAppend=4000000", .ietf(version: 6), count: 1, at: [.fraction(0.9)])
+        #expect(limited[0].intact, "\(limited[0].error?.message ?? "") \(limited[0].interruptions)")
+    }
+}
+
+extension TargetServer {
+    /// The uploads endpoint of the shared in-process target.
+    func started() async throws -> String { try await TransferTarget.started.value.uploads }
+}
