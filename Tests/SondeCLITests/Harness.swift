@@ -170,6 +170,7 @@ enum TargetProcess {
         var ws: String
         var wss: String
         var caFile: String
+        var uploads: String
     }
 
     static let endpoints: Result<Endpoints, any Error> = Result {

@@ -140,3 +140,62 @@ import Testing
         #expect(try Harness.validate([try onlyFolder(output) + "/report.json"]).status == 0)
     }
 }
+
+/// `sonde resume --upload` end to end, with a real SIGKILLed worker among the interruptions, and
+/// the target's tus server checked by an independent client (tuspy).
+@Suite(.serialized) struct UploadCLITests {
+    static let file: String = {
+        let path = NSTemporaryDirectory() + "sonde-cli-upload-\(getpid()).bin"
+        var bytes = [UInt8](repeating: 0, count: 16 << 20)
+        for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: (index &* 2_654_435_761) >> 13) }
+        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        return path
+    }()
+
+    @Test(arguments: [("ietf", 3), ("ietf", 5), ("ietf", 6), ("ietf", 8), ("tus", 0)])
+    func uploadTrialsOfEveryKindArriveIntact(proto: String, version: Int) throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["resume", target.uploads + "/\(proto)", "--upload", Self.file, "--protocol", proto,
+                                        "--interop-version", "\(max(3, version))", "--trials", "3", "--interrupt-at", "75%",
+                                        "--json", "--output-dir", output], timeout: 120)
+        #expect(result.status == 0, "\(proto) \(version): \(result.stderr)")
+        let report = try Harness.json(result.stdout)
+        let trials = try #require(report["resumeTrials"] as? [[String: Any]])
+        #expect(trials.count == 3)
+        for trial in trials {
+            #expect(trial["intact"] as? Bool == true, "\(proto) \(version): \(trial)")
+            #expect(trial["direction"] as? String == "upload")
+        }
+        let kinds = trials.compactMap { (($0["interruptions"] as? [[String: Any]])?.first?["kind"]) as? String }
+        #expect(Set(kinds) == ["clientAbort", "connectionDrop", "processKill"], "\(kinds)")
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/transfers").isEmpty)
+    }
+
+    @Test func tuspyUploadsToTheTargetAndResumesFromItsOffset() throws {
+        let target = try TargetProcess.get()
+        let script = Harness.root + "/Tests/SondeCLITests/Fixtures/tus_upload.py"
+        for extra in [[], ["--resume-half"]] {
+            let result = try Harness.run("/usr/bin/env", ["python3", script, target.uploads + "/tus", Self.file, "1048576"] + extra, timeout: 120)
+            #expect(result.status == 0, "\(result.stderr)")
+            let facts = try Harness.json(result.stdout)
+            #expect(facts["sha256"] as? String == facts["expected"] as? String, "\(facts)")
+            if !extra.isEmpty { #expect((facts["resumedAt"] as? Int ?? 0) >= 8 << 20, "a new tuspy client found the offset: \(facts)") }
+        }
+    }
+
+    @Test func uploadUsageErrors() throws {
+        let output = Harness.temporaryDirectory()
+        for (arguments, says) in [
+            (["http://127.0.0.1:9/x", "--upload", "/nonexistent/file"], "cannot read --upload"),
+            (["http://127.0.0.1:9/x", "--upload", Self.file, "--protocol", "ftp"], "--protocol"),
+            (["http://127.0.0.1:9/x", "--upload", Self.file, "--interop-version", "2"], "--interop-version"),
+            (["http://127.0.0.1:9/x", "--upload", Self.file, "--check"], "--check"),
+        ] {
+            let result = try Harness.sonde(["resume"] + arguments + ["--output-dir", output])
+            #expect(result.status == 64 && result.stderr.contains(says), "\(arguments): \(result.stderr)")
+        }
+    }
+}
