@@ -89,13 +89,22 @@ enum DownloadLeg {
                 return false
             }
             onProgress(file.size)
-            if file.size - lastPersist >= 4 << 20 {
+            if file.size - lastPersist >= 64 << 20 {
+                do throws(TaskError) { try file.flush() } catch {
+                    failure = error
+                    return false
+                }
                 state.bytesReceived = file.size
                 persist(state)
                 lastPersist = file.size
             }
             guard let stop, file.size >= stop.atByte else { return true }
             report.stoppedByPlan = true
+            // A stop comes after the bytes received so far are on disk (a kill included).
+            do throws(TaskError) { try file.flush() } catch {
+                failure = error
+                return false
+            }
             switch stop.kind {
             case .connectionDrop:
                 // Reset under the transfer: whatever the kernel still holds for it is lost, as on a real path.
@@ -111,6 +120,7 @@ enum DownloadLeg {
                 return false
             }
         }
+        do throws(TaskError) { try file.flush() } catch { failure = failure ?? error }
         if let first = response.firstByteMicros { report.firstByteMs = Double(first) / 1000 }
         report.status = response.head?.status
         report.retryAfter = response.head?.value("Retry-After")

@@ -5,12 +5,16 @@ import SondeCore
 /// The partial file of a download, written only by appending, with the SHA-256 of its content
 /// kept up to date as bytes arrive (the bytes are hashed once, on the way to the disk).
 ///
-/// Invariant: `hasher` covers exactly bytes `0..<size` of the file.
+/// Invariant: `hasher` covers exactly bytes `0..<size` of the file, of which the last
+/// `pending.count` are still in memory until `flush` (the owner flushes before anyone else reads
+/// the file, and before a planned kill).
 final class PartialFile {
     let path: String
     private let descriptor: Int32
     private(set) var size: Int64
+    /// Hashes the bytes read at open (inline), then every flushed buffer (on its own thread).
     private var hasher = SHA256()
+    private var background: BackgroundHasher?
 
     /// False when the existing content was not hashed (`sha256` is then nil).
     private let verifying: Bool
@@ -39,34 +43,68 @@ final class PartialFile {
         }
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        try? flush()
+        close(descriptor)
+    }
 
-    /// Appends `bytes` at the end; a short write (disk full) throws and the file keeps what was written.
+    /// Bytes appended but not yet written: coalesced into writes of `pendingLimit`, because the
+    /// 16 KiB pieces libcurl hands over would cost a system call each.
+    private var pending: [UInt8] = []
+    private static let pendingLimit = 1 << 20
+
+    /// Appends `bytes` at the end (hashed now, written when 1 MiB has gathered or at `flush`).
     func append(_ bytes: UnsafeRawBufferPointer) throws(TaskError) {
+        pending.append(contentsOf: bytes)
+        size += Int64(bytes.count)
+        if pending.count >= Self.pendingLimit { try flush() }
+    }
+
+    /// Writes what `append` gathered; a short write (disk full) throws, and the file keeps what was written.
+    func flush() throws(TaskError) {
+        guard !pending.isEmpty else { return }
+        let start = size - Int64(pending.count)
         var offset = 0
-        while offset < bytes.count {
-            let written = pwrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset, off_t(size))
+        while offset < pending.count {
+            let written = pending.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + offset, $0.count - offset, off_t(start) + off_t(offset)) }
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else {
-                throw TaskError(code: .localIOError, message: "cannot write \(path): \(String(cString: strerror(errno)))")
+                let message = String(cString: strerror(errno))
+                // What did not reach the file is not in it: the size says so.
+                size = start + Int64(offset)
+                pending.removeAll(keepingCapacity: true)
+                throw TaskError(code: .localIOError, message: "cannot write \(path): \(message)")
             }
-            if verifying { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + written)])) }
             offset += written
-            size += Int64(written)
+        }
+        if verifying {
+            // The written buffer goes to the hashing thread; a fresh one gathers the next bytes.
+            if background == nil { background = BackgroundHasher(seed: hasher) }
+            background?.update(pending)
+            pending = []
+            pending.reserveCapacity(Self.pendingLimit + (1 << 18))
+        } else {
+            pending.removeAll(keepingCapacity: true)
         }
     }
 
     /// Empties the file: a restart from zero.
     func truncate() throws(TaskError) {
+        pending.removeAll(keepingCapacity: true)
         guard ftruncate(descriptor, 0) == 0 else {
             throw TaskError(code: .localIOError, message: "cannot truncate \(path): \(String(cString: strerror(errno)))")
         }
         size = 0
         hasher = SHA256()
+        background = nil
     }
 
     /// Lowercase hex SHA-256 of the content so far; nil when not verifying.
-    var sha256: String? { verifying ? Self.hex(hasher.finalize()) : nil }
+    var sha256: String? {
+        guard verifying else { return nil }
+        try? flush()
+        return Self.hex(background?.digest() ?? hasher.finalize())
+    }
 
     static func hex(_ digest: SHA256.Digest) -> String {
         digest.map { String(format: "%02x", $0) }.joined()

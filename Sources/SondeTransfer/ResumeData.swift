@@ -34,14 +34,34 @@ public struct ResumeData: Codable, Sendable, Equatable {
         }
     }
 
-    /// Writes atomically (a temporary file renamed over the old one), so a kill never leaves half a file.
+    /// Writes atomically (a temporary file renamed over the old one), so a kill never leaves half
+    /// a file. No fsync: it has to survive the process, not the machine, and on ext4 an fsync
+    /// would also force out the partial file's dirty pages (the journal commits them together).
     public func save(to path: String) throws(TaskError) {
+        let data: Data
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            try encoder.encode(self).write(to: URL(fileURLWithPath: path), options: .atomic)
+            data = try encoder.encode(self)
         } catch {
-            throw TaskError(code: .localIOError, message: "cannot write resume data \(path): \(error.localizedDescription)")
+            throw TaskError(code: .internalError, message: "cannot encode resume data: \(error)")
         }
+        try writeReplacing(path, data)
+    }
+}
+
+/// Writes `data` to `path` through a temporary file and rename(2): readers see the old or the
+/// new content, never a mix; no fsync (see `ResumeData.save`).
+func writeReplacing(_ path: String, _ data: Data) throws(TaskError) {
+    let temporary = path + ".tmp"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
+        throw TaskError(code: .localIOError, message: "cannot write \(temporary): \(String(cString: strerror(errno)))")
+    }
+    let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    close(descriptor)
+    guard written == data.count, rename(temporary, path) == 0 else {
+        unlink(temporary)
+        throw TaskError(code: .localIOError, message: "cannot write \(path): \(String(cString: strerror(errno)))")
     }
 }

@@ -32,7 +32,7 @@ public struct UploadState: Codable, Sendable, Equatable {
     }
 
     public func save(to path: String) {
-        if let data = try? JSONEncoder().encode(self) { try? data.write(to: URL(fileURLWithPath: path), options: .atomic) }
+        if let data = try? JSONEncoder().encode(self) { try? writeReplacing(path, data) }
     }
 }
 

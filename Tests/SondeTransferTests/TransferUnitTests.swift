@@ -102,6 +102,8 @@ import Testing
         try whole.truncate()
         #expect(whole.size == 0)
         try bytes[0..<40_000].withUnsafeBytes { try whole.append($0) }
+        #expect(try PartialFile(path: path, verifying: false).size == 0, "appends gather in memory until a flush")
+        try whole.flush()
         let reopened = try PartialFile(path: path)  // a new process picking the file up
         #expect(reopened.size == 40_000)
         try bytes[40_000...].withUnsafeBytes { try reopened.append($0) }
