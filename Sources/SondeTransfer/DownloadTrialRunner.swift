@@ -49,25 +49,7 @@ public final class DownloadTrialRunner {
         self.redactor = settings.redactor
         self.generator = SeededGenerator(seed: seed)
         transfer = try StreamingTransfer(options: settings.probeOptions, redactor: redactor, stallTimeoutMs: settings.stallTimeoutMs)
-        do {
-            try FileManager.default.createDirectory(atPath: options.workDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw TaskError(code: .localIOError, message: "cannot create \(options.workDirectory): \(error.localizedDescription)")
-        }
-        settingsPath = options.workDirectory + "/worker-settings.json"
-        if worker != nil {
-            // The worker's settings may hold credentials (-H): readable by this user only, removed by `finish`.
-            do {
-                let data = try JSONEncoder().encode(settings)
-                guard FileManager.default.createFile(atPath: settingsPath, contents: data, attributes: [.posixPermissions: 0o600]) else {
-                    throw TaskError(code: .localIOError, message: "cannot write \(settingsPath)")
-                }
-            } catch let error as TaskError {
-                throw error
-            } catch {
-                throw TaskError(code: .internalError, message: "cannot encode the worker settings: \(error)")
-            }
-        }
+        settingsPath = try settings.prepareWorkDirectory(options.workDirectory, forWorkers: worker != nil)
     }
 
     /// Removes what only the run needed (the worker settings).

@@ -1,3 +1,4 @@
+import Foundation
 import SondeCore
 import SondeHTTP
 
@@ -37,4 +38,22 @@ public struct TransferSettings: Codable, Sendable, Equatable {
     }
 
     public var redactor: Redactor { Redactor(enabled: redact, extraNames: extraRedactions) }
+
+    /// Creates a run's work directory and, when workers will run, writes these settings for them
+    /// there, readable by this user only (they may hold credentials, -H); the runner removes the
+    /// file when the run ends. Returns the settings file's path.
+    func prepareWorkDirectory(_ directory: String, forWorkers: Bool) throws(TaskError) -> String {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw TaskError(code: .localIOError, message: "cannot create \(directory): \(error.localizedDescription)")
+        }
+        let path = directory + "/worker-settings.json"
+        guard forWorkers else { return path }
+        guard let data = try? JSONEncoder().encode(self),
+              FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw TaskError(code: .localIOError, message: "cannot write the worker settings \(path)")
+        }
+        return path
+    }
 }

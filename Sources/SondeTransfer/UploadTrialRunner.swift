@@ -55,18 +55,7 @@ public final class UploadTrialRunner {
         generator = SeededGenerator(seed: seed)
         (fileSha256, length) = try Self.hash(options.filePath)
         transfer = try StreamingTransfer(options: settings.probeOptions, redactor: redactor, stallTimeoutMs: settings.stallTimeoutMs)
-        do {
-            try FileManager.default.createDirectory(atPath: options.workDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw TaskError(code: .localIOError, message: "cannot create \(options.workDirectory): \(error.localizedDescription)")
-        }
-        settingsPath = options.workDirectory + "/worker-settings.json"
-        if worker != nil {
-            guard let data = try? JSONEncoder().encode(settings),
-                  FileManager.default.createFile(atPath: settingsPath, contents: data, attributes: [.posixPermissions: 0o600]) else {
-                throw TaskError(code: .localIOError, message: "cannot write \(settingsPath)")
-            }
-        }
+        settingsPath = try settings.prepareWorkDirectory(options.workDirectory, forWorkers: worker != nil)
     }
 
     public func finish() { try? FileManager.default.removeItem(atPath: settingsPath) }

@@ -20,16 +20,7 @@ struct ResumeSession {
             printError("sonde: \(error.message)")
             return .usage
         }
-        let started = Timestamp.now()
-        let runInfo = RunInfo(id: RunInfo.makeID(command: "resume", at: started), command: "resume",
-                              arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
-                              insecure: settings.insecure, redacted: redactor.isEnabled)
-        let tool = ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features)
-        let recorder: ProbeRunRecorder
-        do { recorder = try report.openRecorder(run: runInfo, tool: tool) } catch {
-            printError("sonde: \(error.message)")
-            return .usage
-        }
+        guard let recorder = openRecorder() else { return .usage }
         let json = report.json
         let display = redactor.redact(url: url)
         let renderer = TerminalRenderer(useColor: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
@@ -90,16 +81,7 @@ struct ResumeSession {
     /// verification against the server's digest or a GET of the upload), journalled as it ends.
     func runUploads(url: String, trials: Int, options: UploadTrialOptions, seed: UInt64) -> ExitStatus {
         let redactor = settings.redactor
-        let started = Timestamp.now()
-        let runInfo = RunInfo(id: RunInfo.makeID(command: "resume", at: started), command: "resume",
-                              arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
-                              insecure: settings.insecure, redacted: redactor.isEnabled)
-        let tool = ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features)
-        let recorder: ProbeRunRecorder
-        do { recorder = try report.openRecorder(run: runInfo, tool: tool) } catch {
-            printError("sonde: \(error.message)")
-            return .usage
-        }
+        guard let recorder = openRecorder() else { return .usage }
         let json = report.json
         let renderer = TerminalRenderer(useColor: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
         sonde_install_interrupt_handlers()
@@ -128,6 +110,21 @@ struct ResumeSession {
             runner?.finish()
         }
         return finish(recorder: recorder, failure: failure, baseline: nil, renderer: renderer)
+    }
+
+    /// The run folder and its recorder (nil, said on stderr, when the folder cannot be made).
+    private func openRecorder() -> ProbeRunRecorder? {
+        let redactor = settings.redactor
+        let started = Timestamp.now()
+        let runInfo = RunInfo(id: RunInfo.makeID(command: "resume", at: started), command: "resume",
+                              arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
+                              insecure: settings.insecure, redacted: redactor.isEnabled)
+        do {
+            return try report.openRecorder(run: runInfo, tool: ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features))
+        } catch {
+            printError("sonde: \(error.message)")
+            return nil
+        }
     }
 
     /// Ends the run: the report, the totals and paths on the terminal, the exit status.
