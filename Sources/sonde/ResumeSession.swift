@@ -53,17 +53,8 @@ struct ResumeSession {
                 if !json { print("") }
                 for number in 1...trials {
                     if shouldStop() { break }
-                    var lastDraw = 0.0
-                    let trial = runner.runTrial(number: number, reference: reference, shouldStop: shouldStop) { bytes in
-                        guard progressOnTTY else { return }
-                        let now = Double(monotonicMicroseconds()) / 1e6
-                        guard now - lastDraw >= 0.1 else { return }
-                        lastDraw = now
-                        let share = reference.length > 0 ? Double(bytes) / Double(reference.length) : 0
-                        let filled = Int(share * 30)
-                        let bar = String(repeating: "█", count: min(30, filled)) + String(repeating: "░", count: max(0, 30 - filled))
-                        FileHandle.standardError.write(Data("\r\u{1B}[Ktrial \(number)/\(trials) \(bar) \(Int(share * 100))%".utf8))
-                    }
+                    let trial = runner.runTrial(number: number, reference: reference, shouldStop: shouldStop,
+                                                onProgress: progressBar(trial: number, of: trials, length: reference.length))
                     if progressOnTTY { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
                     try recorder.record(resumeTrial: trial)
                     if !json { print(renderer.render(trial: trial)) }
@@ -100,7 +91,9 @@ struct ResumeSession {
             }
             for number in 1...trials {
                 if shouldStop() { break }
-                let trial = runner!.runTrial(number: number, shouldStop: shouldStop)
+                let trial = runner!.runTrial(number: number, shouldStop: shouldStop,
+                                             onProgress: progressBar(trial: number, of: trials, length: runner!.length))
+                if isatty(STDERR_FILENO) == 1 && !json { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
                 try recorder.record(resumeTrial: trial)
                 if !json { print(renderer.render(trial: trial)) }
             }
@@ -110,6 +103,21 @@ struct ResumeSession {
             runner?.finish()
         }
         return finish(recorder: recorder, failure: failure, baseline: nil, renderer: renderer)
+    }
+
+    /// A progress bar on stderr when it is a TTY (and no --json), redrawn at most ten times a second.
+    private func progressBar(trial number: Int, of trials: Int, length: Int64) -> (Int64) -> Void {
+        guard isatty(STDERR_FILENO) == 1 && !report.json else { return { _ in } }
+        var lastDraw = 0.0
+        return { bytes in
+            let now = Double(monotonicMicroseconds()) / 1e6
+            guard now - lastDraw >= 0.1 else { return }
+            lastDraw = now
+            let share = length > 0 ? min(1, Double(bytes) / Double(length)) : 0
+            let filled = Int(share * 30)
+            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
+            FileHandle.standardError.write(Data("\r\u{1B}[Ktrial \(number)/\(trials) \(bar) \(Int(share * 100))%".utf8))
+        }
     }
 
     /// The run folder and its recorder (nil, said on stderr, when the folder cannot be made).
