@@ -80,12 +80,24 @@ extension PeerCertificate: JSONReadable {
 
 extension CaptureEvidence: JSONReadable {
     public init(reading reader: inout JSONReader) throws(JSONReadError) {
+        var evidence = CaptureEvidence(flow: "")
         var flow: String?
         try reader.readObject { (r: inout JSONReader, key: JSONKey) throws(JSONReadError) in
-            if key == "flow" { flow = try r.readString() } else { try r.skipValue() }
+            switch key {
+            case "flow": flow = try r.readString()
+            case "synSeen": evidence.synSeen = try r.readBool()
+            case "synToSynAckMs": evidence.synToSynAckMs = try r.readOptionalDouble()
+            case "initialRttMs": evidence.initialRttMs = try r.readOptionalDouble()
+            case "retransmissions": evidence.retransmissions = try r.readInt()
+            case "resets": evidence.resets = try r.readInt()
+            case "reuseAgrees": evidence.reuseAgrees = try r.readOptionalBool()
+            case "connectAgrees": evidence.connectAgrees = try r.readOptionalBool()
+            default: try r.skipValue()
+            }
         }
         guard let flow else { throw reader.error("capture evidence needs flow") }
-        self.init(flow: flow)
+        evidence.flow = flow
+        self = evidence
     }
 }
 

@@ -191,11 +191,38 @@ public struct PeerCertificate: Codable, Sendable, Equatable {
     }
 }
 
-/// Placeholder for the packet evidence the capture engine attaches (see the capture issue).
-/// Present in the model now so the report's shape is stable; always nil until a capture runs.
+/// The packet evidence of one transaction's TCP connection (`--capture`), matched by its
+/// 4-tuple (libcurl's local port), and how it squares with libcurl's own view.
 public struct CaptureEvidence: Codable, Sendable, Equatable {
+    /// The connection's tuple, as in `captures[].flows[].tuple`.
     public var flow: String
-    public init(flow: String) { self.flow = flow }
+    /// The capture saw this connection's SYN.
+    public var synSeen: Bool
+    /// SYN → SYN/ACK, ms: the capture's view of libcurl's connect phase.
+    public var synToSynAckMs: Double?
+    /// Wireshark's `tcp.analysis.initial_rtt` (SYN → the ACK that completes the handshake), ms.
+    public var initialRttMs: Double?
+    /// Retransmissions on the connection, both directions.
+    public var retransmissions: Int
+    public var resets: Int
+    /// libcurl's reuse flag agrees with the capture: a new connection's SYN falls in this
+    /// transaction, a reused one's before it. nil when the capture cannot tell.
+    public var reuseAgrees: Bool?
+    /// The wire's SYN → SYN/ACK fits inside libcurl's connect phase (1 ms of slack; libcurl's phase
+    /// also holds the client's own scheduling); nil when either is missing.
+    public var connectAgrees: Bool?
+
+    public init(flow: String, synSeen: Bool = false, synToSynAckMs: Double? = nil, initialRttMs: Double? = nil,
+                retransmissions: Int = 0, resets: Int = 0, reuseAgrees: Bool? = nil, connectAgrees: Bool? = nil) {
+        self.flow = flow
+        self.synSeen = synSeen
+        self.synToSynAckMs = synToSynAckMs
+        self.initialRttMs = initialRttMs
+        self.retransmissions = retransmissions
+        self.resets = resets
+        self.reuseAgrees = reuseAgrees
+        self.connectAgrees = connectAgrees
+    }
 }
 
 extension TransactionMetrics: JSONWritable {
@@ -280,6 +307,15 @@ extension PeerCertificate: JSONWritable {
 
 extension CaptureEvidence: JSONWritable {
     public func writeJSON(to output: inout JSONOutput) {
-        output.object { o in o.member("flow", flow) }
+        output.object { o in
+            o.member("connectAgrees", connectAgrees)
+            o.member("flow", flow)
+            o.member("initialRttMs", initialRttMs)
+            o.member("resets", resets)
+            o.member("retransmissions", retransmissions)
+            o.member("reuseAgrees", reuseAgrees)
+            o.member("synSeen", synSeen)
+            o.member("synToSynAckMs", synToSynAckMs)
+        }
     }
 }

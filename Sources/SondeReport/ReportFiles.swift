@@ -62,6 +62,9 @@ public enum ReportFiles {
         let junitCases = try AtomicFile(path: spillJUnit)
         let har = try AtomicFile(path: folder.reportHARPath)
 
+        // A run with a live capture: every transaction gets its connection's evidence.
+        let matcher = CaptureMatcher(captures: try JournalScan.liveCaptures(folder: folder))
+        var taskLine = JSONOutput(capacity: 8192)
         var harWriter: HARWriter?
         var jsonBuffer: [UInt8] = [], harBuffer: [UInt8] = [], junitBuffer: [UInt8] = []
         var first = true
@@ -70,12 +73,20 @@ public enum ReportFiles {
             var writer = HARWriter(tool: line.tool, run: line.run)
             harBuffer += writer.start()
             harWriter = writer
-        }, onTask: { (task: ProbeTask, taskJSON: ArraySlice<UInt8>) throws(TaskError) in
+        }, onTask: { (journalled: ProbeTask, taskJSON: ArraySlice<UInt8>) throws(TaskError) in
             guard var writer = harWriter else { return }
             if !first { jsonBuffer.append(UInt8(ascii: ",")) }
             first = false
             jsonBuffer.append(UInt8(ascii: "\n"))
-            jsonBuffer += taskJSON
+            var task = journalled
+            if !matcher.isEmpty, let matched = matcher.attach(to: journalled) {
+                task = matched
+                taskLine.reset()
+                task.writeJSON(to: &taskLine)
+                jsonBuffer += taskLine.bytes
+            } else {
+                jsonBuffer += taskJSON
+            }
             harBuffer += writer.add(task)
             harWriter = writer
             junitBuffer += JUnitWriter.testCase(task)

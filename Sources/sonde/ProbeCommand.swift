@@ -69,6 +69,11 @@ struct ProbeCommand: AsyncParsableCommand {
     @Option(name: .customLong("expect-status"), help: "Final status codes that count as success, e.g. 200-299,404 (default: any below 400).")
     var expectStatus: String?
 
+    @Option(name: .customLong("capture"), help: ArgumentHelp(
+        "Capture the run's own packets with libpcap into capture.pcap and analyse them (needs root or CAP_NET_RAW). "
+            + "--capture=optional goes on without a capture when it cannot capture.", valueName: "required|optional"))
+    var capture: String?
+
     @OptionGroup var report: ReportOptions
 
     func validate() throws {
@@ -88,6 +93,9 @@ struct ProbeCommand: AsyncParsableCommand {
             throw ValidationError("--expect-status '\(expectStatus)' is not a list of status codes or ranges like 200-299,404")
         }
         _ = try parseHeaderArguments(headers)
+        if let capture, CaptureSession.Mode(rawValue: capture) == nil {
+            throw ValidationError("--capture takes no value, or =optional (got '\(capture)')")
+        }
         for entry in resolve where entry.split(separator: ":", omittingEmptySubsequences: false).count < 3 {
             throw ValidationError("--resolve '\(entry)' is not of the form host:port:address")
         }
@@ -135,7 +143,8 @@ struct ProbeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let options = try makeOptions()
-        let session = ProbeSession(command: "probe", arguments: Array(CommandLine.arguments.dropFirst()), report: report)
+        var session = ProbeSession(command: "probe", arguments: Array(CommandLine.arguments.dropFirst()), report: report)
+        session.capture = capture.flatMap(CaptureSession.Mode.init(rawValue:))
         let status = await session.run(groups: [ProbeGroup(urls: urls, options: options)])
         throw ExitCode(status.rawValue)
     }

@@ -17,6 +17,8 @@ struct ProbeSession {
     let command: String
     let arguments: [String]
     let report: ReportOptions
+    /// `--capture`, nil without.
+    var capture: CaptureSession.Mode? = nil
     /// Tasks shown in full on the terminal before the view switches to a progress count.
     static let detailedTasks = 30
 
@@ -57,6 +59,25 @@ struct ProbeSession {
         sonde_install_interrupt_handlers()
         defer { sonde_reset_interrupt_handlers() }
 
+        var liveCapture: CaptureSession? = nil
+        if let mode = capture {
+            do throws(TaskError) {
+                let (opened, warning) = try CaptureSession.open(mode: mode, groups: groups, folder: recorder.folder.path)
+                liveCapture = opened
+                if let warning { printError("warning: \(warning)") }
+            } catch {
+                // Nothing ran: no run folder is left behind, as for any usage error.
+                printError("sonde: \(error.message)")
+                _ = try? recorder.finish(status: .error)
+                try? FileManager.default.removeItem(atPath: recorder.folder.path)
+                return .usage
+            }
+            liveCapture?.capture.start()
+            if !json, let live = liveCapture {
+                print("capturing on \(live.capture.interface) (\(live.capture.filter)) into \(live.capture.path)")
+            }
+        }
+
         let recording = RecorderThread(recorder: recorder)
         let outcome: (interrupted: Bool, failure: TaskError?) = await runOnDedicatedThread {
             var done = 0
@@ -92,11 +113,24 @@ struct ProbeSession {
             return (interrupted, failure)
         }
 
+        var captureFailure: TaskError? = nil
+        if let live = liveCapture {
+            do throws(TaskError) {
+                let evidence = try live.finish()
+                try recorder.record(capture: evidence)
+                if !json {
+                    print("capture: \(evidence.packets) packets, \(evidence.flows.count) connections"
+                        + (evidence.drops.map { $0 > 0 ? ", \($0) DROPPED by the kernel (the evidence has gaps)" : ", no drops" } ?? ""))
+                }
+            } catch {
+                captureFailure = error
+            }
+        }
         let summary = recorder.currentSummary
         let status: RunStatus
         if outcome.interrupted && outcome.failure == nil {
             status = .interrupted
-        } else if outcome.failure != nil {
+        } else if outcome.failure != nil || captureFailure != nil {
             status = .error
         } else {
             status = summary.failedTasks > 0 ? .failed : .passed
@@ -109,7 +143,7 @@ struct ProbeSession {
             printError("sonde: could not write the report: \(error.message)")
             return .failure
         }
-        if let failure = outcome.failure { printError("sonde: \(failure.message)") }
+        if let failure = outcome.failure ?? captureFailure { printError("sonde: \(failure.message)") }
         if json {
             printReportDocument(recorder.folder)
         } else {

@@ -13,4 +13,11 @@ struct Sonde: AsyncParsableCommand {
         version: SondeVersion.current,
         subcommands: [ProbeCommand.self, SoakCommand.self, ResumeCommand.self, ResumeWorkerCommand.self, AnalyzeCommand.self, ReportCommand.self, DemoCommand.self, TargetCommand.self]
     )
+
+    /// `--capture` takes an optional value (`--capture=optional`), which swift-argument-parser
+    /// options cannot: a bare `--capture` is read as `--capture=required`.
+    static func main() async {
+        let arguments = CommandLine.arguments.dropFirst().map { $0 == "--capture" ? "--capture=required" : $0 }
+        await main(Array(arguments))
+    }
 }

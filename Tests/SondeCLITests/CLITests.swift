@@ -556,3 +556,56 @@ import Testing
         #expect(waitRatio > 0.05 && waitRatio < 20, "fastest wait: sonde \(sondeWait.min()!) ms, curl \(curlWait.min()!) ms")
     }
 }
+
+/// `sonde probe --capture`: a live libpcap capture of the run's own flows (CI runs as root).
+@Suite(.serialized) struct LiveCaptureCLITests {
+    @Test func aCaptureHoldsEveryConnectionOfTheRunAndNothingElse() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let port = Int(target.http.split(separator: ":").last!)!
+        let result = try Harness.sonde(["probe", "--capture", "--count", "3", "--no-reuse", "--json", "--output-dir", output,
+                                        target.http + "/bytes/50000", target.http + "/status/404"], timeout: 60)
+        #expect(result.status == 1, "\(result.stderr)")  // the 404 is a failed task
+        let report = try Harness.json(result.stdout)
+        let capture = try #require((report["captures"] as? [[String: Any]])?.first)
+        #expect(capture["interface"] as? String == "lo")
+        #expect(capture["drops"] as? Int == 0)
+        #expect((capture["filter"] as? String)?.contains("tcp port \(port)") == true)
+        let flows = try #require(capture["flows"] as? [[String: Any]])
+        #expect(flows.count == 6, "6 tasks, each on its own connection: \(flows.map { $0["tuple"] ?? "" })")
+        #expect(flows.allSatisfy { $0["serverPort"] as? Int == port }, "only the run's own flows, though other tests run beside it")
+        let transactions = (report["probes"] as? [[String: Any]] ?? []).flatMap { ($0["transactionMetrics"] as? [[String: Any]]) ?? [] }
+        #expect(transactions.count == 6)
+        for transaction in transactions {
+            let evidence = try #require(transaction["capture"] as? [String: Any], "every transaction is matched to its connection")
+            #expect(evidence["flow"] as? String == "127.0.0.1:\(transaction["localPort"] as? Int ?? 0) > 127.0.0.1:\(port)")
+            #expect(evidence["synSeen"] as? Bool == true && evidence["reuseAgrees"] as? Bool == true)
+            #expect(evidence["connectAgrees"] as? Bool == true, "\(evidence) vs \(transaction["phases"] ?? "")")
+        }
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+        // tshark, an independent reader, sees the same connections in the file.
+        let tshark = try Harness.run("/usr/bin/tshark", ["-r", folder + "/capture.pcap", "-q", "-z", "conv,tcp"])
+        let conversations = tshark.stdout.split(separator: "\n").filter { $0.contains("<->") }
+        #expect(conversations.count == 6, "\(tshark.stdout)")
+    }
+
+    @Test func withoutThePrivilegeItFailsFastOrGoesOnWhenOptional() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        // The capabilities dropped from the bounding set: root without CAP_NET_RAW.
+        let denied = try Harness.run("/usr/bin/setpriv", ["--bounding-set", "-net_raw,-net_admin", Harness.sonde, "probe", "--capture",
+                                                          "--output-dir", output, target.http + "/bytes/10"])
+        #expect(denied.status == 64, "\(denied.stderr)")
+        #expect(denied.stderr.contains("CAP_NET_RAW") && denied.stderr.contains("setcap"), "\(denied.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output).isEmpty, "nothing ran, no run folder")
+        let optional = try Harness.run("/usr/bin/setpriv", ["--bounding-set", "-net_raw,-net_admin", Harness.sonde, "probe",
+                                                            "--capture=optional", "--output-dir", output, target.http + "/bytes/10"])
+        #expect(optional.status == 0, "\(optional.stderr)")
+        #expect(optional.stderr.contains("running without a capture"))
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        #expect(!FileManager.default.fileExists(atPath: folder + "/capture.pcap"))
+        let bad = try Harness.sonde(["probe", "--capture=sometimes", "--output-dir", output, target.http + "/bytes/10"])
+        #expect(bad.status == 64 && bad.stderr.contains("--capture"))
+    }
+}

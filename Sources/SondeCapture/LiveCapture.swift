@@ -1,0 +1,159 @@
+import CPcap
+import Foundation
+import SondeCore
+
+/// A live libpcap capture of sonde's own flows into a pcap file, on a thread of its own: BPF
+/// filter from the remote addresses and ports the run will talk to, immediate mode (a packet is
+/// written as it comes, none wait in a ring block when the capture stops), a 16 MiB kernel buffer,
+/// and libpcap's own counters (`pcap_stats`) for what the kernel dropped.
+///
+/// Threading: `init` opens and activates (throws with a message that says how to get the
+/// privilege when it is missing); `start` runs the capture thread; `stop` ends it, flushes and
+/// closes the file and returns the counters. Call them from one thread.
+public final class LiveCapture: @unchecked Sendable {
+    public struct Counters: Sendable, Equatable {
+        /// Packets the kernel handed to libpcap's filter (pcap_stats ps_recv).
+        public var received: Int
+        /// Dropped for lack of buffer space (ps_drop) or by the interface (ps_ifdrop).
+        public var dropped: Int
+    }
+
+    public let interface: String
+    public let filter: String
+    public let path: String
+    private let handle: OpaquePointer
+    private let dumper: OpaquePointer
+    private let done = DispatchSemaphore(value: 0)
+    private var stopping = false
+    private var started = false
+
+    /// How to grant the privilege live capture needs, for messages.
+    public static let privilegeHint = "live capture needs root or the CAP_NET_RAW capability: run sonde as root, or grant it once with "
+        + "`sudo setcap cap_net_raw,cap_net_admin+eip $(command -v sonde)`; `--capture=optional` runs the probe without a capture instead"
+
+    public init(interface: String, filter: String, path: String) throws(TaskError) {
+        self.interface = interface
+        self.filter = filter
+        self.path = path
+        var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+        guard let handle = pcap_create(interface, &errorBuffer) else {
+            throw TaskError(code: .localIOError, message: "cannot open interface \(interface) for capture: \(String(cString: errorBuffer))")
+        }
+        pcap_set_snaplen(handle, 262_144)
+        pcap_set_promisc(handle, 0)
+        pcap_set_immediate_mode(handle, 1)
+        pcap_set_buffer_size(handle, 16 << 20)
+        pcap_set_timeout(handle, 100)
+        pcap_set_tstamp_precision(handle, Int32(PCAP_TSTAMP_PRECISION_NANO))
+        let status = pcap_activate(handle)
+        if status < 0 {
+            let detail = String(cString: pcap_geterr(handle))
+            pcap_close(handle)
+            if status == PCAP_ERROR_PERM_DENIED || detail.lowercased().contains("permitted") {
+                throw TaskError(code: .unsupportedFeature, message: "cannot capture on \(interface) (\(detail)): " + Self.privilegeHint)
+            }
+            throw TaskError(code: .localIOError, message: "cannot capture on \(interface): \(detail)")
+        }
+        var program = bpf_program()
+        guard pcap_compile(handle, &program, filter, 1, PCAP_NETMASK_UNKNOWN) == 0 else {
+            let detail = String(cString: pcap_geterr(handle))
+            pcap_close(handle)
+            throw TaskError(code: .internalError, message: "the capture filter '\(filter)' does not compile: \(detail)")
+        }
+        defer { pcap_freecode(&program) }
+        guard pcap_setfilter(handle, &program) == 0 else {
+            let detail = String(cString: pcap_geterr(handle))
+            pcap_close(handle)
+            throw TaskError(code: .localIOError, message: "cannot set the capture filter: \(detail)")
+        }
+        guard let dumper = pcap_dump_open(handle, path) else {
+            let detail = String(cString: pcap_geterr(handle))
+            pcap_close(handle)
+            throw TaskError(code: .localIOError, message: "cannot write \(path): \(detail)")
+        }
+        self.handle = handle
+        self.dumper = dumper
+    }
+
+    /// Starts writing packets on a thread of its own.
+    public func start() {
+        guard !started else { return }
+        started = true
+        let thread = Thread { [self] in
+            // Each dispatch returns within the 100 ms timeout, so a stop is seen soon.
+            let user = UnsafeMutablePointer<UInt8>(dumper)
+            while !stopping {
+                if pcap_dispatch(handle, -1, pcap_dump, user) < 0 { break }
+            }
+            done.signal()
+        }
+        thread.name = "sonde-capture"
+        thread.start()
+    }
+
+    /// Stops the capture, writes what is buffered and closes the file.
+    public func stop() -> Counters {
+        if started {
+            stopping = true
+            pcap_breakloop(handle)
+            done.wait()
+        }
+        var stats = pcap_stat()
+        let counters = pcap_stats(handle, &stats) == 0
+            ? Counters(received: Int(stats.ps_recv), dropped: Int(stats.ps_drop) + Int(stats.ps_ifdrop))
+            : Counters(received: 0, dropped: 0)
+        pcap_dump_flush(dumper)
+        pcap_dump_close(dumper)
+        pcap_close(handle)
+        return counters
+    }
+
+    /// The BPF filter of a run's flows: TCP to or from any of `endpoints` (address, port).
+    public static func filter(for endpoints: [(address: String, port: Int)]) -> String {
+        let unique = Array(Set(endpoints.map { "\($0.address)|\($0.port)" })).sorted()
+        let terms = unique.map { item -> String in
+            let parts = item.split(separator: "|")
+            return "(host \(parts[0]) and tcp port \(parts[1]))"
+        }
+        return terms.joined(separator: " or ")
+    }
+
+    /// The interface that carries traffic to `address`: `lo` for loopback, else the route with the
+    /// longest matching prefix in /proc/net/route (IPv4) or /proc/net/ipv6_route; `any` when none
+    /// matches.
+    public static func interface(for address: String) -> String {
+        if address.hasPrefix("127.") || address == "::1" { return "lo" }
+        if address.contains(":") {
+            guard let table = try? String(contentsOfFile: "/proc/net/ipv6_route", encoding: .utf8) else { return "any" }
+            var target = in6_addr()
+            guard inet_pton(AF_INET6, address, &target) == 1 else { return "any" }
+            let bytes = withUnsafeBytes(of: &target) { Array($0) }
+            var best: (length: Int, name: String)? = nil
+            for line in table.split(separator: "\n") {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                guard fields.count >= 10, let length = Int(fields[1], radix: 16) else { continue }
+                let prefix = stride(from: 0, to: 32, by: 2).compactMap { UInt8(fields[0].dropFirst($0).prefix(2), radix: 16) }
+                guard prefix.count == 16 else { continue }
+                var matches = true
+                for bit in 0..<length where (bytes[bit / 8] >> (7 - bit % 8)) & 1 != (prefix[bit / 8] >> (7 - bit % 8)) & 1 {
+                    matches = false
+                    break
+                }
+                if matches && length >= (best?.length ?? -1) { best = (length, String(fields[9])) }
+            }
+            return best?.name ?? "any"
+        }
+        guard let table = try? String(contentsOfFile: "/proc/net/route", encoding: .utf8) else { return "any" }
+        var target = in_addr()
+        guard inet_pton(AF_INET, address, &target) == 1 else { return "any" }
+        var best: (mask: UInt32, name: String)? = nil
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
+            guard fields.count >= 8, let destination = UInt32(fields[1], radix: 16), let mask = UInt32(fields[7], radix: 16) else { continue }
+            // The table is in network byte order, as `in_addr` is.
+            guard target.s_addr & mask == destination & mask else { continue }
+            if best == nil || mask.nonzeroBitCount > best!.mask.nonzeroBitCount { best = (mask, String(fields[0])) }
+        }
+        return best?.name ?? "any"
+    }
+}
