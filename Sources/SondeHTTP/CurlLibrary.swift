@@ -1,4 +1,8 @@
 import CurlShim
+#if canImport(Glibc)
+import Glibc
+#endif
+import SondeCore
 
 /// Process-wide libcurl facts: one-time initialisation and what the linked build supports.
 public enum CurlLibrary {
@@ -9,7 +13,28 @@ public enum CurlLibrary {
     }()
 
     @discardableResult
-    public static func initialise() -> Bool { initialised }
+    public static func initialise() -> Bool {
+        initialiseCalled = true
+        return initialised
+    }
+    nonisolated(unsafe) private static var initialiseCalled = false
+
+    /// Makes libcurl's OpenSSL backend write the TLS secrets of every connection to `path` in the
+    /// SSLKEYLOGFILE format (RFC 9850), so that Wireshark can decrypt a capture. libcurl reads the
+    /// `SSLKEYLOGFILE` variable once, in `curl_global_init`: this must come before any other use of
+    /// libcurl in the process. The file is created readable by its owner only (it holds secrets).
+    public static func enableKeyLog(path: String) throws(TaskError) {
+        guard !initialiseCalled else {
+            throw TaskError(code: .internalError, message: "--keylog came after libcurl was initialised")
+        }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw TaskError(code: .localIOError, message: "cannot write the key log \(path): \(String(cString: strerror(errno)))")
+        }
+        close(descriptor)
+        setenv("SSLKEYLOGFILE", path, 1)
+        initialise()
+    }
 
     /// The linked libcurl's version string, e.g. "7.88.1".
     public static var version: String {

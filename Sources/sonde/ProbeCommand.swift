@@ -73,6 +73,10 @@ struct ProbeCommand: AsyncParsableCommand {
         "Capture the run's own packets with libpcap into capture.pcap and analyse them (needs root or CAP_NET_RAW). "
             + "--capture=optional goes on without a capture when it cannot capture.", valueName: "required|optional"))
     var capture: String?
+    @Option(name: .customLong("keylog"), help: ArgumentHelp(
+        "Write the TLS secrets of every connection to this file (SSLKEYLOGFILE format) so Wireshark can decrypt the capture. Off by default; recorded in the report.",
+        valueName: "file"))
+    var keylog: String?
 
     @OptionGroup var report: ReportOptions
 
@@ -142,9 +146,19 @@ struct ProbeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let keylog {
+            // Before anything else touches libcurl: it reads SSLKEYLOGFILE once, at initialisation.
+            do throws(TaskError) { try CurlLibrary.enableKeyLog(path: keylog) } catch {
+                printError("sonde probe: \(error.message)")
+                throw ExitCode(ExitStatus.usage.rawValue)
+            }
+        }
         let options = try makeOptions()
         var session = ProbeSession(command: "probe", arguments: Array(CommandLine.arguments.dropFirst()), report: report)
         session.capture = capture.flatMap(CaptureSession.Mode.init(rawValue:))
+        if let keylog {
+            session.extraWarnings.append("TLS secrets were written to \(keylog) (--keylog): with that file, anyone can decrypt this run's capture.")
+        }
         let status = await session.run(groups: [ProbeGroup(urls: urls, options: options)])
         throw ExitCode(status.rawValue)
     }

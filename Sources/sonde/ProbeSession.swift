@@ -19,6 +19,8 @@ struct ProbeSession {
     let report: ReportOptions
     /// `--capture`, nil without.
     var capture: CaptureSession.Mode? = nil
+    /// Warnings the run's report carries besides the engine's (e.g. `--keylog` on).
+    var extraWarnings: [String] = []
     /// Tasks shown in full on the terminal before the view switches to a progress count.
     static let detailedTasks = 30
 
@@ -43,7 +45,7 @@ struct ProbeSession {
         let runInfo = RunInfo(id: RunInfo.makeID(command: command, at: started), command: command,
                               arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
                               insecure: groups.contains { $0.options.insecure }, redacted: redactor.isEnabled,
-                              warnings: Array(Set(runners.flatMap { $0.0.warnings })).sorted())
+                              warnings: Array(Set(runners.flatMap { $0.0.warnings })).sorted() + extraWarnings)
         let tool = ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features)
         let recorder: ProbeRunRecorder
         do { recorder = try report.openRecorder(run: runInfo, tool: tool) } catch {

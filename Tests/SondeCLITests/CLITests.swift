@@ -590,6 +590,28 @@ import Testing
         #expect(conversations.count == 6, "\(tshark.stdout)")
     }
 
+    @Test func aKeyLogLetsTsharkDecryptTheCapture() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let keys = output + "/../keys-\(UUID().uuidString).log"
+        let result = try Harness.sonde(["probe", "--capture", "--keylog", keys, "--cacert", target.caFile, "--json", "--output-dir", output,
+                                        target.https + "/bytes/1000"], timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try Harness.json(result.stdout)
+        let warnings = (report["run"] as? [String: Any])?["warnings"] as? [String] ?? []
+        #expect(warnings.contains { $0.contains("--keylog") }, "the report says the key log was on: \(warnings)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: keys)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600, "secrets readable by the owner only")
+        #expect(try String(contentsOfFile: keys, encoding: .utf8).contains("CLIENT_TRAFFIC_SECRET_0"))
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let pcap = folder + "/capture.pcap"
+        let plain = try Harness.run("/usr/bin/tshark", ["-r", pcap, "-Y", "http2.header", "-T", "fields", "-e", "http2.header.value"])
+        #expect(!plain.stdout.contains("/bytes/1000"), "without the keys the capture is opaque")
+        let decrypted = try Harness.run("/usr/bin/tshark", ["-r", pcap, "-o", "tls.keylog_file:" + keys, "-Y", "http2.header",
+                                                            "-T", "fields", "-e", "http2.header.value"])
+        #expect(decrypted.stdout.contains("/bytes/1000"), "\(decrypted.stdout)\(decrypted.stderr)")
+    }
+
     @Test func withoutThePrivilegeItFailsFastOrGoesOnWhenOptional() throws {
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()
