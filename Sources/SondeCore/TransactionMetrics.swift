@@ -223,6 +223,23 @@ public struct CaptureEvidence: Codable, Sendable, Equatable {
         self.reuseAgrees = reuseAgrees
         self.connectAgrees = connectAgrees
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case flow, synSeen, synToSynAckMs, initialRttMs, retransmissions, resets, reuseAgrees, connectAgrees
+    }
+
+    /// Absent values are written as null, as `JSONOutput` writes them.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(flow, forKey: .flow)
+        try c.encode(synSeen, forKey: .synSeen)
+        try c.encode(synToSynAckMs, forKey: .synToSynAckMs)
+        try c.encode(initialRttMs, forKey: .initialRttMs)
+        try c.encode(retransmissions, forKey: .retransmissions)
+        try c.encode(resets, forKey: .resets)
+        try c.encode(reuseAgrees, forKey: .reuseAgrees)
+        try c.encode(connectAgrees, forKey: .connectAgrees)
+    }
 }
 
 extension TransactionMetrics: JSONWritable {
