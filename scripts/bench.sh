@@ -126,3 +126,5 @@ PY
 "$here/scripts/bench-ws.sh" "$sonde"
 
 "$here/scripts/bench-resume.sh" "$sonde"
+
+"$here/scripts/bench-capture.sh" "$sonde"

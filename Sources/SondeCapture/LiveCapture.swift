@@ -4,7 +4,7 @@ import SondeCore
 
 /// A live libpcap capture of sonde's own flows into a pcap file, on a thread of its own: BPF
 /// filter from the remote addresses and ports the run will talk to, immediate mode (a packet is
-/// written as it comes, none wait in a ring block when the capture stops), a 16 MiB kernel buffer,
+/// written as it comes, none wait in a ring block when the capture stops), a 64 MiB kernel ring,
 /// and libpcap's own counters (`pcap_stats`) for what the kernel dropped.
 ///
 /// Threading: `init` opens and activates (throws with a message that says how to get the
@@ -27,6 +27,10 @@ public final class LiveCapture: @unchecked Sendable {
     private var stopping = false
     private var started = false
 
+    /// Loopback's 64 KiB MTU plus link, IP and TCP headers: whole packets, payload included (a
+    /// `--keylog` decryption needs it).
+    static let snapLength: Int32 = 65_536 + 256
+
     /// How to grant the privilege live capture needs, for messages.
     public static let privilegeHint = "live capture needs root or the CAP_NET_RAW capability: run sonde as root, or grant it once with "
         + "`sudo setcap cap_net_raw,cap_net_admin+eip $(command -v sonde)`; `--capture=optional` runs the probe without a capture instead"
@@ -39,10 +43,13 @@ public final class LiveCapture: @unchecked Sendable {
         guard let handle = pcap_create(interface, &errorBuffer) else {
             throw TaskError(code: .localIOError, message: "cannot open interface \(interface) for capture: \(String(cString: errorBuffer))")
         }
-        pcap_set_snaplen(handle, 262_144)
+        // Immediate mode makes libpcap use fixed-size ring frames (TPACKET_V2), each as large as
+        // the snap length: 64 KiB + headers (loopback's MTU) and a 64 MiB ring give about a thousand
+        // slots, where 256 KiB and 16 MiB gave 64 and dropped packets at --parallel 32.
+        pcap_set_snaplen(handle, Self.snapLength)
         pcap_set_promisc(handle, 0)
         pcap_set_immediate_mode(handle, 1)
-        pcap_set_buffer_size(handle, 16 << 20)
+        pcap_set_buffer_size(handle, 64 << 20)
         pcap_set_timeout(handle, 100)
         pcap_set_tstamp_precision(handle, Int32(PCAP_TSTAMP_PRECISION_NANO))
         let status = pcap_activate(handle)
