@@ -115,14 +115,30 @@ public final class LiveCapture: @unchecked Sendable {
         return counters
     }
 
-    /// The BPF filter of a run's flows: TCP to or from any of `endpoints` (address, port).
-    public static func filter(for endpoints: [(address: String, port: Int)]) -> String {
+    /// The BPF filter of a run's flows: TCP between a local port in `localPorts` (the run binds its
+    /// connections there) and any of `endpoints` (address, port). Another program's connections to
+    /// the same server use ephemeral ports outside the range, so they stay out of the file.
+    public static func filter(for endpoints: [(address: String, port: Int)], localPorts: ClosedRange<Int>) -> String {
         let unique = Array(Set(endpoints.map { "\($0.address)|\($0.port)" })).sorted()
         let terms = unique.map { item -> String in
             let parts = item.split(separator: "|")
             return "(host \(parts[0]) and tcp port \(parts[1]))"
         }
-        return terms.joined(separator: " or ")
+        return "tcp portrange \(localPorts.lowerBound)-\(localPorts.upperBound) and (" + terms.joined(separator: " or ") + ")"
+    }
+
+    /// A block of `count` local ports below the kernel's ephemeral range
+    /// (/proc/sys/net/ipv4/ip_local_port_range), where no other program is handed ports, chosen at
+    /// random in 10000…19999 (the target's WebSocket listeners use 20000…32000).
+    public static func localPortBlock(count: Int = 2048) -> ClosedRange<Int> {
+        var ephemeralLow = 32768
+        if let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8),
+           let low = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap({ Int($0) }) {
+            ephemeralLow = low
+        }
+        let top = min(20_000, ephemeralLow) - count
+        let base = top > 10_000 ? Int.random(in: 10_000...top) : 1024
+        return base...(base + count - 1)
     }
 
     /// The interface that carries traffic to `address`: `lo` for loopback, else the route with the

@@ -29,6 +29,10 @@ extension EasyHandle {
         }
         if !options.resolve.isEmpty { try setResolve(options.resolve) }
         if let doh = options.dohURL { try set(CURLOPT_DOH_URL, string: doh) }
+        if let ports = options.localPorts {
+            try set(CURLOPT_LOCALPORT, ports.lowerBound)
+            try set(CURLOPT_LOCALPORTRANGE, ports.count)
+        }
         // Only an explicit --proxy: the environment's proxy variables are ignored, so a report
         // never silently measures a proxy.
         try set(CURLOPT_PROXY, string: options.proxy ?? "")

@@ -42,6 +42,9 @@ public struct ProbeOptions: Sendable {
     /// When false, every task opens a fresh connection and closes it after use.
     public var reuseConnections = true
     public var maxRedirects = 10
+    /// Local ports to bind connections to (CURLOPT_LOCALPORT/LOCALPORTRANGE); nil for the kernel's
+    /// choice. A live capture sets it, so that its filter holds this run's connections only.
+    public var localPorts: ClosedRange<Int>? = nil
     /// How many times each URL is fetched.
     public var count = 1
     /// How many tasks run at once through the multi handle.

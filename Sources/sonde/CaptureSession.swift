@@ -13,7 +13,8 @@ struct CaptureSession {
     let capture: LiveCapture
 
     /// Opens the capture for `groups`, or explains why it cannot: nil and a warning when optional.
-    static func open(mode: Mode, groups: [ProbeGroup], folder: String) throws(TaskError) -> (CaptureSession?, String?) {
+    /// - Parameter localPorts: the block the run's connections bind to (`ProbeOptions.localPorts`).
+    static func open(mode: Mode, groups: [ProbeGroup], localPorts: ClosedRange<Int>, folder: String) throws(TaskError) -> (CaptureSession?, String?) {
         var endpoints: [(address: String, port: Int)] = []
         for group in groups {
             for url in group.urls {
@@ -28,7 +29,7 @@ struct CaptureSession {
         let interfaces = Set(endpoints.map { LiveCapture.interface(for: $0.address) })
         let interface = interfaces.count == 1 ? interfaces.first! : "any"
         do {
-            let capture = try LiveCapture(interface: interface, filter: LiveCapture.filter(for: endpoints), path: folder + "/capture.pcap")
+            let capture = try LiveCapture(interface: interface, filter: LiveCapture.filter(for: endpoints, localPorts: localPorts), path: folder + "/capture.pcap")
             return (CaptureSession(capture: capture), nil)
         } catch {
             guard mode == .optional else { throw error }

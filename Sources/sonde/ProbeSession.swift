@@ -1,5 +1,6 @@
 import CurlShim
 import Foundation
+import SondeCapture
 import SondeCore
 import SondeHTTP
 import SondeReport
@@ -26,6 +27,11 @@ struct ProbeSession {
 
     func run(groups: [ProbeGroup]) async -> ExitStatus {
         let redactor = report.redactor
+        // A capture holds this run's connections only: they bind to a block of local ports that
+        // the capture filter names.
+        let localPorts = capture != nil ? LiveCapture.localPortBlock() : nil
+        var groups = groups
+        if let localPorts { for index in groups.indices { groups[index].options.localPorts = localPorts } }
         var runners: [(ProbeRunner, [String])] = []
         let connections = ConnectionRegistry()
         for group in groups {
@@ -64,7 +70,7 @@ struct ProbeSession {
         var liveCapture: CaptureSession? = nil
         if let mode = capture {
             do throws(TaskError) {
-                let (opened, warning) = try CaptureSession.open(mode: mode, groups: groups, folder: recorder.folder.path)
+                let (opened, warning) = try CaptureSession.open(mode: mode, groups: groups, localPorts: localPorts!, folder: recorder.folder.path)
                 liveCapture = opened
                 if let warning { printError("warning: \(warning)") }
             } catch {

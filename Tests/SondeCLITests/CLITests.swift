@@ -452,7 +452,16 @@ import Testing
             let probe = try Harness.sonde(["probe", "--count", "3", "--no-reuse", "--output-dir", work + "/reports",
                                            base + "/1k.bin", base + "/missing"])
             #expect(probe.status == 1)
-            usleep(500_000)
+            // Stopped once the file has stopped growing for a second: a loaded tool may still be
+            // writing the last packets, and what it has not written when stopped is lost.
+            var last: Int64 = -1
+            var still = 0
+            _ = Harness.waitFor(seconds: 15) {
+                let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int64) ?? nil ?? -1
+                still = size == last && size > 0 ? still + 1 : 0
+                last = size
+                return still >= 20
+            }
             Harness.stop(pid)
             files.append(file)
         }
