@@ -68,7 +68,9 @@ public enum JournalScan {
         return captures
     }
 
-    static func scan(folder: RunFolder, onRunLine: (RunLine) -> Void,
+    /// - Parameter transform: applied to every task as it is read (before the summary, the sample
+    ///   and `onTask` see it); nil keeps a task as journalled.
+    static func scan(folder: RunFolder, onRunLine: (RunLine) -> Void, transform: (ProbeTask) -> ProbeTask? = { _ in nil },
                      onTask: (ProbeTask, ArraySlice<UInt8>) throws(TaskError) -> Void) throws(TaskError) -> Result {
         let decoder = JSONDecoder()
         var runLine: RunLine?
@@ -82,10 +84,11 @@ public enum JournalScan {
         var lastTaskEnd: Timestamp?
         try JournalReader.forEachLine(path: folder.journalPath) { (line: ArraySlice<UInt8>) throws(TaskError) in
             if let taskJSON = ReportJSONWriter.taskJSON(inJournalLine: line) {
-                guard runLine != nil, let task = ReportJSONWriter.decodeTask(taskJSON, fallback: decoder) else {
+                guard runLine != nil, let journalled = ReportJSONWriter.decodeTask(taskJSON, fallback: decoder) else {
                     skipped += 1
                     return
                 }
+                let task = transform(journalled) ?? journalled
                 summary.add(task)
                 sampler.add(task)
                 let end = task.taskInterval.start.adding(microseconds: Int64(task.taskInterval.durationMs * 1000))

@@ -73,14 +73,14 @@ public enum ReportFiles {
             var writer = HARWriter(tool: line.tool, run: line.run)
             harBuffer += writer.start()
             harWriter = writer
-        }, onTask: { (journalled: ProbeTask, taskJSON: ArraySlice<UInt8>) throws(TaskError) in
+        }, transform: { matcher.isEmpty ? nil : matcher.attach(to: $0) },
+        onTask: { (task: ProbeTask, taskJSON: ArraySlice<UInt8>) throws(TaskError) in
             guard var writer = harWriter else { return }
             if !first { jsonBuffer.append(UInt8(ascii: ",")) }
             first = false
             jsonBuffer.append(UInt8(ascii: "\n"))
-            var task = journalled
-            if !matcher.isEmpty, let matched = matcher.attach(to: journalled) {
-                task = matched
+            if task.transactionMetrics.contains(where: { $0.capture != nil }) {
+                // Evidence attached from the capture: the task is written anew (journalled ones have none).
                 taskLine.reset()
                 task.writeJSON(to: &taskLine)
                 jsonBuffer += taskLine.bytes

@@ -593,6 +593,10 @@ import Testing
         }
         let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
         #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+        // The HTML shows the wire beside libcurl's phases, and still loads cleanly.
+        let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+        #expect(html.contains("class=\"tick\"") && html.contains("wire: SYN seen"))
+        CLIBrowserTests.expectClean(try CLIBrowserTests.load(folder + "/report.html"), "capture report")
         // tshark, an independent reader, sees the same connections in the file.
         let tshark = try Harness.run("/usr/bin/tshark", ["-r", folder + "/capture.pcap", "-q", "-z", "conv,tcp"])
         let conversations = tshark.stdout.split(separator: "\n").filter { $0.contains("<->") }
