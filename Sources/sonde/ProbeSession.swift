@@ -61,7 +61,7 @@ struct ProbeSession {
 
         let json = report.json
         if !json { for warning in runInfo.warnings { printError("warning: \(warning)") } }
-        let renderer = TerminalRenderer(useColor: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+        let renderer = ReportOptions.terminalRenderer
         let progressOnTTY = isatty(STDERR_FILENO) == 1
         let totalTasks = groups.reduce(0) { $0 + $1.urls.count * max(1, $1.options.count) }
         sonde_install_interrupt_handlers()
@@ -143,14 +143,7 @@ struct ProbeSession {
         } else {
             status = summary.failedTasks > 0 ? .failed : .passed
         }
-        let finished: RunOutcome
-        do {
-            finished = try recorder.finish(status: status, thresholds: report.thresholds, baseline: baseline,
-                                           prometheusPath: report.prometheusPath)
-        } catch {
-            printError("sonde: could not write the report: \(error.message)")
-            return .failure
-        }
+        guard let finished = report.finish(recorder, status: status, baseline: baseline) else { return .failure }
         if let failure = outcome.failure ?? captureFailure { printError("sonde: \(failure.message)") }
         if json {
             printReportDocument(recorder.folder)

@@ -70,7 +70,7 @@ struct ReportCommand: ParsableCommand {
         if json {
             if let data = FileManager.default.contents(atPath: runFolder.reportJSONPath) { FileHandle.standardOutput.write(data) }
         } else {
-            let renderer = TerminalRenderer(useColor: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+            let renderer = ReportOptions.terminalRenderer
             for warning in outcome.run.warnings { printError("warning: \(warning)") }
             print("run \(outcome.run.id) (\(outcome.run.command), \(outcome.run.status.rawValue))")
             if outcome.summary.tasks > 0 || outcome.soaks.isEmpty { print(renderer.render(summary: outcome.summary)) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import SondeCore
 import SondeReport
 
@@ -53,6 +54,22 @@ struct ReportOptions: ParsableArguments {
     func openRecorder(run: RunInfo, tool: ToolInfo) throws(TaskError) -> ProbeRunRecorder {
         let folder = try RunFolder(outputDirectory: outputDirectory, runID: run.id)
         return try ProbeRunRecorder(folder: folder, tool: tool, run: run)
+    }
+
+    /// Ends a run under these options (thresholds, baseline, Prometheus file) and renders every
+    /// report file; nil, said on stderr, when the report could not be written.
+    func finish(_ recorder: ProbeRunRecorder, status: RunStatus, baseline: JournalScan.Result?) -> RunOutcome? {
+        do {
+            return try recorder.finish(status: status, thresholds: thresholds, baseline: baseline, prometheusPath: prometheusPath)
+        } catch {
+            printError("sonde: could not write the report: \(error.message)")
+            return nil
+        }
+    }
+
+    /// The terminal view: in colour on a TTY unless NO_COLOR is set.
+    static var terminalRenderer: TerminalRenderer {
+        TerminalRenderer(useColor: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
     }
 
     /// The parsed thresholds (`validate` has already rejected malformed ones).

@@ -23,7 +23,7 @@ struct ResumeSession {
         guard let recorder = openRecorder() else { return .usage }
         let json = report.json
         let display = redactor.redact(url: url)
-        let renderer = TerminalRenderer(useColor: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+        let renderer = ReportOptions.terminalRenderer
         let progressOnTTY = isatty(STDERR_FILENO) == 1 && !json
         sonde_install_interrupt_handlers()
         defer { sonde_reset_interrupt_handlers() }
@@ -32,14 +32,16 @@ struct ResumeSession {
         var failure: TaskError? = nil
         var reference: DownloadReference? = nil
         var runner: DownloadTrialRunner? = nil
+        defer { runner?.finish() }  // the worker settings go, whatever happened
         do throws(TaskError) {
             if !checkOnly {
                 var trialOptions = options
                 trialOptions.workDirectory = recorder.folder.path + "/transfers"
                 let worker = trialOptions.kinds.contains(.processKill) ? try Self.workerCommand() : nil
-                runner = try DownloadTrialRunner(url: url, settings: settings, options: trialOptions, worker: worker, seed: seed)
+                let trialRunner = try DownloadTrialRunner(url: url, settings: settings, options: trialOptions, worker: worker, seed: seed)
+                runner = trialRunner
                 if !json { print("resume \(display): reference download, then \(trials) trial\(trials == 1 ? "" : "s"); report in \(recorder.folder.path)") }
-                reference = try runner!.reference()
+                reference = try trialRunner.reference()
                 if !json, let reference {
                     print("reference: \(reference.length) bytes in \(formatMs(reference.durationMs)) ms, sha256 \(reference.sha256)"
                         + (reference.validator.map { ", validator \($0)" } ?? ", no validator"))
@@ -59,11 +61,9 @@ struct ResumeSession {
                     try recorder.record(resumeTrial: trial)
                     if !json { print(renderer.render(trial: trial)) }
                 }
-                runner.finish()
             }
         } catch {
             failure = error
-            runner?.finish()
         }
         return finish(recorder: recorder, failure: failure, baseline: baseline, renderer: renderer)
     }
@@ -74,33 +74,33 @@ struct ResumeSession {
         let redactor = settings.redactor
         guard let recorder = openRecorder() else { return .usage }
         let json = report.json
-        let renderer = TerminalRenderer(useColor: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+        let renderer = ReportOptions.terminalRenderer
         sonde_install_interrupt_handlers()
         defer { sonde_reset_interrupt_handlers() }
         let shouldStop = { sonde_received_signal() != 0 }
         var failure: TaskError? = nil
         var runner: UploadTrialRunner? = nil
+        defer { runner?.finish() }  // the worker settings go, whatever happened
         do throws(TaskError) {
             var trialOptions = options
             trialOptions.workDirectory = recorder.folder.path + "/transfers"
             let worker = trialOptions.kinds.contains(.processKill) ? try Self.workerCommand() : nil
-            runner = try UploadTrialRunner(url: url, settings: settings, options: trialOptions, worker: worker, seed: seed)
+            let trialRunner = try UploadTrialRunner(url: url, settings: settings, options: trialOptions, worker: worker, seed: seed)
+            runner = trialRunner
             if !json {
-                print("upload \(options.filePath) (\(runner!.length) bytes, sha256 \(runner!.fileSha256)) to \(redactor.redact(url: url)) "
+                print("upload \(options.filePath) (\(trialRunner.length) bytes, sha256 \(trialRunner.fileSha256)) to \(redactor.redact(url: url)) "
                     + "with \(options.uploadProtocol.name): \(trials) trial\(trials == 1 ? "" : "s"); report in \(recorder.folder.path)")
             }
             for number in 1...trials {
                 if shouldStop() { break }
-                let trial = runner!.runTrial(number: number, shouldStop: shouldStop,
-                                             onProgress: progressBar(trial: number, of: trials, length: runner!.length))
+                let trial = trialRunner.runTrial(number: number, shouldStop: shouldStop,
+                                                 onProgress: progressBar(trial: number, of: trials, length: trialRunner.length))
                 if isatty(STDERR_FILENO) == 1 && !json { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
                 try recorder.record(resumeTrial: trial)
                 if !json { print(renderer.render(trial: trial)) }
             }
-            runner?.finish()
         } catch {
             failure = error
-            runner?.finish()
         }
         return finish(recorder: recorder, failure: failure, baseline: nil, renderer: renderer)
     }
@@ -139,14 +139,7 @@ struct ResumeSession {
     private func finish(recorder: ProbeRunRecorder, failure: TaskError?, baseline: JournalScan.Result?, renderer: TerminalRenderer) -> ExitStatus {
         let interrupted = sonde_received_signal() != 0
         let status: RunStatus = interrupted ? .interrupted : failure != nil ? .error : .passed
-        let finished: RunOutcome
-        do {
-            finished = try recorder.finish(status: status, thresholds: report.thresholds, baseline: baseline,
-                                           prometheusPath: report.prometheusPath)
-        } catch {
-            printError("sonde: could not write the report: \(error.message)")
-            return .failure
-        }
+        guard let finished = report.finish(recorder, status: status, baseline: baseline) else { return .failure }
         if let failure, !interrupted { printError("sonde resume: \(failure.message)") }
         if report.json {
             printReportDocument(recorder.folder)

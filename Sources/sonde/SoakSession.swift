@@ -95,19 +95,12 @@ struct SoakSession {
         let interrupted = sonde_received_signal() != 0
         // `finish` turns passed into failed when the soak failed (or a threshold did).
         let status: RunStatus = failure != nil ? .error : interrupted ? .interrupted : .passed
-        let finished: RunOutcome
-        do {
-            finished = try recorder.finish(status: status, thresholds: report.thresholds, baseline: baseline,
-                                           prometheusPath: report.prometheusPath)
-        } catch {
-            printError("sonde: could not write the report: \(error.message)")
-            return .failure
-        }
+        guard let finished = report.finish(recorder, status: status, baseline: baseline) else { return .failure }
         if let failure { printError("sonde: \(failure.message)") }
         if json {
             printReportDocument(recorder.folder)
         } else {
-            let renderer = TerminalRenderer(useColor: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+            let renderer = ReportOptions.terminalRenderer
             for soak in finished.soaks { print(renderer.render(soak: soak)) }
             if !finished.thresholds.isEmpty { print(renderer.render(thresholds: finished.thresholds)) }
             printReportPaths(recorder.folder, har: false, prometheusPath: report.prometheusPath)
