@@ -5,9 +5,10 @@ import SondeCore
 /// The partial file of a download, written only by appending, with the SHA-256 of its content
 /// kept up to date as bytes arrive (the bytes are hashed once, on the way to the disk).
 ///
-/// Invariant: `hasher` covers exactly bytes `0..<size` of the file, of which the last
-/// `pending.count` are still in memory until `flush` (the owner flushes before anyone else reads
-/// the file, and before a planned kill).
+/// Invariants: `size` counts the bytes written plus the `pending` ones still in memory until
+/// `flush` (the owner flushes before anyone else reads the file, and before a planned kill); the
+/// hash (inline for what was on disk at open, then on the hashing thread) covers exactly the
+/// bytes written, so after a flush it covers `0..<size`.
 final class PartialFile {
     let path: String
     private let descriptor: Int32
@@ -53,7 +54,7 @@ final class PartialFile {
     private var pending: [UInt8] = []
     private static let pendingLimit = 1 << 20
 
-    /// Appends `bytes` at the end (hashed now, written when 1 MiB has gathered or at `flush`).
+    /// Appends `bytes` at the end (written, then hashed, when 1 MiB has gathered or at `flush`).
     func append(_ bytes: UnsafeRawBufferPointer) throws(TaskError) {
         pending.append(contentsOf: bytes)
         size += Int64(bytes.count)
@@ -65,19 +66,22 @@ final class PartialFile {
         guard !pending.isEmpty else { return }
         let start = size - Int64(pending.count)
         var offset = 0
+        var failure: TaskError? = nil
         while offset < pending.count {
             let written = pending.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + offset, $0.count - offset, off_t(start) + off_t(offset)) }
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else {
-                let message = String(cString: strerror(errno))
-                // What did not reach the file is not in it: the size says so.
-                size = start + Int64(offset)
-                pending.removeAll(keepingCapacity: true)
-                throw TaskError(code: .localIOError, message: "cannot write \(path): \(message)")
+                failure = TaskError(code: .localIOError, message: "cannot write \(path): \(String(cString: strerror(errno)))")
+                break
             }
             offset += written
         }
-        if verifying {
+        // What did not reach the file is not in it: neither the size nor the hash counts it.
+        if offset < pending.count {
+            size = start + Int64(offset)
+            pending.removeSubrange(offset...)
+        }
+        if verifying && !pending.isEmpty {
             // The written buffer goes to the hashing thread; a fresh one gathers the next bytes.
             if background == nil { background = BackgroundHasher(seed: hasher) }
             background?.update(pending)
@@ -86,6 +90,7 @@ final class PartialFile {
         } else {
             pending.removeAll(keepingCapacity: true)
         }
+        if let failure { throw failure }
     }
 
     /// Empties the file: a restart from zero.
