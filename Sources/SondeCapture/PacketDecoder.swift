@@ -9,6 +9,9 @@ struct TCPSegment {
     var flags: UInt8
     var window: UInt16
     var payloadLength: Int
+    /// The payload bytes the capture holds: the first `payload.count` ≤ `payloadLength` (a snap
+    /// length can cut the rest). Points into the frame: valid only while the frame is.
+    var payload: UnsafeRawBufferPointer
     /// The IP packet's total length (bytes on the wire above the link layer).
     var ipLength: Int
     var options: ParsedOptions
@@ -190,11 +193,15 @@ enum PacketDecoder {
             }
             position += size
         }
+        let payloadStart = offset + headerLength
+        let captured = max(0, min(frame.count - payloadStart, length - headerLength))
+        let payload = captured > 0 ? UnsafeRawBufferPointer(rebasing: frame[payloadStart..<(payloadStart + captured)])
+                                   : UnsafeRawBufferPointer(start: nil, count: 0)
         return TCPSegment(timestampNanos: timestampNanos,
                           source: .init(address: source, port: UInt16(sourcePort)),
                           destination: .init(address: destination, port: UInt16(destinationPort)),
                           sequence: sequence, acknowledgement: acknowledgement, flags: frame[offset + 13] & 0x3F,
-                          window: UInt16(window), payloadLength: length - headerLength, ipLength: ipLength, options: options)
+                          window: UInt16(window), payloadLength: length - headerLength, payload: payload, ipLength: ipLength, options: options)
     }
 
     static func u16(_ frame: UnsafeRawBufferPointer, _ offset: Int) -> Int? {

@@ -16,6 +16,9 @@ import SondeCore
 ///   retransmission kinds that tshark's `tcp.analysis.retransmission` matches (plain and fast).
 /// - initial RTT: first SYN to the ACK that completes the handshake.
 ///
+/// - TLS: when the client's first payload is a TLS handshake record, `TLSHandshakeTracker`
+///   follows the record layer to the first application data each way.
+///
 /// A SYN on a 4-tuple whose connection already had a different SYN starts a new connection
 /// (port reuse), as tshark's `tcp.stream` does. Memory: one small record per connection.
 struct TCPFlowAnalyzer {
@@ -51,6 +54,7 @@ struct TCPFlowAnalyzer {
         var synSequence: UInt32?
         var synAt: Int64?
         var synAckAt: Int64?
+        var synAckSequence: UInt32?
         var ackAt: Int64?
         var clientOptions: FlowEvidence.TCPOptions?
         var serverOptions: FlowEvidence.TCPOptions?
@@ -59,6 +63,9 @@ struct TCPFlowAnalyzer {
         var resets = 0
         var fins = 0
         var closedBy: String?
+        /// Decided at the first payload byte: whether the client opened with a TLS record.
+        var tlsDecided = false
+        var tls: TLSHandshakeTracker?
 
         init(client: TCPSegment.Endpoint, server: TCPSegment.Endpoint, at time: Int64) {
             self.client = client
@@ -107,7 +114,7 @@ struct TCPFlowAnalyzer {
             if flow.synAt == nil { flow.synAt = t; flow.synSequence = s.sequence }
             flow.clientOptions = options(s)
         } else if s.isSYN && s.hasACK && !fromClient {
-            if flow.synAckAt == nil { flow.synAckAt = t }
+            if flow.synAckAt == nil { flow.synAckAt = t; flow.synAckSequence = s.sequence }
             flow.serverOptions = options(s)
         } else if fromClient && s.hasACK && !s.isSYN && flow.synAckAt != nil && flow.ackAt == nil {
             flow.ackAt = t
@@ -174,6 +181,8 @@ struct TCPFlowAnalyzer {
             fwd.lastAckTime = t
         }
 
+        if s.payloadLength > 0 { followTLS(s, in: flow, fromClient: fromClient) }
+
         if s.isRST {
             flow.resets += 1
             if flow.closedBy == nil { flow.closedBy = fromClient ? "client" : "server" }
@@ -183,6 +192,19 @@ struct TCPFlowAnalyzer {
             if flow.closedBy == nil { flow.closedBy = fromClient ? "client" : "server" }
         }
         if fromClient { flow.toServer = fwd } else { flow.toClient = fwd }
+    }
+
+    /// The TLS record layer, when the client's first payload is a TLS handshake record.
+    private func followTLS(_ s: TCPSegment, in flow: Flow, fromClient: Bool) {
+        if !flow.tlsDecided {
+            flow.tlsDecided = true
+            guard fromClient, let tracker = TLSHandshakeTracker.startingWith(s.payload) else { return }
+            tracker.start(clientAt: flow.synSequence.map { $0 &+ 1 }, serverAt: flow.synAckSequence.map { $0 &+ 1 })
+            flow.tls = tracker
+        }
+        guard let tracker = flow.tls, !(fromClient ? tracker.client.stopped : tracker.server.stopped) else { return }
+        tracker.add(fromClient: fromClient, sequence: s.sequence, length: s.payloadLength, captured: s.payload,
+                    timestampNanos: s.timestampNanos)
     }
 
     private func options(_ s: TCPSegment) -> FlowEvidence.TCPOptions {
@@ -208,7 +230,7 @@ struct TCPFlowAnalyzer {
                                  clientOptions: flow.clientOptions, serverOptions: flow.serverOptions),
                 initialRttMs: flow.initialRTTNanos.map { Double($0) / 1e6 },
                 clientToServer: flow.toServer.counters, serverToClient: flow.toClient.counters,
-                resets: flow.resets, fins: flow.fins, closedBy: flow.closedBy)
+                resets: flow.resets, fins: flow.fins, closedBy: flow.closedBy, tls: flow.tls?.evidence())
         }
     }
 }

@@ -55,10 +55,14 @@ public struct FlowEvidence: Codable, Sendable, Equatable {
     public var fins: Int
     /// "client" or "server": who sent the first FIN (or RST when there was no FIN); null if open.
     public var closedBy: String?
+    /// The TLS handshake as the cleartext record layer shows it; absent when the client's first
+    /// bytes were not a TLS handshake record.
+    public var tls: TLS?
 
     public init(tuple: String, clientAddress: String, clientPort: Int, serverAddress: String, serverPort: Int,
                 firstPacketAt: Timestamp, lastPacketAt: Timestamp, handshake: Handshake, initialRttMs: Double?,
-                clientToServer: Direction, serverToClient: Direction, resets: Int, fins: Int, closedBy: String?) {
+                clientToServer: Direction, serverToClient: Direction, resets: Int, fins: Int, closedBy: String?,
+                tls: TLS? = nil) {
         self.tuple = tuple
         self.clientAddress = clientAddress
         self.clientPort = clientPort
@@ -73,6 +77,7 @@ public struct FlowEvidence: Codable, Sendable, Equatable {
         self.resets = resets
         self.fins = fins
         self.closedBy = closedBy
+        self.tls = tls
     }
 
     public struct Handshake: Codable, Sendable, Equatable {
@@ -123,5 +128,75 @@ public struct FlowEvidence: Codable, Sendable, Equatable {
         public var zeroWindows = 0
         public var keepAlives = 0
         public init() {}
+    }
+
+    /// TLS milestones read from the record layer, which stays cleartext: record types and, up to
+    /// the ServerHello, the handshake messages. Each time is that of the packet holding the
+    /// record's first byte. TLS 1.3 encrypts everything after the ServerHello, so there the
+    /// client's Finished is its first encrypted record, the server's Finished is not visible, and
+    /// the server's first application data is its first encrypted record after the client's
+    /// Finished (which can be a NewSessionTicket: without the keys the two look the same).
+    public struct TLS: Codable, Sendable, Equatable {
+        public var clientHelloAt: Timestamp?
+        /// The ClientHello's server_name (SNI); nil when it sent none (an IP-address URL).
+        public var serverName: String?
+        /// The ClientHello's ALPN protocols, in its order.
+        public var offeredAlpn: [String]
+        /// The ClientHello's supported_versions (or its legacy version), e.g. "TLSv1.3".
+        public var offeredVersions: [String]
+        public var serverHelloAt: Timestamp?
+        /// The negotiated version in OpenSSL's spelling ("TLSv1.3"), as `negotiatedTLSProtocolVersion`.
+        public var version: String?
+        /// The negotiated cipher suite's IANA name, or its code when sonde does not know the name.
+        public var cipherSuite: String?
+        /// The cipher suite's code, e.g. "0x1302" (as tshark prints `tls.handshake.ciphersuite`).
+        public var cipherSuiteCode: String?
+        /// The ALPN protocol the ServerHello chose: visible up to TLS 1.2 only.
+        public var alpn: String?
+        /// The server answered the first ClientHello with a HelloRetryRequest.
+        public var helloRetryRequest: Bool
+        public var clientChangeCipherSpecAt: Timestamp?
+        public var serverChangeCipherSpecAt: Timestamp?
+        public var clientFinishedAt: Timestamp?
+        /// TLS 1.2 and earlier only.
+        public var serverFinishedAt: Timestamp?
+        public var clientFirstApplicationDataAt: Timestamp?
+        public var serverFirstApplicationDataAt: Timestamp?
+        /// ClientHello → the client's Finished, ms: the wire's view of libcurl's TLS phase.
+        public var handshakeMs: Double?
+        /// Alert records seen while the record layer was followed, both directions.
+        public var alerts: Int
+        /// Why the record layer could not be followed to the end of the handshake (a gap in the
+        /// capture, a snap length that cut a record header, bytes that are not TLS); nil when it was.
+        public var problem: String?
+
+        public init(clientHelloAt: Timestamp? = nil, serverName: String? = nil, offeredAlpn: [String] = [],
+                    offeredVersions: [String] = [], serverHelloAt: Timestamp? = nil, version: String? = nil,
+                    cipherSuite: String? = nil, cipherSuiteCode: String? = nil, alpn: String? = nil,
+                    helloRetryRequest: Bool = false, clientChangeCipherSpecAt: Timestamp? = nil,
+                    serverChangeCipherSpecAt: Timestamp? = nil, clientFinishedAt: Timestamp? = nil,
+                    serverFinishedAt: Timestamp? = nil, clientFirstApplicationDataAt: Timestamp? = nil,
+                    serverFirstApplicationDataAt: Timestamp? = nil, handshakeMs: Double? = nil, alerts: Int = 0,
+                    problem: String? = nil) {
+            self.clientHelloAt = clientHelloAt
+            self.serverName = serverName
+            self.offeredAlpn = offeredAlpn
+            self.offeredVersions = offeredVersions
+            self.serverHelloAt = serverHelloAt
+            self.version = version
+            self.cipherSuite = cipherSuite
+            self.cipherSuiteCode = cipherSuiteCode
+            self.alpn = alpn
+            self.helloRetryRequest = helloRetryRequest
+            self.clientChangeCipherSpecAt = clientChangeCipherSpecAt
+            self.serverChangeCipherSpecAt = serverChangeCipherSpecAt
+            self.clientFinishedAt = clientFinishedAt
+            self.serverFinishedAt = serverFinishedAt
+            self.clientFirstApplicationDataAt = clientFirstApplicationDataAt
+            self.serverFirstApplicationDataAt = serverFirstApplicationDataAt
+            self.handshakeMs = handshakeMs
+            self.alerts = alerts
+            self.problem = problem
+        }
     }
 }

@@ -400,6 +400,27 @@ import Testing
         return (result, parsed)
     }
 
+    /// Runs `tool` (tcpdump or tshark writing `file`) around `body`: starts once the tool says
+    /// `ready` (seconds on a loaded machine; a fixed sleep lost flows) and stops it once the file has
+    /// stopped growing for a second (what a loaded tool has not written when stopped is lost).
+    /// tcpdump needs `--immediate-mode`, or it leaves an unfinished ring block unwritten.
+    static func capture(_ tool: String, _ arguments: [String], file: String, ready: String, while body: () throws -> Void) throws {
+        let log = Harness.temporaryDirectory() + "/\(UUID().uuidString).err"
+        let pid = try Harness.spawn(tool, arguments, stdout: "/dev/null", stderr: log)
+        defer { Harness.stop(pid) }
+        let up = Harness.waitFor(seconds: 30) { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains(ready) }
+        try #require(up, "\(tool) never said '\(ready)': \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        try body()
+        var last: Int64 = -1
+        var still = 0
+        _ = Harness.waitFor(seconds: 15) {
+            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int64) ?? nil ?? -1
+            still = size == last && size > 0 ? still + 1 : 0
+            last = size
+            return still >= 20
+        }
+    }
+
     @Test func syntheticCapturesAgreeWithTshark() throws {
         let (result, cases) = try Self.oracle()
         #expect(result.status == 0, "\(result.stdout.suffix(3000))\(result.stderr.suffix(2000))")
@@ -442,27 +463,11 @@ import Testing
             ("/usr/bin/tshark", work + "/tshark.pcapng", ["-i", "lo", "-w", work + "/tshark.pcapng", "-f", "tcp port \(port)"],
              "Capturing on"),
         ] {
-            let log = work + "/\(UUID().uuidString).err"
-            let pid = try Harness.spawn(tool, arguments, stdout: "/dev/null", stderr: log)
-            // The capture is up once the tool says so (seconds on a loaded machine); a fixed sleep lost
-            // flows. Immediate mode: without it tcpdump leaves the packets of an unfinished ring block
-            // unwritten when it is stopped.
-            let up = Harness.waitFor(seconds: 30) { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains(ready) }
-            try #require(up, "\(tool) never said '\(ready)': \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
-            let probe = try Harness.sonde(["probe", "--count", "3", "--no-reuse", "--output-dir", work + "/reports",
-                                           base + "/1k.bin", base + "/missing"])
-            #expect(probe.status == 1)
-            // Stopped once the file has stopped growing for a second: a loaded tool may still be
-            // writing the last packets, and what it has not written when stopped is lost.
-            var last: Int64 = -1
-            var still = 0
-            _ = Harness.waitFor(seconds: 15) {
-                let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int64) ?? nil ?? -1
-                still = size == last && size > 0 ? still + 1 : 0
-                last = size
-                return still >= 20
+            try Self.capture(tool, arguments, file: file, ready: ready) {
+                let probe = try Harness.sonde(["probe", "--count", "3", "--no-reuse", "--output-dir", work + "/reports",
+                                               base + "/1k.bin", base + "/missing"])
+                #expect(probe.status == 1)
             }
-            Harness.stop(pid)
             files.append(file)
         }
         let (result, cases) = try Self.oracle(files)
@@ -471,6 +476,41 @@ import Testing
             // 6 tasks, each on its own connection (--no-reuse).
             #expect((entry["sonde"] as? [[String: Any]])?.count == 6, "\(entry["name"] ?? "?")")
         }
+    }
+
+    /// TLS milestones against tshark's TLS dissector: curl and sonde against nginx with TLS 1.3
+    /// and 1.2, HTTP/2 and HTTP/1.1, and a handshake that fails (unknown CA: the client's alert),
+    /// captured by tcpdump; and the corpus's curl capture against the target.
+    @Test func tlsMilestonesAgreeWithTshark() throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let port = nginx.https
+        let url = "https://localhost:\(port)/1k.bin"
+        let work = Harness.temporaryDirectory()
+        let file = work + "/tls.pcap"
+        try Self.capture("/usr/bin/tcpdump", ["-i", "lo", "-U", "--immediate-mode", "-w", file, "tcp port \(port)"],
+                         file: file, ready: "listening on") {
+            for options in [["--http2"], ["--http1.1", "--tls-max", "1.2"], ["--http2", "--tls-max", "1.2"]] {
+                let curl = try Harness.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "--cacert", nginx.certificate] + options + [url])
+                #expect(curl.status == 0, "curl \(options): \(curl.stderr)")
+            }
+            let untrusted = try Harness.run("/usr/bin/curl", ["-s", "-o", "/dev/null", url])
+            #expect(untrusted.status == 60, "an unknown CA fails the handshake")
+            let probe = try Harness.sonde(["probe", "--cacert", nginx.certificate, "--output-dir", work + "/reports", url])
+            #expect(probe.status == 0, "\(probe.stderr)")
+        }
+        let result = try Harness.run("/usr/bin/env", ["python3", Harness.root + "/Tests/SondeCLITests/Fixtures/tls_oracle.py",
+                                                       Harness.sonde, work, file,
+                                                       Harness.root + "/Tests/SondeCaptureTests/Corpus/tls-curl-loopback.pcap"])
+        #expect(result.status == 0, "\(result.stdout.suffix(4000))\(result.stderr.suffix(2000))")
+        let flows = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [[String: Any]] ?? []
+        let live = flows.compactMap { $0["file"] as? String == "tls.pcap" ? $0["sonde"] as? [String: Any] : nil }
+        // The capture must hold what the comparison is about, or agreement proves little.
+        #expect(live.count == 5, "\(live.count) TLS connections")
+        #expect(Set(live.compactMap { $0["version"] as? String }) == ["TLSv1.3", "TLSv1.2"])
+        #expect(live.contains { ($0["alerts"] as? Int ?? 0) > 0 && $0["clientFinishedAt"] == nil }, "the refused handshake's alert")
+        #expect(live.contains { $0["alpn"] as? String == "h2" } && live.contains { $0["alpn"] as? String == "http/1.1" })
+        #expect(live.allSatisfy { $0["serverName"] as? String == "localhost" && $0["problem"] == nil })
     }
 }
 
