@@ -57,10 +57,18 @@ public struct CaptureMatcher: Sendable {
             // client's own scheduling (ms on a loaded machine): 1 ms of slack for the two clocks.
             connectAgrees = synToSynAck <= connect + 1.0
         }
+        var tlsAgrees: Bool? = nil
+        if let wire = flow.tls?.handshakeMs, let phase = transaction.phases.tls, !transaction.isReusedConnection {
+            // ClientHello → the client's Finished lies inside libcurl's TLS phase, which ends once
+            // libcurl has that Finished out (1 ms of slack for the two clocks); same version.
+            let versionAgrees = transaction.negotiatedTLSProtocolVersion.map { $0 == flow.tls?.version } ?? true
+            tlsAgrees = wire <= phase + 1.0 && versionAgrees
+        }
         return CaptureEvidence(flow: flow.tuple, synSeen: handshake.synAt != nil, synToSynAckMs: synToSynAck.map { ($0 * 1000).rounded() / 1000 },
                                initialRttMs: flow.initialRttMs,
                                retransmissions: flow.clientToServer.retransmissions + flow.serverToClient.retransmissions,
-                               resets: flow.resets, reuseAgrees: reuseAgrees, connectAgrees: connectAgrees)
+                               resets: flow.resets, reuseAgrees: reuseAgrees, connectAgrees: connectAgrees,
+                               tlsVersion: flow.tls?.version, tlsHandshakeMs: flow.tls?.handshakeMs, tlsAgrees: tlsAgrees)
     }
 
     private static func bare(_ address: String) -> String {

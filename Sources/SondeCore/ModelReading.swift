@@ -92,6 +92,9 @@ extension CaptureEvidence: JSONReadable {
             case "resets": evidence.resets = try r.readInt()
             case "reuseAgrees": evidence.reuseAgrees = try r.readOptionalBool()
             case "connectAgrees": evidence.connectAgrees = try r.readOptionalBool()
+            case "tlsVersion": evidence.tlsVersion = try r.readOptionalString()
+            case "tlsHandshakeMs": evidence.tlsHandshakeMs = try r.readOptionalDouble()
+            case "tlsAgrees": evidence.tlsAgrees = try r.readOptionalBool()
             default: try r.skipValue()
             }
         }

@@ -211,9 +211,17 @@ public struct CaptureEvidence: Codable, Sendable, Equatable {
     /// The wire's SYN → SYN/ACK fits inside libcurl's connect phase (1 ms of slack; libcurl's phase
     /// also holds the client's own scheduling); nil when either is missing.
     public var connectAgrees: Bool?
+    /// The TLS version the ServerHello chose, e.g. "TLSv1.3"; nil without TLS in the capture.
+    public var tlsVersion: String?
+    /// ClientHello → the client's Finished on the wire, ms: the capture's view of libcurl's TLS phase.
+    public var tlsHandshakeMs: Double?
+    /// The wire's handshake fits inside libcurl's TLS phase (1 ms of slack) and the ServerHello's
+    /// version is the one libcurl reports; nil for a reused connection or when either view is missing.
+    public var tlsAgrees: Bool?
 
     public init(flow: String, synSeen: Bool = false, synToSynAckMs: Double? = nil, initialRttMs: Double? = nil,
-                retransmissions: Int = 0, resets: Int = 0, reuseAgrees: Bool? = nil, connectAgrees: Bool? = nil) {
+                retransmissions: Int = 0, resets: Int = 0, reuseAgrees: Bool? = nil, connectAgrees: Bool? = nil,
+                tlsVersion: String? = nil, tlsHandshakeMs: Double? = nil, tlsAgrees: Bool? = nil) {
         self.flow = flow
         self.synSeen = synSeen
         self.synToSynAckMs = synToSynAckMs
@@ -222,10 +230,14 @@ public struct CaptureEvidence: Codable, Sendable, Equatable {
         self.resets = resets
         self.reuseAgrees = reuseAgrees
         self.connectAgrees = connectAgrees
+        self.tlsVersion = tlsVersion
+        self.tlsHandshakeMs = tlsHandshakeMs
+        self.tlsAgrees = tlsAgrees
     }
 
     private enum CodingKeys: String, CodingKey {
         case flow, synSeen, synToSynAckMs, initialRttMs, retransmissions, resets, reuseAgrees, connectAgrees
+        case tlsVersion, tlsHandshakeMs, tlsAgrees
     }
 
     /// Absent values are written as null, as `JSONOutput` writes them.
@@ -239,6 +251,9 @@ public struct CaptureEvidence: Codable, Sendable, Equatable {
         try c.encode(resets, forKey: .resets)
         try c.encode(reuseAgrees, forKey: .reuseAgrees)
         try c.encode(connectAgrees, forKey: .connectAgrees)
+        try c.encode(tlsVersion, forKey: .tlsVersion)
+        try c.encode(tlsHandshakeMs, forKey: .tlsHandshakeMs)
+        try c.encode(tlsAgrees, forKey: .tlsAgrees)
     }
 }
 
@@ -333,6 +348,9 @@ extension CaptureEvidence: JSONWritable {
             o.member("reuseAgrees", reuseAgrees)
             o.member("synSeen", synSeen)
             o.member("synToSynAckMs", synToSynAckMs)
+            o.member("tlsAgrees", tlsAgrees)
+            o.member("tlsHandshakeMs", tlsHandshakeMs)
+            o.member("tlsVersion", tlsVersion)
         }
     }
 }

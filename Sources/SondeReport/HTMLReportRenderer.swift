@@ -170,12 +170,22 @@ public enum HTMLReportRenderer {
                     segments += "<b class=\"tick\" style=\"left:\(percent(at));width:\(percent(max(0.2, handshake * 1000 / span * 100)))\" "
                         + "title=\"SYN → SYN/ACK on the wire: \(formatMs(handshake)) ms\"></b>"
                 }
+                // ClientHello → the client's Finished as a line under the TLS phase.
+                if let handshake = capture.tlsHandshakeMs, !t.isReusedConnection, t.phases.tls != nil {
+                    let at = ((t.phases.dns ?? 0) + (t.phases.connect ?? 0)) * 1000 / span * 100
+                    segments += "<b class=\"tick tls\" style=\"left:\(percent(at));width:\(percent(max(0.2, handshake * 1000 / span * 100)))\" "
+                        + "title=\"ClientHello → Finished on the wire: \(formatMs(handshake)) ms\"></b>"
+                }
                 var facts = ["wire: " + (capture.synSeen ? "SYN seen" : "no SYN in the capture")]
                 if let rtt = capture.initialRttMs { facts.append("RTT \(formatMs(rtt)) ms") }
+                if let version = capture.tlsVersion {
+                    facts.append(version + (capture.tlsHandshakeMs.map { " handshake \(formatMs($0)) ms" } ?? ""))
+                }
                 if capture.retransmissions > 0 { facts.append("\(capture.retransmissions) retransmissions") }
                 if capture.resets > 0 { facts.append("\(capture.resets) RST") }
                 if capture.reuseAgrees == false { facts.append("reuse flag DISAGREES with the packets") }
                 if capture.connectAgrees == false { facts.append("connect phase DISAGREES with the handshake") }
+                if capture.tlsAgrees == false { facts.append("TLS phase or version DISAGREES with the records") }
                 wire = "<br><span class=\"muted\">\(htmlEscape(facts.joined(separator: " · ")))</span>"
             }
             let status = t.response.map { String($0.statusCode) } ?? (task.error?.code.rawValue ?? "–")
@@ -254,7 +264,7 @@ public enum HTMLReportRenderer {
     td.pass{color:var(--ok);font-weight:600}td.fail{color:var(--bad);font-weight:700}
     .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid var(--line);padding:.2rem .4rem;text-align:right;white-space:nowrap}
     th:first-child,td:first-child{text-align:left}td.url{max-width:28rem;overflow:hidden;text-overflow:ellipsis}
-    td.bar{width:40%;min-width:12rem}td.bar div{display:flex;height:.8rem;position:relative}td.bar b.tick{position:absolute;top:-3px;height:calc(100% + 6px);min-width:2px;background:currentColor;opacity:.8}td.bar i{display:block;height:100%;min-width:1px}
+    td.bar{width:40%;min-width:12rem}td.bar div{display:flex;height:.8rem;position:relative}td.bar b.tick{position:absolute;top:-3px;height:calc(100% + 6px);min-width:2px;background:currentColor;opacity:.8}td.bar b.tick.tls{top:calc(100% + 2px);height:3px}td.bar i{display:block;height:100%;min-width:1px}
     .legend span{margin-right:.8rem}.legend i{display:inline-block;width:.8rem;height:.8rem;margin-right:.25rem;vertical-align:middle}
     ul.errors li{margin:.2rem 0}details{margin:.3rem 0}table.headers td{text-align:left;white-space:normal}
     td.text{text-align:left;white-space:normal}td.value{font-family:ui-monospace,monospace;word-break:break-all}

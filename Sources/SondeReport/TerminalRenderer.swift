@@ -79,7 +79,7 @@ public struct TerminalRenderer: Sendable {
     public func render(capture: CaptureReport) -> String {
         var lines = ["\(capture.file): \(capture.linkType), \(capture.packets) packets, \(capture.flows.count) TCP connections"
             + (capture.complete ? "" : " (PARTIAL: \(capture.problems.joined(separator: "; ")))")]
-        lines.append("connection                                      hs   iRTT ms   seg ↑/↓      retr ↑/↓  dupack ↑/↓  ooo ↑/↓  zwin ↑/↓  rst fin")
+        lines.append("connection                                      hs   iRTT ms   seg ↑/↓      retr ↑/↓  dupack ↑/↓  ooo ↑/↓  zwin ↑/↓  rst fin  tls")
         for flow in capture.flows.prefix(200) {
             let up = flow.clientToServer, down = flow.serverToClient
             let columns = [
@@ -88,6 +88,7 @@ public struct TerminalRenderer: Sendable {
                 pad("\(up.segments)/\(down.segments)", 12, left: true), pad("\(up.retransmissions)/\(down.retransmissions)", 10, left: true),
                 pad("\(up.duplicateAcks)/\(down.duplicateAcks)", 12, left: true), pad("\(up.outOfOrder)/\(down.outOfOrder)", 9, left: true),
                 pad("\(up.zeroWindows)/\(down.zeroWindows)", 10, left: true), pad("\(flow.resets)", 5, left: true), pad("\(flow.fins)", 4, left: true),
+                flow.tls.map { "  " + CaptureSection.tlsSummary($0) } ?? "",
             ]
             lines.append(columns.joined())
         }

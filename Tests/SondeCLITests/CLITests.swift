@@ -656,7 +656,14 @@ import Testing
         let attributes = try FileManager.default.attributesOfItem(atPath: keys)
         #expect((attributes[.posixPermissions] as? Int) == 0o600, "secrets readable by the owner only")
         #expect(try String(contentsOfFile: keys, encoding: .utf8).contains("CLIENT_TRAFFIC_SECRET_0"))
+        // The TLS records on the wire agree with libcurl's TLS phase and version.
+        let transaction = try #require(((report["probes"] as? [[String: Any]])?.first?["transactionMetrics"] as? [[String: Any]])?.first)
+        let evidence = try #require(transaction["capture"] as? [String: Any])
+        #expect(evidence["tlsVersion"] as? String == transaction["negotiatedTLSProtocolVersion"] as? String)
+        #expect(evidence["tlsAgrees"] as? Bool == true, "\(evidence) vs \(transaction["phases"] ?? "")")
+        #expect((evidence["tlsHandshakeMs"] as? Double ?? 0) > 0)
         let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        #expect(try String(contentsOfFile: folder + "/report.html", encoding: .utf8).contains("class=\"tick tls\""))
         let pcap = folder + "/capture.pcap"
         let plain = try Harness.run("/usr/bin/tshark", ["-r", pcap, "-Y", "http2.header", "-T", "fields", "-e", "http2.header.value"])
         #expect(!plain.stdout.contains("/bytes/1000"), "without the keys the capture is opaque")
