@@ -10,16 +10,24 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Start the embedded loopback target and run the default probe suite against it (no network needed).",
         discussion: """
         The suite: HTTP/1.1, HTTP/2 over TLS and h2c, each cold then warm; a redirect chain; a slow \
-        (dripped) body; an error status the suite expects.
+        (dripped) body; an error status the suite expects. With root or CAP_NET_RAW the run is \
+        captured (--capture=optional by default) and every transaction carries its packet evidence.
         """)
 
     @Option(name: .shortAndLong, help: "Fetches per URL in the cold/warm groups.")
     var count = 3
 
+    @Option(name: .customLong("capture"), help: ArgumentHelp(
+        "Capture the run's packets: optional (when privileged, else a warning), required, or off.", valueName: "optional|required|off"))
+    var capture = "optional"
+
     @OptionGroup var report: ReportOptions
 
     func validate() throws {
         guard (1...1000).contains(count) else { throw ValidationError("--count must be between 1 and 1000") }
+        guard capture == "off" || CaptureSession.Mode(rawValue: capture) != nil else {
+            throw ValidationError("--capture is optional, required or off (got '\(capture)')")
+        }
     }
 
     func run() async throws {
@@ -36,7 +44,8 @@ struct DemoCommand: AsyncParsableCommand {
             print("embedded target: \(endpoints.http) (h1) · \(endpoints.https) (TLS h1/h2) · \(endpoints.h2c) (h2c)\n")
         }
         let groups = Self.suite(endpoints, count: count)
-        let session = ProbeSession(command: "demo", arguments: Array(CommandLine.arguments.dropFirst()), report: report)
+        var session = ProbeSession(command: "demo", arguments: Array(CommandLine.arguments.dropFirst()), report: report)
+        session.capture = CaptureSession.Mode(rawValue: capture)
         let status = await session.run(groups: groups)
         await server.stop()
         try? FileManager.default.removeItem(atPath: directory)

@@ -643,6 +643,23 @@ import Testing
         #expect(conversations.count == 6, "\(tshark.stdout)")
     }
 
+    /// `make run` (`sonde demo`) captures when it may: every transaction carries its packet evidence
+    /// (as root, as CI runs); without the capability it runs without a capture and says so.
+    @Test func theDemoCapturesWhenPrivileged() throws {
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["demo", "--count", "2", "--json", "--output-dir", output], timeout: 120)
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try Harness.json(result.stdout)
+        #expect((report["captures"] as? [[String: Any]])?.first?["drops"] as? Int == 0)
+        let transactions = (report["probes"] as? [[String: Any]] ?? []).flatMap { ($0["transactionMetrics"] as? [[String: Any]]) ?? [] }
+        #expect(!transactions.isEmpty && transactions.allSatisfy { $0["capture"] is [String: Any] })
+        let tls = transactions.compactMap { $0["capture"] as? [String: Any] }.filter { $0["tlsAgrees"] as? Bool != nil }
+        #expect(!tls.isEmpty && tls.allSatisfy { $0["tlsAgrees"] as? Bool == true }, "\(tls)")
+        let denied = try Harness.run("/usr/bin/setpriv", ["--bounding-set", "-net_raw,-net_admin", Harness.sonde, "demo", "--count", "1",
+                                                          "--output-dir", output + "/unprivileged"], timeout: 120)
+        #expect(denied.status == 0 && denied.stderr.contains("running without a capture"), "\(denied.stderr)")
+    }
+
     @Test func aKeyLogLetsTsharkDecryptTheCapture() throws {
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()
