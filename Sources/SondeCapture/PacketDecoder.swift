@@ -24,20 +24,51 @@ struct TCPSegment {
     var hasACK: Bool { flags & Self.ack != 0 }
 
     struct Endpoint: Hashable {
-        /// 4 or 16 bytes.
-        var address: [UInt8]
+        var address: Address
         var port: UInt16
 
         var addressText: String {
-            if address.count == 4 { return address.map(String.init).joined(separator: ".") }
+            let bytes = address.bytes
+            if !address.isIPv6 { return bytes.map(String.init).joined(separator: ".") }
             var groups: [String] = []
             for index in stride(from: 0, to: 16, by: 2) {
-                groups.append(String(UInt16(address[index]) << 8 | UInt16(address[index + 1]), radix: 16))
+                groups.append(String(UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1]), radix: 16))
             }
             return compressIPv6(groups)
         }
 
-        var text: String { address.count == 4 ? "\(addressText):\(port)" : "[\(addressText)]:\(port)" }
+        var text: String { address.isIPv6 ? "[\(addressText)]:\(port)" : "\(addressText):\(port)" }
+
+        /// Orders endpoints (any total order will do: it names the two sides of a connection key).
+        func precedes(_ other: Endpoint) -> Bool {
+            (address.isIPv6 ? 1 : 0, address.high, address.low, port)
+                < (other.address.isIPv6 ? 1 : 0, other.address.high, other.address.low, other.port)
+        }
+    }
+
+    /// An IPv4 or IPv6 address held inline (no heap allocation per packet): the 16 bytes of an
+    /// IPv6 address big-endian in `high` and `low`; an IPv4 address in the low 32 bits of `low`.
+    struct Address: Hashable {
+        var high: UInt64
+        var low: UInt64
+        var isIPv6: Bool
+
+        /// The 4 or 16 address bytes starting at `offset` (the caller has checked the bounds).
+        init(_ frame: UnsafeRawBufferPointer, at offset: Int, isIPv6: Bool) {
+            func word(_ start: Int, _ count: Int) -> UInt64 {
+                var value: UInt64 = 0
+                for index in start..<(start + count) { value = value << 8 | UInt64(frame[index]) }
+                return value
+            }
+            self.isIPv6 = isIPv6
+            high = isIPv6 ? word(offset, 8) : 0
+            low = isIPv6 ? word(offset + 8, 8) : word(offset, 4)
+        }
+
+        var bytes: [UInt8] {
+            let shifts: [UInt64] = isIPv6 ? [56, 48, 40, 32, 24, 16, 8, 0] : [24, 16, 8, 0]
+            return (isIPv6 ? shifts.map { UInt8(truncatingIfNeeded: high >> $0) } : []) + shifts.map { UInt8(truncatingIfNeeded: low >> $0) }
+        }
     }
 
     struct ParsedOptions {
@@ -128,8 +159,8 @@ enum PacketDecoder {
               let fragment = u16(frame, offset + 6), frame[offset + 9] == 6 else { return nil }
         // Only the first fragment holds the TCP header; sonde does not reassemble fragments.
         guard fragment & 0x1FFF == 0, frame.count >= offset + 20 else { return nil }
-        let source = Array(frame[(offset + 12)..<(offset + 16)])
-        let destination = Array(frame[(offset + 16)..<(offset + 20)])
+        let source = TCPSegment.Address(frame, at: offset + 12, isIPv6: false)
+        let destination = TCPSegment.Address(frame, at: offset + 16, isIPv6: false)
         return tcp(frame, at: offset + headerLength, length: totalLength - headerLength, source: source,
                    destination: destination, ipLength: totalLength, timestampNanos: timestampNanos)
     }
@@ -160,13 +191,13 @@ enum PacketDecoder {
             guard remaining >= 0 else { return nil }
         }
         guard next == 6 else { return nil }
-        let source = Array(frame[(offset + 8)..<(offset + 24)])
-        let destination = Array(frame[(offset + 24)..<(offset + 40)])
+        let source = TCPSegment.Address(frame, at: offset + 8, isIPv6: true)
+        let destination = TCPSegment.Address(frame, at: offset + 24, isIPv6: true)
         return tcp(frame, at: position, length: remaining, source: source, destination: destination,
                    ipLength: payloadLength + 40, timestampNanos: timestampNanos)
     }
 
-    static func tcp(_ frame: UnsafeRawBufferPointer, at offset: Int, length: Int, source: [UInt8], destination: [UInt8],
+    static func tcp(_ frame: UnsafeRawBufferPointer, at offset: Int, length: Int, source: TCPSegment.Address, destination: TCPSegment.Address,
                     ipLength: Int, timestampNanos: Int64) -> TCPSegment? {
         guard frame.count >= offset + 20, length >= 20,
               let sourcePort = u16(frame, offset), let destinationPort = u16(frame, offset + 2),
