@@ -21,6 +21,9 @@ public struct TransferSettings: Codable, Sendable, Equatable {
     public var redact = true
     /// Header and query parameter names to redact besides the usual ones (`--redact`).
     public var extraRedactions: [String] = []
+    /// The block of local ports every connection binds to (`--capture`, whose filter names it);
+    /// workers read it back with the rest, so their connections are captured too.
+    public var localPorts: ClosedRange<Int>?
 
     public init() {}
 
@@ -34,6 +37,7 @@ public struct TransferSettings: Codable, Sendable, Equatable {
         options.proxy = proxy
         options.connectTimeoutMs = connectTimeoutMs
         options.maxRedirects = maxRedirects
+        options.localPorts = localPorts
         return options
     }
 

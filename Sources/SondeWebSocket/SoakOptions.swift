@@ -11,6 +11,8 @@ public struct SoakOptions: Sendable {
     public var caFile: String?
     /// Largest message accepted from the server, bytes.
     public var maxFrameSize: Int
+    /// The local ports every connection binds to, in turn (`--capture`); nil: the kernel's choice.
+    public var localPorts: LocalPortCursor?
 
     public init(url: WebSocketURL, config: SoakConfig, headers: [HeaderField], caFile: String?, maxFrameSize: Int = SoakOptions.defaultMaxFrameSize) {
         self.url = url

@@ -49,10 +49,14 @@ struct WebSocketHandshaker {
         }
     }
 
-    private func connect(to address: SocketAddress, observer: HandshakeObserver, loop: EventLoop) {
+    /// Bind attempts on the next ports of `--capture`'s block when one is taken (another socket, or
+    /// a 4-tuple still in TIME_WAIT), before the connection fails.
+    static let localPortAttempts = 16
+
+    private func connect(to address: SocketAddress, observer: HandshakeObserver, loop: EventLoop, attempt: Int = 1) {
         let url = options.url
         let timeout = TimeAmount.nanoseconds(Int64(options.config.connectTimeoutS * 1e9))
-        observer.startTimer(timeout)
+        if attempt == 1 { observer.startTimer(timeout) }
         observer.handshake.remoteAddress = address.ipAddress
         observer.handshake.remotePort = address.port
         let tls = self.tls
@@ -61,8 +65,15 @@ struct WebSocketHandshaker {
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture { try observer.upgraded(channel: channel, response: head) }
             })
-        observer.connectStarted = monotonicNanos()
-        ClientBootstrap(group: loop)
+        if attempt == 1 { observer.connectStarted = monotonicNanos() }
+        var bootstrap = ClientBootstrap(group: loop)
+        if let cursor = options.localPorts {
+            let any = address.protocol == .inet6 ? "::" : "0.0.0.0"
+            if let local = try? SocketAddress(ipAddress: any, port: cursor.take()) {
+                bootstrap = bootstrap.channelOption(.socketOption(.so_reuseaddr), value: 1).bind(to: local)
+            }
+        }
+        bootstrap
             .connectTimeout(timeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
@@ -78,7 +89,14 @@ struct WebSocketHandshaker {
                 }
             }
             .connect(to: address)
-            .whenFailure { error in observer.fail(WebSocketErrorClassifier.classify(connectError: error, url: url)) }
+            .whenFailure { error in
+                if options.localPorts != nil, attempt < Self.localPortAttempts, let io = error as? IOError,
+                   io.errnoCode == EADDRINUSE || io.errnoCode == EADDRNOTAVAIL {
+                    connect(to: address, observer: observer, loop: loop, attempt: attempt + 1)
+                    return
+                }
+                observer.fail(WebSocketErrorClassifier.classify(connectError: error, url: url))
+            }
     }
 }
 

@@ -1,28 +1,49 @@
+import ArgumentParser
 import Foundation
 import SondeCapture
 import SondeCore
 import SondeHTTP
+import SondeReport
 
-/// `--capture` for a probe run: where the run's flows go (remote addresses from the URLs, through
-/// `--resolve` or getaddrinfo), the interface that carries them, and the capture around the run.
-/// The capture file is analysed with the same engine as `sonde analyze` once the run is over.
+/// `--capture` for a probe, resume or soak run: where the run's flows go (remote addresses from the
+/// URLs, through `--resolve` or getaddrinfo), the interface that carries them, and the capture
+/// around the run. The capture file is analysed with the same engine as `sonde analyze` once the
+/// run is over and journalled, so every report of the run carries it.
 struct CaptureSession {
     /// `--capture` (required: no privilege is an error) or `--capture=optional` (a warning).
     enum Mode: String { case required, optional }
 
     let capture: LiveCapture
 
-    /// Opens the capture for `groups`, or explains why it cannot: nil and a warning when optional.
-    /// - Parameter localPorts: the block the run's connections bind to (`ProbeOptions.localPorts`).
-    static func open(mode: Mode, groups: [ProbeGroup], localPorts: ClosedRange<Int>, folder: String) throws(TaskError) -> (CaptureSession?, String?) {
-        var endpoints: [(address: String, port: Int)] = []
-        for group in groups {
-            for url in group.urls {
-                guard let parts = URL(string: url), let host = parts.host else { continue }
-                let port = parts.port ?? (parts.scheme?.lowercased() == "https" ? 443 : 80)
-                endpoints += addresses(host: host, port: port, resolve: group.options.resolve).map { ($0, port) }
-            }
+    /// The `--capture` option's help, the same for probe, resume and soak.
+    static let help = ArgumentHelp(
+        "Capture the run's own packets with libpcap into capture.pcap and analyse them (needs root or CAP_NET_RAW). "
+            + "--capture=optional goes on without a capture when it cannot capture.", valueName: "required|optional")
+
+    /// `--capture`'s value (a bare `--capture` arrives as `required`, see `Sonde.main`).
+    static func validate(_ value: String?) throws {
+        if let value, Mode(rawValue: value) == nil {
+            throw ValidationError("--capture takes no value, or =optional (got '\(value)')")
         }
+    }
+
+    /// The (address, port) pairs `urls` resolve to (default ports: 443 for https and wss, else 80).
+    static func endpoints(urls: [String], resolve: [String]) -> [(address: String, port: Int)] {
+        var endpoints: [(address: String, port: Int)] = []
+        for url in urls {
+            guard let parts = URL(string: url), let host = parts.host else { continue }
+            let secure = ["https", "wss"].contains(parts.scheme?.lowercased() ?? "")
+            let port = parts.port ?? (secure ? 443 : 80)
+            endpoints += addresses(host: host, port: port, resolve: resolve).map { ($0, port) }
+        }
+        return endpoints
+    }
+
+    /// Opens the capture of the flows between `localPorts` and `endpoints`, or explains why it
+    /// cannot: nil and a warning when optional.
+    /// - Parameter localPorts: the block the run's connections bind to (`ProbeOptions.localPorts`).
+    static func open(mode: Mode, endpoints: [(address: String, port: Int)], localPorts: ClosedRange<Int>,
+                     folder: String) throws(TaskError) -> (CaptureSession?, String?) {
         guard !endpoints.isEmpty else {
             throw TaskError(code: .dnsFailure, message: "--capture: none of the URLs resolves to an address to capture")
         }
@@ -34,6 +55,27 @@ struct CaptureSession {
         } catch {
             guard mode == .optional else { throw error }
             return (nil, "--capture=optional: running without a capture: \(error.message)")
+        }
+    }
+
+    /// Opens and starts the capture of a run whose folder is open, saying so on the terminal.
+    /// nil when a required capture cannot run: the error is said, and the run folder is removed
+    /// (nothing ran, as for any usage error); the caller exits with 64.
+    static func start(mode: Mode, endpoints: [(address: String, port: Int)], localPorts: ClosedRange<Int>,
+                      recorder: ProbeRunRecorder, json: Bool) -> CaptureSession?? {
+        do throws(TaskError) {
+            let (opened, warning) = try open(mode: mode, endpoints: endpoints, localPorts: localPorts, folder: recorder.folder.path)
+            if let warning { printError("warning: \(warning)") }
+            opened?.capture.start()
+            if !json, let opened {
+                print("capturing on \(opened.capture.interface) (\(opened.capture.filter)) into \(opened.capture.path)")
+            }
+            return .some(opened)
+        } catch {
+            printError("sonde: \(error.message)")
+            _ = try? recorder.finish(status: .error)
+            try? FileManager.default.removeItem(atPath: recorder.folder.path)
+            return nil
         }
     }
 
@@ -61,6 +103,22 @@ struct CaptureSession {
             node = current.pointee.ai_next
         }
         return Array(Set(result)).sorted()
+    }
+
+    /// Stops the capture, analyses the file, journals the evidence and says how it went; the
+    /// error, when there was one, for the run's status.
+    func finish(into recorder: ProbeRunRecorder, json: Bool) -> TaskError? {
+        do throws(TaskError) {
+            let evidence = try finish()
+            try recorder.record(capture: evidence)
+            if !json {
+                print("capture: \(evidence.packets) packets, \(evidence.flows.count) connections"
+                    + (evidence.drops.map { $0 > 0 ? ", \($0) DROPPED by the kernel (the evidence has gaps)" : ", no drops" } ?? ""))
+            }
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// Stops the capture (after a moment for the last FIN/ACKs) and analyses the file.

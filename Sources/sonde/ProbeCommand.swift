@@ -69,9 +69,7 @@ struct ProbeCommand: AsyncParsableCommand {
     @Option(name: .customLong("expect-status"), help: "Final status codes that count as success, e.g. 200-299,404 (default: any below 400).")
     var expectStatus: String?
 
-    @Option(name: .customLong("capture"), help: ArgumentHelp(
-        "Capture the run's own packets with libpcap into capture.pcap and analyse them (needs root or CAP_NET_RAW). "
-            + "--capture=optional goes on without a capture when it cannot capture.", valueName: "required|optional"))
+    @Option(name: .customLong("capture"), help: CaptureSession.help)
     var capture: String?
     @Option(name: .customLong("keylog"), help: ArgumentHelp(
         "Write the TLS secrets of every connection to this file (SSLKEYLOGFILE format) so Wireshark can decrypt the capture. Off by default; recorded in the report.",
@@ -97,9 +95,7 @@ struct ProbeCommand: AsyncParsableCommand {
             throw ValidationError("--expect-status '\(expectStatus)' is not a list of status codes or ranges like 200-299,404")
         }
         _ = try parseHeaderArguments(headers)
-        if let capture, CaptureSession.Mode(rawValue: capture) == nil {
-            throw ValidationError("--capture takes no value, or =optional (got '\(capture)')")
-        }
+        try CaptureSession.validate(capture)
         for entry in resolve where entry.split(separator: ":", omittingEmptySubsequences: false).count < 3 {
             throw ValidationError("--resolve '\(entry)' is not of the form host:port:address")
         }

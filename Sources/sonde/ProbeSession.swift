@@ -69,21 +69,10 @@ struct ProbeSession {
 
         var liveCapture: CaptureSession? = nil
         if let mode = capture {
-            do throws(TaskError) {
-                let (opened, warning) = try CaptureSession.open(mode: mode, groups: groups, localPorts: localPorts!, folder: recorder.folder.path)
-                liveCapture = opened
-                if let warning { printError("warning: \(warning)") }
-            } catch {
-                // Nothing ran: no run folder is left behind, as for any usage error.
-                printError("sonde: \(error.message)")
-                _ = try? recorder.finish(status: .error)
-                try? FileManager.default.removeItem(atPath: recorder.folder.path)
-                return .usage
-            }
-            liveCapture?.capture.start()
-            if !json, let live = liveCapture {
-                print("capturing on \(live.capture.interface) (\(live.capture.filter)) into \(live.capture.path)")
-            }
+            let endpoints = groups.flatMap { CaptureSession.endpoints(urls: $0.urls, resolve: $0.options.resolve) }
+            guard let started = CaptureSession.start(mode: mode, endpoints: endpoints, localPorts: localPorts!, recorder: recorder, json: json)
+            else { return .usage }
+            liveCapture = started
         }
 
         let recording = RecorderThread(recorder: recorder)
@@ -121,19 +110,7 @@ struct ProbeSession {
             return (interrupted, failure)
         }
 
-        var captureFailure: TaskError? = nil
-        if let live = liveCapture {
-            do throws(TaskError) {
-                let evidence = try live.finish()
-                try recorder.record(capture: evidence)
-                if !json {
-                    print("capture: \(evidence.packets) packets, \(evidence.flows.count) connections"
-                        + (evidence.drops.map { $0 > 0 ? ", \($0) DROPPED by the kernel (the evidence has gaps)" : ", no drops" } ?? ""))
-                }
-            } catch {
-                captureFailure = error
-            }
-        }
+        let captureFailure = liveCapture?.finish(into: recorder, json: json)
         let summary = recorder.currentSummary
         let status: RunStatus
         if outcome.interrupted && outcome.failure == nil {

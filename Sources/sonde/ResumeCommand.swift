@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SondeCapture
 import SondeCore
 import SondeHTTP
 import SondeTransfer
@@ -68,11 +69,14 @@ struct ResumeCommand: AsyncParsableCommand {
     var caCert: String?
     @Option(name: .customLong("resolve"), help: "Resolve host:port to this address (host:port:addr, repeatable), as curl --resolve.")
     var resolve: [String] = []
+    @Option(name: .customLong("capture"), help: CaptureSession.help)
+    var capture: String?
 
     @OptionGroup var report: ReportOptions
 
     func validate() throws {
         if let problem = StreamingTransfer.problem(url: url) { throw ValidationError(problem) }
+        try CaptureSession.validate(capture)
         if let uploadFile {
             guard FileManager.default.isReadableFile(atPath: uploadFile) else {
                 throw ValidationError("cannot read --upload \(uploadFile): no such file, or not readable")
@@ -150,7 +154,13 @@ struct ResumeCommand: AsyncParsableCommand {
                                     maxRetries: retries)
         var arguments = Array(CommandLine.arguments.dropFirst())
         if self.seed == nil && !check { arguments += ["--seed", "\(seed)"] }
-        let session = ResumeSession(arguments: arguments, report: report, settings: settings)
+        var settings = self.settings
+        let captureMode = capture.flatMap(CaptureSession.Mode.init(rawValue:))
+        // A capture holds this run's connections only: they bind to a block of local ports that
+        // the capture filter names (the kill worker's too, through the settings it reads).
+        if captureMode != nil { settings.localPorts = LiveCapture.localPortBlock() }
+        var session = ResumeSession(arguments: arguments, report: report, settings: settings)
+        session.capture = captureMode
         if let uploadFile {
             var upload = UploadTrialOptions(filePath: uploadFile, uploadProtocol: uploadProtocol == "tus" ? .tus : .ietf(version: interopVersion),
                                             workDirectory: "")

@@ -12,6 +12,8 @@ struct ResumeSession {
     let arguments: [String]
     let report: ReportOptions
     let settings: TransferSettings
+    /// `--capture`, nil without; `settings.localPorts` is the block the capture filter names.
+    var capture: CaptureSession.Mode? = nil
 
     func run(url: String, checkOnly: Bool, trials: Int, options: DownloadTrialOptions, seed: UInt64) -> ExitStatus {
         let redactor = settings.redactor
@@ -20,7 +22,7 @@ struct ResumeSession {
             printError("sonde: \(error.message)")
             return .usage
         }
-        guard let recorder = openRecorder() else { return .usage }
+        guard let recorder = openRecorder(), let liveCapture = startCapture(url: url, recorder: recorder) else { return .usage }
         let json = report.json
         let display = redactor.redact(url: url)
         let renderer = ReportOptions.terminalRenderer
@@ -65,14 +67,14 @@ struct ResumeSession {
         } catch {
             failure = error
         }
-        return finish(recorder: recorder, failure: failure, baseline: baseline, renderer: renderer)
+        return finish(recorder: recorder, capture: liveCapture, failure: failure, baseline: baseline, renderer: renderer)
     }
 
     /// Upload trials: the file's SHA-256, then each trial (creation, interruptions, HEAD, appends,
     /// verification against the server's digest or a GET of the upload), journalled as it ends.
     func runUploads(url: String, trials: Int, options: UploadTrialOptions, seed: UInt64) -> ExitStatus {
         let redactor = settings.redactor
-        guard let recorder = openRecorder() else { return .usage }
+        guard let recorder = openRecorder(), let liveCapture = startCapture(url: url, recorder: recorder) else { return .usage }
         let json = report.json
         let renderer = ReportOptions.terminalRenderer
         sonde_install_interrupt_handlers()
@@ -102,7 +104,7 @@ struct ResumeSession {
         } catch {
             failure = error
         }
-        return finish(recorder: recorder, failure: failure, baseline: nil, renderer: renderer)
+        return finish(recorder: recorder, capture: liveCapture, failure: failure, baseline: nil, renderer: renderer)
     }
 
     /// A progress bar on stderr when it is a TTY (and no --json), redrawn at most ten times a second.
@@ -135,8 +137,20 @@ struct ResumeSession {
         }
     }
 
-    /// Ends the run: the report, the totals and paths on the terminal, the exit status.
-    private func finish(recorder: ProbeRunRecorder, failure: TaskError?, baseline: JournalScan.Result?, renderer: TerminalRenderer) -> ExitStatus {
+    /// The run's capture, started (`.some(nil)` without `--capture`, or when an optional one cannot
+    /// run); nil when a required one cannot: said, and the run folder removed.
+    private func startCapture(url: String, recorder: ProbeRunRecorder) -> CaptureSession?? {
+        guard let mode = capture, let ports = settings.localPorts else { return .some(nil) }
+        return CaptureSession.start(mode: mode, endpoints: CaptureSession.endpoints(urls: [url], resolve: settings.resolve),
+                                    localPorts: ports, recorder: recorder, json: report.json)
+    }
+
+    /// Ends the run: the capture's evidence, the report, the totals and paths on the terminal, the
+    /// exit status.
+    private func finish(recorder: ProbeRunRecorder, capture: CaptureSession?, failure: TaskError?, baseline: JournalScan.Result?,
+                        renderer: TerminalRenderer) -> ExitStatus {
+        let captureFailure = capture?.finish(into: recorder, json: report.json)
+        let failure = failure ?? captureFailure
         let interrupted = sonde_received_signal() != 0
         let status: RunStatus = interrupted ? .interrupted : failure != nil ? .error : .passed
         guard let finished = report.finish(recorder, status: status, baseline: baseline) else { return .failure }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CurlShim
 import Foundation
+import SondeCapture
 import SondeCore
 import SondeReport
 import SondeWebSocket
@@ -67,9 +68,13 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(name: .customLong("cacert"), help: "Also trust the CA certificates in this PEM file.")
     var caCert: String?
 
+    @Option(name: .customLong("capture"), help: CaptureSession.help)
+    var capture: String?
+
     @OptionGroup var report: ReportOptions
 
     func validate() throws {
+        try CaptureSession.validate(capture)
         guard let jitterMode = BackoffPolicy.Jitter(rawValue: jitter) else {
             throw ValidationError("--jitter must be full, equal or none")
         }
@@ -107,8 +112,14 @@ struct SoakCommand: AsyncParsableCommand {
             printError("sonde soak: \(error.message)")
             throw ExitCode(ExitStatus.usage.rawValue)
         }
-        let options = SoakOptions(url: target, config: makeConfig(redactor: redactor), headers: headerFields, caFile: caCert)
-        let session = SoakSession(arguments: Array(CommandLine.arguments.dropFirst()), report: report)
+        var options = SoakOptions(url: target, config: makeConfig(redactor: redactor), headers: headerFields, caFile: caCert)
+        var session = SoakSession(arguments: Array(CommandLine.arguments.dropFirst()), report: report)
+        if let mode = capture.flatMap(CaptureSession.Mode.init(rawValue:)) {
+            // The connections bind to a block of local ports that the capture filter names.
+            options.localPorts = LocalPortCursor(ports: LiveCapture.localPortBlock())
+            session.capture = mode
+            session.captureURL = url
+        }
         let status = await session.run(options: options, displayURL: redactor.redact(url: url),
                                        discoverIdleTimeout: discoverIdleTimeout ? maxIdle.seconds : nil)
         throw ExitCode(status.rawValue)

@@ -11,6 +11,10 @@ import SondeWebSocket
 struct SoakSession {
     let arguments: [String]
     let report: ReportOptions
+    /// `--capture`, nil without; the options' `localPorts` is the block the filter names.
+    var capture: CaptureSession.Mode? = nil
+    /// The URL as given, for the capture's endpoints.
+    var captureURL: String? = nil
 
     /// - Parameter discoverIdleTimeout: run the idle-timeout discovery up to this silence (s) instead of a soak.
     func run(options: SoakOptions, displayURL: String, discoverIdleTimeout: Double? = nil) async -> ExitStatus {
@@ -33,6 +37,13 @@ struct SoakSession {
         do { recorder = try report.openRecorder(run: runInfo, tool: tool) } catch {
             printError("sonde: \(error.message)")
             return .usage
+        }
+        var liveCapture: CaptureSession? = nil
+        if let mode = capture, let ports = options.localPorts?.ports {
+            let endpoints = CaptureSession.endpoints(urls: [captureURL ?? ""], resolve: [])
+            guard let started = CaptureSession.start(mode: mode, endpoints: endpoints, localPorts: ports, recorder: recorder, json: report.json)
+            else { return .usage }
+            liveCapture = started
         }
         let sink = SoakJournalSink(recorder: recorder)
         let engine: SoakEngine
@@ -90,7 +101,7 @@ struct SoakSession {
         if let findings {
             do throws(TaskError) { try recorder.record(idleTimeout: findings) } catch { sink.fail(error) }
         }
-        let failure = sink.recordingFailure
+        let failure = sink.recordingFailure ?? liveCapture?.finish(into: recorder, json: report.json)
 
         let interrupted = sonde_received_signal() != 0
         // `finish` turns passed into failed when the soak failed (or a threshold did).

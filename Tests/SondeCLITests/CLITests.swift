@@ -660,6 +660,46 @@ import Testing
         #expect(denied.status == 0 && denied.stderr.contains("running without a capture"), "\(denied.stderr)")
     }
 
+    /// `sonde resume --capture`: the reference, the trials and the kill worker's connections, and
+    /// only those; the dropped connection's reset is on the wire.
+    @Test func resumeTrialsAreCapturedWorkerIncluded() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let port = Int(target.http.split(separator: ":").last!)!
+        let result = try Harness.sonde(["resume", "--capture", "--trials", "2", "--kinds", "drop,kill", "--interrupt-at", "40%",
+                                        "--json", "--output-dir", output, target.http + "/bytes/2000000"], timeout: 120)
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try Harness.json(result.stdout)
+        let capture = try #require((report["captures"] as? [[String: Any]])?.first)
+        #expect(capture["drops"] as? Int == 0)
+        let flows = try #require(capture["flows"] as? [[String: Any]])
+        #expect(flows.allSatisfy { $0["serverPort"] as? Int == port })
+        // The reference, and per trial the interrupted leg and its resume; the kill trial's first leg
+        // ran in the worker process, whose connection binds to the block too.
+        #expect(flows.count >= 5, "\(flows.map { $0["tuple"] ?? "" })")
+        #expect(flows.contains { ($0["resets"] as? Int ?? 0) > 0 }, "the dropped connection's RST")
+        let trials = report["resumeTrials"] as? [[String: Any]] ?? []
+        #expect(trials.count == 2 && trials.allSatisfy { $0["intact"] as? Bool == true })
+    }
+
+    /// `sonde soak --capture`: one TCP connection per attempt, each bound in the capture's block.
+    @Test func soakConnectionsAreCaptured() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["soak", "--capture", "--duration", "3s", "--connections", "2", "--backoff-initial", "100ms",
+                                        "--json", "--output-dir", output, target.ws + "/ws/echo?closeAfter=1"], timeout: 60)
+        let report = try Harness.json(result.stdout)
+        let soak = try #require((report["soaks"] as? [[String: Any]])?.first)
+        let attempts = try #require(soak["attempts"] as? [[String: Any]])
+        let capture = try #require((report["captures"] as? [[String: Any]])?.first, "\(result.stderr)")
+        #expect(capture["drops"] as? Int == 0)
+        let flows = try #require(capture["flows"] as? [[String: Any]])
+        #expect(attempts.count >= 4, "closeAfter=1 over 3 s: reconnects")
+        #expect(flows.count == attempts.count, "\(flows.count) connections on the wire, \(attempts.count) attempts")
+        #expect(flows.allSatisfy { $0["serverPort"] as? Int == Int(target.ws.split(separator: ":").last!)! })
+        #expect(flows.allSatisfy { ($0["handshake"] as? [String: Any])?["complete"] as? Bool == true })
+    }
+
     @Test func aKeyLogLetsTsharkDecryptTheCapture() throws {
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()
