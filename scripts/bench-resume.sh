@@ -17,9 +17,9 @@ head -c $((16 << 20)) /dev/urandom > "$work/nginx/www/16m.bin"
 echo "7) Downloads and resume trials"
 echo "   a) 1 GiB from nginx on loopback to a file in /dev/shm (so that the disk's writeback does not decide):"
 echo "      sonde (an uninterrupted trial: written, SHA-256 on the way) beside curl -o (written, no hash);"
-echo "      interleaved, 5 rounds; goodput medians, peak RSS of sonde's process"
+echo "      interleaved, 9 rounds (the machine is shared: medians); goodput medians, peak RSS of sonde's process"
 shm=$(mktemp -d /dev/shm/sonde-bench.XXXXXX)
-for round in 1 2 3 4 5; do
+for round in $(seq 1 9); do
   /usr/bin/time -f "%M" -o "$work/rss.$round" "$sonde" resume "http://127.0.0.1:$http/1g.bin" --trials 1 \
     --interrupts-per-trial 0 --json --output-dir "$shm/reports" > "$work/sonde.$round.json"
   rm -rf "$shm/reports"
@@ -31,7 +31,7 @@ python3 - "$work" <<'PY'
 import json, statistics, sys
 work = sys.argv[1]
 sonde, curl, rss = [], [], []
-for r in (1, 2, 3, 4, 5):
+for r in range(1, 10):
     trial = json.load(open(f"{work}/sonde.{r}.json"))["resumeTrials"][0]
     assert trial["intact"], trial
     sonde.append(trial["goodputMbps"])

@@ -85,8 +85,12 @@ final class PartialFile {
             // The written buffer goes to the hashing thread; a fresh one gathers the next bytes.
             if background == nil { background = BackgroundHasher(seed: hasher) }
             background?.update(pending)
-            pending = []
-            pending.reserveCapacity(Self.pendingLimit + (1 << 18))
+            if let reused = background?.recycled() {
+                pending = reused
+            } else {
+                pending = []
+                pending.reserveCapacity(Self.pendingLimit + (1 << 18))
+            }
         } else {
             pending.removeAll(keepingCapacity: true)
         }
