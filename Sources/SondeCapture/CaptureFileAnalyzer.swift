@@ -15,7 +15,8 @@ public enum CaptureFileAnalyzer {
     public static let supportedLinkTypes = ["EN10MB (Ethernet, with 802.1Q/802.1ad tags)", "LINUX_SLL", "LINUX_SLL2",
                                             "RAW (IPv4/IPv6)", "NULL and LOOP (BSD loopback)"]
 
-    public static func analyze(path: String, packetLimit: Int = .max) throws(TaskError) -> CaptureReport {
+    /// - Parameter markLimit: packets kept per connection for timelines (`FlowEvidence.packets`); 0: none.
+    public static func analyze(path: String, packetLimit: Int = .max, markLimit: Int = 0) throws(TaskError) -> CaptureReport {
         var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
         // The stream opened here with a 1 MiB buffer: libpcap reads each record with two freads,
         // and stdio's default 4 KiB buffer made a read system call every few packets.
@@ -38,7 +39,7 @@ public enum CaptureFileAnalyzer {
         }
         let nanosecond = pcap_get_tstamp_precision(handle) == Int32(PCAP_TSTAMP_PRECISION_NANO)
 
-        var analyzer = TCPFlowAnalyzer()
+        var analyzer = TCPFlowAnalyzer(markLimit: markLimit)
         var packets = 0, other = 0
         var problems: [String] = []
         var complete = true

@@ -74,6 +74,7 @@ struct TCPFlowAnalyzer {
         /// Decided at the first payload byte: whether the client opened with a TLS record.
         var tlsDecided = false
         var tls: TLSHandshakeTracker?
+        var marks: [FlowEvidence.PacketMark] = []
 
         init(client: TCPSegment.Endpoint, server: TCPSegment.Endpoint, at time: Int64) {
             self.client = client
@@ -85,6 +86,8 @@ struct TCPFlowAnalyzer {
         var initialRTTNanos: Int64? { synAt.flatMap { syn in ackAt.map { $0 - syn } } }
     }
 
+    /// Packets kept per connection for timelines (`FlowEvidence.packets`); 0 keeps none.
+    let markLimit: Int
     private var flows: [Flow] = []
     private var current: [Key: Flow] = [:]
     /// The last connection looked up: consecutive packets are often of one connection.
@@ -113,9 +116,17 @@ struct TCPFlowAnalyzer {
         analyse(segment, in: active)
     }
 
+    init(markLimit: Int = 0) {
+        self.markLimit = markLimit
+    }
+
     private func analyse(_ s: TCPSegment, in flow: Flow) {
         flow.last = s.timestampNanos
         let fromClient = s.source == flow.client
+        if flow.marks.count < markLimit {
+            flow.marks.append(.init(offsetUs: (s.timestampNanos - flow.first) / 1000, fromClient: fromClient,
+                                    payload: s.payloadLength, flags: Self.flagText(s.flags)))
+        }
         var fwd = fromClient ? flow.toServer : flow.toClient
         let rev = fromClient ? flow.toClient : flow.toServer
         let t = s.timestampNanos
@@ -223,6 +234,17 @@ struct TCPFlowAnalyzer {
                                 sackPermitted: s.options.sackPermitted, timestamps: s.options.timestamps)
     }
 
+    /// tcpdump's letters, in a fixed order: S, F, R, P, A (e.g. "SA", "PA", "FA").
+    static func flagText(_ flags: UInt8) -> String {
+        var text = ""
+        if flags & TCPSegment.syn != 0 { text += "S" }
+        if flags & TCPSegment.fin != 0 { text += "F" }
+        if flags & TCPSegment.rst != 0 { text += "R" }
+        if flags & 0x08 != 0 { text += "P" }
+        if flags & TCPSegment.ack != 0 { text += "A" }
+        return text
+    }
+
     /// RFC 1982 serial-number comparison: a < b modulo 2^32.
     private func sequenceLess(_ a: UInt32, _ b: UInt32) -> Bool { Int32(bitPattern: a &- b) < 0 }
 
@@ -241,7 +263,8 @@ struct TCPFlowAnalyzer {
                                  clientOptions: flow.clientOptions, serverOptions: flow.serverOptions),
                 initialRttMs: flow.initialRTTNanos.map { Double($0) / 1e6 },
                 clientToServer: flow.toServer.counters, serverToClient: flow.toClient.counters,
-                resets: flow.resets, fins: flow.fins, closedBy: flow.closedBy, tls: flow.tls?.evidence())
+                resets: flow.resets, fins: flow.fins, closedBy: flow.closedBy, tls: flow.tls?.evidence(),
+                packets: markLimit > 0 ? flow.marks : nil)
         }
     }
 }

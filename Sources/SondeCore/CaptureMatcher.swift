@@ -68,7 +68,25 @@ public struct CaptureMatcher: Sendable {
                                initialRttMs: flow.initialRttMs,
                                retransmissions: flow.clientToServer.retransmissions + flow.serverToClient.retransmissions,
                                resets: flow.resets, reuseAgrees: reuseAgrees, connectAgrees: connectAgrees,
-                               tlsVersion: flow.tls?.version, tlsHandshakeMs: flow.tls?.handshakeMs, tlsAgrees: tlsAgrees)
+                               tlsVersion: flow.tls?.version, tlsHandshakeMs: flow.tls?.handshakeMs, tlsAgrees: tlsAgrees,
+                               packets: packets(of: flow, in: transaction))
+    }
+
+    /// The flow's recorded packets between the transaction's fetch start (nothing of its own goes
+    /// out before it; what came just before is the previous transaction's) and its response end
+    /// (1 ms of slack for the last ACKs), as offsets from the fetch start.
+    static func packets(of flow: FlowEvidence, in transaction: TransactionMetrics) -> [FlowEvidence.PacketMark] {
+        guard let marks = flow.packets, let start = transaction.fetchStartDate?.microsecondsSince1970 else { return [] }
+        let end = (transaction.responseEndDate ?? transaction.responseStartDate)?.microsecondsSince1970
+            ?? transaction.phases.total.map { start + Int64($0 * 1000) } ?? start
+        let origin = flow.firstPacketAt.microsecondsSince1970
+        return marks.compactMap { mark in
+            let at = origin + mark.offsetUs
+            guard at >= start, at <= end + 1000 else { return nil }
+            var shifted = mark
+            shifted.offsetUs = at - start
+            return shifted
+        }
     }
 
     private static func bare(_ address: String) -> String {

@@ -58,11 +58,14 @@ public struct FlowEvidence: Codable, Sendable, Equatable {
     /// The TLS handshake as the cleartext record layer shows it; absent when the client's first
     /// bytes were not a TLS handshake record.
     public var tls: TLS?
+    /// The connection's first packets (at most `TCPFlowAnalyzer`'s mark limit: 256 in a live
+    /// capture), for the per-transaction timeline; absent when not recorded (`sonde analyze`).
+    public var packets: [PacketMark]?
 
     public init(tuple: String, clientAddress: String, clientPort: Int, serverAddress: String, serverPort: Int,
                 firstPacketAt: Timestamp, lastPacketAt: Timestamp, handshake: Handshake, initialRttMs: Double?,
                 clientToServer: Direction, serverToClient: Direction, resets: Int, fins: Int, closedBy: String?,
-                tls: TLS? = nil) {
+                tls: TLS? = nil, packets: [PacketMark]? = nil) {
         self.tuple = tuple
         self.clientAddress = clientAddress
         self.clientPort = clientPort
@@ -78,6 +81,7 @@ public struct FlowEvidence: Codable, Sendable, Equatable {
         self.fins = fins
         self.closedBy = closedBy
         self.tls = tls
+        self.packets = packets
     }
 
     public struct Handshake: Codable, Sendable, Equatable {
@@ -197,6 +201,32 @@ public struct FlowEvidence: Codable, Sendable, Equatable {
             self.handshakeMs = handshakeMs
             self.alerts = alerts
             self.problem = problem
+        }
+    }
+
+    /// One packet on a timeline: when (µs after a reference instant: the connection's first packet
+    /// in `flows[]`, the transaction's fetch start in a transaction's `capture`), which way, how
+    /// much payload, which flags ("S", "SA", "A", "PA", "FA", "R", …).
+    public struct PacketMark: Codable, Sendable, Equatable, JSONWritable {
+        public var offsetUs: Int64
+        public var fromClient: Bool
+        public var payload: Int
+        public var flags: String
+
+        public init(offsetUs: Int64, fromClient: Bool, payload: Int, flags: String) {
+            self.offsetUs = offsetUs
+            self.fromClient = fromClient
+            self.payload = payload
+            self.flags = flags
+        }
+
+        public func writeJSON(to output: inout JSONOutput) {
+            output.object { o in
+                o.member("flags", flags)
+                o.member("fromClient", fromClient)
+                o.member("offsetUs", offsetUs)
+                o.member("payload", payload)
+            }
         }
     }
 }

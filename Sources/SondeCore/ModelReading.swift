@@ -78,6 +78,22 @@ extension PeerCertificate: JSONReadable {
     }
 }
 
+extension FlowEvidence.PacketMark: JSONReadable {
+    public init(reading reader: inout JSONReader) throws(JSONReadError) {
+        var mark = FlowEvidence.PacketMark(offsetUs: 0, fromClient: false, payload: 0, flags: "")
+        try reader.readObject { (r: inout JSONReader, key: JSONKey) throws(JSONReadError) in
+            switch key {
+            case "offsetUs": mark.offsetUs = try r.readInt64()
+            case "fromClient": mark.fromClient = try r.readBool()
+            case "payload": mark.payload = try r.readInt()
+            case "flags": mark.flags = try r.readString()
+            default: try r.skipValue()
+            }
+        }
+        self = mark
+    }
+}
+
 extension CaptureEvidence: JSONReadable {
     public init(reading reader: inout JSONReader) throws(JSONReadError) {
         var evidence = CaptureEvidence(flow: "")
@@ -95,6 +111,7 @@ extension CaptureEvidence: JSONReadable {
             case "tlsVersion": evidence.tlsVersion = try r.readOptionalString()
             case "tlsHandshakeMs": evidence.tlsHandshakeMs = try r.readOptionalDouble()
             case "tlsAgrees": evidence.tlsAgrees = try r.readOptionalBool()
+            case "packets": evidence.packets = try r.readArray(of: FlowEvidence.PacketMark.self)
             default: try r.skipValue()
             }
         }

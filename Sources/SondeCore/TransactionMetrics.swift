@@ -218,10 +218,14 @@ public struct CaptureEvidence: Codable, Sendable, Equatable {
     /// The wire's handshake fits inside libcurl's TLS phase (1 ms of slack) and the ServerHello's
     /// version is the one libcurl reports; nil for a reused connection or when either view is missing.
     public var tlsAgrees: Bool?
+    /// The connection's packets inside this transaction (fetch start to response end + 1 ms),
+    /// offsets from the fetch start, µs; only among the connection's first 256.
+    public var packets: [FlowEvidence.PacketMark]
 
     public init(flow: String, synSeen: Bool = false, synToSynAckMs: Double? = nil, initialRttMs: Double? = nil,
                 retransmissions: Int = 0, resets: Int = 0, reuseAgrees: Bool? = nil, connectAgrees: Bool? = nil,
-                tlsVersion: String? = nil, tlsHandshakeMs: Double? = nil, tlsAgrees: Bool? = nil) {
+                tlsVersion: String? = nil, tlsHandshakeMs: Double? = nil, tlsAgrees: Bool? = nil,
+                packets: [FlowEvidence.PacketMark] = []) {
         self.flow = flow
         self.synSeen = synSeen
         self.synToSynAckMs = synToSynAckMs
@@ -233,11 +237,12 @@ public struct CaptureEvidence: Codable, Sendable, Equatable {
         self.tlsVersion = tlsVersion
         self.tlsHandshakeMs = tlsHandshakeMs
         self.tlsAgrees = tlsAgrees
+        self.packets = packets
     }
 
     private enum CodingKeys: String, CodingKey {
         case flow, synSeen, synToSynAckMs, initialRttMs, retransmissions, resets, reuseAgrees, connectAgrees
-        case tlsVersion, tlsHandshakeMs, tlsAgrees
+        case tlsVersion, tlsHandshakeMs, tlsAgrees, packets
     }
 
     /// Absent values are written as null, as `JSONOutput` writes them.
@@ -254,6 +259,7 @@ public struct CaptureEvidence: Codable, Sendable, Equatable {
         try c.encode(tlsVersion, forKey: .tlsVersion)
         try c.encode(tlsHandshakeMs, forKey: .tlsHandshakeMs)
         try c.encode(tlsAgrees, forKey: .tlsAgrees)
+        try c.encode(packets, forKey: .packets)
     }
 }
 
@@ -343,6 +349,7 @@ extension CaptureEvidence: JSONWritable {
             o.member("connectAgrees", connectAgrees)
             o.member("flow", flow)
             o.member("initialRttMs", initialRttMs)
+            o.member("packets", packets)
             o.member("resets", resets)
             o.member("retransmissions", retransmissions)
             o.member("reuseAgrees", reuseAgrees)

@@ -141,6 +141,9 @@ public enum HTMLReportRenderer {
         """
     }
 
+    /// Packet ticks drawn per transaction (report.json has up to 256).
+    static let packetTicks = 48
+
     private static func waterfall(_ sample: [ProbeTask]) -> String {
         let transactions = sample.flatMap { task in task.transactionMetrics.map { (task, $0) } }
         guard !transactions.isEmpty else { return "" }
@@ -176,7 +179,19 @@ public enum HTMLReportRenderer {
                     segments += "<b class=\"tick tls\" style=\"left:\(percent(at));width:\(percent(max(0.2, handshake * 1000 / span * 100)))\" "
                         + "title=\"ClientHello → Finished on the wire: \(formatMs(handshake)) ms\"></b>"
                 }
+                // The connection's packets in this transaction: client → server above the bar,
+                // server → client below; SYN, FIN and RST in red. At most `packetTicks` of them.
+                for mark in capture.packets.prefix(Self.packetTicks) {
+                    let at = Double(mark.offsetUs) / span * 100
+                    let control = mark.flags.contains("S") || mark.flags.contains("F") || mark.flags.contains("R")
+                    segments += "<b class=\"pkt \(mark.fromClient ? "up" : "down")\(control ? " ctl" : "")\" style=\"left:\(percent(at))\" "
+                        + "title=\"\(mark.fromClient ? "→" : "←") \(htmlEscape(mark.flags)) \(mark.payload) B at \(formatMs(Double(mark.offsetUs) / 1000)) ms\"></b>"
+                }
                 var facts = ["wire: " + (capture.synSeen ? "SYN seen" : "no SYN in the capture")]
+                if !capture.packets.isEmpty {
+                    facts.append("\(capture.packets.count) packet\(capture.packets.count == 1 ? "" : "s")"
+                        + (capture.packets.count > Self.packetTicks ? " (first \(Self.packetTicks) drawn)" : ""))
+                }
                 if let rtt = capture.initialRttMs { facts.append("RTT \(formatMs(rtt)) ms") }
                 if let version = capture.tlsVersion {
                     facts.append(version + (capture.tlsHandshakeMs.map { " handshake \(formatMs($0)) ms" } ?? ""))
@@ -193,7 +208,7 @@ public enum HTMLReportRenderer {
             let conn = (t.connectionID.map { "#\($0)" } ?? "") + wire
             rows += """
             <tr><td class="url" title="\(htmlEscape(t.request.url))">\(htmlEscape(t.request.method)) \(htmlEscape(t.request.url))</td>\
-            <td>\(htmlEscape(status))</td><td>\(htmlEscape(t.networkProtocolName ?? "–"))</td><td>\(reuse) \(conn)</td>\
+            <td>\(htmlEscape(status))</td><td>\(htmlEscape(t.networkProtocolName ?? "–"))</td><td class="conn">\(reuse) \(conn)</td>\
             <td>\(t.phases.total.map(formatMs) ?? "–")</td>\
             <td class="bar"><div style="margin-left:\(percent(left))">\(segments)</div></td></tr>
 
@@ -264,7 +279,7 @@ public enum HTMLReportRenderer {
     td.pass{color:var(--ok);font-weight:600}td.fail{color:var(--bad);font-weight:700}
     .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid var(--line);padding:.2rem .4rem;text-align:right;white-space:nowrap}
     th:first-child,td:first-child{text-align:left}td.url{max-width:28rem;overflow:hidden;text-overflow:ellipsis}
-    td.bar{width:40%;min-width:12rem}td.bar div{display:flex;height:.8rem;position:relative}td.bar b.tick{position:absolute;top:-3px;height:calc(100% + 6px);min-width:2px;background:currentColor;opacity:.8}td.bar b.tick.tls{top:calc(100% + 2px);height:3px}td.bar i{display:block;height:100%;min-width:1px}
+    td.bar{width:40%;min-width:12rem}td.bar div{display:flex;height:.8rem;position:relative}td.bar b.tick{position:absolute;top:-3px;height:calc(100% + 6px);min-width:2px;background:currentColor;opacity:.8}td.conn{white-space:normal;min-width:14rem;max-width:18rem}td.bar b.tick.tls{top:calc(100% + 2px);height:3px}td.bar b.pkt{position:absolute;width:1px;height:5px;background:currentColor;opacity:.6}td.bar b.pkt.up{top:-8px}td.bar b.pkt.down{bottom:-10px}td.bar b.pkt.ctl{background:#d33;opacity:1}td.bar i{display:block;height:100%;min-width:1px}
     .legend span{margin-right:.8rem}.legend i{display:inline-block;width:.8rem;height:.8rem;margin-right:.25rem;vertical-align:middle}
     ul.errors li{margin:.2rem 0}details{margin:.3rem 0}table.headers td{text-align:left;white-space:normal}
     td.text{text-align:left;white-space:normal}td.value{font-family:ui-monospace,monospace;word-break:break-all}

@@ -36,7 +36,7 @@ public struct WorkerCommand: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         // stdout is not the child's to use; its stderr is the parent's (a worker's error is worth seeing).
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        Self.addCloseFrom?(&actions, 3)
+        _ = Self.addCloseFrom?(&actions, 3)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments + extra).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0

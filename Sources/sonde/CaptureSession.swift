@@ -121,11 +121,14 @@ struct CaptureSession {
         }
     }
 
+    /// Packets kept per connection for the per-transaction timelines in the report.
+    static let packetMarks = 256
+
     /// Stops the capture (after a moment for the last FIN/ACKs) and analyses the file.
     func finish() throws(TaskError) -> CaptureReport {
         usleep(300_000)
         let counters = capture.stop()
-        var report = try CaptureFileAnalyzer.analyze(path: capture.path)
+        var report = try CaptureFileAnalyzer.analyze(path: capture.path, markLimit: Self.packetMarks)
         report.interface = capture.interface
         report.filter = capture.filter
         report.drops = counters.dropped

@@ -630,12 +630,20 @@ import Testing
             #expect(evidence["flow"] as? String == "127.0.0.1:\(transaction["localPort"] as? Int ?? 0) > 127.0.0.1:\(port)")
             #expect(evidence["synSeen"] as? Bool == true && evidence["reuseAgrees"] as? Bool == true)
             #expect(evidence["connectAgrees"] as? Bool == true, "\(evidence) vs \(transaction["phases"] ?? "")")
+            // Its own packets, on its own timeline: the SYN first, the SYN/ACK, and at least the
+            // response's bytes coming back (headers and body).
+            let packets = try #require(evidence["packets"] as? [[String: Any]])
+            #expect(packets.first?["flags"] as? String == "S" && packets.first?["fromClient"] as? Bool == true, "\(packets.prefix(3))")
+            #expect(packets.contains { $0["flags"] as? String == "SA" && $0["fromClient"] as? Bool == false })
+            #expect(packets.allSatisfy { ($0["offsetUs"] as? Int ?? -1) >= 0 })
+            let down = packets.filter { $0["fromClient"] as? Bool == false }.reduce(0) { $0 + ($1["payload"] as? Int ?? 0) }
+            #expect(down >= transaction["countOfResponseBodyBytesReceived"] as? Int ?? .max, "\(down) payload bytes down")
         }
         let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
         #expect(try Harness.validate([folder + "/report.json"]).status == 0)
         // The HTML shows the wire beside libcurl's phases, and still loads cleanly.
         let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
-        #expect(html.contains("class=\"tick\"") && html.contains("wire: SYN seen"))
+        #expect(html.contains("class=\"tick\"") && html.contains("wire: SYN seen") && html.contains("class=\"pkt up ctl\""))
         CLIBrowserTests.expectClean(try CLIBrowserTests.load(folder + "/report.html"), "capture report")
         // tshark, an independent reader, sees the same connections in the file.
         let tshark = try Harness.run("/usr/bin/tshark", ["-r", folder + "/capture.pcap", "-q", "-z", "conv,tcp"])

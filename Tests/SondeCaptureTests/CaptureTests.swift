@@ -133,6 +133,17 @@ import SondeCore
         }
     }
 
+    @Test func packetMarksKeepTheFirstPacketsOfEachConnection() throws {
+        let report = try CaptureFileAnalyzer.analyze(path: HostileCaptureTests.path("tls-curl-loopback.pcap"), markLimit: 5)
+        let marks = try #require(report.flows.first?.packets)
+        #expect(marks.count == 5)
+        #expect(marks.prefix(3).map(\.flags) == ["S", "SA", "A"] && marks.prefix(3).map(\.fromClient) == [true, false, true])
+        #expect(marks.first?.offsetUs == 0 && marks.map(\.offsetUs) == marks.map(\.offsetUs).sorted())
+        #expect(marks[3].payload > 0, "the ClientHello")
+        #expect(try CaptureFileAnalyzer.analyze(path: HostileCaptureTests.path("tls-curl-loopback.pcap")).flows.allSatisfy { $0.packets == nil },
+                "none by default (sonde analyze)")
+    }
+
     /// A ClientHello record and what follows, fed 1, 2, 3, … bytes at a time, with every second
     /// segment sent twice (a retransmission): the same records each time. A gap stops the scan.
     @Test func recordsSurviveAnySegmentation() throws {
