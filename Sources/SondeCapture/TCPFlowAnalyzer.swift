@@ -14,6 +14,9 @@ import SondeCore
 ///   (3 ms before one is known) of the segment that last advanced the sequence and does not end
 ///   at the next expected number; else a retransmission. `retransmissions` counts all three
 ///   retransmission kinds that tshark's `tcp.analysis.retransmission` matches (plain and fast).
+/// - window full: a segment with payload, no SYN/FIN/RST, that ends exactly at the other side's
+///   last ACK plus its last advertised window (scaled by its window-scale shift when both SYNs
+///   carried the option; a SYN's own window unscaled; not judged when the handshake was not seen);
 /// - initial RTT: first SYN to the ACK that completes the handshake.
 ///
 /// - TLS: when the client's first payload is a TLS handshake record, `TLSHandshakeTracker`
@@ -51,6 +54,10 @@ struct TCPFlowAnalyzer {
         var dupAcks = 0
         /// Whether this direction's last segment was a keep-alive (its answer is no duplicate ACK).
         var lastWasKeepAlive = false
+        /// Wireshark's `win_scale`: -1 unknown (no SYN seen), -2 no scaling, else the shift.
+        var windowScale = -1
+        /// The last window came in a SYN or SYN/ACK, which is never scaled (RFC 7323 §2.2).
+        var lastWindowFromSYN = false
         var counters = FlowEvidence.Direction()
     }
 
@@ -128,7 +135,7 @@ struct TCPFlowAnalyzer {
                                     payload: s.payloadLength, flags: Self.flagText(s.flags)))
         }
         var fwd = fromClient ? flow.toServer : flow.toClient
-        let rev = fromClient ? flow.toClient : flow.toServer
+        var rev = fromClient ? flow.toClient : flow.toServer
         let t = s.timestampNanos
 
         // Handshake.
@@ -140,6 +147,17 @@ struct TCPFlowAnalyzer {
             flow.serverOptions = options(s)
         } else if fromClient && s.hasACK && !s.isSYN && flow.synAckAt != nil && flow.ackAt == nil {
             flow.ackAt = t
+        }
+
+        // Window scaling, decided on the SYNs as Wireshark decides it (verify_tcp_window_scaling).
+        if s.isSYN {
+            if let shift = s.options.windowScale { fwd.windowScale = min(shift, 14) }
+            if fwd.windowScale == -1 {
+                fwd.windowScale = -2
+                rev.windowScale = -2
+            } else if s.hasACK && rev.windowScale == -2 {
+                fwd.windowScale = -2
+            }
         }
 
         fwd.counters.segments += 1
@@ -166,6 +184,14 @@ struct TCPFlowAnalyzer {
             }
         } else if fwd.lastAck != s.acknowledgement || s.payloadLength > 0 {
             fwd.dupAcks = 0
+        }
+
+        // Window full: this segment reaches the edge of the window the other side advertised.
+        if s.payloadLength > 0, noControl, rev.windowScale != -1, let ack = rev.lastAck, let window = rev.window {
+            let shift = rev.lastWindowFromSYN || rev.windowScale < 0 ? 0 : UInt32(rev.windowScale)
+            if s.sequence &+ UInt32(truncatingIfNeeded: s.payloadLength) == ack &+ (UInt32(window) << shift) {
+                fwd.counters.windowFull += 1
+            }
         }
 
         // Retransmission, fast retransmission, out-of-order.
@@ -197,6 +223,7 @@ struct TCPFlowAnalyzer {
             fwd.nextSeqTime = t
         }
         fwd.window = s.window
+        fwd.lastWindowFromSYN = s.isSYN
         fwd.lastWasKeepAlive = keepAlive
         if s.hasACK {
             fwd.lastAck = s.acknowledgement
@@ -213,7 +240,13 @@ struct TCPFlowAnalyzer {
             flow.fins += 1
             if flow.closedBy == nil { flow.closedBy = fromClient ? "client" : "server" }
         }
-        if fromClient { flow.toServer = fwd } else { flow.toClient = fwd }
+        if fromClient {
+            flow.toServer = fwd
+            flow.toClient = rev
+        } else {
+            flow.toClient = fwd
+            flow.toServer = rev
+        }
     }
 
     /// The TLS record layer, when the client's first payload is a TLS handshake record.

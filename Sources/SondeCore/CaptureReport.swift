@@ -131,7 +131,29 @@ public struct FlowEvidence: Codable, Sendable, Equatable {
         public var duplicateAcks = 0
         public var zeroWindows = 0
         public var keepAlives = 0
+        /// Segments that filled the receiver's advertised window (Wireshark's `window_full`).
+        public var windowFull = 0
         public init() {}
+
+        private enum CodingKeys: String, CodingKey {
+            case segments, bytes, payloadBytes, retransmissions, fastRetransmissions, outOfOrder, duplicateAcks
+            case zeroWindows, keepAlives, windowFull
+        }
+
+        /// `windowFull` may be missing: journals written before it was counted still read.
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            segments = try c.decode(Int.self, forKey: .segments)
+            bytes = try c.decode(Int.self, forKey: .bytes)
+            payloadBytes = try c.decode(Int.self, forKey: .payloadBytes)
+            retransmissions = try c.decode(Int.self, forKey: .retransmissions)
+            fastRetransmissions = try c.decode(Int.self, forKey: .fastRetransmissions)
+            outOfOrder = try c.decode(Int.self, forKey: .outOfOrder)
+            duplicateAcks = try c.decode(Int.self, forKey: .duplicateAcks)
+            zeroWindows = try c.decode(Int.self, forKey: .zeroWindows)
+            keepAlives = try c.decode(Int.self, forKey: .keepAlives)
+            windowFull = try c.decodeIfPresent(Int.self, forKey: .windowFull) ?? 0
+        }
     }
 
     /// TLS milestones read from the record layer, which stays cleartext: record types and, up to

@@ -35,6 +35,7 @@ enum CaptureSection {
                     + pair(up.duplicateAcks, down.duplicateAcks)
                     + pair(up.outOfOrder, down.outOfOrder)
                     + pair(up.zeroWindows, down.zeroWindows)
+                    + pair(up.windowFull, down.windowFull)
                     + "<td>\(flow.resets)</td><td>\(flow.fins)</td><td>\(htmlEscape(flow.closedBy ?? "–"))</td>"
                     + "<td\(flow.tls?.problem == nil ? "" : " class=\"warn\"")>\(htmlEscape(flow.tls.map(Self.tlsSummary) ?? "–"))</td></tr>\n"
             }
@@ -43,7 +44,7 @@ enum CaptureSection {
             html += """
             \(more)<div class="scroll"><table><thead><tr><th>connection (client &gt; server)</th><th>handshake</th><th>initial RTT ms</th>\
             <th>segments ↑/↓</th><th>payload ↑/↓</th><th>retransmissions ↑/↓</th><th>dup ACKs ↑/↓</th><th>out of order ↑/↓</th>\
-            <th>zero windows ↑/↓</th><th>RST</th><th>FIN</th><th>closed by</th><th>TLS</th></tr></thead><tbody>
+            <th>zero windows ↑/↓</th><th>window full ↑/↓</th><th>RST</th><th>FIN</th><th>closed by</th><th>TLS</th></tr></thead><tbody>
             \(rows)</tbody></table></div>
 
             """

@@ -389,7 +389,8 @@ import Testing
 
 /// `sonde analyze` against tshark's TCP analysis of the same files: synthetic captures written
 /// with scapy (retransmissions, fast retransmissions, duplicate ACKs, out-of-order, zero windows,
-/// resets, keep-alives, IPv6, port reuse; Ethernet, VLAN, Linux SLL, raw IP) and real loopback
+/// window full with and without scaling, resets, keep-alives, IPv6, port reuse; Ethernet, VLAN,
+/// Linux SLL, raw IP) and real loopback
 /// captures made by tcpdump (pcap) and tshark (pcapng) while sonde probes the target.
 @Suite(.serialized) struct CLICaptureTests {
     static func oracle(_ files: [String] = []) throws -> (Harness.Result, [[String: Any]]) {
@@ -424,12 +425,13 @@ import Testing
     @Test func syntheticCapturesAgreeWithTshark() throws {
         let (result, cases) = try Self.oracle()
         #expect(result.status == 0, "\(result.stdout.suffix(3000))\(result.stderr.suffix(2000))")
-        #expect(cases.count == 6)
+        #expect(cases.count == 7)
         // The scenarios must contain the events they are about, or agreement proves little.
         func total(_ key: String) -> Int {
             cases.flatMap { ($0["tshark"] as? [[String: Any]]) ?? [] }.reduce(0) { $0 + ($1[key] as? Int ?? 0) }
         }
-        for key in ["retransmissions", "fastRetransmissions", "duplicateAcks", "outOfOrder", "zeroWindows", "keepAlives", "resets", "fins"] {
+        for key in ["retransmissions", "fastRetransmissions", "duplicateAcks", "outOfOrder", "zeroWindows", "keepAlives", "resets", "fins",
+                    "windowFull"] {
             #expect(total(key) > 0, "no \(key) in the synthetic captures")
         }
     }

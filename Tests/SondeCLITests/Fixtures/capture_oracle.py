@@ -87,6 +87,20 @@ def scenarios():
           ack(t + .02, S6, C6, 80, 40000, 5001, 111, flags="RA")]
     p += handshake(t + 1, ip6, isn_c=900000, isn_s=7000, rtt=0.006)
     out["ipv6-port-reuse"] = p
+    # 7. window full: both SYNs carry window scaling (client 7, server 9). The client's first data
+    #    comes before its ACK of the SYN/ACK and fills the SYN/ACK's window, which is never scaled
+    #    (2000 bytes); then the server advertises 2 << 9 = 1024 bytes and the client fills them
+    #    exactly; then 4 << 9 = 2048 bytes of which the client sends 1000: not full.
+    p = handshake(t, ip4)
+    p[1] = (p[1][0], S4, C4, TCP(sport=80, dport=40000, flags="SA", seq=5000, ack=1001, window=2000,
+                                 options=[("MSS", 1400), ("WScale", 9)]))
+    p = p[:2]
+    p += [data(t + .011, C4, S4, 40000, 80, 1001, 5001, b"f" * 2000),
+          ack(t + .02, S4, C4, 80, 40000, 5001, 3001, window=2),
+          data(t + .021, C4, S4, 40000, 80, 3001, 5001, b"g" * 1024),
+          ack(t + .03, S4, C4, 80, 40000, 5001, 4025, window=4),
+          data(t + .031, C4, S4, 40000, 80, 4025, 5001, b"h" * 1000)]
+    out["window-full"] = p
     return out
 
 
@@ -116,7 +130,7 @@ def write(name, packets, path, link):
 def tshark(path):
     fields = ["tcp.stream", "tcp.analysis.retransmission", "tcp.analysis.fast_retransmission", "tcp.analysis.duplicate_ack",
               "tcp.analysis.out_of_order", "tcp.analysis.zero_window", "tcp.analysis.keep_alive", "tcp.flags.reset",
-              "tcp.flags.fin", "tcp.analysis.initial_rtt"]
+              "tcp.flags.fin", "tcp.analysis.initial_rtt", "tcp.analysis.window_full"]
     cmd = ["tshark", "-n", "-r", path, "-o", "tcp.relative_sequence_numbers:TRUE", "-T", "fields"]
     for f in fields:
         cmd += ["-e", f]
@@ -128,7 +142,7 @@ def tshark(path):
             continue
         s = streams.setdefault(int(cols[0]), {"retransmissions": 0, "fastRetransmissions": 0, "duplicateAcks": 0,
                                               "outOfOrder": 0, "zeroWindows": 0, "keepAlives": 0, "resets": 0,
-                                              "fins": 0, "initialRttMs": None})
+                                              "fins": 0, "initialRttMs": None, "windowFull": 0})
         for key, col in [("retransmissions", 1), ("fastRetransmissions", 2), ("duplicateAcks", 3), ("outOfOrder", 4),
                          ("zeroWindows", 5), ("keepAlives", 6)]:
             if cols[col]:
@@ -139,6 +153,8 @@ def tshark(path):
             s["fins"] += 1
         if cols[9] and s["initialRttMs"] is None:
             s["initialRttMs"] = round(float(cols[9]) * 1000, 3)
+        if len(cols) > 10 and cols[10]:
+            s["windowFull"] += 1
     return [streams[k] for k in sorted(streams)]
 
 
@@ -153,7 +169,7 @@ def sonde(binary, path, workdir):
         a, b = f["clientToServer"], f["serverToClient"]
         rtt = f.get("initialRttMs")  # absent when the capture has no complete handshake
         result.append({k: a[k] + b[k] for k in ("retransmissions", "fastRetransmissions", "duplicateAcks", "outOfOrder",
-                                                "zeroWindows", "keepAlives")}
+                                                "zeroWindows", "keepAlives", "windowFull")}
                       | {"resets": f["resets"], "fins": f["fins"], "initialRttMs": None if rtt is None else round(rtt, 3)})
     return result
 
