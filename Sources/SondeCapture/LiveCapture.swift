@@ -33,7 +33,7 @@ public final class LiveCapture: @unchecked Sendable {
 
     /// How to grant the privilege live capture needs, for messages.
     public static let privilegeHint = "live capture needs root or the CAP_NET_RAW capability: run sonde as root, or grant it once with "
-        + "`sudo setcap cap_net_raw,cap_net_admin+eip $(command -v sonde)`; `--capture=optional` runs the probe without a capture instead"
+        + "`sudo setcap cap_net_raw,cap_net_admin+eip $(command -v sonde)`; `--capture=optional` runs without a capture instead"
 
     public init(interface: String, filter: String, path: String) throws(TaskError) {
         self.interface = interface
