@@ -12,7 +12,6 @@ final class TLSHandshakeTracker {
     private(set) var server = TLSRecordScanner()
     private var tls = FlowEvidence.TLS()
     private var clientHelloSeen = false, serverHelloSeen = false
-    private var clientEncryptedRecords = 0
     private var recordsPerSide = [0, 0]
     private static let recordLimit = 64
 
@@ -44,8 +43,6 @@ final class TLSHandshakeTracker {
         if tls.clientFirstApplicationDataAt != nil || recordsPerSide[0] >= Self.recordLimit { client.finish() }
         if tls.serverFirstApplicationDataAt != nil || recordsPerSide[1] >= Self.recordLimit { server.finish() }
     }
-
-    var isFinished: Bool { client.stopped && server.stopped }
 
     func evidence() -> FlowEvidence.TLS {
         var result = tls
@@ -79,7 +76,6 @@ final class TLSHandshakeTracker {
             tls.alerts += 1
         case 23:
             guard tls.version != nil else { break }  // no ServerHello seen: the record's role is unknown
-            clientEncryptedRecords += 1
             if isTLS13 && tls.clientFinishedAt == nil {
                 tls.clientFinishedAt = at
             } else if tls.clientFirstApplicationDataAt == nil {
