@@ -38,13 +38,6 @@ struct SoakSession {
             printError("sonde: \(error.message)")
             return .usage
         }
-        var liveCapture: CaptureSession? = nil
-        if let mode = capture, let ports = options.localPorts?.ports {
-            let endpoints = CaptureSession.endpoints(urls: [captureURL ?? ""], resolve: [])
-            guard let started = CaptureSession.start(mode: mode, endpoints: endpoints, localPorts: ports, recorder: recorder, json: report.json)
-            else { return .usage }
-            liveCapture = started
-        }
         let sink = SoakJournalSink(recorder: recorder)
         let engine: SoakEngine
         do {
@@ -53,6 +46,13 @@ struct SoakSession {
         } catch {
             printError("sonde soak: \(error.message)")
             return .usage
+        }
+        var liveCapture: CaptureSession? = nil
+        if let mode = capture, let ports = options.localPorts?.ports {
+            let endpoints = CaptureSession.endpoints(urls: [captureURL ?? ""], resolve: [])
+            guard let started = CaptureSession.start(mode: mode, endpoints: endpoints, localPorts: ports, recorder: recorder, json: report.json)
+            else { return .usage }
+            liveCapture = started
         }
         let json = report.json
         if !json {
@@ -101,7 +101,9 @@ struct SoakSession {
         if let findings {
             do throws(TaskError) { try recorder.record(idleTimeout: findings) } catch { sink.fail(error) }
         }
-        let failure = sink.recordingFailure ?? liveCapture?.finish(into: recorder, json: report.json)
+        // The capture is stopped and journalled whatever else went wrong.
+        let captureFailure = liveCapture?.finish(into: recorder, json: report.json)
+        let failure = sink.recordingFailure ?? captureFailure
 
         let interrupted = sonde_received_signal() != 0
         // `finish` turns passed into failed when the soak failed (or a threshold did).
