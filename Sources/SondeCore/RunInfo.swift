@@ -31,9 +31,12 @@ public struct RunInfo: Codable, Sendable, Equatable {
     public var redacted: Bool
     /// What the user should know about how the run measured (library limits, workarounds).
     public var warnings: [String]
+    /// "required" or "optional" when the run asked for a live capture (`--capture`, and `sonde demo`
+    /// by default); absent otherwise. Report rendering reads it to match transactions to packets.
+    public var capture: String?
 
     public init(id: String, command: String, arguments: [String], startedAt: Timestamp, finishedAt: Timestamp? = nil,
-                status: RunStatus, insecure: Bool, redacted: Bool, warnings: [String] = []) {
+                status: RunStatus, insecure: Bool, redacted: Bool, warnings: [String] = [], capture: String? = nil) {
         self.id = id
         self.command = command
         self.arguments = arguments
@@ -43,6 +46,7 @@ public struct RunInfo: Codable, Sendable, Equatable {
         self.insecure = insecure
         self.redacted = redacted
         self.warnings = warnings
+        self.capture = capture
     }
 
     /// A run id that sorts by time and does not collide: `20261121T222600Z-probe-3f9a`.

@@ -141,6 +141,47 @@ public enum HTMLReportRenderer {
         """
     }
 
+    /// A transaction's packet evidence on its bar (`span`: the waterfall's width in µs) and in words:
+    /// the wire's SYN → SYN/ACK as a tick over the connect phase (it starts where DNS ends),
+    /// ClientHello → Finished as a line under the TLS phase, and the connection's packets in this
+    /// transaction (client → server above the bar, server → client below, SYN/FIN/RST in red; at
+    /// most `packetTicks`). The facts are returned unescaped.
+    private static func wireEvidence(_ capture: CaptureEvidence, of t: TransactionMetrics, span: Double) -> (marks: String, facts: String) {
+        var marks = ""
+        func interval(fromMs start: Double, lengthMs: Double, kind: String, title: String) {
+            marks += "<b class=\"\(kind)\" style=\"left:\(percent(start * 1000 / span * 100));width:\(percent(max(0.2, lengthMs * 1000 / span * 100)))\" "
+                + "title=\"\(title): \(formatMs(lengthMs)) ms\"></b>"
+        }
+        if let handshake = capture.synToSynAckMs, !t.isReusedConnection {
+            interval(fromMs: t.phases.dns ?? 0, lengthMs: handshake, kind: "tick", title: "SYN → SYN/ACK on the wire")
+        }
+        if let handshake = capture.tlsHandshakeMs, !t.isReusedConnection, t.phases.tls != nil {
+            interval(fromMs: (t.phases.dns ?? 0) + (t.phases.connect ?? 0), lengthMs: handshake, kind: "tick tls",
+                     title: "ClientHello → Finished on the wire")
+        }
+        for mark in capture.packets.prefix(packetTicks) {
+            let at = Double(mark.offsetUs) / span * 100
+            let control = mark.flags.contains("S") || mark.flags.contains("F") || mark.flags.contains("R")
+            marks += "<b class=\"pkt \(mark.fromClient ? "up" : "down")\(control ? " ctl" : "")\" style=\"left:\(percent(at))\" "
+                + "title=\"\(mark.fromClient ? "→" : "←") \(htmlEscape(mark.flags)) \(mark.payload) B at \(formatMs(Double(mark.offsetUs) / 1000)) ms\"></b>"
+        }
+        var facts = ["wire: " + (capture.synSeen ? "SYN seen" : "no SYN in the capture")]
+        if !capture.packets.isEmpty {
+            facts.append("\(capture.packets.count) packet\(capture.packets.count == 1 ? "" : "s")"
+                + (capture.packets.count > packetTicks ? " (first \(packetTicks) drawn)" : ""))
+        }
+        if let rtt = capture.initialRttMs { facts.append("RTT \(formatMs(rtt)) ms") }
+        if let version = capture.tlsVersion {
+            facts.append(version + (capture.tlsHandshakeMs.map { " handshake \(formatMs($0)) ms" } ?? ""))
+        }
+        if capture.retransmissions > 0 { facts.append("\(capture.retransmissions) retransmissions") }
+        if capture.resets > 0 { facts.append("\(capture.resets) RST") }
+        if capture.reuseAgrees == false { facts.append("reuse flag DISAGREES with the packets") }
+        if capture.connectAgrees == false { facts.append("connect phase DISAGREES with the handshake") }
+        if capture.tlsAgrees == false { facts.append("TLS phase or version DISAGREES with the records") }
+        return (marks, facts.joined(separator: " · "))
+    }
+
     /// Packet ticks drawn per transaction (report.json has up to 256).
     static let packetTicks = 48
 
@@ -165,43 +206,11 @@ public enum HTMLReportRenderer {
                 let width = value * 1000 / span * 100
                 segments += "<i style=\"width:\(percent(width));background:\(color)\" title=\"\(name) \(formatMs(value)) ms\"></i>"
             }
-            // The wire's handshake as a tick over the connect phase (it starts where DNS ends).
             var wire = ""
             if let capture = t.capture {
-                if let handshake = capture.synToSynAckMs, !t.isReusedConnection {
-                    let at = (t.phases.dns ?? 0) * 1000 / span * 100
-                    segments += "<b class=\"tick\" style=\"left:\(percent(at));width:\(percent(max(0.2, handshake * 1000 / span * 100)))\" "
-                        + "title=\"SYN → SYN/ACK on the wire: \(formatMs(handshake)) ms\"></b>"
-                }
-                // ClientHello → the client's Finished as a line under the TLS phase.
-                if let handshake = capture.tlsHandshakeMs, !t.isReusedConnection, t.phases.tls != nil {
-                    let at = ((t.phases.dns ?? 0) + (t.phases.connect ?? 0)) * 1000 / span * 100
-                    segments += "<b class=\"tick tls\" style=\"left:\(percent(at));width:\(percent(max(0.2, handshake * 1000 / span * 100)))\" "
-                        + "title=\"ClientHello → Finished on the wire: \(formatMs(handshake)) ms\"></b>"
-                }
-                // The connection's packets in this transaction: client → server above the bar,
-                // server → client below; SYN, FIN and RST in red. At most `packetTicks` of them.
-                for mark in capture.packets.prefix(Self.packetTicks) {
-                    let at = Double(mark.offsetUs) / span * 100
-                    let control = mark.flags.contains("S") || mark.flags.contains("F") || mark.flags.contains("R")
-                    segments += "<b class=\"pkt \(mark.fromClient ? "up" : "down")\(control ? " ctl" : "")\" style=\"left:\(percent(at))\" "
-                        + "title=\"\(mark.fromClient ? "→" : "←") \(htmlEscape(mark.flags)) \(mark.payload) B at \(formatMs(Double(mark.offsetUs) / 1000)) ms\"></b>"
-                }
-                var facts = ["wire: " + (capture.synSeen ? "SYN seen" : "no SYN in the capture")]
-                if !capture.packets.isEmpty {
-                    facts.append("\(capture.packets.count) packet\(capture.packets.count == 1 ? "" : "s")"
-                        + (capture.packets.count > Self.packetTicks ? " (first \(Self.packetTicks) drawn)" : ""))
-                }
-                if let rtt = capture.initialRttMs { facts.append("RTT \(formatMs(rtt)) ms") }
-                if let version = capture.tlsVersion {
-                    facts.append(version + (capture.tlsHandshakeMs.map { " handshake \(formatMs($0)) ms" } ?? ""))
-                }
-                if capture.retransmissions > 0 { facts.append("\(capture.retransmissions) retransmissions") }
-                if capture.resets > 0 { facts.append("\(capture.resets) RST") }
-                if capture.reuseAgrees == false { facts.append("reuse flag DISAGREES with the packets") }
-                if capture.connectAgrees == false { facts.append("connect phase DISAGREES with the handshake") }
-                if capture.tlsAgrees == false { facts.append("TLS phase or version DISAGREES with the records") }
-                wire = "<br><span class=\"muted\">\(htmlEscape(facts.joined(separator: " · ")))</span>"
+                let evidence = wireEvidence(capture, of: t, span: span)
+                segments += evidence.marks
+                wire = "<br><span class=\"muted\">\(htmlEscape(evidence.facts))</span>"
             }
             let status = t.response.map { String($0.statusCode) } ?? (task.error?.code.rawValue ?? "–")
             let reuse = t.isReusedConnection ? "reused" : "new"

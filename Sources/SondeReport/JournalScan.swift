@@ -49,15 +49,16 @@ public enum JournalScan {
         return nil
     }
 
-    /// The captures of a run made with `--capture` (or `sonde demo`, which captures when it may),
-    /// read ahead of the main pass so that every transaction can be matched to its connection
-    /// while it is written; [] (without reading the whole journal) for any other run.
+    /// The captures of a run whose run line asked for one (`run.capture`; journals written before
+    /// that field by their `--capture` argument), read ahead of the main pass so that every
+    /// transaction can be matched to its connection while it is written; [] (without reading the
+    /// whole journal) for any other run.
     static func liveCaptures(folder: RunFolder) throws(TaskError) -> [CaptureReport] {
         guard let handle = FileHandle(forReadingAtPath: folder.journalPath) else { return [] }
         let head = handle.readData(ofLength: 1 << 16)
         try? handle.close()
         let firstLine = head.prefix { $0 != UInt8(ascii: "\n") }
-        guard firstLine.range(of: Data(#""--capture"#.utf8)) != nil || firstLine.range(of: Data(#""command":"demo""#.utf8)) != nil
+        guard firstLine.range(of: Data(#""capture":""#.utf8)) != nil || firstLine.range(of: Data(#""--capture"#.utf8)) != nil
         else { return [] }
         let decoder = JSONDecoder()
         let prefix = Array(#"{"capture":"#.utf8)

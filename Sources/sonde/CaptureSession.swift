@@ -109,7 +109,7 @@ struct CaptureSession {
     /// error, when there was one, for the run's status.
     func finish(into recorder: ProbeRunRecorder, json: Bool) -> TaskError? {
         do throws(TaskError) {
-            let evidence = try finish()
+            let evidence = try stopAndAnalyse()
             try recorder.record(capture: evidence)
             if !json {
                 print("capture: \(evidence.packets) packets, \(evidence.flows.count) connections"
@@ -125,7 +125,7 @@ struct CaptureSession {
     static let packetMarks = 256
 
     /// Stops the capture (after a moment for the last FIN/ACKs) and analyses the file.
-    func finish() throws(TaskError) -> CaptureReport {
+    private func stopAndAnalyse() throws(TaskError) -> CaptureReport {
         usleep(300_000)
         let counters = capture.stop()
         var report = try CaptureFileAnalyzer.analyze(path: capture.path, markLimit: Self.packetMarks)

@@ -51,7 +51,8 @@ struct ProbeSession {
         let runInfo = RunInfo(id: RunInfo.makeID(command: command, at: started), command: command,
                               arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
                               insecure: groups.contains { $0.options.insecure }, redacted: redactor.isEnabled,
-                              warnings: Array(Set(runners.flatMap { $0.0.warnings })).sorted() + extraWarnings)
+                              warnings: Array(Set(runners.flatMap { $0.0.warnings })).sorted() + extraWarnings,
+                              capture: capture?.rawValue)
         let tool = ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features)
         let recorder: ProbeRunRecorder
         do { recorder = try report.openRecorder(run: runInfo, tool: tool) } catch {

@@ -128,7 +128,7 @@ struct ResumeSession {
         let started = Timestamp.now()
         let runInfo = RunInfo(id: RunInfo.makeID(command: "resume", at: started), command: "resume",
                               arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
-                              insecure: settings.insecure, redacted: redactor.isEnabled)
+                              insecure: settings.insecure, redacted: redactor.isEnabled, capture: capture?.rawValue)
         do {
             return try report.openRecorder(run: runInfo, tool: ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features))
         } catch {

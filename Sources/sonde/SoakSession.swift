@@ -31,7 +31,8 @@ struct SoakSession {
         }
         let runInfo = RunInfo(id: RunInfo.makeID(command: "soak", at: started), command: "soak",
                               arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
-                              insecure: options.config.insecure, redacted: redactor.isEnabled, warnings: warnings)
+                              insecure: options.config.insecure, redacted: redactor.isEnabled, warnings: warnings,
+                              capture: capture?.rawValue)
         let tool = ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features)
         let recorder: ProbeRunRecorder
         do { recorder = try report.openRecorder(run: runInfo, tool: tool) } catch {
