@@ -186,6 +186,32 @@ import Testing
         #expect((try FileManager.default.contentsOfDirectory(atPath: output)).isEmpty, "a usage error must not start a run")
     }
 
+    /// A probe run writes its report files while it records; `sonde report` rebuilds them from the
+    /// journal alone. Both must give the same bytes, whatever the tasks were.
+    @Test func aRunsReportFilesAreWhatItsJournalRebuilds() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let run = try Harness.sonde(["probe", "--count", "3", "--output-dir", output, "--threshold", "total.p50<10s",
+                                     "--prom", output + "/run.prom", target.http + "/bytes/100",
+                                     target.http + "/redirect/2", target.http + "/status/503", "http://127.0.0.1:9/"])
+        #expect(run.status == 1, "\(run.stderr)")
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output).first { $0.contains("probe") } ?? "")
+        let copy = Harness.temporaryDirectory() + "/copy"
+        try FileManager.default.copyItem(atPath: folder, toPath: copy)
+        for file in ["report.json", "report.har", "junit.xml", "report.html"] { try FileManager.default.removeItem(atPath: copy + "/" + file) }
+        let rebuilt = try Harness.sonde(["report", copy, "--prom", copy + "/run.prom"])
+        #expect(rebuilt.status == run.status, "\(rebuilt.stderr)")
+        for file in ["report.json", "report.har", "junit.xml", "report.html"] {
+            let live = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + file))
+            let again = try Data(contentsOf: URL(fileURLWithPath: copy + "/" + file))
+            #expect(live.count > 100 && live == again, "\(file) differs between the run and its rebuild")
+        }
+        let prometheus = try Data(contentsOf: URL(fileURLWithPath: output + "/run.prom"))
+        #expect(prometheus == (try Data(contentsOf: URL(fileURLWithPath: copy + "/run.prom"))))
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+        #expect(!(try FileManager.default.contentsOfDirectory(atPath: folder)).contains { $0.hasSuffix(".partial") || $0.hasPrefix(".") })
+    }
+
     @Test func aKilledRunIsRebuiltFromItsJournal() throws {
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()
@@ -405,7 +431,12 @@ import Testing
     /// `ready` (seconds on a loaded machine; a fixed sleep lost flows) and stops it once the file has
     /// stopped growing for a second (what a loaded tool has not written when stopped is lost).
     /// tcpdump needs `--immediate-mode`, or it leaves an unfinished ring block unwritten.
-    static func capture(_ tool: String, _ arguments: [String], file: String, ready: String, while body: () throws -> Void) throws {
+    /// Captures with `tool` while `body` runs, then waits until the file holds `connections`
+    /// client SYNs (tcpdump reads it back) and stops growing. The callers give the tools a 64 MiB
+    /// buffer: with the default 2 MiB and the full snap length, libpcap's ring has 4 blocks, and
+    /// in immediate mode a tool starved of CPU by the parallel tests dropped packets mid-capture.
+    static func capture(_ tool: String, _ arguments: [String], file: String, ready: String, connections: Int,
+                        while body: () throws -> Void) throws {
         let log = Harness.temporaryDirectory() + "/\(UUID().uuidString).err"
         let pid = try Harness.spawn(tool, arguments, stdout: "/dev/null", stderr: log)
         defer { Harness.stop(pid) }
@@ -414,12 +445,16 @@ import Testing
         try body()
         var last: Int64 = -1
         var still = 0
-        _ = Harness.waitFor(seconds: 15) {
+        let complete = Harness.waitFor(seconds: 30) {
             let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int64) ?? nil ?? -1
             still = size == last && size > 0 ? still + 1 : 0
             last = size
-            return still >= 20
+            guard still >= 20 else { return false }
+            let syns = (try? Harness.run("/usr/bin/tcpdump", ["-nr", file, "tcp[tcpflags] & (tcp-syn|tcp-ack) == tcp-syn"]))?
+                .stdout.split(separator: "\n").count ?? 0
+            return syns >= connections
         }
+        #expect(complete, "\(tool) wrote fewer than \(connections) connections to \(file) in 30 s")
     }
 
     @Test func syntheticCapturesAgreeWithTshark() throws {
@@ -460,12 +495,12 @@ import Testing
         let work = Harness.temporaryDirectory()
         var files: [String] = []
         for (tool, file, arguments, ready) in [
-            ("/usr/bin/tcpdump", work + "/tcpdump.pcap", ["-i", "lo", "-U", "--immediate-mode", "-w", work + "/tcpdump.pcap", "tcp port \(port)"],
+            ("/usr/bin/tcpdump", work + "/tcpdump.pcap", ["-i", "lo", "-U", "--immediate-mode", "-B", "65536", "-w", work + "/tcpdump.pcap", "tcp port \(port)"],
              "listening on"),
-            ("/usr/bin/tshark", work + "/tshark.pcapng", ["-i", "lo", "-w", work + "/tshark.pcapng", "-f", "tcp port \(port)"],
+            ("/usr/bin/tshark", work + "/tshark.pcapng", ["-i", "lo", "-B", "64", "-w", work + "/tshark.pcapng", "-f", "tcp port \(port)"],
              "Capturing on"),
         ] {
-            try Self.capture(tool, arguments, file: file, ready: ready) {
+            try Self.capture(tool, arguments, file: file, ready: ready, connections: 6) {
                 let probe = try Harness.sonde(["probe", "--count", "3", "--no-reuse", "--output-dir", work + "/reports",
                                                base + "/1k.bin", base + "/missing"])
                 #expect(probe.status == 1)
@@ -490,8 +525,8 @@ import Testing
         let url = "https://localhost:\(port)/1k.bin"
         let work = Harness.temporaryDirectory()
         let file = work + "/tls.pcap"
-        try Self.capture("/usr/bin/tcpdump", ["-i", "lo", "-U", "--immediate-mode", "-w", file, "tcp port \(port)"],
-                         file: file, ready: "listening on") {
+        try Self.capture("/usr/bin/tcpdump", ["-i", "lo", "-U", "--immediate-mode", "-B", "65536", "-w", file, "tcp port \(port)"],
+                         file: file, ready: "listening on", connections: 5) {
             for options in [["--http2"], ["--http1.1", "--tls-max", "1.2"], ["--http2", "--tls-max", "1.2"]] {
                 let curl = try Harness.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "--cacert", nginx.certificate] + options + [url])
                 #expect(curl.status == 0, "curl \(options): \(curl.stderr)")
