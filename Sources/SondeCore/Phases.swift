@@ -32,6 +32,9 @@ public struct Phases: Codable, Sendable, Equatable {
     /// The phase names in order, as they appear in reports and thresholds.
     public static let names = ["dns", "connect", "tls", "send", "wait", "receive", "total"]
 
+    /// The values in `names` order (nil where a phase did not happen).
+    public var values: [Double?] { [dns, connect, tls, send, wait, receive, total] }
+
     /// The value of the phase called `name`, or nil when it did not happen or is unknown.
     public func value(named name: String) -> Double? {
         switch name {

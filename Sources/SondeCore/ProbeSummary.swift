@@ -45,13 +45,22 @@ public struct ProbeSummary: Codable, Sendable {
 }
 
 /// Builds a `ProbeSummary` from tasks, one at a time.
+///
+/// Distributions are kept per phase in `Phases.names` order (an index, not a dictionary lookup
+/// per phase and transaction), each created at its first value.
 public struct ProbeSummaryBuilder: Sendable {
     private var summary = ProbeSummary()
-    private var all: [String: LatencyDistribution] = [:]
-    private var cold: [String: LatencyDistribution] = [:]
-    private var warm: [String: LatencyDistribution] = [:]
+    private var all = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
+    private var cold = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
+    private var warm = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
 
     public init() {}
+
+    /// Tasks added so far.
+    public var tasks: Int { summary.tasks }
+
+    /// Tasks added so far that ended in an error.
+    public var failedTasks: Int { summary.failedTasks }
 
     public mutating func add(_ task: ProbeTask) {
         summary.tasks += 1
@@ -69,23 +78,37 @@ public struct ProbeSummaryBuilder: Sendable {
             if let name = transaction.networkProtocolName { summary.protocols[name, default: 0] += 1 }
             if let status = transaction.response?.statusCode { summary.statusCodes[String(status), default: 0] += 1 }
             guard transaction.response != nil else { continue }
-            for name in Phases.names {
-                guard let value = transaction.phases.value(named: name) else { continue }
-                all[name, default: LatencyDistribution()].record(milliseconds: value)
+            let values = transaction.phases.values
+            for index in values.indices {
+                guard let value = values[index] else { continue }
+                Self.record(value, at: index, in: &all)
                 if transaction.isReusedConnection {
-                    warm[name, default: LatencyDistribution()].record(milliseconds: value)
+                    Self.record(value, at: index, in: &warm)
                 } else {
-                    cold[name, default: LatencyDistribution()].record(milliseconds: value)
+                    Self.record(value, at: index, in: &cold)
                 }
             }
         }
     }
 
+    private static func record(_ milliseconds: Double, at index: Int, in table: inout [LatencyDistribution?]) {
+        if table[index] == nil { table[index] = LatencyDistribution() }
+        table[index]!.record(milliseconds: milliseconds)
+    }
+
+    private static func summaries(_ table: [LatencyDistribution?]) -> [String: DistributionSummary] {
+        var result: [String: DistributionSummary] = [:]
+        for (index, distribution) in table.enumerated() {
+            if let summary = distribution?.summary { result[Phases.names[index]] = summary }
+        }
+        return result
+    }
+
     public var result: ProbeSummary {
         var result = summary
-        result.all = all.compactMapValues(\.summary)
-        result.cold = cold.compactMapValues(\.summary)
-        result.warm = warm.compactMapValues(\.summary)
+        result.all = Self.summaries(all)
+        result.cold = Self.summaries(cold)
+        result.warm = Self.summaries(warm)
         return result
     }
 }

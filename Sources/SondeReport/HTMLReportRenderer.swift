@@ -94,7 +94,7 @@ public enum HTMLReportRenderer {
         }
         items.append("\(summary.tasks) task\(summary.tasks == 1 ? "" : "s"), \(summary.transactions) transactions, \(summary.reusedTransactions) on reused connections.")
         if summary.failedTasks > 0 {
-            let byCode = summary.errorsByCode.sorted { $0.value > $1.value }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
+            let byCode = summary.errorsByCode.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
             items.append("<strong>\(summary.failedTasks) of \(summary.tasks) tasks failed</strong>: \(htmlEscape(byCode)).")
         }
         if let cold = summary.cold["total"]?.p50, let warm = summary.warm["total"]?.p50, warm > 0 {

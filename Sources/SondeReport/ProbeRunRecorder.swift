@@ -2,8 +2,13 @@ import Foundation
 import SondeCore
 
 /// Receives a probe run's tasks as they complete and keeps nothing unbounded: each task goes to
-/// the JSONL journal at once, into the summary's histograms, and (the first few hundred) into the
-/// sample the HTML report draws. `finish` writes `report.json` and `report.html` from those.
+/// the JSONL journal at once, into the summary's histograms, (the first few hundred) into the
+/// sample the HTML report draws, and into the report files as far as they can be written before
+/// the run ends (`ReportWriter`), so that `finish` only writes their heads and tails and the HTML.
+///
+/// Runs whose tasks change after they were journalled (a live capture attaches its evidence at the
+/// end), soaks, resume runs and captures analysed are instead rendered from the journal at `finish`
+/// (`ReportFiles.render`), which is also what `sonde report` does: both give the same files.
 public final class ProbeRunRecorder {
     public let folder: RunFolder
     public let tool: ToolInfo
@@ -17,6 +22,12 @@ public final class ProbeRunRecorder {
     private let encoder = ReportJSONWriter.makeEncoder()
     /// Reused for every task line (its capacity persists), written without `JSONEncoder`.
     private var line = JSONOutput(capacity: 8192)
+    /// The report files written while tasks are recorded (created at the first task of a run that
+    /// can render that way; see the type's comment).
+    private var liveReport: ReportWriter?
+    private var sampler = TaskSampler()
+    /// Whether any capture was recorded (such a run is rendered from its journal).
+    private var recordedCapture = false
 
     public init(folder: RunFolder, tool: ToolInfo, run: RunInfo) throws(TaskError) {
         self.folder = folder
@@ -27,16 +38,27 @@ public final class ProbeRunRecorder {
         try journal.flush()
     }
 
-    public var currentSummary: ProbeSummary { summary.result }
-
+    /// Tasks recorded so far that ended in an error (cheap: no distribution is summarised).
+    public var failedTasks: Int { summary.failedTasks }
 
     public func record(_ task: ProbeTask) throws(TaskError) {
         summary.add(task)
         try appendLine(ReportJSONWriter.probeLinePrefix, task, ReportJSONWriter.probeLineSuffix)
+        if summary.tasks == 1 && run.capture == nil && soak == nil && resume.isEmpty && !recordedCapture {
+            let writer = try ReportWriter(folder: folder)
+            writer.start(tool: tool, run: run)
+            liveReport = writer
+        }
+        guard let liveReport else { return }
+        sampler.add(task)
+        let bytes = line.bytes
+        let taskJSON = bytes[ReportJSONWriter.probeLinePrefix.count..<(bytes.count - ReportJSONWriter.probeLineSuffix.count)]
+        try liveReport.add(task, journalled: taskJSON)
     }
 
     /// Records the evidence of one capture (a line of its own in the journal).
     public func record(capture: CaptureReport) throws(TaskError) {
+        recordedCapture = true
         try append(CaptureLine(capture: capture))
     }
 
@@ -97,7 +119,15 @@ public final class ProbeRunRecorder {
         let comparison = baseline.map { BaselineComparison(current: result, baseline: $0.summary, baselineRun: $0.run) }
         try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison))
         try journal.close()
-        return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath)
+        guard let liveReport, soak == nil, resume.isEmpty, !recordedCapture else {
+            self.liveReport = nil
+            return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath)
+        }
+        self.liveReport = nil
+        let outcome = RunOutcome(tool: tool, run: run, summary: result, thresholds: results, baseline: comparison,
+                                 sample: sampler.tasks)
+        try liveReport.finish(outcome, prometheusPath: prometheusPath)
+        return outcome
     }
 
     /// One journal line `prefix + value + suffix`, written with the reused `JSONOutput`.

@@ -38,16 +38,11 @@ public struct RunOutcome: Sendable {
 }
 
 /// Renders every report file of a run folder from its journal alone, in one pass, reading each
-/// task once: after a run (`ProbeRunRecorder.finish`) and for `sonde report` alike, so the two
-/// can never disagree, and a run killed before its end line is rebuilt the same way.
-///
-/// - `report.json`: header (tool, run), every task line copied byte for byte, then summary and
-///   sections. The run's final status is known only at the end (the end line is the journal's
-///   last), so the task lines go to a spill file first and are copied in kernel-side.
-/// - `report.har` streams directly; `junit.xml` spills its test cases (its header carries counts).
-/// - `report.html` from the bounded sample; the Prometheus file when asked for.
-/// Each file appears atomically (written beside, then renamed). A killed run is `interrupted`,
-/// with a warning; lines that do not decode (cut mid-write) are skipped and counted in a warning.
+/// task once: for `sonde report`, for a run killed before its end line (rebuilt the same way), and
+/// after a run whose tasks get capture evidence at the end. A probe run otherwise renders while it
+/// records (`ProbeRunRecorder`), through the same `ReportWriter`, to the same bytes.
+/// A killed run is `interrupted`, with a warning; lines that do not decode (cut mid-write) are
+/// skipped and counted in a warning.
 public enum ReportFiles {
     /// - Parameters:
     ///   - thresholds: evaluate these instead of the results the journal's end line holds.
@@ -56,50 +51,16 @@ public enum ReportFiles {
     public static func render(folder: RunFolder, thresholds: [Threshold]? = nil, baseline: JournalScan.Result? = nil,
                               prometheusPath: String? = nil) throws(TaskError) -> RunOutcome {
         try JournalScan.requireJournal(folder)
-        let spillJSON = folder.path + "/.report.json.tasks"
-        let spillJUnit = folder.path + "/.junit.xml.cases"
-        let jsonTasks = try AtomicFile(path: spillJSON)
-        let junitCases = try AtomicFile(path: spillJUnit)
-        let har = try AtomicFile(path: folder.reportHARPath)
-
+        let writer = try ReportWriter(folder: folder)
         // A run with a live capture: every transaction gets its connection's evidence.
         let matcher = CaptureMatcher(captures: try JournalScan.liveCaptures(folder: folder))
-        var taskLine = JSONOutput(capacity: 8192)
-        var harWriter: HARWriter?
-        var jsonBuffer: [UInt8] = [], harBuffer: [UInt8] = [], junitBuffer: [UInt8] = []
-        var first = true
-        let chunk = 1 << 20
         let scan = try JournalScan.scan(folder: folder, onRunLine: { (line: RunLine) in
-            var writer = HARWriter(tool: line.tool, run: line.run)
-            harBuffer += writer.start()
-            harWriter = writer
+            writer.start(tool: line.tool, run: line.run)
         }, transform: { matcher.isEmpty ? nil : matcher.attach(to: $0) },
         onTask: { (task: ProbeTask, taskJSON: ArraySlice<UInt8>) throws(TaskError) in
-            guard var writer = harWriter else { return }
-            if !first { jsonBuffer.append(UInt8(ascii: ",")) }
-            first = false
-            jsonBuffer.append(UInt8(ascii: "\n"))
-            if task.transactionMetrics.contains(where: { $0.capture != nil }) {
-                // Evidence attached from the capture: the task is written anew (journalled ones have none).
-                taskLine.reset()
-                task.writeJSON(to: &taskLine)
-                jsonBuffer += taskLine.bytes
-            } else {
-                jsonBuffer += taskJSON
-            }
-            harBuffer += writer.add(task)
-            harWriter = writer
-            junitBuffer += JUnitWriter.testCase(task)
-            if jsonBuffer.count > chunk { try jsonTasks.write(jsonBuffer); jsonBuffer.removeAll(keepingCapacity: true) }
-            if harBuffer.count > chunk { try har.write(harBuffer); harBuffer.removeAll(keepingCapacity: true) }
-            if junitBuffer.count > chunk { try junitCases.write(junitBuffer); junitBuffer.removeAll(keepingCapacity: true) }
+            let withEvidence = task.transactionMetrics.contains { $0.capture != nil }
+            try writer.add(task, journalled: withEvidence ? nil : taskJSON)
         })
-        guard var harWriter else { throw JournalScan.notAJournal(folder) }
-        try jsonTasks.write(jsonBuffer)
-        try har.write(harBuffer + harWriter.finish())
-        try junitCases.write(junitBuffer)
-        // The spill files are read back from their temporary paths and never committed:
-        // AtomicFile removes them when it goes away.
 
         // The run as it ended (or was killed), its thresholds and baseline comparison.
         var run = scan.run
@@ -116,31 +77,9 @@ public enum ReportFiles {
                     ? .passed : .failed
             }
         }
-
-        let json = try AtomicFile(path: folder.reportJSONPath)
-        try json.write(try ReportJSONWriter.header(tool: scan.tool, run: run))
-        try json.append(contentsOfFile: jsonTasks.temporaryPath)
-        try json.write(try ReportJSONWriter.trailer(summary: result, thresholds: results, baseline: comparison,
-                                                          captures: scan.captures, soaks: scan.soaks, resume: scan.resume))
-        let junit = try AtomicFile(path: folder.junitPath)
-        try junit.write(JUnitWriter.head(run: run, summary: result, thresholds: results, soaks: scan.soaks, resume: scan.resume))
-        try junit.append(contentsOfFile: junitCases.temporaryPath)
-        try junit.write(JUnitWriter.tail)
-        try json.commit()
-        try har.commit()
-        try junit.commit()
-
         let outcome = RunOutcome(tool: scan.tool, run: run, summary: result, thresholds: results, baseline: comparison,
                                  captures: scan.captures, soaks: scan.soaks, resume: scan.resume, sample: scan.sample)
-        let html = HTMLReportRenderer.render(tool: outcome.tool, run: run, summary: result, thresholds: results,
-                                             baseline: comparison, captures: scan.captures, soaks: scan.soaks,
-                                             resume: scan.resume, sample: scan.sample)
-        try writeFileAtomically(Array(html.utf8), to: folder.reportHTMLPath)
-        if let prometheusPath {
-            try writeFileAtomically(Array(PrometheusWriter.render(run: run, summary: result, thresholds: results,
-                                                                  soaks: scan.soaks, resume: scan.resume).utf8),
-                                    to: prometheusPath)
-        }
+        try writer.finish(outcome, prometheusPath: prometheusPath)
         return outcome
     }
 }

@@ -112,21 +112,20 @@ struct ProbeSession {
         }
 
         let captureFailure = liveCapture?.finish(into: recorder, json: json)
-        let summary = recorder.currentSummary
         let status: RunStatus
         if outcome.interrupted && outcome.failure == nil {
             status = .interrupted
         } else if outcome.failure != nil || captureFailure != nil {
             status = .error
         } else {
-            status = summary.failedTasks > 0 ? .failed : .passed
+            status = recorder.failedTasks > 0 ? .failed : .passed
         }
         guard let finished = report.finish(recorder, status: status, baseline: baseline) else { return .failure }
         if let failure = outcome.failure ?? captureFailure { printError("sonde: \(failure.message)") }
         if json {
             printReportDocument(recorder.folder)
         } else {
-            print(renderer.render(summary: summary))
+            print(renderer.render(summary: finished.summary))
             if let comparison = finished.baseline { print(renderer.render(baseline: comparison)) }
             if !finished.thresholds.isEmpty { print(renderer.render(thresholds: finished.thresholds)) }
             printReportPaths(recorder.folder, har: true, prometheusPath: report.prometheusPath)
