@@ -41,9 +41,12 @@ public final class ProbeRunRecorder {
     /// Tasks recorded so far that ended in an error (cheap: no distribution is summarised).
     public var failedTasks: Int { summary.failedTasks }
 
+    /// Journals the task, then counts it and hands it to the live report files. A task the journal
+    /// refused (disk full) is not counted; if the live files fail, they are dropped and `finish`
+    /// renders from the journal, so the summary always describes the journalled tasks.
     public func record(_ task: ProbeTask) throws(TaskError) {
-        summary.add(task)
         try appendLine(ReportJSONWriter.probeLinePrefix, task, ReportJSONWriter.probeLineSuffix)
+        summary.add(task)
         if summary.tasks == 1 && run.capture == nil && soak == nil && resume.isEmpty && !recordedCapture {
             let writer = try ReportWriter(folder: folder)
             writer.start(tool: tool, run: run)
@@ -53,7 +56,12 @@ public final class ProbeRunRecorder {
         sampler.add(task)
         let bytes = line.bytes
         let taskJSON = bytes[ReportJSONWriter.probeLinePrefix.count..<(bytes.count - ReportJSONWriter.probeLineSuffix.count)]
-        try liveReport.add(task, journalled: taskJSON)
+        do throws(TaskError) {
+            try liveReport.add(task, journalled: taskJSON)
+        } catch {
+            self.liveReport = nil
+            throw error
+        }
     }
 
     /// Records the evidence of one capture (a line of its own in the journal).
@@ -106,10 +114,14 @@ public final class ProbeRunRecorder {
 
     /// Ends the run: evaluates the thresholds on the summary (a failing one, like a failed soak or trial,
     /// turns a passed run into a failed one), closes the journal with an end line that keeps the results, and
-    /// renders every report file from the journal (`ReportFiles`, as `sonde report` does).
+    /// completes the report files written while recording, or renders them from the journal (`ReportFiles`,
+    /// as `sonde report` does) for the runs that cannot be written live (see the type's comment).
     @discardableResult
     public func finish(status: RunStatus, thresholds: [Threshold] = [], baseline: JournalScan.Result? = nil,
                        prometheusPath: String? = nil) throws(TaskError) -> RunOutcome {
+        // However this ends, the live files go: committed ones are renamed, the rest (a journal that
+        // could not be closed, a full disk) leave no `.partial` behind.
+        defer { liveReport = nil }
         let result = summary.result
         run.finishedAt = Timestamp.now()
         let soaks = soak.map { [$0.result(finishedAt: run.finishedAt)] } ?? []
@@ -120,10 +132,9 @@ public final class ProbeRunRecorder {
         try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison))
         try journal.close()
         guard let liveReport, soak == nil, resume.isEmpty, !recordedCapture else {
-            self.liveReport = nil
+            self.liveReport = nil  // before the journal's writer reopens the same partial files
             return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath)
         }
-        self.liveReport = nil
         let outcome = RunOutcome(tool: tool, run: run, summary: result, thresholds: results, baseline: comparison,
                                  sample: sampler.tasks)
         try liveReport.finish(outcome, prometheusPath: prometheusPath)

@@ -212,6 +212,33 @@ import Testing
         #expect(!(try FileManager.default.contentsOfDirectory(atPath: folder)).contains { $0.hasSuffix(".partial") || $0.hasPrefix(".") })
     }
 
+    /// A disk that fills during a run: a clear error naming the cause, no crash, no `.partial` file
+    /// left behind, and once there is room again `sonde report` rebuilds what was journalled.
+    /// Needs root (a 192 KiB tmpfs of its own).
+    @Test(.enabled(if: geteuid() == 0)) func aFullDiskEndsTheRunCleanlyAndTheJournalRebuilds() throws {
+        let target = try TargetProcess.get()
+        let mountPoint = Harness.temporaryDirectory() + "/full"
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let mounted = try Harness.run("/bin/mount", ["-t", "tmpfs", "-o", "size=192k", "tmpfs", mountPoint])
+        try #require(mounted.status == 0, "mount: \(mounted.stderr)")
+        defer { _ = try? Harness.run("/bin/umount", [mountPoint]) }
+        let run = try Harness.sonde(["probe", "--count", "400", "--output-dir", mountPoint, target.http + "/bytes/100"])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("No space left on device"), "\(run.stderr)")
+        let folder = mountPoint + "/" + (try FileManager.default.contentsOfDirectory(atPath: mountPoint)[0])
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(left == ["journal.jsonl"], "\(left)")
+
+        let grown = try Harness.run("/bin/mount", ["-o", "remount,size=8m", mountPoint])
+        try #require(grown.status == 0, "remount: \(grown.stderr)")
+        let rebuilt = try Harness.sonde(["report", folder])
+        #expect(rebuilt.status == 130, "a journal without its end line is an interrupted run: \(rebuilt.stderr)")
+        let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        let probes = try #require(report["probes"] as? [[String: Any]])
+        #expect(probes.count > 10 && probes.count < 400, "\(probes.count) tasks")
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+    }
+
     @Test func aKilledRunIsRebuiltFromItsJournal() throws {
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()
