@@ -5,17 +5,18 @@ import SondeCore
 /// The partial file of a download, written only by appending, with the SHA-256 of its content
 /// kept up to date as bytes arrive (the bytes are hashed once, on the way to the disk).
 ///
-/// Invariants: `size` counts the bytes written plus the `pending` ones still in memory until
-/// `flush` (the owner flushes before anyone else reads the file, and before a planned kill); the
-/// hash (inline for what was on disk at open, then on the hashing thread) covers exactly the
-/// bytes written, so after a flush it covers `0..<size`.
+/// Invariants: `size` counts the bytes written plus those still in memory (gathering, or handed
+/// to the writing thread) until `flush` (the owner flushes before anyone else reads the file, and
+/// before a planned kill); the hash (inline for what was on disk at open, then on the writing
+/// thread) covers exactly the bytes written, so after a flush it covers `0..<size`.
 final class PartialFile {
     let path: String
     private let descriptor: Int32
     private(set) var size: Int64
-    /// Hashes the bytes read at open (inline), then every flushed buffer (on its own thread).
+    /// The hash of the bytes read at open (inline); the writer continues it.
     private var hasher = SHA256()
-    private var background: BackgroundHasher?
+    /// Writes (and hashes) every gathered buffer on its own thread; created at the first.
+    private var writer: BackgroundWriter?
 
     /// False when the existing content was not hashed (`sha256` is then nil).
     private let verifying: Bool
@@ -46,6 +47,7 @@ final class PartialFile {
 
     deinit {
         try? flush()
+        writer = nil  // its thread is idle after the flush, and ends before the descriptor closes
         close(descriptor)
     }
 
@@ -54,65 +56,60 @@ final class PartialFile {
     private var pending: [UInt8] = []
     private static let pendingLimit = 1 << 20
 
-    /// Appends `bytes` at the end (written, then hashed, when 1 MiB has gathered or at `flush`).
+    /// Appends `bytes` at the end (handed to the writer when 1 MiB has gathered, or at `flush`).
+    /// Throws a failed earlier write (disk full): `size` is then what the file holds.
     func append(_ bytes: UnsafeRawBufferPointer) throws(TaskError) {
         pending.append(contentsOf: bytes)
         size += Int64(bytes.count)
-        if pending.count >= Self.pendingLimit { try flush() }
+        guard pending.count >= Self.pendingLimit else { return }
+        if writer?.hasFailed == true { try flush() } else { handOffPending() }
     }
 
-    /// Writes what `append` gathered; a short write (disk full) throws, and the file keeps what was written.
+    /// Waits until everything appended is written; a short write (disk full) throws, and the file
+    /// keeps what was written (neither `size` nor the hash counts the rest).
     func flush() throws(TaskError) {
+        handOffPending()
+        guard let writer else { return }
+        let (writtenEnd, failure) = writer.drain()
+        if let failure {
+            size = writtenEnd
+            throw failure
+        }
+    }
+
+    /// Gives the gathered bytes to the writer (blocking only while it has 4 MiB queued) and takes
+    /// a recycled buffer to gather into.
+    private func handOffPending() {
         guard !pending.isEmpty else { return }
-        let start = size - Int64(pending.count)
-        var offset = 0
-        var failure: TaskError? = nil
-        while offset < pending.count {
-            let written = pending.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + offset, $0.count - offset, off_t(start) + off_t(offset)) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else {
-                failure = TaskError(code: .localIOError, message: "cannot write \(path): \(String(cString: strerror(errno)))")
-                break
-            }
-            offset += written
-        }
-        // What did not reach the file is not in it: neither the size nor the hash counts it.
-        if offset < pending.count {
-            size = start + Int64(offset)
-            pending.removeSubrange(offset...)
-        }
-        if verifying && !pending.isEmpty {
-            // The written buffer goes to the hashing thread; a fresh one gathers the next bytes.
-            if background == nil { background = BackgroundHasher(seed: hasher) }
-            background?.update(pending)
-            if let reused = background?.recycled() {
-                pending = reused
-            } else {
-                pending = []
-                pending.reserveCapacity(Self.pendingLimit + (1 << 18))
-            }
+        let writer = self.writer ?? BackgroundWriter(descriptor: descriptor, path: path, writtenEnd: size - Int64(pending.count),
+                                                     hasher: verifying ? hasher : nil)
+        self.writer = writer
+        writer.write(pending, at: size - Int64(pending.count))
+        if let reused = writer.recycled() {
+            pending = reused
         } else {
-            pending.removeAll(keepingCapacity: true)
+            pending = []
+            pending.reserveCapacity(Self.pendingLimit + (1 << 18))
         }
-        if let failure { throw failure }
     }
 
     /// Empties the file: a restart from zero.
     func truncate() throws(TaskError) {
         pending.removeAll(keepingCapacity: true)
+        if let writer { _ = writer.drain() }  // nothing may land after the truncation
+        writer = nil
         guard ftruncate(descriptor, 0) == 0 else {
             throw TaskError(code: .localIOError, message: "cannot truncate \(path): \(String(cString: strerror(errno)))")
         }
         size = 0
         hasher = SHA256()
-        background = nil
     }
 
     /// Lowercase hex SHA-256 of the content so far; nil when not verifying.
     var sha256: String? {
         guard verifying else { return nil }
         try? flush()
-        return Self.hex(background?.digest() ?? hasher.finalize())
+        return Self.hex(writer?.digest() ?? hasher.finalize())
     }
 
     static func hex(_ digest: SHA256.Digest) -> String {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SondeCore
 import SondeHTTP
@@ -115,5 +116,50 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path + ".json") }
         #expect(try ResumeData.load(from: path + ".json") == resume)
         #expect(throws: TaskError.self) { try ResumeData.load(from: path) }  // not JSON
+    }
+
+    private static func append(_ bytes: ArraySlice<UInt8>, to file: PartialFile) throws(TaskError) {
+        var refused: TaskError? = nil
+        bytes.withUnsafeBytes { chunk in
+            do throws(TaskError) { try file.append(chunk) } catch { refused = error }
+        }
+        if let refused { throw refused }
+    }
+
+    /// Writes happen on the writer's thread: a failure there (here /dev/full's ENOSPC) still
+    /// reaches the owner, at the next hand-over or flush, and `size` is then what the file holds.
+    @Test func aFailedWriteOnTheWritingThreadReachesTheOwner() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { return }
+        let file = try PartialFile(path: "/dev/full", verifying: false)
+        let chunk = [UInt8](repeating: 7, count: 256 << 10)
+        var failure: TaskError? = nil
+        do throws(TaskError) {
+            for _ in 0..<64 { try Self.append(chunk[...], to: file) }
+            try file.flush()
+        } catch {
+            failure = error
+        }
+        #expect(failure?.code == .localIOError)
+        #expect(failure?.message.contains("No space left on device") == true, "\(String(describing: failure))")
+        #expect(file.size == 0, "nothing reached the file, so nothing counts")
+        try file.flush()  // the failure was taken: no second throw for the same bytes
+    }
+
+    /// Many buffers through the writer: the file and its hash are those of the bytes appended, in order.
+    @Test func theWriterKeepsOrderAndHashesWhatItWrote() throws {
+        let path = NSTemporaryDirectory() + "sonde-partial-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<(9 << 20) + 12_345).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) }
+        let file = try PartialFile(path: path)
+        var offset = 0
+        while offset < bytes.count {
+            let count = min(bytes.count - offset, Int.random(in: 1...70_000, using: &generator))
+            try Self.append(bytes[offset..<(offset + count)], to: file)
+            offset += count
+        }
+        let digest = file.sha256
+        #expect(digest == PartialFile.hex(SHA256.hash(data: bytes)))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(bytes))
     }
 }
