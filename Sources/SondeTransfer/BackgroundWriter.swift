@@ -4,9 +4,9 @@ import SondeCore
 
 /// Writes a download's buffers to its file and hashes them (SHA-256) on a thread of its own, so
 /// that the thread receiving from libcurl only gathers bytes. On this 2-core machine that thread
-/// is a download's critical path: with the write on it, it was busy 85 % of a transfer while the
-/// hashing thread was busy half of it (`perf`, 1 GiB from nginx), and the write's copy into the
-/// page cache was a fifth of its time.
+/// is a download's critical path: with the write on it, it was busy 75–88 % of a transfer while
+/// the hashing thread was busy about half of it (`perf`, 1 GiB from nginx into /dev/shm), and the
+/// write's copy into the page cache alone was about a quarter of its time.
 ///
 /// Invariants: buffers are written in the order handed over, each at its own offset, and are
 /// contiguous; after a failed write nothing more is written (a later buffer would leave a hole)
