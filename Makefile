@@ -36,7 +36,7 @@ test: deps-test
 
 ## Benchmarks against curl and h2load on a local nginx (release build); prints ratios.
 ## The Swift runtime and Foundation are linked statically: a process starts in about 22 ms
-## instead of 32 (no 15 Swift shared libraries to map and relocate), which a CLI pays on every run.
+## instead of 32 (16 fewer shared libraries to map and relocate), which a CLI pays on every run.
 bench: deps-bench deps-test
 	swift build -c release --static-swift-stdlib
 	scripts/bench.sh .build/release/sonde
