@@ -29,14 +29,16 @@ public struct HARWriter {
     /// The document's opening, up to the entries.
     public mutating func start() -> [UInt8] { take() }
 
-    /// Adds the task's transactions; returns bytes ready to be written (and forgets them).
-    public mutating func add(_ task: ProbeTask) -> [UInt8] {
+    /// Adds the task's transactions, appending the bytes ready to be written to `buffer`.
+    /// (Copied, not handed over: the output's own storage stays unshared, so it is reused.)
+    public mutating func add(_ task: ProbeTask, to buffer: inout [UInt8]) {
         for transaction in task.transactionMetrics {
             if !firstEntry { output.appendRaw(Self.comma) }
             firstEntry = false
             Self.writeEntry(transaction, task: task, to: &output)
         }
-        return take()
+        buffer += output.bytes
+        output.reset()
     }
 
     /// Closes the document; returns the remaining bytes.

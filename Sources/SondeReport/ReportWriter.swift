@@ -36,9 +36,6 @@ final class ReportWriter {
         har = try AtomicFile(path: folder.reportHARPath)
     }
 
-    /// Whether `start` has been called (a journal without a run line never starts one).
-    var hasStarted: Bool { harWriter != nil }
-
     /// Begins the files that name the run before its first task (HAR's creator and comment).
     func start(tool: ToolInfo, run: RunInfo) {
         var writer = HARWriter(tool: tool, run: run)
@@ -49,7 +46,7 @@ final class ReportWriter {
     /// Adds one task. - Parameter journalled: the task's JSON as the journal holds it; nil when the
     /// task differs from what was journalled (capture evidence attached), so it is written anew.
     func add(_ task: ProbeTask, journalled: ArraySlice<UInt8>?) throws(TaskError) {
-        guard var writer = harWriter else { return }
+        guard harWriter != nil else { return }
         if !firstTask { jsonBuffer.append(UInt8(ascii: ",")) }
         firstTask = false
         jsonBuffer.append(UInt8(ascii: "\n"))
@@ -60,8 +57,8 @@ final class ReportWriter {
             task.writeJSON(to: &taskLine)
             jsonBuffer += taskLine.bytes
         }
-        harBuffer += writer.add(task)
-        harWriter = writer
+        // In place (`!`): a copy of the writer would share, then copy, its 64 KiB output per task.
+        harWriter!.add(task, to: &harBuffer)
         junitBuffer += JUnitWriter.testCase(task)
         if jsonBuffer.count > Self.chunk { try jsonTasks.write(jsonBuffer); jsonBuffer.removeAll(keepingCapacity: true) }
         if harBuffer.count > Self.chunk { try har.write(harBuffer); harBuffer.removeAll(keepingCapacity: true) }
