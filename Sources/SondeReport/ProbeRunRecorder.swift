@@ -38,6 +38,9 @@ public final class ProbeRunRecorder {
         try journal.flush()
     }
 
+    /// Whether this run's report files can be written while it records (see the type's comment).
+    private var rendersLive: Bool { run.capture == nil && soak == nil && resume.isEmpty && !recordedCapture }
+
     /// Tasks recorded so far that ended in an error (cheap: no distribution is summarised).
     public var failedTasks: Int { summary.failedTasks }
 
@@ -47,17 +50,15 @@ public final class ProbeRunRecorder {
     public func record(_ task: ProbeTask) throws(TaskError) {
         try appendLine(ReportJSONWriter.probeLinePrefix, task, ReportJSONWriter.probeLineSuffix)
         summary.add(task)
-        if summary.tasks == 1 && run.capture == nil && soak == nil && resume.isEmpty && !recordedCapture {
+        if summary.tasks == 1 && rendersLive {
             let writer = try ReportWriter(folder: folder)
             writer.start(tool: tool, run: run)
             liveReport = writer
         }
         guard let liveReport else { return }
         sampler.add(task)
-        let bytes = line.bytes
-        let taskJSON = bytes[ReportJSONWriter.probeLinePrefix.count..<(bytes.count - ReportJSONWriter.probeLineSuffix.count)]
         do throws(TaskError) {
-            try liveReport.add(task, journalled: taskJSON)
+            try liveReport.add(task, journalled: ReportJSONWriter.taskJSON(inJournalLine: line.bytes[...]))
         } catch {
             self.liveReport = nil
             throw error
@@ -131,7 +132,7 @@ public final class ProbeRunRecorder {
         let comparison = baseline.map { BaselineComparison(current: result, baseline: $0.summary, baselineRun: $0.run) }
         try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison))
         try journal.close()
-        guard let liveReport, soak == nil, resume.isEmpty, !recordedCapture else {
+        guard let liveReport, rendersLive else {
             self.liveReport = nil  // before the journal's writer reopens the same partial files
             return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath)
         }
