@@ -32,9 +32,12 @@ connections=${WS_BENCH_CONNECTIONS:-10000}
 echo "   b) $connections connections opened over 10 s, a ping every 10 s each, held 60 s (GNU time: peak RSS, CPU)"
 # CPU of the whole process (GNU time), and of the hold alone: sampled from /proc between 5 s
 # after the ramp and 5 s before the end (50 s of nothing but keepalive on every connection).
-cpu() { awk '{print ($14+$15)/100}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-hold_window() {  # pid → CPU seconds spent in the hold window
-  sleep 15; local a; a=$(cpu "$1"); sleep 50; local b; b=$(cpu "$1"); python3 -c "print($b - $a)"
+# Both are split into user and kernel time: on loopback a sender's system call also runs the
+# receiver's TCP path, so the kernel's share is work either client pays per ping, whatever its code.
+cpu() { awk '{print $14/100, $15/100}' "/proc/$1/stat" 2>/dev/null || echo 0 0; }
+hold_window() {  # pid → "user kernel" CPU seconds spent in the hold window
+  sleep 15; local a; a=$(cpu "$1"); sleep 50; local b; b=$(cpu "$1")
+  python3 -c "import sys; a, b = sys.argv[1].split(), sys.argv[2].split(); print(float(b[0]) - float(a[0]), float(b[1]) - float(a[1]))" "$a" "$b"
 }
 /usr/bin/time -f "%M %U %S" -o "$work/ws-hold.txt" "$sonde" soak "$ws" --connections "$connections" --ramp 10s \
   --duration 70s --ping-interval 10s --pong-timeout 10s --connect-timeout 30s --json --output-dir "$work/ws-hold" > "$work/ws-hold.json" &
@@ -50,7 +53,8 @@ wait "$peer" || true
 python3 - "$rss" "$user" "$sys" "$work/ws-hold.json" "$work/ws-python.json" "$connections" "$sonde_hold" "$python_hold" <<'PY'
 import json, sys
 rss, user, system, report, peer, n = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5], int(sys.argv[6])
-sonde_hold, python_hold = float(sys.argv[7]), float(sys.argv[8])
+(sonde_user, sonde_kernel), (python_user, python_kernel) = ([float(x) for x in a.split()] for a in sys.argv[7:9])
+sonde_hold, python_hold = sonde_user + sonde_kernel, python_user + python_kernel
 soak = json.load(open(report))["soaks"][0]
 cpu = user + system
 minutes = soak["upAtEnd"] * 70 / 60
@@ -60,6 +64,8 @@ print(f"      sonde: {soak['upAtEnd']}/{n} up at the end, {soak['reconnects']['c
       f"{soak['pings']['rttMs']['p99']:.2f} ms); peak RSS {rss/1024:.0f} MiB (target < 400 MiB)")
 print(f"             CPU {cpu:.1f} s for the whole run = {cpu / minutes * 1000:.2f} ms per connection-minute; "
       f"{sonde_hold:.2f} s in the 50 s hold window = {sonde_hold / hold_minutes * 1000:.3f} ms per connection-minute")
+print(f"             kernel time {system:.1f} s of the whole run ({system / cpu:.0%}), {sonde_kernel:.2f} s of the hold "
+      f"({sonde_kernel / sonde_hold:.0%})")
 try:
     p = json.load(open(peer))
     pminutes = p["upAtEnd"] * 70 / 60
@@ -69,8 +75,14 @@ try:
           + f"; peak RSS {p['maxRssKiB']/1024:.0f} MiB")
     print(f"             CPU {p['cpuSeconds']:.1f} s for the whole run = {per:.2f} ms per connection-minute; "
           f"{python_hold:.2f} s in the hold window = {python_hold / hold_minutes * 1000:.3f} ms per connection-minute")
+    print(f"             kernel time {p['systemSeconds']:.1f} s of the whole run ({p['systemSeconds'] / p['cpuSeconds']:.0%}), "
+          f"{python_kernel:.2f} s of the hold ({python_kernel / python_hold:.0%})")
     print(f"      ratio Python/sonde CPU per connection-minute = {per / (cpu / minutes * 1000):.1f} whole run, "
           f"{python_hold / sonde_hold:.1f} hold window (target >= 5)")
+    # The best ratio sonde could reach if its own (user-space) work cost nothing: Python's CPU over
+    # sonde's kernel time alone.
+    print(f"      ceiling with sonde's user time at zero: {p['cpuSeconds'] / pminutes / (system / minutes):.1f} whole run, "
+          f"{python_hold / sonde_kernel:.1f} hold window")
 except (OSError, ValueError, KeyError, ZeroDivisionError) as error:
     print(f"      Python client gave no result: {error}")
 PY

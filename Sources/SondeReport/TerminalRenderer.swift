@@ -2,6 +2,10 @@ import SondeCore
 
 /// The terminal view of a probe run: an httpstat-style phase line and bar per transaction,
 /// then cold-vs-warm distributions per phase. Pure: returns text; the CLI prints it.
+///
+/// Every string of data (URLs, messages, header evidence, close reasons, names read from a
+/// journal or a capture) goes through `shown`, so the only escape sequences in the output are the
+/// renderer's own colours (see `TerminalText`).
 public struct TerminalRenderer: Sendable {
     public var useColor: Bool
     public var barWidth = 48
@@ -17,30 +21,33 @@ public struct TerminalRenderer: Sendable {
         useColor ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
+    /// A string of data as it may appear on a terminal.
+    private func shown(_ text: String) -> String { TerminalText.sanitized(text) }
+
     /// A task: one block per transaction (redirect hops included), then its error if any.
     public func render(task: ProbeTask) -> String {
         var lines: [String] = []
         for (index, transaction) in task.transactionMetrics.enumerated() {
             lines.append(contentsOf: render(transaction: transaction, hop: task.transactionMetrics.count > 1 ? index : nil))
         }
-        if task.transactionMetrics.isEmpty { lines.append("\(task.url)") }
+        if task.transactionMetrics.isEmpty { lines.append(shown(task.url)) }
         if let error = task.error {
-            lines.append("  " + paint("✗ \(error.code.rawValue)", "31;1") + ": " + error.message)
+            lines.append("  " + paint("✗ \(shown(error.code.rawValue))", "31;1") + ": " + shown(error.message))
         }
         return lines.joined(separator: "\n")
     }
 
     func render(transaction t: TransactionMetrics, hop: Int?) -> [String] {
-        var head = "\(t.request.method) \(t.request.url)"
+        var head = shown(t.request.method) + " " + shown(t.request.url)
         if let hop { head = "  ↳ hop \(hop): " + head }
         var facts: [String] = []
         if let status = t.response?.statusCode { facts.append(paint(String(status), status >= 400 ? "31" : "32")) }
-        if let proto = t.networkProtocolName { facts.append(proto) }
+        if let proto = t.networkProtocolName { facts.append(shown(proto)) }
         if let id = t.connectionID {
             facts.append(t.isReusedConnection ? "reused conn #\(id)" : "new conn #\(id)")
         }
         if let tls = t.negotiatedTLSProtocolVersion {
-            facts.append(tls + (t.tlsSessionReused == true ? " (resumed)" : ""))
+            facts.append(shown(tls) + (t.tlsSessionReused == true ? " (resumed)" : ""))
         }
         if t.response != nil { facts.append(formatBytes(t.countOfResponseBodyBytesReceived)) }
         var lines = [head + "  " + facts.joined(separator: " · ")]
@@ -77,18 +84,18 @@ public struct TerminalRenderer: Sendable {
 
     /// One capture: a line per TCP connection (the first 200), Wireshark-style counters ↑/↓.
     public func render(capture: CaptureReport) -> String {
-        var lines = ["\(capture.file): \(capture.linkType), \(capture.packets) packets, \(capture.flows.count) TCP connections"
-            + (capture.complete ? "" : " (PARTIAL: \(capture.problems.joined(separator: "; ")))")]
+        var lines = ["\(shown(capture.file)): \(shown(capture.linkType)), \(capture.packets) packets, \(capture.flows.count) TCP connections"
+            + (capture.complete ? "" : " (PARTIAL: \(shown(capture.problems.joined(separator: "; "))))")]
         lines.append("connection                                      hs   iRTT ms   seg ↑/↓      retr ↑/↓  dupack ↑/↓  ooo ↑/↓  zwin ↑/↓  rst fin  tls")
         for flow in capture.flows.prefix(200) {
             let up = flow.clientToServer, down = flow.serverToClient
             let columns = [
-                pad(flow.tuple, 46), pad(flow.handshake.complete ? "yes" : "no", 4, left: true),
+                pad(shown(flow.tuple), 46), pad(flow.handshake.complete ? "yes" : "no", 4, left: true),
                 pad(flow.initialRttMs.map { formatMs($0) } ?? "–", 10, left: true),
                 pad("\(up.segments)/\(down.segments)", 12, left: true), pad("\(up.retransmissions)/\(down.retransmissions)", 10, left: true),
                 pad("\(up.duplicateAcks)/\(down.duplicateAcks)", 12, left: true), pad("\(up.outOfOrder)/\(down.outOfOrder)", 9, left: true),
                 pad("\(up.zeroWindows)/\(down.zeroWindows)", 10, left: true), pad("\(flow.resets)", 5, left: true), pad("\(flow.fins)", 4, left: true),
-                flow.tls.map { "  " + CaptureSection.tlsSummary($0) } ?? "",
+                flow.tls.map { "  " + shown(CaptureSection.tlsSummary($0)) } ?? "",
             ]
             lines.append(columns.joined())
         }
@@ -98,12 +105,12 @@ public struct TerminalRenderer: Sendable {
 
     /// The regression table against a baseline run: p50/p95/p99 per phase, change in ms and %.
     public func render(baseline comparison: BaselineComparison) -> String {
-        var lines = [paint("compared with \(comparison.baselineRunID) (\(comparison.baselineTasks) tasks)", "1")]
+        var lines = [paint("compared with \(shown(comparison.baselineRunID)) (\(comparison.baselineTasks) tasks)", "1")]
         lines.append("phase.agg       baseline     this run     change (ms)")
         for row in comparison.rows {
             let ratio = row.changeRatio.map { " (" + ($0 >= 0 ? "+" : "") + formatMs($0 * 100) + "%)" } ?? ""
             let change = (row.changeMs >= 0 ? "+" : "") + formatMs(row.changeMs) + ratio
-            let name = pad(row.phase + "." + row.aggregation, 14)
+            let name = pad(shown(row.phase + "." + row.aggregation), 14)
             lines.append(name + pad(formatMs(row.baselineMs), 10, left: true) + pad(formatMs(row.currentMs), 13, left: true) + "     "
                 + (row.isRegression ? paint(change, "31") : change))
         }
@@ -113,7 +120,7 @@ public struct TerminalRenderer: Sendable {
     /// One line per threshold: verdict, expression, observed value against the bound.
     public func render(thresholds: [ThresholdResult]) -> String {
         thresholds.map { result in
-            (result.passed ? paint("✓ threshold", "32") : paint("✗ threshold", "31;1")) + " " + result.expression + ": " + result.message
+            (result.passed ? paint("✓ threshold", "32") : paint("✗ threshold", "31;1")) + " " + shown(result.expression) + ": " + shown(result.message)
         }.joined(separator: "\n")
     }
 
@@ -121,12 +128,12 @@ public struct TerminalRenderer: Sendable {
     /// A verdict check by check: what passed, what failed, and the evidence of failures.
     public func render(verdict: ResumeVerdict) -> String {
         var lines = [""]
-        lines.append((verdict.resumable ? paint("✓ resumable", "32;1") : paint("✗ not resumable", "31;1")) + " " + verdict.url)
+        lines.append((verdict.resumable ? paint("✓ resumable", "32;1") : paint("✗ not resumable", "31;1")) + " " + shown(verdict.url))
         for check in verdict.checks {
             let mark = check.passed ? paint("✓", "32") : check.required ? paint("✗", "31") : paint("·", "2")
-            lines.append("  \(mark) \(check.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(check.evidence)")
+            lines.append("  \(mark) \(shown(check.name).padding(toLength: 16, withPad: " ", startingAt: 0)) \(shown(check.evidence))")
         }
-        lines.append("URLSession: " + verdict.urlSession)
+        lines.append("URLSession: " + shown(verdict.urlSession))
         return lines.joined(separator: "\n")
     }
 
@@ -137,10 +144,10 @@ public struct TerminalRenderer: Sendable {
         if let goodput = trial.goodputMbps { line += ", \(trimmed(goodput, 1)) Mbit/s" }
         line += ", wasted \(trial.bytesWasted) B"
         if !trial.interruptions.isEmpty {
-            line += "; " + trial.interruptions.map { "\($0.kind.rawValue)@\($0.atByte)→\($0.answeredWith ?? "-")" }.joined(separator: " ")
+            line += "; " + trial.interruptions.map { "\(shown($0.kind.rawValue))@\($0.atByte)→\(shown($0.answeredWith ?? "-"))" }.joined(separator: " ")
         }
         if !trial.retries.isEmpty { line += "; \(trial.retries.count) retries" }
-        if let error = trial.error { line += "\n  " + paint("\(error.code.rawValue): \(error.message)", "31") }
+        if let error = trial.error { line += "\n  " + paint("\(shown(error.code.rawValue)): \(shown(error.message))", "31") }
         return line
     }
 
@@ -160,8 +167,8 @@ public struct TerminalRenderer: Sendable {
         var lines = [""]
         let verdict = soak.finishedAt == nil ? paint("… soak killed before it ended", "33;1")
             : soak.passed ? paint("✓ soak recovered", "32;1") : paint("✗ soak failed", "31;1")
-        lines.append(verdict + " " + soak.url)
-        for problem in soak.problems { lines.append("  " + paint(problem, "31")) }
+        lines.append(verdict + " " + shown(soak.url))
+        for problem in soak.problems { lines.append("  " + paint(shown(problem), "31")) }
         lines.append("connections \(soak.connections), attempts \(soak.attempts.count), reconnects \(soak.reconnects.count), "
             + "up at end \(soak.upAtEnd), gave up \(soak.gaveUp)")
         var pings = "pings \(soak.pings.sent) sent, \(soak.pings.answered) answered, \(soak.pings.missed) missed"
@@ -179,9 +186,9 @@ public struct TerminalRenderer: Sendable {
         }
         let causes = soak.disconnects.byCause.filter { $0.key != DisconnectCause.runEnded.rawValue }
         if !causes.isEmpty {
-            lines.append("disconnects: " + causes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            lines.append("disconnects: " + causes.sorted { $0.key < $1.key }.map { "\(shown($0.key)) \($0.value)" }.joined(separator: ", ")
                 + (soak.disconnects.byCloseCode.isEmpty ? "" : "; close codes: "
-                    + soak.disconnects.byCloseCode.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+                    + soak.disconnects.byCloseCode.sorted { $0.key < $1.key }.map { "\(shown($0.key)) \($0.value)" }.joined(separator: ", ")))
         }
         if let recover = soak.reconnects.timeToRecoverMs {
             lines.append("time to recover ms: p50 \(formatMs(recover.p50)) p90 \(formatMs(recover.p90)) max \(formatMs(recover.max))")
@@ -192,7 +199,7 @@ public struct TerminalRenderer: Sendable {
         }
         if let idle = soak.idleTimeout {
             if let cut = idle.shortestCutS {
-                lines.append(paint("idle timeout: silences of \(formatMs(cut)) s were cut (\(idle.cutBy ?? "?"))", "1")
+                lines.append(paint("idle timeout: silences of \(formatMs(cut)) s were cut (\(shown(idle.cutBy ?? "?")))", "1")
                     + (idle.longestSurvivedS.map { "; \(formatMs($0)) s survived" } ?? "; none survived"))
             } else {
                 lines.append("idle timeout: no silence up to \(formatMs(idle.maxIdleS)) s was cut")
@@ -216,12 +223,12 @@ public struct TerminalRenderer: Sendable {
         lines.append("(ms; cold = transactions that opened a connection, warm = on a reused one)")
         var totals = "tasks \(summary.tasks), transactions \(summary.transactions), reused \(summary.reusedTransactions)"
         if summary.failedTasks > 0 {
-            let errors = summary.errorsByCode.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            let errors = summary.errorsByCode.sorted { $0.key < $1.key }.map { "\(shown($0.key)) \($0.value)" }.joined(separator: ", ")
             totals += ", " + paint("failed \(summary.failedTasks)", "31") + " (\(errors))"
         }
         lines.append(totals)
         if !summary.protocols.isEmpty {
-            lines.append("protocols: " + summary.protocols.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+            lines.append("protocols: " + summary.protocols.sorted { $0.key < $1.key }.map { "\(shown($0.key)) \($0.value)" }.joined(separator: ", "))
         }
         return lines.joined(separator: "\n")
     }

@@ -155,8 +155,10 @@ func printReportPaths(_ folder: RunFolder, har: Bool, prometheusPath: String?) {
     for (index, path) in paths.enumerated() { print((index == 0 ? "report: " : "        ") + path) }
 }
 
+/// Prints a message on stderr. Messages carry text from outside (a server's answer, a file's
+/// contents), so control characters are shown as escapes (`TerminalText`); its own lines stay lines.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    FileHandle.standardError.write(Data((TerminalText.sanitized(message, keepingNewlines: true) + "\n").utf8))
 }
 
 /// Runs blocking work (the libcurl event loop) on its own thread, off Swift's cooperative pool,

@@ -72,7 +72,8 @@ struct ReportCommand: ParsableCommand {
         } else {
             let renderer = ReportOptions.terminalRenderer
             for warning in outcome.run.warnings { printError("warning: \(warning)") }
-            print("run \(outcome.run.id) (\(outcome.run.command), \(outcome.run.status.rawValue))")
+            // The journal is a file: anything in it may be hostile.
+            print(TerminalText.sanitized("run \(outcome.run.id) (\(outcome.run.command), \(outcome.run.status.rawValue))"))
             if outcome.summary.tasks > 0 || outcome.soaks.isEmpty { print(renderer.render(summary: outcome.summary)) }
             for soak in outcome.soaks { print(renderer.render(soak: soak)) }
             if let comparison = outcome.baseline { print(renderer.render(baseline: comparison)) }

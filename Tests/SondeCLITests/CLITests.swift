@@ -276,6 +276,36 @@ import Testing
         #expect(bogus.status == 64 && bogus.stderr.contains("no journal.jsonl"))
     }
 
+    /// A journal is a file anyone can hand over: control characters in it (an OSC that retitles the
+    /// window, a CSI that clears the screen, a bidi override) reach the terminal only as visible escapes.
+    @Test func aHostileJournalPrintsNoEscapeSequences() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let run = try Harness.sonde(["probe", "--output-dir", output, target.http + "/bytes/10", target.http + "/status/503"])
+        #expect(run.status == 1, "\(run.stderr)")
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let journalPath = folder + "/journal.jsonl"
+        let hostile = #"\u001b]0;pwned\u0007\u001b[2J\u202e"#  // JSON escapes: ESC ] 0 ; … BEL, ESC [ 2 J, RLO
+        var journal = try String(contentsOfFile: journalPath, encoding: .utf8)
+        for (field, value) in [("networkProtocolName", "http/1.1"), ("command", "probe")] {
+            let original = "\"\(field)\":\"\(value)\""
+            #expect(journal.contains(original), "the journal no longer has \(original): this test must follow it")
+            journal = journal.replacingOccurrences(of: original, with: "\"\(field)\":\"\(value)\(hostile)\"")
+        }
+        journal = journal.replacingOccurrences(of: #""warnings":[]"#, with: "\"warnings\":[\"w\(hostile)\"]")
+        try journal.write(toFile: journalPath, atomically: true, encoding: .utf8)
+
+        let rebuilt = try Harness.sonde(["report", folder])
+        #expect(rebuilt.status == 1, "\(rebuilt.stdout)\(rebuilt.stderr)")
+        #expect(rebuilt.stdout.contains("http/1.1\\x1B]0;pwned\\x07"), "the hostile protocol name must be shown, escaped: \(rebuilt.stdout)")
+        #expect(rebuilt.stdout.contains("probe\\x1B]0;pwned"), "\(rebuilt.stdout)")
+        #expect(rebuilt.stderr.contains("w\\x1B]0;pwned"), "\(rebuilt.stderr)")
+        for (name, text) in [("stdout", rebuilt.stdout), ("stderr", rebuilt.stderr)] {
+            let controls = text.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n") || $0.value == 0x7F || $0 == "\u{202E}" }
+            #expect(controls.isEmpty, "\(name) holds \(controls.map { String($0.value, radix: 16) })")
+        }
+    }
+
     @Test func aBaselineRunGivesARegressionTableAndDeltaThresholds() throws {
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()

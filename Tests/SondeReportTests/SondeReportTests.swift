@@ -58,6 +58,49 @@ import Testing
     }
 }
 
+@Suite struct TerminalTextTests {
+    @Test func controlAndBidiCharactersBecomeVisibleEscapes() {
+        #expect(TerminalText.sanitized("\u{1B}]0;pwned\u{7}") == "\\x1B]0;pwned\\x07")
+        #expect(TerminalText.sanitized("a\u{9B}2Jb\u{7F}") == "a\\x9B2Jb\\x7F")
+        #expect(TerminalText.sanitized("\u{202E}gnp.exe \u{2066}x") == "\\u{202E}gnp.exe \\u{2066}x")
+        #expect(TerminalText.sanitized("one\ntwo\r") == "one\\x0Atwo\\x0D")
+        #expect(TerminalText.sanitized("one\ntwo", keepingNewlines: true) == "one\ntwo")
+    }
+
+    @Test func printableTextPassesUnchanged() {
+        for text in ["", "GET http://h/p?q=1", "tab\there", "ünïcödé ✓ → 東京", "\u{200B}zero-width"] {
+            #expect(TerminalText.sanitized(text) == text)
+        }
+    }
+
+    /// Every hostile string a server or a journal can hand the renderer: none of its control
+    /// characters survives; the renderer's own colours are the only escape sequences left.
+    @Test func theRendererPrintsNoEscapeSequenceItDidNotWrite() {
+        let hostile = "\u{1B}]0;pwned\u{7}\u{1B}[2J\u{202E}x\u{9B}1m"
+        let transaction = TransactionMetrics(
+            request: RequestRecord(method: "GET\u{1B}[A", url: "http://h/" + hostile, headers: []),
+            response: ResponseRecord(statusCode: 200, headers: []), networkProtocolName: hostile,
+            negotiatedTLSProtocolVersion: hostile, phases: Phases(send: 1, wait: 2, receive: 3, total: 6))
+        let task = ProbeTask(url: hostile, iteration: 0, taskInterval: TaskInterval(start: .now(), durationMs: 6),
+                             redirectCount: 0, error: TaskError(code: .httpStatus, message: hostile), transactionMetrics: [transaction])
+        var builder = ProbeSummaryBuilder()
+        builder.add(task)
+        let verdict = ResumeVerdict(url: hostile, checks: [ResumeCheck(name: hostile, passed: false, required: true, evidence: "ETag: " + hostile)],
+                                    urlSession: hostile)
+        for useColor in [false, true] {
+            let renderer = TerminalRenderer(useColor: useColor)
+            let text = [renderer.render(task: task), renderer.render(summary: builder.result), renderer.render(verdict: verdict)]
+                .joined(separator: "\n")
+            #expect(text.contains("\\x1B]0;pwned\\x07"), "the hostile text must be shown, escaped")
+            // Strip the renderer's own SGR colour codes; nothing else may begin an escape sequence.
+            let withoutColours = text.replacing(#/\x{1B}\[[0-9;]*m/#, with: "")
+            #expect(!withoutColours.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) },
+                    "useColor \(useColor)")
+            #expect(!withoutColours.unicodeScalars.contains { (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) })
+        }
+    }
+}
+
 @Suite struct ReportJSONWriterTests {
     @Test func streamsTheJournalIntoADecodableReport() throws {
         let directory = NSTemporaryDirectory() + "sonde-report-\(UUID().uuidString)"

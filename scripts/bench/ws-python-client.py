@@ -53,7 +53,7 @@ async def hold(url: str, connections: int, ramp: float, hold_s: float, ping_s: f
     await asyncio.wait(tasks, timeout=30)
     usage = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({"opened": len(opened), "upAtEnd": up, "failed": failed, "firstError": first_error,
-                      "cpuSeconds": usage.ru_utime + usage.ru_stime, "maxRssKiB": usage.ru_maxrss}))
+                      "cpuSeconds": usage.ru_utime + usage.ru_stime, "systemSeconds": usage.ru_stime, "maxRssKiB": usage.ru_maxrss}))
 
 
 if __name__ == "__main__":
