@@ -9,6 +9,13 @@ import SondeCore
 /// (the engine blocks when the recorder falls that far behind, so memory stays bounded); the first
 /// recording failure (e.g. disk full) is kept and thrown to the next `submit` and by `finish`.
 /// The wrapped recorder is touched only by this thread until `finish` returns.
+///
+/// Priority: the thread runs at `SCHED_IDLE` where it can be raised again (`BackgroundPriority`),
+/// so recording only uses CPU time that neither the engine nor the server under test wants: on a
+/// saturated machine a normal-priority recorder preempted the engine mid-transfer and inflated
+/// what it measured (README, Performance). It is raised to normal priority while the engine waits
+/// on a full queue, while a queued task has waited longer than the journal's flush interval, and
+/// for `finish`; it lowers itself again once it has caught up.
 public final class RecorderThread: @unchecked Sendable {
     public let recorder: ProbeRunRecorder
     public let capacity: Int
@@ -20,6 +27,14 @@ public final class RecorderThread: @unchecked Sendable {
     private var consumerWaiting = false
     private var producerWaiting = false
     private var failure: TaskError?
+    /// The recorder's thread, once it runs; nil when it cannot be lowered to `SCHED_IDLE`.
+    private var backgroundThread: pthread_t?
+    /// Whether the recorder is raised to normal priority now.
+    private var raised = false
+    /// When the oldest task still queued was queued (monotonic µs), or nil when none is.
+    private var oldestQueuedMicros: Int64?
+    /// How long a queued task may wait before the recorder is raised (the journal's flush interval).
+    static let longestWaitMicros: Int64 = 1_000_000
 
     /// Queued tasks that make the engine wake the recorder at once (never more than `capacity`).
     private let wakeBatch: Int
@@ -41,11 +56,17 @@ public final class RecorderThread: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while pending.count >= capacity && failure == nil {
+            raiseRecorder()
             producerWaiting = true
             if consumerWaiting { condition.signal() }
             condition.wait()
         }
         if let failure { throw failure }
+        if pending.isEmpty {
+            oldestQueuedMicros = monotonicMicroseconds()
+        } else if let since = oldestQueuedMicros, monotonicMicroseconds() - since > Self.longestWaitMicros {
+            raiseRecorder()
+        }
         pending.append(task)
         // Waking the recorder per task costs a futex call each; it takes a batch instead, and looks
         // at least every `pollInterval` on its own, so a slow probe's tasks still reach the journal.
@@ -63,6 +84,7 @@ public final class RecorderThread: @unchecked Sendable {
     public func finish() throws(TaskError) {
         condition.lock()
         closed = true
+        raiseRecorder()
         condition.broadcast()
         while !finished { condition.wait() }
         let failure = self.failure
@@ -70,7 +92,28 @@ public final class RecorderThread: @unchecked Sendable {
         if let failure { throw failure }
     }
 
+    /// Raises the recorder to normal priority (call with `condition` locked).
+    private func raiseRecorder() {
+        guard !raised, let thread = backgroundThread else { return }
+        BackgroundPriority.raise(thread)
+        raised = true
+        timesRaised += 1
+    }
+
+    /// How often the recorder was raised to normal priority (for tests).
+    private(set) var timesRaised = 0
+
+    /// Whether the recorder runs at `SCHED_IDLE` (lowered once it has started, when that is available).
+    var runsInBackground: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return backgroundThread != nil
+    }
+
     private func consume() {
+        condition.lock()
+        if !closed, BackgroundPriority.lower(pthread_self()) { backgroundThread = pthread_self() }
+        condition.unlock()
         var batch: [ProbeTask] = []
         batch.reserveCapacity(capacity)
         while true {
@@ -97,6 +140,7 @@ public final class RecorderThread: @unchecked Sendable {
                 return
             }
             swap(&batch, &pending)
+            oldestQueuedMicros = nil
             if producerWaiting {
                 producerWaiting = false
                 condition.broadcast()
@@ -115,6 +159,13 @@ public final class RecorderThread: @unchecked Sendable {
                 }
             }
             batch.removeAll(keepingCapacity: true)
+            condition.lock()
+            if raised && !closed && pending.count < wakeBatch, let thread = backgroundThread {
+                // Caught up: back to using only the CPU time nobody else wants.
+                BackgroundPriority.lower(thread)
+                raised = false
+            }
+            condition.unlock()
         }
     }
 }
