@@ -25,7 +25,8 @@ public final class EasyHandle {
 
     // Per-transfer state, written by callbacks.
     private(set) var responseHeaders: [HeaderField] = []
-    private(set) var statusLine: String?
+    /// The status code of the response block being received (from its status line); nil before one.
+    private var blockStatus: Int?
     private(set) var bodyBytesReceived: Int64 = 0
     private(set) var tls: NegotiatedTLS?
     private var requestBody: [UInt8] = []
@@ -82,7 +83,7 @@ public final class EasyHandle {
     func prepareForTransfer() {
         responseHeaders.removeAll(keepingCapacity: true)
         informationalHeads.removeAll()
-        statusLine = nil
+        blockStatus = nil
         bodyBytesReceived = 0
         tls = nil
         requestBodyOffset = 0
@@ -224,12 +225,12 @@ public final class EasyHandle {
             // A status line arrives after the TLS handshake, so the session is readable now (and only
             // during the transfer): look once per response block until one is found.
             if tls == nil { readTLSSession() }
-            statusLine = String(decoding: line, as: UTF8.self)
+            blockStatus = Self.statusCode(line)
             responseHeaders.removeAll(keepingCapacity: true)
         } else if line.isEmpty {
             // The end of a header block: a 1xx block is complete now (a 104's Location must be
             // usable while the request body is still being sent).
-            if let current = statusLine, let code = Self.statusCode(current), (100..<200).contains(code) {
+            if let code = blockStatus, (100..<200).contains(code) {
                 informationalHeads.append((code, responseHeaders))
             }
         } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
@@ -253,10 +254,17 @@ public final class EasyHandle {
 
     private static let httpPrefix: [UInt8] = Array("HTTP/".utf8)
 
-    /// The status code of an `HTTP/x y reason` line.
-    static func statusCode(_ line: String) -> Int? {
-        let parts = line.split(separator: " ", maxSplits: 2)
-        return parts.count >= 2 ? Int(parts[1]) : nil
+    /// The status code of an `HTTP/x yyy reason` line: the three digits after the first space
+    /// (RFC 9112, section 4), read from the bytes without building a string.
+    static func statusCode(_ line: UnsafeRawBufferPointer) -> Int? {
+        guard let space = line.firstIndex(of: 0x20), space + 3 <= line.count else { return nil }
+        var code = 0
+        for index in space + 1...space + 3 {
+            let byte = line[index]
+            guard byte >= 0x30 && byte <= 0x39 else { return nil }
+            code = code * 10 + Int(byte - 0x30)
+        }
+        return space + 4 == line.count || line[space + 4] == 0x20 ? code : nil
     }
 
     fileprivate func didReceiveBody(count: Int) {

@@ -35,6 +35,20 @@ import Testing
     }
 }
 
+@Suite struct StatusLineTests {
+    @Test func theStatusCodeIsTheThreeDigitsAfterTheFirstSpace() {
+        func code(_ line: String) -> Int? { Array(line.utf8).withUnsafeBytes { EasyHandle.statusCode($0) } }
+        #expect(code("HTTP/1.1 200 OK") == 200)
+        #expect(code("HTTP/2 104") == 104)
+        #expect(code("HTTP/1.0 503 Service Unavailable") == 503)
+        #expect(code("HTTP/1.1 20 OK") == nil)
+        #expect(code("HTTP/1.1 2000 OK") == nil)
+        #expect(code("HTTP/1.1 2x0 OK") == nil)
+        #expect(code("HTTP/1.1") == nil)
+        #expect(code("HTTP/1.1 ") == nil)
+    }
+}
+
 @Suite struct CertificateInfoParserTests {
     @Test func parsesCurlCertinfoLines() {
         let lines = ["Subject:O = sonde, CN = localhost", "Issuer:O = sonde, CN = sonde target CA", "Version:2",
