@@ -257,7 +257,7 @@ public final class EasyHandle {
     /// The status code of an `HTTP/x yyy reason` line: the three digits after the first space
     /// (RFC 9112, section 4), read from the bytes without building a string.
     static func statusCode(_ line: UnsafeRawBufferPointer) -> Int? {
-        guard let space = line.firstIndex(of: 0x20), space + 3 <= line.count else { return nil }
+        guard let space = line.firstIndex(of: 0x20), space + 4 <= line.count else { return nil }
         var code = 0
         for index in space + 1...space + 3 {
             let byte = line[index]

@@ -42,6 +42,7 @@ import Testing
         #expect(code("HTTP/2 104") == 104)
         #expect(code("HTTP/1.0 503 Service Unavailable") == 503)
         #expect(code("HTTP/1.1 20 OK") == nil)
+        #expect(code("HTTP/1.1 20") == nil)
         #expect(code("HTTP/1.1 2000 OK") == nil)
         #expect(code("HTTP/1.1 2x0 OK") == nil)
         #expect(code("HTTP/1.1") == nil)
