@@ -118,6 +118,11 @@ public final class RecorderThread: @unchecked Sendable {
         batch.reserveCapacity(capacity)
         while true {
             condition.lock()
+            if raised && !closed && pending.count < wakeBatch, let thread = backgroundThread {
+                // Caught up: back to using only the CPU time nobody else wants.
+                BackgroundPriority.lower(thread)
+                raised = false
+            }
             while pending.count < wakeBatch && !closed {
                 consumerWaiting = true
                 if !condition.wait(until: Date(timeIntervalSinceNow: Self.pollInterval)) {
@@ -159,13 +164,6 @@ public final class RecorderThread: @unchecked Sendable {
                 }
             }
             batch.removeAll(keepingCapacity: true)
-            condition.lock()
-            if raised && !closed && pending.count < wakeBatch, let thread = backgroundThread {
-                // Caught up: back to using only the CPU time nobody else wants.
-                BackgroundPriority.lower(thread)
-                raised = false
-            }
-            condition.unlock()
         }
     }
 }

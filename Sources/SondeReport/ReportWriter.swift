@@ -71,7 +71,6 @@ final class ReportWriter {
         try jsonTasks.write(jsonBuffer)
         try har.write(harBuffer + harWriter.finish())
         try junitCases.write(junitBuffer)
-        self.harWriter = harWriter
         // The spill files are read back from their temporary paths and never committed:
         // AtomicFile removes them when it goes away.
         let run = outcome.run
