@@ -37,6 +37,18 @@ public final class Journal {
     /// Appends one line; `json` must be a single-line JSON document.
     public func append(line json: [UInt8]) throws(TaskError) {
         buffer.append(contentsOf: json)
+        try endLine()
+    }
+
+    /// Appends the line `prefix + json + suffix`, which must be a single-line JSON document.
+    public func append(prefix: [UInt8], _ json: UnsafeRawBufferPointer, suffix: [UInt8]) throws(TaskError) {
+        buffer.append(contentsOf: prefix)
+        buffer.append(contentsOf: json)
+        buffer.append(contentsOf: suffix)
+        try endLine()
+    }
+
+    private func endLine() throws(TaskError) {
         buffer.append(UInt8(ascii: "\n"))
         if buffer.count >= Self.flushBytes || monotonicMicroseconds() - lastFlushMicros >= Self.flushIntervalMicros {
             try flush()

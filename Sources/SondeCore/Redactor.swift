@@ -65,7 +65,11 @@ public struct Redactor: Sendable {
 
     public func redact(headers: [HeaderField]) -> [HeaderField] {
         guard isEnabled else { return headers }
-        return headers.map { isSecret(name: $0.name) ? HeaderField(name: $0.name, value: Self.mask) : $0 }
+        var result = headers  // shares the storage until a header must change
+        for index in headers.indices where isSecret(name: headers[index].name) {
+            result[index] = HeaderField(name: headers[index].name, value: Self.mask)
+        }
+        return result
     }
 
     /// Redacts secret query parameters and a user-info password; leaves everything else,

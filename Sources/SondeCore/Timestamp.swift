@@ -51,21 +51,31 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        let seconds = microsOfDay / 1_000_000
-        output.appendPadded(Int(max(0, min(year, 9999))), width: 4)
-        output.appendByte(UInt8(ascii: "-"))
-        output.appendPadded(Int(month), width: 2)
-        output.appendByte(UInt8(ascii: "-"))
-        output.appendPadded(Int(day), width: 2)
-        output.appendByte(UInt8(ascii: "T"))
-        output.appendPadded(Int(seconds / 3600), width: 2)
-        output.appendByte(UInt8(ascii: ":"))
-        output.appendPadded(Int(seconds / 60 % 60), width: 2)
-        output.appendByte(UInt8(ascii: ":"))
-        output.appendPadded(Int(seconds % 60), width: 2)
-        output.appendByte(UInt8(ascii: "."))
-        output.appendPadded(Int(microsOfDay % 1_000_000), width: 6)
-        output.appendByte(UInt8(ascii: "Z"))
+        let seconds = Int(microsOfDay / 1_000_000)
+        output.appendFixed(width: 27) { text in
+            /// Writes `value` as `width` decimal digits ending just before `end`.
+            func digits(_ value: Int, _ width: Int, endingAt end: Int) {
+                var rest = value
+                for index in stride(from: end - 1, through: end - width, by: -1) {
+                    text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            digits(Int(max(0, min(year, 9999))), 4, endingAt: 4)
+            text[4] = UInt8(ascii: "-")
+            digits(Int(month), 2, endingAt: 7)
+            text[7] = UInt8(ascii: "-")
+            digits(Int(day), 2, endingAt: 10)
+            text[10] = UInt8(ascii: "T")
+            digits(seconds / 3600, 2, endingAt: 13)
+            text[13] = UInt8(ascii: ":")
+            digits(seconds / 60 % 60, 2, endingAt: 16)
+            text[16] = UInt8(ascii: ":")
+            digits(seconds % 60, 2, endingAt: 19)
+            text[19] = UInt8(ascii: ".")
+            digits(Int(microsOfDay % 1_000_000), 6, endingAt: 26)
+            text[26] = UInt8(ascii: "Z")
+        }
     }
 
     public var compactUTC: String {

@@ -18,6 +18,8 @@ public final class ProbeRunner {
     private let redactor: Redactor
     private let registry: ConnectionRegistry
     private var certificatesByConnection: [Int: [PeerCertificate]] = [:]
+    /// Redacts response headers, classifying each header name once per run.
+    private var responseRedaction: HeaderRedactionMemo
 
     /// Validates the options against the linked libcurl (e.g. HTTP/3 support).
     /// - Parameter registry: shared by all runners of one run, so connection ids do not repeat.
@@ -41,6 +43,7 @@ public final class ProbeRunner {
         self.options = effective
         self.warnings = warnings
         self.redactor = redactor
+        self.responseRedaction = HeaderRedactionMemo(redactor: redactor)
         self.registry = registry
     }
 
@@ -248,7 +251,7 @@ public final class ProbeRunner {
         let transaction = TransactionMetrics(
             request: RequestRecord(method: task.method, url: redactor.redact(url: task.currentURL),
                                    headers: task.redactedHeaders),
-            response: status > 0 ? ResponseRecord(statusCode: status, headers: redactor.redact(headers: easy.responseHeaders)) : nil,
+            response: status > 0 ? ResponseRecord(statusCode: status, headers: responseRedaction.redact(easy.responseHeaders)) : nil,
             fetchStartDate: start,
             domainLookupStartDate: fresh && timing.dnsEnd != nil ? start : nil,
             domainLookupEndDate: fresh ? date(timing.dnsEnd) : nil,

@@ -37,7 +37,7 @@ public struct HARWriter {
             firstEntry = false
             Self.writeEntry(transaction, task: task, to: &output)
         }
-        buffer += output.bytes
+        output.withBytes { buffer.append(contentsOf: $0) }
         output.reset()
     }
 
@@ -170,11 +170,19 @@ public struct HARWriter {
         }
     }
 
-    /// The last header called `name` (lowercase ASCII), compared without allocating.
-    private static func header(_ name: String, in headers: [HeaderField]) -> String? {
-        headers.last { header in
-            header.name.utf8.count == name.utf8.count
-                && zip(header.name.utf8, name.utf8).allSatisfy { ($0 >= 65 && $0 <= 90 ? $0 + 32 : $0) == $1 }
+    /// The last header called `name` (lowercase ASCII), compared byte by byte without allocating.
+    private static func header(_ name: StaticString, in headers: [HeaderField]) -> String? {
+        let wanted = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        return headers.last { header in
+            var candidate = header.name
+            return candidate.withUTF8 { bytes in
+                guard bytes.count == wanted.count else { return false }
+                for index in 0..<bytes.count {
+                    let byte = bytes[index]
+                    if (byte >= 65 && byte <= 90 ? byte + 32 : byte) != wanted[index] { return false }
+                }
+                return true
+            }
         }?.value
     }
 }

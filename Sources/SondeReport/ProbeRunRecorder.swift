@@ -20,7 +20,7 @@ public final class ProbeRunRecorder {
     /// The resume trials and verdicts recorded so far.
     private var resume = ResumeResults()
     private let encoder = ReportJSONWriter.makeEncoder()
-    /// Reused for every task line (its capacity persists), written without `JSONEncoder`.
+    /// Reused for every journal line's value (its capacity persists), written without `JSONEncoder`.
     private var line = JSONOutput(capacity: 8192)
     /// The report files written while tasks are recorded (created at the first task of a run that
     /// can render that way; see the type's comment).
@@ -58,7 +58,7 @@ public final class ProbeRunRecorder {
         guard let liveReport else { return }
         sampler.add(task)
         do throws(TaskError) {
-            try liveReport.add(task, journalled: ReportJSONWriter.taskJSON(inJournalLine: line.bytes[...]))
+            try line.withBytes { (json) throws(TaskError) in try liveReport.add(task, journalled: json) }
         } catch {
             self.liveReport = nil
             throw error
@@ -142,13 +142,11 @@ public final class ProbeRunRecorder {
         return outcome
     }
 
-    /// One journal line `prefix + value + suffix`, written with the reused `JSONOutput`.
+    /// One journal line `prefix + value + suffix`; `line` keeps the value's JSON afterwards.
     private func appendLine(_ prefix: [UInt8], _ value: some JSONWritable, _ suffix: [UInt8]) throws(TaskError) {
         line.reset()
-        line.appendRaw(prefix)
         value.writeJSON(to: &line)
-        line.appendRaw(suffix)
-        try journal.append(line: line.bytes)
+        try line.withBytes { (json) throws(TaskError) in try journal.append(prefix: prefix, json, suffix: suffix) }
     }
 
     private func append(_ value: some Encodable) throws(TaskError) {

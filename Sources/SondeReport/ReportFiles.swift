@@ -60,7 +60,15 @@ public enum ReportFiles {
         }, transform: { matcher.isEmpty ? nil : matcher.attach(to: $0) },
         onTask: { (task: ProbeTask, taskJSON: ArraySlice<UInt8>) throws(TaskError) in
             let withEvidence = task.transactionMetrics.contains { $0.capture != nil }
-            try writer.add(task, journalled: withEvidence ? nil : taskJSON)
+            if withEvidence {
+                try writer.add(task, journalled: nil)
+            } else {
+                var failure: TaskError? = nil  // (`withUnsafeBytes` rethrows untyped)
+                taskJSON.withUnsafeBytes { json in
+                    do throws(TaskError) { try writer.add(task, journalled: json) } catch { failure = error }
+                }
+                if let failure { throw failure }
+            }
         })
 
         // The run as it ended (or was killed), its thresholds and baseline comparison.

@@ -45,17 +45,17 @@ final class ReportWriter {
 
     /// Adds one task. - Parameter journalled: the task's JSON as the journal holds it; nil when the
     /// task differs from what was journalled (capture evidence attached), so it is written anew.
-    func add(_ task: ProbeTask, journalled: ArraySlice<UInt8>?) throws(TaskError) {
+    func add(_ task: ProbeTask, journalled: UnsafeRawBufferPointer?) throws(TaskError) {
         guard harWriter != nil else { return }
         if !firstTask { jsonBuffer.append(UInt8(ascii: ",")) }
         firstTask = false
         jsonBuffer.append(UInt8(ascii: "\n"))
         if let journalled {
-            jsonBuffer += journalled
+            jsonBuffer.append(contentsOf: journalled)
         } else {
             taskLine.reset()
             task.writeJSON(to: &taskLine)
-            jsonBuffer += taskLine.bytes
+            taskLine.withBytes { jsonBuffer.append(contentsOf: $0) }
         }
         // In place (`!`): a copy of the writer would share, then copy, its 64 KiB output per task.
         harWriter!.add(task, to: &harBuffer)

@@ -121,6 +121,59 @@ import Testing
         #expect(String(decoding: output.bytes, as: UTF8.self) == "[null,null,3,-0.5,1e-06,123456789.125]")
     }
 
+    @Test func millisecondsWithMicrosecondDigitsAreWrittenExactly() throws {
+        // Every duration sonde reports is whole microseconds in milliseconds: the writer's
+        // fast path must print each one so that it reads back as the same Double.
+        var generator = SystemRandomNumberGenerator()
+        var micros: [Int64] = [1, 10, 100, 999, 1_001, 1_010, 123_456, 999_999_999, 4_503_599_627_370_495 / 10_000]
+        micros += (0..<2_000).map { _ in Int64.random(in: 1...10_000_000_000, using: &generator) }
+        var values: [Double] = [217.77200000000002, 0.1 + 0.2, 1e-7, 5e-324]
+        for micro in micros {
+            values.append(Double(micro) / 1000)
+            values.append(-Double(micro) / 1000)
+        }
+        for value in values {
+            var output = JSONOutput()
+            output.double(value)
+            let text = String(decoding: output.bytes, as: UTF8.self)
+            #expect(Double(text) == value, "\(text) for \(value)")
+            #expect(try JSONDecoder().decode(Double.self, from: Data(output.bytes)) == value, "\(text)")
+        }
+    }
+
+    @Test func stringsNeedingEscapesAnywhereComeBackWhole() throws {
+        let long = String(repeating: "abcdefgh", count: 600)  // past the initial capacity
+        let cases = ["", "\"", "\"start", "end\\", "mid\ndle", long, long + "\u{1}" + long, "é🦊\u{7F}", Self.hostile]
+        var output = JSONOutput(capacity: 16)
+        output.array(cases) { $0.string($1) }
+        #expect(try JSONDecoder().decode([String].self, from: Data(output.bytes)) == cases)
+    }
+
+    @Test func aCopyKeepsItsOwnBytes() {
+        var first = JSONOutput(capacity: 16)
+        first.object { $0.member("a", "x") }
+        var second = first
+        second.reset()
+        second.object { $0.member("b", String(repeating: "y", count: 100)) }
+        first.appendRaw(Array(" ".utf8))
+        #expect(String(decoding: first.bytes, as: UTF8.self) == #"{"a":"x"} "#)
+        #expect(second.bytes.count == 108)
+    }
+
+    @Test func nestingPastSixtyFourLevelsStaysValidJSON() throws {
+        func nest(_ output: inout JSONOutput, _ depth: Int) {
+            output.array([0, 1]) { output, element in
+                if element == 0 && depth < 100 { nest(&output, depth + 1) } else { output.int(depth) }
+            }
+        }
+        var output = JSONOutput()
+        nest(&output, 0)
+        let text = String(decoding: output.bytes, as: UTF8.self)
+        #expect(text.hasPrefix(String(repeating: "[", count: 101) + "100,100],99]"))
+        #expect(text.hasSuffix(",1],0]"))
+        #expect(try JSONSerialization.jsonObject(with: Data(output.bytes)) is NSArray)
+    }
+
     @Test func resetKeepsNothingOfThePreviousLine() {
         var output = JSONOutput()
         output.object { $0.member("a", 1) }

@@ -51,6 +51,20 @@ import Testing
         #expect(redactor.redact(url: "https://h/p?keyboard=1") == "https://h/p?keyboard=1")
     }
 
+    @Test func theMemoAnswersAsTheRedactorDoes() {
+        // More distinct names than the memo keeps, each seen twice, secrets among them.
+        let names = (0..<100).map { "X-Field-\($0)" } + ["Authorization", "x-TENANT", "Set-Cookie", "X-Auth-Token", "Accept"]
+        let headers = (names + names.reversed()).map { HeaderField(name: $0, value: "v-" + $0) }
+        for base in [redactor, Redactor.disabled] {
+            var memo = HeaderRedactionMemo(redactor: base)
+            for _ in 0..<2 {
+                #expect(memo.redact(headers) == base.redact(headers: headers))
+            }
+        }
+        var memo = HeaderRedactionMemo(redactor: redactor)
+        #expect(memo.redact(headers).filter { $0.value == Redactor.mask }.count == 8)
+    }
+
     @Test func disabledPassesEverything() {
         #expect(Redactor.disabled.redact(url: "https://h/?token=abc") == "https://h/?token=abc")
         #expect(Redactor.disabled.redact(headers: [HeaderField(name: "Authorization", value: "x")])[0].value == "x")
