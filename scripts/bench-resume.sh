@@ -19,19 +19,27 @@ echo "   a) 1 GiB from nginx on loopback to a file in /dev/shm (so that the disk
 echo "      sonde (an uninterrupted trial: written, SHA-256 on the way) beside curl -o (written, no hash);"
 echo "      interleaved, 9 rounds (the machine is shared: medians); goodput medians, peak RSS of sonde's process"
 shm=$(mktemp -d /dev/shm/sonde-bench.XXXXXX)
-# Memory this VM has not touched yet is slow to write the first time (the host backs each page on
-# its first fault: 1 GiB into /dev/shm at 0.3 GB/s cold, 1.4-1.9 GB/s warm, measured here), and the
-# tool that happened to draw cold pages lost by 2x. Touch 4 GiB first, so both tools write to warm memory.
-dd if=/dev/zero of="$shm/warm" bs=1M count=4096 status=none
-rm -f "$shm/warm"
+# This VM's balloon reports freed memory to the host (virtio-balloon free page reporting, about 2 s
+# after the free), and the host backs a reported page again only on its next first touch: 1 GiB
+# written into such pages went at 0.24-0.5 GB/s, into pages freed just before at 1.1-1.9 GB/s (dd,
+# measured here), so whichever tool drew reported pages lost by up to 2x. Each tool therefore runs
+# right after 1.25 GiB have been written and freed, so that both write into warm memory; the warm-up's
+# own speed is printed, to show how cold the machine was.
+warm() {
+  dd if=/dev/zero of="$shm/warm" bs=1M count=1280 2>&1 | awk 'END { print $(NF-1) $NF }' >> "$work/warm.txt"
+  rm -f "$shm/warm"
+}
 for round in $(seq 1 9); do
+  warm
   /usr/bin/time -f "%M" -o "$work/rss.$round" "$sonde" resume "http://127.0.0.1:$http/1g.bin" --trials 1 \
     --interrupts-per-trial 0 --json --output-dir "$shm/reports" > "$work/sonde.$round.json"
   rm -rf "$shm/reports"
+  warm
   curl -s -o "$shm/curl.bin" -w '%{speed_download}\n' "http://127.0.0.1:$http/1g.bin" > "$work/curl.$round"
   rm -f "$shm/curl.bin"
 done
 rmdir "$shm"
+echo "      warm-ups (1.25 GiB each, before each run): $(tr '\n' ' ' < "$work/warm.txt")"
 python3 - "$work" <<'PY'
 import json, statistics, sys
 work = sys.argv[1]

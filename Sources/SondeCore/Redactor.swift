@@ -77,7 +77,9 @@ public struct Redactor: Sendable {
     public func redact(url: String) -> String {
         guard isEnabled else { return url }
         // Only a query or a user-info part can hold a secret; most URLs have neither.
-        guard url.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") }) else { return url }
+        let mayHoldSecret: (UInt8) -> Bool = { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") }
+        guard url.utf8.withContiguousStorageIfAvailable({ $0.contains(where: mayHoldSecret) })
+                ?? url.utf8.contains(where: mayHoldSecret) else { return url }
         var text = Substring(url)
         var fragment: Substring = ""
         if let hash = text.firstIndex(of: "#") {

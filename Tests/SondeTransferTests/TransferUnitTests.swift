@@ -145,6 +145,24 @@ import Testing
         try file.flush()  // the failure was taken: no second throw for the same bytes
     }
 
+    /// Hashing happens on a thread of its own, after the write: bytes that did not reach the file
+    /// (here /dev/full's ENOSPC) are not in the hash either, and a hash continued from earlier
+    /// content stays that content's.
+    @Test func bytesAFailedWriteLostAreNotHashed() throws {
+        let descriptor = open("/dev/full", O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        var earlier = SHA256()
+        earlier.update(data: Array("earlier content".utf8))
+        let expected = earlier.finalize()
+        let writer = BackgroundWriter(descriptor: descriptor, path: "/dev/full", writtenEnd: 15, hasher: earlier)
+        for _ in 0..<16 { writer.write([UInt8](repeating: 7, count: 64 << 10), at: 15) }
+        let (writtenEnd, failure) = writer.drain()
+        #expect(failure?.code == .localIOError)
+        #expect(writtenEnd == 15)
+        #expect(writer.digest() == expected)
+    }
+
     /// Many buffers through the writer: the file and its hash are those of the bytes appended, in order.
     @Test func theWriterKeepsOrderAndHashesWhatItWrote() throws {
         let path = NSTemporaryDirectory() + "sonde-partial-\(UUID().uuidString)"
