@@ -126,7 +126,9 @@ public struct HARWriter {
             receive = p.receive ?? 0
         }
 
-        var time: Double { max(0, dns) + max(0, connect) + send + wait + receive }
+        /// The sum, rounded to the microsecond the timings have (a sum of doubles is not exact:
+        /// 217.772 came out as 217.77200000000002).
+        var time: Double { ((max(0, dns) + max(0, connect) + send + wait + receive) * 1000).rounded() / 1000 }
     }
 
     static func httpVersion(_ name: String?) -> String {

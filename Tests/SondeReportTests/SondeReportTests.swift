@@ -281,5 +281,10 @@ final class ManagedAtomicFlag: @unchecked Sendable {
         #expect(reused.time == 9.5)
         let plain = HARWriter.Timings(Phases(dns: 1, connect: 2, send: 0.5, wait: 4, receive: 5, total: 12.5))
         #expect(plain.connect == 2 && plain.ssl == -1)
+        // Microsecond timings whose double sum is inexact (it comes to 751.1189999999999): the time is the exact sum.
+        let inexact = HARWriter.Timings(Phases(dns: 49.21, connect: 255.778, send: 14.863, wait: 204.373, receive: 226.895, total: 751.119))
+        let parts: [Double] = [49.21, 255.778, 14.863, 204.373, 226.895]
+        #expect(parts.reduce(0, +) != 751.119)
+        #expect(inexact.time == 751.119)
     }
 }
