@@ -15,6 +15,13 @@ public final class ConnectionRegistry {
         var localPort: Int
         var remoteAddress: String?
         var remotePort: Int
+
+        /// The ports alone (equal tuples have equal ports): hashing the two address strings cost
+        /// more than the rest of the lookup, and the local port already tells connections apart.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(localPort)
+            hasher.combine(remotePort)
+        }
     }
 
     private var idsByTuple: [FourTuple: Int] = [:]
