@@ -46,6 +46,18 @@ enum TargetRoutes {
             return Response(status: .ok, headers: [.contentType: "application/json"],
                             body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
+        router.get("/response-headers") { request, _ in
+            // Each query parameter becomes a response header (as httpbin's endpoint of the same name):
+            // what a server can send back, e.g. a Set-Cookie that every report must redact.
+            var headers: HTTPFields = [.contentType: "text/plain"]
+            for (key, value) in request.uri.queryParameters {
+                guard let name = HTTPField.Name(String(key)) else {
+                    throw HTTPError(.badRequest, message: "not a header name: \(key)")
+                }
+                headers.append(HTTPField(name: name, value: String(value)))
+            }
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "headers set\n")))
+        }
         router.get("/hostile") { _, _ in
             // Every payload of the corpus in a response header (names X-Hostile-0…), in the
             // Content-Type, and as the body: what a hostile server can put into every report.

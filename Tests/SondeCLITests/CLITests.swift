@@ -104,7 +104,9 @@ import Testing
         let prom = Harness.temporaryDirectory() + "/sonde.prom"
         let result = try Harness.sonde(["probe", "-H", "Authorization: Bearer sekrit-1", "-H", "Cookie: sid=sekrit-2",
                                         "--output-dir", output, "--prom", prom, target.http + "/headers?token=sekrit-3",
-                                        target.refused.replacingOccurrences(of: "http://", with: "http://user:sekrit-4@") + "/?sig=sekrit-5"])
+                                        target.refused.replacingOccurrences(of: "http://", with: "http://user:sekrit-4@") + "/?sig=sekrit-5",
+                                        // Secrets the server sends back: redacted off the engine's thread, by the recorder's.
+                                        target.http + "/response-headers?Set-Cookie=sid%3Dsekrit-6&X-Session-Token=sekrit-7&X-Kept=visible"])
         #expect(result.status == 1, "the refused URL fails; its error message must not leak either")
         #expect(!result.stdout.contains("sekrit") && !result.stderr.contains("sekrit"))
         #expect(!(try String(contentsOfFile: prom, encoding: .utf8)).contains("sekrit"))
@@ -113,6 +115,16 @@ import Testing
             let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
             #expect(!text.contains("sekrit"), "\(file) leaks a secret")
         }
+        // The response headers were recorded (else the check above proves nothing about them).
+        let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        let headers = ((report["probes"] as? [[String: Any]]) ?? []).flatMap { probe in
+            ((probe["transactionMetrics"] as? [[String: Any]]) ?? []).flatMap { transaction in
+                ((transaction["response"] as? [String: Any])?["headers"] as? [[String: String]]) ?? []
+            }
+        }
+        #expect(headers.contains { $0["name"] == "X-Kept" && $0["value"] == "visible" })
+        #expect(headers.contains { $0["name"] == "Set-Cookie" && $0["value"] == "REDACTED" })
+        #expect(headers.contains { $0["name"] == "X-Session-Token" && $0["value"] == "REDACTED" })
     }
 }
 

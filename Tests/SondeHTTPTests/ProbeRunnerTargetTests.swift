@@ -182,4 +182,20 @@ func probe(_ urls: [String], _ configure: (inout ProbeOptions) -> Void = { _ in 
         #expect(!encoded.contains("s3cr3t") && !encoded.contains("abc123"))
         #expect(task.url.contains("token=REDACTED"))
     }
+
+    /// Response headers are the server's, in order and trimmed, with the secret ones redacted, and
+    /// each hop of a redirect keeps its own.
+    @Test func responseHeadersAreParsedAndRedacted() async throws {
+        let target = try await SharedTarget.endpoints()
+        let tasks = try await probe(["\(target.http)/response-headers?Set-Cookie=sid%3Dx1&X-Kept=visible",
+                                     "\(target.http)/redirect/1"])
+        #expect(tasks.count == 2)
+        let headers = try #require(tasks.first?.transactionMetrics.first?.response?.headers)
+        #expect(headers.contains(HeaderField(name: "Set-Cookie", value: "REDACTED")))
+        #expect(headers.contains(HeaderField(name: "X-Kept", value: "visible")))
+        let hops = try #require(tasks.last?.transactionMetrics)
+        #expect(hops.count == 2)
+        #expect(hops.first?.response?.headers.contains { $0.name.lowercased() == "location" } == true)
+        #expect(hops.last?.response?.headers.contains { $0.name.lowercased() == "location" } == false)
+    }
 }
