@@ -54,6 +54,10 @@ enum TargetRoutes {
                 guard let name = HTTPField.Name(String(key)) else {
                     throw HTTPError(.badRequest, message: "not a header name: \(key)")
                 }
+                // The message's framing stays the server's: a lying length is /truncate's job.
+                guard ![.contentLength, .transferEncoding, .connection].contains(name) else {
+                    throw HTTPError(.badRequest, message: "\(name) cannot be set here")
+                }
                 headers.append(HTTPField(name: name, value: String(value)))
             }
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "headers set\n")))

@@ -81,6 +81,19 @@ import Testing
         #expect(bad.output == "400")
     }
 
+    @Test func responseHeadersAreSentBackButNeverTheFraming() async throws {
+        let target = try await Self.started.value
+        let sent = try await curl(["-D", "-", "-o", "/dev/null", target.http + "/response-headers?Set-Cookie=a%3Db&X-Two=2"])
+        #expect(sent.output.contains("Set-Cookie: a=b\r\n") && sent.output.contains("X-Two: 2\r\n"), "\(sent.output)")
+        // A CR LF in a value must not start a header of its own.
+        let injected = try await curl(["-D", "-", "-o", "/dev/null", target.http + "/response-headers?X-A=1%0D%0AX-Injected:%20yes"])
+        #expect(injected.output.hasPrefix("HTTP/1.1 200") && !injected.output.contains("\r\nX-Injected"), "\(injected.output)")
+        for framing in ["Content-Length=5", "transfer-encoding=chunked", "Connection=close"] {
+            let refused = try await curl(["-o", "/dev/null", "-w", "%{http_code}", target.http + "/response-headers?" + framing])
+            #expect(refused.output == "400", "\(framing)")
+        }
+    }
+
     @Test func ietfResumableUploadsPerInteropVersion() async throws {
         let target = try await Self.started.value
         for version in [3, 5, 6, 8] {
