@@ -16,7 +16,8 @@ head -c $((16 << 20)) /dev/urandom > "$work/nginx/www/16m.bin"
 
 echo "7) Downloads and resume trials"
 echo "   a) 1 GiB from nginx on loopback to a file in /dev/shm (so that the disk's writeback does not decide):"
-echo "      sonde (an uninterrupted trial: written, SHA-256 on the way) beside curl -o (written, no hash);"
+echo "      sonde (an uninterrupted trial: written, SHA-256 on the way, after its reference download) beside"
+echo "      curl -o (written, no hash, after an untimed curl -o /dev/null of the file);"
 echo "      interleaved, 9 rounds (the machine is shared: medians); goodput medians, peak RSS of sonde's process"
 shm=$(mktemp -d /dev/shm/sonde-bench.XXXXXX)
 # This VM's balloon reports freed memory to the host (virtio-balloon free page reporting, about 2 s
@@ -35,6 +36,9 @@ for round in $(seq 1 9); do
     --interrupts-per-trial 0 --json --output-dir "$shm/reports" > "$work/sonde.$round.json"
   rm -rf "$shm/reports"
   warm
+  # Untimed, as sonde's reference download before its trial: each tool's timed download starts
+  # one uninterrupted GET after the warm-up (the balloon reports freed pages after about 2 s).
+  curl -s -o /dev/null "http://127.0.0.1:$http/1g.bin"
   curl -s -o "$shm/curl.bin" -w '%{speed_download}\n' "http://127.0.0.1:$http/1g.bin" > "$work/curl.$round"
   rm -f "$shm/curl.bin"
 done
