@@ -48,16 +48,78 @@ public enum JUnitWriter {
     }
 
     /// One task's test case.
+    ///
+    /// Written as bytes, not through String interpolation: this runs once per task on the
+    /// recorder's thread (7,500 instructions a task as interpolation; README, Performance).
     public static func testCase(_ task: ProbeTask) -> [UInt8] {
         let method = task.transactionMetrics.first?.request.method ?? "GET"
-        let name = "\(method) \(task.url) #\(task.iteration + 1)"
-        var line = #"    <testcase classname="sonde.probe" name="\#(xmlEscape(name))" time="\#(Self.seconds(task.taskInterval.durationMs / 1000))">"#
+        var line: [UInt8] = []
+        line.reserveCapacity(112 + method.utf8.count + task.url.utf8.count)
+        append(#"    <testcase classname="sonde.probe" name=""#, to: &line)
+        appendXMLEscaped(method, to: &line)
+        line.append(UInt8(ascii: " "))
+        appendXMLEscaped(task.url, to: &line)
+        append(" #", to: &line)
+        appendDecimal(task.iteration + 1, to: &line)
+        append(#"" time=""#, to: &line)
+        appendSeconds(task.taskInterval.durationMs / 1000, to: &line)
+        append(#"">"#, to: &line)
         if let error = task.error {
-            line += #"<failure message="\#(xmlEscape(error.message))" type="\#(xmlEscape(error.code.rawValue))">"#
-            line += xmlEscape(Self.evidence(task)) + "</failure>"
+            let failure = #"<failure message="\#(xmlEscape(error.message))" type="\#(xmlEscape(error.code.rawValue))">"#
+                + xmlEscape(Self.evidence(task)) + "</failure>"
+            line.append(contentsOf: failure.utf8)
         }
-        line += "</testcase>\n"
-        return Array(line.utf8)
+        append("</testcase>\n", to: &line)
+        return line
+    }
+
+    private static func append(_ text: StaticString, to line: inout [UInt8]) {
+        line.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// `xmlEscape(text)`'s bytes, appended; text that needs no escape is copied as it is.
+    private static func appendXMLEscaped(_ text: String, to line: inout [UInt8]) {
+        var text = text
+        let copied = text.withUTF8 { utf8 -> Bool in
+            for byte in utf8 where needsXMLEscape(byte) { return false }
+            line.append(contentsOf: utf8)
+            return true
+        }
+        if !copied { line.append(contentsOf: xmlEscape(text).utf8) }
+    }
+
+    private static func appendDecimal(_ value: Int, to line: inout [UInt8]) {
+        if value < 0 { return line.append(contentsOf: String(value).utf8) }
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 { digits += 1; rest /= 10 }
+        let start = line.count
+        line.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+        var remaining = value
+        for index in stride(from: start + digits - 1, through: start, by: -1) {
+            line[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
+            remaining /= 10
+        }
+    }
+
+    /// `seconds(value)`'s bytes, appended: whole milliseconds as `s.fff` without trailing zeros
+    /// (`1.0`, `0.25`, `12.345`), which is what `Double.description` prints for them.
+    private static func appendSeconds(_ value: Double, to line: inout [UInt8]) {
+        let millis = (max(0, value) * 1000).rounded()
+        guard millis < 1e15 else { return line.append(contentsOf: Self.seconds(value).utf8) }
+        let whole = Int(millis) / 1000
+        var fraction = Int(millis) % 1000
+        appendDecimal(whole, to: &line)
+        line.append(UInt8(ascii: "."))
+        guard fraction > 0 else { return line.append(UInt8(ascii: "0")) }
+        var width = 3
+        while fraction % 10 == 0 { fraction /= 10; width -= 1 }
+        let start = line.count
+        line.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width))
+        for index in stride(from: start + width - 1, through: start, by: -1) {
+            line[index] = UInt8(ascii: "0") + UInt8(fraction % 10)
+            fraction /= 10
+        }
     }
 
     /// A verdict's test case: failed when the URL is not resumable, with the failed checks as evidence.
@@ -111,7 +173,7 @@ public enum JUnitWriter {
     public static let tail = Array("  </testsuite>\n</testsuites>\n".utf8)
 
     /// The hops of a failed task, one line each: what a CI log reader needs to see.
-    private static func evidence(_ task: ProbeTask) -> String {
+    static func evidence(_ task: ProbeTask) -> String {
         task.transactionMetrics.map { t in
             let status = t.response.map { String($0.statusCode) } ?? "no response"
             let total = t.phases.total.map { "\($0) ms" } ?? "-"
@@ -119,7 +181,7 @@ public enum JUnitWriter {
         }.joined(separator: "\n")
     }
 
-    private static func seconds(_ value: Double) -> String {
+    static func seconds(_ value: Double) -> String {
         let millis = (max(0, value) * 1000).rounded()
         return String(millis / 1000)
     }

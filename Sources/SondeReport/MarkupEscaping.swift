@@ -14,9 +14,7 @@ public func htmlEscape(_ text: String) -> String {
 /// would otherwise normalise them to spaces).
 public func xmlEscape(_ text: String) -> String {
     // Most strings need nothing: return them as they are.
-    if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0xEF }) {
-        return text
-    }
+    if !text.utf8.contains(where: needsXMLEscape) { return text }
     return escapeMarkup(text, apostrophe: "&apos;") { scalar in
         switch scalar {
         case "\t", "\n", "\r": return "&#\(scalar.value);"
@@ -26,6 +24,12 @@ public func xmlEscape(_ text: String) -> String {
             return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
         }
     }
+}
+
+/// Whether a UTF-8 byte may need `xmlEscape`: a control character, a markup character, or the
+/// lead byte 0xEF of U+FFFE/U+FFFF (which XML 1.0 cannot carry). Text without one is left as it is.
+func needsXMLEscape(_ byte: UInt8) -> Bool {
+    byte < 0x20 || byte == 0x7F || byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x22 || byte == 0x27 || byte == 0xEF
 }
 
 /// The five markup characters as entities, and `special` deciding (nil: keep) the rest.

@@ -288,3 +288,42 @@ final class ManagedAtomicFlag: @unchecked Sendable {
         #expect(inexact.time == 751.119)
     }
 }
+
+/// `JUnitWriter.testCase` writes bytes directly; it must write what the String-built version
+/// (kept here as the reference) wrote, for every kind of text and duration.
+@Suite struct JUnitTestCaseTests {
+    static func reference(_ task: ProbeTask) -> String {
+        let method = task.transactionMetrics.first?.request.method ?? "GET"
+        let name = "\(method) \(task.url) #\(task.iteration + 1)"
+        var line = #"    <testcase classname="sonde.probe" name="\#(xmlEscape(name))" time="\#(JUnitWriter.seconds(task.taskInterval.durationMs / 1000))">"#
+        if let error = task.error {
+            line += #"<failure message="\#(xmlEscape(error.message))" type="\#(xmlEscape(error.code.rawValue))">"#
+            line += xmlEscape(JUnitWriter.evidence(task)) + "</failure>"
+        }
+        return line + "</testcase>\n"
+    }
+
+    @Test func bytesAreWhatTheStringVersionWrote() {
+        let urls = ["http://h/", "https://example.org/a?b=c&d=<e>", "http://h/\"quoted\" 'single'", "http://h/\u{1B}[31mred",
+                    "http://h/\u{FFFE}\u{FFFF}", "http://h/ünïcødé/😀", "http://h/tab\there\nnew\rline", "http://h/\u{7F}", ""]
+        let methods = ["GET", "POST", "WEIRD<&>", ""]
+        var durations: [Double] = [0, 0.0004, 0.4, 0.5, 1, 999.5, 1000, 1234.5678, 60_000, 86_400_000.25, -5, 1e20, 10_000_000_000_000]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 { durations.append(Double.random(in: 0..<1e7, using: &generator)) }
+        var compared = 0
+        for (index, duration) in durations.enumerated() {
+            let url = urls[index % urls.count]
+            let method = methods[index % methods.count]
+            let transaction = TransactionMetrics(request: RequestRecord(method: method, url: url, headers: []),
+                                                 response: index % 3 == 0 ? nil : ResponseRecord(statusCode: 503, headers: []),
+                                                 phases: Phases(send: 1, wait: 1, receive: 1, total: 3))
+            let error = index % 2 == 0 ? nil : TaskError(code: .httpStatus, message: "the server answered <503> & \"left\"")
+            let task = ProbeTask(url: url, iteration: index * 37, taskInterval: TaskInterval(start: .now(), durationMs: duration),
+                                 redirectCount: 0, error: error, transactionMetrics: index % 5 == 0 ? [] : [transaction])
+            let written = String(decoding: JUnitWriter.testCase(task), as: UTF8.self)
+            #expect(written == Self.reference(task), "duration \(duration), url \(url.debugDescription)")
+            compared += 1
+        }
+        #expect(compared == durations.count)
+    }
+}
