@@ -143,6 +143,22 @@ public struct JSONOutput {
 
     public mutating func string(_ value: String) {
         separate()
+        appendQuoted(value)
+    }
+
+    /// Writes `{"name":…,"value":…}`, a header field as report.json and HAR both spell it: the
+    /// same bytes as `object` with the two members, in one step (each task writes some twenty).
+    public mutating func nameValueObject(name: String, value: String) {
+        separate()
+        append(#"{"name":"# as StaticString)
+        appendQuoted(name)
+        append(#","value":"# as StaticString)
+        appendQuoted(value)
+        appendByte(UInt8(ascii: "}"))
+    }
+
+    /// Appends `value` as a quoted JSON string, escaped.
+    private mutating func appendQuoted(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
             // Fast path: copy while scanning, into room for the whole string and its quotes; the

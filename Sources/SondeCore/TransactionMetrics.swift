@@ -303,10 +303,7 @@ extension TransactionMetrics: JSONWritable {
 
 extension HeaderField: JSONWritable {
     public func writeJSON(to output: inout JSONOutput) {
-        output.object { o in
-            o.member("name", name)
-            o.member("value", value)
-        }
+        output.nameValueObject(name: name, value: value)
     }
 }
 

@@ -142,12 +142,7 @@ public struct HARWriter {
     }
 
     private static func writeHeaders(_ headers: [HeaderField], to output: inout JSONOutput) {
-        output.array(headers) { o, header in
-            o.object { h in
-                h.member("name", header.name)
-                h.member("value", header.value)
-            }
-        }
+        output.array(headers) { o, header in o.nameValueObject(name: header.name, value: header.value) }
     }
 
     /// The URL's query as name/value pairs (as they appear in the already-redacted URL).

@@ -149,6 +149,33 @@ import Testing
         #expect(try JSONDecoder().decode([String].self, from: Data(output.bytes)) == cases)
     }
 
+    /// The one-step header object writes what `object` with two members writes, wherever it stands.
+    @Test func nameValueObjectsAreTheTwoMemberObject() {
+        let texts = ["", "Content-Type", "v\"q\\b", "line\nbreak\t\u{01}", "ünï😀", String(repeating: "x", count: 5_000)]
+        var oneStep = JSONOutput(capacity: 8)
+        var general = JSONOutput(capacity: 8)
+        for output in [0, 1] {
+            func write(_ o: inout JSONOutput) {
+                o.object { top in
+                    top.member("n", 1)
+                    top.key("headers")
+                    top.array(texts.indices) { a, index in
+                        let name = texts[index], value = texts[texts.count - 1 - index]
+                        if output == 0 {
+                            a.nameValueObject(name: name, value: value)
+                        } else {
+                            a.object { h in h.member("name", name); h.member("value", value) }
+                        }
+                    }
+                    top.member("after", true)
+                }
+            }
+            if output == 0 { write(&oneStep) } else { write(&general) }
+        }
+        #expect(oneStep.bytes == general.bytes)
+        #expect(oneStep.bytes.count > 10_000)
+    }
+
     @Test func aCopyKeepsItsOwnBytes() {
         var first = JSONOutput(capacity: 16)
         first.object { $0.member("a", "x") }
