@@ -88,11 +88,13 @@ public enum JUnitWriter {
         if !copied { line.append(contentsOf: xmlEscape(text).utf8) }
     }
 
-    private static func appendDecimal(_ value: Int, to line: inout [UInt8]) {
+    /// The decimal digits of `value`, zero-padded on the left to at least `width`.
+    private static func appendDecimal(_ value: Int, width: Int = 1, to line: inout [UInt8]) {
         if value < 0 { return line.append(contentsOf: String(value).utf8) }
         var digits = 1
         var rest = value / 10
         while rest > 0 { digits += 1; rest /= 10 }
+        digits = max(digits, width)
         let start = line.count
         line.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
         var remaining = value
@@ -114,12 +116,7 @@ public enum JUnitWriter {
         guard fraction > 0 else { return line.append(UInt8(ascii: "0")) }
         var width = 3
         while fraction % 10 == 0 { fraction /= 10; width -= 1 }
-        let start = line.count
-        line.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width))
-        for index in stride(from: start + width - 1, through: start, by: -1) {
-            line[index] = UInt8(ascii: "0") + UInt8(fraction % 10)
-            fraction /= 10
-        }
+        appendDecimal(fraction, width: width, to: &line)
     }
 
     /// A verdict's test case: failed when the URL is not resumable, with the failed checks as evidence.

@@ -105,7 +105,7 @@ import Testing
         let result = try Harness.sonde(["probe", "-H", "Authorization: Bearer sekrit-1", "-H", "Cookie: sid=sekrit-2",
                                         "--output-dir", output, "--prom", prom, target.http + "/headers?token=sekrit-3",
                                         target.refused.replacingOccurrences(of: "http://", with: "http://user:sekrit-4@") + "/?sig=sekrit-5",
-                                        // Secrets the server sends back: redacted off the engine's thread, by the recorder's.
+                                        // Secrets the server sends back, in response headers.
                                         target.http + "/response-headers?Set-Cookie=sid%3Dsekrit-6&X-Session-Token=sekrit-7&X-Kept=visible"])
         #expect(result.status == 1, "the refused URL fails; its error message must not leak either")
         #expect(!result.stdout.contains("sekrit") && !result.stderr.contains("sekrit"))
