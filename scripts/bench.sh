@@ -45,15 +45,16 @@ PY
 echo "2) 20,000 GETs, 32 at once, HTTP/1.1 (sonde --parallel 32 vs h2load --h1 -c 32, and a bare libcurl"
 echo "   multi loop that records nothing as the floor sonde's engine stands on; 5 rounds, medians)"
 cc -O2 -o "$work/libcurl-floor" "$here/scripts/bench/libcurl-multi-floor.c" -lcurl
-sonde_rates=(); load_rates=(); h2load_rates=(); floor_rates=()
-for _ in 1 2 3 4 5; do
-  floor_rates+=("$("$work/libcurl-floor" "$url" 20000 32)")
-  start=$(date +%s.%N)
-  "$sonde" probe --http1.1 --parallel 32 --count 20000 --output-dir "$work/reports" "$url" >/dev/null
-  end=$(date +%s.%N)
-  sonde_rates+=("$(python3 -c "print(20000/($end-$start))")")
+# Each run goes through cpu-account.py, which also counts the CPU each tool, each of sonde's threads
+# and nginx's worker used per request: the budget that decides what a 2-core machine allows.
+worker=$(pgrep -P "$(cat "$work/nginx/nginx.pid")" | head -1)
+account() { python3 "$here/scripts/bench/cpu-account.py" "$worker" 20000 -- "$@"; }
+mkdir "$work/parallel"
+for round in 1 2 3 4 5; do
+  account "$work/libcurl-floor" "$url" 20000 32 > "$work/parallel/floor.$round.json"
+  account "$sonde" probe --http1.1 --parallel 32 --count 20000 --output-dir "$work/reports" "$url" > "$work/parallel/sonde.$round.json"
   # The load phase alone, as h2load times itself: first request start to last response end, from the report.
-  load_rates+=("$(python3 - "$work"/reports/*/report.json <<'PY'
+  python3 - "$work"/reports/*/report.json > "$work/parallel/load.$round" <<'PY'
 import json, sys
 from datetime import datetime
 def t(s): return datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()
@@ -62,18 +63,33 @@ first = min(t(p["taskInterval"]["start"]) for p in probes)
 last = max(t(p["taskInterval"]["start"]) + p["taskInterval"]["durationMs"] / 1000 for p in probes)
 print(len(probes) / (last - first))
 PY
-)")
   rm -rf "$work/reports"
-  h2load_rates+=("$(h2load --h1 -n 20000 -c 32 "$url" 2>/dev/null | awk '/^finished in/ {gsub(",","",$4); print $4}')")
+  account h2load --h1 -n 20000 -c 32 "$url" > "$work/parallel/h2load.$round.json"
 done
-python3 - "${sonde_rates[*]}" "${h2load_rates[*]}" "${floor_rates[*]}" "${load_rates[*]}" <<'PY'
-import statistics, sys
-s, h, f, l = (statistics.median(float(x) for x in arg.split()) for arg in sys.argv[1:5])
-print(f"   sonde median {s:.0f} req/s whole process (start-up, every transaction recorded, all reports rendered),")
-print(f"   {l:.0f} req/s in the load phase alone (first request to last response, from the report, as h2load times itself)")
-print(f"   h2load median {h:.0f} req/s; bare libcurl multi loop median {f:.0f} req/s")
-print(f"   ratio sonde/h2load = {s/h:.2f} whole process, {l/h:.2f} load phase (target >= 0.70); "
-      f"libcurl floor/h2load = {f/h:.2f}; sonde load phase/libcurl floor = {l/f:.2f}")
+python3 - "$work/parallel" <<'PY'
+import glob, json, re, statistics, sys
+folder = sys.argv[1]
+def of(tool): return [json.load(open(path)) for path in sorted(glob.glob(f"{folder}/{tool}.*.json"))]
+def med(values): return statistics.median(values)
+h2load = med(float(re.search(r"finished in [^,]+, ([0-9.]+) req/s", r["stdout"]).group(1)) for r in of("h2load"))
+floor = med(float(r["stdout"]) for r in of("floor"))
+whole = med(20000 / r["wall"] for r in of("sonde"))
+load = med(float(open(path).read()) for path in glob.glob(f"{folder}/load.*"))
+print(f"   sonde median {whole:.0f} req/s whole process (start-up, every transaction recorded, all reports rendered),")
+print(f"   {load:.0f} req/s in the load phase alone (first request to last response, from the report, as h2load times itself)")
+print(f"   h2load median {h2load:.0f} req/s; bare libcurl multi loop median {floor:.0f} req/s")
+print(f"   ratio sonde/h2load = {whole/h2load:.2f} whole process, {load/h2load:.2f} load phase (target >= 0.70); "
+      f"libcurl floor/h2load = {floor/h2load:.2f}; sonde load phase/libcurl floor = {load/floor:.2f}")
+cpu = {tool: med(r["process"] for r in of(tool)) for tool in ("h2load", "floor", "sonde")}
+server = {tool: med(r["server"] for r in of(tool)) for tool in ("h2load", "floor", "sonde")}
+engine = med(r["threads"].get("sonde-engine", 0) for r in of("sonde"))
+recorder = med(r["threads"].get("sonde-recorder", 0) for r in of("sonde"))
+print(f"   CPU per request (user + system, medians, µs): h2load {cpu['h2load']:.1f}, bare loop {cpu['floor']:.1f}, "
+      f"sonde {cpu['sonde']:.1f} (engine thread {engine:.1f}, recorder thread {recorder:.1f});")
+print(f"   nginx's worker {server['h2load']:.1f} under h2load, {server['floor']:.1f} under the loop, {server['sonde']:.1f} under sonde")
+target = 0.7 * h2load
+print(f"   at 0.7 x h2load ({target:.0f} req/s) one engine thread has {1e6/target:.1f} µs per request even with a core to itself,")
+print(f"   and sonde's whole process {2e6/target - server['h2load']:.1f} µs: what 2 cores give ({2e6/target:.1f}) less the least nginx used")
 PY
 
 echo "3) 100,000 transactions in one run: peak RSS (GNU time)"

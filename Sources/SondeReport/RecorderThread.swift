@@ -46,8 +46,10 @@ public final class RecorderThread: @unchecked Sendable {
         self.capacity = max(1, capacity)
         wakeBatch = min(256, self.capacity)
         pending.reserveCapacity(self.capacity)
-        let thread = Thread { [self] in consume() }
-        thread.name = "sonde-recorder"
+        let thread = Thread { [self] in
+            Thread.current.name = "sonde-recorder"   // from the thread itself: Linux names only the current thread
+            consume()
+        }
         thread.start()
     }
 

@@ -77,7 +77,7 @@ struct ProbeSession {
         }
 
         let recording = RecorderThread(recorder: recorder)
-        let outcome: (interrupted: Bool, failure: TaskError?) = await runOnDedicatedThread {
+        let outcome: (interrupted: Bool, failure: TaskError?) = await runOnDedicatedThread(named: "sonde-engine") {
             var done = 0
             var failure: TaskError? = nil
             var interrupted = false
@@ -162,10 +162,14 @@ func printError(_ message: String) {
 }
 
 /// Runs blocking work (the libcurl event loop) on its own thread, off Swift's cooperative pool,
-/// so that in-process servers (the embedded target) keep their threads.
-func runOnDedicatedThread<T>(_ body: @escaping () -> T) async -> T {
+/// so that in-process servers (the embedded target) keep their threads. The thread is named
+/// `name` (Linux keeps 15 bytes), so `top -H`, `perf` and /proc/PID/task/*/comm tell it apart.
+func runOnDedicatedThread<T>(named name: String, _ body: @escaping () -> T) async -> T {
     await withCheckedContinuation { continuation in
-        let thread = Thread { continuation.resume(returning: body()) }
+        let thread = Thread {
+            Thread.current.name = name   // set from the thread itself: Linux names only the current thread
+            continuation.resume(returning: body())
+        }
         thread.stackSize = 8 << 20
         thread.start()
     }

@@ -238,6 +238,24 @@ final class ManagedAtomicFlag: @unchecked Sendable {
         #expect(document.probes.count == 20_000)
     } }
 
+    /// The thread carries its name in /proc (what `top -H`, `perf` and `make bench`'s CPU account
+    /// read): Foundation's `Thread.name` set before `start()` does not reach Linux's comm.
+    @Test func theRecorderThreadIsNamedInProc() async throws { try await onOwnThread {
+        let (directory, _, recorder) = try Self.makeRecorder()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let thread = RecorderThread(recorder: recorder)
+        func names() -> [String] {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+            return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        }
+        let deadline = Date().addingTimeInterval(5)
+        while !names().contains("sonde-recorder") && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(names().contains("sonde-recorder"))
+        try thread.finish()
+        try recorder.finish(status: .passed)
+    } }
+
     @Test func aSlowTrickleStillReachesTheJournal() async throws { try await onOwnThread {
         let (directory, folder, recorder) = try Self.makeRecorder()
         defer { try? FileManager.default.removeItem(atPath: directory) }
