@@ -86,7 +86,7 @@ public final class LiveCapture: @unchecked Sendable {
     public func start() {
         guard !started else { return }
         started = true
-        let thread = Thread { [self] in
+        Thread.startNamed("sonde-capture") { [self] in
             // Each dispatch returns within the 100 ms timeout, so a stop is seen soon.
             let user = UnsafeMutablePointer<UInt8>(dumper)
             while !stopping {
@@ -94,8 +94,6 @@ public final class LiveCapture: @unchecked Sendable {
             }
             done.signal()
         }
-        thread.name = "sonde-capture"
-        thread.start()
     }
 
     /// Stops the capture, writes what is buffered and closes the file.

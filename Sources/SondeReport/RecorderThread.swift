@@ -46,11 +46,7 @@ public final class RecorderThread: @unchecked Sendable {
         self.capacity = max(1, capacity)
         wakeBatch = min(256, self.capacity)
         pending.reserveCapacity(self.capacity)
-        let thread = Thread { [self] in
-            Thread.current.name = "sonde-recorder"   // from the thread itself: Linux names only the current thread
-            consume()
-        }
-        thread.start()
+        Thread.startNamed("sonde-recorder") { [self] in consume() }
     }
 
     /// Queues one task; blocks while `capacity` tasks wait. Throws the recorder's first failure.

@@ -73,13 +73,9 @@ final class BackgroundWriter {
     ///   - hasher: the hash of the content up to `writtenEnd`, to continue; nil to hash nothing.
     init(descriptor: Int32, path: String, writtenEnd: Int64, hasher: SHA256?, capacity: Int = 4) {
         shared = Shared(descriptor: descriptor, path: path, writtenEnd: writtenEnd, hasher: hasher, capacity: max(1, capacity))
-        let writing = Thread { [shared] in Self.write(shared) }
-        writing.name = "sonde-writer"
-        writing.start()
+        Thread.startNamed("sonde-writer") { [shared] in Self.write(shared) }
         if hasher != nil {
-            let hashing = Thread { [shared] in Self.hash(shared) }
-            hashing.name = "sonde-hasher"
-            hashing.start()
+            Thread.startNamed("sonde-hasher") { [shared] in Self.hash(shared) }
         }
     }
 

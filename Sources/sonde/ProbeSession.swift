@@ -163,14 +163,9 @@ func printError(_ message: String) {
 
 /// Runs blocking work (the libcurl event loop) on its own thread, off Swift's cooperative pool,
 /// so that in-process servers (the embedded target) keep their threads. The thread is named
-/// `name` (Linux keeps 15 bytes), so `top -H`, `perf` and /proc/PID/task/*/comm tell it apart.
+/// `name` (`Thread.startNamed`).
 func runOnDedicatedThread<T>(named name: String, _ body: @escaping () -> T) async -> T {
     await withCheckedContinuation { continuation in
-        let thread = Thread {
-            Thread.current.name = name   // set from the thread itself: Linux names only the current thread
-            continuation.resume(returning: body())
-        }
-        thread.stackSize = 8 << 20
-        thread.start()
+        Thread.startNamed(name, stackSize: 8 << 20) { continuation.resume(returning: body()) }
     }
 }

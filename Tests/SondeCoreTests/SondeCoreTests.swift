@@ -141,3 +141,32 @@ import Testing
         #expect(abs(summary.mean - 0.5005) < 1e-9, "the mean is exact, not the histogram's bucket estimate")
     }
 }
+
+@Suite struct NamedThreadTests {
+    /// The names of this process's threads as Linux tools see them (/proc/self/task/*/comm).
+    static func threadNames() -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
+    @Test func aStartedThreadCarriesItsNameInProcBeforeItsBodyRuns() {
+        let running = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let stackSize = ManagedStackSize()
+        Thread.startNamed("sonde-nametest", stackSize: 1 << 20) {
+            stackSize.value = Thread.current.stackSize
+            running.signal()
+            _ = release.wait(timeout: .now() + 10)
+        }
+        #expect(running.wait(timeout: .now() + 10) == .success)
+        #expect(Self.threadNames().contains("sonde-nametest"))
+        #expect(stackSize.value == 1 << 20)
+        release.signal()
+    }
+}
+
+/// A value written by one thread and read by another after a semaphore orders them.
+final class ManagedStackSize: @unchecked Sendable {
+    var value = 0
+}
