@@ -50,11 +50,15 @@ def main():
     last = {}  # task id -> (comm, cpu seconds), the newest sample
     for _ in range(30_000):  # 20 ms apart: at most 10 minutes
         try:
-            for task in os.listdir(f"/proc/{child.pid}/task"):
-                path = f"/proc/{child.pid}/task/{task}"
-                last[task] = (open(path + "/comm").read().strip(), cpu_seconds(path + "/stat"))
+            tasks = os.listdir(f"/proc/{child.pid}/task")
         except OSError:
-            pass  # a thread, or the process, ended while it was read
+            tasks = []  # the process ended
+        for task in tasks:
+            path = f"/proc/{child.pid}/task/{task}"
+            try:
+                last[task] = (open(path + "/comm").read().strip(), cpu_seconds(path + "/stat"))
+            except OSError:
+                pass  # this thread ended while it was read; the others are still sampled
         if exited.wait(0.02):
             break
     else:
@@ -63,17 +67,18 @@ def main():
     child.returncode = result["status"]  # reaped above, for its rusage: Popen must not wait again
     status, usage, wall = result["status"], result["usage"], result["end"] - start
     if status != 0:
-        sys.exit(f"cpu-account.py: {command[0]} exited with status {status >> 8}")
+        sys.exit(f"cpu-account.py: {command[0]} exited with status {os.waitstatus_to_exitcode(status)}")
     per_request = 1e6 / requests
     threads = {}
     for name, seconds in last.values():
         threads[name] = threads.get(name, 0) + seconds * per_request
+    output.seek(0)
     print(json.dumps({
         "wall": wall,
         "threads": threads,
         "process": (usage.ru_utime + usage.ru_stime) * per_request,
         "server": (cpu_seconds(f"/proc/{server}/stat") - server_before) * per_request,
-        "stdout": (output.seek(0), output.read(65536).decode(errors="replace"))[1],
+        "stdout": output.read(65536).decode(errors="replace"),
     }))
 
 
