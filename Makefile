@@ -2,8 +2,8 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-BUILD_DEBS := libcurl4-openssl-dev libssl-dev pkg-config
-TEST_DEBS  := $(BUILD_DEBS) libpcap-dev nginx curl chromium tshark tcpdump
+BUILD_DEBS := libcurl4-openssl-dev libssl-dev libpcap-dev pkg-config
+TEST_DEBS  := $(BUILD_DEBS) nginx curl chromium tshark tcpdump
 BENCH_DEBS := $(TEST_DEBS) nghttp2-client time gcc libc6-dev
 SONDE := .build/debug/sonde
 

@@ -19,3 +19,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 "${apt_get[@]}" update -qq
 "${apt_get[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "installed ${missing[*]} in $SECONDS s" >&2

@@ -5,7 +5,21 @@ import Testing
 enum Harness {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
-    static let sonde = root + "/.build/debug/sonde"
+    /// The `sonde` that `swift test` built for this configuration: the executable beside the test
+    /// bundle (`.build/<triple>/<debug|release>/`), so `swift test -c release` tests the release
+    /// binary. `SONDE_BINARY` overrides it (to test an installed sonde).
+    static let sonde: String = {
+        if let override = ProcessInfo.processInfo.environment["SONDE_BINARY"], !override.isEmpty { return override }
+        return productsDirectory + "/sonde"
+    }()
+
+    /// The build products folder of the running test bundle, read from /proc/self/exe (the
+    /// `.xctest` executable that swift test runs lives beside the products it built).
+    static let productsDirectory: String = {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().path
+    }()
     static let schema = root + "/Reports/schema/sonde-report.schema.json"
 
     struct Result {
