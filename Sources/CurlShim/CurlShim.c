@@ -150,3 +150,16 @@ CURLcode sonde_easy_track_socket(CURL *handle, int *slot) {
     if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_CLOSESOCKETDATA, slot);
     return code;
 }
+
+static int record_request_start(void *clientp, char *primary_ip, char *local_ip, int primary_port, int local_port) {
+    (void)primary_ip; (void)local_ip; (void)primary_port; (void)local_port;
+    *(long long *)clientp = monotonic_us();
+    return CURL_PREREQFUNC_OK;
+}
+
+CURLcode sonde_easy_record_request_start(CURL *handle, long long *slot) {
+    *slot = 0;
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, record_request_start);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_PREREQDATA, slot);
+    return code;
+}

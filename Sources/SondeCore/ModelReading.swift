@@ -196,6 +196,7 @@ extension TransactionMetrics: JSONReadable {
             case "responseStartDate": t.responseStartDate = try r.readOptional(Timestamp.self)
             case "responseEndDate": t.responseEndDate = try r.readOptional(Timestamp.self)
             case "networkProtocolName": t.networkProtocolName = try r.readOptionalString()
+            case "queue": t.queue = try r.readOptionalDouble()
             case "isReusedConnection": t.isReusedConnection = try r.readBool(); seen.reused = true
             case "isProxyConnection": t.isProxyConnection = try r.readBool(); seen.proxy = true
             case "connectionID": t.connectionID = try r.readOptionalInt()

@@ -21,6 +21,12 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
 
     /// "http/1.0", "http/1.1", "h2" (over TLS), "h2c" (cleartext) or "h3"; nil when no response came.
     public var networkProtocolName: String?
+    /// Milliseconds this hop waited in sonde's queue before libcurl started it (HAR's `blocked`):
+    /// under `--parallel`, hops to an origin that may multiplex wait for its first connection to
+    /// be set up. `fetchStartDate` is the start of that wait; every other date and every phase
+    /// comes after it, so `queue + phases.total` spans `fetchStartDate` to the hop's end.
+    /// 0 when the hop started at once; nil in reports written before sonde measured it.
+    public var queue: Double?
     public var isReusedConnection: Bool
     public var isProxyConnection: Bool
     /// Identifies the TCP connection within one run: transactions that share it share the id.
@@ -51,7 +57,7 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
         secureConnectionEndDate: Timestamp? = nil, connectEndDate: Timestamp? = nil,
         requestStartDate: Timestamp? = nil, requestEndDate: Timestamp? = nil,
         responseStartDate: Timestamp? = nil, responseEndDate: Timestamp? = nil,
-        networkProtocolName: String? = nil, isReusedConnection: Bool = false, isProxyConnection: Bool = false,
+        networkProtocolName: String? = nil, queue: Double? = nil, isReusedConnection: Bool = false, isProxyConnection: Bool = false,
         connectionID: Int? = nil, remoteAddress: String? = nil, remotePort: Int? = nil,
         localAddress: String? = nil, localPort: Int? = nil,
         negotiatedTLSProtocolVersion: String? = nil, negotiatedTLSCipherSuite: String? = nil,
@@ -74,6 +80,7 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
         self.responseStartDate = responseStartDate
         self.responseEndDate = responseEndDate
         self.networkProtocolName = networkProtocolName
+        self.queue = queue
         self.isReusedConnection = isReusedConnection
         self.isProxyConnection = isProxyConnection
         self.connectionID = connectionID
@@ -96,7 +103,7 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case request, response, fetchStartDate, domainLookupStartDate, domainLookupEndDate, connectStartDate
         case secureConnectionStartDate, secureConnectionEndDate, connectEndDate, requestStartDate, requestEndDate
-        case responseStartDate, responseEndDate, networkProtocolName, isReusedConnection, isProxyConnection
+        case responseStartDate, responseEndDate, networkProtocolName, queue, isReusedConnection, isProxyConnection
         case connectionID, remoteAddress, remotePort, localAddress, localPort
         case negotiatedTLSProtocolVersion, negotiatedTLSCipherSuite, tlsSessionReused, peerCertificates
         case countOfRequestHeaderBytesSent, countOfRequestBodyBytesSent
@@ -120,6 +127,7 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
         try c.encode(responseStartDate, forKey: .responseStartDate)
         try c.encode(responseEndDate, forKey: .responseEndDate)
         try c.encode(networkProtocolName, forKey: .networkProtocolName)
+        try c.encode(queue, forKey: .queue)
         try c.encode(isReusedConnection, forKey: .isReusedConnection)
         try c.encode(isProxyConnection, forKey: .isProxyConnection)
         try c.encode(connectionID, forKey: .connectionID)
@@ -280,6 +288,7 @@ extension TransactionMetrics: JSONWritable {
             o.member("responseStartDate", responseStartDate)
             o.member("responseEndDate", responseEndDate)
             o.member("networkProtocolName", networkProtocolName)
+            o.member("queue", queue)
             o.member("isReusedConnection", isReusedConnection)
             o.member("isProxyConnection", isProxyConnection)
             o.member("connectionID", connectionID)

@@ -3,6 +3,8 @@
 /// A transfer that opened a connection (`CURLINFO_NUM_CONNECTS` > 0) gets a new id, bound to its
 /// 4-tuple; a transfer on a reused connection gets the id bound to its 4-tuple. A 4-tuple is
 /// unique among open connections, so this identifies connections exactly while they live.
+/// Under `--parallel` an HTTP/2 stream can finish before the transfer that opened its
+/// connection: its tuple then gets an id that the opener, when it finishes, takes over.
 ///
 /// One registry is shared by every runner of a run, so ids are unique across the run's groups
 /// (HAR's `connection` field relies on it). Threading: used only from the engine's thread.
@@ -25,13 +27,19 @@ public final class ConnectionRegistry {
     }
 
     private var idsByTuple: [FourTuple: Int] = [:]
+    /// Tuples first seen on a reused connection, whose opener has not finished yet.
+    private var awaitingOpener: Set<FourTuple> = []
     private var nextID = 1
 
     func connectionID(tuple: FourTuple, opened: Bool) -> Int {
-        if !opened, let id = idsByTuple[tuple] { return id }
+        if let id = idsByTuple[tuple] {
+            if !opened { return id }
+            if awaitingOpener.remove(tuple) != nil { return id }
+        }
         let id = nextID
         nextID += 1
         idsByTuple[tuple] = id
+        if !opened { awaitingOpener.insert(tuple) }
         return id
     }
 }

@@ -20,6 +20,9 @@ public final class EasyHandle {
     /// Where the C shim keeps the socket libcurl opened last when `sonde_easy_track_socket` is on
     /// (-1: none open). Freed after `curl_easy_cleanup`, whose socket closing writes to it.
     let socketSlot: UnsafeMutablePointer<Int32>
+    /// Where the C shim's CURLOPT_PREREQFUNCTION writes the monotonic µs at which this transfer's
+    /// connection was ready and its request about to leave (0: not yet). Freed in `deinit`.
+    private let requestStartSlot: UnsafeMutablePointer<Int64>
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var resolveList: UnsafeMutablePointer<curl_slist>?
 
@@ -60,6 +63,8 @@ public final class EasyHandle {
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         socketSlot = .allocate(capacity: 1)
         socketSlot.initialize(to: -1)
+        requestStartSlot = .allocate(capacity: 1)
+        requestStartSlot.initialize(to: 0)
         let me = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeRawPointer(errorBuffer))
         try set(CURLOPT_NOSIGNAL, 1)
@@ -69,6 +74,11 @@ public final class EasyHandle {
         try set(CURLOPT_WRITEDATA, pointer: UnsafeRawPointer(me))
         try setCallback(CURLOPT_READFUNCTION, easyReadCallback)
         try set(CURLOPT_READDATA, pointer: UnsafeRawPointer(me))
+        let code = sonde_easy_record_request_start(raw, requestStartSlot)
+        guard code == CURLE_OK else {
+            throw TaskError(code: .unsupportedFeature, message: "libcurl \(CurlLibrary.version) has no CURLOPT_PREREQFUNCTION (7.80.0 or later is needed)",
+                            curlCode: Int(code.rawValue))
+        }
     }
 
     deinit {
@@ -77,6 +87,7 @@ public final class EasyHandle {
         curl_slist_free_all(resolveList)
         errorBuffer.deallocate()
         socketSlot.deallocate()
+        requestStartSlot.deallocate()
     }
 
     /// Clears what the previous transfer left.
@@ -88,8 +99,14 @@ public final class EasyHandle {
         tls = nil
         requestBodyOffset = 0
         requestBodyEndMicros = nil
+        requestStartSlot.pointee = 0
         errorBuffer[0] = 0
     }
+
+    /// Monotonic µs at which libcurl had this transfer's connection ready (new or reused, TLS and
+    /// ALPN done) and was about to send the request; nil until then. From then on the
+    /// connection's protocol is known, so other transfers to its origin can multiplex on it.
+    var requestStartMicros: Int64? { requestStartSlot.pointee > 0 ? requestStartSlot.pointee : nil }
 
     /// libcurl's detailed message for the last failure (CURLOPT_ERRORBUFFER), or "".
     var errorDetail: String { String(cString: errorBuffer) }

@@ -6,6 +6,10 @@ import SondeCore
 ///
 /// - Each of the `parallel` workers owns one easy handle and runs one task at a time; all share
 ///   the multi handle's connection pool, so `--count` repeats can reuse connections.
+/// - A hop is added to libcurl only when it can start for real: while the first connection to an
+///   origin that may multiplex is being set up, other hops to it wait in sonde's `OriginGate`
+///   (their `queue`), never in libcurl's own queue, so every phase and every `--timeout` is the
+///   hop's own.
 /// - Redirects are followed here, not by libcurl, on the same easy handle: every hop is its own
 ///   transaction with its own timing and reuse flag.
 /// - Threading: `run` drives everything on the calling thread and returns when all tasks are
@@ -63,11 +67,16 @@ public final class ProbeRunner {
         }
         let redactedHeaders = redactor.redact(headers: options.headers)
         var byHandle: [UnsafeMutableRawPointer: Worker] = [:]
-        for worker in workers { byHandle[worker.easy.raw] = worker }
+        var byID: [ObjectIdentifier: Worker] = [:]
+        for worker in workers {
+            byHandle[worker.easy.raw] = worker
+            byID[ObjectIdentifier(worker)] = worker
+        }
 
+        var gate = OriginGate<Worker>()
         var nextTask = 0
         var idle = workers
-        var active = 0
+        var active = 0  // tasks in progress: in libcurl, or held by the gate
         var interrupted = false
 
         func startNext(_ worker: Worker) throws(TaskError) -> Bool {
@@ -77,8 +86,14 @@ public final class ProbeRunner {
             nextTask += 1
             worker.task = ActiveTask(url: url, iteration: iteration, method: options.method, body: options.body,
                                      headers: options.headers, redactedHeaders: redactedHeaders, redactor: redactor)
-            try startHop(worker, multi: multi)
+            try startHop(worker, multi: multi, gate: &gate)
             return true
+        }
+
+        /// Starts the hops that waited for a pioneer that is done; `gated: false` when the pioneer
+        /// failed, so that each opens its own connection.
+        func release(_ waiters: [Worker], gated: Bool) throws(TaskError) {
+            for waiter in waiters { try startHop(waiter, multi: multi, gate: &gate, gated: gated) }
         }
 
         while true {
@@ -87,10 +102,21 @@ public final class ProbeRunner {
             }
             if active == 0 { break }
             _ = multi.perform()
+            // A pioneer whose connection is ready (its request is about to leave) lets its origin's hops go.
+            if gate.hasPioneers {
+                for id in Array(gate.pioneerIDs) where byID[id]?.easy.requestStartMicros != nil {
+                    try release(gate.connectionReady(pioneer: id), gated: true)
+                }
+            }
             for (pointer, result) in multi.completedTransfers() {
                 guard let worker = byHandle[pointer] else { continue }
                 multi.remove(worker.easy)
-                if try finishHop(worker, result: result, multi: multi) {
+                if worker.easy.requestStartMicros != nil {
+                    try release(gate.connectionReady(pioneer: ObjectIdentifier(worker)), gated: true)
+                } else {
+                    try release(gate.pioneerEnded(ObjectIdentifier(worker)), gated: false)
+                }
+                if try finishHop(worker, result: result, multi: multi, gate: &gate) {
                     active -= 1
                     if let task = worker.finishedTask { onTask(task) }
                     worker.finishedTask = nil
@@ -110,7 +136,8 @@ public final class ProbeRunner {
                 }
                 break
             }
-            if active > 0 { multi.wait(timeoutMs: 100) }
+            // Wait for the network only when no idle worker has a task to start right away.
+            if active > 0 && (idle.isEmpty || nextTask >= totalTasks) { multi.wait(timeoutMs: 100) }
         }
         return interrupted
     }
@@ -121,18 +148,43 @@ public final class ProbeRunner {
         try easy.configureTransport(options)
         try easy.set(CURLOPT_FOLLOWLOCATION, 0)
         try easy.set(CURLOPT_CERTINFO, 1)
-        if options.parallel > 1 && options.httpVersion != .http1_1 {
-            // Wait for an existing connection's protocol so that HTTP/2 streams multiplex on it.
-            try easy.set(CURLOPT_PIPEWAIT, 1)
-        }
+        // No CURLOPT_PIPEWAIT: the wait for a first connection's protocol is sonde's (OriginGate).
         if !options.reuseConnections {
             try easy.set(CURLOPT_FRESH_CONNECT, 1)
             try easy.set(CURLOPT_FORBID_REUSE, 1)
         }
     }
 
-    private func startHop(_ worker: Worker, multi: MultiHandle) throws(TaskError) {
+    /// The origin whose hops wait for its first connection under `--parallel`: one that may
+    /// multiplex (h2 over TLS through ALPN, or h2c with prior knowledge). nil when hops to `url`
+    /// never wait: one worker, `--no-reuse`, a proxy, or a protocol that cannot multiplex.
+    private func gateOrigin(_ url: String) -> String? {
+        guard options.parallel > 1, options.reuseConnections, options.proxy == nil,
+              options.httpVersion != .http1_1, let parts = URLParts(url) else { return nil }
+        switch parts.scheme.lowercased() {
+        case "https": return parts.origin
+        case "http": return options.httpVersion == .http2PriorKnowledge ? parts.origin : nil
+        default: return nil
+        }
+    }
+
+    /// Starts the worker's current hop, or holds it in `gate` while its origin's first connection
+    /// is being set up (`gated`: false for hops released by a failed pioneer). The hop's clock
+    /// starts when it is added to libcurl; the wait before that is its `queue`.
+    private func startHop(_ worker: Worker, multi: MultiHandle, gate: inout OriginGate<Worker>, gated: Bool = true) throws(TaskError) {
         guard var task = worker.task else { return }
+        if task.taskStartMonotonic == 0 {
+            task.taskStartWall = Timestamp.now()
+            task.taskStartMonotonic = monotonicMicroseconds()
+        }
+        if gated, let origin = gateOrigin(task.currentURL), !gate.admit(worker, id: ObjectIdentifier(worker), origin: origin) {
+            if task.queueStartMonotonic == nil {
+                task.queueStartWall = Timestamp.now()
+                task.queueStartMonotonic = monotonicMicroseconds()
+            }
+            worker.task = task
+            return
+        }
         let easy = worker.easy
         easy.prepareForTransfer()
         try easy.setURL(task.currentURL)
@@ -147,21 +199,20 @@ public final class ProbeRunner {
         try easy.setHeaders(task.headers, removing: removeExpect ? ["Expect"] : [])
         task.hopStartWall = Timestamp.now()
         task.hopStartMonotonic = monotonicMicroseconds()
-        if task.transactions.isEmpty {
-            task.taskStartWall = task.hopStartWall
-            task.taskStartMonotonic = task.hopStartMonotonic
-        }
         worker.task = task
         try multi.add(easy)
     }
 
     /// Records the finished hop; starts the next hop of a redirect, or completes the task.
     /// - Returns: true when the task is complete (`worker.finishedTask` is set).
-    private func finishHop(_ worker: Worker, result: CURLcode, multi: MultiHandle) throws(TaskError) -> Bool {
+    private func finishHop(_ worker: Worker, result: CURLcode, multi: MultiHandle,
+                           gate: inout OriginGate<Worker>) throws(TaskError) -> Bool {
         guard var task = worker.task else { return true }
         let easy = worker.easy
         let (transaction, failure) = makeTransaction(easy: easy, task: task, result: result)
         task.transactions.append(transaction)
+        task.queueStartWall = nil
+        task.queueStartMonotonic = nil
 
         if let failure {
             task.error = failure
@@ -174,7 +225,7 @@ public final class ProbeRunner {
                 } else {
                     task.follow(location: location, status: status)
                     worker.task = task
-                    try startHop(worker, multi: multi)
+                    try startHop(worker, multi: multi, gate: &gate)
                     return false
                 }
             } else if let accepted = options.acceptedStatus {
@@ -252,7 +303,7 @@ public final class ProbeRunner {
             request: RequestRecord(method: task.method, url: redactor.redact(url: task.currentURL),
                                    headers: task.redactedHeaders),
             response: status > 0 ? ResponseRecord(statusCode: status, headers: responseRedaction.redact(easy.responseHeaders)) : nil,
-            fetchStartDate: start,
+            fetchStartDate: task.queueStartWall ?? start,
             domainLookupStartDate: fresh && timing.dnsEnd != nil ? start : nil,
             domainLookupEndDate: fresh ? date(timing.dnsEnd) : nil,
             connectStartDate: fresh ? date(timing.dnsEnd) : nil,
@@ -264,6 +315,7 @@ public final class ProbeRunner {
             responseStartDate: date(timing.responseStart),
             responseEndDate: result == CURLE_OK ? date(timing.responseEnd) : nil,
             networkProtocolName: status > 0 ? protocolName : nil,
+            queue: task.queueStartMonotonic.map { milliseconds(fromMicroseconds: max(0, task.hopStartMonotonic - $0)) } ?? 0,
             isReusedConnection: reused,
             isProxyConnection: options.proxy != nil,
             connectionID: connectionID,
@@ -305,8 +357,12 @@ private struct ActiveTask {
     var error: TaskError? = nil
     var taskStartWall = Timestamp(microsecondsSince1970: 0)
     var taskStartMonotonic: Int64 = 0
+    /// When the current hop was added to libcurl: the origin of its phases and dates.
     var hopStartWall = Timestamp(microsecondsSince1970: 0)
     var hopStartMonotonic: Int64 = 0
+    /// When the current hop began to wait in the gate; nil when it did not wait.
+    var queueStartWall: Timestamp? = nil
+    var queueStartMonotonic: Int64? = nil
 
     init(url: String, iteration: Int, method: String, body: [UInt8]?, headers: [HeaderField],
          redactedHeaders: [HeaderField], redactor: Redactor) {

@@ -5,9 +5,10 @@ import SondeCore
 ///
 /// Timing semantics are HAR's, not sonde's `phases`: `connect` includes `ssl` (and `ssl` is also
 /// given on its own); `dns`, `connect` and `ssl` are -1 when they did not happen (a reused
-/// connection); `blocked` is -1 (libcurl does not report queueing); `send`, `wait` and `receive`
-/// are never negative (0 when a failed transfer never reached them). Invariant: `time` equals
-/// the sum of the non-negative timings except `ssl`, which equals sonde's `phases.total`.
+/// connection); `blocked` is the transaction's `queue` (the hop's wait in sonde's queue before
+/// libcurl started it; -1 in reports that predate it); `send`, `wait` and `receive` are never
+/// negative (0 when a failed transfer never reached them). Invariant: `time` equals the sum of the
+/// non-negative timings except `ssl`, which is sonde's `queue + phases.total`.
 /// sonde's own fields carry a leading underscore, as the spec asks.
 /// Strings were redacted when the transactions were recorded; nothing is added here.
 public struct HARWriter {
@@ -56,7 +57,7 @@ public struct HARWriter {
     private static let comma: [UInt8] = [UInt8(ascii: ","), UInt8(ascii: "\n")]
 
     static func writeEntry(_ t: TransactionMetrics, task: ProbeTask, to output: inout JSONOutput) {
-        let timings = Timings(t.phases)
+        let timings = Timings(t.phases, queue: t.queue)
         let version = httpVersion(t.networkProtocolName)
         output.object { o in
             o.member("startedDateTime", t.fetchStartDate ?? task.taskInterval.start)
@@ -92,7 +93,7 @@ public struct HARWriter {
             o.key("cache"); o.object { _ in }
             o.key("timings")
             o.object { m in
-                m.member("blocked", -1 as Double?)
+                m.member("blocked", timings.blocked)
                 m.member("dns", timings.dns)
                 m.member("connect", timings.connect)
                 m.member("send", timings.send)
@@ -115,9 +116,10 @@ public struct HARWriter {
 
     /// HAR timings (ms) from sonde's phases. See the type's invariant.
     struct Timings {
-        var dns: Double, connect: Double, ssl: Double, send: Double, wait: Double, receive: Double
+        var blocked: Double, dns: Double, connect: Double, ssl: Double, send: Double, wait: Double, receive: Double
 
-        init(_ p: Phases) {
+        init(_ p: Phases, queue: Double?) {
+            blocked = queue ?? -1
             dns = p.dns ?? -1
             ssl = p.tls ?? -1
             connect = p.connect.map { $0 + (p.tls ?? 0) } ?? -1
@@ -128,7 +130,7 @@ public struct HARWriter {
 
         /// The sum, rounded to the microsecond the timings have (a sum of doubles is not exact:
         /// 217.772 came out as 217.77200000000002).
-        var time: Double { ((max(0, dns) + max(0, connect) + send + wait + receive) * 1000).rounded() / 1000 }
+        var time: Double { ((max(0, blocked) + max(0, dns) + max(0, connect) + send + wait + receive) * 1000).rounded() / 1000 }
     }
 
     static func httpVersion(_ name: String?) -> String {

@@ -8,6 +8,8 @@ public enum HTMLReportRenderer {
         ("dns", "#14b8a6"), ("connect", "#f59e0b"), ("tls", "#a855f7"), ("send", "#3b82f6"),
         ("wait", "#22c55e"), ("receive", "#ef4444"),
     ]
+    /// A hop's wait in sonde's queue, drawn before its phases.
+    private static let queueColor = "#9ca3af"
 
     public static func render(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult] = [],
                               baseline: BaselineComparison? = nil, captures: [CaptureReport] = [],
@@ -153,10 +155,10 @@ public enum HTMLReportRenderer {
                 + "title=\"\(title): \(formatMs(lengthMs)) ms\"></b>"
         }
         if let handshake = capture.synToSynAckMs, !t.isReusedConnection {
-            interval(fromMs: t.phases.dns ?? 0, lengthMs: handshake, kind: "tick", title: "SYN → SYN/ACK on the wire")
+            interval(fromMs: (t.queue ?? 0) + (t.phases.dns ?? 0), lengthMs: handshake, kind: "tick", title: "SYN → SYN/ACK on the wire")
         }
         if let handshake = capture.tlsHandshakeMs, !t.isReusedConnection, t.phases.tls != nil {
-            interval(fromMs: (t.phases.dns ?? 0) + (t.phases.connect ?? 0), lengthMs: handshake, kind: "tick tls",
+            interval(fromMs: (t.queue ?? 0) + (t.phases.dns ?? 0) + (t.phases.connect ?? 0), lengthMs: handshake, kind: "tick tls",
                      title: "ClientHello → Finished on the wire")
         }
         for mark in capture.packets.prefix(packetTicks) {
@@ -192,15 +194,18 @@ public enum HTMLReportRenderer {
         let origin = starts.min() ?? 0
         let end = transactions.compactMap { t -> Int64? in
             guard let start = t.1.fetchStartDate?.microsecondsSince1970, let total = t.1.phases.total else { return nil }
-            return start + Int64(total * 1000)
+            return start + Int64(((t.1.queue ?? 0) + total) * 1000)
         }.max() ?? origin + 1
         let span = Double(max(1, end - origin))
         var legend = ""
-        for (name, color) in phaseColors { legend += "<span><i style=\"background:\(color)\"></i>\(name)</span>" }
+        for (name, color) in [("queue", queueColor)] + phaseColors { legend += "<span><i style=\"background:\(color)\"></i>\(name)</span>" }
         var rows = ""
         for (task, t) in transactions {
             let left = Double((t.fetchStartDate?.microsecondsSince1970 ?? origin) - origin) / span * 100
             var segments = ""
+            if let queue = t.queue, queue > 0 {
+                segments += "<i style=\"width:\(percent(queue * 1000 / span * 100));background:\(queueColor)\" title=\"queue \(formatMs(queue)) ms (waiting in sonde's queue before libcurl started this hop)\"></i>"
+            }
             for (name, color) in phaseColors {
                 guard let value = t.phases.value(named: name), value > 0 else { continue }
                 let width = value * 1000 / span * 100

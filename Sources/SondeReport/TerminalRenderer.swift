@@ -56,7 +56,9 @@ public struct TerminalRenderer: Sendable {
             let value = p.value(named: phase.name)
             return "\(phase.name) " + (value.map(formatMs) ?? "–")
         }
-        lines.append("    " + parts.joined(separator: " │ ") + " │ total " + (p.total.map(formatMs) ?? "–") + " ms")
+        // A hop that waited in sonde's queue (--parallel) says so first: its phases start after it.
+        let queued = (t.queue ?? 0) > 0 ? ["queue " + formatMs(t.queue ?? 0)] : []
+        lines.append("    " + (queued + parts).joined(separator: " │ ") + " │ total " + (p.total.map(formatMs) ?? "–") + " ms")
         lines.append("    ▕" + bar(p) + "▏")
         return lines
     }

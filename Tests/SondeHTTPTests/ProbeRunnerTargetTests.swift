@@ -109,8 +109,37 @@ func probe(_ urls: [String], _ configure: (inout ProbeOptions) -> Void = { _ in 
         let tasks = try await probe(["\(target.https)/delay/50"]) { $0.count = 8; $0.parallel = 4; $0.caCertPath = target.caFile }
         #expect(tasks.count == 8)
         #expect(tasks.allSatisfy { $0.error == nil && $0.transactionMetrics[0].networkProtocolName == "h2" })
-        let connections = Set(tasks.compactMap { $0.transactionMetrics[0].connectionID })
-        #expect(connections.count < 8, "HTTP/2 streams should share connections, got \(connections.count)")
+        let t = tasks.map { $0.transactionMetrics[0] }
+        let connections = Set(t.compactMap(\.connectionID))
+        // The first hop opens the one connection; the others wait for it in sonde's queue (not in
+        // libcurl's), then multiplex on it: the same id even for streams that finish before it.
+        #expect(connections.count == 1, "HTTP/2 streams should share one connection, got \(connections.count)")
+        #expect(t.filter { !$0.isReusedConnection }.count == 1)
+        let queued = t.filter { ($0.queue ?? 0) > 0 }
+        #expect(queued.count == 3, "the other three first hops waited for the connection: \(t.map(\.queue))")
+        #expect(queued.allSatisfy { $0.isReusedConnection && $0.queue! < 5_000 })
+        // The wait is the queue's, not a phase's: each stream's own time is the server's 50 ms and little more.
+        #expect(t.allSatisfy { ($0.phases.receive ?? 0) < 40 && ($0.phases.total ?? 0) < 1_000 }, "\(t.map(\.phases))")
+        for transaction in queued {
+            let fetch = transaction.fetchStartDate!.microsecondsSince1970
+            let request = transaction.requestStartDate!.microsecondsSince1970
+            #expect(request - fetch >= Int64(transaction.queue! * 1000) - 1, "the request leaves after the queue")
+        }
+    }
+
+    /// Against an HTTP/1.1 server every parallel task opens its own connection at once: nothing
+    /// waits for the first response, and a --timeout shorter than two responses is enough.
+    @Test func parallelHTTP11StartsEveryTaskAtOnceWithinItsOwnTimeout() async throws {
+        let target = try await SharedTarget.endpoints()
+        let tasks = try await probe(["\(target.http)/delay/700"]) { $0.count = 5; $0.parallel = 5; $0.timeoutMs = 1_000 }
+        #expect(tasks.count == 5)
+        #expect(tasks.allSatisfy { $0.error == nil }, "\(tasks.compactMap(\.error?.message))")
+        let t = tasks.map { $0.transactionMetrics[0] }
+        #expect(Set(t.compactMap(\.connectionID)).count == 5)
+        #expect(t.allSatisfy { $0.queue == 0 && !$0.isReusedConnection })
+        let starts = t.compactMap { $0.connectStartDate?.microsecondsSince1970 }
+        #expect(starts.count == 5 && starts.max()! - starts.min()! < 300_000, "every connection starts at once: \(starts)")
+        #expect(t.allSatisfy { ($0.phases.wait ?? 0) >= 690 && ($0.phases.receive ?? .infinity) < 40 }, "\(t.map(\.phases))")
     }
 
     @Test(arguments: [

@@ -123,3 +123,22 @@ struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+@Suite struct ConnectionRegistryTests {
+    typealias Tuple = ConnectionRegistry.FourTuple
+
+    @Test func anOpenerThatFinishesAfterItsStreamsKeepsTheirID() {
+        let registry = ConnectionRegistry()
+        let a = Tuple(localAddress: "127.0.0.1", localPort: 40000, remoteAddress: "127.0.0.1", remotePort: 443)
+        let b = Tuple(localAddress: "127.0.0.1", localPort: 40001, remoteAddress: "127.0.0.1", remotePort: 443)
+        // Two HTTP/2 streams finish before the transfer that opened their connection.
+        let first = registry.connectionID(tuple: a, opened: false)
+        #expect(registry.connectionID(tuple: a, opened: false) == first)
+        #expect(registry.connectionID(tuple: a, opened: true) == first)
+        // Once the opener is in, a new connection on the same 4-tuple (the port reused later) is new.
+        let later = registry.connectionID(tuple: a, opened: true)
+        #expect(later != first)
+        #expect(registry.connectionID(tuple: a, opened: false) == later)
+        #expect(registry.connectionID(tuple: b, opened: true) != later)
+    }
+}

@@ -291,16 +291,19 @@ final class ManagedAtomicFlag: @unchecked Sendable {
     }
 
     @Test func harTimingsFollowHARSemantics() {
-        let fresh = HARWriter.Timings(Phases(dns: 1, connect: 2, tls: 3, send: 0.5, wait: 4, receive: 5, total: 15.5))
-        #expect(fresh.connect == 5 && fresh.ssl == 3 && fresh.dns == 1)
+        let fresh = HARWriter.Timings(Phases(dns: 1, connect: 2, tls: 3, send: 0.5, wait: 4, receive: 5, total: 15.5), queue: 0)
+        #expect(fresh.connect == 5 && fresh.ssl == 3 && fresh.dns == 1 && fresh.blocked == 0)
         #expect(fresh.time == 15.5)
-        let reused = HARWriter.Timings(Phases(send: 0.5, wait: 4, receive: 5, total: 9.5))
-        #expect(reused.dns == -1 && reused.connect == -1 && reused.ssl == -1)
+        let reused = HARWriter.Timings(Phases(send: 0.5, wait: 4, receive: 5, total: 9.5), queue: nil)
+        #expect(reused.dns == -1 && reused.connect == -1 && reused.ssl == -1 && reused.blocked == -1)
         #expect(reused.time == 9.5)
-        let plain = HARWriter.Timings(Phases(dns: 1, connect: 2, send: 0.5, wait: 4, receive: 5, total: 12.5))
+        // A hop that waited in the queue: HAR's blocked, counted in the entry's time.
+        let queued = HARWriter.Timings(Phases(send: 0.5, wait: 4, receive: 5, total: 9.5), queue: 2.25)
+        #expect(queued.blocked == 2.25 && queued.time == 11.75)
+        let plain = HARWriter.Timings(Phases(dns: 1, connect: 2, send: 0.5, wait: 4, receive: 5, total: 12.5), queue: 0)
         #expect(plain.connect == 2 && plain.ssl == -1)
         // Microsecond timings whose double sum is inexact (it comes to 751.1189999999999): the time is the exact sum.
-        let inexact = HARWriter.Timings(Phases(dns: 49.21, connect: 255.778, send: 14.863, wait: 204.373, receive: 226.895, total: 751.119))
+        let inexact = HARWriter.Timings(Phases(dns: 49.21, connect: 255.778, send: 14.863, wait: 204.373, receive: 226.895, total: 751.119), queue: 0)
         let parts: [Double] = [49.21, 255.778, 14.863, 204.373, 226.895]
         #expect(parts.reduce(0, +) != 751.119)
         #expect(inexact.time == 751.119)

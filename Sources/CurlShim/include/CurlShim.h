@@ -27,6 +27,11 @@ CURLcode sonde_easy_getinfo_string(CURL *handle, CURLINFO info, const char **val
 /// through CURLOPT_SOCKOPTFUNCTION and CURLOPT_CLOSESOCKETFUNCTION: during a transfer,
 /// CURLINFO_ACTIVESOCKET is not yet set. `slot` must outlive the handle.
 CURLcode sonde_easy_track_socket(CURL *handle, int *slot);
+
+/// Records in `*slot` the CLOCK_MONOTONIC microseconds at which libcurl had a connection ready
+/// for this transfer (new or reused, TLS done) and was about to send the request
+/// (CURLOPT_PREREQFUNCTION, libcurl 7.80+). The caller sets `*slot` to 0 before each transfer.
+CURLcode sonde_easy_record_request_start(CURL *handle, long long *slot);
 CURLcode sonde_easy_getinfo_certinfo(CURL *handle, struct curl_certinfo **value);
 
 /// Progress watch of one easy handle (CURLOPT_XFERINFOFUNCTION), libcurl calls it at least
