@@ -1,4 +1,4 @@
-/// A `Redactor` for the per-transaction path: it remembers which header names it found secret, so
+/// A `Redactor` for the per-transaction path: it remembers how it treats each header name, so
 /// each distinct name is classified once (one server's responses repeat the same few names), and
 /// it hands back the same array, uncopied, when no header is secret.
 ///
@@ -6,7 +6,7 @@
 public struct HeaderRedactionMemo {
     public let redactor: Redactor
     private var names: [String] = []
-    private var secret: [Bool] = []
+    private var treatments: [Redactor.HeaderTreatment] = []
     /// How many distinct names are remembered; the ones after that are classified every time.
     static let capacity = 64
 
@@ -17,18 +17,20 @@ public struct HeaderRedactionMemo {
     public mutating func redact(_ headers: [HeaderField]) -> [HeaderField] {
         guard redactor.isEnabled else { return headers }
         var result = headers
-        for index in headers.indices where isSecret(headers[index].name) {
-            result[index] = HeaderField(name: headers[index].name, value: Redactor.mask)
+        for index in headers.indices {
+            if let value = redactor.redacted(headers[index].value, as: treatment(headers[index].name)) {
+                result[index] = HeaderField(name: headers[index].name, value: value)
+            }
         }
         return result
     }
 
-    private mutating func isSecret(_ name: String) -> Bool {
-        if let known = names.firstIndex(of: name) { return secret[known] }
-        let verdict = redactor.isSecret(name: name)
+    private mutating func treatment(_ name: String) -> Redactor.HeaderTreatment {
+        if let known = names.firstIndex(of: name) { return treatments[known] }
+        let verdict = redactor.treatment(ofHeader: name)
         if names.count < Self.capacity {
             names.append(name)
-            secret.append(verdict)
+            treatments.append(verdict)
         }
         return verdict
     }

@@ -1,8 +1,10 @@
 /// Removes secrets from URLs, headers and command lines before they reach any output.
 ///
 /// Redacted by default: the Authorization, Proxy-Authorization, Cookie and Set-Cookie headers,
-/// any header or query parameter whose name looks secret (token, key, secret, password, sig,
-/// signature, auth, …, plus `extraNames`), and the password of a URL's user-info.
+/// any header or query (or fragment) parameter whose name looks secret (token, key, secret,
+/// password, sig, signature, auth, …, plus `extraNames`), and the password of a URL's user-info,
+/// in URLs and in the URLs that headers carry (Location, Content-Location, Refresh, Link, Referer:
+/// a redirect to `/ok?token=…` must not put the token in a report).
 /// `Redactor.disabled` (from `--no-redact`) passes everything through; reports record that choice.
 public struct Redactor: Sendable {
     /// The text that replaces a secret.
@@ -14,6 +16,20 @@ public struct Redactor: Sendable {
     private let secretWordBytes: [[UInt8]]
     private static let secretHeaderBytes: [[UInt8]] = secretHeaders.map { Array($0.utf8) }
     private static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+    /// Headers whose values hold URLs (RFC 9110 Location and Content-Location, Referer; Refresh's
+    /// `5; url=…`; RFC 8288 Link's `<…>`): each URL in them goes through `redact(url:)`.
+    private static let urlHeaderBytes: [[UInt8]] = ["location", "content-location", "refresh", "link", "referer"]
+        .map { Array($0.utf8) }
+
+    /// What redaction does to a header's value.
+    public enum HeaderTreatment: Sendable {
+        /// Kept as it is.
+        case keep
+        /// Replaced by `mask`: the header is a secret.
+        case mask
+        /// Each URL in it redacted (`redact(urlsIn:)`).
+        case redactURLs
+    }
     private static let defaultWords: Set<String> = [
         "token", "key", "secret", "password", "passwd", "pwd", "sig", "signature", "auth", "apikey",
         "credential", "credentials", "session", "sessionid", "jwt", "bearer", "accesstoken", "refreshtoken",
@@ -33,6 +49,19 @@ public struct Redactor: Sendable {
     /// True when a header or parameter called `name` carries a secret.
     public func isSecret(name: String) -> Bool {
         guard isEnabled else { return false }
+        return withLowercased(name) { isSecret(lowercased: $0) }
+    }
+
+    /// What redaction does to the value of a header called `name`.
+    public func treatment(ofHeader name: String) -> HeaderTreatment {
+        guard isEnabled else { return .keep }
+        return withLowercased(name) { lower in
+            if isSecret(lowercased: lower) { return .mask }
+            return Self.urlHeaderBytes.contains { lower.elementsEqual($0) } ? .redactURLs : .keep
+        }
+    }
+
+    private func withLowercased<T>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
         var name = name
         return name.withUTF8 { utf8 in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: utf8.count) { lower in
@@ -40,7 +69,7 @@ public struct Redactor: Sendable {
                     let byte = utf8[index]
                     lower[index] = (65...90).contains(byte) ? byte + 32 : byte
                 }
-                return isSecret(lowercased: UnsafeBufferPointer(lower))
+                return body(UnsafeBufferPointer(lower))
             }
         }
     }
@@ -66,18 +95,56 @@ public struct Redactor: Sendable {
     public func redact(headers: [HeaderField]) -> [HeaderField] {
         guard isEnabled else { return headers }
         var result = headers  // shares the storage until a header must change
-        for index in headers.indices where isSecret(name: headers[index].name) {
-            result[index] = HeaderField(name: headers[index].name, value: Self.mask)
+        for index in headers.indices {
+            if let value = redacted(headers[index].value, as: treatment(ofHeader: headers[index].name)) {
+                result[index] = HeaderField(name: headers[index].name, value: value)
+            }
         }
         return result
     }
 
-    /// Redacts secret query parameters and a user-info password; leaves everything else,
-    /// including malformed URLs, byte for byte as it was.
+    /// The value a header with this treatment shows, or nil when it is unchanged.
+    public func redacted(_ value: String, as treatment: HeaderTreatment) -> String? {
+        switch treatment {
+        case .keep: return nil
+        case .mask: return Self.mask
+        case .redactURLs:
+            let redacted = redact(urlsIn: value)
+            return redacted == value ? nil : redacted
+        }
+    }
+
+    /// Redacts every URL in a header value: the value is cut at whitespace, angle brackets and
+    /// quotes (Link's `<…>; rel="…"`, Refresh's `5; url=…`), and each piece that may hold a secret
+    /// (it has `?`, `#` or `@`) goes through `redact(url:)`. Everything else stays byte for byte.
+    public func redact(urlsIn value: String) -> String {
+        guard isEnabled else { return value }
+        let delimiters: Set<Character> = [" ", "\t", "<", ">", "\"", "'"]
+        var result = ""
+        var piece = ""
+        func flush() {
+            result += piece.contains(where: { $0 == "?" || $0 == "#" || $0 == "@" }) ? redact(url: piece) : piece
+            piece = ""
+        }
+        for character in value {
+            if delimiters.contains(character) {
+                flush()
+                result.append(character)
+            } else {
+                piece.append(character)
+            }
+        }
+        flush()
+        return result
+    }
+
+    /// Redacts secret query and fragment parameters (`&` or `;` between them: an OAuth redirect
+    /// carries `#access_token=…`) and a user-info password; leaves everything else, including
+    /// malformed URLs, byte for byte as it was.
     public func redact(url: String) -> String {
         guard isEnabled else { return url }
-        // Only a query or a user-info part can hold a secret; most URLs have neither.
-        let mayHoldSecret: (UInt8) -> Bool = { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") }
+        // Only a query, a fragment or a user-info part can hold a secret; most URLs have none.
+        let mayHoldSecret: (UInt8) -> Bool = { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "#") }
         guard url.utf8.withContiguousStorageIfAvailable({ $0.contains(where: mayHoldSecret) })
                 ?? url.utf8.contains(where: mayHoldSecret) else { return url }
         var text = Substring(url)
@@ -92,16 +159,34 @@ public struct Redactor: Sendable {
             text = text[..<mark]
         }
         var result = redactUserInfo(String(text))
-        if let query {
-            let pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-                guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-                let name = String(pair[..<equals])
-                let decodedName = name.removingPercentEncodingLeniently()
-                return isSecret(name: decodedName) ? name + "=" + Self.mask : String(pair)
+        if let query { result += "?" + redact(parameters: query) }
+        if !fragment.isEmpty { result += "#" + redact(parameters: fragment.dropFirst()) }
+        return result
+    }
+
+    /// `name=value` pairs separated by `&` or `;`, each secret name's value masked; separators
+    /// and everything that is not such a pair kept as it was.
+    private func redact(parameters: Substring) -> String {
+        var result = ""
+        var pairStart = parameters.startIndex
+        var index = parameters.startIndex
+        while true {
+            let atEnd = index == parameters.endIndex
+            if atEnd || parameters[index] == "&" || parameters[index] == ";" {
+                let pair = parameters[pairStart..<index]
+                if let equals = pair.firstIndex(of: "="),
+                   isSecret(name: String(pair[..<equals]).removingPercentEncodingLeniently()) {
+                    result += pair[..<equals] + "=" + Self.mask
+                } else {
+                    result += pair
+                }
+                if atEnd { break }
+                result.append(parameters[index])
+                pairStart = parameters.index(after: index)
             }
-            result += "?" + pairs.joined(separator: "&")
+            index = parameters.index(after: index)
         }
-        return result + fragment
+        return result
     }
 
     private func redactUserInfo(_ prefix: String) -> String {

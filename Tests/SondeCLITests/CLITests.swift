@@ -660,6 +660,43 @@ import Testing
         #expect(validation.status == 0, "\(validation.stderr)")
     }
 
+    /// A real server's redirects and URL-bearing headers with secrets in them (a token in the
+    /// query, a password in the user-info, an OAuth fragment, Content-Location, Refresh, Link):
+    /// none reaches any output, though the headers and the followed hops are all recorded.
+    @Test func secretsInResponseHeadersNeverReachAnyOutput() throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let base = "http://127.0.0.1:\(nginx.http)"
+        let output = Harness.temporaryDirectory()
+        let prom = Harness.temporaryDirectory() + "/sonde.prom"
+        let result = try Harness.sonde(["probe", "--output-dir", output, "--prom", prom, base + "/leak/token",
+                                        base + "/leak/userinfo", base + "/leak/fragment", base + "/leak/headers"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stdout.contains("sekrit") && !result.stderr.contains("sekrit"))
+        #expect(!(try String(contentsOfFile: prom, encoding: .utf8)).contains("sekrit"))
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        for file in ["report.json", "report.html", "journal.jsonl", "report.har", "junit.xml"] {
+            let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            #expect(!text.contains("sekrit"), "\(file) leaks a secret")
+        }
+        // What was redacted was recorded: the headers, the hops followed, HAR's redirectURL.
+        let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        let transactions = ((report["probes"] as? [[String: Any]]) ?? []).flatMap { ($0["transactionMetrics"] as? [[String: Any]]) ?? [] }
+        #expect(transactions.count == 7, "three redirects of two hops each, and the page with the headers")
+        let headers = transactions.flatMap { (($0["response"] as? [String: Any])?["headers"] as? [[String: String]]) ?? [] }
+        func value(_ name: String) -> [String] { headers.filter { $0["name"]?.lowercased() == name }.compactMap { $0["value"] } }
+        // (nginx makes a relative Location absolute.)
+        #expect(Set(value("location")) == [base + "/1k.bin?token=REDACTED", "http://u:REDACTED@127.0.0.1:\(nginx.http)/1k.bin",
+                                           base + "/1k.bin#access_token=REDACTED&state=s"])
+        #expect(value("content-location") == ["/1k.bin?sig=REDACTED"])
+        #expect(value("refresh") == ["5; url=/1k.bin?session=REDACTED"])
+        #expect(value("link") == ["<http://127.0.0.1/next?access_token=REDACTED>; rel=\"next\""])
+        let har = try Harness.json(String(contentsOfFile: folder + "/report.har", encoding: .utf8))
+        let redirects = (((har["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? [])
+            .compactMap { ($0["response"] as? [String: Any])?["redirectURL"] as? String }.filter { !$0.isEmpty }
+        #expect(redirects.count == 3 && redirects.allSatisfy { $0.contains("REDACTED") }, "\(redirects)")
+    }
+
     /// sonde's phases against `curl -w` on the same URL: both orderings hold, sonde's phases add up
     /// to its total, and the two tools' fastest connect and wait agree (same machine, server and libcurl).
     @Test func phasesAgreeWithCurlWriteOut() throws {

@@ -51,10 +51,39 @@ import Testing
         #expect(redactor.redact(url: "https://h/p?keyboard=1") == "https://h/p?keyboard=1")
     }
 
+    /// Headers that carry URLs: a redirect to `/ok?token=…` or `http://u:…@…`, an OAuth redirect's
+    /// fragment, Refresh, Link and Content-Location; the rest of each value stays as it was.
+    @Test func redactsTheURLsThatResponseHeadersCarry() {
+        let headers = redactor.redact(headers: [
+            HeaderField(name: "Location", value: "/ok?token=SECRET1&page=2"),
+            HeaderField(name: "location", value: "http://u:SECRET2@127.0.0.1:8080/p"),
+            HeaderField(name: "Location", value: "https://app.example/cb#access_token=SECRET3&state=xyz"),
+            HeaderField(name: "Content-Location", value: "/doc?a=1;sig=SECRET4"),
+            HeaderField(name: "Refresh", value: "5; url=/next?session=SECRET5"),
+            HeaderField(name: "Link", value: "<https://h/p?access_token=SECRET6>; rel=\"next\", </plain>; rel=\"prev\""),
+            HeaderField(name: "Referer", value: "https://h/?apikey=SECRET7"),
+            HeaderField(name: "Location", value: "/plain/path?page=3"),
+            HeaderField(name: "X-Note", value: "see /ok?token=kept-not-a-url-header"),
+        ])
+        #expect(headers.map(\.value) == [
+            "/ok?token=REDACTED&page=2",
+            "http://u:REDACTED@127.0.0.1:8080/p",
+            "https://app.example/cb#access_token=REDACTED&state=xyz",
+            "/doc?a=1;sig=REDACTED",
+            "5; url=/next?session=REDACTED",
+            "<https://h/p?access_token=REDACTED>; rel=\"next\", </plain>; rel=\"prev\"",
+            "https://h/?apikey=REDACTED",
+            "/plain/path?page=3",
+            "see /ok?token=kept-not-a-url-header",
+        ])
+        #expect(Redactor.disabled.redact(headers: [HeaderField(name: "Location", value: "/?token=t")])[0].value == "/?token=t")
+    }
+
     @Test func theMemoAnswersAsTheRedactorDoes() {
-        // More distinct names than the memo keeps, each seen twice, secrets among them.
+        // More distinct names than the memo keeps, each seen twice, secrets and URL headers among them.
         let names = (0..<100).map { "X-Field-\($0)" } + ["Authorization", "x-TENANT", "Set-Cookie", "X-Auth-Token", "Accept"]
         let headers = (names + names.reversed()).map { HeaderField(name: $0, value: "v-" + $0) }
+            + [HeaderField(name: "Location", value: "/?token=t"), HeaderField(name: "Link", value: "</a?sig=s>")]
         for base in [redactor, Redactor.disabled] {
             var memo = HeaderRedactionMemo(redactor: base)
             for _ in 0..<2 {
