@@ -40,6 +40,14 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case truncatedBody
     case emptyReply
     case protocolError
+    /// The server's reply is not HTTP (HTTP/0.9, random bytes, status 000) or breaks its framing
+    /// (bad chunked encoding).
+    case invalidResponse
+    /// The response's header section is larger than libcurl accepts (one line over 100 KiB, or
+    /// 300 KiB in all).
+    case headerTooLarge
+    /// TCP connected, but the TLS handshake did not finish in time.
+    case tlsTimeout
     case httpStatus
     case tooManyRedirects
     case unsupportedFeature

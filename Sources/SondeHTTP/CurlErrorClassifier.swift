@@ -18,13 +18,16 @@ public struct CurlFailure: Sendable {
     public var verifyResult: Int
     /// True when the TCP connection had been established before the failure.
     public var connected: Bool
+    /// True when TCP had connected for an https transfer whose TLS handshake had not finished.
+    public var tlsPending: Bool
     /// The URL (redacted) for messages.
     public var url: String
     /// Host and port the transfer went to, when known.
     public var remote: String?
 
     public init(curlCode: Int, detail: String, osErrno: Int32 = 0, verifyResult: Int = 0, connected: Bool = false,
-                url: String, remote: String? = nil) {
+                tlsPending: Bool = false, url: String, remote: String? = nil) {
+        self.tlsPending = tlsPending
         self.curlCode = curlCode
         self.detail = detail
         self.osErrno = osErrno
@@ -34,9 +37,10 @@ public struct CurlFailure: Sendable {
         self.remote = remote
     }
 
-    /// True for failures that happen before any network activity.
+    /// True for failures that happen before any network activity (libcurl also answers
+    /// CURLE_UNSUPPORTED_PROTOCOL to a reply that is not HTTP, after connecting).
     public var isLocal: Bool {
-        curlCode == Int(CURLE_URL_MALFORMAT.rawValue) || curlCode == Int(CURLE_UNSUPPORTED_PROTOCOL.rawValue)
+        !connected && (curlCode == Int(CURLE_URL_MALFORMAT.rawValue) || curlCode == Int(CURLE_UNSUPPORTED_PROTOCOL.rawValue))
     }
 }
 
@@ -45,10 +49,14 @@ public enum CurlErrorClassifier {
         let code = CURLcode(rawValue: UInt32(clamping: failure.curlCode))
         let detail = failure.detail.isEmpty ? String(cString: curl_easy_strerror(code)) : failure.detail
         let target = failure.remote ?? failure.url
+        let lowercasedDetail = detail.lowercased()
         func error(_ kind: ErrorCode, _ message: String, reason: String? = nil) -> TaskError {
             TaskError(code: kind, message: "\(message) (libcurl: \(detail))", curlCode: failure.curlCode, reason: reason)
         }
         switch code {
+        case CURLE_UNSUPPORTED_PROTOCOL where failure.connected:
+            // "Received HTTP/0.9 when not allowed", "Unsupported response code in HTTP response".
+            return error(.invalidResponse, "\(target) did not answer with an HTTP response (no status line, or a status outside 100-599)")
         case CURLE_UNSUPPORTED_PROTOCOL:
             return error(.unsupportedScheme, "unsupported URL scheme in \(failure.url): sonde probes http:// and https:// URLs")
         case CURLE_URL_MALFORMAT:
@@ -69,6 +77,9 @@ public enum CurlErrorClassifier {
                 return error(.connectionRefused, "could not connect to \(target)")
             }
         case CURLE_OPERATION_TIMEDOUT:
+            if failure.tlsPending {
+                return error(.tlsTimeout, "TCP connected to \(target), but the TLS handshake did not finish in time: the server accepts connections and does not answer TLS (raise --connect-timeout if it is just slow)")
+            }
             if !failure.connected {
                 return error(.connectTimeout, "TCP connect to \(target) did not complete in time: raise --connect-timeout, or check that the host answers")
             }
@@ -79,6 +90,15 @@ public enum CurlErrorClassifier {
             return classifyTLS(code, failure, error)
         case CURLE_PARTIAL_FILE:
             return error(.truncatedBody, "the server closed the connection before sending the whole body it announced")
+        case CURLE_RECV_ERROR where lowercasedDetail.contains("too large") && lowercasedDetail.contains("header"):
+            // "Too large response headers: 307265 > 307200"
+            return error(.headerTooLarge, "the response headers from \(target) are larger than libcurl accepts (300 KiB in all)")
+        case CURLE_RECV_ERROR where lowercasedDetail.contains("chunk"):
+            // "Illegal or missing hexadecimal sequence in chunked-encoding" and the like.
+            return error(.invalidResponse, "the response from \(target) broke its chunked transfer encoding")
+        case CURLE_OUT_OF_MEMORY where failure.connected:
+            // libcurl 7.88 fails a header line over its 100 KiB limit with this code and "Out of memory".
+            return error(.headerTooLarge, "a response header line from \(target) is longer than libcurl accepts (100 KiB)")
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
             if failure.osErrno == ECONNRESET || failure.osErrno == EPIPE {
                 return error(.connectionReset, "the connection to \(target) was reset by the peer")

@@ -258,15 +258,12 @@ public final class ProbeRunner {
         let reused = usedConnection && !opened
 
         var failure: TaskError? = nil
+        var local = false
         if result != CURLE_OK {
-            let remote = remoteAddress.map { "\($0):\(remotePort)" } ?? URLParts(task.currentURL).map { "\($0.host):\($0.port)" }
-            let facts = CurlFailure(
-                curlCode: Int(result.rawValue), detail: easy.errorDetail, osErrno: Int32(easy.long(CURLINFO_OS_ERRNO)),
-                verifyResult: easy.long(CURLINFO_SSL_VERIFYRESULT), connected: timers.connect > 0 || reused,
-                url: redactor.redact(url: task.currentURL), remote: remote)
+            let facts = easy.failureFacts(result, url: task.currentURL, redactor: redactor)
             failure = CurlErrorClassifier.classify(facts)
+            local = facts.isLocal
         }
-        let local = result == CURLE_URL_MALFORMAT || result == CURLE_UNSUPPORTED_PROTOCOL
         let timing = TransactionTiming(timers: timers, reused: reused, secure: secure, completed: result == CURLE_OK,
                                        networkStarted: !local)
         let start = task.hopStartWall

@@ -174,11 +174,7 @@ public final class StreamingTransfer {
                 result.error = TaskError(code: .timedOut, message: "the transfer stalled: nothing moved for \(stallTimeoutMs ?? 0) ms "
                     + "(after \(result.bodyBytes) body bytes)", curlCode: Int(code.rawValue))
             } else {
-                let remote = easy.string(CURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : "\($0):\(easy.long(CURLINFO_PRIMARY_PORT))" }
-                result.error = CurlErrorClassifier.classify(CurlFailure(
-                    curlCode: Int(code.rawValue), detail: easy.errorDetail, osErrno: Int32(easy.long(CURLINFO_OS_ERRNO)),
-                    verifyResult: easy.long(CURLINFO_SSL_VERIFYRESULT), connected: easy.offset(CURLINFO_CONNECT_TIME_T) > 0,
-                    url: redactor.redact(url: url), remote: remote ?? URLParts(url).map { "\($0.host):\($0.port)" }))
+                result.error = CurlErrorClassifier.classify(easy.failureFacts(code, url: url, redactor: redactor))
             }
         }
         return result

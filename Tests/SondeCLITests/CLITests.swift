@@ -620,6 +620,40 @@ import Testing
     }
 }
 
+/// Each broken reply of a hostile peer (`Fixtures/hostile_http.py`) gets the cause a person can
+/// act on, not a neighbour's (an HTTP/0.9 reply once read as an unsupported scheme, a stalled TLS
+/// handshake as a TCP connect timeout, a 110 KB header line as "Out of memory").
+@Suite struct FailureCauseCLITests {
+    @Test(arguments: [
+        ("http09", "invalidResponse", "did not answer with an HTTP response"),
+        ("random", "invalidResponse", "did not answer with an HTTP response"),
+        ("status000", "invalidResponse", "status outside 100-599"),
+        ("manyheaders", "headerTooLarge", "response headers"),
+        ("longheader", "headerTooLarge", "header line"),
+        ("badchunk", "invalidResponse", "chunked"),
+        ("stalltls", "tlsTimeout", "TLS handshake did not finish"),
+        ("stalltls-total", "tlsTimeout", "TLS handshake did not finish"),
+    ])
+    func aHostileReplyGetsItsOwnCause(mode: String, code: String, words: String) throws {
+        let port = Harness.freePort()
+        let work = Harness.temporaryDirectory()
+        let server = mode.hasPrefix("stalltls") ? "stalltls" : mode
+        let pid = try Harness.spawn("/usr/bin/env", ["python3", Harness.root + "/Tests/SondeCLITests/Fixtures/hostile_http.py",
+                                                     server, "\(port)", "30"], stdout: work + "/server.out", stderr: work + "/server.err")
+        defer { Harness.stop(pid, signal: SIGKILL) }
+        #expect(Harness.waitFor(seconds: 20) { ((try? String(contentsOfFile: work + "/server.out", encoding: .utf8)) ?? "").contains("ready") })
+        let scheme = server == "stalltls" ? "https" : "http"
+        // A stalled handshake under --connect-timeout ("SSL connection timeout") and under --timeout alone.
+        let limits = mode == "stalltls" ? ["--connect-timeout", "1"] : ["--timeout", mode == "stalltls-total" ? "1" : "5"]
+        let result = try Harness.sonde(["probe", "--json", "--output-dir", work + "/reports"] + limits + ["\(scheme)://127.0.0.1:\(port)/"])
+        #expect(result.status == 1, "\(result.stderr)")
+        let task = try #require((try Harness.json(result.stdout)["probes"] as? [[String: Any]])?.first)
+        let error = try #require(task["error"] as? [String: Any])
+        #expect(error["code"] as? String == code, "\(error)")
+        #expect((error["message"] as? String ?? "").contains(words), "\(error)")
+    }
+}
+
 /// Against a real, independent server: nginx with TLS, HTTP/2 and h2c.
 @Suite(.serialized) struct CLINginxTests {
     @Test func protocolsAndReuseAgainstNginx() throws {

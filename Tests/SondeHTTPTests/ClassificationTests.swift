@@ -4,9 +4,21 @@ import Testing
 @testable import SondeHTTP
 
 @Suite struct CurlErrorClassifierTests {
-    private func classify(_ code: CURLcode, errno: Int32 = 0, verify: Int = 0, connected: Bool = false, detail: String = "") -> TaskError {
-        CurlErrorClassifier.classify(CurlFailure(curlCode: Int(code.rawValue), detail: detail, osErrno: errno,
-                                                 verifyResult: verify, connected: connected, url: "https://h/", remote: "127.0.0.1:1"))
+    private func classify(_ code: CURLcode, errno: Int32 = 0, verify: Int = 0, connected: Bool = false, tlsPending: Bool = false,
+                          detail: String = "") -> TaskError {
+        CurlErrorClassifier.classify(CurlFailure(curlCode: Int(code.rawValue), detail: detail, osErrno: errno, verifyResult: verify,
+                                                 connected: connected, tlsPending: tlsPending, url: "https://h/", remote: "127.0.0.1:1"))
+    }
+
+    /// The same libcurl code means different things before and after a connection: each gets its own cause.
+    @Test func repliesThatAreNotHTTPAndOversizedHeadersHaveTheirOwnCodes() {
+        #expect(classify(CURLE_UNSUPPORTED_PROTOCOL, connected: true, detail: "Received HTTP/0.9 when not allowed").code == .invalidResponse)
+        #expect(classify(CURLE_UNSUPPORTED_PROTOCOL, connected: false).code == .unsupportedScheme)
+        #expect(classify(CURLE_RECV_ERROR, connected: true, detail: "Too large response headers: 307265 > 307200").code == .headerTooLarge)
+        #expect(classify(CURLE_RECV_ERROR, connected: true, detail: "Illegal or missing hexadecimal sequence in chunked-encoding").code == .invalidResponse)
+        #expect(classify(CURLE_OUT_OF_MEMORY, connected: true, detail: "Out of memory").code == .headerTooLarge)
+        #expect(classify(CURLE_OPERATION_TIMEDOUT, connected: true, tlsPending: true, detail: "SSL connection timeout").code == .tlsTimeout)
+        #expect(classify(CURLE_RECV_ERROR, errno: 104, connected: true).code == .connectionReset)
     }
 
     @Test func mapsEveryClassToItsCode() {
