@@ -1,4 +1,4 @@
-/// The process exit codes (DESIGN.md). Part of the product: scripts and CI depend on them.
+/// The process exit codes (README.md, "Exit codes"). Part of the product: scripts and CI depend on them.
 public enum ExitStatus: Int32, Sendable {
     /// All good.
     case success = 0

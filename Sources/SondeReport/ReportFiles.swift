@@ -28,7 +28,7 @@ public struct RunOutcome: Sendable {
         self.sample = sample
     }
 
-    /// The process exit status of every command that writes a run (DESIGN.md): interrupted 130,
+    /// The process exit status of every command that writes a run (README.md, "Exit codes"): interrupted 130,
     /// then thresholds failed 99, then a failed task or run error 1, else 0.
     public var exitStatus: ExitStatus {
         if run.status == .interrupted { return .interrupted }
