@@ -21,11 +21,12 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
 
     /// "http/1.0", "http/1.1", "h2" (over TLS), "h2c" (cleartext) or "h3"; nil when no response came.
     public var networkProtocolName: String?
-    /// Milliseconds this hop waited in sonde's queue before libcurl started it (HAR's `blocked`):
-    /// under `--parallel`, hops to an origin that may multiplex wait for its first connection to
-    /// be set up. `fetchStartDate` is the start of that wait; every other date and every phase
-    /// comes after it, so `queue + phases.total` spans `fetchStartDate` to the hop's end.
-    /// 0 when the hop started at once; nil in reports written before sonde measured it.
+    /// Milliseconds from `fetchStartDate` until libcurl started this hop (HAR's `blocked`): under
+    /// `--parallel`, hops to an origin that may multiplex wait in sonde's queue for its first
+    /// connection to be set up; otherwise only the moment libcurl takes to pick a transfer up
+    /// (µs, more on a loaded machine). Every other date and every phase comes after it, so
+    /// `queue + phases.total` spans `fetchStartDate` to the hop's end. nil in reports written
+    /// before sonde measured it.
     public var queue: Double?
     public var isReusedConnection: Bool
     public var isProxyConnection: Bool

@@ -266,7 +266,15 @@ public final class ProbeRunner {
         }
         let timing = TransactionTiming(timers: timers, reused: reused, secure: secure, completed: result == CURLE_OK,
                                        networkStarted: !local)
-        let start = task.hopStartWall
+        // libcurl's timers count from when it picked the transfer up, a little after sonde added it
+        // (more on a loaded machine): anchor them there, at the request's start (the C shim's
+        // CURLOPT_PREREQFUNCTION time) less libcurl's pretransfer offset. The pick-up delay is
+        // part of the queue. A transfer that never got that far keeps sonde's own start.
+        var anchor = task.hopStartMonotonic
+        if let requestStart = easy.requestStartMicros, timers.preTransfer > 0 {
+            anchor = max(anchor, requestStart - timers.preTransfer)
+        }
+        let start = task.hopStartWall.adding(microseconds: anchor - task.hopStartMonotonic)
         func date(_ offset: Int64?) -> Timestamp? { offset.map { start.adding(microseconds: $0) } }
 
         var connectionID: Int? = nil
@@ -300,7 +308,7 @@ public final class ProbeRunner {
             request: RequestRecord(method: task.method, url: redactor.redact(url: task.currentURL),
                                    headers: task.redactedHeaders),
             response: status > 0 ? ResponseRecord(statusCode: status, headers: responseRedaction.redact(easy.responseHeaders)) : nil,
-            fetchStartDate: task.queueStartWall ?? start,
+            fetchStartDate: task.queueStartWall ?? task.hopStartWall,
             domainLookupStartDate: fresh && timing.dnsEnd != nil ? start : nil,
             domainLookupEndDate: fresh ? date(timing.dnsEnd) : nil,
             connectStartDate: fresh ? date(timing.dnsEnd) : nil,
@@ -312,7 +320,7 @@ public final class ProbeRunner {
             responseStartDate: date(timing.responseStart),
             responseEndDate: result == CURLE_OK ? date(timing.responseEnd) : nil,
             networkProtocolName: status > 0 ? protocolName : nil,
-            queue: task.queueStartMonotonic.map { milliseconds(fromMicroseconds: max(0, task.hopStartMonotonic - $0)) } ?? 0,
+            queue: milliseconds(fromMicroseconds: anchor - (task.queueStartMonotonic ?? task.hopStartMonotonic)),
             isReusedConnection: reused,
             isProxyConnection: options.proxy != nil,
             connectionID: connectionID,

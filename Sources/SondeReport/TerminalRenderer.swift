@@ -57,7 +57,8 @@ public struct TerminalRenderer: Sendable {
             return "\(phase.name) " + (value.map(formatMs) ?? "–")
         }
         // A hop that waited in sonde's queue (--parallel) says so first: its phases start after it.
-        let queued = (t.queue ?? 0) > 0 ? ["queue " + formatMs(t.queue ?? 0)] : []
+        // (Under 0.1 ms it is only libcurl picking the transfer up.)
+        let queued = (t.queue ?? 0) >= 0.1 ? ["queue " + formatMs(t.queue ?? 0)] : []
         lines.append("    " + (queued + parts).joined(separator: " │ ") + " │ total " + (p.total.map(formatMs) ?? "–") + " ms")
         lines.append("    ▕" + bar(p) + "▏")
         return lines
