@@ -1,0 +1,56 @@
+import Foundation
+import SondeCore
+import Testing
+
+/// `sonde soak` against independent peers that do what real servers do and what broken ones do
+/// (issue #18): a Python `websockets` server that pushes messages of its own and answers the
+/// upgrade with secret-bearing headers, and a raw-socket Python server that breaks RFC 6455 one
+/// rule at a time and reports the close code sonde sent it.
+extension SoakCLITests {
+    /// Starts a Python fixture on a free loopback port; waits (at most 10 s) for its "ready" line.
+    private static func startFixture(_ name: String) throws -> (pid: pid_t, port: Int, log: String) {
+        let port = Harness.freePort()
+        let log = NSTemporaryDirectory() + "sonde-\(name)-\(UUID().uuidString).log"
+        let pid = try Harness.spawn("/usr/bin/env", ["python3", Harness.root + "/Tests/SondeCLITests/Fixtures/" + name, "\(port)"],
+                                    stdout: log, stderr: log)
+        if Harness.waitFor(seconds: 10, { (try? String(contentsOfFile: log, encoding: .utf8))?.contains("ready") == true }) {
+            return (pid, port, log)
+        }
+        Harness.stop(pid, signal: SIGKILL)
+        throw Harness.SpawnError(message: "\(name) did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+    }
+
+    private func folder(_ output: String) throws -> String {
+        output + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: output).first))
+    }
+
+    @Test func messagesTheServerPushesAreCountedAsItsOwnNotAsCorruptedEchoes() throws {
+        let server = try Self.startFixture("ws_push_server.py")
+        defer { Harness.stop(server.pid, signal: SIGKILL) }
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["soak", "ws://127.0.0.1:\(server.port)/", "--duration", "3s", "--ping-interval", "1s",
+                                        "--message-rate", "10", "--output-dir", output], timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("✓ soak recovered"), "\(result.stdout)")
+        #expect(result.stdout.contains("from the server 2 (23 bytes"), "\(result.stdout)")
+        let run = try folder(output)
+        #expect(try Harness.validate([run + "/report.json"]).status == 0)
+        let report = try Harness.json(String(contentsOfFile: run + "/report.json", encoding: .utf8))
+        let soak = try #require((report["soaks"] as? [[String: Any]])?.first)
+        #expect(soak["passed"] as? Bool == true, "\(soak["problems"] ?? "")")
+        let messages = try #require(soak["messages"] as? [String: Any])
+        let sent = messages["sent"] as? Int ?? 0, received = messages["received"] as? Int ?? 0
+        #expect(messages["corrupted"] as? Int == 0 && messages["duplicated"] as? Int == 0)
+        #expect(sent > 10 && sent == received + (messages["lost"] as? Int ?? -1), "\(messages)")
+        // The greeting (7 bytes of text) and the 16-byte binary push, once per connection.
+        let fromServer = try #require(messages["fromServer"] as? [String: Any], "\(messages)")
+        #expect(fromServer["count"] as? Int == 2 && fromServer["bytes"] as? Int == 23, "\(fromServer)")
+        let rate = try #require(fromServer["ratePerSecond"] as? Double)
+        #expect(rate > 0.4 && rate < 1.5, "2 messages over about 3 s: \(rate)/s")
+        let attempt = try #require((soak["attempts"] as? [[String: Any]])?.first)
+        let own = (attempt["messages"] as? [String: Any])?["fromServer"] as? [String: Any]
+        #expect(own?["count"] as? Int == 2 && own?["bytes"] as? Int == 23, "\(attempt)")
+        let html = try String(contentsOfFile: run + "/report.html", encoding: .utf8)
+        #expect(html.contains("2 messages of its own (23 bytes"), "the HTML soak section names the server's messages")
+    }
+}
