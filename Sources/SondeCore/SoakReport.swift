@@ -221,8 +221,11 @@ public enum DisconnectCause: String, Codable, Sendable, CaseIterable {
     case pongTimeout
     /// The opening handshake failed (see the attempt's error).
     case handshakeFailure
-    /// The peer broke the WebSocket protocol.
+    /// The peer broke the WebSocket protocol (a masked frame, RSV bits, a reserved opcode, a bad
+    /// control frame, invalid UTF-8): sonde failed the connection with 1002 or 1007.
     case protocolError
+    /// A frame or message over sonde's maximum frame size: sonde closed with 1009.
+    case frameTooLarge
     /// The soak's duration ended (or it was interrupted): sonde closed with 1000.
     case runEnded
     /// An idle-timeout probe connection reached its planned silence and sonde closed it.

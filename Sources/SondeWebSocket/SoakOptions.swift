@@ -26,5 +26,9 @@ public struct SoakOptions: Sendable {
     public static let defaultMaxFrameSize = 1 << 24
 
     /// Why these options cannot run, in words, or nil.
-    public var problem: String? { config.problem(maxMessageSize: maxFrameSize) }
+    public var problem: String? {
+        // SwiftNIO's frame decoder traps on a limit over UInt32.max.
+        guard maxFrameSize >= 16 && maxFrameSize <= Int(UInt32.max) else { return "the maximum frame size must be 16 bytes to 4 GiB" }
+        return config.problem(maxMessageSize: maxFrameSize)
+    }
 }

@@ -10,8 +10,9 @@ import SondeCore
 /// Opens one WebSocket connection (RFC 6455 §4) and times each step on the way: DNS (a
 /// blocking `getaddrinfo` on NIO's thread pool), TCP connect, TLS, and the HTTP upgrade from the
 /// request written to the response head read. On success the channel speaks WebSocket frames
-/// and carries the handler `makeSession` built; on failure the error is classified. Response
-/// headers are redacted as they are recorded, so no caller can forget.
+/// (checked by `ServerFrameValidator`, fragments reassembled up to `maxFrameSize`) and carries the
+/// handler `makeSession` built; on failure the error is classified. Response headers are redacted
+/// as they are recorded, so no caller can forget.
 ///
 /// Threading: everything after `open` runs on `loop`; `completion` is called exactly once, on `loop`.
 struct WebSocketHandshaker {
@@ -61,7 +62,8 @@ struct WebSocketHandshaker {
         observer.handshake.remotePort = address.port
         let tls = self.tls
         let upgrader = NIOWebSocketClientUpgrader(
-            maxFrameSize: options.maxFrameSize, automaticErrorHandling: true,
+            // Protocol errors are the session's to handle: it records why, then sends the close frame.
+            maxFrameSize: options.maxFrameSize, automaticErrorHandling: false,
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture { try observer.upgraded(channel: channel, response: head) }
             })
@@ -225,7 +227,12 @@ final class HandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
         handshake.totalMs = milliseconds(since: started)
         channel.pipeline.syncOperations.removeHandler(self, promise: nil)
         let session = try makeSession(channel, handshake)
-        try channel.pipeline.syncOperations.addHandler(session)
+        try channel.pipeline.syncOperations.addHandlers([
+            ServerFrameValidator(),
+            NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16,
+                                        maxAccumulatedFrameSize: options.maxFrameSize),
+            session,
+        ])
         completion(.success(channel), handshake)
     }
 

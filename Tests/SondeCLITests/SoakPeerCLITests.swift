@@ -53,4 +53,37 @@ extension SoakCLITests {
         let html = try String(contentsOfFile: run + "/report.html", encoding: .utf8)
         #expect(html.contains("2 messages of its own (23 bytes"), "the HTML soak section names the server's messages")
     }
+
+    /// Frames a client must not accept (RFC 6455 §5.1, §5.2, §5.5, §8.1) and frames over sonde's
+    /// maximum frame size: each fails the connection with the close code the RFC asks for, sent by
+    /// sonde and seen by the peer, and the attempt says why.
+    @Test(arguments: [
+        ("masked", "protocolError", 1002), ("rsv", "protocolError", 1002), ("opcode", "protocolError", 1002),
+        ("utf8", "protocolError", 1007), ("huge", "frameTooLarge", 1009), ("giant", "frameTooLarge", 1009),
+        ("fragmentedping", "protocolError", 1002), ("longping", "protocolError", 1002),
+    ])
+    func aFrameBreakingTheProtocolFailsTheConnectionWithTheRightCause(mode: String, cause: String, code: Int) throws {
+        let server = try Self.startFixture("ws_rogue_server.py")
+        defer { Harness.stop(server.pid, signal: SIGKILL) }
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["soak", "ws://127.0.0.1:\(server.port)/\(mode)", "--duration", "10s", "--ping-interval", "1s",
+                                        "--max-attempts", "1", "--output-dir", output], timeout: 60)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("disconnects: \(cause) 1"), "\(result.stdout)")
+        let run = try folder(output)
+        #expect(try Harness.validate([run + "/report.json"]).status == 0)
+        let report = try Harness.json(String(contentsOfFile: run + "/report.json", encoding: .utf8))
+        let attempt = try #require(((report["soaks"] as? [[String: Any]])?.first?["attempts"] as? [[String: Any]])?.first)
+        #expect(attempt["openedAt"] is String)
+        #expect(attempt["cause"] as? String == cause, "\(attempt)")
+        #expect(attempt["closedBy"] as? String == "client" && attempt["closeCode"] as? Int == code, "\(attempt)")
+        let reason = attempt["closeReason"] as? String ?? ""
+        #expect(!reason.isEmpty)
+        if cause == "frameTooLarge" { #expect(reason.contains("16777216 bytes"), "the limit is named: \(reason)") }
+        // The peer saw that close code on the wire.
+        let seen = Harness.waitFor(seconds: 5) {
+            (try? String(contentsOfFile: server.log, encoding: .utf8))?.contains("\(mode) close \(code)") == true
+        }
+        #expect(seen, "\((try? String(contentsOfFile: server.log, encoding: .utf8)) ?? "")")
+    }
 }
