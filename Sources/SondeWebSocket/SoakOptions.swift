@@ -7,6 +7,8 @@ public struct SoakOptions: Sendable {
     public var config: SoakConfig
     /// Request headers as sent (unredacted; the config holds the redacted copy).
     public var headers: [HeaderField]
+    /// Subprotocols offered, as sent (unredacted; the config holds the copy the report records).
+    public var subprotocols: [String]
     /// PEM file of extra trust roots for wss (`--cacert`).
     public var caFile: String?
     /// Largest message accepted from the server, bytes.
@@ -14,10 +16,13 @@ public struct SoakOptions: Sendable {
     /// The local ports every connection binds to, in turn (`--capture`); nil: the kernel's choice.
     public var localPorts: LocalPortCursor?
 
-    public init(url: WebSocketURL, config: SoakConfig, headers: [HeaderField], caFile: String?, maxFrameSize: Int = SoakOptions.defaultMaxFrameSize) {
+    /// `subprotocols` nil: the config's.
+    public init(url: WebSocketURL, config: SoakConfig, headers: [HeaderField], subprotocols: [String]? = nil, caFile: String?,
+                maxFrameSize: Int = SoakOptions.defaultMaxFrameSize) {
         self.url = url
         self.config = config
         self.headers = headers
+        self.subprotocols = subprotocols ?? config.subprotocols
         self.caFile = caFile
         self.maxFrameSize = maxFrameSize
     }
