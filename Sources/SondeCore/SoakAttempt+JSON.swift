@@ -111,6 +111,7 @@ extension SoakAttempt.Messages: JSONWritable, JSONReadable {
         output.object { o in
             o.member("corrupted", corrupted)
             o.member("duplicated", duplicated)
+            o.member("fromServer", fromServer)
             o.member("lost", lost)
             o.member("received", received)
             o.member("reordered", reordered)
@@ -128,6 +129,27 @@ extension SoakAttempt.Messages: JSONWritable, JSONReadable {
             case "duplicated": duplicated = try r.readInt()
             case "reordered": reordered = try r.readInt()
             case "corrupted": corrupted = try r.readInt()
+            case "fromServer": fromServer = try SoakAttempt.ServerMessages(reading: &r)
+            default: try r.skipValue()
+            }
+        }
+    }
+}
+
+extension SoakAttempt.ServerMessages: JSONWritable, JSONReadable {
+    public func writeJSON(to output: inout JSONOutput) {
+        output.object { o in
+            o.member("bytes", bytes)
+            o.member("count", count)
+        }
+    }
+
+    public init(reading reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readObject { (r: inout JSONReader, key: JSONKey) throws(JSONReadError) in
+            switch key {
+            case "count": count = try r.readInt()
+            case "bytes": bytes = try r.readInt()
             default: try r.skipValue()
             }
         }

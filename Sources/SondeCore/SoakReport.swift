@@ -81,6 +81,21 @@ public struct SoakReport: Codable, Sendable {
         /// Echoes whose payload did not match what was sent.
         public var corrupted = 0
         public var rttMs: DistributionSummary?
+        /// Messages the server sent of its own accord (not in sonde's format): never echoes.
+        public var fromServer = ServerMessageSummary()
+        public init() {}
+    }
+
+    /// Data messages the server sent of its own accord (greetings, subscriptions, presence):
+    /// every text or binary message that does not carry sonde's message header.
+    public struct ServerMessageSummary: Codable, Sendable, Equatable {
+        public var count = 0
+        /// Their payload bytes (reassembled).
+        public var bytes = 0
+        /// Messages per second per open connection: the messages of the attempts that opened
+        /// and ended over the seconds those were open (an attempt still open in a killed run's
+        /// journal has no end, so it counts in neither); null when there is no such attempt.
+        public var ratePerSecond: Double?
         public init() {}
     }
 
@@ -206,8 +221,11 @@ public enum DisconnectCause: String, Codable, Sendable, CaseIterable {
     case pongTimeout
     /// The opening handshake failed (see the attempt's error).
     case handshakeFailure
-    /// The peer broke the WebSocket protocol.
+    /// The peer broke the WebSocket protocol (a masked frame, RSV bits, a reserved opcode, a bad
+    /// control frame, invalid UTF-8): sonde failed the connection with 1002 or 1007.
     case protocolError
+    /// A frame or message over sonde's maximum frame size: sonde closed with 1009.
+    case frameTooLarge
     /// The soak's duration ended (or it was interrupted): sonde closed with 1000.
     case runEnded
     /// An idle-timeout probe connection reached its planned silence and sonde closed it.
@@ -274,6 +292,15 @@ public struct SoakAttempt: Codable, Sendable, Equatable {
         public var duplicated = 0
         public var reordered = 0
         public var corrupted = 0
+        /// Messages the server sent of its own accord (not in sonde's format).
+        public var fromServer = ServerMessages()
+        public init() {}
+    }
+
+    /// Data messages the server sent of its own accord on one connection, and their payload bytes.
+    public struct ServerMessages: Codable, Sendable, Equatable {
+        public var count = 0
+        public var bytes = 0
         public init() {}
     }
 }
@@ -442,7 +469,7 @@ extension SoakReport.PingSummary {
 }
 
 extension SoakReport.MessageSummary {
-    private enum CodingKeys: String, CodingKey { case sent, received, lost, duplicated, reordered, corrupted, rttMs }
+    private enum CodingKeys: String, CodingKey { case sent, received, lost, duplicated, reordered, corrupted, rttMs, fromServer }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -453,6 +480,18 @@ extension SoakReport.MessageSummary {
         try c.encode(reordered, forKey: .reordered)
         try c.encode(corrupted, forKey: .corrupted)
         try c.encode(rttMs, forKey: .rttMs)
+        try c.encode(fromServer, forKey: .fromServer)
+    }
+}
+
+extension SoakReport.ServerMessageSummary {
+    private enum CodingKeys: String, CodingKey { case count, bytes, ratePerSecond }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(count, forKey: .count)
+        try c.encode(bytes, forKey: .bytes)
+        try c.encode(ratePerSecond, forKey: .ratePerSecond)
     }
 }
 

@@ -73,9 +73,15 @@ public struct SoakReportBuilder: Sendable {
         var opened = Set<Int>()
         var lastAttempt: [Int: SoakAttempt] = [:]
         var timeline = series
+        var serverRate = (count: 0, seconds: 0.0)
         for attempt in ordered {
             pings.add(attempt.pings)
             messages.add(attempt.messages)
+            if let opened = attempt.openedAt, let closed = attempt.closedAt ?? finishedAt {
+                // Journalled values: wrapping and Double arithmetic, so a damaged journal cannot trap.
+                serverRate.count &+= attempt.messages.fromServer.count
+                serverRate.seconds += max(0, Double(closed.microsecondsSince1970) - Double(opened.microsecondsSince1970)) / 1e6
+            }
             if attempt.attempt > 1 {
                 reconnects.count += 1
                 let cause = previousCause[attempt.connection]?.rawValue ?? "unknown"
@@ -108,6 +114,7 @@ public struct SoakReportBuilder: Sendable {
             if attempt.openedAt != nil { opened.insert(attempt.connection) }
             lastAttempt[attempt.connection] = attempt
         }
+        if serverRate.seconds > 0 { messages.fromServer.ratePerSecond = Double(serverRate.count) / serverRate.seconds }
         pings.rttMs = pingRTT.summary
         messages.rttMs = echoRTT.summary
         reconnects.timeToRecoverMs = recover.summary
@@ -169,5 +176,7 @@ extension SoakReport.MessageSummary {
         duplicated += counts.duplicated
         reordered += counts.reordered
         corrupted += counts.corrupted
+        fromServer.count &+= counts.fromServer.count
+        fromServer.bytes &+= counts.fromServer.bytes
     }
 }

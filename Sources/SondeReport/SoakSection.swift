@@ -56,6 +56,11 @@ enum SoakSection {
             if let rtt = m.rttMs { text += "; echo RTT p50 \(formatMs(rtt.p50)) ms, p99 \(formatMs(rtt.p99)) ms" }
             items.append(text + ".")
         }
+        let pushed = soak.messages.fromServer
+        if pushed.count > 0 {
+            items.append("The server sent \(pushed.count) message\(pushed.count == 1 ? "" : "s") of its own (\(pushed.bytes) bytes"
+                + (pushed.ratePerSecond.map { ", \(formatMs($0))/s per connection" } ?? "") + "): counted apart, never as echoes.")
+        }
         var reconnect = "\(soak.reconnects.count) reconnect\(soak.reconnects.count == 1 ? "" : "s")"
         if let recover = soak.reconnects.timeToRecoverMs {
             reconnect += "; time to recover p50 \(formatMs(recover.p50)) ms, max \(formatMs(recover.max)) ms"

@@ -187,6 +187,10 @@ public struct TerminalRenderer: Sendable {
             if let rtt = m.rttMs { text += "; echo rtt ms p50 \(formatMs(rtt.p50)) p99 \(formatMs(rtt.p99))" }
             lines.append(text)
         }
+        if m.fromServer.count > 0 {
+            lines.append("messages from the server \(m.fromServer.count) (\(m.fromServer.bytes) bytes"
+                + (m.fromServer.ratePerSecond.map { ", \(formatMs($0))/s per connection" } ?? "") + "), not echoes")
+        }
         let causes = soak.disconnects.byCause.filter { $0.key != DisconnectCause.runEnded.rawValue }
         if !causes.isEmpty {
             lines.append("disconnects: " + causes.sorted { $0.key < $1.key }.map { "\(shown($0.key)) \($0.value)" }.joined(separator: ", ")
@@ -243,9 +247,10 @@ public struct TerminalRenderer: Sendable {
     }
 }
 
-/// Milliseconds with two significant decimals at most: "0.42", "12.5", "250".
+/// Milliseconds with two significant decimals at most: "0.42", "12.5", "250". Values from a
+/// journal can be anything: one beyond Int's range (or infinite) is written as Swift prints it.
 public func formatMs(_ value: Double) -> String {
-    if value >= 100 { return String(Int(value.rounded())) }
+    if value >= 100 { return value < 9e18 ? String(Int(value.rounded())) : String(value) }
     if value >= 10 { return trimmed(value, 1) }
     return trimmed(value, 2)
 }

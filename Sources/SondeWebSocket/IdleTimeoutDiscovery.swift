@@ -88,7 +88,7 @@ final class IdleProbe {
         var attempt = SoakAttempt(connection: index, attempt: 1, startedAt: engine.clock.timestamp(), backoffMs: nil, backoffFailure: nil)
         engine.handshaker.open(on: loop, makeSession: { [self] _, _ in
             let session = SoakSessionHandler(
-                config: config, connection: index, attempt: 1, clock: engine.clock, sink: engine.sink,
+                config: config, maxFrameSize: engine.options.maxFrameSize, connection: index, attempt: 1, clock: engine.clock, sink: engine.sink,
                 sequences: MessageSequencer(), onEnd: { [self] ending, _ in
                     attempt.record(ending, at: engine.clock.timestamp())
                     engine.sink.attempt(attempt)

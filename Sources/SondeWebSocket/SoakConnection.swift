@@ -78,14 +78,12 @@ final class SoakConnection {
         let number = attemptNumber
         handshaker.open(on: loop, makeSession: { [self] channel, _ in
             let session = SoakSessionHandler(
-                config: options.config, connection: index, attempt: number, clock: clock, sink: sink,
+                config: options.config, maxFrameSize: options.maxFrameSize, connection: index, attempt: number, clock: clock, sink: sink,
                 sequences: sequences, onEnd: { [self] ending, sequences in
                     self.sequences = sequences
                     sessionEnded(ending)
                 })
             self.session = session
-            try channel.pipeline.syncOperations.addHandler(NIOWebSocketFrameAggregator(
-                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16, maxAccumulatedFrameSize: options.maxFrameSize))
             return session
         }, completion: { [self] result, handshake in
             handshakeFinished(result, handshake)

@@ -7,6 +7,8 @@ public struct SoakOptions: Sendable {
     public var config: SoakConfig
     /// Request headers as sent (unredacted; the config holds the redacted copy).
     public var headers: [HeaderField]
+    /// Subprotocols offered, as sent (unredacted; the config holds the copy the report records).
+    public var subprotocols: [String]
     /// PEM file of extra trust roots for wss (`--cacert`).
     public var caFile: String?
     /// Largest message accepted from the server, bytes.
@@ -14,10 +16,13 @@ public struct SoakOptions: Sendable {
     /// The local ports every connection binds to, in turn (`--capture`); nil: the kernel's choice.
     public var localPorts: LocalPortCursor?
 
-    public init(url: WebSocketURL, config: SoakConfig, headers: [HeaderField], caFile: String?, maxFrameSize: Int = SoakOptions.defaultMaxFrameSize) {
+    /// `subprotocols` nil: the config's.
+    public init(url: WebSocketURL, config: SoakConfig, headers: [HeaderField], subprotocols: [String]? = nil, caFile: String?,
+                maxFrameSize: Int = SoakOptions.defaultMaxFrameSize) {
         self.url = url
         self.config = config
         self.headers = headers
+        self.subprotocols = subprotocols ?? config.subprotocols
         self.caFile = caFile
         self.maxFrameSize = maxFrameSize
     }
@@ -26,5 +31,9 @@ public struct SoakOptions: Sendable {
     public static let defaultMaxFrameSize = 1 << 24
 
     /// Why these options cannot run, in words, or nil.
-    public var problem: String? { config.problem(maxMessageSize: maxFrameSize) }
+    public var problem: String? {
+        // SwiftNIO's frame decoder traps on a limit over UInt32.max.
+        guard maxFrameSize >= 16 && maxFrameSize <= Int(UInt32.max) else { return "the maximum frame size must be 16 bytes to 4 GiB" }
+        return config.problem(maxMessageSize: maxFrameSize)
+    }
 }

@@ -10,7 +10,9 @@ import SondeCore
 /// the connection), answers server pings, sends sequence-numbered messages at the message rate
 /// and checks every echo (lost, duplicated, reordered, corrupted), and works out why the
 /// connection ended: a close frame (with code, reason and who sent it first), a TCP reset, an EOF
-/// without a close frame, a pong timeout, a protocol error, or the end of the run.
+/// without a close frame, a pong timeout, a protocol error or a frame too large (sonde fails the
+/// connection: its close frame carries the RFC's code and the rule or limit broken), or the end
+/// of the run. Data messages without sonde's header are the server's own (`MessageSequencer`).
 ///
 /// Threading: lives on its channel's event loop; reports to its `SoakConnection` on that loop.
 ///
@@ -32,6 +34,8 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private let config: SoakConfig
+    /// Largest frame or reassembled message accepted from the server, bytes (for the reason sent).
+    private let maxFrameSize: Int
     private let connection: Int
     private let attempt: Int
     private let clock: SoakClock
@@ -53,10 +57,13 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var cause: DisconnectCause?
     private var sawReset = false
     private var ended = false
+    /// Sonde failed the connection (RFC 6455 §7.1.7): nothing more is read from it.
+    private var failed = false
 
-    init(config: SoakConfig, connection: Int, attempt: Int, clock: SoakClock, sink: SoakEventSink,
+    init(config: SoakConfig, maxFrameSize: Int, connection: Int, attempt: Int, clock: SoakClock, sink: SoakEventSink,
          sequences: MessageSequencer, onEnd: @escaping (Ending, MessageSequencer) -> Void) {
         self.config = config
+        self.maxFrameSize = maxFrameSize
         self.connection = connection
         self.attempt = attempt
         self.clock = clock
@@ -148,6 +155,7 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     // MARK: Inbound
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !failed else { return }
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
         case .pong:
@@ -166,7 +174,11 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
             if !sentClose { send(.pong, frame.unmaskedData) }
         case .binary, .text:
             let now = monotonicNanos()
-            if let rtt = sequences.receive(frame.unmaskedData, at: now) {
+            let payload = frame.unmaskedData
+            if frame.opcode == .text, !payload.withUnsafeReadableBytes({ String(validating: $0, as: UTF8.self) != nil }) {
+                return fail(WebSocketViolation(code: 1007, "a text message that is not valid UTF-8 (RFC 6455 §8.1)"))
+            }
+            if let rtt = sequences.receive(payload, at: now) {
                 sink.echo(rttMicros: Int64(rtt / 1000))
             }
         case .connectionClose:
@@ -193,16 +205,28 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        if let error = error as? IOError, error.errnoCode == ECONNRESET {
-            sawReset = true
-        } else if error is NIOWebSocketError || error is NIOWebSocketFrameAggregator.Error {
-            // NIO's protocol error handler has sent a close frame (1002) and closes the channel.
-            if cause == nil { cause = .protocolError }
-            if closedBy == nil { closedBy = "client" }
-            if closeCode == nil { closeCode = 1002 }
-            sentClose = true
-        }
+        if let violation = WebSocketViolation(error, maxFrameSize: maxFrameSize) { return fail(violation) }
+        if let error = error as? IOError, error.errnoCode == ECONNRESET { sawReset = true }
         context.close(promise: nil)
+    }
+
+    /// Fails the connection (RFC 6455 §7.1.7): records the violation's cause and, unless a close
+    /// frame was already sent, sends one with its code and reason; then closes TCP once that is
+    /// written, without waiting for the server's answer. Frames still arriving are ignored.
+    private func fail(_ violation: WebSocketViolation) {
+        guard let context, !ended, !failed else { return }
+        failed = true
+        if cause == nil { cause = violation.cause }
+        guard !sentClose else { return context.close(promise: nil) }
+        sentClose = true
+        closedBy = "client"
+        closeCode = Int(violation.code)
+        closeReason = violation.reason
+        var payload = context.channel.allocator.buffer(capacity: 2 + violation.reason.utf8.count)
+        payload.writeInteger(violation.code)
+        payload.writeString(violation.reason)
+        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: payload)
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in context.close(promise: nil) }
     }
 
     /// The keepalive clock's pong deadline for ping `sequence`: if it is still unanswered, the

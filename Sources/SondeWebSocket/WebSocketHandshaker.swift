@@ -10,8 +10,10 @@ import SondeCore
 /// Opens one WebSocket connection (RFC 6455 §4) and times each step on the way: DNS (a
 /// blocking `getaddrinfo` on NIO's thread pool), TCP connect, TLS, and the HTTP upgrade from the
 /// request written to the response head read. On success the channel speaks WebSocket frames
-/// and carries the handler `makeSession` built; on failure the error is classified. Response
-/// headers are redacted as they are recorded, so no caller can forget.
+/// (checked by `ServerFrameValidator`, fragments reassembled up to `maxFrameSize`) and carries the
+/// handler `makeSession` built; on failure the error is classified. Response headers are redacted
+/// as they are recorded, and everything the handshake records from them (subprotocol,
+/// extensions) is read from the redacted copy, so no caller can forget.
 ///
 /// Threading: everything after `open` runs on `loop`; `completion` is called exactly once, on `loop`.
 struct WebSocketHandshaker {
@@ -61,7 +63,8 @@ struct WebSocketHandshaker {
         observer.handshake.remotePort = address.port
         let tls = self.tls
         let upgrader = NIOWebSocketClientUpgrader(
-            maxFrameSize: options.maxFrameSize, automaticErrorHandling: true,
+            // Protocol errors are the session's to handle: it records why, then sends the close frame.
+            maxFrameSize: options.maxFrameSize, automaticErrorHandling: false,
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture { try observer.upgraded(channel: channel, response: head) }
             })
@@ -168,8 +171,8 @@ final class HandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
     private func sendRequest(context: ChannelHandlerContext) {
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: options.url.hostHeader)
-        if !options.config.subprotocols.isEmpty {
-            headers.add(name: "Sec-WebSocket-Protocol", value: options.config.subprotocols.joined(separator: ", "))
+        if !options.subprotocols.isEmpty {
+            headers.add(name: "Sec-WebSocket-Protocol", value: options.subprotocols.joined(separator: ", "))
         }
         headers.add(name: "User-Agent", value: "sonde/\(SondeVersion.current)")
         for field in options.headers { headers.add(name: field.name, value: field.value) }
@@ -215,9 +218,9 @@ final class HandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
     /// 101 with a valid accept key: the upgrader removed the HTTP handlers and added the frame codec.
     func upgraded(channel: Channel, response: HTTPResponseHead) throws {
         record(response)
-        let offered = options.config.subprotocols
-        if let chosen = handshake.subprotocol, !offered.contains(chosen) {
-            fail(TaskError(code: .protocolError, message: "the server chose subprotocol \(chosen), which sonde did not offer (RFC 6455 §4.1)"))
+        if let chosen = response.headers["Sec-WebSocket-Protocol"].first, !options.subprotocols.contains(chosen) {
+            fail(TaskError(code: .protocolError, message: "the server chose subprotocol \(handshake.subprotocol ?? Redactor.mask), "
+                + "which sonde did not offer (RFC 6455 §4.1)"))
             return
         }
         guard let completion else { return }
@@ -225,16 +228,23 @@ final class HandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
         handshake.totalMs = milliseconds(since: started)
         channel.pipeline.syncOperations.removeHandler(self, promise: nil)
         let session = try makeSession(channel, handshake)
-        try channel.pipeline.syncOperations.addHandler(session)
+        try channel.pipeline.syncOperations.addHandlers([
+            ServerFrameValidator(),
+            NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16,
+                                        maxAccumulatedFrameSize: options.maxFrameSize),
+            session,
+        ])
         completion(.success(channel), handshake)
     }
 
     private func record(_ response: HTTPResponseHead) {
         if let requestSent { handshake.upgradeMs = milliseconds(since: requestSent) }
         handshake.statusCode = Int(response.status.code)
-        handshake.responseHeaders = redactor.redact(headers: response.headers.map { HeaderField(name: $0.name, value: $0.value) })
-        handshake.subprotocol = response.headers["Sec-WebSocket-Protocol"].first
-        handshake.extensions = response.headers["Sec-WebSocket-Extensions"]
+        let headers = redactor.redact(headers: response.headers.map { HeaderField(name: $0.name, value: $0.value) })
+        func values(_ name: String) -> [String] { headers.filter { $0.name.lowercased() == name }.map(\.value) }
+        handshake.responseHeaders = headers
+        handshake.subprotocol = values("sec-websocket-protocol").first
+        handshake.extensions = values("sec-websocket-extensions")
             .flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
     }
 

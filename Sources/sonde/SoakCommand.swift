@@ -100,9 +100,29 @@ struct SoakCommand: AsyncParsableCommand {
             durationS: discoverIdleTimeout ? maxIdle.seconds : duration.seconds,
             connections: discoverIdleTimeout ? IdleTimeoutDiscovery.ladder(upTo: maxIdle.seconds).count : connections, rampS: ramp.seconds,
             pingIntervalS: pingInterval.seconds, pongTimeoutS: pongTimeout.seconds,
-            messageRate: messageRate, messageSize: messageSize, subprotocols: subprotocols,
+            messageRate: messageRate, messageSize: messageSize, subprotocols: Self.redact(subprotocols: subprotocols, redactor),
             headers: redactor.redact(headers: headerFields), backoff: policy, stableAfterS: stableAfter.seconds,
             maxAttempts: maxAttempts, connectTimeoutS: connectTimeout.seconds, insecure: insecure)
+    }
+
+    /// The offered subprotocols as the report records them: masked when `--redact` names
+    /// Sec-WebSocket-Protocol (APIs that browsers reach take tokens this way).
+    static func redact(subprotocols: [String], _ redactor: Redactor) -> [String] {
+        redactor.isSecret(name: "Sec-WebSocket-Protocol") ? subprotocols.map { _ in Redactor.mask } : subprotocols
+    }
+
+    /// The command line with the values of `--subprotocol` masked as `redact(subprotocols:)` does.
+    static func redact(arguments: [String], _ redactor: Redactor) -> [String] {
+        guard redactor.isSecret(name: "Sec-WebSocket-Protocol") else { return arguments }
+        var result = arguments
+        for index in result.indices {
+            if result[index].hasPrefix("--subprotocol=") {
+                result[index] = "--subprotocol=" + Redactor.mask
+            } else if index > 0, arguments[index - 1] == "--subprotocol" {
+                result[index] = Redactor.mask
+            }
+        }
+        return result
     }
 
     func run() async throws {
@@ -112,8 +132,9 @@ struct SoakCommand: AsyncParsableCommand {
             printError("sonde soak: \(error.message)")
             throw ExitCode(ExitStatus.usage.rawValue)
         }
-        var options = SoakOptions(url: target, config: makeConfig(redactor: redactor), headers: headerFields, caFile: caCert)
-        var session = SoakSession(arguments: Array(CommandLine.arguments.dropFirst()), report: report)
+        var options = SoakOptions(url: target, config: makeConfig(redactor: redactor), headers: headerFields,
+                                  subprotocols: subprotocols, caFile: caCert)
+        var session = SoakSession(arguments: Self.redact(arguments: Array(CommandLine.arguments.dropFirst()), redactor), report: report)
         if let mode = capture.flatMap(CaptureSession.Mode.init(rawValue:)) {
             // The connections bind to a block of local ports that the capture filter names.
             options.localPorts = LocalPortCursor(ports: LiveCapture.localPortBlock())

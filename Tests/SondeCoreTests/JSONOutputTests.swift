@@ -84,6 +84,8 @@ import Testing
         attempt.messages.received = 97
         attempt.messages.lost = 2
         attempt.messages.corrupted = 1
+        attempt.messages.fromServer.count = 3
+        attempt.messages.fromServer.bytes = 42
         attempt.gaveUp = true
         return attempt
     }

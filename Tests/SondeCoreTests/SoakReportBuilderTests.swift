@@ -56,6 +56,31 @@ import Testing
         #expect(report.timeline[0].missedAtMs == [700])
     }
 
+    /// The server's own messages are summed, their rate is per second of open connection (an
+    /// attempt that never opened, or one still open in a killed run, adds no time), and they
+    /// never fail a soak.
+    @Test func messagesFromTheServerAreSummedWithARatePerOpenConnection() {
+        var builder = SoakReportBuilder(url: "ws://x/", config: config, startedAt: start)
+        var first = attempt(0, 1, opened: true, cause: .eof, at: 0)  // open 0.499 s
+        first.messages.fromServer.count = 2
+        first.messages.fromServer.bytes = 30
+        var second = attempt(0, 2, opened: true, cause: nil, at: 1)  // open until the end, at 10 s
+        second.messages.fromServer.count = 17
+        second.messages.fromServer.bytes = 170
+        builder.add(first)
+        builder.add(second)
+        builder.add(attempt(1, 1, opened: false, cause: .handshakeFailure, at: 0))
+        let report = builder.result(finishedAt: start.adding(microseconds: 10_000_000))
+        #expect(report.messages.fromServer.count == 19 && report.messages.fromServer.bytes == 200)
+        let rate = report.messages.fromServer.ratePerSecond ?? -1
+        #expect(abs(rate - 19 / (0.499 + 8.999)) < 1e-9, "\(rate)")
+        #expect(report.problems.allSatisfy { !$0.contains("corrupted") })
+        // A killed run: the open attempt has no end, so only the ended one gives the rate.
+        let killed = builder.result(finishedAt: nil)
+        #expect(killed.messages.fromServer.count == 19)
+        #expect(killed.messages.fromServer.ratePerSecond.map { abs($0 - 2 / 0.499) < 1e-9 } == true)
+    }
+
     @Test func givingUpNeverOpeningAndCorruptionFailTheSoak() {
         var builder = SoakReportBuilder(url: "ws://x/", config: config, startedAt: start)
         var last = attempt(0, 3, opened: false, cause: .handshakeFailure, at: 3)

@@ -28,8 +28,9 @@ import Testing
         short.moveWriterIndex(to: short.writerIndex - 1)
         #expect(sequencer.receive(short, at: 8_000) == nil)  // truncated: corrupted
         var forged = ByteBufferAllocator().buffer(capacity: 32)
+        forged.writeInteger(MessageSequencer.magic)
         forged.writeInteger(UInt64(999))
-        #expect(sequencer.receive(forged, at: 8_000) == nil)  // never sent: corrupted
+        #expect(sequencer.receive(forged, at: 8_000) == nil)  // sonde's format, never sent: corrupted
 
         let counts = sequencer.closeAttempt()
         #expect(counts.sent == 5)
@@ -54,5 +55,22 @@ import Testing
         #expect(sequencer.receive(next, at: 1) != nil)
         let counts = sequencer.closeAttempt()
         #expect(counts.sent == 1 && counts.received == 1 && counts.lost == 0 && counts.duplicated == 1)
+    }
+
+    /// Servers push messages of their own (greetings, subscriptions, presence): only a message in
+    /// sonde's format is an echo candidate, even one whose first 8 bytes read as a sent sequence.
+    @Test func messagesThatAreNotSondesAreTheServersOwnNotCorruptedEchoes() {
+        var sequencer = MessageSequencer()
+        let mine = message(&sequencer, at: 1_000)
+        let welcome = ByteBufferAllocator().buffer(string: "welcome")
+        var lookalike = ByteBufferAllocator().buffer(capacity: 16)
+        lookalike.writeInteger(UInt64(1))
+        lookalike.writeString("presence")
+        #expect(sequencer.receive(welcome, at: 2_000) == nil)
+        #expect(sequencer.receive(lookalike, at: 2_000) == nil)
+        #expect(sequencer.receive(mine, at: 3_000) == 2_000)
+        let counts = sequencer.closeAttempt()
+        #expect(counts.corrupted == 0 && counts.duplicated == 0 && counts.received == 1 && counts.lost == 0, "\(counts)")
+        #expect(counts.fromServer.count == 2 && counts.fromServer.bytes == 7 + 16, "\(counts)")
     }
 }

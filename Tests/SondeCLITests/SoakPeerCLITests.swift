@@ -1,0 +1,131 @@
+import Foundation
+import SondeCore
+import Testing
+
+/// `sonde soak` against independent peers that do what real servers do and what broken ones do
+/// (issue #18): a Python `websockets` server that pushes messages of its own and answers the
+/// upgrade with secret-bearing headers, and a raw-socket Python server that breaks RFC 6455 one
+/// rule at a time and reports the close code sonde sent it.
+extension SoakCLITests {
+    /// Starts a Python fixture on a free loopback port; waits (at most 10 s) for its "ready" line.
+    private static func startFixture(_ name: String) throws -> (pid: pid_t, port: Int, log: String) {
+        let port = Harness.freePort()
+        let log = NSTemporaryDirectory() + "sonde-\(name)-\(UUID().uuidString).log"
+        let pid = try Harness.spawn("/usr/bin/env", ["python3", Harness.root + "/Tests/SondeCLITests/Fixtures/" + name, "\(port)"],
+                                    stdout: log, stderr: log)
+        if Harness.waitFor(seconds: 10, { (try? String(contentsOfFile: log, encoding: .utf8))?.contains("ready") == true }) {
+            return (pid, port, log)
+        }
+        Harness.stop(pid, signal: SIGKILL)
+        throw Harness.SpawnError(message: "\(name) did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+    }
+
+    private func folder(_ output: String) throws -> String {
+        output + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: output).first))
+    }
+
+    @Test func messagesTheServerPushesAreCountedAsItsOwnNotAsCorruptedEchoes() throws {
+        let server = try Self.startFixture("ws_push_server.py")
+        defer { Harness.stop(server.pid, signal: SIGKILL) }
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["soak", "ws://127.0.0.1:\(server.port)/", "--duration", "3s", "--ping-interval", "1s",
+                                        "--message-rate", "10", "--output-dir", output], timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("✓ soak recovered"), "\(result.stdout)")
+        #expect(result.stdout.contains("from the server 2 (23 bytes"), "\(result.stdout)")
+        let run = try folder(output)
+        #expect(try Harness.validate([run + "/report.json"]).status == 0)
+        let report = try Harness.json(String(contentsOfFile: run + "/report.json", encoding: .utf8))
+        let soak = try #require((report["soaks"] as? [[String: Any]])?.first)
+        #expect(soak["passed"] as? Bool == true, "\(soak["problems"] ?? "")")
+        let messages = try #require(soak["messages"] as? [String: Any])
+        let sent = messages["sent"] as? Int ?? 0, received = messages["received"] as? Int ?? 0
+        #expect(messages["corrupted"] as? Int == 0 && messages["duplicated"] as? Int == 0)
+        #expect(sent > 10 && sent == received + (messages["lost"] as? Int ?? -1), "\(messages)")
+        // The greeting (7 bytes of text) and the 16-byte binary push, once per connection.
+        let fromServer = try #require(messages["fromServer"] as? [String: Any], "\(messages)")
+        #expect(fromServer["count"] as? Int == 2 && fromServer["bytes"] as? Int == 23, "\(fromServer)")
+        let rate = try #require(fromServer["ratePerSecond"] as? Double)
+        #expect(rate > 0.4 && rate < 1.5, "2 messages over about 3 s: \(rate)/s")
+        let attempt = try #require((soak["attempts"] as? [[String: Any]])?.first)
+        let own = (attempt["messages"] as? [String: Any])?["fromServer"] as? [String: Any]
+        #expect(own?["count"] as? Int == 2 && own?["bytes"] as? Int == 23, "\(attempt)")
+        let html = try String(contentsOfFile: run + "/report.html", encoding: .utf8)
+        #expect(html.contains("2 messages of its own (23 bytes"), "the HTML soak section names the server's messages")
+    }
+
+    /// Frames a client must not accept (RFC 6455 §5.1, §5.2, §5.5, §8.1) and frames over sonde's
+    /// maximum frame size: each fails the connection with the close code the RFC asks for, sent by
+    /// sonde and seen by the peer, and the attempt says why.
+    @Test(arguments: [
+        ("masked", "protocolError", 1002), ("rsv", "protocolError", 1002), ("opcode", "protocolError", 1002),
+        ("utf8", "protocolError", 1007), ("huge", "frameTooLarge", 1009), ("giant", "frameTooLarge", 1009),
+        ("fragmentedping", "protocolError", 1002), ("longping", "protocolError", 1002),
+    ])
+    func aFrameBreakingTheProtocolFailsTheConnectionWithTheRightCause(mode: String, cause: String, code: Int) throws {
+        let server = try Self.startFixture("ws_rogue_server.py")
+        defer { Harness.stop(server.pid, signal: SIGKILL) }
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["soak", "ws://127.0.0.1:\(server.port)/\(mode)", "--duration", "10s", "--ping-interval", "1s",
+                                        "--max-attempts", "1", "--output-dir", output], timeout: 60)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("disconnects: \(cause) 1"), "\(result.stdout)")
+        let run = try folder(output)
+        #expect(try Harness.validate([run + "/report.json"]).status == 0)
+        let report = try Harness.json(String(contentsOfFile: run + "/report.json", encoding: .utf8))
+        let attempt = try #require(((report["soaks"] as? [[String: Any]])?.first?["attempts"] as? [[String: Any]])?.first)
+        #expect(attempt["openedAt"] is String)
+        #expect(attempt["cause"] as? String == cause, "\(attempt)")
+        #expect(attempt["closedBy"] as? String == "client" && attempt["closeCode"] as? Int == code, "\(attempt)")
+        let reason = attempt["closeReason"] as? String ?? ""
+        #expect(!reason.isEmpty)
+        if cause == "frameTooLarge" { #expect(reason.contains("16777216 bytes"), "the limit is named: \(reason)") }
+        // The peer saw that close code on the wire.
+        let seen = Harness.waitFor(seconds: 5) {
+            (try? String(contentsOfFile: server.log, encoding: .utf8))?.contains("\(mode) close \(code)") == true
+        }
+        #expect(seen, "\((try? String(contentsOfFile: server.log, encoding: .utf8)) ?? "")")
+    }
+
+    /// Whether `Redactor` redacts the URLs of URL-bearing response headers (Location,
+    /// Content-Location, Refresh, Link): another change of issue #18 teaches it that.
+    private static let redactorCoversURLHeaders: Bool = {
+        let probe = [HeaderField(name: "Location", value: "/?access_token=probe")]
+        return Redactor().redact(headers: probe).first?.value.contains("probe") == false
+    }()
+
+    @Test func secretsInTheUpgradeResponseReachNoOutput() throws {
+        let server = try Self.startFixture("ws_push_server.py")
+        defer { Harness.stop(server.pid, signal: SIGKILL) }
+        let output = Harness.temporaryDirectory()
+        // The server selects the subprotocol sonde offers, a token here (browsers cannot set
+        // Authorization on a WebSocket, so APIs take tokens this way), named secret by --redact.
+        let result = try Harness.sonde(["soak", "ws://127.0.0.1:\(server.port)/", "--duration", "1s", "--ping-interval", "200ms",
+                                        "--subprotocol", "bearer.PUSH-SECRET-0", "--redact", "Sec-WebSocket-Protocol",
+                                        "--output-dir", output], timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let run = try folder(output)
+        let report = try Harness.json(String(contentsOfFile: run + "/report.json", encoding: .utf8))
+        let attempt = try #require(((report["soaks"] as? [[String: Any]])?.first?["attempts"] as? [[String: Any]])?.first)
+        let headers = (attempt["handshake"] as? [String: Any])?["responseHeaders"] as? [[String: Any]] ?? []
+        let names = Set(headers.compactMap { ($0["name"] as? String)?.lowercased() })
+        #expect(names.isSuperset(of: ["location", "content-location", "refresh", "link", "set-cookie", "sec-websocket-protocol"]), "\(names)")
+        let files = ["report.json", "report.html", "journal.jsonl", "junit.xml"].map { (name: $0, text: (try? String(contentsOfFile: run + "/" + $0, encoding: .utf8)) ?? "") }
+        func check(_ secrets: [String]) {
+            for secret in secrets {
+                #expect(!result.stdout.contains(secret), "stdout shows \(secret)")
+                for file in files { #expect(!file.text.contains(secret), "\(file.name) holds \(secret)") }
+            }
+        }
+        // The offered and selected subprotocol, and the cookie: redacted by sonde's soak path.
+        check(["PUSH-SECRET-0", "PUSH-SECRET-5"])
+        // Location, Content-Location, Refresh, Link: redacted once Redactor knows URL-bearing headers.
+        if Self.redactorCoversURLHeaders {
+            check(["PUSH-SECRET-1", "PUSH-SECRET-2", "PUSH-SECRET-3", "PUSH-SECRET-4"])
+        } else {
+            withKnownIssue("Redactor does not yet redact URL-bearing response headers (issue #18, Redactor.swift)") {
+                check(["PUSH-SECRET-1", "PUSH-SECRET-2", "PUSH-SECRET-3", "PUSH-SECRET-4"])
+            }
+        }
+    }
+}
