@@ -35,7 +35,7 @@ public enum JournalReader {
             if count == 0 { break }
             // Each byte of the block is looked at once: a newline search never rescans `pending`.
             var start = 0
-            while start < count, let newline = block[start..<count].firstIndex(of: UInt8(ascii: "\n")) {
+            while start < count, let newline = Self.newline(in: block, from: start, to: count) {
                 if skipping {
                     skipping = false
                 } else if pending.count + (newline - start) > maxLineBytes {
@@ -59,5 +59,13 @@ public enum JournalReader {
             }
         }
         if !pending.isEmpty { try body(pending[...]) }
+    }
+
+    /// The index of the first newline in `block[start..<end]` (memchr: this is the reader's hot loop).
+    private static func newline(in block: [UInt8], from start: Int, to end: Int) -> Int? {
+        block.withUnsafeBytes { raw -> Int? in
+            guard let base = raw.baseAddress, let found = memchr(base + start, 0x0A, end - start) else { return nil }
+            return base.distance(to: UnsafeRawPointer(found))
+        }
     }
 }

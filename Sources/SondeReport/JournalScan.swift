@@ -92,8 +92,13 @@ public enum JournalScan {
         try JournalReader.forEachLine(path: folder.journalPath, onOversized: { oversized += 1 }) { (line: ArraySlice<UInt8>) throws(TaskError) in
             var taskJSON = ReportJSONWriter.taskJSON(inJournalLine: line)
             var soakKind = taskJSON == nil ? soakLineKind(line) : nil
-            if taskJSON == nil && soakKind == nil, let envelope = JournalEnvelope(line) {
-                // Not in sonde's own compact form (re-written by another tool, say): read by structure.
+            if taskJSON == nil && soakKind == nil {
+                // Not a task or soak line in sonde's own compact form: read by structure. A line that is
+                // not an object with a known `type` is skipped at once (no decoder would take it).
+                guard let envelope = JournalEnvelope(line), JournalEntryKind(rawValue: envelope.type) != nil else {
+                    skipped += 1
+                    return
+                }
                 if envelope.type == JournalEntryKind.probe.rawValue {
                     taskJSON = envelope.member(JournalEntryKind.probe.rawValue)
                 } else if let kind = JournalEntryKind(rawValue: envelope.type), [.soak, .wsAttempt, .wsSamples, .wsIdle].contains(kind) {
