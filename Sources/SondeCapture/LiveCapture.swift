@@ -73,8 +73,21 @@ public final class LiveCapture: @unchecked Sendable {
             pcap_close(handle)
             throw TaskError(code: .localIOError, message: "cannot set the capture filter: \(detail)")
         }
-        guard let dumper = pcap_dump_open(handle, path) else {
+        // The file is created exclusively and never through a symbolic link (pcap_dump_open
+        // would follow one), then handed to libpcap.
+        let descriptor: Int32
+        do { descriptor = try NoFollowFile.replace(path) } catch {
+            pcap_close(handle)
+            throw error
+        }
+        guard let file = fdopen(descriptor, "wb") else {
+            close(descriptor)
+            pcap_close(handle)
+            throw TaskError(code: .localIOError, message: "cannot write \(path): \(systemErrorMessage())")
+        }
+        guard let dumper = pcap_dump_fopen(handle, file) else {
             let detail = String(cString: pcap_geterr(handle))
+            fclose(file)
             pcap_close(handle)
             throw TaskError(code: .localIOError, message: "cannot write \(path): \(detail)")
         }

@@ -127,7 +127,8 @@ public struct JSONReader {
 
     public mutating func readDouble() throws(JSONReadError) -> Double {
         let text = try numberText()
-        guard let value = Double(text) else { throw error("not a number: \(text)") }
+        // JSON has no infinity: 1e999 is out of range, not +inf.
+        guard let value = Double(text), value.isFinite else { throw error("not a finite number: \(text)") }
         return value
     }
 
@@ -150,6 +151,21 @@ public struct JSONReader {
     }
 
     public mutating func readInt64() throws(JSONReadError) -> Int64 { Int64(try readInt()) }
+
+    /// Skips the next value and returns where it lies: offsets into the bytes the reader was made
+    /// from (0-based), whitespace around it excluded.
+    public mutating func readRawValue() throws(JSONReadError) -> Range<Int> {
+        skipWhitespace()
+        let start = index
+        try skipValue()
+        return start..<index
+    }
+
+    /// True when nothing but whitespace is left.
+    public mutating func isAtEnd() -> Bool {
+        skipWhitespace()
+        return index == bytes.count
+    }
 
     /// Skips any one value (for unknown keys), at most 64 levels deep.
     public mutating func skipValue(depth: Int = 0) throws(JSONReadError) {

@@ -17,13 +17,11 @@ public final class Journal {
     private static let flushBytes = 64 * 1024
     private static let flushIntervalMicros: Int64 = 1_000_000
 
-    /// Creates (or truncates) the journal at `path`.
+    /// Creates the journal at `path`, which must not exist: it is created exclusively and never
+    /// through a symbolic link (`NoFollowFile.create`), so a planted link cannot redirect it.
     public init(path: String) throws(TaskError) {
         self.path = path
-        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw TaskError(code: .localIOError, message: "cannot create journal \(path): \(systemErrorMessage())")
-        }
+        descriptor = try NoFollowFile.create(path)
         buffer.reserveCapacity(Self.flushBytes * 2)
     }
 

@@ -187,9 +187,22 @@ public struct SoakConfig: Codable, Sendable, Equatable {
     }
 
     /// Why a soak with this config cannot run, in words (naming the option), or nil.
+    /// The longest soak (and ramp) accepted, seconds: 30 days.
+    public static let maxDurationS: Double = 30 * 86_400
+    /// The longest ping interval, pong timeout, connect timeout and stable-after, seconds: a day.
+    public static let maxIntervalS: Double = 86_400
+
+    /// Why these settings cannot run (in words, with the bound), or nil. Every duration is
+    /// bounded above so that no conversion to nanoseconds or microseconds can overflow.
     public func problem(maxMessageSize: Int) -> String? {
         if let problem = backoff.problem { return problem }
         if !(durationS > 0) || !durationS.isFinite { return "--duration must be a positive duration" }
+        if durationS > Self.maxDurationS { return "--duration must be at most 30 days (720h)" }
+        if rampS > Self.maxDurationS { return "--ramp must be at most 30 days (720h)" }
+        for (name, value) in [("--ping-interval", pingIntervalS), ("--pong-timeout", pongTimeoutS),
+                              ("--connect-timeout", connectTimeoutS), ("--stable-after", stableAfterS)] where value > Self.maxIntervalS {
+            return "\(name) must be at most 24 hours (24h)"
+        }
         if connections < 1 { return "--connections must be at least 1" }
         if connections > 100_000 { return "--connections is limited to 100000" }
         if pingIntervalS < 0 || !pingIntervalS.isFinite { return "--ping-interval must not be negative" }

@@ -21,6 +21,10 @@ public struct Threshold: Sendable, Equatable {
         }
     }
 
+    /// The largest bound accepted, in the metric's canonical unit: 10^15 (ms for durations, about
+    /// 31,700 years), so that every comparison and every printed value stays exact and in range.
+    public static let maxBound = 1e15
+
     /// The text as the user wrote it (kept verbatim for reports).
     public var expression: String
     public var metric: ThresholdMetric
@@ -46,6 +50,12 @@ public struct Threshold: Sendable, Equatable {
             throw ThresholdSyntaxError(
                 expression: expression, column: unitColumn,
                 problem: "'\(unit.isEmpty ? value.description : unit)' is not a \(metric.kind.noun) (\(metric.kind.unitsHint))")
+        }
+        guard abs(bound) <= Self.maxBound else {
+            throw ThresholdSyntaxError(
+                expression: expression, column: rightStart,
+                problem: "the bound is out of range: it must be at most 10^15 (1000000000000000) in size, "
+                    + "counted in the metric's unit (milliseconds for durations)")
         }
         self.expression = expression
         self.metric = metric
@@ -318,7 +328,7 @@ extension Threshold {
         switch metric.kind {
         case .duration: return "\(rounded(value, 3)) ms"
         case .rate: return "\(rounded(value * 100, 3))%"
-        case .count: return value == value.rounded() ? String(Int64(value)) : String(value)
+        case .count: return value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
         case .change: return relativeChange ? "\(rounded(value * 100, 3))%" : "\(rounded(value, 3)) ms"
         }
     }

@@ -4,6 +4,10 @@ import SondeCore
 /// A file written under `<path>.partial` and renamed to `path` by `commit()`, so a reader never sees
 /// half a report. If it is dropped without `commit()` (an error, a full disk), the partial file is removed.
 /// Not thread-safe: one writer.
+///
+/// Invariant: the partial file is created afresh (`NoFollowFile.replace`: exclusively, never
+/// through a symbolic link; a leftover or planted entry under its name is unlinked first), and
+/// `rename(2)` replaces whatever is at `path` (a link included) without following it.
 public final class AtomicFile {
     public let path: String
     private let temporary: String
@@ -12,10 +16,7 @@ public final class AtomicFile {
     public init(path: String) throws(TaskError) {
         self.path = path
         temporary = path + ".partial"
-        descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw TaskError(code: .localIOError, message: "cannot create \(temporary): \(systemErrorMessage())")
-        }
+        descriptor = try NoFollowFile.replace(temporary)
     }
 
     deinit {

@@ -70,10 +70,10 @@ enum DistributionChart {
     }
 
     private static func axisLabel(_ ms: Double) -> String {
-        if ms >= 1000 { return "\(Int((ms / 1000).rounded())) s" }
-        if ms >= 1 { return "\(Int(ms.rounded())) ms" }
+        if ms >= 1000 { return "\(Int(saturating: (ms / 1000).rounded())) s" }
+        if ms >= 1 { return "\(Int(saturating: ms.rounded())) ms" }
         return "\(formatMs(ms)) ms"
     }
 
-    private static func n(_ value: Double) -> String { String(Double(Int((value * 10).rounded())) / 10) }
+    private static func n(_ value: Double) -> String { String(Double(Int(saturating: (value * 10).rounded())) / 10) }
 }

@@ -91,7 +91,7 @@ public enum HTMLReportRenderer {
             let now = finishedAt ?? Timestamp.now()
             let days = Double(expiry.microsecondsSince1970 - now.microsecondsSince1970) / 86_400e6
             let text = days < 0 ? "<strong>A peer certificate has expired</strong> (\(htmlEscape(expiry.description)))."
-                : "The earliest peer certificate expires on \(htmlEscape(expiry.description)), in \(Int(days)) days."
+                : "The earliest peer certificate expires on \(htmlEscape(expiry.description)), in \(Int(saturating: days)) days."
             items.append(days < 30 && days >= 0 ? "<strong>\(text)</strong>" : text)
         }
         items.append("\(summary.tasks) task\(summary.tasks == 1 ? "" : "s"), \(summary.transactions) transactions, \(summary.reusedTransactions) on reused connections.")
@@ -194,7 +194,8 @@ public enum HTMLReportRenderer {
         let origin = starts.min() ?? 0
         let end = transactions.compactMap { t -> Int64? in
             guard let start = t.1.fetchStartDate?.microsecondsSince1970, let total = t.1.phases.total else { return nil }
-            return start + Int64(((t.1.queue ?? 0) + total) * 1000)
+            let (end, overflow) = start.addingReportingOverflow(Int64(saturating: ((t.1.queue ?? 0) + total) * 1000))
+            return overflow ? Int64.max : end
         }.max() ?? origin + 1
         let span = Double(max(1, end - origin))
         var legend = ""

@@ -31,6 +31,7 @@ public enum JournalMerge {
         run.warnings = ["Merged from \(scans.count) runs: " + scans.map(\.run.id).joined(separator: ", ") + "."]
             + scans.flatMap { scan in scan.run.warnings.map { "\(scan.run.id): \($0)" } }
         let folder = try RunFolder(outputDirectory: outputDirectory, runID: run.id)
+        run.id = folder.runID
         let journal = try Journal(path: folder.journalPath)
         let encoder = ReportJSONWriter.makeEncoder()
         try journal.append(encoded: RunLine(tool: scans[0].tool, run: run), with: encoder)

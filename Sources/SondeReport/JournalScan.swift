@@ -7,7 +7,9 @@ import SondeCore
 ///
 /// A journal without an end line is a run killed before it finished: `run.status` is then
 /// `interrupted`, `finishedAt` the end of its last task, and a warning says so. Lines that do
-/// not decode (cut mid-write, or damaged) are skipped and counted in a warning.
+/// not decode (cut mid-write, or damaged), tasks whose numbers are out of range
+/// (`ProbeTask.rangeProblem`) and lines longer than `JournalReader.maxLineBytes` are skipped and
+/// counted in warnings. Any valid JSON is read, whatever its whitespace (`JournalEnvelope`).
 public enum JournalScan {
     public struct Result: Sendable {
         public var tool: ToolInfo
@@ -83,11 +85,34 @@ public enum JournalScan {
         var summary = ProbeSummaryBuilder()
         var sampler = TaskSampler()
         var skipped = 0
+        var outOfRange = 0
+        var firstRangeProblem: String?
+        var oversized = 0
         var lastTaskEnd: Timestamp?
-        try JournalReader.forEachLine(path: folder.journalPath) { (line: ArraySlice<UInt8>) throws(TaskError) in
-            if let taskJSON = ReportJSONWriter.taskJSON(inJournalLine: line) {
+        try JournalReader.forEachLine(path: folder.journalPath, onOversized: { oversized += 1 }) { (line: ArraySlice<UInt8>) throws(TaskError) in
+            var taskJSON = ReportJSONWriter.taskJSON(inJournalLine: line)
+            var soakKind = taskJSON == nil ? soakLineKind(line) : nil
+            if taskJSON == nil && soakKind == nil {
+                // Not a task or soak line in sonde's own compact form: read by structure. A line that is
+                // not an object with a known `type` is skipped at once (no decoder would take it).
+                guard let envelope = JournalEnvelope(line), JournalEntryKind(rawValue: envelope.type) != nil else {
+                    skipped += 1
+                    return
+                }
+                if envelope.type == JournalEntryKind.probe.rawValue {
+                    taskJSON = envelope.member(JournalEntryKind.probe.rawValue)
+                } else if let kind = JournalEntryKind(rawValue: envelope.type), [.soak, .wsAttempt, .wsSamples, .wsIdle].contains(kind) {
+                    soakKind = kind
+                }
+            }
+            if let taskJSON {
                 guard runLine != nil, let journalled = ReportJSONWriter.decodeTask(taskJSON, fallback: decoder) else {
                     skipped += 1
+                    return
+                }
+                if let problem = journalled.rangeProblem {
+                    outOfRange += 1
+                    if firstRangeProblem == nil { firstRangeProblem = problem }
                     return
                 }
                 let task = transform(journalled) ?? journalled
@@ -96,7 +121,7 @@ public enum JournalScan {
                 let end = task.taskInterval.start.adding(microseconds: Int64(task.taskInterval.durationMs * 1000))
                 if lastTaskEnd.map({ end > $0 }) ?? true { lastTaskEnd = end }
                 try onTask(task, taskJSON)
-            } else if let kind = soakLineKind(line) {
+            } else if let kind = soakKind {
                 switch kind {
                 case .soak:
                     guard let decoded = try? decoder.decode(SoakStartLine.self, from: Data(line)) else { skipped += 1; return }
@@ -146,6 +171,14 @@ public enum JournalScan {
         }
         if skipped > 0 {
             run.warnings.append("\(skipped) journal line\(skipped == 1 ? " was" : "s were") unreadable (cut by a kill?) and skipped.")
+        }
+        if outOfRange > 0, let firstRangeProblem {
+            run.warnings.append("\(outOfRange) journal task\(outOfRange == 1 ? " was" : "s were") skipped: numbers out of the range "
+                + "a report can hold (first: \(firstRangeProblem)).")
+        }
+        if oversized > 0 {
+            run.warnings.append("\(oversized) journal line\(oversized == 1 ? " was" : "s were") longer than "
+                + "\(JournalReader.maxLineBytes >> 20) MiB and skipped (sonde writes no such line: the journal was altered).")
         }
         let soaks = soak.map { [$0.result(finishedAt: endLine?.finishedAt)] } ?? []
         if endLine == nil, let soak = soaks.first {

@@ -74,33 +74,3 @@ public enum ReportJSONWriter {
         return line[(line.startIndex + probeLinePrefix.count)..<(line.endIndex - 1)]
     }
 }
-
-/// Reads a JSONL file line by line in 1 MiB blocks; a final line without a newline still counts
-/// (a journal cut by SIGKILL may end mid-line: such a line fails to parse and is skipped by callers).
-public enum JournalReader {
-    public static func forEachLine(path: String, _ body: (ArraySlice<UInt8>) throws(TaskError) -> Void) throws(TaskError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw TaskError(code: .localIOError, message: "cannot read journal \(path): \(systemErrorMessage())")
-        }
-        defer { close(descriptor) }
-        var pending: [UInt8] = []
-        var block = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw TaskError(code: .localIOError, message: "cannot read journal \(path): \(systemErrorMessage())")
-            }
-            if count == 0 { break }
-            pending += block[0..<count]
-            var start = pending.startIndex
-            while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                if newline > start { try body(pending[start..<newline]) }
-                start = newline + 1
-            }
-            pending.removeSubrange(pending.startIndex..<start)
-        }
-        if !pending.isEmpty { try body(pending[...]) }
-    }
-}

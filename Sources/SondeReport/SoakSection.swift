@@ -123,7 +123,7 @@ enum SoakSection {
         let bins = 24
         let logLow = log10(low), span = log10(high) - logLow
         var counts = [Int](repeating: 0, count: bins)
-        for rtt in rtts { counts[min(bins - 1, Int((log10(rtt) - logLow) / span * Double(bins)))] += 1 }
+        for rtt in rtts { counts[max(0, min(bins - 1, Int(saturating: (log10(rtt) - logLow) / span * Double(bins))))] += 1 }
         let width = 720.0, height = 140.0, bottom = 22.0, barWidth = (width - 16) / Double(bins)
         let peak = Double(counts.max() ?? 1)
         var svg = #"<figure><svg class="chart" viewBox="0 0 \#(n(width)) \#(n(height))" role="img" aria-label="ping round-trip time histogram" xmlns="http://www.w3.org/2000/svg">"#
@@ -218,7 +218,7 @@ enum SoakSection {
         return html + "\n"
     }
 
-    private static func n(_ value: Double) -> String { String(Double(Int((value * 10).rounded())) / 10) }
+    private static func n(_ value: Double) -> String { String(Double(Int(saturating: (value * 10).rounded())) / 10) }
 }
 
 #if canImport(Glibc)

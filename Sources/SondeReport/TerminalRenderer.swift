@@ -73,7 +73,7 @@ public struct TerminalRenderer: Sendable {
         for phase in Self.phaseLetters {
             guard let value = phases.value(named: phase.name), value > 0 else { continue }
             let exact = Double(barWidth) * value / total + carried
-            let cells = max(1, Int(exact.rounded(.down)))
+            let cells = max(1, Int(saturating: exact.rounded(.down)))
             carried = exact - Double(cells)
             let count = min(cells, barWidth - used)
             guard count > 0 else { break }
@@ -250,7 +250,7 @@ public struct TerminalRenderer: Sendable {
 /// Milliseconds with two significant decimals at most: "0.42", "12.5", "250". Values from a
 /// journal can be anything: one beyond Int's range (or infinite) is written as Swift prints it.
 public func formatMs(_ value: Double) -> String {
-    if value >= 100 { return value < 9e18 ? String(Int(value.rounded())) : String(value) }
+    if value >= 100 { return value < 1e15 ? String(Int(value.rounded())) : "\(value)" }
     if value >= 10 { return trimmed(value, 1) }
     return trimmed(value, 2)
 }

@@ -33,7 +33,8 @@ public final class DownloadTrialRunner {
     private let transfer: StreamingTransfer
     private let redactor: Redactor
     private var generator: SeededGenerator
-    private let settingsPath: String
+    /// The settings a worker reads from its input pipe (empty without a worker): never on disk.
+    private let workerInput: [UInt8]
 
     /// - Parameter worker: how to start a worker process for `processKill` stops; without one,
     ///   that kind is refused.
@@ -49,12 +50,8 @@ public final class DownloadTrialRunner {
         self.redactor = settings.redactor
         self.generator = SeededGenerator(seed: seed)
         transfer = try StreamingTransfer(options: settings.probeOptions, redactor: redactor, stallTimeoutMs: settings.stallTimeoutMs)
-        settingsPath = try settings.prepareWorkDirectory(options.workDirectory, forWorkers: worker != nil)
-    }
-
-    /// Removes what only the run needed (the worker settings).
-    public func finish() {
-        try? FileManager.default.removeItem(atPath: settingsPath)
+        try TransferSettings.prepareWorkDirectory(options.workDirectory)
+        workerInput = worker != nil ? try settings.encodedForWorker() : []
     }
 
     /// The uninterrupted reference download.
@@ -112,9 +109,9 @@ public final class DownloadTrialRunner {
                 state.bytesReceived = file.size
                 persist(state)
                 try? FileManager.default.removeItem(atPath: legPath)
-                let exit = worker.run(extra: ["--resume-data", resumePath, "--settings", settingsPath, "--die-at", "\(stop.atByte)",
+                let exit = worker.run(extra: ["--resume-data", resumePath, "--settings-fd", "\(WorkerCommand.inputDescriptor)", "--die-at", "\(stop.atByte)",
                                               "--leg-report", legPath] + (forceRestart ? ["--restart"] : []),
-                                      timeoutSeconds: options.workerTimeoutSeconds) {
+                                      input: workerInput, timeoutSeconds: options.workerTimeoutSeconds) {
                     let size = (try? FileManager.default.attributesOfItem(atPath: partialPath)[.size] as? Int64) ?? nil
                     if let size { sample(size) }
                 }

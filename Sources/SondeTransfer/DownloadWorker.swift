@@ -8,21 +8,15 @@ import SondeHTTP
 public enum DownloadWorker {
     /// - Returns: the process exit status when it did not die (0: the download finished or failed
     ///   and said so in the leg report; 64: unusable arguments or files).
-    public static func run(resumeDataPath: String, settingsPath: String, dieAt: Int64, legReportPath: String,
+    public static func run(resumeDataPath: String, settingsDescriptor: Int32, dieAt: Int64, legReportPath: String,
                            restart: Bool) -> Int32 {
         let writeReport: (LegReport) -> Void = { report in
             if let data = try? JSONEncoder().encode(report) {
-                FileManager.default.createFile(atPath: legReportPath, contents: data)
+                try? writeReplacing(legReportPath, data)
             }
         }
         do throws(TaskError) {
-            guard let data = FileManager.default.contents(atPath: settingsPath) else {
-                throw TaskError(code: .localIOError, message: "cannot read worker settings \(settingsPath)")
-            }
-            let settings: TransferSettings
-            do { settings = try JSONDecoder().decode(TransferSettings.self, from: data) } catch {
-                throw TaskError(code: .localIOError, message: "worker settings \(settingsPath) are not valid: \(error)")
-            }
+            let settings = try TransferSettings.read(fromDescriptor: settingsDescriptor)
             var state = try ResumeData.load(from: resumeDataPath)
             // The worker only writes bytes; the parent hashes the file when it picks it up.
             let file = try PartialFile(path: state.partialPath, verifying: false)

@@ -22,14 +22,12 @@ final class PartialFile {
     private let verifying: Bool
 
     /// Opens (creating) the file. With `verifying`, its existing content is hashed once, here:
-    /// that is how a new process picks up a download that a killed one left.
+    /// that is how a new process picks up a download that a killed one left. Never opened
+    /// through a symbolic link (`NoFollowFile.openOrCreate`).
     init(path: String, verifying: Bool = true) throws(TaskError) {
         self.verifying = verifying
         self.path = path
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw TaskError(code: .localIOError, message: "cannot open \(path): \(String(cString: strerror(errno)))")
-        }
+        descriptor = try NoFollowFile.openOrCreate(path)
         size = 0
         guard verifying else {
             size = Int64(lseek(descriptor, 0, SEEK_END))

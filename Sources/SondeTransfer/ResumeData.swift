@@ -51,17 +51,8 @@ public struct ResumeData: Codable, Sendable, Equatable {
 }
 
 /// Writes `data` to `path` through a temporary file and rename(2): readers see the old or the
-/// new content, never a mix; no fsync (see `ResumeData.save`).
+/// new content, never a mix; no fsync (see `ResumeData.save`); never through a symbolic link
+/// (`NoFollowFile.writeReplacing`).
 func writeReplacing(_ path: String, _ data: Data) throws(TaskError) {
-    let temporary = path + ".tmp"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else {
-        throw TaskError(code: .localIOError, message: "cannot write \(temporary): \(String(cString: strerror(errno)))")
-    }
-    let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-    close(descriptor)
-    guard written == data.count, rename(temporary, path) == 0 else {
-        unlink(temporary)
-        throw TaskError(code: .localIOError, message: "cannot write \(path): \(String(cString: strerror(errno)))")
-    }
+    try NoFollowFile.writeReplacing(path, Array(data))
 }

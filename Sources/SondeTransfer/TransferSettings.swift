@@ -2,8 +2,12 @@ import Foundation
 import SondeCore
 import SondeHTTP
 
-/// The transport settings of a resume run, in a form a worker process can read back from disk:
-/// the parent writes them (mode 0600, they may hold credentials) for the processes it kills.
+/// The transport settings of a resume run, in a form a worker process can read: the parent hands
+/// them to each process it kills through a pipe (`WorkerCommand.run(input:)`), never through a
+/// file, because they may hold credentials (`-H 'Authorization: …'`).
+///
+/// Invariant: the settings are never written to disk, so no end of a run (a SIGKILL included)
+/// leaves a secret of theirs at rest.
 public struct TransferSettings: Codable, Sendable, Equatable {
     public var headers: [HeaderField] = []
     public var insecure = false
@@ -43,21 +47,49 @@ public struct TransferSettings: Codable, Sendable, Equatable {
 
     public var redactor: Redactor { Redactor(enabled: redact, extraNames: extraRedactions) }
 
-    /// Creates a run's work directory and, when workers will run, writes these settings for them
-    /// there, readable by this user only (they may hold credentials, -H); the runner removes the
-    /// file when the run ends. Returns the settings file's path.
-    func prepareWorkDirectory(_ directory: String, forWorkers: Bool) throws(TaskError) -> String {
+    /// The largest settings document a worker reads (bytes); more is an error, not a hang.
+    public static let maxEncodedSize = 1 << 20
+
+    /// Creates a run's work directory (`transfers/` in the run folder: a real folder, never a
+    /// symbolic link, readable by this user only).
+    static func prepareWorkDirectory(_ directory: String) throws(TaskError) {
+        try NoFollowFile.ensureDirectory(directory, mode: 0o700)
+    }
+
+    /// These settings as the bytes a worker reads from its settings descriptor.
+    func encodedForWorker() throws(TaskError) -> [UInt8] {
+        guard let data = try? JSONEncoder().encode(self) else {
+            throw TaskError(code: .internalError, message: "cannot encode the worker settings")
+        }
+        guard data.count <= Self.maxEncodedSize else {
+            throw TaskError(code: .localIOError, message: "the transfer settings (headers and all) take \(data.count) bytes; "
+                + "a worker takes at most \(Self.maxEncodedSize) bytes (1 MiB)")
+        }
+        return Array(data)
+    }
+
+    /// Reads the settings a parent wrote to `descriptor` (to its end, at most `maxEncodedSize`
+    /// bytes) and closes it.
+    static func read(fromDescriptor descriptor: Int32) throws(TaskError) -> TransferSettings {
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        while bytes.count <= maxEncodedSize {
+            let count = block.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else {
+                throw TaskError(code: .localIOError, message: "cannot read the worker settings from descriptor \(descriptor): \(systemErrorMessage())")
+            }
+            if count == 0 { break }
+            bytes += block[0..<count]
+        }
+        guard bytes.count <= maxEncodedSize else {
+            throw TaskError(code: .localIOError, message: "the worker settings are longer than \(maxEncodedSize) bytes (1 MiB)")
+        }
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            return try JSONDecoder().decode(TransferSettings.self, from: Data(bytes))
         } catch {
-            throw TaskError(code: .localIOError, message: "cannot create \(directory): \(error.localizedDescription)")
+            throw TaskError(code: .localIOError, message: "the worker settings are not valid: \(error)")
         }
-        let path = directory + "/worker-settings.json"
-        guard forWorkers else { return path }
-        guard let data = try? JSONEncoder().encode(self),
-              FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw TaskError(code: .localIOError, message: "cannot write the worker settings \(path)")
-        }
-        return path
     }
 }

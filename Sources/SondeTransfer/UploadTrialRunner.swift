@@ -38,7 +38,8 @@ public final class UploadTrialRunner {
     private let transfer: StreamingTransfer
     private let redactor: Redactor
     private var generator: SeededGenerator
-    private let settingsPath: String
+    /// The settings a worker reads from its input pipe (empty without a worker): never on disk.
+    private let workerInput: [UInt8]
     /// The file's SHA-256 (hex) and length, read once.
     public let fileSha256: String
     public let length: Int64
@@ -55,10 +56,9 @@ public final class UploadTrialRunner {
         generator = SeededGenerator(seed: seed)
         (fileSha256, length) = try Self.hash(options.filePath)
         transfer = try StreamingTransfer(options: settings.probeOptions, redactor: redactor, stallTimeoutMs: settings.stallTimeoutMs)
-        settingsPath = try settings.prepareWorkDirectory(options.workDirectory, forWorkers: worker != nil)
+        try TransferSettings.prepareWorkDirectory(options.workDirectory)
+        workerInput = worker != nil ? try settings.encodedForWorker() : []
     }
-
-    public func finish() { try? FileManager.default.removeItem(atPath: settingsPath) }
 
     static func hash(_ path: String) throws(TaskError) -> (String, Int64) {
         guard let handle = FileHandle(forReadingAtPath: path) else {
@@ -160,9 +160,9 @@ public final class UploadTrialRunner {
             if let stop, stop.kind == .processKill, let worker {
                 persist(state)
                 try? FileManager.default.removeItem(atPath: legPath)
-                var extra = ["--upload-state", statePath, "--settings", settingsPath, "--die-at", "\(stop.atByte)", "--leg-report", legPath]
+                var extra = ["--upload-state", statePath, "--settings-fd", "\(WorkerCommand.inputDescriptor)", "--die-at", "\(stop.atByte)", "--leg-report", legPath]
                 if case .append(let offset) = kind { extra += ["--offset", "\(offset)"] }
-                let exit = worker.run(extra: extra, timeoutSeconds: options.workerTimeoutSeconds) {}
+                let exit = worker.run(extra: extra, input: workerInput, timeoutSeconds: options.workerTimeoutSeconds) {}
                 if let saved = try? UploadState.load(from: statePath) { state = saved }
                 leg = FileManager.default.contents(atPath: legPath).flatMap { try? JSONDecoder().decode(UploadLegReport.self, from: $0) }
                     ?? UploadLegReport()

@@ -7,15 +7,12 @@ import SondeHTTP
 /// the file have been handed to libcurl. The upload state (with an upload URL learned from a 104)
 /// and the leg report are written just before the kill.
 public enum UploadWorker {
-    public static func run(statePath: String, settingsPath: String, dieAt: Int64, legReportPath: String, offset: Int64?) -> Int32 {
+    public static func run(statePath: String, settingsDescriptor: Int32, dieAt: Int64, legReportPath: String, offset: Int64?) -> Int32 {
         let writeReport: (UploadLegReport) -> Void = { report in
-            if let data = try? JSONEncoder().encode(report) { FileManager.default.createFile(atPath: legReportPath, contents: data) }
+            if let data = try? JSONEncoder().encode(report) { try? writeReplacing(legReportPath, data) }
         }
         do throws(TaskError) {
-            guard let data = FileManager.default.contents(atPath: settingsPath),
-                  let settings = try? JSONDecoder().decode(TransferSettings.self, from: data) else {
-                throw TaskError(code: .localIOError, message: "cannot read worker settings \(settingsPath)")
-            }
+            let settings = try TransferSettings.read(fromDescriptor: settingsDescriptor)
             var state = try UploadState.load(from: statePath)
             let transfer = try StreamingTransfer(options: settings.probeOptions, redactor: settings.redactor, stallTimeoutMs: settings.stallTimeoutMs)
             let kind: UploadLeg.Kind = offset.map { .append(offset: $0) } ?? .create

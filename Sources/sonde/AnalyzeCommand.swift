@@ -35,13 +35,14 @@ struct AnalyzeCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.usage.rawValue)
             }
         }
-        let run = RunInfo(id: RunInfo.makeID(command: "analyze", at: started), command: "analyze",
+        var run = RunInfo(id: RunInfo.makeID(command: "analyze", at: started), command: "analyze",
                           arguments: redactor.redact(arguments: Array(CommandLine.arguments.dropFirst())), startedAt: started,
                           status: .error, insecure: false, redacted: redactor.isEnabled)
         let outcome: RunOutcome
         let folder: RunFolder
         do {
             folder = try RunFolder(outputDirectory: report.outputDirectory, runID: run.id)
+            run.id = folder.runID
             let recorder = try ProbeRunRecorder(folder: folder, tool: ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features), run: run)
             for capture in captures { try recorder.record(capture: capture) }
             let status: RunStatus = captures.allSatisfy(\.complete) ? .passed : .failed

@@ -1,6 +1,5 @@
 import Foundation
 import SondeCore
-import Yams
 
 /// A `--config FILE` (YAML; JSON is YAML too) with settings every run of a suite shares:
 ///
@@ -14,7 +13,8 @@ import Yams
 /// ```
 ///
 /// Unknown keys, wrong types and malformed thresholds are errors that name the file and the key,
-/// so a typo never silently turns a gate off.
+/// so a typo never silently turns a gate off. The file is read through `BoundedYAML` (at most
+/// 1 MiB, at most 100,000 nodes with aliases expanded), so a hostile file is refused, not obeyed.
 struct ConfigFile: Equatable {
     var thresholds: [String] = []
     var redact: [String] = []
@@ -28,22 +28,22 @@ struct ConfigFile: Equatable {
     }
 
     static func load(path: String) throws(Problem) -> ConfigFile {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Problem(description: "cannot read --config \(path): no such file, or not readable")
+        let document: Any?
+        do throws(BoundedYAML.Problem) { document = try BoundedYAML.load(path: path, what: "--config \(path)") } catch {
+            throw Problem(description: error.description)
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw Problem(description: "--config \(path) is not UTF-8 text")
-        }
-        return try parse(text, path: path)
+        return try interpret(document, path: path)
     }
 
     static func parse(_ text: String, path: String) throws(Problem) -> ConfigFile {
         let document: Any?
-        do {
-            document = try Yams.load(yaml: text)
-        } catch {
-            throw Problem(description: "--config \(path) is not valid YAML: \(error)")
+        do throws(BoundedYAML.Problem) { document = try BoundedYAML.parse(text, what: "--config \(path)") } catch {
+            throw Problem(description: error.description)
         }
+        return try interpret(document, path: path)
+    }
+
+    private static func interpret(_ document: Any?, path: String) throws(Problem) -> ConfigFile {
         guard let document else { return ConfigFile() }  // an empty file
         guard let mapping = document as? [String: Any] else {
             throw Problem(description: "--config \(path) must be a mapping of \(keys.joined(separator: ", "))")

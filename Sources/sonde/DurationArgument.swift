@@ -1,7 +1,8 @@
 import ArgumentParser
 
 /// A duration on the command line: a number with a unit, `250ms`, `10s`, `5m`, `1h` (a bare
-/// number means seconds). Stored in seconds.
+/// number means seconds). Stored in seconds: finite and not negative; each command bounds it
+/// above in its own `validate`, saying the bound.
 struct DurationArgument: ExpressibleByArgument, Equatable, CustomStringConvertible {
     var seconds: Double
 
@@ -17,12 +18,12 @@ struct DurationArgument: ExpressibleByArgument, Equatable, CustomStringConvertib
             number = text.dropLast(suffix.count)
             break
         }
-        guard let value = Double(number), value.isFinite, value >= 0 else { return nil }
+        guard let value = Double(number), value.isFinite, value >= 0, (value * scale).isFinite else { return nil }
         seconds = value * scale
     }
 
     var description: String {
-        if seconds >= 1 && seconds == seconds.rounded() { return "\(Int(seconds))s" }
+        if seconds >= 1 && seconds < 1e15 && seconds == seconds.rounded() { return "\(Int(seconds))s" }
         return "\(seconds * 1000)ms"
     }
 

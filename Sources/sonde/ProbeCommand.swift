@@ -39,10 +39,18 @@ struct ProbeCommand: AsyncParsableCommand {
     @Option(name: .customLong("data-file"), help: "Send the contents of this file as the request body.")
     var dataFile: String?
 
-    @Option(name: [.customShort("m"), .customLong("timeout")], help: "Seconds a whole transfer (one hop) may take.")
-    var timeout: Double?
-    @Option(name: .customLong("connect-timeout"), help: "Seconds the TCP and TLS connect may take.")
+    @Option(name: [.customShort("m"), .customLong("timeout")], help: ArgumentHelp(
+        "Seconds one transfer (each hop of a redirect chain) may take before it fails as timed out; at most 86400, 0 for no limit.",
+        valueName: "seconds"))
+    var timeout: Double = ProbeCommand.defaultTimeoutS
+    @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds the TCP and TLS connect may take (at most 86400).",
+                                                                     valueName: "seconds"))
     var connectTimeout: Double?
+
+    /// A silent server holds a hop this long at most unless --timeout says otherwise (s).
+    static let defaultTimeoutS = 30.0
+    /// The longest --timeout and --connect-timeout (s): a day.
+    static let maxTimeoutS = 86_400.0
 
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's TLS certificate (recorded in the report).")
     var insecure = false
@@ -87,9 +95,13 @@ struct ProbeCommand: AsyncParsableCommand {
         guard versions <= 1 else { throw ValidationError("choose one of --http1.1, --http2, --http2-prior-knowledge, --http3") }
         guard !(ipv4 && ipv6) else { throw ValidationError("choose one of -4 and -6") }
         guard data == nil || dataFile == nil else { throw ValidationError("choose one of --data and --data-file") }
-        if let timeout, !(timeout > 0 && timeout <= 86_400) { throw ValidationError("--timeout must be a positive number of seconds") }
-        if let connectTimeout, !(connectTimeout > 0 && connectTimeout <= 86_400) {
-            throw ValidationError("--connect-timeout must be a positive number of seconds")
+        guard timeout.isFinite && timeout >= 0 else { throw ValidationError("--timeout must be a number of seconds (0 for no limit)") }
+        guard timeout <= Self.maxTimeoutS else {
+            throw ValidationError("--timeout must be at most 86400 seconds (24 hours); 0 means no limit")
+        }
+        if let connectTimeout {
+            guard connectTimeout.isFinite && connectTimeout > 0 else { throw ValidationError("--connect-timeout must be a positive number of seconds") }
+            guard connectTimeout <= Self.maxTimeoutS else { throw ValidationError("--connect-timeout must be at most 86400 seconds (24 hours)") }
         }
         if let expectStatus, StatusSet(parsing: expectStatus) == nil {
             throw ValidationError("--expect-status '\(expectStatus)' is not a list of status codes or ranges like 200-299,404")
@@ -121,8 +133,9 @@ struct ProbeCommand: AsyncParsableCommand {
             options.body = Array(contents)
         }
         options.method = method?.uppercased() ?? (options.body == nil ? "GET" : "POST")
-        options.timeoutMs = timeout.map { Int($0 * 1000) }
-        options.connectTimeoutMs = connectTimeout.map { Int($0 * 1000) }
+        // `validate` bounded both to a day: the products fit any Int.
+        options.timeoutMs = timeout == 0 ? nil : max(1, Int((timeout * 1000).rounded()))
+        options.connectTimeoutMs = connectTimeout.map { max(1, Int(($0 * 1000).rounded())) }
         options.insecure = insecure
         if let caCert {
             guard FileManager.default.isReadableFile(atPath: caCert) else {

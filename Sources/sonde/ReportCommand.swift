@@ -50,6 +50,7 @@ struct ReportCommand: ParsableCommand {
 
     func run() throws {
         let paths = (fromJournal.map { [$0] } ?? folders).map(normalizedRunFolder)
+        for path in paths { Self.removeLeftoverSecrets(in: path) }
         var runFolder = RunFolder(existing: paths[0])
         let thresholds = thresholdExpressions.isEmpty ? nil : try parsedThresholds(thresholdExpressions)
         let outcome: RunOutcome
@@ -84,5 +85,20 @@ struct ReportCommand: ParsableCommand {
             }
         }
         throw ExitCode(outcome.exitStatus.rawValue)
+    }
+
+    /// Runs of sonde before the worker settings went through a pipe left them in
+    /// `transfers/worker-settings.json` when killed, credentials (-H) included: removed (the
+    /// name itself, never through a link), with a warning.
+    static func removeLeftoverSecrets(in folder: String) {
+        let path = folder + "/transfers/worker-settings.json"
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return }
+        if unlink(path) == 0 {
+            printError("warning: removed \(path): an older sonde left the transfer settings there, which may hold credentials (-H)")
+        } else {
+            printError("warning: \(path) holds the transfer settings of a killed run, which may hold credentials (-H); "
+                + "it could not be removed (\(String(cString: strerror(errno)))): remove it")
+        }
     }
 }

@@ -53,6 +53,8 @@ struct ReportOptions: ParsableArguments {
     /// Creates the run folder under `--output-dir` and the recorder that journals into it.
     func openRecorder(run: RunInfo, tool: ToolInfo) throws(TaskError) -> ProbeRunRecorder {
         let folder = try RunFolder(outputDirectory: outputDirectory, runID: run.id)
+        var run = run
+        run.id = folder.runID  // another name when the first was taken
         return try ProbeRunRecorder(folder: folder, tool: tool, run: run)
     }
 

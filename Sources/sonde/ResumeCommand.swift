@@ -98,6 +98,11 @@ struct ResumeCommand: AsyncParsableCommand {
             throw ValidationError(problem)
         }
         guard stallTimeout.seconds >= 1 else { throw ValidationError("--stall-timeout must be at least 1s") }
+        guard stallTimeout.seconds <= 86_400 else { throw ValidationError("--stall-timeout must be at most 24 hours (24h)") }
+        if let connectTimeout {
+            guard connectTimeout.seconds > 0 else { throw ValidationError("--connect-timeout must be a positive duration") }
+            guard connectTimeout.seconds <= 86_400 else { throw ValidationError("--connect-timeout must be at most 24 hours (24h)") }
+        }
         if let caCert, !FileManager.default.isReadableFile(atPath: caCert) {
             throw ValidationError("cannot read --cacert \(caCert): no such file, or not readable")
         }
@@ -135,8 +140,9 @@ struct ResumeCommand: AsyncParsableCommand {
         settings.insecure = insecure
         settings.caCertPath = caCert
         settings.resolve = resolve
-        settings.connectTimeoutMs = connectTimeout.map { Int($0.seconds * 1000) }
-        settings.stallTimeoutMs = Int(stallTimeout.seconds * 1000)
+        // `validate` bounded both to a day: the products fit any Int.
+        settings.connectTimeoutMs = connectTimeout.map { max(1, Int(($0.seconds * 1000).rounded())) }
+        settings.stallTimeoutMs = Int((stallTimeout.seconds * 1000).rounded())
         settings.redact = !report.noRedact
         settings.extraRedactions = report.extraRedactions
         return settings
@@ -183,7 +189,8 @@ struct ResumeWorkerCommand: ParsableCommand {
 
     @Option(name: .customLong("resume-data")) var resumeData: String?
     @Option(name: .customLong("upload-state")) var uploadState: String?
-    @Option(name: .customLong("settings")) var settings: String
+    /// The descriptor the parent's settings (secrets included) arrive on: a pipe, never a file.
+    @Option(name: .customLong("settings-fd")) var settingsDescriptor: Int32
     @Option(name: .customLong("die-at")) var dieAt: Int64
     @Option(name: .customLong("leg-report")) var legReport: String
     @Option(name: .customLong("offset")) var offset: Int64?
@@ -191,10 +198,10 @@ struct ResumeWorkerCommand: ParsableCommand {
 
     func run() throws {
         if let uploadState {
-            throw ExitCode(UploadWorker.run(statePath: uploadState, settingsPath: settings, dieAt: dieAt, legReportPath: legReport, offset: offset))
+            throw ExitCode(UploadWorker.run(statePath: uploadState, settingsDescriptor: settingsDescriptor, dieAt: dieAt, legReportPath: legReport, offset: offset))
         }
         guard let resumeData else { throw ValidationError("--resume-data or --upload-state is required") }
-        let status = DownloadWorker.run(resumeDataPath: resumeData, settingsPath: settings, dieAt: dieAt,
+        let status = DownloadWorker.run(resumeDataPath: resumeData, settingsDescriptor: settingsDescriptor, dieAt: dieAt,
                                         legReportPath: legReport, restart: restart)
         throw ExitCode(status)
     }

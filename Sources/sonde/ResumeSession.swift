@@ -34,7 +34,6 @@ struct ResumeSession {
         var failure: TaskError? = nil
         var reference: DownloadReference? = nil
         var runner: DownloadTrialRunner? = nil
-        defer { runner?.finish() }  // the worker settings go, whatever happened
         do throws(TaskError) {
             if !checkOnly {
                 var trialOptions = options
@@ -81,14 +80,11 @@ struct ResumeSession {
         defer { sonde_reset_interrupt_handlers() }
         let shouldStop = { sonde_received_signal() != 0 }
         var failure: TaskError? = nil
-        var runner: UploadTrialRunner? = nil
-        defer { runner?.finish() }  // the worker settings go, whatever happened
         do throws(TaskError) {
             var trialOptions = options
             trialOptions.workDirectory = recorder.folder.path + "/transfers"
             let worker = trialOptions.kinds.contains(.processKill) ? try Self.workerCommand() : nil
             let trialRunner = try UploadTrialRunner(url: url, settings: settings, options: trialOptions, worker: worker, seed: seed)
-            runner = trialRunner
             if !json {
                 print("upload \(options.filePath) (\(trialRunner.length) bytes, sha256 \(trialRunner.fileSha256)) to \(redactor.redact(url: url)) "
                     + "with \(options.uploadProtocol.name): \(trials) trial\(trials == 1 ? "" : "s"); report in \(recorder.folder.path)")

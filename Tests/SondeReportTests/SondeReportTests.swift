@@ -348,3 +348,32 @@ final class ManagedAtomicFlag: @unchecked Sendable {
         #expect(compared == durations.count)
     }
 }
+
+@Suite struct RunFolderAndReaderTests {
+    @Test func aTakenRunFolderNameGetsANewSuffixAndIsNeverFollowed() throws {
+        let directory = NSTemporaryDirectory() + "sonde-runfolder-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory + "/decoy", withIntermediateDirectories: true)
+        #expect(symlink(directory + "/decoy", directory + "/20261123T000000Z-probe-abcd") == 0)
+        let folder = try RunFolder(outputDirectory: directory, runID: "20261123T000000Z-probe-abcd")
+        #expect(folder.runID != "20261123T000000Z-probe-abcd" && folder.runID.hasPrefix("20261123T000000Z-probe-"))
+        _ = try Journal(path: folder.journalPath)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/decoy").isEmpty)
+        #expect(throws: TaskError.self) { _ = try RunFolder(outputDirectory: folder.journalPath, runID: "x") }
+    }
+
+    @Test func theReaderSkipsOversizedLinesAndKeepsTheRest() throws {
+        let path = NSTemporaryDirectory() + "sonde-long-\(UUID().uuidString).jsonl"
+        defer { unlink(path) }
+        var data = Data("{\"a\":1}\n".utf8)
+        data.append(Data(repeating: UInt8(ascii: "x"), count: 3 << 20))
+        data.append(Data("\n{\"b\":2}\n".utf8))
+        data.append(Data(repeating: UInt8(ascii: "y"), count: 2 << 20))
+        try data.write(to: URL(fileURLWithPath: path))
+        var lines: [String] = []
+        var oversized = 0
+        try JournalReader.forEachLine(path: path, maxLineBytes: 1 << 20, onOversized: { oversized += 1 }) { lines.append(String(decoding: $0, as: UTF8.self)) }
+        #expect(lines == ["{\"a\":1}", "{\"b\":2}"])
+        #expect(oversized == 2)
+    }
+}

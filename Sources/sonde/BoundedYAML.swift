@@ -1,0 +1,131 @@
+import CYaml
+import Foundation
+import Yams
+
+/// Loads a small YAML file that comes from outside (`--config`, and suite files later) with
+/// bounds, so a hostile or mistaken file cannot exhaust memory or time:
+///
+/// - the file is at most `maxBytes` (read with a bounded read, never more);
+/// - before Yams builds anything, one pass over libyaml's events counts the nodes the document
+///   stands for once every alias is expanded (an alias counts as the whole subtree it names), and
+///   more than `maxNodes` is an error: a "billion laughs" file is refused in microseconds;
+/// - nesting deeper than `maxDepth` is an error.
+///
+/// Errors are `Problem`s whose text names the file and says the bound in words.
+enum BoundedYAML {
+    /// The largest file read (bytes).
+    static let maxBytes = 1 << 20
+    /// The most nodes (scalars, sequences, mappings) a document may stand for with every alias expanded.
+    static let maxNodes = 100_000
+    /// The deepest nesting of sequences and mappings.
+    static let maxDepth = 64
+
+    struct Problem: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Reads and parses the YAML file at `path`; nil for an empty document.
+    /// - Parameter what: how messages name the file, e.g. "--config config.yaml".
+    static func load(path: String, what: String) throws(Problem) -> Any? {
+        let bytes = try read(path: path, what: what)
+        guard let text = String(validatingUTF8: bytes.map { CChar(bitPattern: $0) } + [0]) ?? nil else {
+            throw Problem(description: "\(what) is not UTF-8 text")
+        }
+        return try parse(text, what: what)
+    }
+
+    /// Parses `text` within the bounds (see the type's comment).
+    static func parse(_ text: String, what: String) throws(Problem) -> Any? {
+        guard text.utf8.count <= maxBytes else {
+            throw Problem(description: "\(what) is larger than \(maxBytes / 1024) KiB, the most sonde reads")
+        }
+        try checkExpansion(text, what: what)
+        do {
+            return try Yams.load(yaml: text)
+        } catch {
+            throw Problem(description: "\(what) is not valid YAML: \(error)")
+        }
+    }
+
+    /// At most `maxBytes` of the regular file at `path` (one byte more means too large).
+    static func read(path: String, what: String) throws(Problem) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Problem(description: "cannot read \(what): no such file, or not readable") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            throw Problem(description: "\(what) is not a regular file")
+        }
+        var bytes: [UInt8] = []
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        while bytes.count <= maxBytes {
+            let count = block.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw Problem(description: "cannot read \(what): \(String(cString: strerror(errno)))") }
+            if count == 0 { break }
+            bytes += block[0..<count]
+        }
+        guard bytes.count <= maxBytes else {
+            throw Problem(description: "\(what) is larger than \(maxBytes / 1024) KiB, the most sonde reads")
+        }
+        return bytes
+    }
+
+    /// One pass over the parser's events: the expanded node count (saturating just above
+    /// `maxNodes`) and the depth, checked as they grow. Syntax errors are left to Yams, which
+    /// reports them with a position.
+    static func checkExpansion(_ text: String, what: String) throws(Problem) {
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else { throw Problem(description: "cannot start the YAML parser") }
+        defer { yaml_parser_delete(&parser) }
+        let bytes = Array(text.utf8)
+        // Nodes under each anchor, expanded; the open collections' counts so far (with their anchors).
+        var anchors: [String: Int] = [:]
+        var open: [(anchor: String?, nodes: Int)] = []
+        var total = 0
+        func add(_ nodes: Int) -> Int {
+            if open.isEmpty {
+                total = min(total + nodes, maxNodes + 1)
+                return total
+            }
+            open[open.count - 1].nodes = min(open[open.count - 1].nodes + nodes, maxNodes + 1)
+            return open[open.count - 1].nodes
+        }
+        func anchor(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+            pointer.map { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
+        }
+        let tooMany = Problem(description: "\(what) stands for more than \(maxNodes) YAML nodes once its aliases "
+            + "(*name) are expanded: refused (an alias bomb, or a file far larger than any sonde configuration)")
+        try bytes.withUnsafeBufferPointer { (buffer: UnsafeBufferPointer<UInt8>) throws(Problem) in
+            yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
+            var event = yaml_event_t()
+            while true {
+                guard yaml_parser_parse(&parser, &event) == 1 else { return }  // Yams says what is wrong
+                defer { yaml_event_delete(&event) }
+                switch event.type {
+                case YAML_STREAM_END_EVENT:
+                    return
+                case YAML_SCALAR_EVENT:
+                    if let name = anchor(event.data.scalar.anchor) { anchors[name] = 1 }
+                    if add(1) > maxNodes { throw tooMany }
+                case YAML_ALIAS_EVENT:
+                    let nodes = anchor(event.data.alias.anchor).flatMap { anchors[$0] } ?? 1
+                    if add(nodes) > maxNodes { throw tooMany }
+                case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                    let name = event.type == YAML_SEQUENCE_START_EVENT
+                        ? anchor(event.data.sequence_start.anchor) : anchor(event.data.mapping_start.anchor)
+                    open.append((name, 1))
+                    if open.count > maxDepth {
+                        throw Problem(description: "\(what) nests sequences and mappings deeper than \(maxDepth) levels: refused")
+                    }
+                case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                    guard let closed = open.popLast() else { return }
+                    if let name = closed.anchor { anchors[name] = closed.nodes }
+                    if add(closed.nodes) > maxNodes { throw tooMany }
+                default:
+                    break
+                }
+            }
+        }
+    }
+}
