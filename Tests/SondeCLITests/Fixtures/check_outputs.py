@@ -30,8 +30,12 @@ def main() -> int:
         if not math.isclose(total, entry["time"], abs_tol=0.0011):
             problems.append(f"entry {index}: time {entry['time']} != sum of timings {total}")
         phases = t["phases"]
-        if phases["total"] is not None and t["response"] is not None and not math.isclose(entry["time"], phases["total"], abs_tol=0.0021):
-            problems.append(f"entry {index}: HAR time {entry['time']} != phases.total {phases['total']}")
+        # HAR's time holds the wait in sonde's queue (blocked) and the phases.
+        queue = t.get("queue") or 0
+        if not math.isclose(timings["blocked"], queue if t.get("queue") is not None else -1, abs_tol=0.0011):
+            problems.append(f"entry {index}: HAR blocked {timings['blocked']} != queue {t.get('queue')}")
+        if phases["total"] is not None and t["response"] is not None and not math.isclose(entry["time"], queue + phases["total"], abs_tol=0.0021):
+            problems.append(f"entry {index}: HAR time {entry['time']} != queue + phases.total {queue} + {phases['total']}")
         if t["isReusedConnection"] and (timings["connect"] != -1 or timings["dns"] != -1 or timings["ssl"] != -1):
             problems.append(f"entry {index}: reused connection with dns/connect/ssl {timings}")
         if phases["tls"] is not None and not math.isclose(timings["connect"], phases["connect"] + phases["tls"], abs_tol=0.0011):
