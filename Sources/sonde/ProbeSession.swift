@@ -148,11 +148,13 @@ func printReportDocument(_ folder: RunFolder) {
     if let data = FileManager.default.contents(atPath: folder.reportJSONPath) { FileHandle.standardOutput.write(data) }
 }
 
-/// The files a run wrote, as the terminal view ends (the HAR only when it holds transactions).
+/// The files a run wrote, as the terminal view ends (the HAR only when it holds transactions):
+/// the HTML report last, on its own `report:` line, so that it is the output's last line.
 func printReportPaths(_ folder: RunFolder, har: Bool, prometheusPath: String?) {
-    let paths = [folder.reportHTMLPath, folder.reportJSONPath] + (har ? [folder.reportHARPath] : []) + [folder.junitPath]
+    let others = [folder.reportJSONPath] + (har ? [folder.reportHARPath] : []) + [folder.junitPath]
         + (prometheusPath.map { [$0] } ?? [])
-    for (index, path) in paths.enumerated() { print((index == 0 ? "report: " : "        ") + path) }
+    for (index, path) in others.enumerated() { print((index == 0 ? "files:  " : "        ") + path) }
+    print("report: " + folder.reportHTMLPath)
 }
 
 /// Prints a message on stderr. Messages carry text from outside (a server's answer, a file's

@@ -15,6 +15,8 @@ import Testing
         let folders = try FileManager.default.contentsOfDirectory(atPath: output)
         #expect(folders.count == 1)
         let folder = output + "/" + folders[0]
+        // The terminal view ends with the HTML report's path (what `make run` promises).
+        #expect(terminal.stdout.split(separator: "\n").last.map(String.init) == "report: " + folder + "/report.html")
         for file in ["report.json", "report.html", "journal.jsonl"] {
             #expect(FileManager.default.fileExists(atPath: folder + "/" + file), "\(file) missing")
         }
