@@ -142,6 +142,17 @@ enum Harness {
     }
 
     /// Validates report files against the JSON Schema with Python's jsonschema (installed by `make test`).
+    /// Expects `secret` in none of a probe run's outputs: its stdout and stderr, every file of its
+    /// run folder that a person or a tool reads, and the Prometheus file when there is one.
+    static func expectNowhere(_ secret: String, result: Result, folder: String, prom: String? = nil,
+                              sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret), "the terminal shows a secret", sourceLocation: sourceLocation)
+        for path in ["report.json", "report.html", "journal.jsonl", "report.har", "junit.xml"].map({ folder + "/" + $0 }) + (prom.map { [$0] } ?? []) {
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(!text.contains(secret), "\(path) leaks a secret", sourceLocation: sourceLocation)
+        }
+    }
+
     static func validate(_ reports: [String]) throws -> Result {
         try run("/usr/bin/env", ["python3", root + "/scripts/validate-report.py", schema] + reports)
     }
