@@ -15,4 +15,14 @@ public enum ExitStatus: Int32, Sendable {
 /// How a run ended, as recorded in `run.status`.
 public enum RunStatus: String, Codable, Sendable {
     case passed, failed, error, interrupted
+
+    /// The one status rule of every command, in the exit codes' order (README, "Exit codes"):
+    /// an interrupted run is `interrupted` whatever else happened, then a run that could not go on
+    /// is `error`, then one with failed work (a task, a soak, a trial) is `failed`, else `passed`.
+    /// Failing thresholds turn `passed` into `failed` when the run finishes.
+    public static func of(interrupted: Bool, error: Bool, failedWork: Bool) -> RunStatus {
+        if interrupted { return .interrupted }
+        if error { return .error }
+        return failedWork ? .failed : .passed
+    }
 }

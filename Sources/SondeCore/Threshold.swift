@@ -125,20 +125,20 @@ public struct ThresholdMetric: Sendable, Equatable, CustomStringConvertible {
 
         var unitsHint: String {
             switch self {
-            case .duration: return "use us, ms, s or m; a bare number means ms"
+            case .duration: return "add a unit: us, ms, s, m or h (a bare number once meant ms here and means seconds elsewhere in sonde, so it is refused)"
             case .rate: return "use a percentage like 1% or a fraction like 0.01"
             case .count: return "use a plain number"
-            case .change: return "use % for a relative change, or us, ms, s, m for an absolute one"
+            case .change: return "use % for a relative change, or a duration with its unit (us, ms, s, m, h) for an absolute one"
             }
         }
 
         /// The bound in canonical units, or nil when `unit` does not fit this kind.
         func canonical(_ value: Double, unit: String) -> Double? {
             switch (self, unit) {
-            case (.duration, ""), (.duration, "ms"): return value
-            case (.duration, "us"), (.duration, "µs"): return value / 1000
-            case (.duration, "s"): return value * 1000
-            case (.duration, "m"): return value * 60_000
+            case (.duration, ""): return nil
+            case (.duration, let unit):
+                // The units of sonde's one duration parser, in the metric's milliseconds.
+                return Quantity.durationParts("\(value)\(unit.lowercased())")?.unitSeconds.map { value * $0 * 1000 }
             case (.rate, "%"): return value / 100
             case (.rate, ""): return value
             case (.count, ""): return value

@@ -40,12 +40,13 @@ struct ProbeCommand: AsyncParsableCommand {
     var dataFile: String?
 
     @Option(name: [.customShort("m"), .customLong("timeout")], help: ArgumentHelp(
-        "Seconds one transfer (each hop of a redirect chain) may take before it fails as timed out; at most 86400, 0 for no limit.",
-        valueName: "seconds"))
-    var timeout: Double = ProbeCommand.defaultTimeoutS
-    @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds the TCP and TLS connect may take (at most 86400).",
-                                                                     valueName: "seconds"))
-    var connectTimeout: Double?
+        "How long one transfer (each hop of a redirect chain) may take before it fails as timed out, e.g. 500ms, 30s, 2m "
+            + "(a bare number means seconds); at most 24h, 0 for no limit.",
+        valueName: "duration"))
+    var timeout = DurationArgument(seconds: ProbeCommand.defaultTimeoutS)
+    @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("How long the TCP and TLS connect may take, e.g. 5s (at most 24h).",
+                                                                     valueName: "duration"))
+    var connectTimeout: DurationArgument?
 
     /// A silent server holds a hop this long at most unless --timeout says otherwise (s).
     static let defaultTimeoutS = 30.0
@@ -95,13 +96,12 @@ struct ProbeCommand: AsyncParsableCommand {
         guard versions <= 1 else { throw ValidationError("choose one of --http1.1, --http2, --http2-prior-knowledge, --http3") }
         guard !(ipv4 && ipv6) else { throw ValidationError("choose one of -4 and -6") }
         guard data == nil || dataFile == nil else { throw ValidationError("choose one of --data and --data-file") }
-        guard timeout.isFinite && timeout >= 0 else { throw ValidationError("--timeout must be a number of seconds (0 for no limit)") }
-        guard timeout <= Self.maxTimeoutS else {
+        guard timeout.seconds <= Self.maxTimeoutS else {
             throw ValidationError("--timeout must be at most 86400 seconds (24 hours); 0 means no limit")
         }
         if let connectTimeout {
-            guard connectTimeout.isFinite && connectTimeout > 0 else { throw ValidationError("--connect-timeout must be a positive number of seconds") }
-            guard connectTimeout <= Self.maxTimeoutS else { throw ValidationError("--connect-timeout must be at most 86400 seconds (24 hours)") }
+            guard connectTimeout.seconds > 0 else { throw ValidationError("--connect-timeout must be longer than 0") }
+            guard connectTimeout.seconds <= Self.maxTimeoutS else { throw ValidationError("--connect-timeout must be at most 86400 seconds (24 hours)") }
         }
         if let expectStatus, StatusSet(parsing: expectStatus) == nil {
             throw ValidationError("--expect-status '\(expectStatus)' is not a list of status codes or ranges like 200-299,404")
@@ -134,8 +134,8 @@ struct ProbeCommand: AsyncParsableCommand {
         }
         options.method = method?.uppercased() ?? (options.body == nil ? "GET" : "POST")
         // `validate` bounded both to a day: the products fit any Int.
-        options.timeoutMs = timeout == 0 ? nil : max(1, Int((timeout * 1000).rounded()))
-        options.connectTimeoutMs = connectTimeout.map { max(1, Int(($0 * 1000).rounded())) }
+        options.timeoutMs = timeout.seconds == 0 ? nil : max(1, Int((timeout.seconds * 1000).rounded()))
+        options.connectTimeoutMs = connectTimeout.map { max(1, Int(($0.seconds * 1000).rounded())) }
         options.insecure = insecure
         if let caCert {
             guard FileManager.default.isReadableFile(atPath: caCert) else {

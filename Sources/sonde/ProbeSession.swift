@@ -112,14 +112,8 @@ struct ProbeSession {
         }
 
         let captureFailure = liveCapture?.finish(into: recorder, json: json)
-        let status: RunStatus
-        if outcome.interrupted && outcome.failure == nil {
-            status = .interrupted
-        } else if outcome.failure != nil || captureFailure != nil {
-            status = .error
-        } else {
-            status = recorder.failedTasks > 0 ? .failed : .passed
-        }
+        let status = RunStatus.of(interrupted: outcome.interrupted, error: outcome.failure != nil || captureFailure != nil,
+                                  failedWork: recorder.failedTasks > 0)
         guard let finished = report.finish(recorder, status: status, baseline: baseline) else { return .failure }
         if let failure = outcome.failure ?? captureFailure { printError("sonde: \(failure.message)") }
         if json {

@@ -73,6 +73,11 @@ struct ResumeSession {
     /// verification against the server's digest or a GET of the upload), journalled as it ends.
     func runUploads(url: String, trials: Int, options: UploadTrialOptions, seed: UInt64) -> ExitStatus {
         let redactor = settings.redactor
+        let baseline: JournalScan.Result?
+        do { baseline = try report.loadBaseline() } catch {
+            printError("sonde: \(error.message)")
+            return .usage
+        }
         guard let recorder = openRecorder(), let liveCapture = startCapture(url: url, recorder: recorder) else { return .usage }
         let json = report.json
         let renderer = ReportOptions.terminalRenderer
@@ -100,7 +105,7 @@ struct ResumeSession {
         } catch {
             failure = error
         }
-        return finish(recorder: recorder, capture: liveCapture, failure: failure, baseline: nil, renderer: renderer)
+        return finish(recorder: recorder, capture: liveCapture, failure: failure, baseline: baseline, renderer: renderer)
     }
 
     /// A progress bar on stderr when it is a TTY (and no --json), redrawn at most ten times a second.
@@ -148,7 +153,7 @@ struct ResumeSession {
         let captureFailure = capture?.finish(into: recorder, json: report.json)
         let failure = failure ?? captureFailure
         let interrupted = sonde_received_signal() != 0
-        let status: RunStatus = interrupted ? .interrupted : failure != nil ? .error : .passed
+        let status = RunStatus.of(interrupted: interrupted, error: failure != nil, failedWork: false)
         guard let finished = report.finish(recorder, status: status, baseline: baseline) else { return .failure }
         if let failure, !interrupted { printError("sonde resume: \(failure.message)") }
         if report.json {

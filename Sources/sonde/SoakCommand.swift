@@ -34,8 +34,8 @@ struct SoakCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("message-rate"), help: "Sequence-numbered messages per second per connection, checked in their echo (0: none).")
     var messageRate = 0.0
-    @Option(name: .customLong("message-size"), help: "Size of each message in bytes (at least 16).")
-    var messageSize = 64
+    @Option(name: .customLong("message-size"), help: "Size of each message: bytes, or with a unit such as 4KiB (at least 16 bytes).")
+    var messageSize = SizeArgument(bytes: 64)
 
     @Option(name: .customLong("subprotocol"), help: "Offer this subprotocol (Sec-WebSocket-Protocol; repeatable, in order of preference).")
     var subprotocols: [String] = []
@@ -100,7 +100,7 @@ struct SoakCommand: AsyncParsableCommand {
             durationS: discoverIdleTimeout ? maxIdle.seconds : duration.seconds,
             connections: discoverIdleTimeout ? IdleTimeoutDiscovery.ladder(upTo: maxIdle.seconds).count : connections, rampS: ramp.seconds,
             pingIntervalS: pingInterval.seconds, pongTimeoutS: pongTimeout.seconds,
-            messageRate: messageRate, messageSize: messageSize, subprotocols: Self.redact(subprotocols: subprotocols, redactor),
+            messageRate: messageRate, messageSize: Int(clamping: messageSize.bytes), subprotocols: Self.redact(subprotocols: subprotocols, redactor),
             headers: redactor.redact(headers: headerFields), backoff: policy, stableAfterS: stableAfter.seconds,
             maxAttempts: maxAttempts, connectTimeoutS: connectTimeout.seconds, insecure: insecure)
     }

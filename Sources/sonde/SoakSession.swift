@@ -108,7 +108,7 @@ struct SoakSession {
 
         let interrupted = sonde_received_signal() != 0
         // `finish` turns passed into failed when the soak failed (or a threshold did).
-        let status: RunStatus = failure != nil ? .error : interrupted ? .interrupted : .passed
+        let status = RunStatus.of(interrupted: interrupted, error: failure != nil, failedWork: false)
         guard let finished = report.finish(recorder, status: status, baseline: baseline) else { return .failure }
         if let failure { printError("sonde: \(failure.message)") }
         if json {

@@ -17,7 +17,7 @@ import Testing
 
     @Test(arguments: [
         ("wait.max<200ms", false), ("wait.max<=250ms", true), ("wait.max<0.3s", true), ("wait.max<250000us", false),
-        ("wait.p50>=30", true), ("wait.min==10ms", true), ("warm.wait.min==20ms", true), ("cold.wait.max<11ms", true),
+        ("wait.p50>=30ms", true), ("wait.min==10ms", true), ("warm.wait.min==20ms", true), ("cold.wait.max<11ms", true),
         ("errors.rate<20%", false), ("errors.rate<=0.2", true), ("errors.count==1", true), ("errors.count!=1", false),
         ("reuse.rate>=80%", true), ("tasks.count>4", true), ("dns.count==1", true), ("WAIT.P50 >= 30 ms", true),
     ])
@@ -33,6 +33,10 @@ import Testing
         #expect(try Threshold(parsing: "wait.p95<2s").bound == 2000)
         #expect(try Threshold(parsing: "wait.p95<1m").bound == 60_000)
         #expect(try Threshold(parsing: "wait.p95<500us").bound == 0.5)
+        #expect(try Threshold(parsing: "wait.p95<1h").bound == 3_600_000)
+        // A bare number is refused for a duration: it meant ms here once and means seconds elsewhere.
+        #expect(throws: ThresholdSyntaxError.self) { try Threshold(parsing: "wait.p95<200") }
+        #expect(throws: ThresholdSyntaxError.self) { try Threshold(parsing: "wait.p95.delta<5") }
         #expect(try Threshold(parsing: "errors.rate<1%").bound == 0.01)
     }
 
@@ -78,5 +82,16 @@ import Testing
     func rejectsMalformedExpressions(text: String, column: Int) {
         #expect(throws: ThresholdSyntaxError.self) { try Threshold(parsing: text) }
         do { _ = try Threshold(parsing: text) } catch { #expect(error.column == column, "\(text): \(error.message)") }
+    }
+}
+
+/// Every command decides its run's status by one rule, in the exit codes' order.
+@Suite struct RunStatusRuleTests {
+    @Test func interruptedThenErrorThenFailedThenPassed() {
+        #expect(RunStatus.of(interrupted: true, error: true, failedWork: true) == .interrupted)
+        #expect(RunStatus.of(interrupted: true, error: false, failedWork: false) == .interrupted)
+        #expect(RunStatus.of(interrupted: false, error: true, failedWork: true) == .error)
+        #expect(RunStatus.of(interrupted: false, error: false, failedWork: true) == .failed)
+        #expect(RunStatus.of(interrupted: false, error: false, failedWork: false) == .passed)
     }
 }

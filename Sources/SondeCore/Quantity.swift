@@ -1,0 +1,90 @@
+/// The one parser of durations and sizes that come from outside: command-line options, config
+/// and suite files, threshold bounds. Every duration in sonde goes through `duration(_:)`, every
+/// size through `size(_:)`, so `5s` means the same wherever it is written.
+///
+/// - Durations: a number and one of `us` (or `µs`), `ms`, `s`, `m`, `h`; a bare number means
+///   seconds (threshold bounds, where a bare number once meant milliseconds, refuse it instead:
+///   `Threshold`). Results are in seconds, finite and not negative.
+/// - Sizes: a number and one of `B`, `KiB`, `MiB`, `GiB` (powers of 1024) or `KB`, `MB`, `GB`
+///   (powers of 1000); a bare number means bytes. Results are whole bytes in 0…2^53.
+///
+/// Upper bounds belong to each option (a soak may last 30 days, a timeout a day): the caller
+/// range-checks the result and says its own bound.
+public enum Quantity {
+    /// Duration units and their length in seconds.
+    public static let durationUnits: [(suffix: String, seconds: Double)] = [
+        ("ms", 0.001), ("us", 0.000_001), ("µs", 0.000_001), ("s", 1), ("m", 60), ("h", 3600),
+    ]
+    /// Size units and their size in bytes.
+    public static let sizeUnits: [(suffix: String, bytes: Double)] = [
+        ("kib", 1024), ("mib", 1_048_576), ("gib", 1_073_741_824), ("kb", 1000), ("mb", 1_000_000), ("gb", 1_000_000_000),
+        ("b", 1),
+    ]
+    /// What the README and every error message say about durations.
+    public static let durationHint = "a number with a unit: 500ms, 5s, 2m, 1h (a bare number means seconds)"
+    /// What the README and every error message say about sizes.
+    public static let sizeHint = "a number of bytes, or with a unit: 512KiB, 16MiB, 1GiB (KB, MB, GB are powers of 1000)"
+
+    /// A duration split into its number and its unit as written (unit "" for a bare number).
+    public struct Parts: Sendable, Equatable {
+        public var value: Double
+        public var unit: String
+        /// The unit's length in seconds; nil for a bare number.
+        public var unitSeconds: Double?
+    }
+
+    /// Seconds, or nil when `text` is not a duration (see the type's rules).
+    public static func duration(_ text: String) -> Double? {
+        guard let parts = durationParts(text) else { return nil }
+        let seconds = parts.value * (parts.unitSeconds ?? 1)
+        return seconds.isFinite ? seconds : nil
+    }
+
+    /// The number and unit of a duration, or nil when it is not one: a finite, non-negative
+    /// number, optionally followed (spaces allowed between) by a known unit.
+    public static func durationParts(_ text: String) -> Parts? {
+        guard let (value, unit) = split(text) else { return nil }
+        if unit.isEmpty { return Parts(value: value, unit: "", unitSeconds: nil) }
+        guard let match = durationUnits.first(where: { $0.suffix == unit }) else { return nil }
+        return Parts(value: value, unit: unit, unitSeconds: match.seconds)
+    }
+
+    /// Whole bytes, or nil when `text` is not a size (see the type's rules).
+    public static func size(_ text: String) -> Int64? {
+        guard let (value, unit) = split(text) else { return nil }
+        let factor: Double
+        if unit.isEmpty {
+            factor = 1
+        } else if let match = sizeUnits.first(where: { $0.suffix == unit.lowercased() }) {
+            factor = match.bytes
+        } else {
+            return nil
+        }
+        let bytes = (value * factor).rounded()
+        guard bytes.isFinite, bytes <= 9_007_199_254_740_992 else { return nil }
+        return Int64(bytes)
+    }
+
+    /// "250 ms" → (250, "ms"): the leading decimal number (an exponent allowed, so that `1e9h`
+    /// is a duration the caller refuses as too long, saying its bound) and what follows, trimmed.
+    /// nil for a negative or non-finite number.
+    private static func split(_ text: String) -> (Double, String)? {
+        let trimmed = Array(text.trimmingWhitespace().unicodeScalars)
+        var end = 0
+        while end < trimmed.count {
+            let c = trimmed[end]
+            let isDigit = ("0"..."9").contains(c) || c == "."
+            let isExponent = (c == "e" || c == "E") && end > 0 && end + 1 < trimmed.count
+                && (("0"..."9").contains(trimmed[end + 1]) || trimmed[end + 1] == "+" || trimmed[end + 1] == "-")
+            let isExponentSign = (c == "+" || c == "-") && end > 0 && (trimmed[end - 1] == "e" || trimmed[end - 1] == "E")
+            guard isDigit || isExponent || isExponentSign else { break }
+            end += 1
+        }
+        var number = String.UnicodeScalarView()
+        number.append(contentsOf: trimmed[..<end])
+        var rest = String.UnicodeScalarView()
+        rest.append(contentsOf: trimmed[end...])
+        guard end > 0, let value = Double(String(number)), value.isFinite, value >= 0 else { return nil }
+        return (value, String(rest).trimmingWhitespace())
+    }
+}
