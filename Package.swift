@@ -72,14 +72,16 @@ let package = Package(
             dependencies: ["SondeCore", "SondeHTTP", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "SondeReport", dependencies: ["SondeCore"]),
-        .executableTarget(
-            name: "sonde",
+        // The commands (swift-argument-parser) as a library, so that tests reach their parsing and runs.
+        .target(
+            name: "SondeCLI",
             dependencies: [
                 "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "CurlShim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        .executableTarget(name: "sonde", dependencies: ["SondeCLI"]),
         .testTarget(name: "SondeCoreTests", dependencies: ["SondeCore"]),
         .testTarget(name: "SondeHTTPTests", dependencies: ["SondeHTTP", "SondeTarget", "SondeCore"]),
         .testTarget(name: "SondeWebSocketTests", dependencies: ["SondeWebSocket", "SondeTarget", "SondeCore"]),
@@ -88,6 +90,8 @@ let package = Package(
                                                               .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
         .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),
+        .testTarget(name: "SondeCLIUnitTests", dependencies: ["SondeCLI", "SondeCore", "SondeReport",
+                                                             .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "SondeCLITests", dependencies: ["SondeCore", "SondeTarget"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v5]

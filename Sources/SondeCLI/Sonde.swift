@@ -1,9 +1,12 @@
 import ArgumentParser
 import SondeCore
 
-@main
-struct Sonde: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The root command. The `sonde` executable is only `await Sonde.main()`: every command, option
+/// and run lives in this library, where tests reach it.
+public struct Sonde: AsyncParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "sonde",
         abstract: "Network diagnostics: URLSession-grade transaction metrics from libcurl, for Linux.",
         discussion: """
@@ -16,7 +19,7 @@ struct Sonde: AsyncParsableCommand {
 
     /// `--capture` takes an optional value (`--capture=optional`), which swift-argument-parser
     /// options cannot: a bare `--capture` is read as `--capture=required`.
-    static func main() async {
+    public static func runFromCommandLine() async {
         let arguments = CommandLine.arguments.dropFirst().map { $0 == "--capture" ? "--capture=required" : $0 }
         await main(Array(arguments))
     }

@@ -42,39 +42,18 @@ struct ProbeSession {
                 return .usage
             }
         }
-        let baseline: JournalScan.Result?
-        do { baseline = try report.loadBaseline() } catch {
-            printError("sonde: \(error.message)")
-            return .usage
-        }
-        let started = Timestamp.now()
-        let runInfo = RunInfo(id: RunInfo.makeID(command: command, at: started), command: command,
-                              arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
-                              insecure: groups.contains { $0.options.insecure }, redacted: redactor.isEnabled,
-                              warnings: Array(Set(runners.flatMap { $0.0.warnings })).sorted() + extraWarnings,
-                              capture: capture?.rawValue)
-        let tool = ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features)
-        let recorder: ProbeRunRecorder
-        do { recorder = try report.openRecorder(run: runInfo, tool: tool) } catch {
-            printError("sonde: \(error.message)")
-            return .usage
-        }
-
+        let warnings = Array(Set(runners.flatMap { $0.0.warnings })).sorted() + extraWarnings
+        guard let lifecycle = RunLifecycle.open(command: command, arguments: arguments, report: report,
+                                                insecure: groups.contains { $0.options.insecure }, warnings: warnings, capture: capture)
+        else { return .usage }
+        let recorder = lifecycle.recorder
         let json = report.json
-        if !json { for warning in runInfo.warnings { printError("warning: \(warning)") } }
         let renderer = ReportOptions.terminalRenderer
         let progressOnTTY = isatty(STDERR_FILENO) == 1
         let totalTasks = groups.reduce(0) { $0 + $1.urls.count * max(1, $1.options.count) }
-        sonde_install_interrupt_handlers()
-        defer { sonde_reset_interrupt_handlers() }
-
-        var liveCapture: CaptureSession? = nil
-        if let mode = capture {
-            let endpoints = groups.flatMap { CaptureSession.endpoints(urls: $0.urls, resolve: $0.options.resolve) }
-            guard let started = CaptureSession.start(mode: mode, endpoints: endpoints, localPorts: localPorts!, recorder: recorder, json: json)
-            else { return .usage }
-            liveCapture = started
-        }
+        lifecycle.catchSignals()
+        let endpoints = groups.flatMap { CaptureSession.endpoints(urls: $0.urls, resolve: $0.options.resolve) }
+        guard lifecycle.startCapture(mode: capture, endpoints: endpoints, localPorts: localPorts) else { return .usage }
 
         let recording = RecorderThread(recorder: recorder)
         let outcome: (interrupted: Bool, failure: TaskError?) = await runOnDedicatedThread(named: "sonde-engine") {
@@ -111,21 +90,11 @@ struct ProbeSession {
             return (interrupted, failure)
         }
 
-        let captureFailure = liveCapture?.finish(into: recorder, json: json)
-        let status = RunStatus.of(interrupted: outcome.interrupted, error: outcome.failure != nil || captureFailure != nil,
-                                  failedWork: recorder.failedTasks > 0)
-        guard let finished = report.finish(recorder, status: status, baseline: baseline) else { return .failure }
-        if let failure = outcome.failure ?? captureFailure { printError("sonde: \(failure.message)") }
-        if json {
-            printReportDocument(recorder.folder)
-        } else {
+        return lifecycle.finish(error: outcome.failure, failedWork: recorder.failedTasks > 0, har: true,
+                                interruptedNote: "the report holds the tasks that finished") { finished, renderer in
             print(renderer.render(summary: finished.summary))
             if let comparison = finished.baseline { print(renderer.render(baseline: comparison)) }
-            if !finished.thresholds.isEmpty { print(renderer.render(thresholds: finished.thresholds)) }
-            printReportPaths(recorder.folder, har: true, prometheusPath: report.prometheusPath)
-            if status == .interrupted { print("interrupted: the report holds the tasks that finished") }
         }
-        return finished.exitStatus
     }
 }
 

@@ -17,19 +17,14 @@ struct ResumeSession {
 
     func run(url: String, checkOnly: Bool, trials: Int, options: DownloadTrialOptions, seed: UInt64) -> ExitStatus {
         let redactor = settings.redactor
-        let baseline: JournalScan.Result?
-        do { baseline = try report.loadBaseline() } catch {
-            printError("sonde: \(error.message)")
-            return .usage
-        }
-        guard let recorder = openRecorder(), let liveCapture = startCapture(url: url, recorder: recorder) else { return .usage }
+        guard let lifecycle = open(url: url) else { return .usage }
+        let recorder = lifecycle.recorder
         let json = report.json
         let display = redactor.redact(url: url)
         let renderer = ReportOptions.terminalRenderer
         let progressOnTTY = isatty(STDERR_FILENO) == 1 && !json
-        sonde_install_interrupt_handlers()
-        defer { sonde_reset_interrupt_handlers() }
-        let shouldStop = { sonde_received_signal() != 0 }
+        lifecycle.catchSignals()
+        let shouldStop = { lifecycle.interrupted }
 
         var failure: TaskError? = nil
         var reference: DownloadReference? = nil
@@ -66,24 +61,19 @@ struct ResumeSession {
         } catch {
             failure = error
         }
-        return finish(recorder: recorder, capture: liveCapture, failure: failure, baseline: baseline, renderer: renderer)
+        return finish(lifecycle, failure: failure)
     }
 
     /// Upload trials: the file's SHA-256, then each trial (creation, interruptions, HEAD, appends,
     /// verification against the server's digest or a GET of the upload), journalled as it ends.
     func runUploads(url: String, trials: Int, options: UploadTrialOptions, seed: UInt64) -> ExitStatus {
         let redactor = settings.redactor
-        let baseline: JournalScan.Result?
-        do { baseline = try report.loadBaseline() } catch {
-            printError("sonde: \(error.message)")
-            return .usage
-        }
-        guard let recorder = openRecorder(), let liveCapture = startCapture(url: url, recorder: recorder) else { return .usage }
+        guard let lifecycle = open(url: url) else { return .usage }
+        let recorder = lifecycle.recorder
         let json = report.json
         let renderer = ReportOptions.terminalRenderer
-        sonde_install_interrupt_handlers()
-        defer { sonde_reset_interrupt_handlers() }
-        let shouldStop = { sonde_received_signal() != 0 }
+        lifecycle.catchSignals()
+        let shouldStop = { lifecycle.interrupted }
         var failure: TaskError? = nil
         do throws(TaskError) {
             var trialOptions = options
@@ -105,7 +95,7 @@ struct ResumeSession {
         } catch {
             failure = error
         }
-        return finish(recorder: recorder, capture: liveCapture, failure: failure, baseline: baseline, renderer: renderer)
+        return finish(lifecycle, failure: failure)
     }
 
     /// A progress bar on stderr when it is a TTY (and no --json), redrawn at most ten times a second.
@@ -123,48 +113,20 @@ struct ResumeSession {
         }
     }
 
-    /// The run folder and its recorder (nil, said on stderr, when the folder cannot be made).
-    private func openRecorder() -> ProbeRunRecorder? {
-        let redactor = settings.redactor
-        let started = Timestamp.now()
-        let runInfo = RunInfo(id: RunInfo.makeID(command: "resume", at: started), command: "resume",
-                              arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
-                              insecure: settings.insecure, redacted: redactor.isEnabled, capture: capture?.rawValue)
-        do {
-            return try report.openRecorder(run: runInfo, tool: ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features))
-        } catch {
-            printError("sonde: \(error.message)")
-            return nil
-        }
+    /// The run's lifecycle opened and its capture started; nil, said on stderr, when either cannot be.
+    private func open(url: String) -> RunLifecycle? {
+        guard let lifecycle = RunLifecycle.open(command: "resume", arguments: arguments, report: report,
+                                                insecure: settings.insecure, capture: capture),
+              lifecycle.startCapture(mode: capture, endpoints: CaptureSession.endpoints(urls: [url], resolve: settings.resolve),
+                                     localPorts: settings.localPorts) else { return nil }
+        return lifecycle
     }
 
-    /// The run's capture, started (`.some(nil)` without `--capture`, or when an optional one cannot
-    /// run); nil when a required one cannot: said, and the run folder removed.
-    private func startCapture(url: String, recorder: ProbeRunRecorder) -> CaptureSession?? {
-        guard let mode = capture, let ports = settings.localPorts else { return .some(nil) }
-        return CaptureSession.start(mode: mode, endpoints: CaptureSession.endpoints(urls: [url], resolve: settings.resolve),
-                                    localPorts: ports, recorder: recorder, json: report.json)
-    }
-
-    /// Ends the run: the capture's evidence, the report, the totals and paths on the terminal, the
-    /// exit status.
-    private func finish(recorder: ProbeRunRecorder, capture: CaptureSession?, failure: TaskError?, baseline: JournalScan.Result?,
-                        renderer: TerminalRenderer) -> ExitStatus {
-        let captureFailure = capture?.finish(into: recorder, json: report.json)
-        let failure = failure ?? captureFailure
-        let interrupted = sonde_received_signal() != 0
-        let status = RunStatus.of(interrupted: interrupted, error: failure != nil, failedWork: false)
-        guard let finished = report.finish(recorder, status: status, baseline: baseline) else { return .failure }
-        if let failure, !interrupted { printError("sonde resume: \(failure.message)") }
-        if report.json {
-            printReportDocument(recorder.folder)
-        } else {
+    /// Ends the run (`RunLifecycle.finish`) with the trials' totals on the terminal.
+    private func finish(_ lifecycle: RunLifecycle, failure: TaskError?) -> ExitStatus {
+        lifecycle.finish(error: failure, har: false, interruptedNote: "the report holds the trials that ended before") { finished, renderer in
             if !finished.resume.trials.isEmpty { print(renderer.render(trialTotals: finished.resume.trials)) }
-            if !finished.thresholds.isEmpty { print(renderer.render(thresholds: finished.thresholds)) }
-            printReportPaths(recorder.folder, har: false, prometheusPath: report.prometheusPath)
-            if interrupted { print("interrupted: the report holds the trials that ended before") }
         }
-        return finished.exitStatus
     }
 
     /// This executable in its worker mode.

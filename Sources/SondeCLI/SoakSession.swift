@@ -19,26 +19,14 @@ struct SoakSession {
     /// - Parameter discoverIdleTimeout: run the idle-timeout discovery up to this silence (s) instead of a soak.
     func run(options: SoakOptions, displayURL: String, discoverIdleTimeout: Double? = nil) async -> ExitStatus {
         let redactor = report.redactor
-        let baseline: JournalScan.Result?
-        do { baseline = try report.loadBaseline() } catch {
-            printError("sonde: \(error.message)")
-            return .usage
-        }
-        let started = Timestamp.now()
         var warnings: [String] = []
         if discoverIdleTimeout == nil && options.config.pingIntervalS > 0 && options.config.pingIntervalS >= options.config.durationS {
             warnings.append("The ping interval (\(options.config.pingIntervalS) s) is not shorter than the duration: no ping will be sent.")
         }
-        let runInfo = RunInfo(id: RunInfo.makeID(command: "soak", at: started), command: "soak",
-                              arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
-                              insecure: options.config.insecure, redacted: redactor.isEnabled, warnings: warnings,
-                              capture: capture?.rawValue)
-        let tool = ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features)
-        let recorder: ProbeRunRecorder
-        do { recorder = try report.openRecorder(run: runInfo, tool: tool) } catch {
-            printError("sonde: \(error.message)")
-            return .usage
-        }
+        guard let lifecycle = RunLifecycle.open(command: "soak", arguments: arguments, report: report,
+                                                insecure: options.config.insecure, warnings: warnings, capture: capture)
+        else { return .usage }
+        let recorder = lifecycle.recorder
         let sink = SoakJournalSink(recorder: recorder)
         let engine: SoakEngine
         do {
@@ -48,16 +36,10 @@ struct SoakSession {
             printError("sonde soak: \(error.message)")
             return .usage
         }
-        var liveCapture: CaptureSession? = nil
-        if let mode = capture, let ports = options.localPorts?.ports {
-            let endpoints = CaptureSession.endpoints(urls: [captureURL ?? ""], resolve: [])
-            guard let started = CaptureSession.start(mode: mode, endpoints: endpoints, localPorts: ports, recorder: recorder, json: report.json)
-            else { return .usage }
-            liveCapture = started
-        }
+        guard lifecycle.startCapture(mode: capture, endpoints: CaptureSession.endpoints(urls: [captureURL ?? ""], resolve: []),
+                                     localPorts: options.localPorts?.ports) else { return .usage }
         let json = report.json
         if !json {
-            for warning in warnings { printError("warning: \(warning)") }
             if let maxIdle = discoverIdleTimeout {
                 print("idle-timeout discovery \(displayURL): \(options.config.connections) silent connections up to "
                     + "\(formatDuration(maxIdle)) (takes about that long); report in \(recorder.folder.path)")
@@ -66,8 +48,7 @@ struct SoakSession {
                     + "for \(formatDuration(options.config.durationS)); report in \(recorder.folder.path)")
             }
         }
-        sonde_install_interrupt_handlers()
-        defer { sonde_reset_interrupt_handlers() }
+        lifecycle.catchSignals()
 
         // Flush the samples every second and keep the status line fresh while the engine runs.
         let statusOnTTY = isatty(STDERR_FILENO) == 1 && !json
@@ -102,25 +83,12 @@ struct SoakSession {
         if let findings {
             do throws(TaskError) { try recorder.record(idleTimeout: findings) } catch { sink.fail(error) }
         }
-        // The capture is stopped and journalled whatever else went wrong.
-        let captureFailure = liveCapture?.finish(into: recorder, json: report.json)
-        let failure = sink.recordingFailure ?? captureFailure
-
-        let interrupted = sonde_received_signal() != 0
-        // `finish` turns passed into failed when the soak failed (or a threshold did).
-        let status = RunStatus.of(interrupted: interrupted, error: failure != nil, failedWork: false)
-        guard let finished = report.finish(recorder, status: status, baseline: baseline) else { return .failure }
-        if let failure { printError("sonde: \(failure.message)") }
-        if json {
-            printReportDocument(recorder.folder)
-        } else {
-            let renderer = ReportOptions.terminalRenderer
+        // `finish` stops and journals the capture whatever else went wrong, and the recorder turns
+        // passed into failed when the soak failed (or a threshold did).
+        return lifecycle.finish(error: sink.recordingFailure, har: false,
+                                interruptedNote: "every connection was closed with 1000; the report holds the soak so far") { finished, renderer in
             for soak in finished.soaks { print(renderer.render(soak: soak)) }
-            if !finished.thresholds.isEmpty { print(renderer.render(thresholds: finished.thresholds)) }
-            printReportPaths(recorder.folder, har: false, prometheusPath: report.prometheusPath)
-            if interrupted { print("interrupted: every connection was closed with 1000; the report holds the soak so far") }
         }
-        return finished.exitStatus
     }
 }
 

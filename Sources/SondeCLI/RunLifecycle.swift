@@ -1,0 +1,112 @@
+import CurlShim
+import Foundation
+import SondeCore
+import SondeHTTP
+import SondeReport
+
+/// The one life of a run, shared by every command that writes one (probe, soak, resume, demo):
+/// the baseline loaded, the run's info and folder and recorder opened, the capture started, the
+/// signal scope, the status by the one rule (`RunStatus.of`), the report finished and the
+/// terminal's end (or the report document with `--json`). A command is a small driver of its
+/// engine between `open` and `finish`.
+///
+/// Every step that cannot go on says why on stderr; `open` and `startCapture` then return nil
+/// and the command exits 64 (usage). Threading: used from the command's task; the engine may run
+/// elsewhere, the lifecycle is not touched meanwhile.
+final class RunLifecycle {
+    let report: ReportOptions
+    let recorder: ProbeRunRecorder
+    let baseline: JournalScan.Result?
+    let run: RunInfo
+    private(set) var capture: CaptureSession?
+    private var signalsInstalled = false
+
+    private init(report: ReportOptions, recorder: ProbeRunRecorder, baseline: JournalScan.Result?, run: RunInfo) {
+        self.report = report
+        self.recorder = recorder
+        self.baseline = baseline
+        self.run = run
+    }
+
+    deinit {
+        if signalsInstalled { sonde_reset_interrupt_handlers() }
+    }
+
+    /// Loads `--baseline`, makes the run folder and its recorder; prints the run's warnings.
+    /// - Returns: nil, said on stderr, when the baseline cannot be read or the folder made.
+    static func open(command: String, arguments: [String], report: ReportOptions, insecure: Bool,
+                     warnings: [String] = [], capture: CaptureSession.Mode?) -> RunLifecycle? {
+        let redactor = report.redactor
+        let baseline: JournalScan.Result?
+        do { baseline = try report.loadBaseline() } catch {
+            printError("sonde: \(error.message)")
+            return nil
+        }
+        let started = Timestamp.now()
+        let runInfo = RunInfo(id: RunInfo.makeID(command: command, at: started), command: command,
+                              arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
+                              insecure: insecure, redacted: redactor.isEnabled, warnings: warnings, capture: capture?.rawValue)
+        let recorder: ProbeRunRecorder
+        do {
+            recorder = try report.openRecorder(run: runInfo, tool: ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features))
+        } catch {
+            printError("sonde: \(error.message)")
+            return nil
+        }
+        if !report.json { for warning in warnings { printError("warning: \(warning)") } }
+        return RunLifecycle(report: report, recorder: recorder, baseline: baseline, run: runInfo)
+    }
+
+    /// Starts the capture of the run's own flows (nothing without `mode`). False when a required
+    /// capture cannot run: said, and the run folder removed.
+    func startCapture(mode: CaptureSession.Mode?, endpoints: [(address: String, port: Int)], localPorts: ClosedRange<Int>?) -> Bool {
+        guard let mode, let localPorts else { return true }
+        guard let started = CaptureSession.start(mode: mode, endpoints: endpoints, localPorts: localPorts, recorder: recorder,
+                                                 json: report.json) else { return false }
+        capture = started
+        return true
+    }
+
+    /// From here until `finish` (or the lifecycle's end), SIGINT and SIGTERM stop the run
+    /// gracefully: the engine polls `interrupted`.
+    func catchSignals() {
+        guard !signalsInstalled else { return }
+        sonde_install_interrupt_handlers()
+        signalsInstalled = true
+    }
+
+    /// Whether SIGINT or SIGTERM arrived.
+    var interrupted: Bool { sonde_received_signal() != 0 }
+
+    /// Ends the run: the capture's evidence journalled, the status by the one rule, the report
+    /// files, the run error said on stderr, then either the report document (`--json`) or
+    /// `render`'s terminal end and the files' paths.
+    /// - Parameters:
+    ///   - error: what stopped the run itself (not a failed task: that is `failedWork`).
+    ///   - failedWork: some of the work failed (tasks); soaks and trials are judged by the recorder.
+    ///   - har: whether the run has a HAR to list.
+    ///   - interruptedNote: what the terminal says of an interrupted run.
+    func finish(error: TaskError?, failedWork: Bool = false, har: Bool, interruptedNote: String,
+                render: (RunOutcome, TerminalRenderer) -> Void) -> ExitStatus {
+        let captureFailure = capture?.finish(into: recorder, json: report.json)
+        let failure = error ?? captureFailure
+        let interrupted = self.interrupted
+        let status = RunStatus.of(interrupted: interrupted, error: failure != nil, failedWork: failedWork)
+        // A second Ctrl-C while the reports are written is still caught: the handlers go at the end.
+        defer {
+            if signalsInstalled { sonde_reset_interrupt_handlers() }
+            signalsInstalled = false
+        }
+        guard let finished = report.finish(recorder, status: status, baseline: baseline) else { return .failure }
+        if let failure { printError("sonde: \(failure.message)") }
+        if report.json {
+            printReportDocument(recorder.folder)
+        } else {
+            render(finished, ReportOptions.terminalRenderer)
+            if !finished.thresholds.isEmpty { print(ReportOptions.terminalRenderer.render(thresholds: finished.thresholds)) }
+            printReportPaths(recorder.folder, har: har, prometheusPath: report.prometheusPath)
+            if status == .interrupted { print("interrupted: " + interruptedNote) }
+        }
+        return finished.exitStatus
+    }
+}

@@ -1,0 +1,4 @@
+// sonde's entry point: everything else is the SondeCLI library.
+import SondeCLI
+
+await Sonde.runFromCommandLine()
