@@ -75,6 +75,15 @@ final class RunLifecycle {
         signalsInstalled = true
     }
 
+    /// Gives the run up before its work began (an engine that cannot be set up): says why, and
+    /// removes the run folder, which holds nothing but the run's start. Returns the usage status.
+    func abandon(_ error: TaskError, prefix: String = "sonde") -> ExitStatus {
+        printError("\(prefix): \(error.message)")
+        _ = try? recorder.finish(status: .error)
+        try? FileManager.default.removeItem(atPath: recorder.folder.path)
+        return .usage
+    }
+
     /// Whether SIGINT or SIGTERM arrived.
     var interrupted: Bool { sonde_received_signal() != 0 }
 

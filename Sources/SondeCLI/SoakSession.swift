@@ -33,8 +33,7 @@ struct SoakSession {
             engine = try SoakEngine(options: options, sink: sink, redactor: redactor)
             try recorder.record(soakStart: displayURL, config: options.config, startedAt: engine.clock.startedAt)
         } catch {
-            printError("sonde soak: \(error.message)")
-            return .usage
+            return lifecycle.abandon(error, prefix: "sonde soak")
         }
         guard lifecycle.startCapture(mode: capture, endpoints: CaptureSession.endpoints(urls: [captureURL ?? ""], resolve: []),
                                      localPorts: options.localPorts?.ports) else { return .usage }

@@ -85,6 +85,9 @@ public enum Quantity {
         var rest = String.UnicodeScalarView()
         rest.append(contentsOf: trimmed[end...])
         guard end > 0, let value = Double(String(number)), value.isFinite, value >= 0 else { return nil }
+        // A number written with a non-zero digit that underflowed to 0 (1e-400) is not "no limit".
+        let mantissa = number.prefix { $0 != "e" && $0 != "E" }
+        if value == 0 && mantissa.contains(where: { ("1"..."9").contains($0) }) { return nil }
         return (value, String(rest).trimmingWhitespace())
     }
 }

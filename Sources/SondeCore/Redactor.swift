@@ -165,39 +165,71 @@ public struct Redactor: Sendable {
     }
 
     /// `name=value` pairs separated by `&` or `;`, each secret name's value masked; separators
-    /// and everything that is not such a pair kept as it was.
+    /// and everything that is not such a pair kept as it was. A `;` piece without `=` continues
+    /// the value before it (`token=abc;def` masks `abc;def`), and a value that is itself a URL
+    /// (`next=/cb?access_token=…`, unencoded) is redacted as one.
     private func redact(parameters: Substring) -> String {
-        var result = ""
+        // The pairs, with the separator that follows each (nil for the last).
+        var pairs: [(text: Substring, separator: Character?)] = []
         var pairStart = parameters.startIndex
         var index = parameters.startIndex
-        while true {
-            let atEnd = index == parameters.endIndex
-            if atEnd || parameters[index] == "&" || parameters[index] == ";" {
-                let pair = parameters[pairStart..<index]
-                if let equals = pair.firstIndex(of: "="),
-                   isSecret(name: String(pair[..<equals]).removingPercentEncodingLeniently()) {
-                    result += pair[..<equals] + "=" + Self.mask
-                } else {
-                    result += pair
-                }
-                if atEnd { break }
-                result.append(parameters[index])
+        while index < parameters.endIndex {
+            let character = parameters[index]
+            if character == "&" || character == ";" {
+                pairs.append((parameters[pairStart..<index], character))
                 pairStart = parameters.index(after: index)
             }
             index = parameters.index(after: index)
         }
+        pairs.append((parameters[pairStart...], nil))
+        var merged: [(text: Substring, separator: Character?)] = []
+        for pair in pairs {
+            if let last = merged.last, last.separator == ";", !pair.text.contains("="), last.text.contains("=") {
+                merged[merged.count - 1] = (parameters[last.text.startIndex..<pair.text.endIndex], pair.separator)
+            } else {
+                merged.append(pair)
+            }
+        }
+        var result = ""
+        for pair in merged {
+            if let equals = pair.text.firstIndex(of: "=") {
+                let name = pair.text[..<equals]
+                let value = pair.text[pair.text.index(after: equals)...]
+                if isSecret(name: String(name).removingPercentEncodingLeniently()) {
+                    result += name + "=" + Self.mask
+                } else if value.contains(where: { $0 == "?" || $0 == "#" || $0 == "@" }) {
+                    result += name + "=" + redact(url: String(value))
+                } else {
+                    result += pair.text
+                }
+            } else {
+                result += pair.text
+            }
+            if let separator = pair.separator { result.append(separator) }
+        }
         return result
     }
 
+    /// The user-info's password masked (`u:REDACTED@h`), or the whole user-info when it has no
+    /// password (`REDACTED@h`: a token is often sent as the user name). The authority starts
+    /// after `scheme://`, or after a leading `//` (a scheme-relative reference).
     private func redactUserInfo(_ prefix: String) -> String {
-        guard let schemeEnd = prefix.firstRange(of: "://") else { return prefix }
-        let authorityStart = schemeEnd.upperBound
+        let authorityStart: String.Index
+        if let schemeEnd = prefix.firstRange(of: "://") {
+            authorityStart = schemeEnd.upperBound
+        } else if prefix.hasPrefix("//") {
+            authorityStart = prefix.index(prefix.startIndex, offsetBy: 2)
+        } else {
+            return prefix
+        }
         let rest = prefix[authorityStart...]
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         guard let at = authority.lastIndex(of: "@") else { return prefix }
         let userInfo = authority[..<at]
-        guard let colon = userInfo.firstIndex(of: ":") else { return prefix }
+        guard let colon = userInfo.firstIndex(of: ":") else {
+            return userInfo.isEmpty ? prefix : String(prefix[..<authorityStart]) + Self.mask + String(prefix[at...])
+        }
         let head = String(prefix[..<authorityStart]) + String(userInfo[..<colon])
         return head + ":" + Self.mask + String(prefix[at...])
     }

@@ -81,8 +81,18 @@ public struct Threshold: Sendable, Equatable {
         var start = 0
         while start < bytes.count, bytes[start] == 0x20 { start += 1 }
         var end = start
-        while end < bytes.count, (48...57).contains(bytes[end]) || bytes[end] == UInt8(ascii: ".")
-            || (end == start && bytes[end] == UInt8(ascii: "-")) { end += 1 }
+        func isDigit(_ index: Int) -> Bool { index < bytes.count && (48...57).contains(bytes[index]) }
+        while end < bytes.count {
+            let byte = bytes[end]
+            let exponent = (byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")) && end > start
+                && (isDigit(end + 1) || ((bytes.count > end + 1) && (bytes[end + 1] == UInt8(ascii: "-") || bytes[end + 1] == UInt8(ascii: "+"))
+                    && isDigit(end + 2)))
+            let exponentSign = (byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")) && end > start
+                && (bytes[end - 1] == UInt8(ascii: "e") || bytes[end - 1] == UInt8(ascii: "E"))
+            guard isDigit(end) || byte == UInt8(ascii: ".") || (end == start && byte == UInt8(ascii: "-")) || exponent || exponentSign
+            else { break }
+            end += 1
+        }
         let number = String(decoding: bytes[start..<end], as: UTF8.self)
         guard let value = Double(number), value.isFinite else {
             throw ThresholdSyntaxError(expression: expression, column: offset + start,
@@ -138,7 +148,7 @@ public struct ThresholdMetric: Sendable, Equatable, CustomStringConvertible {
             case (.duration, ""): return nil
             case (.duration, let unit):
                 // The units of sonde's one duration parser, in the metric's milliseconds.
-                return Quantity.durationParts("\(value)\(unit.lowercased())")?.unitSeconds.map { value * $0 * 1000 }
+                return Quantity.durationUnits.first { $0.suffix == unit.lowercased() }.map { value * $0.seconds * 1000 }
             case (.rate, "%"): return value / 100
             case (.rate, ""): return value
             case (.count, ""): return value

@@ -78,7 +78,7 @@ public enum CurlErrorClassifier {
             }
         case CURLE_OPERATION_TIMEDOUT:
             if failure.tlsPending {
-                return error(.tlsTimeout, "TCP connected to \(target), but the TLS handshake did not finish in time: the server accepts connections and does not answer TLS (raise --connect-timeout if it is just slow)")
+                return error(.tlsTimeout, "TCP connected to \(target), but the TLS handshake did not finish in time: the server accepts connections and does not answer TLS (raise --connect-timeout or --timeout if it is just slow)")
             }
             if !failure.connected {
                 return error(.connectTimeout, "TCP connect to \(target) did not complete in time: raise --connect-timeout, or check that the host answers")

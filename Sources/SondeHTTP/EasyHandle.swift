@@ -261,6 +261,15 @@ public final class EasyHandle {
         }
     }
 
+    /// The ALPN protocol the running transfer's TLS connection negotiated ("h2", "http/1.1"), or
+    /// nil without TLS. Only valid while the transfer is in progress (e.g. once its request is
+    /// about to leave).
+    func negotiatedALPN() -> String? {
+        var info = sonde_tls_info()
+        guard sonde_read_tls_info(raw, &info) == 1 else { return nil }
+        return fixedString(&info.alpn)
+    }
+
     private func readTLSSession() {
         var info = sonde_tls_info()
         if sonde_read_tls_info(raw, &info) == 1 {

@@ -90,10 +90,18 @@ public final class ProbeRunner {
             return true
         }
 
-        /// Starts the hops that waited for a pioneer that is done; `gated: false` when the pioneer
-        /// failed, so that each opens its own connection.
-        func release(_ waiters: [Worker], gated: Bool) throws(TaskError) {
-            for waiter in waiters { try startHop(waiter, multi: multi, gate: &gate, gated: gated) }
+        /// Starts the hops that waited for a connection being set up (they do not enter the gate again).
+        func release(_ waiters: [Worker]) throws(TaskError) {
+            for waiter in waiters { try startHop(waiter, multi: multi, gate: &gate, gated: false) }
+        }
+        /// Whether the worker's ready connection multiplexes: h2 through ALPN (read from the TLS
+        /// session while the transfer runs; once it is done, from the response's HTTP version),
+        /// or h2c by prior knowledge.
+        func multiplexes(_ worker: Worker) -> Bool {
+            guard worker.easy.schemeIsHTTPS else { return options.httpVersion == .http2PriorKnowledge }
+            if let alpn = worker.easy.negotiatedALPN(), !alpn.isEmpty { return alpn == "h2" || alpn == "h3" }
+            let version = worker.easy.long(CURLINFO_HTTP_VERSION)
+            return version == Int(CURL_HTTP_VERSION_2_0) || version == Int(CURL_HTTP_VERSION_3)
         }
 
         while true {
@@ -102,20 +110,19 @@ public final class ProbeRunner {
             }
             if active == 0 { break }
             _ = multi.perform()
-            // A pioneer whose connection is ready (its request is about to leave) lets its origin's hops go.
-            if gate.hasPioneers {
-                for id in Array(gate.pioneerIDs) where byID[id]?.easy.requestStartMicros != nil {
-                    try release(gate.connectionReady(pioneer: id), gated: true)
-                }
+            // A hop whose connection is ready (its request is about to leave) lets its origin's hops go.
+            for id in gate.settingUpIDs {
+                guard let worker = byID[id], worker.easy.requestStartMicros != nil else { continue }
+                try release(gate.ready(id, multiplexed: multiplexes(worker)))
             }
             for (pointer, result) in multi.completedTransfers() {
                 guard let worker = byHandle[pointer] else { continue }
-                multi.remove(worker.easy)
                 if worker.easy.requestStartMicros != nil {
-                    try release(gate.connectionReady(pioneer: ObjectIdentifier(worker)), gated: true)
+                    try release(gate.ready(ObjectIdentifier(worker), multiplexed: multiplexes(worker)))
                 } else {
-                    try release(gate.pioneerEnded(ObjectIdentifier(worker)), gated: false)
+                    try release(gate.ended(ObjectIdentifier(worker)))
                 }
+                multi.remove(worker.easy)
                 if try finishHop(worker, result: result, multi: multi, gate: &gate) {
                     active -= 1
                     if let task = worker.finishedTask { onTask(task) }
@@ -155,7 +162,7 @@ public final class ProbeRunner {
         }
     }
 
-    /// The origin whose hops wait for its first connection under `--parallel`: one that may
+    /// The origin whose hops wait for a connection being set up under `--parallel`: one that may
     /// multiplex (h2 over TLS through ALPN, or h2c with prior knowledge). nil when hops to `url`
     /// never wait: one worker, `--no-reuse`, a proxy, or a protocol that cannot multiplex.
     private func gateOrigin(_ url: String) -> String? {
@@ -168,9 +175,9 @@ public final class ProbeRunner {
         }
     }
 
-    /// Starts the worker's current hop, or holds it in `gate` while its origin's first connection
-    /// is being set up (`gated`: false for hops released by a failed pioneer). The hop's clock
-    /// starts when it is added to libcurl; the wait before that is its `queue`.
+    /// Starts the worker's current hop, or holds it in `gate` while another hop sets up a connection
+    /// to its origin (`gated`: false for hops the gate released). The hop's clock starts when it
+    /// is added to libcurl; the wait before that is its `queue`.
     private func startHop(_ worker: Worker, multi: MultiHandle, gate: inout OriginGate<Worker>, gated: Bool = true) throws(TaskError) {
         guard var task = worker.task else { return }
         if task.taskStartMonotonic == 0 {
@@ -260,7 +267,7 @@ public final class ProbeRunner {
         var failure: TaskError? = nil
         var local = false
         if result != CURLE_OK {
-            let facts = easy.failureFacts(result, url: task.currentURL, redactor: redactor)
+            let facts = easy.failureFacts(result, url: task.currentURL, redactor: redactor, viaProxy: options.proxy != nil)
             failure = CurlErrorClassifier.classify(facts)
             local = facts.isLocal
         }

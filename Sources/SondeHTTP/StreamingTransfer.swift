@@ -70,12 +70,15 @@ public final class StreamingTransfer {
     private let progress: UnsafeMutablePointer<sonde_progress_state>
     /// nil: no stall limit.
     public let stallTimeoutMs: Int?
+    /// Whether transfers go through `--proxy` (a stalled CONNECT is then not a TLS timeout).
+    private let viaProxy: Bool
 
     /// - Parameter stallTimeoutMs: a transfer that receives nothing for this long fails with
     ///   `timedOut` (CURLOPT_LOW_SPEED_TIME); nil for no limit.
     public init(options: ProbeOptions, redactor: Redactor, stallTimeoutMs: Int? = nil) throws(TaskError) {
         easy = try EasyHandle()
         self.redactor = redactor
+        viaProxy = options.proxy != nil
         try easy.configureTransport(options)
         try easy.set(CURLOPT_FOLLOWLOCATION, 1)
         try easy.set(CURLOPT_MAXREDIRS, options.maxRedirects)
@@ -174,7 +177,7 @@ public final class StreamingTransfer {
                 result.error = TaskError(code: .timedOut, message: "the transfer stalled: nothing moved for \(stallTimeoutMs ?? 0) ms "
                     + "(after \(result.bodyBytes) body bytes)", curlCode: Int(code.rawValue))
             } else {
-                result.error = CurlErrorClassifier.classify(easy.failureFacts(code, url: url, redactor: redactor))
+                result.error = CurlErrorClassifier.classify(easy.failureFacts(code, url: url, redactor: redactor, viaProxy: viaProxy))
             }
         }
         return result

@@ -651,6 +651,23 @@ import Testing
     }
 }
 
+/// A proxy that accepts and never answers CONNECT is not a TLS timeout: the TCP connection is
+/// the proxy's, and no TLS handshake with the server began.
+@Suite struct ProxyStallCLITests {
+    @Test func aSilentProxyIsATimeoutNotATLSOne() throws {
+        let port = Harness.freePort()
+        let work = Harness.temporaryDirectory()
+        let pid = try Harness.spawn("/usr/bin/env", ["python3", Harness.root + "/Tests/SondeCLITests/Fixtures/hostile_http.py",
+                                                     "stalltls", "\(port)", "30"], stdout: work + "/server.out", stderr: work + "/server.err")
+        defer { Harness.stop(pid, signal: SIGKILL) }
+        #expect(Harness.waitFor(seconds: 20) { ((try? String(contentsOfFile: work + "/server.out", encoding: .utf8)) ?? "").contains("ready") })
+        let result = try Harness.sonde(["probe", "--json", "--timeout", "1", "-x", "http://127.0.0.1:\(port)",
+                                        "--output-dir", work + "/reports", "https://127.0.0.1:9/"])
+        let error = (try Harness.json(result.stdout)["probes"] as? [[String: Any]])?.first?["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "timedOut", "\(error ?? [:])")
+    }
+}
+
 /// Against a real, independent server: nginx with TLS, HTTP/2 and h2c.
 @Suite(.serialized) struct CLINginxTests {
     @Test func protocolsAndReuseAgainstNginx() throws {

@@ -59,4 +59,17 @@ import Testing
         let report = try Harness.json(second.stdout)
         #expect(report["baseline"] != nil && !(report["baseline"] is NSNull), "the comparison with the baseline run is in the report")
     }
+
+    /// A soak whose engine cannot be set up (a --cacert that is not PEM) is a usage error that
+    /// leaves no half-made run folder behind.
+    @Test func aSoakThatCannotStartLeavesNoRunFolder() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let notPEM = output + "-not.pem"
+        FileManager.default.createFile(atPath: notPEM, contents: Data("not a certificate\n".utf8))
+        defer { unlink(notPEM) }
+        let result = try Harness.sonde(["soak", target.wss + "/ws/echo", "--cacert", notPEM, "--duration", "1s", "--output-dir", output])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []).isEmpty, "no run folder is left")
+    }
 }

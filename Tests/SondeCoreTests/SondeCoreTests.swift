@@ -64,6 +64,12 @@ import Testing
             HeaderField(name: "Referer", value: "https://h/?apikey=SECRET7"),
             HeaderField(name: "Location", value: "/plain/path?page=3"),
             HeaderField(name: "X-Note", value: "see /ok?token=kept-not-a-url-header"),
+            // What a hostile-input review found getting through.
+            HeaderField(name: "Location", value: "http://ghp_SECRET8@host/ok"),
+            HeaderField(name: "Location", value: "//alice:SECRET9@host/ok"),
+            HeaderField(name: "Location", value: "/ok?next=/cb?access_token=SECRET10&x=1"),
+            HeaderField(name: "Location", value: "/ok?token=abc;SECRET11&x=1"),
+            HeaderField(name: "Link", value: "https://a/?x=1,https://b/?token=SECRET12"),
         ])
         #expect(headers.map(\.value) == [
             "/ok?token=REDACTED&page=2",
@@ -75,6 +81,11 @@ import Testing
             "https://h/?apikey=REDACTED",
             "/plain/path?page=3",
             "see /ok?token=kept-not-a-url-header",
+            "http://REDACTED@host/ok",
+            "//alice:REDACTED@host/ok",
+            "/ok?next=/cb?access_token=REDACTED&x=1",
+            "/ok?token=REDACTED&x=1",
+            "https://a/?x=1,https://b/?token=REDACTED",
         ])
         #expect(Redactor.disabled.redact(headers: [HeaderField(name: "Location", value: "/?token=t")])[0].value == "/?token=t")
     }

@@ -34,6 +34,11 @@ import Testing
         #expect(try Threshold(parsing: "wait.p95<1m").bound == 60_000)
         #expect(try Threshold(parsing: "wait.p95<500us").bound == 0.5)
         #expect(try Threshold(parsing: "wait.p95<1h").bound == 3_600_000)
+        // An exponent is part of the number, not of the unit; a negative absolute change keeps its sign.
+        #expect(try Threshold(parsing: "wait.p95<2e3ms").bound == 2000)
+        #expect(try Threshold(parsing: "wait.p95<1e-3s").bound == 1)
+        #expect(throws: ThresholdSyntaxError.self) { try Threshold(parsing: "total.p95<1e20ms") }
+        #expect(try Threshold(parsing: "total.p95.delta<-5ms").bound == -5)
         // A bare number is refused for a duration: it meant ms here once and means seconds elsewhere.
         #expect(throws: ThresholdSyntaxError.self) { try Threshold(parsing: "wait.p95<200") }
         #expect(throws: ThresholdSyntaxError.self) { try Threshold(parsing: "wait.p95.delta<5") }

@@ -142,3 +142,42 @@ struct SplitMix64: RandomNumberGenerator {
         #expect(registry.connectionID(tuple: b, opened: true) != later)
     }
 }
+
+@Suite struct OriginGateTests {
+    final class Hop {}
+
+    @Test func hopsWaitForTheConnectionBeingSetUpAndGoTogether() {
+        var gate = OriginGate<Int>()
+        let a = Hop(), b = Hop(), c = Hop(), d = Hop()
+        let first = gate.admit(1, id: ObjectIdentifier(a), origin: "https://h:443")
+        let second = gate.admit(2, id: ObjectIdentifier(b), origin: "https://h:443")
+        let third = gate.admit(3, id: ObjectIdentifier(c), origin: "https://h:443")
+        let elsewhere = gate.admit(9, id: ObjectIdentifier(d), origin: "https://other:443")
+        #expect(first && !second && !third)
+        #expect(elsewhere, "another origin does not wait")
+        let released = gate.ready(ObjectIdentifier(a), multiplexed: true)
+        #expect(released == [2, 3])
+        #expect(gate.settingUpIDs == [ObjectIdentifier(d)])
+        // Later (say the server closed the connection after N requests), the next hop sets up again
+        // and the others wait for it instead of each opening a connection.
+        let again = gate.admit(4, id: ObjectIdentifier(a), origin: "https://h:443")
+        let waits = gate.admit(5, id: ObjectIdentifier(b), origin: "https://h:443")
+        #expect(again && !waits)
+        let afterFailure = gate.ended(ObjectIdentifier(a))
+        #expect(afterFailure == [5], "a failed set-up lets the others try on their own")
+    }
+
+    @Test func anHTTP11OriginNeverWaits() {
+        var gate = OriginGate<Int>()
+        let a = Hop(), b = Hop()
+        let first = gate.admit(1, id: ObjectIdentifier(a), origin: "https://h1:443")
+        let second = gate.admit(2, id: ObjectIdentifier(b), origin: "https://h1:443")
+        #expect(first && !second)
+        let released = gate.ready(ObjectIdentifier(a), multiplexed: false)
+        #expect(released == [2])
+        let third = gate.admit(3, id: ObjectIdentifier(a), origin: "https://h1:443")
+        let fourth = gate.admit(4, id: ObjectIdentifier(b), origin: "https://h1:443")
+        #expect(third && fourth)
+        #expect(gate.settingUpIDs.isEmpty)
+    }
+}
