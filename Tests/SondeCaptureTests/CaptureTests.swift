@@ -233,3 +233,13 @@ import SondeCore
         return [1, 0, UInt8(body.count >> 8), UInt8(body.count & 0xFF)] + body
     }
 }
+
+/// The endpoints a capture filter must name, moved out of the CLI so they are tested here.
+@Suite struct CaptureEndpointsTests {
+    @Test func resolveEntriesWinAndDefaultPortsFollowTheScheme() {
+        let endpoints = CaptureEndpoints.resolve(urls: ["https://api.example:8443/x", "wss://api.example/socket", "http://127.0.0.1/"],
+                                                 resolve: ["api.example:8443:10.9.8.7", "api.example:443:[::1]"])
+        #expect(endpoints.map { "\($0.address) \($0.port)" } == ["10.9.8.7 8443", "::1 443", "127.0.0.1 80"])
+        #expect(CaptureEndpoints.resolve(urls: ["not a url", "http:///nohost"], resolve: []).isEmpty)
+    }
+}
