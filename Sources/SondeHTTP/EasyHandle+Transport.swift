@@ -20,7 +20,11 @@ extension EasyHandle {
             try set(CURLOPT_SSL_VERIFYPEER, 0)
             try set(CURLOPT_SSL_VERIFYHOST, 0)
         }
-        if let path = options.caCertPath { try set(CURLOPT_CAINFO, string: path) }
+        if let path = options.caCertPath {
+            try set(CURLOPT_CAINFO, string: path)
+        } else if let bundle = CurlLibrary.caBundleOverride {
+            try set(CURLOPT_CAINFO, string: bundle)
+        }
         if let pin = options.pinnedPublicKey { try set(CURLOPT_PINNEDPUBLICKEY, string: pin) }
         switch options.ipVersion {
         case .any: break

@@ -53,7 +53,7 @@ struct ProbeSession {
                               insecure: groups.contains { $0.options.insecure }, redacted: redactor.isEnabled,
                               warnings: Array(Set(runners.flatMap { $0.0.warnings })).sorted() + extraWarnings,
                               capture: capture?.rawValue)
-        let tool = ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features)
+        let tool = CurlLibrary.toolInfo
         let recorder: ProbeRunRecorder
         do { recorder = try report.openRecorder(run: runInfo, tool: tool) } catch {
             printError("sonde: \(error.message)")

@@ -126,7 +126,7 @@ struct ResumeSession {
                               arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
                               insecure: settings.insecure, redacted: redactor.isEnabled, capture: capture?.rawValue)
         do {
-            return try report.openRecorder(run: runInfo, tool: ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features))
+            return try report.openRecorder(run: runInfo, tool: CurlLibrary.toolInfo)
         } catch {
             printError("sonde: \(error.message)")
             return nil

@@ -33,7 +33,7 @@ struct SoakSession {
                               arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
                               insecure: options.config.insecure, redacted: redactor.isEnabled, warnings: warnings,
                               capture: capture?.rawValue)
-        let tool = ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features)
+        let tool = CurlLibrary.toolInfo
         let recorder: ProbeRunRecorder
         do { recorder = try report.openRecorder(run: runInfo, tool: tool) } catch {
             printError("sonde: \(error.message)")
