@@ -13,6 +13,7 @@ extension EasyHandle {
         case .http2: try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         case .http2PriorKnowledge: try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
         case .http3: try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_3))
+        case .http3Only: try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_3ONLY))
         }
         if let timeout = options.timeoutMs { try set(CURLOPT_TIMEOUT_MS, timeout) }
         if let timeout = options.connectTimeoutMs { try set(CURLOPT_CONNECTTIMEOUT_MS, timeout) }
