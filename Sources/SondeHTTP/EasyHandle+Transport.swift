@@ -47,13 +47,16 @@ extension EasyHandle {
 extension EasyHandle {
     /// What libcurl knows of the transfer that just failed with `code`, for `CurlErrorClassifier`.
     /// TCP counts as connected once libcurl has a local port for it: libcurl 7.88 leaves
-    /// CURLINFO_CONNECT_TIME_T at 0 when the TLS handshake on top of it fails.
+    /// CURLINFO_CONNECT_TIME_T at 0 when the TLS handshake on top of it fails. TLS is pending when
+    /// it never completed: no app-connect time, and either no pretransfer time (7.88) or a new
+    /// connection (libcurl 8 sets the pretransfer time even when the handshake timed out; a
+    /// reused connection has no app-connect time of its own and a pretransfer time).
     func failureFacts(_ code: CURLcode, url: String, redactor: Redactor) -> CurlFailure {
         let address = string(CURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : $0 }
         let remote = address.map { "\($0):\(long(CURLINFO_PRIMARY_PORT))" } ?? URLParts(url).map { "\($0.host):\($0.port)" }
         let tcpConnected = offset(CURLINFO_CONNECT_TIME_T) > 0 || long(CURLINFO_LOCAL_PORT) > 0
         let tlsPending = tcpConnected && schemeIsHTTPS && offset(CURLINFO_APPCONNECT_TIME_T) == 0
-            && offset(CURLINFO_PRETRANSFER_TIME_T) == 0
+            && (offset(CURLINFO_PRETRANSFER_TIME_T) == 0 || long(CURLINFO_NUM_CONNECTS) > 0)
         return CurlFailure(curlCode: Int(code.rawValue), detail: errorDetail, osErrno: Int32(long(CURLINFO_OS_ERRNO)),
                            verifyResult: long(CURLINFO_SSL_VERIFYRESULT), connected: tcpConnected, tlsPending: tlsPending,
                            url: redactor.redact(url: url), remote: remote)
