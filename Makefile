@@ -11,7 +11,7 @@ LIBCURL_DIR := $(CURDIR)/.build/sonde-libcurl
 PREFIX ?= /usr/local
 CONFIG ?= release
 
-.PHONY: run test build install bench example deps-build deps-test deps-bench provide-libcurl clean
+.PHONY: run test test-system-libcurl build install bench example deps-build deps-test deps-bench provide-libcurl clean
 
 deps-build:
 	@scripts/ensure-debs.sh $(BUILD_DEBS)
@@ -42,6 +42,15 @@ test: deps-test provide-libcurl
 	set -o pipefail; swift test --skip-build 2>&1 | tee .build/test.log || { \
 		echo "==== failed tests (full log: .build/test.log) ===="; \
 		grep -a -A4 "recorded an issue\|Caught error\|Fatal error" .build/test.log | head -150; exit 1; }
+
+## The same tests on the system's libcurl (Debian's 7.88): a folder holding only libcurl.so.4 -> the
+## system's, first in LD_LIBRARY_PATH, for the test process and every sonde it starts (naming
+## /usr/lib/x86_64-linux-gnu itself would also swap pyenv's libpython for Debian's). HTTP/3 tests skip.
+test-system-libcurl: deps-test
+	swift build --build-tests
+	mkdir -p .build/system-libcurl
+	ln -sfn "$$(ldconfig -p | awk '/libcurl\.so\.4 .*x86-64/{print $$NF; exit}')" .build/system-libcurl/libcurl.so.4
+	LD_LIBRARY_PATH=$(CURDIR)/.build/system-libcurl swift test --skip-build
 
 ## PREFIX/bin/sonde (CONFIG=release by default, Swift runtime linked statically) and the libcurl
 ## it runs on in PREFIX/lib/sonde (found by RUNPATH $$ORIGIN/../lib/sonde; without it, the system's).
