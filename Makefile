@@ -52,10 +52,13 @@ test-system-libcurl: deps-test
 	ln -sfn "$$(ldconfig -p | awk '/libcurl\.so\.4 .*x86-64/{print $$NF; exit}')" .build/system-libcurl/libcurl.so.4
 	LD_LIBRARY_PATH=$(CURDIR)/.build/system-libcurl swift test --skip-build
 
-## PREFIX/bin/sonde (CONFIG=release by default, Swift runtime linked statically) and the libcurl
-## it runs on in PREFIX/lib/sonde (found by RUNPATH $$ORIGIN/../lib/sonde; without it, the system's).
+## PREFIX/bin/sonde (CONFIG=release by default) and the libcurl it runs on in PREFIX/lib/sonde (found
+## by RUNPATH $$ORIGIN/../lib/sonde; without it, the system's). The Swift runtime stays in the
+## toolchain (RUNPATH /opt/swift/...); INSTALL_FLAGS=--static-swift-stdlib links it in, as bench does.
+## SONDE_INSTALL_BUILD=1 leaves the build folder's RUNPATH entry out (Package.swift).
+INSTALL_FLAGS ?=
 install: deps-build provide-libcurl
-	swift build -c $(CONFIG) --static-swift-stdlib
+	SONDE_INSTALL_BUILD=1 swift build -c $(CONFIG) $(INSTALL_FLAGS)
 	install -d "$(PREFIX)/bin" "$(PREFIX)/lib/sonde"
 	install -m 755 .build/$(CONFIG)/sonde "$(PREFIX)/bin/sonde"
 	if [ -d "$(LIBCURL_DIR)/lib" ]; then cp -P "$(LIBCURL_DIR)"/lib/* "$(PREFIX)/lib/sonde/"; fi
