@@ -25,7 +25,7 @@ if [ -e "$dir/lib/libcurl.so.4" ] && [ -e "$dir/lib/libcurl-sonde-real.so.4" ]; 
 if [ -e "$dir/lib/libcurl.so.4" ]; then exit 0; fi
 source=${SONDE_PYCURL_WHEEL:-pycurl==$pycurl_version}
 rm -rf "$dir/wheel" "$dir/lib.tmp"
-if ! PIP_ROOT_USER_ACTION=ignore python3 -m pip install -q --disable-pip-version-check --no-deps --only-binary=:all: \
+if ! PIP_ROOT_USER_ACTION=ignore python3 -m pip install -q --disable-pip-version-check --retries 1 --timeout 15 --no-deps --only-binary=:all: \
       --target "$dir/wheel" "$source" >&2; then
   echo "provide-libcurl: could not install the pycurl wheel ($source): sonde runs on the system's libcurl" >&2
   exit 0
