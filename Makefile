@@ -2,24 +2,33 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-BUILD_DEBS := libcurl4-openssl-dev libssl-dev libpcap-dev pkg-config
+BUILD_DEBS := libcurl4-openssl-dev libssl-dev libpcap-dev pkg-config binutils
 TEST_DEBS  := $(BUILD_DEBS) nginx curl chromium tshark tcpdump
 BENCH_DEBS := $(TEST_DEBS) nghttp2-client time gcc libc6-dev
 SONDE := .build/debug/sonde
+## The libcurl sonde runs on (scripts/provide-libcurl.sh): DIR/lib beside the build, found by RUNPATH.
+LIBCURL_DIR := $(CURDIR)/.build/sonde-libcurl
+PREFIX ?= /usr/local
+CONFIG ?= release
 
-.PHONY: run test build bench example deps-build deps-test deps-bench clean
+.PHONY: run test test-system-libcurl build install bench example deps-build deps-test deps-bench provide-libcurl clean
 
 deps-build:
 	@scripts/ensure-debs.sh $(BUILD_DEBS)
 
 deps-test:
 	@scripts/ensure-debs.sh $(TEST_DEBS)
-	@scripts/ensure-pip.sh jsonschema:jsonschema scapy:scapy websockets:websockets tusclient:tuspy
+	@scripts/ensure-pip.sh jsonschema:jsonschema scapy:scapy websockets:websockets tusclient:tuspy hypercorn:hypercorn aioquic:aioquic
 
 deps-bench:
 	@scripts/ensure-debs.sh $(BENCH_DEBS)
 
-build: deps-build
+## The newest libcurl we can get (pycurl's wheel: libcurl 8 with HTTP/3), beside the build. The wheel
+## is fetched once; without it sonde runs on the system's libcurl.
+provide-libcurl: deps-build
+	@scripts/provide-libcurl.sh $(LIBCURL_DIR)
+
+build: deps-build provide-libcurl
 	swift build
 
 ## The main job: the embedded loopback target and the default probe suite against it.
@@ -27,12 +36,33 @@ run: build
 	$(SONDE) demo
 
 ## Unit and end-to-end tests (embedded target, nginx, curl -w, schema validation).
-test: deps-test
+test: deps-test provide-libcurl
 	swift build --build-tests
 	@# The failures again at the end, where a log's tail shows them.
 	set -o pipefail; swift test --skip-build 2>&1 | tee .build/test.log || { \
 		echo "==== failed tests (full log: .build/test.log) ===="; \
 		grep -a -A4 "recorded an issue\|Caught error\|Fatal error" .build/test.log | head -150; exit 1; }
+
+## The same tests on the system's libcurl (Debian's 7.88): a folder holding only libcurl.so.4 -> the
+## system's, first in LD_LIBRARY_PATH, for the test process and every sonde it starts (naming
+## /usr/lib/x86_64-linux-gnu itself would also swap pyenv's libpython for Debian's). HTTP/3 tests skip.
+test-system-libcurl: deps-test
+	swift build --build-tests
+	mkdir -p .build/system-libcurl
+	ln -sfn "$$(ldconfig -p | awk '/libcurl\.so\.4 .*x86-64/{print $$NF; exit}')" .build/system-libcurl/libcurl.so.4
+	LD_LIBRARY_PATH=$(CURDIR)/.build/system-libcurl swift test --skip-build
+
+## PREFIX/bin/sonde (CONFIG=release by default) and the libcurl it runs on in PREFIX/lib/sonde (found
+## by RUNPATH $$ORIGIN/../lib/sonde; without it, the system's). The Swift runtime stays in the
+## toolchain (RUNPATH /opt/swift/...); INSTALL_FLAGS=--static-swift-stdlib links it in, as bench does.
+## SONDE_INSTALL_BUILD=1 leaves the build folder's RUNPATH entry out (Package.swift).
+INSTALL_FLAGS ?=
+install: deps-build provide-libcurl
+	SONDE_INSTALL_BUILD=1 swift build -c $(CONFIG) $(INSTALL_FLAGS)
+	install -d "$(PREFIX)/bin" "$(PREFIX)/lib/sonde"
+	install -m 755 .build/$(CONFIG)/sonde "$(PREFIX)/bin/sonde"
+	if [ -d "$(LIBCURL_DIR)/lib" ]; then cp -P "$(LIBCURL_DIR)"/lib/* "$(PREFIX)/lib/sonde/"; fi
+	"$(PREFIX)/bin/sonde" version
 
 ## Benchmarks against curl and h2load on a local nginx (release build); prints ratios.
 ## The Swift runtime and Foundation are linked statically: a process starts in about 22 ms

@@ -1,6 +1,16 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// Where the libcurl that sonde runs on comes from: sonde links against the system's libcurl.so and
+/// finds libcurl.so.4 at run time by DT_RUNPATH (--enable-new-dtags, so LD_LIBRARY_PATH still wins):
+/// in an install prefix (`PREFIX/bin/../lib/sonde`), then beside a build
+/// (`.build/<triple>/<config>/../../sonde-libcurl/lib`, filled by scripts/provide-libcurl.sh), then
+/// the system's libcurl.so.4. `make install` sets SONDE_INSTALL_BUILD=1: an installed binary
+/// carries only the prefix's folder, never a path relative to where a build folder would be.
+let installBuild = Context.environment["SONDE_INSTALL_BUILD"] == "1"
+let libcurlLinkerFlags = ["-Xlinker", "--enable-new-dtags", "-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/sonde"]
+    + (installBuild ? [] : ["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../../sonde-libcurl/lib"])
+
 let package = Package(
     name: "sonde",
     platforms: [.macOS(.v14)],
@@ -21,9 +31,10 @@ let package = Package(
     ],
     targets: [
         // Typed C wrappers for libcurl's variadic setopt/getinfo, the OpenSSL session reader and signal flags.
+        // No libssl is linked: the TLS reader uses the OpenSSL of whichever libcurl runs (CurlShim.c).
         .target(
             name: "CurlShim",
-            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("ssl")]
+            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("dl"), .unsafeFlags(libcurlLinkerFlags)]
         ),
         .target(
             name: "SondeCore",

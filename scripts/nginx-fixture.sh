@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Starts nginx on loopback with the test fixture config: HTTP/1.1, TLS (h1 + h2) and h2c, with a
-# self-signed certificate for 127.0.0.1/localhost. Usage: nginx-fixture.sh DIR HTTP HTTPS H2C
+# self-signed certificate for 127.0.0.1/localhost. Usage: nginx-fixture.sh DIR HTTP HTTPS H2C [PROTOCOLS]
+# PROTOCOLS: the TLS versions offered (nginx ssl_protocols), "TLSv1.2 TLSv1.3" by default.
 # Prints nothing; nginx's pid is in DIR/nginx.pid. Stop it with: kill "$(cat DIR/nginx.pid)".
 set -euo pipefail
-dir=$1 http=$2 https=$3 h2c=$4
+dir=$1 http=$2 https=$3 h2c=$4 protocols=${5:-TLSv1.2 TLSv1.3}
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$dir/www" "$dir/tmp"
 head -c 1024 /dev/zero | tr '\0' 'a' > "$dir/www/1k.bin"
@@ -13,7 +14,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 
   -keyout "$dir/key.pem" -out "$dir/cert.pem" -subj "/CN=localhost" \
   -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" >/dev/null 2>&1
 sed -e "s|@PREFIX@|$dir|g" -e "s|@HTTP_PORT@|$http|g" -e "s|@HTTPS_PORT@|$https|g" -e "s|@H2C_PORT@|$h2c|g" \
-    -e "s|@CERT@|$dir/cert.pem|g" -e "s|@KEY@|$dir/key.pem|g" \
+    -e "s|@SSL_PROTOCOLS@|$protocols|g" -e "s|@CERT@|$dir/cert.pem|g" -e "s|@KEY@|$dir/key.pem|g" \
     "$here/Tests/SondeCLITests/Fixtures/nginx.conf.template" > "$dir/nginx.conf"
 nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" </dev/null >/dev/null 2>&1 &
 for _ in $(seq 1 50); do

@@ -27,8 +27,10 @@ struct ProbeCommand: AsyncParsableCommand {
     var http2 = false
     @Flag(name: .customLong("http2-prior-knowledge"), help: "Use HTTP/2 in cleartext without upgrade (h2c).")
     var http2PriorKnowledge = false
-    @Flag(name: .customLong("http3"), help: "Use HTTP/3 (needs a libcurl built with QUIC).")
+    @Flag(name: .customLong("http3"), help: "Use HTTP/3, racing QUIC against TCP and falling back to HTTP/2 or 1.1 (needs a libcurl built with QUIC; see sonde version).")
     var http3 = false
+    @Flag(name: .customLong("http3-only"), help: "Use HTTP/3 over QUIC only, without fallback (needs a libcurl built with QUIC).")
+    var http3Only = false
 
     @Option(name: [.customShort("X"), .customLong("request")], help: "The request method.")
     var method: String?
@@ -92,8 +94,8 @@ struct ProbeCommand: AsyncParsableCommand {
         guard (1...10_000_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000000") }
         guard (1...1024).contains(parallel) else { throw ValidationError("--parallel must be between 1 and 1024") }
         guard (0...1000).contains(maxRedirects) else { throw ValidationError("--max-redirects must be between 0 and 1000") }
-        let versions = [http11, http2, http2PriorKnowledge, http3].filter { $0 }.count
-        guard versions <= 1 else { throw ValidationError("choose one of --http1.1, --http2, --http2-prior-knowledge, --http3") }
+        let versions = [http11, http2, http2PriorKnowledge, http3, http3Only].filter { $0 }.count
+        guard versions <= 1 else { throw ValidationError("choose one of --http1.1, --http2, --http2-prior-knowledge, --http3, --http3-only") }
         guard !(ipv4 && ipv6) else { throw ValidationError("choose one of -4 and -6") }
         guard data == nil || dataFile == nil else { throw ValidationError("choose one of --data and --data-file") }
         guard timeout.seconds <= Self.maxTimeoutS else {
@@ -124,6 +126,7 @@ struct ProbeCommand: AsyncParsableCommand {
         if http2 { options.httpVersion = .http2 }
         if http2PriorKnowledge { options.httpVersion = .http2PriorKnowledge }
         if http3 { options.httpVersion = .http3 }
+        if http3Only { options.httpVersion = .http3Only }
         options.headers = try parseHeaderArguments(headers)
         if let data { options.body = Array(data.utf8) }
         if let dataFile {

@@ -48,7 +48,7 @@ final class RunLifecycle {
                               insecure: insecure, redacted: redactor.isEnabled, warnings: warnings, capture: capture?.rawValue)
         let recorder: ProbeRunRecorder
         do {
-            recorder = try report.openRecorder(run: runInfo, tool: ToolInfo(libcurl: CurlLibrary.version, features: CurlLibrary.features))
+            recorder = try report.openRecorder(run: runInfo, tool: CurlLibrary.toolInfo)
         } catch {
             printError("sonde: \(error.message)")
             return nil

@@ -11,16 +11,21 @@ public struct Sonde: AsyncParsableCommand {
         abstract: "Network diagnostics: URLSession-grade transaction metrics from libcurl, for Linux.",
         discussion: """
         Exit codes: 0 all good; 1 a probe, soak or resume trial failed; 64 usage or configuration error; 99 thresholds failed; \
-        130 interrupted (the report is still written).
+        130 interrupted (the report is still written). \
+        --libcurl PATH (anywhere on the command line) or SONDE_LIBCURL=PATH runs sonde on that libcurl; see sonde version.
         """,
         version: SondeVersion.current,
-        subcommands: [ProbeCommand.self, SoakCommand.self, ResumeCommand.self, ResumeWorkerCommand.self, AnalyzeCommand.self, ReportCommand.self, DemoCommand.self, TargetCommand.self]
+        subcommands: [ProbeCommand.self, SoakCommand.self, ResumeCommand.self, ResumeWorkerCommand.self, AnalyzeCommand.self, ReportCommand.self, DemoCommand.self, TargetCommand.self, VersionCommand.self]
     )
 
     /// `--capture` takes an optional value (`--capture=optional`), which swift-argument-parser
     /// options cannot: a bare `--capture` is read as `--capture=required`.
+    /// `--libcurl PATH` is taken out first (`LibcurlSelection`, which may re-execute sonde), and
+    /// `--version --verbose` is `sonde version`.
     public static func runFromCommandLine() async {
-        let arguments = CommandLine.arguments.dropFirst().map { $0 == "--capture" ? "--capture=required" : $0 }
-        await main(Array(arguments))
+        var arguments = LibcurlSelection.apply(Array(CommandLine.arguments.dropFirst()))
+            .map { $0 == "--capture" ? "--capture=required" : $0 }
+        if Set(arguments) == ["--version", "--verbose"] { arguments = ["version"] }
+        await main(arguments)
     }
 }

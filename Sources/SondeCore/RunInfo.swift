@@ -2,8 +2,23 @@
 public struct ToolInfo: Codable, Sendable, Equatable {
     public var name: String
     public var version: String
+    /// The running libcurl's version, e.g. "8.23.0".
     public var libcurl: String?
     public var features: [String]
+    /// The file of that libcurl (which one the dynamic linker picked).
+    public var libcurlPath: String? = nil
+    /// libcurl's TLS library as libcurl names it, e.g. "OpenSSL/3.6.5".
+    public var tlsLibrary: String? = nil
+    /// The libssl file libcurl uses (the one sonde's TLS reader calls).
+    public var tlsLibraryPath: String? = nil
+    /// e.g. "nghttp2/1.68.0"; nil without HTTP/2.
+    public var http2Library: String? = nil
+    /// e.g. "ngtcp2/1.25.0 nghttp3/1.18.0"; nil without HTTP/3.
+    public var quicLibrary: String? = nil
+    /// What that libcurl lacks of what sonde can use ("http3: …", "connId: …", "queueTime: …").
+    public var libcurlLacks: [String]? = nil
+    /// The CA bundle transfers verify against when no --cacert is given.
+    public var caBundle: String? = nil
     public init(name: String = "sonde", version: String = SondeVersion.current, libcurl: String?, features: [String]) {
         self.name = name
         self.version = version

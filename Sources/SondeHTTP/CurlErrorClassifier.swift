@@ -45,6 +45,9 @@ public struct CurlFailure: Sendable {
 }
 
 public enum CurlErrorClassifier {
+    /// CURLE_TOO_LARGE (100), libcurl 8.6.0+; Debian's 7.88 headers do not name it.
+    static let tooLarge = CURLcode(rawValue: 100)
+
     public static func classify(_ failure: CurlFailure) -> TaskError {
         let code = CURLcode(rawValue: UInt32(clamping: failure.curlCode))
         let detail = failure.detail.isEmpty ? String(cString: curl_easy_strerror(code)) : failure.detail
@@ -96,6 +99,9 @@ public enum CurlErrorClassifier {
         case CURLE_RECV_ERROR where lowercasedDetail.contains("chunk"):
             // "Illegal or missing hexadecimal sequence in chunked-encoding" and the like.
             return error(.invalidResponse, "the response from \(target) broke its chunked transfer encoding")
+        case CurlErrorClassifier.tooLarge where failure.connected:
+            // libcurl 8.6+ (CURLE_TOO_LARGE): a header line over its limit, or the header section.
+            return error(.headerTooLarge, "a response header line (or the header section) from \(target) is larger than libcurl accepts")
         case CURLE_OUT_OF_MEMORY where failure.connected:
             // libcurl 7.88 fails a header line over its 100 KiB limit with this code and "Out of memory".
             return error(.headerTooLarge, "a response header line from \(target) is longer than libcurl accepts (100 KiB)")

@@ -72,6 +72,110 @@ public enum CurlLibrary {
         features.contains("http3")
     }
 
+    /// The file of the libcurl this process runs on, as the dynamic linker opened it (often a
+    /// libcurl.so.4 symlink), nil when unknown.
+    public static var loadedPath: String? {
+        guard let text = sonde_libcurl_path() else { return nil }
+        let path = String(cString: text)
+        return path.isEmpty ? nil : path
+    }
+
+    /// The file of the running libcurl with symlinks resolved, read at the first use of `path` or
+    /// `loadedPath` (so it stays right if the symlink goes away later); nil when unknown.
+    public static var path: String? {
+        guard let text = sonde_libcurl_real_path() else { return nil }
+        let path = String(cString: text)
+        return path.isEmpty ? loadedPath : path
+    }
+
+    /// The file of the libssl that the running libcurl uses (the one sonde's TLS reader calls),
+    /// nil when it has none or uses another TLS backend.
+    public static var tlsLibraryPath: String? {
+        sonde_tls_library_path().map { String(cString: $0) }
+    }
+
+    /// That libssl's own version text (OpenSSL_version), e.g. "OpenSSL 3.6.5 30 Sep 2025".
+    public static var tlsLibraryVersion: String? {
+        sonde_tls_library_version().map { String(cString: $0) }
+    }
+
+    /// The HTTP/2 library, e.g. "1.52.0" (nghttp2), nil when the build has none.
+    public static var http2Library: String? {
+        initialise()
+        guard let info = curl_version_info(CURLVERSION_TENTH), info.pointee.age.rawValue >= CURLVERSION_FIFTH.rawValue,
+              let text = info.pointee.nghttp2_version, info.pointee.features & Int32(CURL_VERSION_HTTP2) != 0 else { return nil }
+        return "nghttp2/" + String(cString: text)
+    }
+
+    /// The QUIC and HTTP/3 libraries, e.g. "ngtcp2/1.25.0 nghttp3/1.18.0", nil without HTTP/3.
+    public static var quicLibrary: String? {
+        initialise()
+        guard let info = curl_version_info(CURLVERSION_TENTH), info.pointee.age.rawValue >= CURLVERSION_FIFTH.rawValue,
+              let text = info.pointee.quic_version else { return nil }
+        return String(cString: text)
+    }
+
+    /// libcurl 8.2.0 added CURLINFO_CONN_ID (libcurl's own connection id).
+    public static var hasConnectionID: Bool { curlVersionNumber >= 0x08_02_00 }
+    /// libcurl 8.6.0 added CURLINFO_QUEUE_TIME_T (time a transfer waited in libcurl's queue).
+    public static var hasQueueTime: Bool { curlVersionNumber >= 0x08_06_00 }
+
+    /// What the running libcurl lacks of what sonde can use, one sentence each; empty on a modern
+    /// libcurl built with HTTP/3.
+    public static var lacks: [String] {
+        var missing: [String] = []
+        if !supportsHTTP3 { missing.append("http3: no HTTP/3 (QUIC); --http3 and --http3-only are refused") }
+        if !hasConnectionID { missing.append("connId: no CURLINFO_CONN_ID (libcurl 8.2.0)") }
+        if !hasQueueTime { missing.append("queueTime: no CURLINFO_QUEUE_TIME_T (libcurl 8.6.0)") }
+        return missing
+    }
+
+    /// The report's `tool` block: sonde, and the libcurl it ran on with its libraries.
+    public static var toolInfo: ToolInfo {
+        var tool = ToolInfo(libcurl: version, features: features)
+        tool.libcurlPath = path
+        tool.tlsLibrary = sslVersion
+        tool.tlsLibraryPath = tlsLibraryPath
+        tool.http2Library = http2Library
+        tool.quicLibrary = quicLibrary
+        tool.libcurlLacks = lacks
+        tool.caBundle = caBundle
+        return tool
+    }
+
+    /// The CA bundle sonde gives libcurl when no --cacert is given, nil to keep libcurl's own
+    /// default (CURLINFO_CAINFO): a libcurl built elsewhere (the manylinux wheel's looks for
+    /// /etc/pki/tls/certs/ca-bundle.crt) would otherwise fail every verification on Debian, with
+    /// TLS verification still on but no trust store. Read once.
+    public static let caBundleOverride: String? = {
+        guard let easy = curl_easy_init() else { return nil }
+        defer { curl_easy_cleanup(easy) }
+        var text: UnsafePointer<CChar>? = nil
+        if sonde_easy_getinfo_string(easy, CURLINFO_CAINFO, &text) == CURLE_OK, let text {
+            let builtIn = String(cString: text)
+            if builtIn.isEmpty || access(builtIn, R_OK) == 0 { return nil }
+        } else {
+            return nil  // libcurl before 7.84 cannot say: keep its default
+        }
+        return systemCABundles.first { access($0, R_OK) == 0 }
+    }()
+
+    /// Where Linux distributions keep their CA bundle (Debian first).
+    static let systemCABundles = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
+                                  "/etc/ssl/ca-bundle.pem", "/etc/ssl/cert.pem"]
+
+    /// The CA bundle transfers verify against without --cacert: the override, else libcurl's
+    /// built-in default (nil when libcurl cannot say).
+    public static var caBundle: String? {
+        if let caBundleOverride { return caBundleOverride }
+        initialise()
+        guard let easy = curl_easy_init() else { return nil }
+        defer { curl_easy_cleanup(easy) }
+        var text: UnsafePointer<CChar>? = nil
+        guard sonde_easy_getinfo_string(easy, CURLINFO_CAINFO, &text) == CURLE_OK, let text else { return nil }
+        return String(cString: text)
+    }
+
     /// LIBCURL_VERSION_NUM of the linked library (0xXXYYZZ).
     public static var curlVersionNumber: Int {
         initialise()

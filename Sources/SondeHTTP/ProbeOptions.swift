@@ -9,8 +9,15 @@ public enum HTTPVersionPreference: String, Sendable, CaseIterable {
     case http2
     /// HTTP/2 in cleartext without upgrade (h2c, prior knowledge).
     case http2PriorKnowledge
-    /// HTTP/3 over QUIC; only when the linked libcurl reports the HTTP3 feature.
+    /// HTTP/3 over QUIC raced against TCP (CURL_HTTP_VERSION_3): the first to connect wins, and
+    /// HTTP/2 or HTTP/1.1 over TCP+TLS is used when QUIC fails. Only when the running libcurl
+    /// reports the HTTP3 feature; https:// only.
     case http3
+    /// HTTP/3 over QUIC only (CURL_HTTP_VERSION_3ONLY): no fallback, a QUIC failure fails the task.
+    case http3Only
+
+    /// True for the two HTTP/3 preferences.
+    public var wantsHTTP3: Bool { self == .http3 || self == .http3Only }
 }
 
 public enum IPVersion: String, Sendable {

@@ -28,12 +28,13 @@ public final class ProbeRunner {
     /// Validates the options against the linked libcurl (e.g. HTTP/3 support).
     /// - Parameter registry: shared by all runners of one run, so connection ids do not repeat.
     public init(options: ProbeOptions, redactor: Redactor, registry: ConnectionRegistry = ConnectionRegistry()) throws(TaskError) {
-        if options.httpVersion == .http3 && !CurlLibrary.supportsHTTP3 {
+        if options.httpVersion.wantsHTTP3 && !CurlLibrary.supportsHTTP3 {
+            let flag = options.httpVersion == .http3Only ? "--http3-only" : "--http3"
             throw TaskError(
                 code: .unsupportedFeature,
-                message: "--http3 needs a libcurl built with HTTP/3 (QUIC); the linked libcurl \(CurlLibrary.version) "
-                    + "(\(CurlLibrary.sslVersion ?? "no TLS")) has no HTTP3 feature. Install a libcurl built with "
-                    + "ngtcp2/nghttp3 or quiche, or probe with --http2.")
+                message: "\(flag) needs a libcurl built with HTTP/3 (QUIC); the running libcurl \(CurlLibrary.version) "
+                    + "(\(CurlLibrary.path ?? "unknown path"), \(CurlLibrary.sslVersion ?? "no TLS")) has no HTTP3 feature. "
+                    + "Run scripts/provide-libcurl.sh (or give --libcurl PATH to one), or probe with --http2.")
         }
         var effective = options
         var warnings: [String] = []

@@ -222,8 +222,10 @@ final class Nginx {
     let h2c = Harness.freePort()
     var certificate: String { directory + "/cert.pem" }
 
-    init() throws {
-        let result = try Harness.run("/bin/bash", [Harness.root + "/scripts/nginx-fixture.sh", directory, "\(http)", "\(https)", "\(h2c)"])
+    /// - Parameter protocols: the TLS versions nginx offers (ssl_protocols).
+    init(protocols: String = "TLSv1.2 TLSv1.3") throws {
+        let result = try Harness.run("/bin/bash", [Harness.root + "/scripts/nginx-fixture.sh", directory, "\(http)", "\(https)", "\(h2c)",
+                                                   protocols])
         guard result.status == 0 else { throw FixtureError(message: "nginx did not start: \(result.stderr)") }
     }
 

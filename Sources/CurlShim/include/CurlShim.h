@@ -63,10 +63,31 @@ typedef struct {
     char alpn[32];        ///< ALPN protocol selected by the server, "" when none
 } sonde_tls_info;
 
-/// Reads CURLINFO_TLS_SSL_PTR and asks OpenSSL what was negotiated.
+/// Reads CURLINFO_TLS_SSL_PTR and asks OpenSSL what was negotiated: the OpenSSL of the running
+/// libcurl (its SSL_* functions looked up with dlsym in libcurl's own dependency tree; sonde links
+/// no libssl), never another one. Works for TCP+TLS and, where libcurl hands out its SSL *, QUIC.
 /// Only valid while the transfer is in progress (call it from a header or write callback).
-/// Returns 1 when `out` was filled, 0 otherwise.
+/// Returns 1 when `out` was filled, 0 otherwise (no TLS, another backend, or no single libssl).
 int sonde_read_tls_info(CURL *handle, sonde_tls_info *out);
+
+/// The file of the libcurl this process runs on (dladdr on curl_version_info), "" when unknown.
+const char *sonde_libcurl_path(void);
+/// The same with symlinks resolved (read once, at the first call of either), "" when unknown.
+const char *sonde_libcurl_real_path(void);
+/// The file (symlinks resolved) of the libssl that the running libcurl uses, NULL when none was found.
+const char *sonde_tls_library_path(void);
+/// That libssl's OpenSSL_version(OPENSSL_VERSION), e.g. "OpenSSL 3.6.5 30 Sep 2025"; NULL when unknown.
+const char *sonde_tls_library_version(void);
+
+/// Checks that `path` is a loadable libcurl without making it this process's libcurl (dlopen
+/// with RTLD_LOCAL | RTLD_DEEPBIND; it stays loaded). On success returns 1, with in `resolved` the
+/// real path of the file that defines curl_version_info (`path`'s, or a library `path` needs, as
+/// with sonde's version wrapper), its version in `version` and, in `libraries`, one path a line,
+/// the objects loaded from that file's folder (its private dependencies, e.g. a wheel's hashed
+/// libssl). On failure returns 0 with a reason in `error`. Strings are NUL-terminated and
+/// truncated to their capacity.
+int sonde_inspect_libcurl(const char *path, char *resolved, size_t resolved_cap, char *version, size_t version_cap,
+                          char *libraries, size_t libraries_cap, char *error, size_t error_cap);
 
 /// Installs SIGINT/SIGTERM handlers that only record the signal (async-signal-safe).
 void sonde_install_interrupt_handlers(void);
