@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension Thread {
     /// Starts `body` on a new thread that carries `name` where Linux tools look for it
@@ -11,6 +14,14 @@ extension Thread {
     @discardableResult
     public static func startNamed(_ name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) -> Thread {
         let thread = Thread {
+            // pthread_setname_np on the thread itself: Foundation's setter names the kernel thread
+            // only when the Thread already knows its pthread, which the creating thread records
+            // after pthread_create returns, so a new thread that ran first (a loaded machine) kept
+            // its creator's name. Foundation's own name is set as well, for `Thread.current.name`.
+            if let setName = Self.setKernelThreadName {
+                let truncated = String(decoding: Array(name.utf8.prefix(15)), as: UTF8.self)
+                _ = truncated.withCString { setName(pthread_self(), $0) }
+            }
             Thread.current.name = name
             body()
         }
@@ -18,4 +29,11 @@ extension Thread {
         thread.start()
         return thread
     }
+
+    /// glibc's `pthread_setname_np`, which Swift's Glibc module does not export (it is a GNU
+    /// extension); looked up once. nil where the C library lacks it.
+    private static let setKernelThreadName: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_setname_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32).self)
+    }()
 }

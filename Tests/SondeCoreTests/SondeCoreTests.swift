@@ -204,6 +204,25 @@ import Testing
         #expect(stackSize.value == 1 << 20)
         release.signal()
     }
+
+    /// Many threads at once, each named by itself before it signals: none keeps its creator's
+    /// name (Foundation's setter alone lost the race with pthread_create on a loaded machine).
+    @Test func manyThreadsStartedAtOnceAreAllNamed() {
+        let count = 32
+        let running = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        for index in 0..<count {
+            Thread.startNamed("sonde-many-\(index)") {
+                running.signal()
+                _ = release.wait(timeout: .now() + 10)
+            }
+        }
+        for _ in 0..<count { #expect(running.wait(timeout: .now() + 10) == .success) }
+        let names = Set(Self.threadNames())
+        let missing = (0..<count).map { "sonde-many-\($0)" }.filter { !names.contains($0) }
+        #expect(missing.isEmpty, "threads without their name: \(missing)")
+        for _ in 0..<count { release.signal() }
+    }
 }
 
 /// A value written by one thread and read by another after a semaphore orders them.
