@@ -27,11 +27,6 @@ struct CaptureSession {
         }
     }
 
-    /// The (address, port) pairs `urls` resolve to (`CaptureEndpoints`).
-    static func endpoints(urls: [String], resolve: [String]) -> [(address: String, port: Int)] {
-        CaptureEndpoints.resolve(urls: urls, resolve: resolve)
-    }
-
     /// Opens the capture of the flows between `localPorts` and `endpoints`, or explains why it
     /// cannot: nil and a warning when optional.
     /// - Parameter localPorts: the block the run's connections bind to (`ProbeOptions.localPorts`).

@@ -52,7 +52,7 @@ struct ProbeSession {
         let progressOnTTY = isatty(STDERR_FILENO) == 1
         let totalTasks = groups.reduce(0) { $0 + $1.urls.count * max(1, $1.options.count) }
         lifecycle.catchSignals()
-        let endpoints = groups.flatMap { CaptureSession.endpoints(urls: $0.urls, resolve: $0.options.resolve) }
+        let endpoints = groups.flatMap { CaptureEndpoints.resolve(urls: $0.urls, resolve: $0.options.resolve) }
         guard lifecycle.startCapture(mode: capture, endpoints: endpoints, localPorts: localPorts) else { return .usage }
 
         let recording = RecorderThread(recorder: recorder)

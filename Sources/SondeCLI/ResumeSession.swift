@@ -1,5 +1,6 @@
 import CurlShim
 import Foundation
+import SondeCapture
 import SondeCore
 import SondeHTTP
 import SondeReport
@@ -117,7 +118,7 @@ struct ResumeSession {
     private func open(url: String) -> RunLifecycle? {
         guard let lifecycle = RunLifecycle.open(command: "resume", arguments: arguments, report: report,
                                                 insecure: settings.insecure, capture: capture),
-              lifecycle.startCapture(mode: capture, endpoints: CaptureSession.endpoints(urls: [url], resolve: settings.resolve),
+              lifecycle.startCapture(mode: capture, endpoints: CaptureEndpoints.resolve(urls: [url], resolve: settings.resolve),
                                      localPorts: settings.localPorts) else { return nil }
         return lifecycle
     }

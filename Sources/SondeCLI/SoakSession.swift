@@ -1,5 +1,6 @@
 import CurlShim
 import Foundation
+import SondeCapture
 import SondeCore
 import SondeHTTP
 import SondeReport
@@ -35,7 +36,7 @@ struct SoakSession {
         } catch {
             return lifecycle.abandon(error, prefix: "sonde soak")
         }
-        guard lifecycle.startCapture(mode: capture, endpoints: CaptureSession.endpoints(urls: [captureURL ?? ""], resolve: []),
+        guard lifecycle.startCapture(mode: capture, endpoints: CaptureEndpoints.resolve(urls: [captureURL ?? ""], resolve: []),
                                      localPorts: options.localPorts?.ports) else { return .usage }
         let json = report.json
         if !json {

@@ -30,6 +30,9 @@ struct OriginGate<Waiter> {
     private var settingUp: [ObjectIdentifier: String] = [:]
     private var waiting: [String: [Waiter]] = [:]
 
+    /// Whether the hop `id` is setting up a connection (so `ready` or `ended` concern it).
+    func isSettingUp(_ id: ObjectIdentifier) -> Bool { settingUp[id] != nil }
+
     /// The hops setting up a connection: check each for readiness after every `perform`.
     var settingUpIDs: [ObjectIdentifier] { Array(settingUp.keys) }
 

@@ -118,10 +118,10 @@ public final class ProbeRunner {
             }
             for (pointer, result) in multi.completedTransfers() {
                 guard let worker = byHandle[pointer] else { continue }
-                if worker.easy.requestStartMicros != nil {
-                    try release(gate.ready(ObjectIdentifier(worker), multiplexed: multiplexes(worker)))
-                } else {
-                    try release(gate.ended(ObjectIdentifier(worker)))
+                // Only a hop still setting up a connection concerns the gate (no TLS read for the others).
+                let id = ObjectIdentifier(worker)
+                if gate.isSettingUp(id) {
+                    try release(worker.easy.requestStartMicros != nil ? gate.ready(id, multiplexed: multiplexes(worker)) : gate.ended(id))
                 }
                 multi.remove(worker.easy)
                 if try finishHop(worker, result: result, multi: multi, gate: &gate) {
