@@ -69,25 +69,32 @@ public enum Quantity {
     /// is a duration the caller refuses as too long, saying its bound) and what follows, trimmed.
     /// nil for a negative or non-finite number.
     private static func split(_ text: String) -> (Double, String)? {
-        let trimmed = Array(text.trimmingWhitespace().unicodeScalars)
-        var end = 0
-        while end < trimmed.count {
-            let c = trimmed[end]
-            let isDigit = ("0"..."9").contains(c) || c == "."
-            let isExponent = (c == "e" || c == "E") && end > 0 && end + 1 < trimmed.count
-                && (("0"..."9").contains(trimmed[end + 1]) || trimmed[end + 1] == "+" || trimmed[end + 1] == "-")
-            let isExponentSign = (c == "+" || c == "-") && end > 0 && (trimmed[end - 1] == "e" || trimmed[end - 1] == "E")
-            guard isDigit || isExponent || isExponentSign else { break }
+        let bytes = Array(text.trimmingWhitespace().utf8)
+        let end = numberEnd(in: bytes, from: 0, allowingSign: false)
+        let number = bytes[..<end]
+        guard end > 0, let value = Double(String(decoding: number, as: UTF8.self)), value.isFinite, value >= 0 else { return nil }
+        // A number written with a non-zero digit that underflowed to 0 (1e-400) is not "no limit".
+        let mantissa = number.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
+        if value == 0 && mantissa.contains(where: { (49...57).contains($0) }) { return nil }
+        return (value, String(decoding: bytes[end...], as: UTF8.self).trimmingWhitespace())
+    }
+
+    /// Where the decimal number starting at `start` in `bytes` (UTF-8) ends: digits and `.`, an
+    /// exponent (`e`/`E`, optionally signed, followed by a digit), and with `allowingSign` a
+    /// leading `-`. Whether the text is a valid number is `Double`'s to say. Threshold bounds use
+    /// it too, so a number is read the same way wherever sonde reads one.
+    public static func numberEnd(in bytes: [UInt8], from start: Int, allowingSign: Bool) -> Int {
+        func isDigit(_ index: Int) -> Bool { index < bytes.count && (48...57).contains(bytes[index]) }
+        func isExponentMark(_ index: Int) -> Bool { bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") }
+        func isSign(_ index: Int) -> Bool { index < bytes.count && (bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+")) }
+        var end = start
+        while end < bytes.count {
+            let exponent = isExponentMark(end) && end > start && (isDigit(end + 1) || (isSign(end + 1) && isDigit(end + 2)))
+            let exponentSign = isSign(end) && end > start && isExponentMark(end - 1)
+            let leadingSign = allowingSign && end == start && bytes[end] == UInt8(ascii: "-")
+            guard isDigit(end) || bytes[end] == UInt8(ascii: ".") || exponent || exponentSign || leadingSign else { break }
             end += 1
         }
-        var number = String.UnicodeScalarView()
-        number.append(contentsOf: trimmed[..<end])
-        var rest = String.UnicodeScalarView()
-        rest.append(contentsOf: trimmed[end...])
-        guard end > 0, let value = Double(String(number)), value.isFinite, value >= 0 else { return nil }
-        // A number written with a non-zero digit that underflowed to 0 (1e-400) is not "no limit".
-        let mantissa = number.prefix { $0 != "e" && $0 != "E" }
-        if value == 0 && mantissa.contains(where: { ("1"..."9").contains($0) }) { return nil }
-        return (value, String(rest).trimmingWhitespace())
+        return end
     }
 }

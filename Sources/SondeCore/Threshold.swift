@@ -80,19 +80,7 @@ public struct Threshold: Sendable, Equatable {
         let bytes = Array(text.utf8)
         var start = 0
         while start < bytes.count, bytes[start] == 0x20 { start += 1 }
-        var end = start
-        func isDigit(_ index: Int) -> Bool { index < bytes.count && (48...57).contains(bytes[index]) }
-        while end < bytes.count {
-            let byte = bytes[end]
-            let exponent = (byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")) && end > start
-                && (isDigit(end + 1) || ((bytes.count > end + 1) && (bytes[end + 1] == UInt8(ascii: "-") || bytes[end + 1] == UInt8(ascii: "+"))
-                    && isDigit(end + 2)))
-            let exponentSign = (byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")) && end > start
-                && (bytes[end - 1] == UInt8(ascii: "e") || bytes[end - 1] == UInt8(ascii: "E"))
-            guard isDigit(end) || byte == UInt8(ascii: ".") || (end == start && byte == UInt8(ascii: "-")) || exponent || exponentSign
-            else { break }
-            end += 1
-        }
+        let end = Quantity.numberEnd(in: bytes, from: start, allowingSign: true)
         let number = String(decoding: bytes[start..<end], as: UTF8.self)
         guard let value = Double(number), value.isFinite else {
             throw ThresholdSyntaxError(expression: expression, column: offset + start,
