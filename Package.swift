@@ -83,11 +83,17 @@ let package = Package(
             dependencies: ["SondeCore", "SondeHTTP", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "SondeReport", dependencies: ["SondeCore"]),
+        // Check specs (one Codable spec per kind), suite files and their loader: what the CLI, suites
+        // and the scheduler produce alike, and what becomes each engine's options.
+        .target(
+            name: "SondeRun",
+            dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeTransfer", .product(name: "Yams", package: "Yams")]
+        ),
         // The commands (swift-argument-parser) as a library, so that tests reach their parsing and runs.
         .target(
             name: "SondeCLI",
             dependencies: [
-                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "CurlShim",
+                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeRun", "CurlShim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -101,7 +107,8 @@ let package = Package(
                                                               .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
         .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),
-        .testTarget(name: "SondeCLIUnitTests", dependencies: ["SondeCLI", "SondeCore", "SondeReport",
+        .testTarget(name: "SondeRunTests", dependencies: ["SondeRun", "SondeCore", .product(name: "Yams", package: "Yams")]),
+        .testTarget(name: "SondeCLIUnitTests", dependencies: ["SondeCLI", "SondeRun", "SondeCore", "SondeReport",
                                                              .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "SondeCLITests", dependencies: ["SondeCore", "SondeTarget"], resources: [.copy("Fixtures")]),
     ],

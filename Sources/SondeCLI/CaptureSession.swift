@@ -50,7 +50,7 @@ struct CaptureSession {
     /// nil when a required capture cannot run: the error is said, and the run folder is removed
     /// (nothing ran, as for any usage error); the caller exits with 64.
     static func start(mode: Mode, endpoints: [(address: String, port: Int)], localPorts: ClosedRange<Int>,
-                      recorder: ProbeRunRecorder, json: Bool) -> CaptureSession?? {
+                      recorder: RunRecorder, json: Bool) -> CaptureSession?? {
         do throws(TaskError) {
             let (opened, warning) = try open(mode: mode, endpoints: endpoints, localPorts: localPorts, folder: recorder.folder.path)
             if let warning { printError("warning: \(warning)") }
@@ -69,7 +69,7 @@ struct CaptureSession {
 
     /// Stops the capture, analyses the file, journals the evidence and says how it went; the
     /// error, when there was one, for the run's status.
-    func finish(into recorder: ProbeRunRecorder, json: Bool) -> TaskError? {
+    func finish(into recorder: RunRecorder, json: Bool) -> TaskError? {
         do throws(TaskError) {
             let evidence = try stopAndAnalyse()
             try recorder.record(capture: evidence)

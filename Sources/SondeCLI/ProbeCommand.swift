@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SondeCore
+import SondeRun
 import SondeHTTP
 
 struct ProbeCommand: AsyncParsableCommand {
@@ -45,10 +46,10 @@ struct ProbeCommand: AsyncParsableCommand {
         "How long one transfer (each hop of a redirect chain) may take before it fails as timed out, e.g. 500ms, 30s, 2m "
             + "(a bare number means seconds); at most 24h, 0 for no limit.",
         valueName: "duration"))
-    var timeout = DurationArgument(seconds: ProbeCommand.defaultTimeoutS)
+    var timeout = DurationValue(seconds: ProbeCommand.defaultTimeoutS)
     @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("How long the TCP and TLS connect may take, e.g. 5s (at most 24h).",
                                                                      valueName: "duration"))
-    var connectTimeout: DurationArgument?
+    var connectTimeout: DurationValue?
 
     /// A silent server holds a hop this long at most unless --timeout says otherwise (s).
     static let defaultTimeoutS = 30.0

@@ -51,16 +51,16 @@ struct ReportOptions: ParsableArguments {
     }
 
     /// Creates the run folder under `--output-dir` and the recorder that journals into it.
-    func openRecorder(run: RunInfo, tool: ToolInfo) throws(TaskError) -> ProbeRunRecorder {
+    func openRecorder(run: RunInfo, tool: ToolInfo) throws(TaskError) -> RunRecorder {
         let folder = try RunFolder(outputDirectory: outputDirectory, runID: run.id)
         var run = run
         run.id = folder.runID  // another name when the first was taken
-        return try ProbeRunRecorder(folder: folder, tool: tool, run: run)
+        return try RunRecorder(folder: folder, tool: tool, run: run)
     }
 
     /// Ends a run under these options (thresholds, baseline, Prometheus file) and renders every
     /// report file; nil, said on stderr, when the report could not be written.
-    func finish(_ recorder: ProbeRunRecorder, status: RunStatus, baseline: JournalScan.Result?) -> RunOutcome? {
+    func finish(_ recorder: RunRecorder, status: RunStatus, baseline: JournalScan.Result?) -> RunOutcome? {
         do {
             return try recorder.finish(status: status, thresholds: thresholds, baseline: baseline, prometheusPath: prometheusPath)
         } catch {

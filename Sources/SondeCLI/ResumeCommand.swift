@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SondeCapture
 import SondeCore
+import SondeRun
 import SondeHTTP
 import SondeTransfer
 
@@ -51,15 +52,15 @@ struct ResumeCommand: AsyncParsableCommand {
     @Option(name: .customLong("retries"), help: "Retries per trial of what is retryable (timeouts, resets, 5xx, 429; never other 4xx).")
     var retries = 5
     @Option(name: .customLong("backoff-initial"), help: "Delay before the first retry (Retry-After wins on 429 and 503).")
-    var backoffInitial = DurationArgument(seconds: 0.2)
+    var backoffInitial = DurationValue(seconds: 0.2)
     @Option(name: .customLong("backoff-max"), help: "Longest delay between retries (before jitter).")
-    var backoffMax = DurationArgument(seconds: 10)
+    var backoffMax = DurationValue(seconds: 10)
     @Option(name: .customLong("jitter"), help: "Jitter of the delay: full, equal or none.")
     var jitter = "full"
     @Option(name: .customLong("stall-timeout"), help: "A transfer that receives nothing for this long fails (timedOut) and is retried.")
-    var stallTimeout = DurationArgument(seconds: 30)
+    var stallTimeout = DurationValue(seconds: 30)
     @Option(name: .customLong("connect-timeout"), help: "Longest time for a TCP (and TLS) connect.")
-    var connectTimeout: DurationArgument?
+    var connectTimeout: DurationValue?
 
     @Option(name: [.customShort("H"), .customLong("header")], help: "Add a header to every request, 'Name: value' (repeatable; secrets are redacted in the report).")
     var headers: [String] = []

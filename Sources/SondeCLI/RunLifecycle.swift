@@ -15,13 +15,13 @@ import SondeReport
 /// elsewhere, the lifecycle is not touched meanwhile.
 final class RunLifecycle {
     let report: ReportOptions
-    let recorder: ProbeRunRecorder
+    let recorder: RunRecorder
     let baseline: JournalScan.Result?
     let run: RunInfo
     private(set) var capture: CaptureSession?
     private var signalsInstalled = false
 
-    private init(report: ReportOptions, recorder: ProbeRunRecorder, baseline: JournalScan.Result?, run: RunInfo) {
+    private init(report: ReportOptions, recorder: RunRecorder, baseline: JournalScan.Result?, run: RunInfo) {
         self.report = report
         self.recorder = recorder
         self.baseline = baseline
@@ -46,7 +46,7 @@ final class RunLifecycle {
         let runInfo = RunInfo(id: RunInfo.makeID(command: command, at: started), command: command,
                               arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
                               insecure: insecure, redacted: redactor.isEnabled, warnings: warnings, capture: capture?.rawValue)
-        let recorder: ProbeRunRecorder
+        let recorder: RunRecorder
         do {
             recorder = try report.openRecorder(run: runInfo, tool: CurlLibrary.toolInfo)
         } catch {

@@ -3,6 +3,7 @@ import CurlShim
 import Foundation
 import SondeCapture
 import SondeCore
+import SondeRun
 import SondeReport
 import SondeWebSocket
 
@@ -21,21 +22,21 @@ struct SoakCommand: AsyncParsableCommand {
     var url: String
 
     @Option(name: .long, help: "How long to hold the connections.")
-    var duration = DurationArgument(seconds: 60)
+    var duration = DurationValue(seconds: 60)
     @Option(name: .long, help: "Connections to hold at once, each reconnecting on its own.")
     var connections = 1
     @Option(name: .long, help: "Spread the connection starts evenly over this long.")
-    var ramp = DurationArgument(seconds: 0)
+    var ramp = DurationValue(seconds: 0)
 
     @Option(name: .customLong("ping-interval"), help: "Send a ping this often on every connection (0: no pings).")
-    var pingInterval = DurationArgument(seconds: 25)
+    var pingInterval = DurationValue(seconds: 25)
     @Option(name: .customLong("pong-timeout"), help: "A pong missing this long after its ping marks the connection dead: close and reconnect.")
-    var pongTimeout = DurationArgument(seconds: 10)
+    var pongTimeout = DurationValue(seconds: 10)
 
     @Option(name: .customLong("message-rate"), help: "Sequence-numbered messages per second per connection, checked in their echo (0: none).")
     var messageRate = 0.0
     @Option(name: .customLong("message-size"), help: "Size of each message: bytes, or with a unit such as 4KiB (at least 16 bytes).")
-    var messageSize = SizeArgument(bytes: 64)
+    var messageSize = SizeValue(bytes: 64)
 
     @Option(name: .customLong("subprotocol"), help: "Offer this subprotocol (Sec-WebSocket-Protocol; repeatable, in order of preference).")
     var subprotocols: [String] = []
@@ -43,9 +44,9 @@ struct SoakCommand: AsyncParsableCommand {
     var headers: [String] = []
 
     @Option(name: .customLong("backoff-initial"), help: "Delay before the first reconnect.")
-    var backoffInitial = DurationArgument(seconds: 0.5)
+    var backoffInitial = DurationValue(seconds: 0.5)
     @Option(name: .customLong("backoff-max"), help: "Longest delay between reconnects (before jitter).")
-    var backoffMax = DurationArgument(seconds: 30)
+    var backoffMax = DurationValue(seconds: 30)
     @Option(name: .customLong("backoff-multiplier"), help: "Growth of the delay per failure in a row.")
     var backoffMultiplier = 2.0
     @Option(name: .customLong("jitter"), help: "Jitter of the delay: full (0…delay), equal (delay/2…delay) or none.")
@@ -53,15 +54,15 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-attempts"), help: "Stop reconnecting a connection after this many failures in a row (default: never).")
     var maxAttempts: Int?
     @Option(name: .customLong("stable-after"), help: "A connection up this long resets its backoff to the initial delay.")
-    var stableAfter = DurationArgument(seconds: 10)
+    var stableAfter = DurationValue(seconds: 10)
     @Option(name: .customLong("connect-timeout"), help: "Longest time for one opening handshake (TCP, TLS and upgrade).")
-    var connectTimeout = DurationArgument(seconds: 10)
+    var connectTimeout = DurationValue(seconds: 10)
 
     @Flag(name: .customLong("discover-idle-timeout"), help: ArgumentHelp(
         "Instead of a soak, find the longest silence a connection survives: silent connections of 1 s, 2 s, 3 s, 5 s, … up to --max-idle, in parallel, each pinged once at the end of its silence."))
     var discoverIdleTimeout = false
     @Option(name: .customLong("max-idle"), help: "The longest silence --discover-idle-timeout tries (the discovery takes about this long).")
-    var maxIdle = DurationArgument(seconds: 600)
+    var maxIdle = DurationValue(seconds: 600)
 
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's TLS certificate (recorded in the report).")
     var insecure = false

@@ -10,7 +10,7 @@ import SondeWebSocket
 /// Threading: every method takes `lock`; the recorder is touched only under it.
 final class SoakJournalSink: SoakEventSink, @unchecked Sendable {
     private let lock = NSLock()
-    private let recorder: ProbeRunRecorder
+    private let recorder: RunRecorder
     private var samples = SoakSamples()
     private var failure: TaskError?
     /// Set by `close`: the recorder belongs to the session again, later events are dropped.
@@ -21,7 +21,7 @@ final class SoakJournalSink: SoakEventSink, @unchecked Sendable {
     private var missed = 0
     private var liveRTT = LatencyDistribution()
 
-    init(recorder: ProbeRunRecorder) {
+    init(recorder: RunRecorder) {
         self.recorder = recorder
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import SondeCore
 
-/// Runs a `ProbeRunRecorder` on its own thread, so the engine's thread only hands finished tasks
+/// Runs a `RunRecorder` on its own thread, so the engine's thread only hands finished tasks
 /// over and goes back to driving libcurl (encoding a journal line and updating the histograms
 /// cost about as much CPU as the transfer itself; see README, Performance).
 ///
@@ -17,7 +17,7 @@ import SondeCore
 /// on a full queue, while a queued task has waited longer than the journal's flush interval, and
 /// for `finish`; it lowers itself again once it has caught up.
 public final class RecorderThread: @unchecked Sendable {
-    public let recorder: ProbeRunRecorder
+    public let recorder: RunRecorder
     public let capacity: Int
     private let condition = NSCondition()
     // Guarded by `condition`:
@@ -41,7 +41,7 @@ public final class RecorderThread: @unchecked Sendable {
     /// Longest time (s) a queued task waits before the recorder looks on its own.
     static let pollInterval: TimeInterval = 0.1
 
-    public init(recorder: ProbeRunRecorder, capacity: Int = 4096) {
+    public init(recorder: RunRecorder, capacity: Int = 4096) {
         self.recorder = recorder
         self.capacity = max(1, capacity)
         wakeBatch = min(256, self.capacity)

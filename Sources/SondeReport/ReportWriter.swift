@@ -3,7 +3,7 @@ import SondeCore
 /// Writes a run's report files in two halves: the tasks as they come (`add`), then, once the run
 /// has ended and its summary is known, each file's head and tail around them (`finish`).
 ///
-/// Fed either by `ReportFiles.render` reading a journal, or by `ProbeRunRecorder` while the run
+/// Fed either by `ReportFiles.render` reading a journal, or by `RunRecorder` while the run
 /// records (so a finished probe run does not read its journal back); both hand it the same task
 /// values and the same journalled task JSON, so the files are the same byte for byte.
 ///

@@ -107,7 +107,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let folder = try RunFolder(outputDirectory: directory, runID: "run")
         let run = RunInfo(id: "run", command: "probe", arguments: [], startedAt: .now(), status: .error, insecure: false, redacted: true)
-        let recorder = try ProbeRunRecorder(folder: folder, tool: ToolInfo(libcurl: "x", features: []), run: run)
+        let recorder = try RunRecorder(folder: folder, tool: ToolInfo(libcurl: "x", features: []), run: run)
         for index in 0..<500 {
             let t = TransactionMetrics(request: RequestRecord(method: "GET", url: "http://h/\(index)", headers: []),
                                        response: ResponseRecord(statusCode: 200, headers: []),
@@ -175,11 +175,11 @@ final class ManagedAtomicFlag: @unchecked Sendable {
 
 @Suite struct RecorderThreadTests {
     /// A recorder writing into a fresh temporary folder (the caller removes `directory`).
-    static func makeRecorder() throws -> (directory: String, folder: RunFolder, recorder: ProbeRunRecorder) {
+    static func makeRecorder() throws -> (directory: String, folder: RunFolder, recorder: RunRecorder) {
         let directory = NSTemporaryDirectory() + "sonde-recorder-\(UUID().uuidString)"
         let folder = try RunFolder(outputDirectory: directory, runID: "run")
         let run = RunInfo(id: "run", command: "probe", arguments: [], startedAt: .now(), status: .error, insecure: false, redacted: true)
-        return (directory, folder, try ProbeRunRecorder(folder: folder, tool: ToolInfo(libcurl: "x", features: []), run: run))
+        return (directory, folder, try RunRecorder(folder: folder, tool: ToolInfo(libcurl: "x", features: []), run: run))
     }
 
     @Test func recordsEveryTaskInOrderThroughASmallQueue() async throws { try await onOwnThread {

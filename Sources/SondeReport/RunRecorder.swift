@@ -9,7 +9,7 @@ import SondeCore
 /// Runs whose tasks change after they were journalled (a live capture attaches its evidence at the
 /// end), soaks, resume runs and captures analysed are instead rendered from the journal at `finish`
 /// (`ReportFiles.render`), which is also what `sonde report` does: both give the same files.
-public final class ProbeRunRecorder {
+public final class RunRecorder {
     public let folder: RunFolder
     public let tool: ToolInfo
     public private(set) var run: RunInfo

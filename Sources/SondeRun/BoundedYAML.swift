@@ -12,21 +12,22 @@ import Yams
 /// - nesting deeper than `maxDepth` is an error.
 ///
 /// Errors are `Problem`s whose text names the file and says the bound in words.
-enum BoundedYAML {
+public enum BoundedYAML {
     /// The largest file read (bytes).
-    static let maxBytes = 1 << 20
+    public static let maxBytes = 1 << 20
     /// The most nodes (scalars, sequences, mappings) a document may stand for with every alias expanded.
-    static let maxNodes = 100_000
+    public static let maxNodes = 100_000
     /// The deepest nesting of sequences and mappings.
-    static let maxDepth = 64
+    public static let maxDepth = 64
 
-    struct Problem: Error, CustomStringConvertible {
-        var description: String
+    public struct Problem: Error, CustomStringConvertible, Sendable {
+        public var description: String
+        public init(description: String) { self.description = description }
     }
 
     /// Reads and parses the YAML file at `path`; nil for an empty document.
     /// - Parameter what: how messages name the file, e.g. "--config config.yaml".
-    static func load(path: String, what: String) throws(Problem) -> Any? {
+    public static func load(path: String, what: String) throws(Problem) -> Any? {
         let bytes = try read(path: path, what: what)
         guard let text = String(validatingUTF8: bytes.map { CChar(bitPattern: $0) } + [0]) ?? nil else {
             throw Problem(description: "\(what) is not UTF-8 text")
@@ -35,7 +36,7 @@ enum BoundedYAML {
     }
 
     /// Parses `text` within the bounds (see the type's comment).
-    static func parse(_ text: String, what: String) throws(Problem) -> Any? {
+    public static func parse(_ text: String, what: String) throws(Problem) -> Any? {
         guard text.utf8.count <= maxBytes else {
             throw Problem(description: "\(what) is larger than \(maxBytes / 1024) KiB, the most sonde reads")
         }
@@ -48,7 +49,7 @@ enum BoundedYAML {
     }
 
     /// At most `maxBytes` of the regular file at `path` (one byte more means too large).
-    static func read(path: String, what: String) throws(Problem) -> [UInt8] {
+    public static func read(path: String, what: String) throws(Problem) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw Problem(description: "cannot read \(what): no such file, or not readable") }
         defer { close(descriptor) }
@@ -74,7 +75,7 @@ enum BoundedYAML {
     /// One pass over the parser's events: the expanded node count (saturating just above
     /// `maxNodes`) and the depth, checked as they grow. Syntax errors are left to Yams, which
     /// reports them with a position.
-    static func checkExpansion(_ text: String, what: String) throws(Problem) {
+    public static func checkExpansion(_ text: String, what: String) throws(Problem) {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else { throw Problem(description: "cannot start the YAML parser") }
         defer { yaml_parser_delete(&parser) }
