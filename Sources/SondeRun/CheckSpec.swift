@@ -14,8 +14,24 @@ public struct SpecProblem: Error, Equatable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    /// As the command line says it: `--count must be between 1 and 10000000`.
-    public var description: String { key.map { "--\($0) \(message)" } ?? message }
+    /// As the command line says it: `--count must be between 1 and 10000000`, `--header '…' is not …`.
+    public var description: String {
+        guard let key else { return message }
+        guard let option = SpecProblem.optionName(forKey: key) else { return "\(key == "urls" ? "URL" : key): \(message)" }
+        return "--\(option) \(message)"
+    }
+
+    /// The long option a suite key stands for: the key itself, or its singular for the keys of
+    /// repeatable options (`headers` → `header`); nil for `url`/`urls` (positional arguments).
+    public static func optionName(forKey key: String) -> String? {
+        switch key {
+        case "url", "urls": return nil
+        case "headers": return "header"
+        case "thresholds": return "threshold"
+        case "subprotocols": return "subprotocol"
+        default: return key
+        }
+    }
 }
 
 /// The spec of one check of one kind: plain `Codable` values produced alike by a command's flags,

@@ -1,0 +1,189 @@
+import Foundation
+import SondeCore
+import SondeHTTP
+
+/// The spec of a probe check (`sonde probe`, `kind: probe`): URLs fetched through libcurl with
+/// URLSessionTaskMetrics-style timing. Keys are `sonde probe`'s long options (see `CheckSpec`);
+/// the HTTP version is one of the flags `http1.1`, `http2`, `http2-prior-knowledge`, `http3`,
+/// `http3-only` set to true, the address family `ipv4` or `ipv6`.
+public struct ProbeCheck: CheckSpec {
+    public static let kind = CheckKind.probe
+
+    public var urls: [String]
+    /// Fetches per URL (default 1).
+    public var count: Int?
+    /// Tasks at once (default 1).
+    public var parallel: Int?
+    /// nil: libcurl's default (HTTP/2 over TLS through ALPN, HTTP/1.1 in cleartext).
+    public var httpVersion: HTTPVersionPreference?
+    /// The request method (`-X`); default GET, or POST with a body.
+    public var request: String?
+    public var headers: [String]?
+    public var data: String?
+    public var dataFile: String?
+    /// Per hop (default 30 s; 0 for none).
+    public var timeout: DurationValue?
+    public var connectTimeout: DurationValue?
+    public var insecure: Bool?
+    public var cacert: String?
+    public var pinnedPubkey: String?
+    /// nil: any address family.
+    public var ipVersion: IPVersion?
+    public var resolve: [String]?
+    public var dohURL: String?
+    public var proxy: String?
+    public var noReuse: Bool?
+    public var maxRedirects: Int?
+    public var expectStatus: String?
+    public var thresholds: [String]?
+
+    public init(urls: [String]) { self.urls = urls }
+
+    /// A silent server holds a hop this long at most unless `timeout` says otherwise.
+    public static let defaultTimeout = DurationValue(seconds: 30)
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case urls, count, parallel
+        case http11 = "http1.1", http2, http2PriorKnowledge = "http2-prior-knowledge", http3, http3Only = "http3-only"
+        case request, headers, data, dataFile = "data-file", timeout, connectTimeout = "connect-timeout"
+        case insecure, cacert, pinnedPubkey = "pinned-pubkey", ipv4, ipv6, resolve, dohURL = "doh-url", proxy
+        case noReuse = "no-reuse", maxRedirects = "max-redirects", expectStatus = "expect-status", thresholds
+    }
+
+    public static let keys = CodingKeys.allCases.map(\.rawValue)
+    public static let pathKeys = ["data-file", "cacert", "pinned-pubkey"]
+
+    /// The version flags and the preference each stands for.
+    static let versionKeys: [(CodingKeys, HTTPVersionPreference)] = [
+        (.http11, .http1_1), (.http2, .http2), (.http2PriorKnowledge, .http2PriorKnowledge), (.http3, .http3), (.http3Only, .http3Only),
+    ]
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        urls = try container.decode([String].self, forKey: .urls)
+        count = try container.decodeIfPresent(Int.self, forKey: .count)
+        parallel = try container.decodeIfPresent(Int.self, forKey: .parallel)
+        let versions = try Self.versionKeys.filter { try container.decodeIfPresent(Bool.self, forKey: $0.0) == true }
+        guard versions.count <= 1 else {
+            throw DecodingError.dataCorruptedError(forKey: versions[1].0, in: container,
+                                                   debugDescription: "choose one of http1.1, http2, http2-prior-knowledge, http3, http3-only")
+        }
+        httpVersion = versions.first?.1
+        request = try container.decodeIfPresent(String.self, forKey: .request)
+        headers = try container.decodeIfPresent([String].self, forKey: .headers)
+        data = try container.decodeIfPresent(String.self, forKey: .data)
+        dataFile = try container.decodeIfPresent(String.self, forKey: .dataFile)
+        timeout = try container.decodeIfPresent(DurationValue.self, forKey: .timeout)
+        connectTimeout = try container.decodeIfPresent(DurationValue.self, forKey: .connectTimeout)
+        insecure = try container.decodeIfPresent(Bool.self, forKey: .insecure)
+        cacert = try container.decodeIfPresent(String.self, forKey: .cacert)
+        pinnedPubkey = try container.decodeIfPresent(String.self, forKey: .pinnedPubkey)
+        let v4 = try container.decodeIfPresent(Bool.self, forKey: .ipv4) == true
+        let v6 = try container.decodeIfPresent(Bool.self, forKey: .ipv6) == true
+        guard !(v4 && v6) else { throw DecodingError.dataCorruptedError(forKey: .ipv6, in: container, debugDescription: "choose one of ipv4 and ipv6") }
+        ipVersion = v4 ? .v4 : (v6 ? .v6 : nil)
+        resolve = try container.decodeIfPresent([String].self, forKey: .resolve)
+        dohURL = try container.decodeIfPresent(String.self, forKey: .dohURL)
+        proxy = try container.decodeIfPresent(String.self, forKey: .proxy)
+        noReuse = try container.decodeIfPresent(Bool.self, forKey: .noReuse)
+        maxRedirects = try container.decodeIfPresent(Int.self, forKey: .maxRedirects)
+        expectStatus = try container.decodeIfPresent(String.self, forKey: .expectStatus)
+        thresholds = try container.decodeIfPresent([String].self, forKey: .thresholds)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(urls, forKey: .urls)
+        try container.encodeIfPresent(count, forKey: .count)
+        try container.encodeIfPresent(parallel, forKey: .parallel)
+        if let httpVersion, let key = Self.versionKeys.first(where: { $0.1 == httpVersion })?.0 { try container.encode(true, forKey: key) }
+        try container.encodeIfPresent(request, forKey: .request)
+        try container.encodeIfPresent(headers, forKey: .headers)
+        try container.encodeIfPresent(data, forKey: .data)
+        try container.encodeIfPresent(dataFile, forKey: .dataFile)
+        try container.encodeIfPresent(timeout, forKey: .timeout)
+        try container.encodeIfPresent(connectTimeout, forKey: .connectTimeout)
+        try container.encodeIfPresent(insecure, forKey: .insecure)
+        try container.encodeIfPresent(cacert, forKey: .cacert)
+        try container.encodeIfPresent(pinnedPubkey, forKey: .pinnedPubkey)
+        if ipVersion == .v4 { try container.encode(true, forKey: .ipv4) }
+        if ipVersion == .v6 { try container.encode(true, forKey: .ipv6) }
+        try container.encodeIfPresent(resolve, forKey: .resolve)
+        try container.encodeIfPresent(dohURL, forKey: .dohURL)
+        try container.encodeIfPresent(proxy, forKey: .proxy)
+        try container.encodeIfPresent(noReuse, forKey: .noReuse)
+        try container.encodeIfPresent(maxRedirects, forKey: .maxRedirects)
+        try container.encodeIfPresent(expectStatus, forKey: .expectStatus)
+        try container.encodeIfPresent(thresholds, forKey: .thresholds)
+    }
+
+    public func problems() -> [SpecProblem] {
+        var problems: [SpecProblem] = []
+        if urls.isEmpty { problems.append(SpecProblem(key: "urls", "give at least one URL")) }
+        for url in urls where !(url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://")) {
+            problems.append(SpecProblem(key: "urls", "'\(url)' is not an http:// or https:// URL"))
+        }
+        problems += [
+            SpecRules.number(count, key: "count", within: 1...10_000_000),
+            SpecRules.number(parallel, key: "parallel", within: 1...1024),
+            SpecRules.number(maxRedirects, key: "max-redirects", within: 0...1000),
+            SpecRules.duration(timeout, key: "timeout", within: 0...SpecRules.maxTimeoutS),
+            SpecRules.duration(connectTimeout, key: "connect-timeout", within: 0.001...SpecRules.maxTimeoutS),
+            SpecRules.headerFields(headers).failure,
+            SpecRules.resolveEntries(resolve),
+            SpecRules.readableFile(dataFile, key: "data-file"),
+            SpecRules.readableFile(cacert, key: "cacert"),
+            SpecRules.thresholds(thresholds).failure,
+        ].compactMap { $0 }
+        if data != nil && dataFile != nil { problems.append(SpecProblem(key: "data-file", "choose one of data and data-file")) }
+        if let expectStatus, StatusSet(parsing: expectStatus) == nil {
+            problems.append(SpecProblem(key: "expect-status", "'\(expectStatus)' is not a list of status codes or ranges like 200-299,404"))
+        }
+        if let request, request.isEmpty || request.contains(where: { $0 == " " || $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+            problems.append(SpecProblem(key: "request", "'\(request)' is not a valid method"))
+        }
+        return problems
+    }
+
+    public func resolvingPaths(against folder: String) -> ProbeCheck {
+        var spec = self
+        spec.dataFile = Self.resolve(path: dataFile, against: folder)
+        spec.cacert = Self.resolve(path: cacert, against: folder)
+        if let pinned = pinnedPubkey, !pinned.hasPrefix("sha256//") { spec.pinnedPubkey = Self.resolve(path: pinned, against: folder) }
+        return spec
+    }
+
+    /// The engine's options (call after `problems()` came back empty); reads `data-file`.
+    public func makeOptions() throws(SpecProblem) -> ProbeOptions {
+        var options = ProbeOptions()
+        options.count = count ?? 1
+        options.parallel = parallel ?? 1
+        options.httpVersion = httpVersion ?? .automatic
+        switch SpecRules.headerFields(headers) {
+        case .success(let fields): options.headers = fields
+        case .failure(let problem): throw problem
+        }
+        if let data { options.body = Array(data.utf8) }
+        if let dataFile {
+            guard let contents = FileManager.default.contents(atPath: dataFile) else {
+                throw SpecProblem(key: "data-file", "cannot read \(dataFile): no such file, or not readable")
+            }
+            options.body = Array(contents)
+        }
+        options.method = request?.uppercased() ?? (options.body == nil ? "GET" : "POST")
+        let timeout = self.timeout ?? Self.defaultTimeout
+        options.timeoutMs = timeout.seconds == 0 ? nil : SpecRules.milliseconds(timeout)
+        options.connectTimeoutMs = connectTimeout.map(SpecRules.milliseconds)
+        options.insecure = insecure ?? false
+        options.caCertPath = cacert
+        options.pinnedPublicKey = pinnedPubkey
+        options.ipVersion = ipVersion ?? .any
+        options.resolve = resolve ?? []
+        options.dohURL = dohURL
+        options.proxy = proxy
+        options.reuseConnections = !(noReuse ?? false)
+        options.maxRedirects = maxRedirects ?? 10
+        options.acceptedStatus = expectStatus.flatMap(StatusSet.init(parsing:))
+        return options
+    }
+}

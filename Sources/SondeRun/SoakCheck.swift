@@ -1,0 +1,116 @@
+import Foundation
+import SondeCore
+import SondeWebSocket
+
+/// The spec of a soak check (`sonde soak`, `kind: soak`): WebSocket connections held for a while
+/// with keepalive pings, echoed messages and reconnects with backoff. Keys are `sonde soak`'s
+/// long options (see `CheckSpec`).
+public struct SoakCheck: CheckSpec {
+    public static let kind = CheckKind.soak
+
+    public var url: String
+    public var duration: DurationValue?
+    public var connections: Int?
+    public var ramp: DurationValue?
+    public var pingInterval: DurationValue?
+    public var pongTimeout: DurationValue?
+    public var messageRate: Double?
+    public var messageSize: SizeValue?
+    public var subprotocols: [String]?
+    public var headers: [String]?
+    public var backoffInitial: DurationValue?
+    public var backoffMax: DurationValue?
+    public var backoffMultiplier: Double?
+    public var jitter: String?
+    public var maxAttempts: Int?
+    public var stableAfter: DurationValue?
+    public var connectTimeout: DurationValue?
+    public var discoverIdleTimeout: Bool?
+    public var maxIdle: DurationValue?
+    public var insecure: Bool?
+    public var cacert: String?
+    public var thresholds: [String]?
+
+    public init(url: String) { self.url = url }
+
+    /// The defaults of what is not given.
+    public static let defaults = (duration: 60.0, connections: 1, ramp: 0.0, pingInterval: 25.0, pongTimeout: 10.0, messageSize: Int64(64),
+                                  backoffInitial: 0.5, backoffMax: 30.0, multiplier: 2.0, stableAfter: 10.0, connectTimeout: 10.0, maxIdle: 600.0)
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case url, duration, connections, ramp, pingInterval = "ping-interval", pongTimeout = "pong-timeout"
+        case messageRate = "message-rate", messageSize = "message-size", subprotocols, headers
+        case backoffInitial = "backoff-initial", backoffMax = "backoff-max", backoffMultiplier = "backoff-multiplier", jitter
+        case maxAttempts = "max-attempts", stableAfter = "stable-after", connectTimeout = "connect-timeout"
+        case discoverIdleTimeout = "discover-idle-timeout", maxIdle = "max-idle", insecure, cacert, thresholds
+    }
+
+    public static let keys = CodingKeys.allCases.map(\.rawValue)
+    public static let pathKeys = ["cacert"]
+
+    public func problems() -> [SpecProblem] {
+        var problems: [SpecProblem] = []
+        do throws(TaskError) { _ = try WebSocketURL(url) } catch { problems.append(SpecProblem(key: "url", error.message)) }
+        problems += [
+            SpecRules.headerFields(headers).failure,
+            SpecRules.jitter(jitter).failure,
+            SpecRules.readableFile(cacert, key: "cacert"),
+            SpecRules.thresholds(thresholds).failure,
+        ].compactMap { $0 }
+        if discoverIdleTimeout == true, let maxIdle, !(1...86_400).contains(maxIdle.seconds) {
+            problems.append(SpecProblem(key: "max-idle", "must be between 1s and 24h"))
+        }
+        if problems.isEmpty, let problem = config(redactor: Redactor()).problem(maxMessageSize: SoakOptions.defaultMaxFrameSize) {
+            problems.append(Self.problem(fromOptionMessage: problem))
+        }
+        return problems
+    }
+
+    /// A message in the form `--name rest` as the problem of key `name`.
+    static func problem(fromOptionMessage message: String) -> SpecProblem {
+        guard message.hasPrefix("--"), let space = message.firstIndex(of: " ") else { return SpecProblem(key: nil, message) }
+        return SpecProblem(key: String(message[message.index(message.startIndex, offsetBy: 2)..<space]),
+                           String(message[message.index(after: space)...]))
+    }
+
+    public func resolvingPaths(against folder: String) -> SoakCheck {
+        var spec = self
+        spec.cacert = Self.resolve(path: cacert, against: folder)
+        return spec
+    }
+
+    /// The soak as the report records it: headers and (when `redactor` says so) subprotocols redacted.
+    public func config(redactor: Redactor) -> SoakConfig {
+        let d = Self.defaults
+        let policy = BackoffPolicy(initialMs: (backoffInitial?.seconds ?? d.backoffInitial) * 1000, maxMs: (backoffMax?.seconds ?? d.backoffMax) * 1000,
+                                   multiplier: backoffMultiplier ?? d.multiplier, jitter: (try? SpecRules.jitter(jitter).get()) ?? .full)
+        let maxIdle = self.maxIdle?.seconds ?? d.maxIdle
+        let discover = discoverIdleTimeout == true
+        let headerFields = (try? SpecRules.headerFields(headers).get()) ?? []
+        return SoakConfig(
+            durationS: discover ? maxIdle : (duration?.seconds ?? d.duration),
+            connections: discover ? IdleTimeoutDiscovery.ladder(upTo: maxIdle).count : (connections ?? d.connections),
+            rampS: ramp?.seconds ?? d.ramp, pingIntervalS: pingInterval?.seconds ?? d.pingInterval, pongTimeoutS: pongTimeout?.seconds ?? d.pongTimeout,
+            messageRate: messageRate ?? 0, messageSize: Int(clamping: messageSize?.bytes ?? d.messageSize),
+            subprotocols: Self.redact(subprotocols: subprotocols ?? [], redactor), headers: redactor.redact(headers: headerFields),
+            backoff: policy, stableAfterS: stableAfter?.seconds ?? d.stableAfter, maxAttempts: maxAttempts,
+            connectTimeoutS: connectTimeout?.seconds ?? d.connectTimeout, insecure: insecure ?? false)
+    }
+
+    /// The idle-timeout discovery's longest silence (s) when this check runs one instead of a soak.
+    public var discoveryMaxIdle: Double? { discoverIdleTimeout == true ? (maxIdle?.seconds ?? Self.defaults.maxIdle) : nil }
+
+    /// The engine's options (call after `problems()` came back empty).
+    public func makeOptions(redactor: Redactor) throws(SpecProblem) -> SoakOptions {
+        let target: WebSocketURL
+        do throws(TaskError) { target = try WebSocketURL(url) } catch { throw SpecProblem(key: "url", error.message) }
+        return SoakOptions(url: target, config: config(redactor: redactor), headers: (try? SpecRules.headerFields(headers).get()) ?? [],
+                           subprotocols: subprotocols ?? [], caFile: cacert)
+    }
+
+    /// The offered subprotocols as the report records them: masked when the redactor names
+    /// Sec-WebSocket-Protocol (APIs that browsers reach take tokens this way).
+    public static func redact(subprotocols: [String], _ redactor: Redactor) -> [String] {
+        redactor.isSecret(name: "Sec-WebSocket-Protocol") ? subprotocols.map { _ in Redactor.mask } : subprotocols
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import SondeCore
+
+/// The checks every kind of spec shares, each said once: header lines, durations within bounds,
+/// readable files, `--resolve` entries, backoff settings. Each returns the problem for `key`, or nil.
+public enum SpecRules {
+    /// The longest timeout of any kind (s): a day.
+    public static let maxTimeoutS = 86_400.0
+
+    /// `Name: value` lines as header fields; the first malformed line is the problem.
+    public static func headerFields(_ lines: [String]?, key: String = "headers") -> Result<[HeaderField], SpecProblem> {
+        var fields: [HeaderField] = []
+        for line in lines ?? [] {
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex,
+                  !line.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+                return .failure(SpecProblem(key: key, "'\(line)' is not of the form 'Name: value'"))
+            }
+            fields.append(HeaderField(name: String(line[..<colon]).trimmingCharacters(in: .whitespaces),
+                                      value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+        }
+        return .success(fields)
+    }
+
+    /// nil when `value` is nil or within `range` (seconds); else the bound in words.
+    public static func duration(_ value: DurationValue?, key: String, within range: ClosedRange<Double>) -> SpecProblem? {
+        guard let value else { return nil }
+        guard range.contains(value.seconds) else {
+            return SpecProblem(key: key, "must be between \(DurationValue(seconds: range.lowerBound)) and \(DurationValue(seconds: range.upperBound)) (got \(value))")
+        }
+        return nil
+    }
+
+    /// nil when `value` is nil or within `range`.
+    public static func number<N: Comparable & CustomStringConvertible>(_ value: N?, key: String, within range: ClosedRange<N>) -> SpecProblem? {
+        guard let value else { return nil }
+        guard range.contains(value) else { return SpecProblem(key: key, "must be between \(range.lowerBound) and \(range.upperBound) (got \(value))") }
+        return nil
+    }
+
+    /// nil when `path` is nil or names a readable regular file.
+    public static func readableFile(_ path: String?, key: String) -> SpecProblem? {
+        guard let path else { return nil }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+              FileManager.default.isReadableFile(atPath: path) else {
+            return SpecProblem(key: key, "cannot read \(path): no such file, or not readable")
+        }
+        return nil
+    }
+
+    /// `host:port:address` entries (curl's `--resolve`).
+    public static func resolveEntries(_ entries: [String]?) -> SpecProblem? {
+        for entry in entries ?? [] where entry.split(separator: ":", omittingEmptySubsequences: false).count < 3 {
+            return SpecProblem(key: "resolve", "'\(entry)' is not of the form host:port:address")
+        }
+        return nil
+    }
+
+    /// The jitter mode named `name` (nil: full).
+    public static func jitter(_ name: String?) -> Result<BackoffPolicy.Jitter, SpecProblem> {
+        guard let name else { return .success(.full) }
+        guard let mode = BackoffPolicy.Jitter(rawValue: name) else { return .failure(SpecProblem(key: "jitter", "must be full, equal or none (got '\(name)')")) }
+        return .success(mode)
+    }
+
+    /// Thresholds that parse (`Threshold`); the first malformed one is the problem, with its caret line.
+    public static func thresholds(_ expressions: [String]?) -> Result<[Threshold], SpecProblem> {
+        var parsed: [Threshold] = []
+        for expression in expressions ?? [] {
+            do throws(ThresholdSyntaxError) { parsed.append(try Threshold(parsing: expression)) } catch {
+                return .failure(SpecProblem(key: "thresholds", error.message))
+            }
+        }
+        return .success(parsed)
+    }
+
+    /// Milliseconds of a bounded duration, at least 1 (a duration within a day fits any Int).
+    public static func milliseconds(_ value: DurationValue) -> Int {
+        max(1, Int((min(value.seconds, maxTimeoutS * 1000) * 1000).rounded()))
+    }
+}
+
+extension Result {
+    /// The failure, or nil.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
