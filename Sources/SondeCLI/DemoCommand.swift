@@ -44,9 +44,9 @@ struct DemoCommand: AsyncParsableCommand {
             print("embedded target: \(endpoints.http) (h1) · \(endpoints.https) (TLS h1/h2) · \(endpoints.h2c) (h2c)\n")
         }
         let groups = Self.suite(endpoints, count: count)
-        var session = ProbeSession(command: "demo", arguments: Array(CommandLine.arguments.dropFirst()), report: report)
-        session.capture = CaptureSession.Mode(rawValue: capture)
-        let status = await session.run(groups: groups)
+        let status = await CheckDriver(command: "demo", arguments: Array(CommandLine.arguments.dropFirst()), report: report,
+                                       capture: CaptureSession.Mode(rawValue: capture))
+            .run([PlannedCheck(name: nil, runner: .probe(ProbeCheckRunner(groups: groups)))])
         await server.stop()
         try? FileManager.default.removeItem(atPath: directory)
         throw ExitCode(status.rawValue)

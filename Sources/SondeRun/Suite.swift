@@ -29,9 +29,9 @@ public struct SuiteCheck: Equatable, Sendable {
 
     /// The spec of one of the kinds.
     public enum Spec: Equatable, Sendable {
-        case probe(ProbeCheck)
-        case soak(SoakCheck)
-        case resume(ResumeCheck)
+        case probe(ProbeSpec)
+        case soak(SoakSpec)
+        case resume(ResumeSpec)
 
         public var kind: CheckKind {
             switch self {

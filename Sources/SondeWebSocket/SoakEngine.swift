@@ -32,7 +32,8 @@ public final class SoakEngine: @unchecked Sendable {
                 guard FileManager.default.isReadableFile(atPath: caFile) else {
                     throw TaskError(code: .localIOError, message: "cannot read the CA file \(caFile) (--cacert)")
                 }
-                configuration.additionalTrustRoots = [.file(caFile)]
+                // As curl's --cacert (and probe's and resume's): these roots instead of the system's.
+                configuration.trustRoots = .file(caFile)
             }
             do {
                 tls = try NIOSSLContext(configuration: configuration)

@@ -9,7 +9,7 @@ public struct SoakOptions: Sendable {
     public var headers: [HeaderField]
     /// Subprotocols offered, as sent (unredacted; the config holds the copy the report records).
     public var subprotocols: [String]
-    /// PEM file of extra trust roots for wss (`--cacert`).
+    /// PEM file of the trust roots for wss (`--cacert`), instead of the system's.
     public var caFile: String?
     /// Largest message accepted from the server, bytes.
     public var maxFrameSize: Int

@@ -25,13 +25,13 @@ import Testing
             _ = try ProbeCommand.parse(["--timeout", "25h", "https://h/"])
             Issue.record("25h was accepted")
         } catch {
-            #expect(ProbeCommand.message(for: error).contains("at most 86400 seconds"))
+            #expect(ProbeCommand.message(for: error).contains("--timeout must be between 0ms and 24h (got 25h)"), "\(ProbeCommand.message(for: error))")
         }
     }
 
     @Test func soakSizesAndDurationsGoThroughTheOneParser() throws {
         let soak = try SoakCommand.parse(["ws://h/", "--message-size", "1KiB", "--ping-interval", "250ms", "--duration", "2m"])
-        #expect(soak.messageSize.bytes == 1024 && soak.pingInterval.seconds == 0.25 && soak.duration.seconds == 120)
+        #expect(soak.messageSize?.bytes == 1024 && soak.pingInterval?.seconds == 0.25 && soak.duration?.seconds == 120)
         #expect(throws: (any Error).self) { try SoakCommand.parse(["ws://h/", "--message-size", "1 parsec"]) }
     }
 }

@@ -6,7 +6,7 @@ import SondeTransfer
 /// The spec of a resume check (`sonde resume`, `kind: resume`): a download's resumability verdict
 /// and interrupted-download trials, or (with `upload`) resumable-upload trials. Keys are
 /// `sonde resume`'s long options (see `CheckSpec`).
-public struct ResumeCheck: CheckSpec {
+public struct ResumeSpec: CheckSpec {
     public static let kind = CheckKind.resume
 
     public var url: String
@@ -76,11 +76,11 @@ public struct ResumeCheck: CheckSpec {
             parsedOffsets().failure,
             parsedKinds().failure,
         ].compactMap { $0 }
-        if let problem = retryPolicy.backoff.problem { problems.append(SoakCheck.problem(fromOptionMessage: problem)) }
+        if let problem = retryPolicy.backoff.problem { problems.append(SoakSpec.problem(fromOptionMessage: problem)) }
         return problems
     }
 
-    public func resolvingPaths(against folder: String) -> ResumeCheck {
+    public func resolvingPaths(against folder: String) -> ResumeSpec {
         var spec = self
         spec.upload = Self.resolve(path: upload, against: folder)
         spec.cacert = Self.resolve(path: cacert, against: folder)

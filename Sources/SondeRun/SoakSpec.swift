@@ -5,7 +5,7 @@ import SondeWebSocket
 /// The spec of a soak check (`sonde soak`, `kind: soak`): WebSocket connections held for a while
 /// with keepalive pings, echoed messages and reconnects with backoff. Keys are `sonde soak`'s
 /// long options (see `CheckSpec`).
-public struct SoakCheck: CheckSpec {
+public struct SoakSpec: CheckSpec {
     public static let kind = CheckKind.soak
 
     public var url: String
@@ -73,7 +73,7 @@ public struct SoakCheck: CheckSpec {
                            String(message[message.index(after: space)...]))
     }
 
-    public func resolvingPaths(against folder: String) -> SoakCheck {
+    public func resolvingPaths(against folder: String) -> SoakSpec {
         var spec = self
         spec.cacert = Self.resolve(path: cacert, against: folder)
         return spec

@@ -6,7 +6,7 @@ import SondeHTTP
 /// URLSessionTaskMetrics-style timing. Keys are `sonde probe`'s long options (see `CheckSpec`);
 /// the HTTP version is one of the flags `http1.1`, `http2`, `http2-prior-knowledge`, `http3`,
 /// `http3-only` set to true, the address family `ipv4` or `ipv6`.
-public struct ProbeCheck: CheckSpec {
+public struct ProbeSpec: CheckSpec {
     public static let kind = CheckKind.probe
 
     public var urls: [String]
@@ -145,7 +145,7 @@ public struct ProbeCheck: CheckSpec {
         return problems
     }
 
-    public func resolvingPaths(against folder: String) -> ProbeCheck {
+    public func resolvingPaths(against folder: String) -> ProbeSpec {
         var spec = self
         spec.dataFile = Self.resolve(path: dataFile, against: folder)
         spec.cacert = Self.resolve(path: cacert, against: folder)

@@ -1,0 +1,104 @@
+import Foundation
+import SondeCapture
+import SondeCore
+import SondeReport
+
+/// One check of a run: its name in a suite (nil for a plain command's single check), its own
+/// thresholds, and its engine.
+struct PlannedCheck {
+    var name: String?
+    var thresholds: [Threshold] = []
+    var runner: CheckRunner
+}
+
+/// The one driver of every command that runs checks (probe, soak, resume, demo, run) over the
+/// run's lifecycle (`RunLifecycle`): engines prepared before any folder exists, the folder and
+/// recorder opened, the capture started, the signal scope, each check in order (bracketed by
+/// the recorder's `beginCheck`/`endCheck` when it has a name), the status by the one rule, the
+/// report and the terminal's end.
+///
+/// A Ctrl-C ends the check under way; the checks after it do not start; the report holds what ran (130).
+struct CheckDriver {
+    let command: String
+    let arguments: [String]
+    let report: ReportOptions
+    /// `--capture`, nil without.
+    var capture: CaptureSession.Mode?
+
+    func run(_ checks: [PlannedCheck]) async -> ExitStatus {
+        let redactor = report.redactor
+        // A capture holds this run's connections only: they bind to a block of local ports that
+        // the capture filter names.
+        let localPorts = capture != nil ? LiveCapture.localPortBlock() : nil
+        var checks = checks
+        for index in checks.indices {
+            do throws(TaskError) { try checks[index].runner.prepare(redactor: redactor, localPorts: localPorts) } catch {
+                printError("sonde: " + (checks[index].name.map { "check \($0): " } ?? "") + error.message)
+                return .usage
+            }
+        }
+        let warnings = Array(Set(checks.flatMap { $0.runner.warnings })).sorted()
+        guard let lifecycle = RunLifecycle.open(command: command, arguments: arguments, report: report,
+                                                insecure: checks.contains { $0.runner.insecure }, warnings: warnings, capture: capture)
+        else { return .usage }
+        lifecycle.catchSignals()
+        guard lifecycle.startCapture(mode: capture, endpoints: checks.flatMap { $0.runner.endpoints }, localPorts: localPorts) else { return .usage }
+
+        let suite = checks.contains { $0.name != nil }
+        var runError: TaskError?
+        var failedWork = false
+        for check in checks {
+            if lifecycle.interrupted { break }
+            if let name = check.name {
+                if !report.json { print("\n── check \(name) (\(check.runner.kind))") }
+                do throws(TaskError) {
+                    try lifecycle.recorder.beginCheck(name: name, kind: check.runner.kind, thresholds: check.thresholds)
+                } catch {
+                    runError = error
+                    break
+                }
+            }
+            let outcome = await check.runner.run(in: lifecycle)
+            if outcome.setupFailed && !suite, let error = outcome.error {
+                // Nothing of the only check ran: the run is given up as a usage error.
+                return lifecycle.abandon(error, prefix: "sonde \(command)")
+            }
+            failedWork = failedWork || outcome.failedWork
+            if let name = check.name {
+                if let error = outcome.error {
+                    // In a suite a check's error fails that check; the suite goes on.
+                    printError("sonde: check \(name): \(error.message)")
+                    failedWork = true
+                }
+                do throws(TaskError) {
+                    try lifecycle.recorder.endCheck(error: outcome.error, interrupted: lifecycle.interrupted)
+                } catch {
+                    runError = error
+                    break
+                }
+            } else if let error = outcome.error {
+                runError = error
+                break
+            }
+        }
+
+        let har = checks.contains { if case .probe = $0.runner { return true } else { return false } }
+        return lifecycle.finish(error: runError, failedWork: failedWork, har: har, interruptedNote: interruptedNote(checks)) { finished, renderer in
+            if suite {
+                print("")
+                print(renderer.render(checks: finished.checks))
+            } else {
+                for check in checks { check.runner.render(finished, check: nil, renderer) }
+            }
+        }
+    }
+
+    private func interruptedNote(_ checks: [PlannedCheck]) -> String {
+        if checks.count > 1 { return "the check under way was ended and the checks after it did not start; the report holds what ran" }
+        switch checks.first?.runner {
+        case .soak: return "every connection was closed with 1000; the report holds the soak so far"
+        case .resume: return "the report holds the trials that ended before"
+        default: return "the report holds the tasks that finished"
+        }
+    }
+}

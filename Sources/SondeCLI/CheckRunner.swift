@@ -1,0 +1,89 @@
+import SondeCore
+import SondeReport
+
+/// How one check's run ended, for the run's status (`RunStatus.of`) and the check's own.
+struct CheckOutcome {
+    /// What stopped the check itself (a recording failure, an engine that could not start, a
+    /// resume whose reference download failed); nil when it ran to its end.
+    var error: TaskError?
+    /// Some of its work failed (a probe task); soaks and trials are judged by the recorder.
+    var failedWork = false
+    /// The engine could not be set up after the run folder was opened (nothing of the check ran):
+    /// a single command gives the run up as a usage error, a suite goes on with its next check.
+    var setupFailed = false
+}
+
+/// The engine of one check, driven by `CheckDriver` inside a run's lifecycle. Each kind's runner
+/// does its own work and terminal lines; the driver owns everything around it.
+enum CheckRunner {
+    case probe(ProbeCheckRunner)
+    case soak(SoakCheckRunner)
+    case resume(ResumeCheckRunner)
+
+    var kind: String {
+        switch self {
+        case .probe: return "probe"
+        case .soak: return "soak"
+        case .resume: return "resume"
+        }
+    }
+
+    /// Sets up what can fail before any run folder exists (a usage error then).
+    /// - Parameter localPorts: the block a capture's filter names, the run's connections bind to it.
+    mutating func prepare(redactor: Redactor, localPorts: ClosedRange<Int>?) throws(TaskError) {
+        switch self {
+        case .probe(var runner):
+            try runner.prepare(redactor: redactor, localPorts: localPorts)
+            self = .probe(runner)
+        case .soak(var runner):
+            runner.prepare(localPorts: localPorts)
+            self = .soak(runner)
+        case .resume(var runner):
+            runner.prepare(localPorts: localPorts)
+            self = .resume(runner)
+        }
+    }
+
+    /// Warnings the run's report carries because of this check.
+    var warnings: [String] {
+        switch self {
+        case .probe(let runner): return runner.warnings
+        case .soak(let runner): return runner.warnings
+        case .resume: return []
+        }
+    }
+
+    var insecure: Bool {
+        switch self {
+        case .probe(let runner): return runner.groups.contains { $0.options.insecure }
+        case .soak(let runner): return runner.options.config.insecure
+        case .resume(let runner): return runner.settings.insecure
+        }
+    }
+
+    /// Where the check's flows go, for a capture's filter.
+    var endpoints: [(address: String, port: Int)] {
+        switch self {
+        case .probe(let runner): return runner.endpoints
+        case .soak(let runner): return runner.endpoints
+        case .resume(let runner): return runner.endpoints
+        }
+    }
+
+    func run(in lifecycle: RunLifecycle) async -> CheckOutcome {
+        switch self {
+        case .probe(let runner): return await runner.run(in: lifecycle)
+        case .soak(let runner): return await runner.run(in: lifecycle)
+        case .resume(let runner): return await runner.run(in: lifecycle)
+        }
+    }
+
+    /// The check's end on the terminal: the summary, the soak, the trials' totals.
+    func render(_ finished: RunOutcome, check: String?, _ renderer: TerminalRenderer) {
+        switch self {
+        case .probe(let runner): runner.render(finished, check: check, renderer)
+        case .soak(let runner): runner.render(finished, check: check, renderer)
+        case .resume(let runner): runner.render(finished, check: check, renderer)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import CurlShim
+import Foundation
+import SondeCapture
+import SondeCore
+import SondeHTTP
+import SondeReport
+
+/// URLs that share one set of probe options.
+struct ProbeGroup {
+    var urls: [String]
+    var options: ProbeOptions
+}
+
+/// Runs probe groups inside a run: the engine on a dedicated thread, the recorder (on its own
+/// thread) and the terminal view fed as tasks complete.
+struct ProbeCheckRunner {
+    private(set) var groups: [ProbeGroup]
+    /// Warnings the run's report carries besides the engine's (e.g. `--keylog` on).
+    var extraWarnings: [String] = []
+    private var runners: [(ProbeRunner, [String])] = []
+    /// Tasks shown in full on the terminal before the view switches to a progress count.
+    static let detailedTasks = 30
+
+    init(groups: [ProbeGroup]) { self.groups = groups }
+
+    /// Builds the engines (a usage error when libcurl refuses an option); connections bind to
+    /// `localPorts` when a capture names them.
+    mutating func prepare(redactor: Redactor, localPorts: ClosedRange<Int>?) throws(TaskError) {
+        if let localPorts { for index in groups.indices { groups[index].options.localPorts = localPorts } }
+        let connections = ConnectionRegistry()
+        runners = []
+        for group in groups {
+            runners.append((try ProbeRunner(options: group.options, redactor: redactor, registry: connections), group.urls))
+        }
+    }
+
+    var warnings: [String] { Array(Set(runners.flatMap { $0.0.warnings })).sorted() + extraWarnings }
+
+    var endpoints: [(address: String, port: Int)] { groups.flatMap { CaptureEndpoints.resolve(urls: $0.urls, resolve: $0.options.resolve) } }
+
+    func run(in lifecycle: RunLifecycle) async -> CheckOutcome {
+        let recorder = lifecycle.recorder
+        let json = lifecycle.report.json
+        let renderer = ReportOptions.terminalRenderer
+        let progressOnTTY = isatty(STDERR_FILENO) == 1
+        let totalTasks = groups.reduce(0) { $0 + $1.urls.count * max(1, $1.options.count) }
+        let runners = self.runners
+        let failedBefore = recorder.failedTasks
+        let recording = RecorderThread(recorder: recorder)
+        let failure: TaskError? = await runOnDedicatedThread(named: "sonde-engine") {
+            var done = 0
+            var failure: TaskError? = nil
+            var lastProgress = monotonicMicroseconds()
+            for (runner, urls) in runners {
+                var interrupted = false
+                do throws(TaskError) {
+                    interrupted = try runner.run(
+                        urls: urls,
+                        shouldStop: { sonde_received_signal() != 0 || failure != nil },
+                        onTask: { task in
+                            do throws(TaskError) { try recording.submit(task) } catch { failure = error }
+                            done += 1
+                            guard !json else { return }
+                            if done <= Self.detailedTasks {
+                                print(renderer.render(task: task))
+                            } else if done == Self.detailedTasks + 1 {
+                                print("… \(totalTasks - Self.detailedTasks) more tasks: see the summary below and the report")
+                            }
+                            if progressOnTTY, done > Self.detailedTasks, monotonicMicroseconds() - lastProgress > 250_000 {
+                                lastProgress = monotonicMicroseconds()
+                                FileHandle.standardError.write(Data("\r\(done)/\(totalTasks) tasks".utf8))
+                            }
+                        })
+                } catch {
+                    failure = error
+                }
+                if interrupted || failure != nil { break }
+            }
+            if progressOnTTY && done > Self.detailedTasks && !json { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            do throws(TaskError) { try recording.finish() } catch { if failure == nil { failure = error } }
+            return failure
+        }
+        return CheckOutcome(error: failure, failedWork: recorder.failedTasks > failedBefore)
+    }
+
+    func render(_ finished: RunOutcome, check: String?, _ renderer: TerminalRenderer) {
+        print(renderer.render(summary: finished.summary))
+        if let comparison = finished.baseline { print(renderer.render(baseline: comparison)) }
+    }
+}
+
+/// Runs blocking work (the libcurl event loop) on its own thread, off Swift's cooperative pool,
+/// so that in-process servers (the embedded target) keep their threads. The thread is named
+/// `name` (`Thread.startNamed`).
+func runOnDedicatedThread<T>(named name: String, _ body: @escaping () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.startNamed(name, stackSize: 8 << 20) { continuation.resume(returning: body()) }
+    }
+}

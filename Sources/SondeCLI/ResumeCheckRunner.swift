@@ -1,0 +1,151 @@
+import CurlShim
+import Foundation
+import SondeCapture
+import SondeCore
+import SondeHTTP
+import SondeReport
+import SondeRun
+import SondeTransfer
+
+/// Runs a resume check inside a run: the verdict, then (unless `check`) the reference download
+/// and the trials; or, with an upload file, the upload trials. Each trial is journalled as it
+/// ends; Ctrl-C ends the trial under way. A progress bar on a TTY while bytes flow.
+struct ResumeCheckRunner {
+    let url: String
+    private(set) var settings: TransferSettings
+    /// What runs: the verdict only, download trials, or upload trials.
+    enum Work {
+        case verdict
+        case downloads(trials: Int, options: DownloadTrialOptions)
+        case uploads(trials: Int, options: UploadTrialOptions)
+    }
+    let work: Work
+    let seed: UInt64
+
+    init(url: String, settings: TransferSettings, work: Work, seed: UInt64) {
+        self.url = url
+        self.settings = settings
+        self.work = work
+        self.seed = seed
+    }
+
+    /// Connections bind to `localPorts` (the kill worker's too, through the settings it reads).
+    mutating func prepare(localPorts: ClosedRange<Int>?) {
+        if let localPorts { settings.localPorts = localPorts }
+    }
+
+    var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: [url], resolve: settings.resolve) }
+
+    func run(in lifecycle: RunLifecycle) async -> CheckOutcome {
+        // The transfers block; they run off Swift's cooperative pool as the probe engine does.
+        await runOnDedicatedThread(named: "sonde-resume") { runBlocking(in: lifecycle) }
+    }
+
+    private func runBlocking(in lifecycle: RunLifecycle) -> CheckOutcome {
+        let recorder = lifecycle.recorder
+        let json = lifecycle.report.json
+        let display = settings.redactor.redact(url: url)
+        let renderer = ReportOptions.terminalRenderer
+        let shouldStop = { lifecycle.interrupted }
+        let workDirectory = recorder.folder.path + "/transfers"
+        do throws(TaskError) {
+            switch work {
+            case .verdict:
+                let verdict = try ResumabilityChecker(settings: settings).verdict(url: url, reference: nil)
+                try recorder.record(resumeVerdict: verdict)
+                if !json { print(renderer.render(verdict: verdict)) }
+            case .downloads(let trials, var options):
+                options.workDirectory = workDirectory
+                let worker = options.kinds.contains(.processKill) ? try Self.workerCommand() : nil
+                let runner = try DownloadTrialRunner(url: url, settings: settings, options: options, worker: worker, seed: seed)
+                if !json { print("resume \(display): reference download, then \(trials) trial\(trials == 1 ? "" : "s"); report in \(recorder.folder.path)") }
+                let reference = try runner.reference()
+                if !json {
+                    print("reference: \(reference.length) bytes in \(formatMs(reference.durationMs)) ms, sha256 \(reference.sha256)"
+                        + (reference.validator.map { ", validator \($0)" } ?? ", no validator"))
+                }
+                let verdict = try ResumabilityChecker(settings: settings).verdict(url: url, reference: reference)
+                try recorder.record(resumeVerdict: verdict)
+                if !json { print(renderer.render(verdict: verdict) + "\n") }
+                for number in 1...trials {
+                    if shouldStop() { break }
+                    let trial = runner.runTrial(number: number, reference: reference, shouldStop: shouldStop,
+                                                onProgress: progressBar(trial: number, of: trials, length: reference.length, json: json))
+                    try record(trial, recorder: recorder, json: json)
+                }
+            case .uploads(let trials, var options):
+                options.workDirectory = workDirectory
+                let worker = options.kinds.contains(.processKill) ? try Self.workerCommand() : nil
+                let runner = try UploadTrialRunner(url: url, settings: settings, options: options, worker: worker, seed: seed)
+                if !json {
+                    print("upload \(options.filePath) (\(runner.length) bytes, sha256 \(runner.fileSha256)) to \(display) "
+                        + "with \(options.uploadProtocol.name): \(trials) trial\(trials == 1 ? "" : "s"); report in \(recorder.folder.path)")
+                }
+                for number in 1...trials {
+                    if shouldStop() { break }
+                    let trial = runner.runTrial(number: number, shouldStop: shouldStop,
+                                                onProgress: progressBar(trial: number, of: trials, length: runner.length, json: json))
+                    try record(trial, recorder: recorder, json: json)
+                }
+            }
+        } catch {
+            return CheckOutcome(error: error)
+        }
+        return CheckOutcome()
+    }
+
+    private func record(_ trial: ResumeTrial, recorder: RunRecorder, json: Bool) throws(TaskError) {
+        if isatty(STDERR_FILENO) == 1 && !json { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        try recorder.record(resumeTrial: trial)
+        if !json { print(ReportOptions.terminalRenderer.render(trial: trial)) }
+    }
+
+    /// A progress bar on stderr when it is a TTY (and no --json), redrawn at most ten times a second.
+    private func progressBar(trial number: Int, of trials: Int, length: Int64, json: Bool) -> (Int64) -> Void {
+        guard isatty(STDERR_FILENO) == 1 && !json else { return { _ in } }
+        var lastDraw = 0.0
+        return { bytes in
+            let now = Double(monotonicMicroseconds()) / 1e6
+            guard now - lastDraw >= 0.1 else { return }
+            lastDraw = now
+            let share = length > 0 ? min(1, Double(bytes) / Double(length)) : 0
+            let filled = Int(share * 30)
+            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
+            FileHandle.standardError.write(Data("\r\u{1B}[Ktrial \(number)/\(trials) \(bar) \(Int(share * 100))%".utf8))
+        }
+    }
+
+    func render(_ finished: RunOutcome, check: String?, _ renderer: TerminalRenderer) {
+        let trials = finished.resume.trials.filter { check == nil || $0.check == check }
+        if !trials.isEmpty { print(renderer.render(trialTotals: trials)) }
+    }
+
+    /// This executable in its worker mode.
+    static func workerCommand() throws(TaskError) -> WorkerCommand {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else {
+            throw TaskError(code: .internalError, message: "cannot find sonde's own executable (/proc/self/exe) to start the kill-interruption worker")
+        }
+        let path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return WorkerCommand(executable: path, arguments: ["resume-worker"])
+    }
+}
+
+extension ResumeCheckRunner {
+    /// The runner of a resume check's spec (valid: `problems()` came back empty); a random seed
+    /// when the spec gives none.
+    init(_ spec: ResumeSpec, redact: Bool, extraRedactions: [String]) {
+        let seed = spec.seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        let trials = spec.trials ?? ResumeSpec.defaults.trials
+        let work: Work
+        if let upload = spec.uploadOptions {
+            work = .uploads(trials: trials, options: upload)
+        } else if spec.check == true {
+            work = .verdict
+        } else {
+            work = .downloads(trials: trials, options: spec.downloadOptions)
+        }
+        self.init(url: spec.url, settings: spec.settings(redact: redact, extraRedactions: extraRedactions), work: work, seed: seed)
+    }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import SondeCore
+import SondeRun
+
+/// `sonde run SUITE.yaml`: every check of a suite file into one run folder, in order.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the checks of a suite file (probe, soak and resume checks declared once) into one run folder.",
+        discussion: """
+        Example: sonde run examples/suites/mobile-api-smoke.yaml --only api
+        The whole file is validated before any request: a bad key, type, unit, name or threshold, or an \
+        unset ${VAR}, is said with its file:line:column and exits 64 without a run folder. Checks run in \
+        order; Ctrl-C ends the check under way and writes the report of what ran (130). Every check's \
+        entries and thresholds carry "check": "<name>" in report.json, junit.xml has a testsuite per \
+        check, Prometheus series a check label. `sonde probe|soak|resume … --print-suite` prints the \
+        suite entry of a command line.
+        """)
+
+    @Argument(help: ArgumentHelp("The suite file (YAML; see Reports/schema/sonde-suite.schema.json).", valueName: "suite.yaml"))
+    var suitePath: String
+
+    @Option(name: .customLong("only"), help: ArgumentHelp("Run only the check with this name (repeatable).", valueName: "name"))
+    var only: [String] = []
+
+    @Option(name: .customLong("capture"), help: CaptureSession.help)
+    var capture: String?
+
+    @Flag(name: .customLong("print-suite"), help: "Print the suite as sonde reads it (defaults applied, ${VAR}s kept as written) and run nothing.")
+    var printSuite = false
+
+    @OptionGroup var report: ReportOptions
+
+    func validate() throws {
+        try CaptureSession.validate(capture)
+    }
+
+    func run() async throws {
+        let loaded: SuiteLoader.Loaded
+        do throws(SuiteLoader.Failure) { loaded = try SuiteLoader.load(path: suitePath) } catch {
+            printError("sonde run: \(suitePath) was refused, nothing ran:\n\(error.description)")
+            throw ExitCode(ExitStatus.usage.rawValue)
+        }
+        var suite = loaded.suite
+        if !only.isEmpty {
+            let names = Set(suite.checks.map(\.name))
+            for name in only where !names.contains(name) {
+                printError("sonde run: --only \(name): no such check in \(suitePath); its checks: \(suite.checks.map(\.name).joined(separator: ", "))")
+                throw ExitCode(ExitStatus.usage.rawValue)
+            }
+            suite.checks = suite.checks.filter { only.contains($0.name) }
+        }
+        if printSuite {
+            print(loaded.printableYAML(of: suite), terminator: "")
+            return
+        }
+        var planned: [PlannedCheck] = []
+        for check in suite.checks {
+            do throws(SpecProblem) { planned.append(try plan(check)) } catch {
+                printError("sonde run: check \(check.name): \(error.description)")
+                throw ExitCode(ExitStatus.usage.rawValue)
+            }
+        }
+        let status = await CheckDriver(command: "run", arguments: Array(CommandLine.arguments.dropFirst()), report: report,
+                                       capture: capture.flatMap(CaptureSession.Mode.init(rawValue:)))
+            .run(planned)
+        throw ExitCode(status.rawValue)
+    }
+
+    /// The engine of one validated check.
+    private func plan(_ check: SuiteCheck) throws(SpecProblem) -> PlannedCheck {
+        let redactor = report.redactor
+        let thresholds: [Threshold]
+        switch SpecRules.thresholds(check.spec.thresholds) {
+        case .success(let parsed): thresholds = parsed
+        case .failure(let problem): throw problem
+        }
+        let runner: CheckRunner
+        switch check.spec {
+        case .probe(let spec):
+            runner = .probe(ProbeCheckRunner(groups: [ProbeGroup(urls: spec.urls, options: try spec.makeOptions())]))
+        case .soak(let spec):
+            runner = .soak(SoakCheckRunner(options: try spec.makeOptions(redactor: redactor), url: spec.url,
+                                           displayURL: redactor.redact(url: spec.url), discoverIdleTimeout: spec.discoveryMaxIdle))
+        case .resume(let spec):
+            runner = .resume(ResumeCheckRunner(spec, redact: !report.noRedact, extraRedactions: report.extraRedactions))
+        }
+        return PlannedCheck(name: check.name, thresholds: thresholds, runner: runner)
+    }
+}

@@ -1,0 +1,99 @@
+import CurlShim
+import Foundation
+import SondeCapture
+import SondeCore
+import SondeReport
+import SondeWebSocket
+
+/// Runs one soak (or idle-timeout discovery) inside a run: the engine on NIO's event loops, its
+/// events journalled as they come (`SoakJournalSink`, flushed every second), a status line on a
+/// TTY. Ctrl-C or SIGTERM closes every connection with 1000 first.
+struct SoakCheckRunner {
+    private(set) var options: SoakOptions
+    /// The URL as given (for the capture's endpoints) and as shown (redacted).
+    let url: String
+    let displayURL: String
+    /// Run the idle-timeout discovery up to this silence (s) instead of a soak.
+    let discoverIdleTimeout: Double?
+
+    init(options: SoakOptions, url: String, displayURL: String, discoverIdleTimeout: Double?) {
+        self.options = options
+        self.url = url
+        self.displayURL = displayURL
+        self.discoverIdleTimeout = discoverIdleTimeout
+    }
+
+    /// The connections bind to `localPorts` (a capture's block) in turn.
+    mutating func prepare(localPorts: ClosedRange<Int>?) {
+        if let localPorts { options.localPorts = LocalPortCursor(ports: localPorts) }
+    }
+
+    var warnings: [String] {
+        let config = options.config
+        guard discoverIdleTimeout == nil && config.pingIntervalS > 0 && config.pingIntervalS >= config.durationS else { return [] }
+        return ["The ping interval (\(config.pingIntervalS) s) is not shorter than the duration: no ping will be sent."]
+    }
+
+    var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: [url], resolve: []) }
+
+    func run(in lifecycle: RunLifecycle) async -> CheckOutcome {
+        let recorder = lifecycle.recorder
+        let sink = SoakJournalSink(recorder: recorder)
+        let engine: SoakEngine
+        do {
+            engine = try SoakEngine(options: options, sink: sink, redactor: lifecycle.report.redactor)
+            try recorder.record(soakStart: displayURL, config: options.config, startedAt: engine.clock.startedAt)
+        } catch {
+            return CheckOutcome(error: error, setupFailed: true)
+        }
+        let json = lifecycle.report.json
+        if !json {
+            if let maxIdle = discoverIdleTimeout {
+                print("idle-timeout discovery \(displayURL): \(options.config.connections) silent connections up to "
+                    + "\(formatDuration(maxIdle)) (takes about that long); report in \(recorder.folder.path)")
+            } else {
+                print("soak \(displayURL): \(options.config.connections) connection\(options.config.connections == 1 ? "" : "s") "
+                    + "for \(formatDuration(options.config.durationS)); report in \(recorder.folder.path)")
+            }
+        }
+        // Flush the samples every second and keep the status line fresh while the engine runs.
+        let statusOnTTY = isatty(STDERR_FILENO) == 1 && !json
+        let connections = options.config.connections
+        let duration = options.config.durationS
+        let clock = engine.clock
+        let ticker = Task {
+            var tick = 0
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 250_000_000)
+                tick += 1
+                if tick % 4 == 0 { sink.flush() }
+                if statusOnTTY {
+                    let elapsed = Double(clock.micros()) / 1e6
+                    let line = "\r\u{1B}[K[\(formatDuration(min(elapsed, duration)))/\(formatDuration(duration))] "
+                        + sink.status(connections: connections)
+                    FileHandle.standardError.write(Data(line.utf8))
+                }
+            }
+        }
+        let shouldStop: @Sendable () -> Bool = { sonde_received_signal() != 0 || sink.recordingFailure != nil }
+        var findings: IdleTimeoutFindings?
+        if let maxIdle = discoverIdleTimeout {
+            findings = await IdleTimeoutDiscovery(options: options, maxIdleS: maxIdle).run(engine: engine, shouldStop: shouldStop)
+        } else {
+            await engine.run(shouldStop: shouldStop)
+        }
+        ticker.cancel()
+        _ = await ticker.result
+        if statusOnTTY { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        sink.close()
+        if let findings {
+            do throws(TaskError) { try recorder.record(idleTimeout: findings) } catch { sink.fail(error) }
+        }
+        // The recorder turns passed into failed when the soak failed (or a threshold did).
+        return CheckOutcome(error: sink.recordingFailure)
+    }
+
+    func render(_ finished: RunOutcome, check: String?, _ renderer: TerminalRenderer) {
+        for soak in finished.soaks where check == nil || soak.check == check { print(renderer.render(soak: soak)) }
+    }
+}

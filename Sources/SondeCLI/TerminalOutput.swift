@@ -1,0 +1,39 @@
+import Foundation
+import SondeReport
+
+/// A run folder path as users type it: trailing slashes dropped, `…/journal.jsonl` accepted.
+func normalizedRunFolder(_ path: String) -> String {
+    var path = path
+    if path.hasSuffix("/journal.jsonl") { path = String(path.dropLast("/journal.jsonl".count)) }
+    while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+    return path
+}
+
+/// `--json`: the run's report.json on stdout.
+func printReportDocument(_ folder: RunFolder) {
+    if let data = FileManager.default.contents(atPath: folder.reportJSONPath) { FileHandle.standardOutput.write(data) }
+}
+
+/// The files a run wrote, as the terminal view ends (the HAR only when it holds transactions):
+/// the HTML report last, on its own `report:` line, so that it is the output's last line.
+func printReportPaths(_ folder: RunFolder, har: Bool, prometheusPath: String?) {
+    let others = [folder.reportJSONPath] + (har ? [folder.reportHARPath] : []) + [folder.junitPath]
+        + (prometheusPath.map { [$0] } ?? [])
+    for (index, path) in others.enumerated() { print((index == 0 ? "files:  " : "        ") + path) }
+    print("report: " + folder.reportHTMLPath)
+}
+
+/// Prints a message on stderr. Messages carry text from outside (a server's answer, a file's
+/// contents), so control characters are shown as escapes (`TerminalText`); its own lines stay lines.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((TerminalText.sanitized(message, keepingNewlines: true) + "\n").utf8))
+}
+
+/// "90 s", "12.5 s", "10 m 5 s".
+func formatDuration(_ seconds: Double) -> String {
+    if seconds >= 60 {
+        let whole = Int(seconds.rounded())
+        return whole % 60 == 0 ? "\(whole / 60) m" : "\(whole / 60) m \(whole % 60) s"
+    }
+    return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
+}
