@@ -30,17 +30,20 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
-        // Typed C wrappers for libcurl's variadic setopt/getinfo, the OpenSSL session reader and signal flags.
+        // SIGINT/SIGTERM as a flag every engine polls (async-signal-safe, so in C).
+        .target(name: "CSignalFlags"),
+        // Typed C wrappers for libcurl's variadic setopt/getinfo and the OpenSSL session reader.
         // No libssl is linked: the TLS reader uses the OpenSSL of whichever libcurl runs (CurlShim.c).
         .target(
             name: "CurlShim",
+            dependencies: ["CSignalFlags"],
             linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("dl"), .unsafeFlags(libcurlLinkerFlags)]
         ),
         .target(
             name: "SondeCore",
             dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
-        .target(name: "SondeHTTP", dependencies: ["CurlShim", "SondeCore"]),
+        .target(name: "SondeHTTP", dependencies: ["CurlShim", "CSignalFlags", "SondeCore"]),
         // libpcap (Debian libpcap-dev) as a system library module.
         .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
         .target(name: "SondeCapture", dependencies: ["CPcap", "SondeCore"]),
@@ -93,7 +96,7 @@ let package = Package(
         .target(
             name: "SondeCLI",
             dependencies: [
-                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeRun", "CurlShim",
+                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeRun", "CurlShim", "CSignalFlags",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]

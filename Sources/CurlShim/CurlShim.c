@@ -1,11 +1,11 @@
 #define _GNU_SOURCE
 #include "CurlShim.h"
+#include "SignalFlags.h"
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 #include <string.h>
@@ -256,30 +256,6 @@ int sonde_inspect_libcurl(const char *path, char *resolved, size_t resolved_cap,
     return 1;
 }
 
-static volatile sig_atomic_t received_signal = 0;
-
-static void record_signal(int signo) {
-    received_signal = signo;
-}
-
-void sonde_install_interrupt_handlers(void) {
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_handler = record_signal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, NULL);
-    sigaction(SIGTERM, &action, NULL);
-}
-
-int sonde_received_signal(void) {
-    return (int)received_signal;
-}
-
-void sonde_reset_interrupt_handlers(void) {
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-}
-
 static long long monotonic_us(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -289,7 +265,7 @@ static long long monotonic_us(void) {
 static int watch_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow) {
     (void)dltotal; (void)ultotal;
     sonde_progress_state *state = (sonde_progress_state *)userdata;
-    if (received_signal != 0) return 1;
+    if (sonde_received_signal() != 0) return 1;
     long long now = monotonic_us();
     if ((long long)dlnow != state->last_dlnow || (long long)ulnow != state->last_ulnow) {
         state->last_dlnow = (long long)dlnow;

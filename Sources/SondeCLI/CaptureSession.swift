@@ -86,15 +86,8 @@ struct CaptureSession {
     /// Packets kept per connection for the per-transaction timelines in the report.
     static let packetMarks = 256
 
-    /// Stops the capture (after a moment for the last FIN/ACKs) and analyses the file.
+    /// Stops the capture once the run's last packets are in (`LiveCapture.finish`) and analyses the file.
     private func stopAndAnalyse() throws(TaskError) -> CaptureReport {
-        usleep(300_000)
-        let counters = capture.stop()
-        var report = try CaptureFileAnalyzer.analyze(path: capture.path, markLimit: Self.packetMarks)
-        report.interface = capture.interface
-        report.filter = capture.filter
-        report.drops = counters.dropped
-        report.file = "capture.pcap"
-        return report
+        try capture.finish(markLimit: Self.packetMarks)
     }
 }

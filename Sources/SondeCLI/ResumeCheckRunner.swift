@@ -1,4 +1,3 @@
-import CurlShim
 import Foundation
 import SondeCapture
 import SondeCore

@@ -1,4 +1,4 @@
-import CurlShim
+import CSignalFlags
 import Foundation
 import SondeCore
 import SondeHTTP

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CurlShim
 import Foundation
 import SondeCore
 import SondeRun

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CurlShim
+import CSignalFlags
 import Foundation
 import SondeTarget
 

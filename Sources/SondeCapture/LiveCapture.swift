@@ -26,6 +26,9 @@ public final class LiveCapture: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var stopping = false
     private var started = false
+    /// When the capture thread last wrote a packet (µs, monotonic); under `lock`.
+    private var lastPacketMicros: Int64 = 0
+    private let lock = NSLock()
 
     /// Loopback's 64 KiB MTU plus link, IP and TCP headers: whole packets, payload included (a
     /// `--keylog` decryption needs it).
@@ -103,10 +106,39 @@ public final class LiveCapture: @unchecked Sendable {
             // Each dispatch returns within the 100 ms timeout, so a stop is seen soon.
             let user = UnsafeMutablePointer<UInt8>(dumper)
             while !stopping {
-                if pcap_dispatch(handle, -1, pcap_dump, user) < 0 { break }
+                let count = pcap_dispatch(handle, -1, pcap_dump, user)
+                if count < 0 { break }
+                if count > 0 {
+                    lock.lock()
+                    lastPacketMicros = monotonicMicroseconds()
+                    lock.unlock()
+                }
             }
             done.signal()
         }
+    }
+
+    /// Stops the capture once no packet came for `quiet` seconds (the last FIN/ACKs of the run's
+    /// connections), or after `limit` seconds at most, then analyses the file (`CaptureFileAnalyzer`)
+    /// into the run's evidence: interface, filter, the kernel's drops, `markLimit` packets kept per
+    /// connection for the timelines.
+    public func finish(quiet: Double = 0.1, limit: Double = 1, markLimit: Int) throws(TaskError) -> CaptureReport {
+        let start = monotonicMicroseconds()
+        while started {
+            let now = monotonicMicroseconds()
+            lock.lock()
+            let last = lastPacketMicros
+            lock.unlock()
+            if Double(now - max(last, start)) / 1e6 >= quiet || Double(now - start) / 1e6 >= limit { break }
+            usleep(20_000)
+        }
+        let counters = stop()
+        var report = try CaptureFileAnalyzer.analyze(path: path, markLimit: markLimit)
+        report.interface = interface
+        report.filter = filter
+        report.drops = counters.dropped
+        report.file = (path as NSString).lastPathComponent
+        return report
     }
 
     /// Stops the capture, writes what is buffered and closes the file.

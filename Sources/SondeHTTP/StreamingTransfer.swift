@@ -1,3 +1,4 @@
+import CSignalFlags
 import CurlShim
 #if canImport(Glibc)
 import Glibc

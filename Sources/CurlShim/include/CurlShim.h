@@ -89,11 +89,4 @@ const char *sonde_tls_library_version(void);
 int sonde_inspect_libcurl(const char *path, char *resolved, size_t resolved_cap, char *version, size_t version_cap,
                           char *libraries, size_t libraries_cap, char *error, size_t error_cap);
 
-/// Installs SIGINT/SIGTERM handlers that only record the signal (async-signal-safe).
-void sonde_install_interrupt_handlers(void);
-/// The signal number received since installation, or 0.
-int sonde_received_signal(void);
-/// Restores default handling so a second Ctrl-C ends the process at once.
-void sonde_reset_interrupt_handlers(void);
-
 #endif
