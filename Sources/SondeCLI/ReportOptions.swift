@@ -19,7 +19,7 @@ struct ReportOptions: ParsableArguments {
 
     @Option(name: .customLong("threshold"), help: ArgumentHelp(
         "A pass/fail rule on the run's metrics (repeatable), e.g. 'wait.p95<200ms', 'errors.rate<1%'. A failing one exits 99.",
-        discussion: "Metrics: \(ThresholdMetric.catalogue). Units: us, ms, s, m for durations (bare = ms); % or a fraction for rates.",
+        discussion: "Metrics: \(ThresholdMetric.catalogue). Durations take a unit (us, ms, s, m, h); rates % or a fraction.",
         valueName: "expr"))
     var thresholdExpressions: [String] = []
 
