@@ -19,12 +19,15 @@ struct SuiteReader {
     /// A key's value in a mapping of the file.
     ///
     /// Invariant: `raw` and `value` have the same shape and marks (`value` is `raw` with every
-    /// scalar expanded); `referencesEnvironment` says whether any of its scalars held `${NAME}`.
+    /// scalar expanded); `referencesEnvironment` says whether any of its scalars held `${NAME}`;
+    /// `expansionFailed` whether one could not be expanded (reported already: the value is not
+    /// decoded, so that no second problem follows from the first).
     struct Entry {
         var keyMark: Mark?
         var raw: Node
         var value: Node
         var referencesEnvironment: Bool
+        var expansionFailed = false
     }
 
     static let topKeys = ["parallel", "defaults", "checks"]
@@ -72,6 +75,10 @@ struct SuiteReader {
     }
 
     mutating func readDefaults(_ defaultsEntry: Entry) -> [String: Entry] {
+        var failedKeys: Set<String> = []
+        if case .mapping(let rawMapping) = defaultsEntry.raw {
+            for (key, value) in rawMapping where !Self.expands(value, environment: environment) { failedKeys.insert(key.scalar?.string ?? "") }
+        }
         guard case .mapping(let mapping) = defaultsEntry.value, case .mapping(let rawMapping) = defaultsEntry.raw else {
             report(defaultsEntry.value.mark, key: "defaults", "expected a mapping of keys every check inherits (got \(Self.describe(defaultsEntry.raw)))")
             return [:]
@@ -79,7 +86,8 @@ struct SuiteReader {
         var defaults: [String: Entry] = [:]
         for (pair, rawPair) in zip(mapping, rawMapping) {
             guard let (key, inner) = entry(rawPair, expanding: false) else { continue }
-            let inherited = Entry(keyMark: inner.keyMark, raw: inner.raw, value: pair.value, referencesEnvironment: Self.references(inner.raw))
+            let inherited = Entry(keyMark: inner.keyMark, raw: inner.raw, value: pair.value, referencesEnvironment: Self.references(inner.raw),
+                                  expansionFailed: failedKeys.contains(key))
             if key == "name" || key == "kind" {
                 report(inner.keyMark, key: key, "belongs in each check, not in defaults")
             } else if !Self.defaultsKeys.contains(key) {
@@ -185,11 +193,14 @@ struct SuiteReader {
             merged.append((key, entry))
         }
         let byKey = Dictionary(merged.map { ($0.key, $0.entry) }, uniquingKeysWith: { first, _ in first })
-        var decoder = SuiteSpecDecoder(kind: T.kind, entries: merged, start: start)
+        // Values whose ${NAME} could not be expanded were reported: the rest is still checked.
+        let unexpanded = Set(merged.filter { $0.entry.expansionFailed }.map(\.key))
+        var decoder = SuiteSpecDecoder(kind: T.kind, entries: merged.filter { !unexpanded.contains($0.key) }, start: start, setAside: unexpanded)
         guard let spec = decoder.decode(T.self) else {
             for problem in decoder.problems { report(problem.mark, key: problem.key, problem.message) }
             return nil
         }
+        guard unexpanded.isEmpty else { return nil }
         let resolved = spec.resolvingPaths(against: folder)
         let specProblems = resolved.problems()
         for problem in specProblems {
@@ -251,8 +262,10 @@ struct SuiteReader {
 
     /// `entry` with its value expanded.
     mutating func expanded(_ entry: Entry, key: String) -> Entry {
+        let problemsBefore = problems.count
         let (value, referenced) = expand(entry.raw, key: key)
-        return Entry(keyMark: entry.keyMark, raw: entry.raw, value: value, referencesEnvironment: referenced)
+        return Entry(keyMark: entry.keyMark, raw: entry.raw, value: value, referencesEnvironment: referenced,
+                     expansionFailed: problems.count > problemsBefore)
     }
 
     /// `node` with `${NAME}` expanded in every scalar value (mapping keys are left alone); an
@@ -286,6 +299,16 @@ struct SuiteReader {
             return (.mapping(Node.Mapping(pairs, mapping.tag, mapping.style, mapping.mark)), referenced)
         case .alias:
             return (node, false)
+        }
+    }
+
+    /// Whether every scalar of `node` expands (the problems were reported when it was expanded).
+    static func expands(_ node: Node, environment: [String: String]) -> Bool {
+        switch node {
+        case .scalar(let scalar): return (try? SuiteEnvironment.expand(scalar.string, environment: environment).get()) != nil
+        case .sequence(let items): return items.allSatisfy { expands($0, environment: environment) }
+        case .mapping(let mapping): return mapping.allSatisfy { expands($0.value, environment: environment) }
+        case .alias: return true
         }
     }
 

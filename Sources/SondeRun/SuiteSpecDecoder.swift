@@ -21,15 +21,18 @@ struct SuiteSpecDecoder {
     let start: Mark?
     private(set) var problems: [Located] = []
 
-    init(kind: CheckKind, entries: [(key: String, entry: SuiteReader.Entry)], start: Mark?) {
+    /// Keys already known to be bad: not decoded, and not reported as missing either.
+    private var setAside: Set<String>
+
+    init(kind: CheckKind, entries: [(key: String, entry: SuiteReader.Entry)], start: Mark?, setAside: Set<String> = []) {
         self.kind = kind
         self.entries = entries
         self.start = start
+        self.setAside = setAside
     }
 
     /// The spec, or nil when any key did not decode (then `problems` says why, never empty).
     mutating func decode<T: CheckSpec>(_ type: T.Type) -> T? {
-        var setAside: Set<String> = []
         while true {
             let pairs = entries.map { (Node.scalar(Node.Scalar($0.key, .implicit, .plain, $0.entry.keyMark)), $0.entry.value) }
             do {

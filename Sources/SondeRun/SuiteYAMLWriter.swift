@@ -70,7 +70,12 @@ enum SuiteYAMLWriter {
     static func text(of node: Node) -> String? {
         switch node {
         case .scalar(let value):
-            return Resolver.default.resolveTag(of: node) == .str ? scalar(dollars(value.string), flow: false) : value.string
+            switch Resolver.default.resolveTag(of: node) {
+            case .str: return scalar(dollars(value.string), flow: false)
+            // Yams writes 3.0 as 3e+0, which YAML 1.1 readers (PyYAML) take for text: Swift's own form.
+            case .float: return Double(value.string).map { $0.description } ?? value.string
+            default: return value.string
+            }
         case .sequence(let items):
             return "[" + items.map { item in item.scalar.map { scalar(dollars($0.string), flow: true) } ?? "\"\"" }.joined(separator: ", ") + "]"
         default:
@@ -108,7 +113,8 @@ enum SuiteYAMLWriter {
         for scalar in text.unicodeScalars {
             if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) || scalar == "\u{FEFF}"
                 || scalar == "\u{2028}" || scalar == "\u{2029}" { return false }
-            if flow && (scalar == "," || scalar == "[" || scalar == "]") { return false }
+            // In a flow list `,[]` end a plain scalar; `:` does in some YAML 1.1 readers.
+            if flow && (scalar == "," || scalar == "[" || scalar == "]" || scalar == ":") { return false }
             if (flow || !allowingBraces) && (scalar == "{" || scalar == "}") { return false }
         }
         // Plain text that YAML would read as a number, boolean, null or timestamp needs quotes.

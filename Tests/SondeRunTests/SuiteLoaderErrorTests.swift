@@ -206,13 +206,13 @@ import Testing
           - name: api
             kind: [probe
             urls: ["http://127.0.0.1:9/"]
-        """, line: 5, column: 1, key: nil, "not valid YAML: did not find expected ',' or ']'")
-        #expect(problem?.description.hasPrefix("suite.yaml:5:1: not valid YAML:") == true)
+        """, line: 4, column: 9, key: nil, "not valid YAML: did not find expected ',' or ']' (while parsing a flow sequence at line 3, column 11)")
+        #expect(problem?.description.hasPrefix("suite.yaml:4:9: not valid YAML:") == true)
         expectOne("""
         checks:
           - name: api
            kind: probe
-        """, line: 3, column: 8, key: nil, "not valid YAML: mapping values are not allowed in this context")
+        """, line: 3, column: 4, key: nil, "not valid YAML: did not find expected '-' indicator (while parsing a block collection at line 2, column 3)")
     }
 
     @Test func emptyOrMissingChecks() {
@@ -318,6 +318,9 @@ import Testing
             kind: probe
             urls: ["http://127.0.0.1:9/"]
             count: ${COUNT}
+          - name: api2
+            kind: probe
+            urls: ["http://127.0.0.1:9/"]
             headers: ["${AUTH}"]
         """, environment: environment)
         #expect(problems.count == 2, "\(problems)")
