@@ -111,8 +111,7 @@ enum SuiteYAMLWriter {
         guard !indicators.contains(first), first != " ", last != " ", last != ":" else { return false }
         guard !text.contains(": "), !text.contains(" #") else { return false }
         for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) || scalar == "\u{FEFF}"
-                || scalar == "\u{2028}" || scalar == "\u{2029}" { return false }
+            if isControl(scalar) { return false }
             // In a flow list `,[]` end a plain scalar; `:` does in some YAML 1.1 readers.
             if flow && (scalar == "," || scalar == "[" || scalar == "]" || scalar == ":") { return false }
             if (flow || !allowingBraces) && (scalar == "{" || scalar == "}") { return false }
@@ -121,26 +120,23 @@ enum SuiteYAMLWriter {
         return Resolver.default.resolveTag(of: Node(text)) == .str
     }
 
+    /// YAML's short escapes in double quotes.
+    static let escapes: [Unicode.Scalar: String] = ["\\": "\\\\", "\"": "\\\"", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"]
+
+    /// Whether `scalar` cannot appear as itself in a YAML scalar: C0 and C1 controls, DEL, the
+    /// byte order mark and the line and paragraph separators.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{FEFF}" || scalar == "\u{2028}" || scalar == "\u{2029}"
+    }
+
     /// `text` in double quotes, with YAML's escapes for `\`, `"` and control characters.
     static func doubleQuoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\\": result += "\\\\"
-            case "\"": result += "\\\""
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            case "\0": result += "\\0"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) || scalar == "\u{FEFF}"
-                    || scalar == "\u{2028}" || scalar == "\u{2029}" {
-                    result += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
+        let quoted = text.unicodeScalars.map { scalar -> String in
+            if let escape = escapes[scalar] { return escape }
+            guard isControl(scalar) else { return String(scalar) }
+            let hex = String(scalar.value, radix: 16)
+            return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
         }
-        return result + "\""
+        return "\"" + quoted.joined() + "\""
     }
 }
