@@ -1,0 +1,348 @@
+import Yams
+
+/// One walk over a composed suite document (after `BoundedYAML`'s bounds passed), collecting every
+/// problem instead of stopping at the first: the rules are `SuiteLoader`'s. Each value is expanded
+/// (`${NAME}`) once, where it is read; problems about values inherited from `defaults` are said at
+/// the default, once (`sortedProblems()` drops repeats).
+struct SuiteReader {
+    let file: String
+    let folder: String
+    let environment: [String: String]
+    private(set) var problems: [SuiteLoader.Problem] = []
+
+    init(file: String, folder: String, environment: [String: String]) {
+        self.file = file
+        self.folder = folder
+        self.environment = environment
+    }
+
+    /// A key's value in a mapping of the file.
+    ///
+    /// Invariant: `raw` and `value` have the same shape and marks (`value` is `raw` with every
+    /// scalar expanded); `referencesEnvironment` says whether any of its scalars held `${NAME}`;
+    /// `expansionFailed` whether one could not be expanded (reported already: the value is not
+    /// decoded, so that no second problem follows from the first).
+    struct Entry {
+        var keyMark: Mark?
+        var raw: Node
+        var value: Node
+        var referencesEnvironment: Bool
+        var expansionFailed = false
+    }
+
+    static let topKeys = ["parallel", "defaults", "checks"]
+    /// The keys `defaults` may hold: every kind's keys, each once, in the kinds' order.
+    static let defaultsKeys: [String] = CheckKind.allCases.flatMap { SuiteLoader.keys(of: $0) }.reduce(into: []) { keys, key in
+        if !keys.contains(key) { keys.append(key) }
+    }
+    static let kindNames = CheckKind.allCases.map(\.rawValue).joined(separator: ", ")
+
+    // MARK: The document
+
+    /// The suite and what its checks wrote with `${NAME}`; nil when a problem keeps it from being built.
+    mutating func read(_ root: Node) -> SuiteLoader.Loaded? {
+        guard case .mapping(let top) = root else {
+            report(root.mark, key: nil, "a suite is a mapping with checks: (and optionally parallel: and defaults:), not \(Self.describe(root))")
+            return nil
+        }
+        let entries = top.compactMap { self.entry($0, expanding: false) }
+        for (key, entry) in entries where !Self.topKeys.contains(key) {
+            report(entry.keyMark, key: key, "unknown key (allowed: \(Self.topKeys.joined(separator: ", ")))")
+        }
+        let byKey = Dictionary(entries, uniquingKeysWith: { first, _ in first })
+        let parallel = byKey["parallel"].flatMap { readParallel(expanded($0, key: "parallel")) }
+        let defaults = byKey["defaults"].map { readDefaults(expanded($0, key: "defaults")) } ?? [:]
+        guard let checksEntry = byKey["checks"] else {
+            report(root.mark, key: "checks", "missing: a suite needs checks: with at least one check")
+            return nil
+        }
+        let (checks, written) = readChecks(checksEntry, defaults: defaults)
+        return SuiteLoader.Loaded(suite: Suite(parallel: parallel ?? 1, checks: checks), file: file, written: written)
+    }
+
+    mutating func readParallel(_ entry: Entry) -> Int? {
+        let range = 1...Suite.maxParallel
+        guard case .scalar(let scalar) = entry.value, let number = Int.construct(from: scalar) else {
+            report(entry.value.mark, key: "parallel",
+                   "expected a whole number from \(range.lowerBound) to \(range.upperBound) (got \(Self.describe(entry.raw)))")
+            return nil
+        }
+        guard range.contains(number) else {
+            report(entry.value.mark, key: "parallel", "must be between \(range.lowerBound) and \(range.upperBound) (got \(number))")
+            return nil
+        }
+        return number
+    }
+
+    mutating func readDefaults(_ defaultsEntry: Entry) -> [String: Entry] {
+        var failedKeys: Set<String> = []
+        if case .mapping(let rawMapping) = defaultsEntry.raw {
+            for (key, value) in rawMapping where !Self.expands(value, environment: environment) { failedKeys.insert(key.scalar?.string ?? "") }
+        }
+        guard case .mapping(let mapping) = defaultsEntry.value, case .mapping(let rawMapping) = defaultsEntry.raw else {
+            report(defaultsEntry.value.mark, key: "defaults", "expected a mapping of keys every check inherits (got \(Self.describe(defaultsEntry.raw)))")
+            return [:]
+        }
+        var defaults: [String: Entry] = [:]
+        for (pair, rawPair) in zip(mapping, rawMapping) {
+            guard let (key, inner) = entry(rawPair, expanding: false) else { continue }
+            let inherited = Entry(keyMark: inner.keyMark, raw: inner.raw, value: pair.value, referencesEnvironment: Self.references(inner.raw),
+                                  expansionFailed: failedKeys.contains(key))
+            if key == "name" || key == "kind" {
+                report(inner.keyMark, key: key, "belongs in each check, not in defaults")
+            } else if !Self.defaultsKeys.contains(key) {
+                report(inner.keyMark, key: key, "unknown key: no kind of check takes it (allowed in defaults: \(Self.defaultsKeys.joined(separator: ", ")))")
+            } else {
+                defaults[key] = inherited
+            }
+        }
+        return defaults
+    }
+
+    mutating func readChecks(_ entry: Entry, defaults: [String: Entry]) -> ([SuiteCheck], [String: [String: SuiteLoader.WrittenValue]]) {
+        guard case .sequence(let items) = entry.raw else {
+            report(entry.value.mark, key: "checks", "expected a list of checks (got \(Self.describe(entry.raw)))")
+            return ([], [:])
+        }
+        if items.isEmpty { report(entry.value.mark, key: "checks", "needs at least one check") }
+        if items.count > Suite.maxChecks {
+            report(items[Suite.maxChecks].mark, key: "checks",
+                   "a suite declares at most \(Suite.maxChecks) checks (this list has \(items.count))")
+        }
+        var checks: [SuiteCheck] = []
+        var written: [String: [String: SuiteLoader.WrittenValue]] = [:]
+        var names: [String: Mark?] = [:]
+        for item in items.prefix(Suite.maxChecks) {
+            guard let (check, values) = readCheck(item, defaults: defaults, names: &names) else { continue }
+            checks.append(check)
+            if !values.isEmpty { written[check.name] = values }
+        }
+        return (checks, written)
+    }
+
+    // MARK: One check
+
+    mutating func readCheck(_ item: Node, defaults: [String: Entry], names: inout [String: Mark?]) -> (SuiteCheck, [String: SuiteLoader.WrittenValue])? {
+        guard case .mapping(let rawMapping) = item else {
+            report(item.mark, key: nil, "a check is a mapping with name:, kind: and its kind's keys (got \(Self.describe(item)))")
+            return nil
+        }
+        let entries = rawMapping.compactMap { self.entry($0, expanding: true) }
+        let own = Dictionary(entries, uniquingKeysWith: { first, _ in first })
+        let name = readName(own["name"], at: item.mark, names: &names)
+        guard let kind = readKind(own["kind"], at: item.mark) else { return nil }
+        let allowed = SuiteLoader.keys(of: kind)
+        for (key, entry) in entries where key != "name" && key != "kind" && !allowed.contains(key) {
+            report(entry.keyMark, key: key, "unknown key for a \(kind.rawValue) check (allowed: name, kind, \(allowed.joined(separator: ", ")))")
+        }
+        let decoded: (spec: SuiteCheck.Spec, written: [String: SuiteLoader.WrittenValue])?
+        switch kind {
+        case .probe:
+            decoded = decode(ProbeCheck.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.probe($0.0), $0.1) }
+        case .soak:
+            decoded = decode(SoakCheck.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.soak($0.0), $0.1) }
+        case .resume:
+            decoded = decode(ResumeCheck.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.resume($0.0), $0.1) }
+        }
+        guard let name, let decoded else { return nil }
+        return (SuiteCheck(name: name, spec: decoded.spec), decoded.written)
+    }
+
+    mutating func readName(_ entry: Entry?, at start: Mark?, names: inout [String: Mark?]) -> String? {
+        guard let entry else {
+            report(start, key: "name", "missing: every check needs a name (1 to 64 of a-z, 0-9, _ and -)")
+            return nil
+        }
+        guard case .scalar(let scalar) = entry.value else {
+            report(entry.value.mark, key: "name", "expected text (got \(Self.describe(entry.raw)))")
+            return nil
+        }
+        let name = scalar.string
+        guard SuiteCheck.isValid(name: name) else {
+            report(entry.value.mark, key: "name", "'\(name)' is not a valid check name: use 1 to 64 of a-z, 0-9, _ and -")
+            return nil
+        }
+        if let first = names[name] {
+            report(entry.value.mark, key: "name", "'\(name)' is already the name of another check" + (first.map { " (line \($0.line))" } ?? ""))
+            return nil
+        }
+        names[name] = entry.value.mark
+        return name
+    }
+
+    mutating func readKind(_ entry: Entry?, at start: Mark?) -> CheckKind? {
+        guard let entry else {
+            report(start, key: "kind", "missing: every check needs a kind (allowed: \(Self.kindNames))")
+            return nil
+        }
+        guard case .scalar(let scalar) = entry.value, let kind = CheckKind(rawValue: scalar.string) else {
+            report(entry.value.mark, key: "kind", "unknown kind \(Self.describe(entry.raw)) (allowed: \(Self.kindNames))")
+            return nil
+        }
+        return kind
+    }
+
+    /// The check's spec of kind `T` from its own keys and the defaults its kind has, with the
+    /// values that referenced the environment as written; nil (problems reported) when it does
+    /// not decode or its `problems()` are not empty.
+    mutating func decode<T: CheckSpec>(_ type: T.Type, own: [String: Entry], defaults: [String: Entry], start: Mark?)
+        -> (T, [String: SuiteLoader.WrittenValue])? {
+        var merged: [(key: String, entry: Entry)] = []
+        for key in T.keys {
+            guard let entry = Self.merge(key: key, own: own[key], inherited: defaults[key]) else { continue }
+            merged.append((key, entry))
+        }
+        let byKey = Dictionary(merged.map { ($0.key, $0.entry) }, uniquingKeysWith: { first, _ in first })
+        // Values whose ${NAME} could not be expanded were reported: the rest is still checked.
+        let unexpanded = Set(merged.filter { $0.entry.expansionFailed }.map(\.key))
+        var decoder = SuiteSpecDecoder(kind: T.kind, entries: merged.filter { !unexpanded.contains($0.key) }, start: start, setAside: unexpanded)
+        guard let spec = decoder.decode(T.self) else {
+            for problem in decoder.problems { report(problem.mark, key: problem.key, problem.message) }
+            return nil
+        }
+        guard unexpanded.isEmpty else { return nil }
+        let resolved = spec.resolvingPaths(against: folder)
+        let specProblems = resolved.problems()
+        for problem in specProblems {
+            let entry = problem.key.flatMap { byKey[$0] }
+            report(Self.mark(of: problem.message, in: entry) ?? start, key: problem.key, decoder.redact(problem.message))
+        }
+        guard specProblems.isEmpty else { return nil }
+        var written: [String: SuiteLoader.WrittenValue] = [:]
+        for (key, entry) in merged where entry.referencesEnvironment {
+            written[key] = Self.writtenValue(entry.raw)
+        }
+        return (resolved, written)
+    }
+
+    /// A check's value for `key`: its own, or the default; for `thresholds` the default's list and
+    /// then its own (when one of them is not a list, that one, so that its type is reported).
+    static func merge(key: String, own: Entry?, inherited: Entry?) -> Entry? {
+        guard key == "thresholds", let own, let inherited else { return own ?? inherited }
+        guard case .sequence(let inheritedItems) = inherited.value, case .sequence(let inheritedRaw) = inherited.raw else { return inherited }
+        guard case .sequence(let ownItems) = own.value, case .sequence(let ownRaw) = own.raw else { return own }
+        let mark = own.value.mark
+        return Entry(keyMark: own.keyMark,
+                     raw: .sequence(Node.Sequence(Array(inheritedRaw) + Array(ownRaw), ownRaw.tag, .flow, mark)),
+                     value: .sequence(Node.Sequence(Array(inheritedItems) + Array(ownItems), ownItems.tag, .flow, mark)),
+                     referencesEnvironment: own.referencesEnvironment || inherited.referencesEnvironment)
+    }
+
+    /// Where a spec problem points: the list item its message quotes (`'…'`), else the value of its key.
+    static func mark(of message: String, in entry: Entry?) -> Mark? {
+        guard let entry else { return nil }
+        if case .sequence(let items) = entry.value, case .sequence(let rawItems) = entry.raw {
+            for (item, raw) in zip(items, rawItems) {
+                if case .scalar(let scalar) = item, message.contains("'\(scalar.string)'") { return raw.mark }
+            }
+        }
+        return entry.raw.mark
+    }
+
+    /// The value as the file wrote it (`${NAME}` and `$$` as they were).
+    static func writtenValue(_ node: Node) -> SuiteLoader.WrittenValue {
+        switch node {
+        case .sequence(let items): return .list(items.map { $0.scalar?.string ?? "" })
+        default: return .scalar(node.scalar?.string ?? "")
+        }
+    }
+
+    // MARK: Values
+
+    /// The key and value of one pair of a mapping (nil, reported, when the key is not a name),
+    /// the value expanded when `expanding` (else left as written, to be expanded by the caller).
+    mutating func entry(_ pair: (key: Node, value: Node), expanding: Bool) -> (String, Entry)? {
+        guard case .scalar(let keyScalar) = pair.key else {
+            report(pair.key.mark, key: nil, "a key is a name, not \(Self.describe(pair.key))")
+            return nil
+        }
+        let entry = Entry(keyMark: pair.key.mark, raw: pair.value, value: pair.value, referencesEnvironment: false)
+        return (keyScalar.string, expanding ? expanded(entry, key: keyScalar.string) : entry)
+    }
+
+    /// `entry` with its value expanded.
+    mutating func expanded(_ entry: Entry, key: String) -> Entry {
+        let problemsBefore = problems.count
+        let (value, referenced) = expand(entry.raw, key: key)
+        return Entry(keyMark: entry.keyMark, raw: entry.raw, value: value, referencesEnvironment: referenced,
+                     expansionFailed: problems.count > problemsBefore)
+    }
+
+    /// `node` with `${NAME}` expanded in every scalar value (mapping keys are left alone); an
+    /// unset or malformed reference is reported at its scalar, which is then kept as written.
+    mutating func expand(_ node: Node, key: String) -> (Node, Bool) {
+        switch node {
+        case .scalar(let scalar):
+            switch SuiteEnvironment.expand(scalar.string, environment: environment) {
+            case .success(let expansion):
+                guard expansion.text != scalar.string else { return (node, expansion.referencesEnvironment) }
+                return (.scalar(Node.Scalar(expansion.text, scalar.tag, scalar.style, scalar.mark)), expansion.referencesEnvironment)
+            case .failure(let problem):
+                report(scalar.mark, key: key, problem.message)
+                return (node, false)
+            }
+        case .sequence(let sequence):
+            var referenced = false
+            let items = sequence.map { item -> Node in
+                let (expanded, itemReferenced) = expand(item, key: key)
+                referenced = referenced || itemReferenced
+                return expanded
+            }
+            return (.sequence(Node.Sequence(items, sequence.tag, sequence.style, sequence.mark)), referenced)
+        case .mapping(let mapping):
+            var referenced = false
+            let pairs = mapping.map { pair -> (Node, Node) in
+                let (expanded, valueReferenced) = expand(pair.value, key: pair.key.scalar?.string ?? key)
+                referenced = referenced || valueReferenced
+                return (pair.key, expanded)
+            }
+            return (.mapping(Node.Mapping(pairs, mapping.tag, mapping.style, mapping.mark)), referenced)
+        case .alias:
+            return (node, false)
+        }
+    }
+
+    /// Whether every scalar of `node` expands (the problems were reported when it was expanded).
+    static func expands(_ node: Node, environment: [String: String]) -> Bool {
+        switch node {
+        case .scalar(let scalar): return (try? SuiteEnvironment.expand(scalar.string, environment: environment).get()) != nil
+        case .sequence(let items): return items.allSatisfy { expands($0, environment: environment) }
+        case .mapping(let mapping): return mapping.allSatisfy { expands($0.value, environment: environment) }
+        case .alias: return true
+        }
+    }
+
+    /// Whether a scalar of `node` holds a `${` reference.
+    static func references(_ node: Node) -> Bool {
+        switch node {
+        case .scalar(let scalar): return scalar.string.contains("${")
+        case .sequence(let items): return items.contains(where: references)
+        case .mapping(let mapping): return mapping.contains { references($0.value) }
+        case .alias: return false
+        }
+    }
+
+    /// A value as messages show it: a scalar quoted as written, else its shape.
+    static func describe(_ node: Node) -> String {
+        switch node {
+        case .scalar(let scalar): return "'\(scalar.string)'"
+        case .sequence: return "a list"
+        case .mapping: return "a mapping"
+        case .alias: return "an alias"
+        }
+    }
+
+    // MARK: Problems
+
+    mutating func report(_ mark: Mark?, key: String?, _ message: String) {
+        problems.append(SuiteLoader.Problem(file: file, line: mark?.line ?? 0, column: mark?.column ?? 0, key: key, message: message))
+    }
+
+    /// The problems in the order of the file, each once (a default shared by several checks is
+    /// reported once).
+    func sortedProblems() -> [SuiteLoader.Problem] {
+        var seen: [SuiteLoader.Problem] = []
+        for problem in problems where !seen.contains(problem) { seen.append(problem) }
+        return seen.enumerated().sorted { ($0.element.line, $0.element.column, $0.offset) < ($1.element.line, $1.element.column, $1.offset) }.map(\.element)
+    }
+}

@@ -1,0 +1,9 @@
+extension SuiteLoader {
+    /// A check's value as the suite file wrote it, before `${NAME}` expansion (`"Bearer ${API_TOKEN}"`,
+    /// `["wait.p95<200ms", "${EXTRA_THRESHOLD}"]`): what a printed suite writes back instead of a
+    /// secret. Scalars and list items are the source text (`$$` still doubled, `${…}` unexpanded).
+    public enum WrittenValue: Equatable, Sendable {
+        case scalar(String)
+        case list([String])
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+@testable import SondeRun
+import Testing
+
+/// The suite schema (Reports/schema/sonde-suite.schema.json) against the loader's keys and types,
+/// and the example suites against both the loader and the schema (scripts/validate-suite.py).
+@Suite struct SuiteLoaderSchemaTests {
+    static let root = SuiteText.packageRoot
+    static let examples = ["mobile-api-smoke.yaml", "cdn-resume.yaml", "socket-soak.yaml"].map { root + "/examples/suites/" + $0 }
+
+    static func schema() throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: root + "/Reports/schema/sonde-suite.schema.json"))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    /// The per-kind branches of `checks.items.oneOf`, by their `kind` const.
+    static func kindSchemas() throws -> [String: [String: Any]] {
+        let schema = try schema()
+        let properties = try #require(schema["properties"] as? [String: Any])
+        let checks = try #require(properties["checks"] as? [String: Any])
+        let branches = try #require((checks["items"] as? [String: Any])?["oneOf"] as? [[String: Any]])
+        var byKind: [String: [String: Any]] = [:]
+        for branch in branches {
+            let kind = try #require(((branch["properties"] as? [String: Any])?["kind"] as? [String: Any])?["const"] as? String)
+            byKind[kind] = branch
+        }
+        return byKind
+    }
+
+    @Test func schemaKeysEqualTheSpecsKeys() throws {
+        let kinds = try Self.kindSchemas()
+        #expect(Set(kinds.keys) == Set(CheckKind.allCases.map(\.rawValue)))
+        for kind in CheckKind.allCases {
+            let branch = try #require(kinds[kind.rawValue])
+            let names = Set((branch["properties"] as? [String: Any] ?? [:]).keys)
+            #expect(names == Set(SuiteLoader.keys(of: kind) + ["name", "kind"]), "\(kind): \(names.symmetricDifference(SuiteLoader.keys(of: kind) + ["name", "kind"]))")
+            #expect(branch["additionalProperties"] as? Bool == false)
+            #expect(Set(branch["required"] as? [String] ?? []) == ["name", "kind", kind == .probe ? "urls" : "url"])
+        }
+        let properties = try #require(try Self.schema()["properties"] as? [String: Any])
+        let defaults = try #require((properties["defaults"] as? [String: Any])?["properties"] as? [String: Any])
+        #expect(Set(defaults.keys) == Set(SuiteReader.defaultsKeys))
+        #expect(Set(properties.keys) == Set(SuiteReader.topKeys))
+    }
+
+    @Test func everyKeyHasOneTypeAndTheSchemaSaysIt() throws {
+        #expect(Set(SuiteValueType.of.keys) == Set(SuiteReader.defaultsKeys))
+        let references: [SuiteValueType: String] = [.duration: "#/$defs/duration", .size: "#/$defs/size", .boolean: "#/$defs/flag"]
+        for (kind, branch) in try Self.kindSchemas() {
+            let properties = try #require(branch["properties"] as? [String: Any])
+            for (key, value) in properties where key != "name" && key != "kind" {
+                let property = try #require(value as? [String: Any])
+                let type = try #require(SuiteValueType.of[key], "\(key)")
+                if let reference = references[type] { #expect(property["$ref"] as? String == reference, "\(kind).\(key)") }
+                if type == .textList {
+                    #expect(property["$ref"] as? String == "#/$defs/textList" || property["type"] as? String == "array", "\(kind).\(key)")
+                }
+                if type == .integer || type == .unsigned || type == .number {
+                    let anyOf = property["anyOf"] as? [[String: Any]] ?? []
+                    #expect(anyOf.contains { $0["type"] as? String == (type == .number ? "number" : "integer") }, "\(kind).\(key)")
+                }
+            }
+        }
+    }
+
+    /// The environment the examples name, with a readable CA file.
+    static func exampleEnvironment() -> [String: String] {
+        let ca = SuiteText.write("ca", to: SuiteText.temporaryDirectory() + "/target-ca.pem")
+        return ["SONDE_TARGET_HTTP": "http://127.0.0.1:40001", "SONDE_TARGET_HTTPS": "https://127.0.0.1:40002",
+                "SONDE_TARGET_WS": "ws://127.0.0.1:40003", "SONDE_TARGET_WSS": "wss://127.0.0.1:40004", "SONDE_TARGET_CA": ca]
+    }
+
+    @Test func examplesLoad() throws {
+        let environment = Self.exampleEnvironment()
+        for path in Self.examples {
+            do throws(SuiteLoader.Failure) {
+                let loaded = try SuiteLoader.load(path: path, environment: environment)
+                #expect(!loaded.suite.checks.isEmpty)
+                #expect(!loaded.suiteYAML().contains(environment["SONDE_TARGET_CA"] ?? "?"), "a printed suite keeps ${SONDE_TARGET_CA}")
+            } catch {
+                Issue.record("\(path): \(error)")
+            }
+            // Without the variables, each says which are missing.
+            do throws(SuiteLoader.Failure) {
+                _ = try SuiteLoader.load(path: path, environment: [:])
+                Issue.record("\(path) loaded without its variables")
+            } catch {
+                #expect(error.problems.allSatisfy { $0.message.contains("is not set in the environment") }, "\(error)")
+            }
+        }
+    }
+
+    // MARK: scripts/validate-suite.py
+
+    static let pythonReady: Bool = (try? python(["-c", "import yaml, jsonschema"]).status) == 0
+
+    /// Runs python3 with `arguments`; its exit status and standard error.
+    static func python(_ arguments: [String], input: String? = nil) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        let stdin = Pipe()
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
+    static func validate(_ paths: [String]) throws -> (status: Int32, stderr: String) {
+        try python([root + "/scripts/validate-suite.py"] + paths)
+    }
+
+    @Test(.enabled(if: pythonReady, "needs python3 with the yaml (PyYAML) and jsonschema modules: pip install pyyaml jsonschema"))
+    func examplesAreValidUnderTheSchema() throws {
+        let result = try Self.validate(Self.examples)
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test(.enabled(if: pythonReady, "needs python3 with the yaml (PyYAML) and jsonschema modules: pip install pyyaml jsonschema"))
+    func printedSuitesAreValidUnderTheSchema() throws {
+        let suite = try SuiteLoaderRoundTripTests.manyKeySuite()
+        let folder = SuiteText.temporaryDirectory()
+        var paths = [SuiteText.write(SuiteLoader.suiteYAML(suite), to: folder + "/suite.yaml")]
+        for (index, check) in suite.checks.enumerated() {
+            paths.append(SuiteText.write("checks:\n" + SuiteLoader.entryYAML(name: check.name, spec: check.spec), to: folder + "/entry\(index).yaml"))
+        }
+        let result = try Self.validate(paths)
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test(.enabled(if: pythonReady, "needs python3 with the yaml (PyYAML) and jsonschema modules: pip install pyyaml jsonschema"))
+    func theSchemaRefusesWhatTheLoaderRefuses() throws {
+        let folder = SuiteText.temporaryDirectory()
+        let cases = [
+            "checks:\n  - {name: a, kind: probe, urls: [\"http://x/\"], duraton: 5s}\n": "Additional properties are not allowed ('duraton'",
+            "checks:\n  - {name: a, kind: probe, urls: [\"http://x/\"], count: 5x}\n": "count",
+            "checks:\n  - {name: a, kind: soak, url: \"ws://x/\", duration: 10 parsecs}\n": "duration",
+            "checks:\n  - {name: a, kind: ping, url: \"ws://x/\"}\n": "kind: 'ping' is not one of probe, soak, resume",
+            "checks:\n  - {name: A!, kind: probe, urls: [\"http://x/\"]}\n": "name",
+            "checks: []\n": "should be non-empty",
+            "parallel: 17\nchecks:\n  - {name: a, kind: probe, urls: [\"http://x/\"]}\n": "parallel",
+            "defaults: {colour: red}\nchecks:\n  - {name: a, kind: probe, urls: [\"http://x/\"]}\n": "colour",
+        ]
+        for (index, (text, words)) in cases.enumerated() {
+            #expect(!SuiteText.problems(text).isEmpty, "the loader refuses \(text)")
+            let result = try Self.validate([SuiteText.write(text, to: folder + "/bad\(index).yaml")])
+            #expect(result.status == 1 && result.stderr.contains(words), "\(text): \(result.stderr)")
+        }
+    }
+}
