@@ -13,9 +13,3 @@ extension RunOutcome { var checks: [CheckResultStandIn] { [] } }
 extension TerminalRenderer { func render(checks: [CheckResultStandIn]) -> String { "" } }
 extension SoakReport { var check: String? { nil } }
 extension ResumeTrial { var check: String? { nil } }
-enum SuiteLoader {
-    struct Failure: Error, CustomStringConvertible { var description: String }
-    struct Loaded { var suite: Suite; func printableYAML(of suite: Suite) -> String { "" } }
-    static func load(path: String) throws(Failure) -> Loaded { throw Failure(description: "not yet") }
-    static func entryYAML(name: String, spec: SuiteCheck.Spec) -> String { "" }
-}

@@ -52,7 +52,9 @@ struct RunCommand: AsyncParsableCommand {
             suite.checks = suite.checks.filter { only.contains($0.name) }
         }
         if printSuite {
-            print(loaded.printableYAML(of: suite), terminator: "")
+            var printed = loaded
+            printed.suite = suite
+            print(printed.suiteYAML(), terminator: "")
             return
         }
         var planned: [PlannedCheck] = []

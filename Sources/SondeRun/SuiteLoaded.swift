@@ -50,9 +50,9 @@ extension SuiteLoader {
     /// Every key a check of `kind` takes, in its spec's order.
     public static func keys(of kind: CheckKind) -> [String] {
         switch kind {
-        case .probe: return ProbeCheck.keys
-        case .soak: return SoakCheck.keys
-        case .resume: return ResumeCheck.keys
+        case .probe: return ProbeSpec.keys
+        case .soak: return SoakSpec.keys
+        case .resume: return ResumeSpec.keys
         }
     }
 }

@@ -138,11 +138,11 @@ struct SuiteReader {
         let decoded: (spec: SuiteCheck.Spec, written: [String: SuiteLoader.WrittenValue])?
         switch kind {
         case .probe:
-            decoded = decode(ProbeCheck.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.probe($0.0), $0.1) }
+            decoded = decode(ProbeSpec.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.probe($0.0), $0.1) }
         case .soak:
-            decoded = decode(SoakCheck.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.soak($0.0), $0.1) }
+            decoded = decode(SoakSpec.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.soak($0.0), $0.1) }
         case .resume:
-            decoded = decode(ResumeCheck.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.resume($0.0), $0.1) }
+            decoded = decode(ResumeSpec.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.resume($0.0), $0.1) }
         }
         guard let name, let decoded else { return nil }
         return (SuiteCheck(name: name, spec: decoded.spec), decoded.written)

@@ -150,6 +150,6 @@ import Testing
           - {name: api, kind: probe, urls: ["http://127.0.0.1:9/"]}
         """).get()
         guard case .probe(let probe) = spec(loaded, "api") else { Issue.record("\(loaded)"); return }
-        #expect(probe == ProbeCheck(urls: ["http://127.0.0.1:9/"]))
+        #expect(probe == ProbeSpec(urls: ["http://127.0.0.1:9/"]))
     }
 }

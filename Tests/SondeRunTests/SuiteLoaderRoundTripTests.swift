@@ -16,7 +16,7 @@ import Yams
     /// Specs with most keys set, values chosen to need quoting (`404`, `null`, `: `, `#`, `$`, newlines).
     static func manyKeySuite() throws -> Suite {
         let folder = Self.folder
-        let probe = try YAMLDecoder().decode(ProbeCheck.self, from: """
+        let probe = try YAMLDecoder().decode(ProbeSpec.self, from: """
         urls: ["https://127.0.0.1:9/a?x=1,2", "http://127.0.0.1:9/b#frag"]
         count: 7
         parallel: 3
@@ -38,7 +38,7 @@ import Yams
         expect-status: "404"
         thresholds: ["wait.p95<200ms", "errors.rate<1%", "cold.total.p95<800ms"]
         """)
-        let soak = try YAMLDecoder().decode(SoakCheck.self, from: """
+        let soak = try YAMLDecoder().decode(SoakSpec.self, from: """
         url: wss://127.0.0.1:9/socket?token=a&b=c
         duration: 10m
         connections: 3
@@ -62,7 +62,7 @@ import Yams
         cacert: \(folder)/ca.pem
         thresholds: ["ws.ping.p95<250ms", "ws.lost.count==0"]
         """)
-        let download = try YAMLDecoder().decode(ResumeCheck.self, from: """
+        let download = try YAMLDecoder().decode(ResumeSpec.self, from: """
         url: https://127.0.0.1:9/big.bin
         check: false
         trials: 12
@@ -84,7 +84,7 @@ import Yams
         resolve: ["cdn.example:443:127.0.0.1"]
         thresholds: ["errors.count==0"]
         """)
-        let upload = try YAMLDecoder().decode(ResumeCheck.self, from: """
+        let upload = try YAMLDecoder().decode(ResumeSpec.self, from: """
         url: http://127.0.0.1:9/files
         upload: \(folder)/upload.bin
         protocol: tus
@@ -97,7 +97,7 @@ import Yams
             SuiteCheck(name: "socket_1", spec: .soak(soak)),
             SuiteCheck(name: "big", spec: .resume(download)),
             SuiteCheck(name: "up", spec: .resume(upload)),
-            SuiteCheck(name: "minimal", spec: .probe(ProbeCheck(urls: ["http://127.0.0.1:9/"]))),
+            SuiteCheck(name: "minimal", spec: .probe(ProbeSpec(urls: ["http://127.0.0.1:9/"]))),
         ])
     }
 
@@ -120,7 +120,7 @@ import Yams
         #expect(text.contains("    duration: 10m\n"))
         #expect(text.contains("    subprotocols: [chat, \"null\", \"1.5\", \"v2,json\"]\n"), "\(text)")
         #expect(text.contains("$$HOME $${NOT} $$$$"), "a literal $ is written $$: \(text)")
-        #expect(SuiteLoader.suiteYAML(Suite(checks: [SuiteCheck(name: "a", spec: .probe(ProbeCheck(urls: ["http://x/"])))]))
+        #expect(SuiteLoader.suiteYAML(Suite(checks: [SuiteCheck(name: "a", spec: .probe(ProbeSpec(urls: ["http://x/"])))]))
             == "checks:\n  - name: a\n    kind: probe\n    urls: [\"http://x/\"]\n")
     }
 
