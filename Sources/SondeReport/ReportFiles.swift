@@ -11,12 +11,14 @@ public struct RunOutcome: Sendable {
     public var captures: [CaptureReport]
     public var soaks: [SoakReport]
     public var resume: ResumeResults
-    /// Tasks the HTML draws (bounded; see `TaskSampler`).
+    /// The checks of a `sonde run` suite, in the order they began ([] for runs without checks).
+    public var checks: [CheckReport]
+    /// Tasks the HTML draws (bounded; see `TaskSampler`: the first tasks of the run, or of each check).
     public var sample: [ProbeTask]
 
     public init(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult],
                 baseline: BaselineComparison? = nil, captures: [CaptureReport] = [], soaks: [SoakReport] = [],
-                resume: ResumeResults = ResumeResults(), sample: [ProbeTask]) {
+                resume: ResumeResults = ResumeResults(), checks: [CheckReport] = [], sample: [ProbeTask]) {
         self.tool = tool
         self.run = run
         self.summary = summary
@@ -25,14 +27,17 @@ public struct RunOutcome: Sendable {
         self.captures = captures
         self.soaks = soaks
         self.resume = resume
+        self.checks = checks
         self.sample = sample
     }
 
     /// The process exit status of every command that writes a run (README.md, "Exit codes"): interrupted 130,
-    /// then thresholds failed 99, then a failed task or run error 1, else 0.
+    /// then thresholds failed 99 (the run's or a check's), then a failed task or run error 1, else 0.
     public var exitStatus: ExitStatus {
         if run.status == .interrupted { return .interrupted }
-        if thresholds.contains(where: { !$0.passed }) { return .thresholdsFailed }
+        if thresholds.contains(where: { !$0.passed }) || checks.contains(where: { $0.thresholds.contains { !$0.passed } }) {
+            return .thresholdsFailed
+        }
         return run.status == .passed ? .success : .failure
     }
 }
@@ -83,11 +88,12 @@ public enum ReportFiles {
             results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary, soaks: scan.soaks) }
             if run.status == .passed || run.status == .failed {
                 run.status = result.failedTasks == 0 && scan.soaks.allSatisfy(\.passed) && scan.resume.passed && results.allSatisfy(\.passed)
-                    ? .passed : .failed
+                    && scan.checks.allSatisfy({ $0.status == .passed }) ? .passed : .failed
             }
         }
         let outcome = RunOutcome(tool: scan.tool, run: run, summary: result, thresholds: results, baseline: comparison,
-                                 captures: scan.captures, soaks: scan.soaks, resume: scan.resume, sample: scan.sample)
+                                 captures: scan.captures, soaks: scan.soaks, resume: scan.resume, checks: scan.checks,
+                                 sample: scan.sample)
         try writer.finish(outcome, prometheusPath: prometheusPath)
         return outcome
     }
