@@ -44,8 +44,8 @@ public struct RunOutcome: Sendable {
 
 /// Renders every report file of a run folder from its journal alone, in one pass, reading each
 /// task once: for `sonde report`, for a run killed before its end line (rebuilt the same way), and
-/// at the end of a soak, a resume run, an analysis, or a probe run whose tasks get capture evidence
-/// at the end. Other probe runs render while they record (`RunRecorder`), through the same
+/// at the end of a soak, a resume run, an analysis, a run of several checks (`sonde run`), or a
+/// probe run whose tasks get capture evidence at the end. Other probe runs render while they record (`RunRecorder`), through the same
 /// `ReportWriter`, to the same bytes.
 /// A killed run is `interrupted`, with a warning; lines that do not decode (cut mid-write) are
 /// skipped and counted in a warning.
