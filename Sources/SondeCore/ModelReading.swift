@@ -230,8 +230,10 @@ extension ProbeTask: JSONReadable {
         var url: String?, iteration: Int?, interval: TaskInterval?, redirectCount: Int?
         var error: TaskError?
         var transactions: [TransactionMetrics]?
+        var check: String?
         try reader.readObject { (r: inout JSONReader, key: JSONKey) throws(JSONReadError) in
             switch key {
+            case "check": check = try r.readOptionalString()
             case "url": url = try r.readString()
             case "iteration": iteration = try r.readInt()
             case "taskInterval": interval = try TaskInterval(reading: &r)
@@ -245,6 +247,6 @@ extension ProbeTask: JSONReadable {
             throw reader.error("a task needs url, iteration, taskInterval, redirectCount and transactionMetrics")
         }
         self.init(url: url, iteration: iteration, taskInterval: interval, redirectCount: redirectCount, error: error,
-                  transactionMetrics: transactions)
+                  transactionMetrics: transactions, check: check)
     }
 }

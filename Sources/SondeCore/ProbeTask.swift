@@ -9,21 +9,26 @@ public struct ProbeTask: Codable, Sendable, Equatable {
     public var redirectCount: Int
     public var error: TaskError?
     public var transactionMetrics: [TransactionMetrics]
+    /// The check of a `sonde run` suite the task belongs to; nil (and absent from the JSON) in
+    /// runs without checks.
+    public var check: String?
 
     public init(url: String, iteration: Int, taskInterval: TaskInterval, redirectCount: Int,
-                error: TaskError?, transactionMetrics: [TransactionMetrics]) {
+                error: TaskError?, transactionMetrics: [TransactionMetrics], check: String? = nil) {
         self.url = url
         self.iteration = iteration
         self.taskInterval = taskInterval
         self.redirectCount = redirectCount
         self.error = error
         self.transactionMetrics = transactionMetrics
+        self.check = check
     }
 
-    private enum CodingKeys: String, CodingKey { case url, iteration, taskInterval, redirectCount, error, transactionMetrics }
+    private enum CodingKeys: String, CodingKey { case check, url, iteration, taskInterval, redirectCount, error, transactionMetrics }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(check, forKey: .check)
         try c.encode(url, forKey: .url)
         try c.encode(iteration, forKey: .iteration)
         try c.encode(taskInterval, forKey: .taskInterval)
@@ -47,6 +52,7 @@ public struct TaskInterval: Codable, Sendable, Equatable {
 extension ProbeTask: JSONWritable {
     public func writeJSON(to output: inout JSONOutput) {
         output.object { o in
+            if let check { o.member("check", check) }
             o.member("url", url)
             o.member("iteration", iteration)
             o.member("taskInterval", taskInterval)

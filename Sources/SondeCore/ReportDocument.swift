@@ -14,6 +14,9 @@ public struct ReportDocument: Codable, Sendable {
     public var soaks: [SoakReport]?
     public var resumeTrials: [ResumeTrial]?
     public var resumeVerdicts: [ResumeVerdict]?
+    /// The checks of a `sonde run` suite, in the order they began; absent for runs without checks.
+    public var checks: [CheckReport]?
+    public var thresholds: [ThresholdResult]?
 
     public init(schemaVersion: Int = ReportDocument.currentSchemaVersion, tool: ToolInfo, run: RunInfo,
                 probes: [ProbeTask], summary: ProbeSummary?) {
@@ -47,4 +50,9 @@ public enum JournalEntryKind: String, Codable, Sendable {
     case resumeTrial = "resume-trial"
     /// One resumability verdict: `{"type":"resume-verdict","verdict":…}`.
     case resumeVerdict = "resume-verdict"
+    /// A check of a `sonde run` suite began: `{"check":{"kind":…,"name":…,"startedAt":…,"thresholds":[…]},"type":"check-begin"}`.
+    /// Every line until its `check-end` belongs to it and carries its name.
+    case checkBegin = "check-begin"
+    /// The check under way ended: `{"check":{"error":…,"finishedAt":…,"interrupted":…,"name":…},"type":"check-end"}`.
+    case checkEnd = "check-end"
 }

@@ -40,6 +40,8 @@ public struct ResumeTrial: Codable, Sendable, Equatable {
     public var progress: [[Double]]
     /// Why the trial failed, nil when it finished (intact or not).
     public var error: TaskError?
+    /// The check of a `sonde run` suite the trial belongs to; nil (and absent) in runs without checks.
+    public var check: String?
 
     public init(trial: Int, url: String, direction: String, protocol: String, length: Int64?,
                 interruptions: [ResumeInterruption], retries: [TransferRetry], bytesTransferred: Int64,
@@ -67,12 +69,13 @@ public struct ResumeTrial: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case trial, url, direction, `protocol`, length, interruptions, retries, bytesTransferred, bytesWasted, sha256,
-             expectedSha256, expectedFrom, verifiedBy, intact, durationMs, goodputMbps, progress, error
+             expectedSha256, expectedFrom, verifiedBy, intact, durationMs, goodputMbps, progress, error, check
     }
 
-    /// Absent values are written as null, so every trial has every key.
+    /// Absent values are written as null, so every trial has every key (but `check`, absent outside checks).
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(check, forKey: .check)
         try c.encode(trial, forKey: .trial)
         try c.encode(url, forKey: .url)
         try c.encode(direction, forKey: .direction)

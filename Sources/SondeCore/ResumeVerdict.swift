@@ -9,6 +9,8 @@ public struct ResumeVerdict: Codable, Sendable, Equatable {
     public var checks: [ResumeCheck]
     /// What URLSession would do with an interrupted download of this URL, in words.
     public var urlSession: String
+    /// The check of a `sonde run` suite the verdict belongs to; nil (and absent) in runs without checks.
+    public var check: String?
 
     public init(url: String, checks: [ResumeCheck], urlSession: String) {
         self.url = url

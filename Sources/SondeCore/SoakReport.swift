@@ -29,11 +29,13 @@ public struct SoakReport: Codable, Sendable {
     public var passed: Bool
     /// Why the soak failed, in words (empty when it passed).
     public var problems: [String]
+    /// The check of a `sonde run` suite the soak belongs to; nil (and absent) in runs without checks.
+    public var check: String?
 
     public init(url: String, config: SoakConfig, connections: Int, startedAt: Timestamp, finishedAt: Timestamp?,
                 attempts: [SoakAttempt], pings: PingSummary, messages: MessageSummary, reconnects: ReconnectSummary,
                 disconnects: DisconnectSummary, backoffSchedule: [BackoffStep], upAtEnd: Int, gaveUp: Int,
-                idleTimeout: IdleTimeoutFindings?, timeline: [PingSeries], passed: Bool, problems: [String]) {
+                idleTimeout: IdleTimeoutFindings?, timeline: [PingSeries], passed: Bool, problems: [String], check: String? = nil) {
         self.url = url
         self.config = config
         self.connections = connections
@@ -51,6 +53,7 @@ public struct SoakReport: Codable, Sendable {
         self.timeline = timeline
         self.passed = passed
         self.problems = problems
+        self.check = check
     }
 
     public struct PingSummary: Codable, Sendable, Equatable {
@@ -441,11 +444,12 @@ extension WebSocketHandshake {
 extension SoakReport {
     private enum CodingKeys: String, CodingKey {
         case url, config, connections, startedAt, finishedAt, attempts, pings, messages, reconnects, disconnects
-        case backoffSchedule, upAtEnd, gaveUp, idleTimeout, timeline, passed, problems
+        case backoffSchedule, upAtEnd, gaveUp, idleTimeout, timeline, passed, problems, check
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(check, forKey: .check)
         try c.encode(url, forKey: .url)
         try c.encode(config, forKey: .config)
         try c.encode(connections, forKey: .connections)

@@ -9,6 +9,8 @@ public struct SoakReportBuilder: Sendable {
     public let url: String
     public let config: SoakConfig
     public let startedAt: Timestamp
+    /// The check of a `sonde run` suite the soak belongs to (nil outside checks).
+    public let check: String?
     private var attempts: [AttemptKey: SoakAttempt] = [:]
     private var pingRTT = LatencyDistribution()
     private var echoRTT = LatencyDistribution()
@@ -23,10 +25,11 @@ public struct SoakReportBuilder: Sendable {
         var attempt: Int
     }
 
-    public init(url: String, config: SoakConfig, startedAt: Timestamp) {
+    public init(url: String, config: SoakConfig, startedAt: Timestamp, check: String? = nil) {
         self.url = url
         self.config = config
         self.startedAt = startedAt
+        self.check = check
     }
 
     public mutating func add(_ attempt: SoakAttempt) {
@@ -141,7 +144,7 @@ public struct SoakReportBuilder: Sendable {
             url: url, config: config, connections: config.connections, startedAt: startedAt, finishedAt: finishedAt,
             attempts: ordered, pings: pings, messages: messages, reconnects: reconnects, disconnects: disconnects,
             backoffSchedule: backoff.values.sorted { $0.failure < $1.failure }, upAtEnd: upAtEnd, gaveUp: gaveUp,
-            idleTimeout: idleTimeout, timeline: lines, passed: problems.isEmpty, problems: problems)
+            idleTimeout: idleTimeout, timeline: lines, passed: problems.isEmpty, problems: problems, check: check)
     }
 
     /// Keeps at most `limit` points, evenly spread, always keeping the highest RTT of each stride

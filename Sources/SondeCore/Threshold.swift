@@ -232,6 +232,8 @@ public struct ThresholdResult: Codable, Sendable, Equatable {
     public var passed: Bool
     /// A sentence for people: "wait.p95 was 212.4 ms, bound < 200 ms".
     public var message: String
+    /// The check of a `sonde run` suite whose rule this is; nil (and absent) for the run's own thresholds.
+    public var check: String?
 
     public init(expression: String, observed: Double?, passed: Bool, message: String) {
         self.expression = expression

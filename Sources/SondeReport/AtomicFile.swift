@@ -30,34 +30,42 @@ public final class AtomicFile {
         try writeAll(descriptor: descriptor, bytes: bytes, path: temporary)
     }
 
-    /// Closes the file and gives it its final name.
-    /// Appends the whole content of the file at `path` (kernel-side with sendfile(2) when it can).
-    public func append(contentsOfFile path: String) throws(TaskError) {
+    /// Appends `length` bytes (all to its end when nil) of the file at `path` from byte `offset`
+    /// (kernel-side with sendfile(2) when it can). A file shorter than asked gives what it has.
+    public func append(contentsOfFile path: String, offset: Int64 = 0, length: Int64? = nil) throws(TaskError) {
         let source = open(path, O_RDONLY | O_CLOEXEC)
         guard source >= 0 else { throw TaskError(code: .localIOError, message: "cannot read \(path): \(systemErrorMessage())") }
         defer { close(source) }
-        while true {
-            let copied = sendfile(descriptor, source, nil, 1 << 30)
-            if copied > 0 { continue }
+        var position = off_t(max(0, offset))
+        var remaining = max(0, length ?? Int64.max)
+        var kernelCopies = true
+        while remaining > 0 && kernelCopies {
+            let copied = sendfile(descriptor, source, &position, Int(min(remaining, 1 << 30)))
+            if copied > 0 { remaining -= Int64(copied); continue }
             if copied == 0 { return }
             if errno == EINTR { continue }
-            if errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP { break }
+            if errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP { kernelCopies = false; continue }
             throw TaskError(code: .localIOError, message: "cannot write \(temporary): \(systemErrorMessage())")
         }
+        guard remaining > 0 else { return }
         // Fallback (older kernels, some file systems): plain reads and writes.
         var block = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = block.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+        while remaining > 0 {
+            let wanted = Int(min(remaining, Int64(block.count)))
+            let count = block.withUnsafeMutableBytes { pread(source, $0.baseAddress, wanted, position) }
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else { throw TaskError(code: .localIOError, message: "cannot read \(path): \(systemErrorMessage())") }
             if count == 0 { return }
             try write(Array(block[0..<count]))
+            position += off_t(count)
+            remaining -= Int64(count)
         }
     }
 
     /// Where the content is written until `commit` (for reading it back before then).
     public var temporaryPath: String { temporary }
 
+    /// Closes the file and gives it its final name.
     public func commit() throws(TaskError) {
         close(descriptor)
         descriptor = -1

@@ -6,7 +6,79 @@ import SondeCore
 ///
 /// The opening tags carry counts, so `ReportFiles` writes the test cases first (spilled to a
 /// file) and puts `head` before them at the end. Every string goes through `xmlEscape`.
+///
+/// A run of checks (`sonde run`) is laid out differently: the run's own thresholds in a suite of
+/// their own, then one `<testsuite name="<check>">` per check holding its thresholds, soak,
+/// resume verdicts and trials, and task cases (`checksHead`, `suite`, the tasks, `suiteTail`).
 public enum JUnitWriter {
+    /// The opening of one `<testsuite>` and its cases other than tasks, with the suite's counts
+    /// (task cases included: they follow the text).
+    struct Suite {
+        let text: String
+        let tests: Int
+        let failures: Int
+        let errors: Int
+    }
+
+    /// A check's suite (or, named `sonde <command>`, the entries recorded outside checks): its
+    /// threshold cases, soak cases, verdicts and trials; an `<error>` case when `error` stopped it;
+    /// `tasks` task cases (`failedTasks` of them failed) follow.
+    static func suite(name: String, timestamp: Timestamp, thresholds: [ThresholdResult], soaks: [SoakReport],
+                      resume: ResumeResults, error: TaskError?, tasks: Int, failedTasks: Int) -> Suite {
+        let failures = thresholds.filter { !$0.passed }.count + soaks.filter { !$0.passed }.count
+            + resume.trials.filter { !$0.intact }.count + resume.verdicts.filter { !$0.resumable }.count + failedTasks
+        let tests = thresholds.count + soaks.count + resume.trials.count + resume.verdicts.count + tasks + (error == nil ? 0 : 1)
+        let errors = error == nil ? 0 : 1
+        var text = suiteOpen(name: name, tests: tests, failures: failures, errors: errors, timestamp: timestamp)
+        if let error {
+            text += #"    <testcase classname="sonde.check" name="\#(xmlEscape(name))" time="0">"#
+                + #"<error message="\#(xmlEscape(error.message))" type="\#(xmlEscape(error.code.rawValue))"></error></testcase>"# + "\n"
+        }
+        text += thresholdCases(thresholds)
+        for soak in soaks { text += soakCase(soak) }
+        for verdict in resume.verdicts { text += verdictCase(verdict) }
+        for trial in resume.trials { text += trialCase(trial) }
+        return Suite(text: text, tests: tests, failures: failures, errors: errors)
+    }
+
+    /// The document's opening for a run of checks: `<testsuites>` with the totals of `suites` and of
+    /// the run's own thresholds, then those thresholds' suite (closed).
+    static func checksHead(run: RunInfo, thresholds: [ThresholdResult], suites: [Suite]) -> [UInt8] {
+        let failedThresholds = thresholds.filter { !$0.passed }.count
+        let seconds = run.finishedAt.map { Double($0.microsecondsSince1970 - run.startedAt.microsecondsSince1970) / 1e6 } ?? 0
+        var head = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+        head += #"<testsuites name="\#(xmlEscape("sonde \(run.command) \(run.id)"))" "#
+            + #"tests="\#(thresholds.count + suites.reduce(0) { $0 + $1.tests })" "#
+            + #"failures="\#(failedThresholds + suites.reduce(0) { $0 + $1.failures })" "#
+            + #"errors="\#(suites.reduce(0) { $0 + $1.errors })" time="\#(Self.seconds(seconds))">"# + "\n"
+        head += suiteOpen(name: "thresholds", tests: thresholds.count, failures: failedThresholds, errors: 0, timestamp: run.startedAt)
+        head += thresholdCases(thresholds) + "  </testsuite>\n"
+        return Array(head.utf8)
+    }
+
+    static let suiteTail = Array("  </testsuite>\n".utf8)
+    static let documentTail = Array("</testsuites>\n".utf8)
+
+    private static func suiteOpen(name: String, tests: Int, failures: Int, errors: Int, timestamp: Timestamp) -> String {
+        #"  <testsuite name="\#(xmlEscape(name))" tests="\#(tests)" failures="\#(failures)" errors="\#(errors)" "#
+            + #"timestamp="\#(xmlEscape(timestamp.description))">"# + "\n"
+    }
+
+    /// A test case per threshold expression, failed when it did not hold.
+    private static func thresholdCases(_ thresholds: [ThresholdResult]) -> String {
+        var cases = ""
+        for result in thresholds {
+            cases += #"    <testcase classname="sonde.thresholds" name="\#(xmlEscape(result.expression))" time="0">"#
+            if !result.passed {
+                cases += #"<failure message="\#(xmlEscape(result.message))" type="threshold">\#(xmlEscape(result.message))</failure>"#
+            } else {
+                cases += "<system-out>\(xmlEscape(result.message))</system-out>"
+            }
+            cases += "</testcase>\n"
+        }
+        return cases
+    }
+
     public static func head(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = [],
                             resume: ResumeResults = ResumeResults()) -> [UInt8] {
         let failedThresholds = thresholds.filter { !$0.passed }.count
@@ -17,33 +89,21 @@ public enum JUnitWriter {
         var head = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         head += #"<testsuites name="\#(xmlEscape("sonde \(run.command) \(run.id)"))" tests="\#(summary.tasks + thresholds.count + soaks.count + resumeCases)" "#
             + #"failures="\#(summary.failedTasks + failedThresholds + failedSoaks + failedResume)" errors="0" time="\#(Self.seconds(seconds))">"# + "\n"
-        head += #"  <testsuite name="thresholds" tests="\#(thresholds.count)" failures="\#(failedThresholds)" errors="0" "#
-            + #"timestamp="\#(xmlEscape(run.startedAt.description))">"# + "\n"
-        for result in thresholds {
-            head += #"    <testcase classname="sonde.thresholds" name="\#(xmlEscape(result.expression))" time="0">"#
-            if !result.passed {
-                head += #"<failure message="\#(xmlEscape(result.message))" type="threshold">\#(xmlEscape(result.message))</failure>"#
-            } else {
-                head += "<system-out>\(xmlEscape(result.message))</system-out>"
-            }
-            head += "</testcase>\n"
-        }
-        head += "  </testsuite>\n"
+        head += suiteOpen(name: "thresholds", tests: thresholds.count, failures: failedThresholds, errors: 0, timestamp: run.startedAt)
+        head += thresholdCases(thresholds) + "  </testsuite>\n"
         if !soaks.isEmpty {
-            head += #"  <testsuite name="soaks" tests="\#(soaks.count)" failures="\#(failedSoaks)" errors="0" "#
-                + #"timestamp="\#(xmlEscape(run.startedAt.description))">"# + "\n"
+            head += suiteOpen(name: "soaks", tests: soaks.count, failures: failedSoaks, errors: 0, timestamp: run.startedAt)
             for soak in soaks { head += soakCase(soak) }
             head += "  </testsuite>\n"
         }
         if !resume.isEmpty {
-            head += #"  <testsuite name="resume" tests="\#(resumeCases)" failures="\#(failedResume)" errors="0" "#
-                + #"timestamp="\#(xmlEscape(run.startedAt.description))">"# + "\n"
+            head += suiteOpen(name: "resume", tests: resumeCases, failures: failedResume, errors: 0, timestamp: run.startedAt)
             for verdict in resume.verdicts { head += verdictCase(verdict) }
             for trial in resume.trials { head += trialCase(trial) }
             head += "  </testsuite>\n"
         }
-        head += #"  <testsuite name="\#(xmlEscape("sonde \(run.command)"))" tests="\#(summary.tasks)" failures="\#(summary.failedTasks)" "#
-            + #"errors="0" timestamp="\#(xmlEscape(run.startedAt.description))">"# + "\n"
+        head += suiteOpen(name: "sonde \(run.command)", tests: summary.tasks, failures: summary.failedTasks, errors: 0,
+                          timestamp: run.startedAt)
         return Array(head.utf8)
     }
 

@@ -10,6 +10,10 @@ import SondeCore
 /// not decode (cut mid-write, or damaged), tasks whose numbers are out of range
 /// (`ProbeTask.rangeProblem`) and lines longer than `JournalReader.maxLineBytes` are skipped and
 /// counted in warnings. Any valid JSON is read, whatever its whitespace (`JournalEnvelope`).
+///
+/// A run of checks: `check-begin`/`check-end` lines bracket each check, and every entry inside
+/// names it; each check is judged as `RunRecorder` judged it (`CheckBuilder`), or taken from the
+/// end line when there is one. A check without its end line counts as interrupted.
 public enum JournalScan {
     public struct Result: Sendable {
         public var tool: ToolInfo
@@ -20,6 +24,9 @@ public enum JournalScan {
         public var captures: [CaptureReport]
         public var soaks: [SoakReport]
         public var resume: ResumeResults
+        /// The checks of a `sonde run` suite in the order they began ([] for runs without checks):
+        /// as the end line holds them, or judged from the journal when it has none.
+        public var checks: [CheckReport]
         var endLine: EndLine?
     }
 
@@ -72,6 +79,28 @@ public enum JournalScan {
         return captures
     }
 
+    /// A soak attempt or samples line's value and check: sonde's own compact form outside checks
+    /// read with `JSONReader` between its fixed prefix and suffix, any other form (a check's name in
+    /// it, other whitespace) by structure (`JournalEnvelope`), the value with `JSONDecoder` as the
+    /// last resort; nil when the line is unreadable.
+    static func readSoakLine<T: JSONReadable & Decodable>(_ type: T.Type, in line: ArraySlice<UInt8>, member: String,
+                                                          prefix: [UInt8], suffix: [UInt8],
+                                                          decoder: JSONDecoder) -> (value: T, check: String?)? {
+        if line.count > prefix.count + suffix.count, line.starts(with: prefix), line.suffix(suffix.count).elementsEqual(suffix),
+           let value = try? JSONReader.read(type, from: line[(line.startIndex + prefix.count)..<(line.endIndex - suffix.count)]) {
+            return (value, nil)
+        }
+        guard let envelope = JournalEnvelope(line), let json = envelope.member(member) else { return nil }
+        var check: String?
+        if let name = envelope.member("check") {
+            var reader = JSONReader(name)
+            guard let read = try? reader.readOptionalString(), reader.isAtEnd() else { return nil }
+            check = read
+        }
+        guard let value = (try? JSONReader.read(type, from: json)) ?? (try? decoder.decode(type, from: Data(json))) else { return nil }
+        return (value, check)
+    }
+
     /// - Parameter transform: applied to every task as it is read (before the summary, the sample
     ///   and `onTask` see it); nil keeps a task as journalled.
     static func scan(folder: RunFolder, onRunLine: (RunLine) -> Void, transform: (ProbeTask) -> ProbeTask? = { _ in nil },
@@ -80,10 +109,16 @@ public enum JournalScan {
         var runLine: RunLine?
         var endLine: EndLine?
         var captures: [CaptureReport] = []
-        var soak: SoakReportBuilder?
+        // One soak per check and at most one outside checks, as `RunRecorder` keeps them.
+        var soaks: [SoakReportBuilder] = []
         var resume = ResumeResults()
         var summary = ProbeSummaryBuilder()
+        // Tasks outside checks (every task of a run without them) go to `sampler`, a check's to its
+        // own sampler, so the HTML shows every check's first tasks.
         var sampler = TaskSampler()
+        var checks: [CheckBuilder] = []
+        var checkSamplers: [TaskSampler] = []
+        var checkIndex: [String: Int] = [:]
         var skipped = 0
         var outOfRange = 0
         var firstRangeProblem: String?
@@ -117,7 +152,12 @@ public enum JournalScan {
                 }
                 let task = transform(journalled) ?? journalled
                 summary.add(task)
-                sampler.add(task)
+                if let index = task.check.flatMap({ checkIndex[$0] }) {
+                    checks[index].add(task)
+                    checkSamplers[index].add(task)
+                } else {
+                    sampler.add(task)
+                }
                 let end = task.taskInterval.start.adding(microseconds: Int64(task.taskInterval.durationMs * 1000))
                 if lastTaskEnd.map({ end > $0 }) ?? true { lastTaskEnd = end }
                 try onTask(task, taskJSON)
@@ -125,20 +165,23 @@ public enum JournalScan {
                 switch kind {
                 case .soak:
                     guard let decoded = try? decoder.decode(SoakStartLine.self, from: Data(line)) else { skipped += 1; return }
-                    soak = SoakReportBuilder(url: decoded.soak.url, config: decoded.soak.config, startedAt: decoded.soak.startedAt)
+                    let start = decoded.soak
+                    let builder = SoakReportBuilder(url: start.url, config: start.config, startedAt: start.startedAt, check: start.check)
+                    if let index = soaks.lastIndex(where: { $0.check == start.check }) { soaks[index] = builder } else { soaks.append(builder) }
                 case .wsAttempt:
-                    guard soak != nil, let attempt = readSoakValue(SoakAttempt.self, in: line, prefix: SoakAttemptLine.prefix,
-                                                                   suffix: SoakAttemptLine.suffix)
-                            ?? (try? decoder.decode(SoakAttemptLine.self, from: Data(line)))?.attempt else { skipped += 1; return }
-                    soak?.add(attempt)
+                    guard let read = readSoakLine(SoakAttempt.self, in: line, member: SoakAttemptLine.member,
+                                                  prefix: SoakAttemptLine.prefix, suffix: SoakAttemptLine.suffix, decoder: decoder),
+                          let index = soaks.lastIndex(where: { $0.check == read.check }) else { skipped += 1; return }
+                    soaks[index].add(read.value)
                 case .wsSamples:
-                    guard soak != nil, let samples = readSoakValue(SoakSamples.self, in: line, prefix: SoakSamplesLine.prefix,
-                                                                   suffix: SoakSamplesLine.suffix)
-                            ?? (try? decoder.decode(SoakSamplesLine.self, from: Data(line)))?.samples else { skipped += 1; return }
-                    soak?.add(samples)
+                    guard let read = readSoakLine(SoakSamples.self, in: line, member: SoakSamplesLine.member,
+                                                  prefix: SoakSamplesLine.prefix, suffix: SoakSamplesLine.suffix, decoder: decoder),
+                          let index = soaks.lastIndex(where: { $0.check == read.check }) else { skipped += 1; return }
+                    soaks[index].add(read.value)
                 default:
-                    guard let decoded = try? decoder.decode(SoakIdleLine.self, from: Data(line)), soak != nil else { skipped += 1; return }
-                    soak?.set(idleTimeout: decoded.findings)
+                    guard let decoded = try? decoder.decode(SoakIdleLine.self, from: Data(line)),
+                          let index = soaks.lastIndex(where: { $0.check == decoded.check }) else { skipped += 1; return }
+                    soaks[index].set(idleTimeout: decoded.findings)
                 }
             } else if runLine == nil, let decoded = try? decoder.decode(RunLine.self, from: Data(line)), decoded.type == .run {
                 runLine = decoded
@@ -151,6 +194,14 @@ public enum JournalScan {
                 resume.trials.append(decoded.trial)
             } else if let decoded = try? decoder.decode(ResumeVerdictLine.self, from: Data(line)), decoded.type == .resumeVerdict {
                 resume.verdicts.append(decoded.verdict)
+            } else if let decoded = try? decoder.decode(CheckBeginLine.self, from: Data(line)), decoded.type == .checkBegin,
+                      CheckReport.nameProblem(decoded.check.name) == nil, checkIndex[decoded.check.name] == nil {
+                checkIndex[decoded.check.name] = checks.count
+                checks.append(CheckBuilder(begin: decoded.check))
+                checkSamplers.append(TaskSampler())
+            } else if let decoded = try? decoder.decode(CheckEndLine.self, from: Data(line)), decoded.type == .checkEnd,
+                      let index = checkIndex[decoded.check.name], checks[index].end == nil {
+                checks[index].end = decoded.check
             } else {
                 skipped += 1
             }
@@ -166,8 +217,11 @@ public enum JournalScan {
             run.finishedAt = lastTaskEnd
             run.warnings.append("Rebuilt from a journal without an end line: the run was killed before it finished. "
                 + (!resume.isEmpty ? "It holds the \(resume.trials.count) trials that finished before that."
-                    : soak == nil ? "It holds the \(result.tasks) tasks flushed to the journal before that."
+                    : soaks.isEmpty ? "It holds the \(result.tasks) tasks flushed to the journal before that."
                     : "It holds what was flushed to the journal before that (at most a second is lost)."))
+            for check in checks where check.end == nil {
+                run.warnings.append("Check \(check.name) was under way when the run was killed: it counts as interrupted.")
+            }
         }
         if skipped > 0 {
             run.warnings.append("\(skipped) journal line\(skipped == 1 ? " was" : "s were") unreadable (cut by a kill?) and skipped.")
@@ -180,17 +234,26 @@ public enum JournalScan {
             run.warnings.append("\(oversized) journal line\(oversized == 1 ? " was" : "s were") longer than "
                 + "\(JournalReader.maxLineBytes >> 20) MiB and skipped (sonde writes no such line: the journal was altered).")
         }
-        let soaks = soak.map { [$0.result(finishedAt: endLine?.finishedAt)] } ?? []
-        if endLine == nil, let soak = soaks.first {
-            let lastEvent = soak.attempts.compactMap { $0.closedAt ?? $0.openedAt ?? $0.startedAt }.max()
+        let soakReports = soaks.map { $0.result(finishedAt: endLine?.finishedAt) }
+        if endLine == nil, !soakReports.isEmpty {
+            let attempts = soakReports.flatMap(\.attempts)
+            let lastEvent = attempts.compactMap { $0.closedAt ?? $0.openedAt ?? $0.startedAt }.max()
             if let lastEvent, run.finishedAt.map({ lastEvent > $0 }) ?? true { run.finishedAt = lastEvent }
-            let open = soak.attempts.filter { $0.openedAt != nil && $0.closedAt == nil }.count
+            let open = attempts.filter { $0.openedAt != nil && $0.closedAt == nil }.count
             if open > 0 {
                 run.warnings.append("\(open) WebSocket connection\(open == 1 ? " was" : "s were") still open when the run was killed; "
                     + "their counts are those of their last journal snapshot (taken every 10 s or more), the RTTs those journalled each second.")
             }
         }
-        return Result(tool: runLine.tool, run: run, summary: result, sample: sampler.tasks, captures: captures, soaks: soaks,
-                      resume: resume, endLine: endLine)
+        if endLine == nil, let lastCheck = checks.last {
+            let lastMoment = lastCheck.end?.finishedAt ?? lastCheck.begin.startedAt
+            if run.finishedAt.map({ lastMoment > $0 }) ?? true { run.finishedAt = lastMoment }
+        }
+        let checkReports = endLine?.checks ?? checks.map {
+            $0.report(soaks: soakReports, resume: resume, baseline: nil, runFinishedAt: run.finishedAt)
+        }
+        return Result(tool: runLine.tool, run: run, summary: result,
+                      sample: sampler.tasks + checkSamplers.flatMap(\.tasks), captures: captures, soaks: soakReports,
+                      resume: resume, checks: checkReports, endLine: endLine)
     }
 }

@@ -10,62 +10,93 @@ import SondeCore
 /// (`probe_http_version`, `probe_http_status_code`) appear only when every transaction agreed.
 /// Label values are escaped as the format requires (backslash, double quote, newline).
 public enum PrometheusWriter {
+    typealias Sample = (labels: [(String, String)], value: Double)
+
+    /// - Parameter checks: in a run of checks, every series of a check's figures (its probes, soak,
+    ///   resume results, thresholds) carries `check="<name>"`, and `sonde_check_success` and
+    ///   `sonde_check_duration_seconds` say how each check ended; the run's own series
+    ///   (`probe_success`, `probe_duration_seconds`, its thresholds, `sonde_run_info`) keep their labels.
     public static func render(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = [],
-                              resume: ResumeResults = ResumeResults()) -> String {
-        var out = ""
-        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: [(String, String)], value: Double)]) {
-            guard !samples.isEmpty else { return }
-            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-            for sample in samples {
-                let labels = sample.labels.isEmpty ? "" :
-                    "{" + sample.labels.map { "\($0.0)=\"\(escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
-                out += "\(name)\(labels) \(format(sample.value))\n"
+                              resume: ResumeResults = ResumeResults(), checks: [CheckReport] = []) -> String {
+        var families = Families()
+        let success = run.status == .passed && thresholds.allSatisfy(\.passed)
+        families.add("probe_success", "gauge", "Whether the run passed: every task succeeded and every threshold held.",
+                     [([], success ? 1 : 0)])
+        if let finished = run.finishedAt {
+            families.add("probe_duration_seconds", "gauge", "Wall time of the whole run.",
+                         [([], seconds(from: run.startedAt, to: finished))])
+        }
+        if checks.isEmpty {
+            figures(summary: summary, soaks: soaks, resume: resume, labels: [], into: &families)
+        } else {
+            for check in checks {
+                let own = ResumeResults(trials: resume.trials.filter { $0.check == check.name },
+                                        verdicts: resume.verdicts.filter { $0.check == check.name })
+                figures(summary: check.summary, soaks: soaks.filter { $0.check == check.name }, resume: own,
+                        labels: [("check", check.name)], into: &families)
             }
         }
-        let success = run.status == .passed && thresholds.allSatisfy(\.passed)
-        metric("probe_success", "gauge", "Whether the run passed: every task succeeded and every threshold held.",
-               [([], success ? 1 : 0)])
-        if let finished = run.finishedAt {
-            metric("probe_duration_seconds", "gauge", "Wall time of the whole run.",
-                   [([], Double(finished.microsecondsSince1970 - run.startedAt.microsecondsSince1970) / 1e6)])
+        families.add("sonde_threshold_passed", "gauge", "Whether each --threshold held (1) or not (0).",
+                     (thresholds + checks.flatMap(\.thresholds)).map { result -> Sample in
+                         ((result.check.map { [("check", $0)] } ?? []) + [("expression", result.expression)], result.passed ? 1 : 0)
+                     })
+        families.add("sonde_check_success", "gauge", "Whether each check of the suite passed (1) or not (0).",
+                     checks.map { check -> Sample in
+                         ([("check", check.name), ("kind", check.kind), ("status", check.status.rawValue)], check.status == .passed ? 1 : 0)
+                     })
+        families.add("sonde_check_duration_seconds", "gauge", "Wall time of each check of the suite.",
+                     checks.map { check -> Sample in ([("check", check.name)], seconds(from: check.startedAt, to: check.finishedAt)) })
+        families.add("sonde_run_info", "gauge", "The run this file describes.",
+                     [([("run_id", run.id), ("command", run.command), ("status", run.status.rawValue), ("version", SondeVersion.current)], 1)])
+        return families.text
+    }
+
+    /// The series of one set of figures (the run's, or a check's with `labels` = its check label
+    /// first): probes (none when `summary` is nil), soaks, resume results.
+    private static func figures(summary: ProbeSummary?, soaks: [SoakReport], resume: ResumeResults, labels: [(String, String)],
+                                into families: inout Families) {
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [Sample]) {
+            families.add(name, type, help, samples.map { sample -> Sample in (labels + sample.labels, sample.value) })
         }
-        let median = { (phase: String) in summary.all[phase].map { $0.p50 / 1000 } }
-        var phases: [(labels: [(String, String)], value: Double)] = []
-        for (label, value) in [("resolve", median("dns")), ("connect", median("connect")), ("tls", median("tls")),
-                               ("processing", sum(median("send"), median("wait"))), ("transfer", median("receive"))] {
-            if let value { phases.append(([("phase", label)], value)) }
-        }
-        metric("probe_http_duration_seconds", "gauge", "Median duration of each phase over the run's transactions.", phases)
-        if summary.protocols.count == 1, let name = summary.protocols.keys.first, let version = httpVersion(name) {
-            metric("probe_http_version", "gauge", "HTTP version of every transaction.", [([], version)])
-        }
-        if summary.statusCodes.count == 1, let code = summary.statusCodes.keys.first.flatMap({ Double($0) }) {
-            metric("probe_http_status_code", "gauge", "HTTP status code of every transaction.", [([], code)])
-        }
-        if let expiry = summary.earliestCertificateExpiry {
-            metric("probe_ssl_earliest_cert_expiry", "gauge", "Earliest notAfter among the peer certificates seen, Unix seconds.",
-                   [([], Double(expiry.microsecondsSince1970) / 1e6)])
-        }
-        metric("sonde_tasks_total", "gauge", "Tasks run.", [([], Double(summary.tasks))])
-        metric("sonde_tasks_failed_total", "gauge", "Failed tasks by error code.",
-               summary.errorsByCode.sorted { $0.key < $1.key }.map { ([("code", $0.key)], Double($0.value)) })
-        metric("sonde_transactions_total", "gauge", "Transactions (redirect hops count one each).", [([], Double(summary.transactions))])
-        metric("sonde_transactions_reused_total", "gauge", "Transactions on a reused connection.", [([], Double(summary.reusedTransactions))])
-        metric("sonde_http_responses_total", "gauge", "Responses by status code.",
-               summary.statusCodes.sorted { $0.key < $1.key }.map { ([("code", $0.key)], Double($0.value)) })
-        var quantiles: [(labels: [(String, String)], value: Double)] = []
-        for (population, table) in [("all", summary.all), ("cold", summary.cold), ("warm", summary.warm)] {
-            for phase in Phases.names {
-                guard let d = table[phase] else { continue }
-                for (q, value) in [("0.5", d.p50), ("0.9", d.p90), ("0.95", d.p95), ("0.99", d.p99), ("1", d.max)] {
-                    quantiles.append(([("phase", phase), ("connection", population), ("quantile", q)], value / 1000))
+        if let summary {
+            let median = { (phase: String) in summary.all[phase].map { $0.p50 / 1000 } }
+            var phases: [Sample] = []
+            for (label, value) in [("resolve", median("dns")), ("connect", median("connect")), ("tls", median("tls")),
+                                   ("processing", sum(median("send"), median("wait"))), ("transfer", median("receive"))] {
+                if let value { phases.append(([("phase", label)], value)) }
+            }
+            metric("probe_http_duration_seconds", "gauge", "Median duration of each phase over the run's transactions.", phases)
+            if summary.protocols.count == 1, let name = summary.protocols.keys.first, let version = httpVersion(name) {
+                metric("probe_http_version", "gauge", "HTTP version of every transaction.", [([], version)])
+            }
+            if summary.statusCodes.count == 1, let code = summary.statusCodes.keys.first.flatMap({ Double($0) }) {
+                metric("probe_http_status_code", "gauge", "HTTP status code of every transaction.", [([], code)])
+            }
+            if let expiry = summary.earliestCertificateExpiry {
+                metric("probe_ssl_earliest_cert_expiry", "gauge", "Earliest notAfter among the peer certificates seen, Unix seconds.",
+                       [([], Double(expiry.microsecondsSince1970) / 1e6)])
+            }
+            metric("sonde_tasks_total", "gauge", "Tasks run.", [([], Double(summary.tasks))])
+            metric("sonde_tasks_failed_total", "gauge", "Failed tasks by error code.",
+                   summary.errorsByCode.sorted { $0.key < $1.key }.map { ([("code", $0.key)], Double($0.value)) })
+            metric("sonde_transactions_total", "gauge", "Transactions (redirect hops count one each).", [([], Double(summary.transactions))])
+            metric("sonde_transactions_reused_total", "gauge", "Transactions on a reused connection.", [([], Double(summary.reusedTransactions))])
+            metric("sonde_http_responses_total", "gauge", "Responses by status code.",
+                   summary.statusCodes.sorted { $0.key < $1.key }.map { ([("code", $0.key)], Double($0.value)) })
+            var quantiles: [Sample] = []
+            for (population, table) in [("all", summary.all), ("cold", summary.cold), ("warm", summary.warm)] {
+                for phase in Phases.names {
+                    guard let d = table[phase] else { continue }
+                    for (q, value) in [("0.5", d.p50), ("0.9", d.p90), ("0.95", d.p95), ("0.99", d.p99), ("1", d.max)] {
+                        quantiles.append(([("phase", phase), ("connection", population), ("quantile", q)], value / 1000))
+                    }
                 }
             }
+            metric("sonde_http_phase_seconds", "gauge",
+                   "Phase duration quantiles over all, cold (new connection) and warm (reused) transactions.", quantiles)
         }
-        metric("sonde_http_phase_seconds", "gauge",
-               "Phase duration quantiles over all, cold (new connection) and warm (reused) transactions.", quantiles)
         if !soaks.isEmpty {
-            func each(_ value: (SoakReport) -> Double?) -> [(labels: [(String, String)], value: Double)] {
+            func each(_ value: (SoakReport) -> Double?) -> [Sample] {
                 soaks.compactMap { soak in value(soak).map { ([("url", soak.url)], $0) } }
             }
             metric("sonde_ws_connections", "gauge", "WebSocket connections the soak held.", each { Double($0.connections) })
@@ -73,7 +104,7 @@ public enum PrometheusWriter {
             metric("sonde_ws_reconnects_total", "gauge", "Reconnect attempts after a disconnect.", each { Double($0.reconnects.count) })
             metric("sonde_ws_pings_missed_total", "gauge", "Pings whose pong did not come within the pong timeout.",
                    each { Double($0.pings.missed) })
-            var rtt: [(labels: [(String, String)], value: Double)] = []
+            var rtt: [Sample] = []
             for soak in soaks {
                 guard let d = soak.pings.rttMs else { continue }
                 for (q, value) in [("0.5", d.p50), ("0.9", d.p90), ("0.99", d.p99), ("1", d.max)] {
@@ -81,7 +112,7 @@ public enum PrometheusWriter {
                 }
             }
             metric("sonde_ws_ping_rtt_seconds", "gauge", "Ping to pong round-trip time quantiles.", rtt)
-            var messages: [(labels: [(String, String)], value: Double)] = []
+            var messages: [Sample] = []
             for soak in soaks {
                 let m = soak.messages
                 for (fate, count) in [("sent", m.sent), ("received", m.received), ("lost", m.lost), ("corrupted", m.corrupted)] {
@@ -94,22 +125,51 @@ public enum PrometheusWriter {
             var byURL: [String: [ResumeTrial]] = [:]
             for trial in resume.trials { byURL[trial.url, default: []].append(trial) }
             let urls = byURL.keys.sorted()
-            metric("sonde_resume_trials_total", "gauge", "Resume trials run, by outcome.", urls.flatMap { url in
-                [([("url", url), ("outcome", "intact")], Double(byURL[url]!.filter(\.intact).count)),
-                 ([("url", url), ("outcome", "failed")], Double(byURL[url]!.filter { !$0.intact }.count))]
+            metric("sonde_resume_trials_total", "gauge", "Resume trials run, by outcome.", urls.flatMap { url -> [Sample] in
+                let trials = byURL[url] ?? []
+                return [([("url", url), ("outcome", "intact")], Double(trials.filter(\.intact).count)),
+                        ([("url", url), ("outcome", "failed")], Double(trials.filter { !$0.intact }.count))]
             })
             metric("sonde_resume_bytes_wasted_total", "gauge", "Bytes received and thrown away by resume trials.",
-                   urls.map { ([("url", $0)], Double(byURL[$0]!.reduce(Int64(0)) { $0 + $1.bytesWasted })) })
+                   urls.map { url in ([("url", url)], Double((byURL[url] ?? []).reduce(Int64(0)) { $0 &+ $1.bytesWasted })) })
         }
         if !resume.verdicts.isEmpty {
             metric("sonde_resume_resumable", "gauge", "Whether the URL resumes as URLSession resumes downloads (1) or not (0).",
                    resume.verdicts.map { ([("url", $0.url)], $0.resumable ? 1 : 0) })
         }
-        metric("sonde_threshold_passed", "gauge", "Whether each --threshold held (1) or not (0).",
-               thresholds.map { ([("expression", $0.expression)], $0.passed ? 1 : 0) })
-        metric("sonde_run_info", "gauge", "The run this file describes.",
-               [([("run_id", run.id), ("command", run.command), ("status", run.status.rawValue), ("version", SondeVersion.current)], 1)])
-        return out
+    }
+
+    /// Metric families in the order first added, each written once with its samples together (as
+    /// the text format requires); a family without samples is left out.
+    struct Families {
+        private var order: [String] = []
+        private var families: [String: (type: String, help: String, samples: [Sample])] = [:]
+
+        mutating func add(_ name: String, _ type: String, _ help: String, _ samples: [Sample]) {
+            if families[name] == nil {
+                order.append(name)
+                families[name] = (type, help, [])
+            }
+            families[name]?.samples += samples
+        }
+
+        var text: String {
+            var out = ""
+            for name in order {
+                guard let family = families[name], !family.samples.isEmpty else { continue }
+                out += "# HELP \(name) \(family.help)\n# TYPE \(name) \(family.type)\n"
+                for sample in family.samples {
+                    let labels = sample.labels.isEmpty ? "" :
+                        "{" + sample.labels.map { "\($0.0)=\"\(PrometheusWriter.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
+                    out += "\(name)\(labels) \(PrometheusWriter.format(sample.value))\n"
+                }
+            }
+            return out
+        }
+    }
+
+    private static func seconds(from start: Timestamp, to end: Timestamp) -> Double {
+        Double(end.microsecondsSince1970 &- start.microsecondsSince1970) / 1e6
     }
 
     static func escapeLabel(_ value: String) -> String {

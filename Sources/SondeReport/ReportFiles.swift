@@ -11,12 +11,14 @@ public struct RunOutcome: Sendable {
     public var captures: [CaptureReport]
     public var soaks: [SoakReport]
     public var resume: ResumeResults
-    /// Tasks the HTML draws (bounded; see `TaskSampler`).
+    /// The checks of a `sonde run` suite, in the order they began ([] for runs without checks).
+    public var checks: [CheckReport]
+    /// Tasks the HTML draws (bounded; see `TaskSampler`: the first tasks of the run, or of each check).
     public var sample: [ProbeTask]
 
     public init(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult],
                 baseline: BaselineComparison? = nil, captures: [CaptureReport] = [], soaks: [SoakReport] = [],
-                resume: ResumeResults = ResumeResults(), sample: [ProbeTask]) {
+                resume: ResumeResults = ResumeResults(), checks: [CheckReport] = [], sample: [ProbeTask]) {
         self.tool = tool
         self.run = run
         self.summary = summary
@@ -25,22 +27,25 @@ public struct RunOutcome: Sendable {
         self.captures = captures
         self.soaks = soaks
         self.resume = resume
+        self.checks = checks
         self.sample = sample
     }
 
     /// The process exit status of every command that writes a run (README.md, "Exit codes"): interrupted 130,
-    /// then thresholds failed 99, then a failed task or run error 1, else 0.
+    /// then thresholds failed 99 (the run's or a check's), then a failed task or run error 1, else 0.
     public var exitStatus: ExitStatus {
         if run.status == .interrupted { return .interrupted }
-        if thresholds.contains(where: { !$0.passed }) { return .thresholdsFailed }
+        if thresholds.contains(where: { !$0.passed }) || checks.contains(where: { $0.thresholds.contains { !$0.passed } }) {
+            return .thresholdsFailed
+        }
         return run.status == .passed ? .success : .failure
     }
 }
 
 /// Renders every report file of a run folder from its journal alone, in one pass, reading each
 /// task once: for `sonde report`, for a run killed before its end line (rebuilt the same way), and
-/// at the end of a soak, a resume run, an analysis, or a probe run whose tasks get capture evidence
-/// at the end. Other probe runs render while they record (`RunRecorder`), through the same
+/// at the end of a soak, a resume run, an analysis, a run of several checks (`sonde run`), or a
+/// probe run whose tasks get capture evidence at the end. Other probe runs render while they record (`RunRecorder`), through the same
 /// `ReportWriter`, to the same bytes.
 /// A killed run is `interrupted`, with a warning; lines that do not decode (cut mid-write) are
 /// skipped and counted in a warning.
@@ -83,11 +88,12 @@ public enum ReportFiles {
             results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary, soaks: scan.soaks) }
             if run.status == .passed || run.status == .failed {
                 run.status = result.failedTasks == 0 && scan.soaks.allSatisfy(\.passed) && scan.resume.passed && results.allSatisfy(\.passed)
-                    ? .passed : .failed
+                    && scan.checks.allSatisfy({ $0.status == .passed }) ? .passed : .failed
             }
         }
         let outcome = RunOutcome(tool: scan.tool, run: run, summary: result, thresholds: results, baseline: comparison,
-                                 captures: scan.captures, soaks: scan.soaks, resume: scan.resume, sample: scan.sample)
+                                 captures: scan.captures, soaks: scan.soaks, resume: scan.resume, checks: scan.checks,
+                                 sample: scan.sample)
         try writer.finish(outcome, prometheusPath: prometheusPath)
         return outcome
     }

@@ -5,8 +5,9 @@ import SondeCore
 /// the journal, then the summary and the other sections. Memory stays flat whatever the number
 /// of transactions.
 ///
-/// Key order: `schemaVersion` first, then `tool`, `run`, `probes`, `summary`, and the sections
-/// other capabilities fill (`soaks`, `resumeTrials`, `resumeVerdicts`, `captures`, `thresholds`);
+/// Key order: `schemaVersion` first, then `tool`, `run`, `probes`, `summary`, `checks` (only in runs
+/// of several checks), and the sections other capabilities fill (`soaks`, `resumeTrials`,
+/// `resumeVerdicts`, `captures`, `thresholds`);
 /// keys inside those objects are sorted, so reports diff cleanly.
 public enum ReportJSONWriter {
     /// The prefix every task line of a journal starts with.
@@ -37,11 +38,15 @@ public enum ReportJSONWriter {
     /// The document after the last task: summary and the other sections.
     static func trailer(summary: ProbeSummary, thresholds: [ThresholdResult], baseline: BaselineComparison?,
                         captures: [CaptureReport], soaks: [SoakReport] = [],
-                        resume: ResumeResults = ResumeResults()) throws(TaskError) -> [UInt8] {
+                        resume: ResumeResults = ResumeResults(), checks: [CheckReport] = []) throws(TaskError) -> [UInt8] {
         let encoder = makeEncoder()
         do {
             var output = Array("\n],\"summary\":".utf8)
             output += try encoder.encode(summary)
+            if !checks.isEmpty {
+                output += Array(#","checks":"#.utf8)
+                output += try encoder.encode(checks)
+            }
             output += Array(#","soaks":"#.utf8)
             output += try encoder.encode(soaks)
             output += Array(#","resumeTrials":"#.utf8)

@@ -10,7 +10,9 @@ import SondeCore
 /// - `report.json`: header (tool, run), every task's JSON as journalled, then summary and sections.
 ///   The run's final status is known only at the end, so the task JSON goes to a spill file first
 ///   and is copied in kernel-side.
-/// - `report.har` streams directly; `junit.xml` spills its test cases (its header carries counts).
+/// - `report.har` streams directly; `junit.xml` spills its test cases (its header carries counts);
+///   in a run of checks each check's suite gets its own task cases back from the spill file
+///   (`junitSegments`).
 /// - `report.html` from the outcome's bounded sample; the Prometheus file when asked for.
 /// Each file appears atomically (written beside, then renamed); a writer dropped before `finish`
 /// leaves nothing behind. Not thread-safe: one caller at a time.
@@ -26,6 +28,10 @@ final class ReportWriter {
     private var harBuffer: [UInt8] = []
     private var junitBuffer: [UInt8] = []
     private var firstTask = true
+    /// Runs of consecutive task cases of one check (nil: outside checks) in the junit spill file.
+    private var junitSegments: [JUnitSegment] = []
+    /// Bytes of task cases spilled so far (written or still buffered).
+    private var junitBytes: Int64 = 0
     /// Bytes a buffer collects before it is written out.
     private static let chunk = 1 << 20
 
@@ -59,7 +65,13 @@ final class ReportWriter {
         }
         // In place (`!`): a copy of the writer would share, then copy, its 64 KiB output per task.
         harWriter!.add(task, to: &harBuffer)
-        junitBuffer += JUnitWriter.testCase(task)
+        let testCase = JUnitWriter.testCase(task)
+        junitBuffer += testCase
+        if junitSegments.last.map({ $0.check != task.check }) ?? true {
+            junitSegments.append(JUnitSegment(check: task.check, offset: junitBytes))
+        }
+        junitSegments[junitSegments.count - 1].add(bytes: testCase.count, failed: task.error != nil)
+        junitBytes += Int64(testCase.count)
         if jsonBuffer.count > Self.chunk { try jsonTasks.write(jsonBuffer); jsonBuffer.removeAll(keepingCapacity: true) }
         if harBuffer.count > Self.chunk { try har.write(harBuffer); harBuffer.removeAll(keepingCapacity: true) }
         if junitBuffer.count > Self.chunk { try junitCases.write(junitBuffer); junitBuffer.removeAll(keepingCapacity: true) }
@@ -79,12 +91,16 @@ final class ReportWriter {
         try json.append(contentsOfFile: jsonTasks.temporaryPath)
         try json.write(try ReportJSONWriter.trailer(summary: outcome.summary, thresholds: outcome.thresholds,
                                                     baseline: outcome.baseline, captures: outcome.captures,
-                                                    soaks: outcome.soaks, resume: outcome.resume))
+                                                    soaks: outcome.soaks, resume: outcome.resume, checks: outcome.checks))
         let junit = try AtomicFile(path: folder.junitPath)
-        try junit.write(JUnitWriter.head(run: run, summary: outcome.summary, thresholds: outcome.thresholds,
-                                         soaks: outcome.soaks, resume: outcome.resume))
-        try junit.append(contentsOfFile: junitCases.temporaryPath)
-        try junit.write(JUnitWriter.tail)
+        if outcome.checks.isEmpty {
+            try junit.write(JUnitWriter.head(run: run, summary: outcome.summary, thresholds: outcome.thresholds,
+                                             soaks: outcome.soaks, resume: outcome.resume))
+            try junit.append(contentsOfFile: junitCases.temporaryPath)
+            try junit.write(JUnitWriter.tail)
+        } else {
+            try writeCheckSuites(outcome, to: junit)
+        }
         try json.commit()
         try har.commit()
         try junit.commit()
@@ -92,13 +108,73 @@ final class ReportWriter {
         let html = HTMLReportRenderer.render(tool: outcome.tool, run: run, summary: outcome.summary,
                                              thresholds: outcome.thresholds, baseline: outcome.baseline,
                                              captures: outcome.captures, soaks: outcome.soaks,
-                                             resume: outcome.resume, sample: outcome.sample)
+                                             resume: outcome.resume, checks: outcome.checks, sample: outcome.sample)
         try writeFileAtomically(Array(html.utf8), to: folder.reportHTMLPath)
         if let prometheusPath {
             try writeFileAtomically(Array(PrometheusWriter.render(run: run, summary: outcome.summary,
                                                                   thresholds: outcome.thresholds, soaks: outcome.soaks,
-                                                                  resume: outcome.resume).utf8),
+                                                                  resume: outcome.resume, checks: outcome.checks).utf8),
                                     to: prometheusPath)
         }
+    }
+
+    /// `junit.xml` of a run of checks (see `JUnitWriter`): the run's thresholds, a suite per check
+    /// with its task cases copied back from the spill file, and one for what was recorded outside
+    /// checks when there is any.
+    private func writeCheckSuites(_ outcome: RunOutcome, to junit: AtomicFile) throws(TaskError) {
+        func segments(_ check: String?) -> [JUnitSegment] { junitSegments.filter { $0.check == check } }
+        var suites: [(suite: JUnitWriter.Suite, segments: [JUnitSegment])] = outcome.checks.map { check in
+            let own = segments(check.name)
+            let resume = ResumeResults(trials: outcome.resume.trials.filter { $0.check == check.name },
+                                       verdicts: outcome.resume.verdicts.filter { $0.check == check.name })
+            let suite = JUnitWriter.suite(name: check.name, timestamp: check.startedAt, thresholds: check.thresholds,
+                                          soaks: outcome.soaks.filter { $0.check == check.name }, resume: resume,
+                                          error: check.error, tasks: own.reduce(0) { $0 + $1.cases },
+                                          failedTasks: own.reduce(0) { $0 + $1.failures })
+            return (suite, own)
+        }
+        // Entries whose check is no check of the run (recorded between checks, or a damaged journal).
+        let names = Set(outcome.checks.map(\.name))
+        let outside = junitSegments.filter { $0.check.map { !names.contains($0) } ?? true }
+        let outsideResume = ResumeResults(trials: outcome.resume.trials.filter { $0.check.map { !names.contains($0) } ?? true },
+                                          verdicts: outcome.resume.verdicts.filter { $0.check.map { !names.contains($0) } ?? true })
+        let outsideSoaks = outcome.soaks.filter { $0.check.map { !names.contains($0) } ?? true }
+        if !outside.isEmpty || !outsideResume.isEmpty || !outsideSoaks.isEmpty {
+            let suite = JUnitWriter.suite(name: "sonde \(outcome.run.command)", timestamp: outcome.run.startedAt, thresholds: [],
+                                          soaks: outsideSoaks, resume: outsideResume, error: nil,
+                                          tasks: outside.reduce(0) { $0 + $1.cases }, failedTasks: outside.reduce(0) { $0 + $1.failures })
+            suites.append((suite, outside))
+        }
+        try junit.write(JUnitWriter.checksHead(run: outcome.run, thresholds: outcome.thresholds, suites: suites.map(\.suite)))
+        for (suite, segments) in suites {
+            try junit.write(Array(suite.text.utf8))
+            for segment in segments {
+                try junit.append(contentsOfFile: junitCases.temporaryPath, offset: segment.offset, length: segment.bytes)
+            }
+            try junit.write(JUnitWriter.suiteTail)
+        }
+        try junit.write(JUnitWriter.documentTail)
+    }
+}
+
+/// A run of consecutive task cases of one check in `ReportWriter`'s junit spill file.
+private struct JUnitSegment {
+    let check: String?
+    /// Where the run starts in the spill file, and its length, in bytes.
+    let offset: Int64
+    private(set) var bytes: Int64 = 0
+    /// Its task cases, and those of them that failed.
+    private(set) var cases = 0
+    private(set) var failures = 0
+
+    init(check: String?, offset: Int64) {
+        self.check = check
+        self.offset = offset
+    }
+
+    mutating func add(bytes count: Int, failed: Bool) {
+        bytes += Int64(count)
+        cases += 1
+        if failed { failures += 1 }
     }
 }

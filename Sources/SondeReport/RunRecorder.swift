@@ -1,24 +1,37 @@
 import Foundation
 import SondeCore
 
-/// Receives a probe run's tasks as they complete and keeps nothing unbounded: each task goes to
+/// Receives a run's records as they come and keeps nothing unbounded: each probe task goes to
 /// the JSONL journal at once, into the summary's histograms, (the first few hundred) into the
 /// sample the HTML report draws, and into the report files as far as they can be written before
 /// the run ends (`ReportWriter`), so that `finish` only writes their heads and tails and the HTML.
 ///
 /// Runs whose tasks change after they were journalled (a live capture attaches its evidence at the
-/// end), soaks, resume runs and captures analysed are instead rendered from the journal at `finish`
-/// (`ReportFiles.render`), which is also what `sonde report` does: both give the same files.
+/// end), soaks, resume runs, captures analysed and runs of several checks are instead rendered from
+/// the journal at `finish` (`ReportFiles.render`), which is also what `sonde report` does: both give
+/// the same files.
+///
+/// Checks (`sonde run`): between `beginCheck` and `endCheck` everything recorded belongs to that
+/// check and carries its name, in the journal and in the reports. Invariants: at most one check is
+/// under way; check names are unique within a run. Call `beginCheck`/`endCheck` only while no
+/// `RecorderThread` records into this recorder (after its `finish`), as every other method.
 public final class RunRecorder {
     public let folder: RunFolder
     public let tool: ToolInfo
     public private(set) var run: RunInfo
     private let journal: Journal
     private var summary = ProbeSummaryBuilder()
-    /// The soak recorded so far (nil until `record(soakStart:…)`).
-    private var soak: SoakReportBuilder?
+    /// The soaks recorded so far, in the order they began: one per soak check, and at most one
+    /// outside checks (a second start with the same `check` replaces the first).
+    private var soaks: [SoakReportBuilder] = []
     /// The resume trials and verdicts recorded so far.
     private var resume = ResumeResults()
+    /// The checks begun so far, in order; `current` indexes the one under way.
+    private var checks: [CheckBuilder] = []
+    private var current: Int?
+    /// The tails of the attempt and samples lines: they name the check under way.
+    private var attemptSuffix = SoakAttemptLine.suffix
+    private var samplesSuffix = SoakSamplesLine.suffix
     private let encoder = ReportJSONWriter.makeEncoder()
     /// Reused for every journal line's value (its capacity persists), written without `JSONEncoder`.
     private var line = JSONOutput(capacity: 8192)
@@ -39,17 +52,66 @@ public final class RunRecorder {
     }
 
     /// Whether this run's report files can be written while it records (see the type's comment).
-    private var rendersLive: Bool { run.capture == nil && soak == nil && resume.isEmpty && !recordedCapture }
+    private var rendersLive: Bool {
+        run.capture == nil && soaks.isEmpty && resume.isEmpty && !recordedCapture && checks.isEmpty
+    }
 
     /// Tasks recorded so far that ended in an error (cheap: no distribution is summarised).
     public var failedTasks: Int { summary.failedTasks }
 
-    /// Journals the task, then counts it and hands it to the live report files. A task the journal
-    /// refused (disk full) is not counted; if the live files fail, they are dropped and `finish`
-    /// renders from the journal, so the summary always describes the journalled tasks.
+    /// The name of the check under way, nil between checks and in runs without them.
+    public var checkUnderWay: String? { current.map { checks[$0].name } }
+
+    /// From here until `endCheck`, everything recorded belongs to the check `name` (kind
+    /// "probe"|"soak"|"resume"). `thresholds` are the check's own rules, evaluated at `finish` on
+    /// that check's figures only. Throws `internalError` when a check is under way, the name is
+    /// taken or unusable (`CheckReport.nameProblem`), or the kind unknown; `localIOError` when the
+    /// journal cannot take the line.
+    public func beginCheck(name: String, kind: String, thresholds: [Threshold]) throws(TaskError) {
+        if let current {
+            throw TaskError(code: .internalError, message: "check \(checks[current].name) is still under way: end it before \(name) begins")
+        }
+        if let problem = CheckReport.nameProblem(name) { throw TaskError(code: .internalError, message: problem) }
+        guard CheckReport.kinds.contains(kind) else {
+            throw TaskError(code: .internalError, message: "unknown check kind \(kind.debugDescription) (expected probe, soak or resume)")
+        }
+        guard !checks.contains(where: { $0.name == name }) else {
+            throw TaskError(code: .internalError, message: "this run already has a check named \(name)")
+        }
+        let begin = CheckBeginLine.Begin(name: name, kind: kind, startedAt: .now(), thresholds: thresholds.map(\.expression))
+        try append(CheckBeginLine(check: begin))
+        try journal.flush()
+        // A run of checks renders from its journal: files begun live for earlier tasks go.
+        liveReport = nil
+        checks.append(CheckBuilder(begin: begin, thresholds: thresholds))
+        current = checks.count - 1
+        attemptSuffix = SoakAttemptLine.suffix(check: name)
+        samplesSuffix = SoakSamplesLine.suffix(check: name)
+    }
+
+    /// The check under way ended; `error` is what stopped the check itself (nil when it ran),
+    /// `interrupted` when Ctrl-C ended it. Throws `internalError` when no check is under way.
+    public func endCheck(error: TaskError?, interrupted: Bool) throws(TaskError) {
+        guard let current else { throw TaskError(code: .internalError, message: "no check is under way, so none can end") }
+        let end = CheckEndLine.End(name: checks[current].name, finishedAt: .now(), error: error, interrupted: interrupted)
+        checks[current].end = end
+        self.current = nil
+        attemptSuffix = SoakAttemptLine.suffix
+        samplesSuffix = SoakSamplesLine.suffix
+        try append(CheckEndLine(check: end))
+        try journal.flush()
+    }
+
+    /// Journals the task (named after the check under way, if any), then counts it and hands it to
+    /// the live report files. A task the journal refused (disk full) is not counted; if the live
+    /// files fail, they are dropped and `finish` renders from the journal, so the summary always
+    /// describes the journalled tasks.
     public func record(_ task: ProbeTask) throws(TaskError) {
+        var task = task
+        if let current { task.check = checks[current].name }
         try appendLine(ReportJSONWriter.probeLinePrefix, task, ReportJSONWriter.probeLineSuffix)
         summary.add(task)
+        if let current { checks[current].add(task) }
         if summary.tasks == 1 && rendersLive {
             let writer = try ReportWriter(folder: folder)
             writer.start(tool: tool, run: run)
@@ -71,33 +133,43 @@ public final class RunRecorder {
         try append(CaptureLine(capture: capture))
     }
 
-    /// Records the start of a WebSocket soak.
+    /// Records the start of a WebSocket soak (of the check under way, if any).
     public func record(soakStart url: String, config: SoakConfig, startedAt: Timestamp) throws(TaskError) {
-        soak = SoakReportBuilder(url: url, config: config, startedAt: startedAt)
-        try append(SoakStartLine(soak: .init(url: url, config: config, startedAt: startedAt)))
+        let check = checkUnderWay
+        let builder = SoakReportBuilder(url: url, config: config, startedAt: startedAt, check: check)
+        if let index = soaks.lastIndex(where: { $0.check == check }) { soaks[index] = builder } else { soaks.append(builder) }
+        try append(SoakStartLine(soak: .init(url: url, config: config, startedAt: startedAt, check: check)))
+    }
+
+    /// The soak of the check under way (or the run's own outside checks), nil before it started.
+    private var currentSoak: Int? {
+        let check = checkUnderWay
+        return soaks.lastIndex { $0.check == check }
     }
 
     /// Records one attempt of a soak's connection (again each time it changes; the last wins).
     public func record(attempt: SoakAttempt) throws(TaskError) {
-        soak?.add(attempt)
-        try appendLine(SoakAttemptLine.prefix, attempt, SoakAttemptLine.suffix)
+        if let index = currentSoak { soaks[index].add(attempt) }
+        try appendLine(SoakAttemptLine.prefix, attempt, attemptSuffix)
     }
 
     /// Records a batch of soak samples.
     public func record(samples: SoakSamples) throws(TaskError) {
         guard !samples.isEmpty else { return }
-        soak?.add(samples)
-        try appendLine(SoakSamplesLine.prefix, samples, SoakSamplesLine.suffix)
+        if let index = currentSoak { soaks[index].add(samples) }
+        try appendLine(SoakSamplesLine.prefix, samples, samplesSuffix)
     }
 
     /// Records what an idle-timeout discovery found.
     public func record(idleTimeout findings: IdleTimeoutFindings) throws(TaskError) {
-        soak?.set(idleTimeout: findings)
-        try append(SoakIdleLine(findings: findings))
+        if let index = currentSoak { soaks[index].set(idleTimeout: findings) }
+        try append(SoakIdleLine(findings: findings, check: checkUnderWay))
     }
 
     /// Records one finished resume trial (flushed at once: trials are few and each may be long).
     public func record(resumeTrial trial: ResumeTrial) throws(TaskError) {
+        var trial = trial
+        trial.check = checkUnderWay
         resume.trials.append(trial)
         try append(ResumeTrialLine(trial: trial))
         try journal.flush()
@@ -105,6 +177,8 @@ public final class RunRecorder {
 
     /// Records one resumability verdict.
     public func record(resumeVerdict verdict: ResumeVerdict) throws(TaskError) {
+        var verdict = verdict
+        verdict.check = checkUnderWay
         resume.verdicts.append(verdict)
         try append(ResumeVerdictLine(verdict: verdict))
         try journal.flush()
@@ -113,10 +187,12 @@ public final class RunRecorder {
     /// Flushes the journal if its buffer has waited a flush interval (call this while idle).
     public func flushIfDue() throws(TaskError) { try journal.flushIfDue() }
 
-    /// Ends the run: evaluates the thresholds on the summary (a failing one, like a failed soak or trial,
-    /// turns a passed run into a failed one), closes the journal with an end line that keeps the results, and
-    /// completes the report files written while recording, or renders them from the journal (`ReportFiles`,
-    /// as `sonde report` does) for the runs that cannot be written live (see the type's comment).
+    /// Ends the run: evaluates the run's thresholds on the whole run and each check's thresholds on
+    /// that check's figures (a failing one, like a failed soak, trial or check, turns a passed run into a
+    /// failed one), closes the journal with an end line that keeps the results, and completes the report
+    /// files written while recording, or renders them from the journal (`ReportFiles`, as `sonde report`
+    /// does) for the runs that cannot be written live (see the type's comment). A check still under way
+    /// counts as interrupted.
     @discardableResult
     public func finish(status: RunStatus, thresholds: [Threshold] = [], baseline: JournalScan.Result? = nil,
                        prometheusPath: String? = nil) throws(TaskError) -> RunOutcome {
@@ -125,12 +201,17 @@ public final class RunRecorder {
         defer { liveReport = nil }
         let result = summary.result
         run.finishedAt = Timestamp.now()
-        let soaks = soak.map { [$0.result(finishedAt: run.finishedAt)] } ?? []
-        let results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary, soaks: soaks) }
-        let failedGate = results.contains { !$0.passed } || soaks.contains { !$0.passed } || !resume.passed
+        let soakReports = soaks.map { $0.result(finishedAt: run.finishedAt) }
+        let results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary, soaks: soakReports) }
+        let checkReports = checks.map {
+            $0.report(soaks: soakReports, resume: resume, baseline: baseline?.summary, runFinishedAt: run.finishedAt)
+        }
+        let failedGate = results.contains { !$0.passed } || soakReports.contains { !$0.passed } || !resume.passed
+            || checkReports.contains { $0.status != .passed }
         run.status = status == .passed && failedGate ? .failed : status
         let comparison = baseline.map { BaselineComparison(current: result, baseline: $0.summary, baselineRun: $0.run) }
-        try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison))
+        try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison,
+                           checks: checkReports.isEmpty ? nil : checkReports))
         try journal.close()
         guard let liveReport, rendersLive else {
             self.liveReport = nil  // before the journal's writer reopens the same partial files
@@ -182,42 +263,72 @@ struct SoakStartLine: Codable, Sendable {
         let url: String
         let config: SoakConfig
         let startedAt: Timestamp
+        /// The check the soak belongs to (absent outside checks).
+        var check: String?
     }
     let soak: Start
     var type = JournalEntryKind.soak
 }
 
-/// `{"attempt":…,"type":"ws-attempt"}`, written with `JSONOutput` and read with `JSONReader`
-/// (JSONDecoder is the fallback), the keys in sorted order as the other lines have them.
-struct SoakAttemptLine: Codable, Sendable {
-    var type = JournalEntryKind.wsAttempt
-    let attempt: SoakAttempt
+/// `{"attempt":…,"type":"ws-attempt"}`, or `{"attempt":…,"check":"<name>","type":"ws-attempt"}`
+/// inside a check: written with `JSONOutput` (prefix, value, suffix), the keys in sorted order as
+/// the other lines have them, and read by `JournalScan.readSoakLine`.
+enum SoakAttemptLine {
+    static let member = "attempt"
     static let prefix = Array(#"{"attempt":"#.utf8)
-    static let suffix = Array(#","type":"ws-attempt"}"#.utf8)
+    static let suffix = soakLineSuffix(check: nil, kind: .wsAttempt)
+    static func suffix(check: String) -> [UInt8] { soakLineSuffix(check: check, kind: .wsAttempt) }
 }
 
-/// `{"samples":…,"type":"ws-samples"}`, like `SoakAttemptLine`.
-struct SoakSamplesLine: Codable, Sendable {
-    var type = JournalEntryKind.wsSamples
-    let samples: SoakSamples
+/// `{"samples":…,"type":"ws-samples"}` (with `"check"` inside a check), like `SoakAttemptLine`.
+enum SoakSamplesLine {
+    static let member = "samples"
     static let prefix = Array(#"{"samples":"#.utf8)
-    static let suffix = Array(#","type":"ws-samples"}"#.utf8)
+    static let suffix = soakLineSuffix(check: nil, kind: .wsSamples)
+    static func suffix(check: String) -> [UInt8] { soakLineSuffix(check: check, kind: .wsSamples) }
 }
 
-extension JournalScan {
-    /// The value between a soak line's fixed prefix and suffix, read with `JSONReader`; nil when
-    /// the line is not in that exact form (then `JSONDecoder` gets a chance).
-    static func readSoakValue<T: JSONReadable>(_ type: T.Type, in line: ArraySlice<UInt8>, prefix: [UInt8], suffix: [UInt8]) -> T? {
-        guard line.count > prefix.count + suffix.count, line.starts(with: prefix), line.suffix(suffix.count).elementsEqual(suffix) else {
-            return nil
-        }
-        return try? JSONReader.read(type, from: line[(line.startIndex + prefix.count)..<(line.endIndex - suffix.count)])
-    }
+/// `,"check":"<name, JSON-escaped>","type":"<kind>"}`, or without the check when it is nil.
+private func soakLineSuffix(check: String?, kind: JournalEntryKind) -> [UInt8] {
+    var output = JSONOutput(capacity: 64)
+    if let check { output.string(check) }
+    let name = check == nil ? [] : Array(#","check":"#.utf8) + output.bytes
+    return name + Array(#","type":"\#(kind.rawValue)"}"#.utf8)
 }
 
 struct SoakIdleLine: Codable, Sendable {
     var type = JournalEntryKind.wsIdle
     let findings: IdleTimeoutFindings
+    /// The check the soak belongs to (absent outside checks).
+    var check: String?
+}
+
+/// `{"check":{"kind":…,"name":…,"startedAt":…,"thresholds":["wait.p95<200ms",…]},"type":"check-begin"}`.
+struct CheckBeginLine: Codable, Sendable {
+    struct Begin: Codable, Sendable {
+        let name: String
+        /// "probe", "soak" or "resume".
+        let kind: String
+        let startedAt: Timestamp
+        /// The check's threshold expressions as written (parsed again when the journal is read).
+        let thresholds: [String]
+    }
+    let check: Begin
+    var type = JournalEntryKind.checkBegin
+}
+
+/// `{"check":{"error":…,"finishedAt":…,"interrupted":…,"name":…},"type":"check-end"}`.
+struct CheckEndLine: Codable, Sendable {
+    struct End: Codable, Sendable {
+        let name: String
+        let finishedAt: Timestamp
+        /// What stopped the check itself (absent when it ran to its end).
+        let error: TaskError?
+        /// Whether Ctrl-C ended it.
+        let interrupted: Bool
+    }
+    let check: End
+    var type = JournalEntryKind.checkEnd
 }
 
 struct EndLine: Codable, Sendable {
@@ -227,6 +338,8 @@ struct EndLine: Codable, Sendable {
     let thresholds: [ThresholdResult]
     /// The comparison with `--baseline`, when one was given.
     var baseline: BaselineComparison?
+    /// Every check of the run as it ended (absent for runs without checks).
+    var checks: [CheckReport]? = nil
 }
 
 extension Journal {

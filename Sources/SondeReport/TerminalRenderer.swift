@@ -127,7 +127,29 @@ public struct TerminalRenderer: Sendable {
         }.joined(separator: "\n")
     }
 
-    /// A soak's outcome: verdict, connections, pings, messages, reconnects by cause, backoff.
+    /// One line per check of a `sonde run` suite: status, name, kind, its key figures
+    /// (`CheckFigures`), its error, and each of its thresholds that failed.
+    /// - Parameters: soaks, resume: the run's (`RunOutcome`); each line reads its check's own.
+    public func render(checks: [CheckReport], soaks: [SoakReport] = [], resume: ResumeResults = ResumeResults()) -> String {
+        checks.map { check in
+            let status: String
+            switch check.status {
+            case .passed: status = paint("✓ passed     ", "32;1")
+            case .failed: status = paint("✗ failed     ", "31;1")
+            case .error: status = paint("✗ error      ", "31;1")
+            case .interrupted: status = paint("◌ interrupted", "33;1")
+            }
+            var line = status + " " + shown(check.name) + " (" + shown(check.kind) + ")"
+            let figures = CheckFigures.of(check, soaks: soaks, resume: resume)
+            if !figures.isEmpty { line += ": " + shown(figures.joined(separator: "; ")) }
+            if let error = check.error { line += " · " + paint(shown(error.code.rawValue), "31") + ": " + shown(error.message) }
+            for result in check.thresholds where !result.passed {
+                line += " · " + paint("✗ " + shown(result.expression), "31") + " (" + shown(result.message) + ")"
+            }
+            return line
+        }.joined(separator: "\n")
+    }
+
     /// A verdict check by check: what passed, what failed, and the evidence of failures.
     public func render(verdict: ResumeVerdict) -> String {
         var lines = [""]
@@ -166,6 +188,7 @@ public struct TerminalRenderer: Sendable {
         return total
     }
 
+    /// A soak's outcome: verdict, connections, pings, messages, reconnects by cause, backoff.
     public func render(soak: SoakReport) -> String {
         var lines = [""]
         let verdict = soak.finishedAt == nil ? paint("… soak killed before it ended", "33;1")

@@ -1,0 +1,68 @@
+import Foundation
+import SondeCore
+
+/// The HTML of a run of checks (`sonde run`): the suite's verdict (the run's status) with a table
+/// of a line per check (status, name linking to its section, kind, key figures, thresholds passed
+/// and failed), then a section per check with its thresholds, probes (summary, phases,
+/// waterfall), soak and resume results. Every string is escaped; the check's section is
+/// `id="check-<name>"`, linked as `#check-<name, percent-encoded>`.
+enum ChecksSection {
+    static func render(run: RunInfo, checks: [CheckReport], soaks: [SoakReport], resume: ResumeResults,
+                       sample: [ProbeTask]) -> String {
+        var rows = ""
+        for check in checks {
+            let passed = check.thresholds.filter(\.passed).count
+            let failed = check.thresholds.count - passed
+            let figures = CheckFigures.of(check, soaks: soaks, resume: resume).joined(separator: "; ")
+            rows += "<tr><td class=\"\(cssClass(check.status))\">\(htmlEscape(check.status.rawValue))</td>"
+                + "<td class=\"text\"><a href=\"\(htmlEscape(href(check.name)))\">\(htmlEscape(check.name))</a></td>"
+                + "<td>\(htmlEscape(check.kind))</td><td class=\"text\">\(htmlEscape(figures))</td>"
+                + "<td>\(passed) passed\(failed > 0 ? ", <strong>\(failed) failed</strong>" : "")</td></tr>\n"
+        }
+        var html = """
+        <section><h2>Suite verdict: <span class="status \(htmlEscape(run.status.rawValue))">\(htmlEscape(run.status.rawValue))</span></h2>
+        <div class="scroll"><table class="checks"><thead><tr><th>status</th><th>check</th><th>kind</th><th>key figures</th><th>thresholds</th></tr></thead>
+        <tbody>\(rows)</tbody></table></div></section>
+
+        """
+        for check in checks { html += section(check, soaks: soaks, resume: resume, sample: sample) }
+        return html
+    }
+
+    private static func section(_ check: CheckReport, soaks: [SoakReport], resume: ResumeResults, sample: [ProbeTask]) -> String {
+        let own = ResumeResults(trials: resume.trials.filter { $0.check == check.name },
+                                verdicts: resume.verdicts.filter { $0.check == check.name })
+        let ownSample = sample.filter { $0.check == check.name }
+        var html = "<section class=\"check\" id=\"\(htmlEscape(anchor(check.name)))\"><h2>Check <code>\(htmlEscape(check.name))</code> "
+            + "<span class=\"status \(htmlEscape(check.status.rawValue))\">\(htmlEscape(check.status.rawValue))</span></h2>\n"
+        html += "<p class=\"muted\">\(htmlEscape(check.kind)) · started \(htmlEscape(check.startedAt.description))"
+            + " · finished \(htmlEscape(check.finishedAt.description))</p>\n"
+        if let error = check.error {
+            html += "<p class=\"warn\">Stopped by <code>\(htmlEscape(error.code.rawValue))</code>: \(htmlEscape(error.message))</p>\n"
+        }
+        html += HTMLReportRenderer.thresholdTable(check.thresholds)
+        if let summary = check.summary {
+            html += HTMLReportRenderer.findings(summary: summary, sample: ownSample, thresholds: check.thresholds,
+                                                finishedAt: check.finishedAt)
+            if summary.transactions > 0 { html += HTMLReportRenderer.phaseTable(summary) }
+        }
+        html += SoakSection.render(soaks.filter { $0.check == check.name })
+        html += ResumeSection.render(own)
+        html += HTMLReportRenderer.waterfall(ownSample)
+        return html + "</section>\n"
+    }
+
+    /// The id of a check's section (escaped by the caller).
+    static func anchor(_ name: String) -> String { "check-" + name }
+
+    /// The link to a check's section: its id percent-encoded (a browser decodes a fragment before it
+    /// looks the id up), so spaces and markup in a name cannot break the URL.
+    static func href(_ name: String) -> String {
+        "#" + (anchor(name).addingPercentEncoding(withAllowedCharacters: fragmentSafe) ?? "check")
+    }
+
+    /// RFC 3986's unreserved characters: left as they are in a fragment.
+    private static let fragmentSafe = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+
+    private static func cssClass(_ status: RunStatus) -> String { status == .passed ? "pass" : "fail" }
+}
