@@ -86,7 +86,7 @@ struct CheckDriver {
         return lifecycle.finish(error: runError, failedWork: failedWork, har: har, interruptedNote: interruptedNote(checks)) { finished, renderer in
             if suite {
                 print("")
-                print(renderer.render(checks: finished.checks))
+                print(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume))
             } else {
                 for check in checks { check.runner.render(finished, check: nil, renderer) }
             }
