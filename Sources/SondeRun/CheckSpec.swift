@@ -1,6 +1,30 @@
+import SondeCore
+
 /// The kinds of check a suite declares, one per command that runs a check.
 public enum CheckKind: String, Codable, CaseIterable, Sendable {
     case probe, soak, resume
+
+    /// Whether `threshold` judges what a check of this kind measures: soaks the `ws.*` metrics,
+    /// probes every other one (phases, errors, reuse, tasks); resume checks have none (their
+    /// trials and verdict pass or fail by themselves). A threshold in a suite's `defaults` applies
+    /// to the checks it judges; in a check of another kind it is an error.
+    public func judges(_ threshold: Threshold) -> Bool {
+        let soakMetric = threshold.metric.path.hasPrefix("ws.")
+        switch self {
+        case .probe: return !soakMetric
+        case .soak: return soakMetric
+        case .resume: return false
+        }
+    }
+
+    /// What a check of this kind can be judged by, for messages.
+    var metricsHint: String {
+        switch self {
+        case .probe: return "a probe check is judged by the probe metrics (phases, errors, reuse, tasks), not ws.*"
+        case .soak: return "a soak check is judged by the ws.* metrics (ws.ping.p95, ws.reconnects.count, …)"
+        case .resume: return "a resume check has no threshold metrics: its verdict and trials pass or fail by themselves"
+        }
+    }
 }
 
 /// What is wrong with a check spec: the key it concerns (nil for the spec as a whole) and the

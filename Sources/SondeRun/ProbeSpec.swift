@@ -133,7 +133,7 @@ public struct ProbeSpec: CheckSpec {
             SpecRules.resolveEntries(resolve),
             SpecRules.readableFile(dataFile, key: "data-file"),
             SpecRules.readableFile(cacert, key: "cacert"),
-            SpecRules.thresholds(thresholds).failure,
+            SpecRules.thresholds(thresholds, kind: .probe).failure,
         ].compactMap { $0 }
         if data != nil && dataFile != nil { problems.append(SpecProblem(key: "data-file", "choose one of data and data-file")) }
         if let expectStatus, StatusSet(parsing: expectStatus) == nil {

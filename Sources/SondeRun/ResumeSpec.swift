@@ -72,7 +72,7 @@ public struct ResumeSpec: CheckSpec {
             SpecRules.resolveEntries(resolve),
             SpecRules.readableFile(cacert, key: "cacert"),
             SpecRules.jitter(jitter).failure,
-            SpecRules.thresholds(thresholds).failure,
+            SpecRules.thresholds(thresholds, kind: .resume).failure,
             parsedOffsets().failure,
             parsedKinds().failure,
         ].compactMap { $0 }

@@ -55,7 +55,7 @@ public struct SoakSpec: CheckSpec {
             SpecRules.headerFields(headers).failure,
             SpecRules.jitter(jitter).failure,
             SpecRules.readableFile(cacert, key: "cacert"),
-            SpecRules.thresholds(thresholds).failure,
+            SpecRules.thresholds(thresholds, kind: .soak).failure,
         ].compactMap { $0 }
         if discoverIdleTimeout == true, let maxIdle, !(1...86_400).contains(maxIdle.seconds) {
             problems.append(SpecProblem(key: "max-idle", "must be between 1s and 24h"))

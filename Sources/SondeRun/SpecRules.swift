@@ -63,13 +63,19 @@ public enum SpecRules {
         return .success(mode)
     }
 
-    /// Thresholds that parse (`Threshold`); the first malformed one is the problem, with its caret line.
-    public static func thresholds(_ expressions: [String]?) -> Result<[Threshold], SpecProblem> {
+    /// Thresholds that parse (`Threshold`) and, with `kind`, judge what a check of that kind
+    /// measures (`CheckKind.judges`); the first that does not is the problem.
+    public static func thresholds(_ expressions: [String]?, kind: CheckKind? = nil) -> Result<[Threshold], SpecProblem> {
         var parsed: [Threshold] = []
         for expression in expressions ?? [] {
-            do throws(ThresholdSyntaxError) { parsed.append(try Threshold(parsing: expression)) } catch {
+            let threshold: Threshold
+            do throws(ThresholdSyntaxError) { threshold = try Threshold(parsing: expression) } catch {
                 return .failure(SpecProblem(key: "thresholds", error.message))
             }
+            if let kind, !kind.judges(threshold) {
+                return .failure(SpecProblem(key: "thresholds", "'\(expression)': \(kind.metricsHint)"))
+            }
+            parsed.append(threshold)
         }
         return .success(parsed)
     }

@@ -1,3 +1,4 @@
+import SondeCore
 import Yams
 
 /// One walk over a composed suite document (after `BoundedYAML`'s bounds passed), collecting every
@@ -189,7 +190,7 @@ struct SuiteReader {
         -> (T, [String: SuiteLoader.WrittenValue])? {
         var merged: [(key: String, entry: Entry)] = []
         for key in T.keys {
-            guard let entry = Self.merge(key: key, own: own[key], inherited: defaults[key]) else { continue }
+            guard let entry = Self.merge(key: key, own: own[key], inherited: defaults[key], kind: T.kind) else { continue }
             merged.append((key, entry))
         }
         let byKey = Dictionary(merged.map { ($0.key, $0.entry) }, uniquingKeysWith: { first, _ in first })
@@ -215,16 +216,31 @@ struct SuiteReader {
         return (resolved, written)
     }
 
-    /// A check's value for `key`: its own, or the default; for `thresholds` the default's list and
-    /// then its own (when one of them is not a list, that one, so that its type is reported).
-    static func merge(key: String, own: Entry?, inherited: Entry?) -> Entry? {
-        guard key == "thresholds", let own, let inherited else { return own ?? inherited }
-        guard case .sequence(let inheritedItems) = inherited.value, case .sequence(let inheritedRaw) = inherited.raw else { return inherited }
+    /// A check's value for `key`: its own, or the default; for `thresholds` the default's list
+    /// (those of its items that judge a check of `kind`, `CheckKind.judges`) and then its own
+    /// (when one of them is not a list, that one, so that its type is reported).
+    static func merge(key: String, own: Entry?, inherited: Entry?, kind: CheckKind) -> Entry? {
+        guard key == "thresholds", let inherited else { return own ?? inherited }
+        guard case .sequence(let allInheritedItems) = inherited.value, case .sequence(let allInheritedRaw) = inherited.raw else { return own ?? inherited }
+        // A default threshold of another kind's metric is simply not used by this check; one that
+        // does not parse is kept, so that it is reported.
+        let kept = zip(allInheritedItems, allInheritedRaw).filter { item, _ in
+            guard let text = item.scalar?.string, let threshold = try? Threshold(parsing: text) else { return true }
+            return kind.judges(threshold)
+        }
+        let inheritedItems = kept.map(\.0), inheritedRaw = kept.map(\.1)
+        guard let own else {
+            guard !kept.isEmpty else { return nil }
+            return Entry(keyMark: inherited.keyMark,
+                         raw: .sequence(Node.Sequence(inheritedRaw, allInheritedRaw.tag, .flow, inherited.raw.mark)),
+                         value: .sequence(Node.Sequence(inheritedItems, allInheritedItems.tag, .flow, inherited.value.mark)),
+                         referencesEnvironment: inherited.referencesEnvironment)
+        }
         guard case .sequence(let ownItems) = own.value, case .sequence(let ownRaw) = own.raw else { return own }
         let mark = own.value.mark
         return Entry(keyMark: own.keyMark,
-                     raw: .sequence(Node.Sequence(Array(inheritedRaw) + Array(ownRaw), ownRaw.tag, .flow, mark)),
-                     value: .sequence(Node.Sequence(Array(inheritedItems) + Array(ownItems), ownItems.tag, .flow, mark)),
+                     raw: .sequence(Node.Sequence(inheritedRaw + Array(ownRaw), ownRaw.tag, .flow, mark)),
+                     value: .sequence(Node.Sequence(inheritedItems + Array(ownItems), ownItems.tag, .flow, mark)),
                      referencesEnvironment: own.referencesEnvironment || inherited.referencesEnvironment)
     }
 

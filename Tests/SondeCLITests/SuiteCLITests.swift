@@ -134,7 +134,7 @@ import Testing
             duration: 2s
             ping-interval: 300ms
             message-rate: 10
-            thresholds: ["errors.rate<=0%"]
+            thresholds: ["ws.corrupted.count==0", "ws.ping.p95<1s"]
         """)
         let output = Harness.temporaryDirectory()
         let result = try Harness.sonde(["run", suite, "--output-dir", output], timeout: 60)
@@ -223,7 +223,10 @@ import Testing
                 "the printed entry validates against the suite schema")
         let reread = try Harness.sonde(["run", suite, "--print-suite"])
         #expect(reread.status == 0, "\(reread.stderr)")
-        #expect(reread.stdout == "checks:\n" + printed.stdout, "\(reread.stdout)\n---\n\(printed.stdout)")
+        // The same entry, as `sonde run --print-suite` indents it under `checks:`.
+        let indented = printed.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.isEmpty ? "" : "  " + $0 }.joined(separator: "\n")
+        #expect(reread.stdout == "checks:\n" + indented, "\(reread.stdout)\n---\n\(printed.stdout)")
         let output = Harness.temporaryDirectory()
         let run = try Harness.sonde(["run", suite, "--output-dir", output], timeout: 60)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")

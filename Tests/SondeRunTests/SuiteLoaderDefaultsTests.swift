@@ -46,12 +46,34 @@ import Testing
         #expect(probe.thresholds == ["errors.rate<1%", "wait.p95<200ms"], "the defaults' thresholds, then the check's")
         #expect(probe.cacert == ca)
         #expect(soak.duration == DurationValue(seconds: 5))
-        #expect(soak.thresholds == ["errors.rate<1%"])
+        #expect(soak.thresholds == nil, "errors.rate judges probes: a soak does not take it from the defaults")
         #expect(soak.cacert == ca)
-        #expect(resume.thresholds == ["errors.rate<1%"], "an empty list of its own adds nothing")
+        #expect(resume.thresholds == [], "a resume check has no threshold metrics: none is inherited")
         #expect(resume.cacert == ca)
         #expect(resume.trials == nil)
         #expect(loaded.written.isEmpty)
+    }
+
+    /// A default threshold applies to the checks whose kind it judges; in a check of another kind it is an error.
+    @Test func aThresholdJudgesOnlyItsKind() throws {
+        let loaded = try SuiteText.load("""
+        defaults:
+          thresholds: ["errors.rate<1%", "ws.ping.p95<100ms"]
+        checks:
+          - {name: api, kind: probe, urls: ["http://127.0.0.1:9/"]}
+          - {name: sock, kind: soak, url: "ws://127.0.0.1:9/"}
+        """, folder: "/tmp").get()
+        #expect(loaded.suite.checks.map(\.spec.thresholds) == [["errors.rate<1%"], ["ws.ping.p95<100ms"]])
+        let wrong = SuiteText.load("""
+        checks:
+          - {name: sock, kind: soak, url: "ws://127.0.0.1:9/", thresholds: ["wait.p95<1s"]}
+        """, folder: "/tmp")
+        guard case .failure(let failure) = wrong else {
+            Issue.record("a probe metric on a soak check was accepted")
+            return
+        }
+        #expect(failure.problems.first?.key == "thresholds" && failure.problems.first?.message.contains("ws.*") == true, "\(failure)")
+        #expect(failure.problems.first?.line == 2, "\(failure)")
     }
 
     @Test func expandsVariablesAndDollarDollar() throws {

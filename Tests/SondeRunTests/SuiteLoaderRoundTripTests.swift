@@ -82,7 +82,6 @@ import Yams
         insecure: true
         cacert: \(folder)/ca.pem
         resolve: ["cdn.example:443:127.0.0.1"]
-        thresholds: ["errors.count==0"]
         """)
         let upload = try YAMLDecoder().decode(ResumeSpec.self, from: """
         url: http://127.0.0.1:9/files
