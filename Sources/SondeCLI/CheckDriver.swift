@@ -24,6 +24,42 @@ struct CheckDriver {
     let report: ReportOptions
     /// `--capture`, nil without.
     var capture: CaptureSession.Mode?
+    /// Checks run at once at most (a suite's `parallel`); 1 runs them in order.
+    var parallel = 1
+
+    /// How one check went, for the run.
+    struct CheckRun: Sendable {
+        var outcome: CheckOutcome?
+        /// Some of the check's work failed, or (in a suite) the check ended with an error.
+        var failedWork = false
+        /// What stops the whole run: the recorder refused a check's bracket, or a plain command's check ended with an error.
+        var runError: TaskError?
+    }
+
+    /// Runs one check, bracketed by the recorder's `beginCheck`/`endCheck` when it has a name.
+    private func run(_ check: PlannedCheck, in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckRun {
+        let recorder = lifecycle.recorder
+        if let name = check.name {
+            if !report.json { print("\n── check \(name) (\(check.runner.kind))") }
+            do throws(TaskError) {
+                try recorder.beginCheck(name: name, kind: check.runner.kind, thresholds: check.thresholds, overlapping: context.overlapping)
+            } catch {
+                return CheckRun(runError: error)
+            }
+        }
+        let outcome = await check.runner.run(in: lifecycle, context)
+        guard let name = check.name else { return CheckRun(outcome: outcome, failedWork: outcome.failedWork, runError: outcome.error) }
+        if let error = outcome.error {
+            // In a suite a check's error fails that check; the suite goes on.
+            printError("sonde: check \(name): \(error.message)")
+        }
+        do throws(TaskError) {
+            try recorder.endCheck(name, error: outcome.error, interrupted: lifecycle.interrupted)
+        } catch {
+            return CheckRun(outcome: outcome, failedWork: true, runError: error)
+        }
+        return CheckRun(outcome: outcome, failedWork: outcome.failedWork || outcome.error != nil)
+    }
 
     func run(_ checks: [PlannedCheck]) async -> ExitStatus {
         let redactor = report.redactor
@@ -45,40 +81,39 @@ struct CheckDriver {
         guard lifecycle.startCapture(mode: capture, endpoints: checks.flatMap { $0.runner.endpoints }, localPorts: localPorts) else { return .usage }
 
         let suite = checks.contains { $0.name != nil }
+        let width = max(1, min(parallel, checks.count))
         var runError: TaskError?
         var failedWork = false
-        for check in checks {
-            if lifecycle.interrupted { break }
-            if let name = check.name {
-                if !report.json { print("\n── check \(name) (\(check.runner.kind))") }
-                do throws(TaskError) {
-                    try lifecycle.recorder.beginCheck(name: name, kind: check.runner.kind, thresholds: check.thresholds)
-                } catch {
+        if width == 1 {
+            for check in checks {
+                if lifecycle.interrupted { break }
+                let ran = await run(check, in: lifecycle, CheckContext(name: check.name))
+                if ran.outcome?.setupFailed == true && !suite, let error = ran.outcome?.error {
+                    // Nothing of the only check ran: the run is given up as a usage error.
+                    return lifecycle.abandon(error, prefix: "sonde \(command)")
+                }
+                failedWork = failedWork || ran.failedWork
+                if let error = ran.runError {
                     runError = error
                     break
                 }
             }
-            let outcome = await check.runner.run(in: lifecycle)
-            if outcome.setupFailed && !suite, let error = outcome.error {
-                // Nothing of the only check ran: the run is given up as a usage error.
-                return lifecycle.abandon(error, prefix: "sonde \(command)")
-            }
-            failedWork = failedWork || outcome.failedWork
-            if let name = check.name {
-                if let error = outcome.error {
-                    // In a suite a check's error fails that check; the suite goes on.
-                    printError("sonde: check \(name): \(error.message)")
-                    failedWork = true
+        } else {
+            // Up to `width` checks at once, started in their order; a Ctrl-C starts no more.
+            await withTaskGroup(of: CheckRun.self) { group in
+                var next = 0
+                func startNext() {
+                    guard next < checks.count, runError == nil, !lifecycle.interrupted else { return }
+                    let check = checks[next]
+                    next += 1
+                    group.addTask { await self.run(check, in: lifecycle, CheckContext(name: check.name, overlapping: true)) }
                 }
-                do throws(TaskError) {
-                    try lifecycle.recorder.endCheck(error: outcome.error, interrupted: lifecycle.interrupted)
-                } catch {
-                    runError = error
-                    break
+                for _ in 0..<width { startNext() }
+                while let ran = await group.next() {
+                    failedWork = failedWork || ran.failedWork
+                    if runError == nil { runError = ran.runError }
+                    startNext()
                 }
-            } else if let error = outcome.error {
-                runError = error
-                break
             }
         }
 

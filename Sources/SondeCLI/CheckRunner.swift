@@ -2,7 +2,7 @@ import SondeCore
 import SondeReport
 
 /// How one check's run ended, for the run's status (`RunStatus.of`) and the check's own.
-struct CheckOutcome {
+struct CheckOutcome: Sendable {
     /// What stopped the check itself (a recording failure, an engine that could not start, a
     /// resume whose reference download failed); nil when it ran to its end.
     var error: TaskError?
@@ -11,6 +11,16 @@ struct CheckOutcome {
     /// The engine could not be set up after the run folder was opened (nothing of the check ran):
     /// a single command gives the run up as a usage error, a suite goes on with its next check.
     var setupFailed = false
+}
+
+/// Where a check runs: its name in a suite (nil for a plain command), and whether other checks
+/// run beside it (then its terminal lines carry its name and no TTY status line is drawn).
+struct CheckContext {
+    var name: String?
+    var overlapping = false
+
+    /// The prefix of the check's terminal lines.
+    var linePrefix: String { overlapping ? "[\(name ?? "")] " : "" }
 }
 
 /// The engine of one check, driven by `CheckDriver` inside a run's lifecycle. Each kind's runner
@@ -70,11 +80,11 @@ enum CheckRunner {
         }
     }
 
-    func run(in lifecycle: RunLifecycle) async -> CheckOutcome {
+    func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
         switch self {
-        case .probe(let runner): return await runner.run(in: lifecycle)
-        case .soak(let runner): return await runner.run(in: lifecycle)
-        case .resume(let runner): return await runner.run(in: lifecycle)
+        case .probe(let runner): return await runner.run(in: lifecycle, context)
+        case .soak(let runner): return await runner.run(in: lifecycle, context)
+        case .resume(let runner): return await runner.run(in: lifecycle, context)
         }
     }
 

@@ -38,11 +38,12 @@ struct ProbeCheckRunner {
 
     var endpoints: [(address: String, port: Int)] { groups.flatMap { CaptureEndpoints.resolve(urls: $0.urls, resolve: $0.options.resolve) } }
 
-    func run(in lifecycle: RunLifecycle) async -> CheckOutcome {
+    func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
         let recorder = lifecycle.recorder
         let json = lifecycle.report.json
         let renderer = ReportOptions.terminalRenderer
-        let progressOnTTY = isatty(STDERR_FILENO) == 1
+        let progressOnTTY = isatty(STDERR_FILENO) == 1 && !context.overlapping
+        let check = context.name, prefix = context.linePrefix
         let totalTasks = groups.reduce(0) { $0 + $1.urls.count * max(1, $1.options.count) }
         let runners = self.runners
         let failedBefore = recorder.failedTasks
@@ -58,13 +59,15 @@ struct ProbeCheckRunner {
                         urls: urls,
                         shouldStop: { sonde_received_signal() != 0 || failure != nil },
                         onTask: { task in
+                            var task = task
+                            task.check = check
                             do throws(TaskError) { try recording.submit(task) } catch { failure = error }
                             done += 1
                             guard !json else { return }
                             if done <= Self.detailedTasks {
-                                print(renderer.render(task: task))
+                                print(prefix + renderer.render(task: task))
                             } else if done == Self.detailedTasks + 1 {
-                                print("… \(totalTasks - Self.detailedTasks) more tasks: see the summary below and the report")
+                                print(prefix + "… \(totalTasks - Self.detailedTasks) more tasks: see the summary below and the report")
                             }
                             if progressOnTTY, done > Self.detailedTasks, monotonicMicroseconds() - lastProgress > 250_000 {
                                 lastProgress = monotonicMicroseconds()

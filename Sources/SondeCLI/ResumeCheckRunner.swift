@@ -35,14 +35,16 @@ struct ResumeCheckRunner {
 
     var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: [url], resolve: settings.resolve) }
 
-    func run(in lifecycle: RunLifecycle) async -> CheckOutcome {
+    func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
         // The transfers block; they run off Swift's cooperative pool as the probe engine does.
-        await runOnDedicatedThread(named: "sonde-resume") { runBlocking(in: lifecycle) }
+        await runOnDedicatedThread(named: "sonde-resume") { runBlocking(in: lifecycle, context) }
     }
 
-    private func runBlocking(in lifecycle: RunLifecycle) -> CheckOutcome {
+    private func runBlocking(in lifecycle: RunLifecycle, _ context: CheckContext) -> CheckOutcome {
         let recorder = lifecycle.recorder
         let json = lifecycle.report.json
+        let check = context.name, prefix = context.linePrefix
+        let bars = !context.overlapping
         let display = settings.redactor.redact(url: url)
         let renderer = ReportOptions.terminalRenderer
         let shouldStop = { lifecycle.interrupted }
@@ -51,40 +53,40 @@ struct ResumeCheckRunner {
             switch work {
             case .verdict:
                 let verdict = try ResumabilityChecker(settings: settings).verdict(url: url, reference: nil)
-                try recorder.record(resumeVerdict: verdict)
-                if !json { print(renderer.render(verdict: verdict)) }
+                try recorder.record(resumeVerdict: verdict, check: check)
+                if !json { print(prefix + renderer.render(verdict: verdict)) }
             case .downloads(let trials, var options):
                 options.workDirectory = workDirectory
                 let worker = options.kinds.contains(.processKill) ? try Self.workerCommand() : nil
                 let runner = try DownloadTrialRunner(url: url, settings: settings, options: options, worker: worker, seed: seed)
-                if !json { print("resume \(display): reference download, then \(trials) trial\(trials == 1 ? "" : "s"); report in \(recorder.folder.path)") }
+                if !json { print(prefix + "resume \(display): reference download, then \(trials) trial\(trials == 1 ? "" : "s"); report in \(recorder.folder.path)") }
                 let reference = try runner.reference()
                 if !json {
-                    print("reference: \(reference.length) bytes in \(formatMs(reference.durationMs)) ms, sha256 \(reference.sha256)"
+                    print(prefix + "reference: \(reference.length) bytes in \(formatMs(reference.durationMs)) ms, sha256 \(reference.sha256)"
                         + (reference.validator.map { ", validator \($0)" } ?? ", no validator"))
                 }
                 let verdict = try ResumabilityChecker(settings: settings).verdict(url: url, reference: reference)
-                try recorder.record(resumeVerdict: verdict)
-                if !json { print(renderer.render(verdict: verdict) + "\n") }
+                try recorder.record(resumeVerdict: verdict, check: check)
+                if !json { print(prefix + renderer.render(verdict: verdict) + "\n") }
                 for number in 1...trials {
                     if shouldStop() { break }
                     let trial = runner.runTrial(number: number, reference: reference, shouldStop: shouldStop,
-                                                onProgress: progressBar(trial: number, of: trials, length: reference.length, json: json))
-                    try record(trial, recorder: recorder, json: json)
+                                                onProgress: progressBar(trial: number, of: trials, length: reference.length, json: json || !bars))
+                    try record(trial, recorder: recorder, json: json, context)
                 }
             case .uploads(let trials, var options):
                 options.workDirectory = workDirectory
                 let worker = options.kinds.contains(.processKill) ? try Self.workerCommand() : nil
                 let runner = try UploadTrialRunner(url: url, settings: settings, options: options, worker: worker, seed: seed)
                 if !json {
-                    print("upload \(options.filePath) (\(runner.length) bytes, sha256 \(runner.fileSha256)) to \(display) "
+                    print(prefix + "upload \(options.filePath) (\(runner.length) bytes, sha256 \(runner.fileSha256)) to \(display) "
                         + "with \(options.uploadProtocol.name): \(trials) trial\(trials == 1 ? "" : "s"); report in \(recorder.folder.path)")
                 }
                 for number in 1...trials {
                     if shouldStop() { break }
                     let trial = runner.runTrial(number: number, shouldStop: shouldStop,
-                                                onProgress: progressBar(trial: number, of: trials, length: runner.length, json: json))
-                    try record(trial, recorder: recorder, json: json)
+                                                onProgress: progressBar(trial: number, of: trials, length: runner.length, json: json || !bars))
+                    try record(trial, recorder: recorder, json: json, context)
                 }
             }
         } catch {
@@ -93,10 +95,10 @@ struct ResumeCheckRunner {
         return CheckOutcome()
     }
 
-    private func record(_ trial: ResumeTrial, recorder: RunRecorder, json: Bool) throws(TaskError) {
-        if isatty(STDERR_FILENO) == 1 && !json { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        try recorder.record(resumeTrial: trial)
-        if !json { print(ReportOptions.terminalRenderer.render(trial: trial)) }
+    private func record(_ trial: ResumeTrial, recorder: RunRecorder, json: Bool, _ context: CheckContext) throws(TaskError) {
+        if isatty(STDERR_FILENO) == 1 && !json && !context.overlapping { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        try recorder.record(resumeTrial: trial, check: context.name)
+        if !json { print(context.linePrefix + ReportOptions.terminalRenderer.render(trial: trial)) }
     }
 
     /// A progress bar on stderr when it is a TTY (and no --json), redrawn at most ten times a second.

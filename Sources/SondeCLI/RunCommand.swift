@@ -65,7 +65,7 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         let status = await CheckDriver(command: "run", arguments: Array(CommandLine.arguments.dropFirst()), report: report,
-                                       capture: capture.flatMap(CaptureSession.Mode.init(rawValue:)))
+                                       capture: capture.flatMap(CaptureSession.Mode.init(rawValue:)), parallel: suite.parallel)
             .run(planned)
         throw ExitCode(status.rawValue)
     }

@@ -36,28 +36,28 @@ struct SoakCheckRunner {
 
     var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: [url], resolve: []) }
 
-    func run(in lifecycle: RunLifecycle) async -> CheckOutcome {
+    func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
         let recorder = lifecycle.recorder
-        let sink = SoakJournalSink(recorder: recorder)
+        let sink = SoakJournalSink(recorder: recorder, check: context.name)
         let engine: SoakEngine
         do {
             engine = try SoakEngine(options: options, sink: sink, redactor: lifecycle.report.redactor)
-            try recorder.record(soakStart: displayURL, config: options.config, startedAt: engine.clock.startedAt)
+            try recorder.record(soakStart: displayURL, config: options.config, startedAt: engine.clock.startedAt, check: context.name)
         } catch {
             return CheckOutcome(error: error, setupFailed: true)
         }
         let json = lifecycle.report.json
         if !json {
             if let maxIdle = discoverIdleTimeout {
-                print("idle-timeout discovery \(displayURL): \(options.config.connections) silent connections up to "
+                print(context.linePrefix + "idle-timeout discovery \(displayURL): \(options.config.connections) silent connections up to "
                     + "\(formatDuration(maxIdle)) (takes about that long); report in \(recorder.folder.path)")
             } else {
-                print("soak \(displayURL): \(options.config.connections) connection\(options.config.connections == 1 ? "" : "s") "
+                print(context.linePrefix + "soak \(displayURL): \(options.config.connections) connection\(options.config.connections == 1 ? "" : "s") "
                     + "for \(formatDuration(options.config.durationS)); report in \(recorder.folder.path)")
             }
         }
         // Flush the samples every second and keep the status line fresh while the engine runs.
-        let statusOnTTY = isatty(STDERR_FILENO) == 1 && !json
+        let statusOnTTY = isatty(STDERR_FILENO) == 1 && !json && !context.overlapping
         let connections = options.config.connections
         let duration = options.config.durationS
         let clock = engine.clock
@@ -87,7 +87,7 @@ struct SoakCheckRunner {
         if statusOnTTY { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         sink.close()
         if let findings {
-            do throws(TaskError) { try recorder.record(idleTimeout: findings) } catch { sink.fail(error) }
+            do throws(TaskError) { try recorder.record(idleTimeout: findings, check: context.name) } catch { sink.fail(error) }
         }
         // The recorder turns passed into failed when the soak failed (or a threshold did).
         return CheckOutcome(error: sink.recordingFailure)

@@ -21,8 +21,12 @@ final class SoakJournalSink: SoakEventSink, @unchecked Sendable {
     private var missed = 0
     private var liveRTT = LatencyDistribution()
 
-    init(recorder: RunRecorder) {
+    /// The check whose soak this is (a suite's), nil outside checks.
+    private let check: String?
+
+    init(recorder: RunRecorder, check: String? = nil) {
         self.recorder = recorder
+        self.check = check
     }
 
     func attempt(_ attempt: SoakAttempt) {
@@ -36,7 +40,7 @@ final class SoakJournalSink: SoakEventSink, @unchecked Sendable {
             lost += attempt.messages.lost
         }
         guard failure == nil, !closed else { return }
-        do throws(TaskError) { try recorder.record(attempt: attempt) } catch { failure = error }
+        do throws(TaskError) { try recorder.record(attempt: attempt, check: check) } catch { failure = error }
     }
 
     func ping(connection: Int, attempt: Int, atMicros: Int64, rttMicros: Int64) {
@@ -67,7 +71,7 @@ final class SoakJournalSink: SoakEventSink, @unchecked Sendable {
         let batch = samples
         samples = SoakSamples()
         do throws(TaskError) {
-            try recorder.record(samples: batch)
+            try recorder.record(samples: batch, check: check)
             try recorder.flushIfDue()
         } catch {
             failure = error

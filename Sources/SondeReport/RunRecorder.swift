@@ -12,10 +12,15 @@ import SondeCore
 /// the same files.
 ///
 /// Checks (`sonde run`): between `beginCheck` and `endCheck` everything recorded belongs to that
-/// check and carries its name, in the journal and in the reports. Invariants: at most one check is
-/// under way; check names are unique within a run. Call `beginCheck`/`endCheck` only while no
-/// `RecorderThread` records into this recorder (after its `finish`), as every other method.
-public final class RunRecorder {
+/// check and carries its name, in the journal and in the reports. Checks may overlap (a suite's
+/// `parallel`): then each record names its check (`check:`, or the entry's own `check`), and a
+/// record that names none belongs to the one check under way. Invariant: check names are unique
+/// within a run.
+///
+/// Threading: every public method takes `lock`, so the engines of overlapping checks (a
+/// `RecorderThread`, the soak's event sink, a resume thread) may record at once.
+public final class RunRecorder: @unchecked Sendable {
+    private let lock = NSLock()
     public let folder: RunFolder
     public let tool: ToolInfo
     public private(set) var run: RunInfo
@@ -26,12 +31,9 @@ public final class RunRecorder {
     private var soaks: [SoakReportBuilder] = []
     /// The resume trials and verdicts recorded so far.
     private var resume = ResumeResults()
-    /// The checks begun so far, in order; `current` indexes the one under way.
+    /// The checks begun so far, in order; `open` indexes those under way, in the order they began.
     private var checks: [CheckBuilder] = []
-    private var current: Int?
-    /// The tails of the attempt and samples lines: they name the check under way.
-    private var attemptSuffix = SoakAttemptLine.suffix
-    private var samplesSuffix = SoakSamplesLine.suffix
+    private var open: [Int] = []
     private let encoder = ReportJSONWriter.makeEncoder()
     /// Reused for every journal line's value (its capacity persists), written without `JSONEncoder`.
     private var line = JSONOutput(capacity: 8192)
@@ -57,18 +59,32 @@ public final class RunRecorder {
     }
 
     /// Tasks recorded so far that ended in an error (cheap: no distribution is summarised).
-    public var failedTasks: Int { summary.failedTasks }
+    public var failedTasks: Int { lock.withLock { summary.failedTasks } }
 
-    /// The name of the check under way, nil between checks and in runs without them.
-    public var checkUnderWay: String? { current.map { checks[$0].name } }
+    /// The name of the one check under way; nil between checks, in runs without them, and while
+    /// several overlap.
+    public var checkUnderWay: String? { lock.withLock { soleOpenCheck } }
+
+    private var soleOpenCheck: String? { open.count == 1 ? checks[open[0]].name : nil }
+
+    /// The check a record belongs to: the one it names when that one is under way, else the one
+    /// check under way; nil outside checks.
+    private func checkIndex(named name: String?) -> Int? {
+        if let name, let index = open.first(where: { checks[$0].name == name }) { return index }
+        return open.count == 1 ? open[0] : nil
+    }
 
     /// From here until `endCheck`, everything recorded belongs to the check `name` (kind
     /// "probe"|"soak"|"resume"). `thresholds` are the check's own rules, evaluated at `finish` on
     /// that check's figures only. Throws `internalError` when a check is under way, the name is
     /// taken or unusable (`CheckReport.nameProblem`), or the kind unknown; `localIOError` when the
     /// journal cannot take the line.
-    public func beginCheck(name: String, kind: String, thresholds: [Threshold]) throws(TaskError) {
-        if let current {
+    /// - Parameter overlapping: other checks may be under way (a suite's `parallel`); without it a
+    ///   check under way is an error.
+    public func beginCheck(name: String, kind: String, thresholds: [Threshold], overlapping: Bool = false) throws(TaskError) {
+        lock.lock()
+        defer { lock.unlock() }
+        if !overlapping, let current = open.first {
             throw TaskError(code: .internalError, message: "check \(checks[current].name) is still under way: end it before \(name) begins")
         }
         if let problem = CheckReport.nameProblem(name) { throw TaskError(code: .internalError, message: problem) }
@@ -84,20 +100,21 @@ public final class RunRecorder {
         // A run of checks renders from its journal: files begun live for earlier tasks go.
         liveReport = nil
         checks.append(CheckBuilder(begin: begin, thresholds: thresholds))
-        current = checks.count - 1
-        attemptSuffix = SoakAttemptLine.suffix(check: name)
-        samplesSuffix = SoakSamplesLine.suffix(check: name)
+        open.append(checks.count - 1)
     }
 
-    /// The check under way ended; `error` is what stopped the check itself (nil when it ran),
-    /// `interrupted` when Ctrl-C ended it. Throws `internalError` when no check is under way.
-    public func endCheck(error: TaskError?, interrupted: Bool) throws(TaskError) {
-        guard let current else { throw TaskError(code: .internalError, message: "no check is under way, so none can end") }
+    /// The check `name` (nil: the one under way) ended; `error` is what stopped the check itself
+    /// (nil when it ran), `interrupted` when Ctrl-C ended it. Throws `internalError` when that check
+    /// is not under way.
+    public func endCheck(_ name: String? = nil, error: TaskError?, interrupted: Bool) throws(TaskError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let current = name.map({ name in open.first { checks[$0].name == name } }) ?? (open.count == 1 ? open.first : nil) else {
+            throw TaskError(code: .internalError, message: "no check \(name.map { "named \($0) " } ?? "")is under way, so none can end")
+        }
         let end = CheckEndLine.End(name: checks[current].name, finishedAt: .now(), error: error, interrupted: interrupted)
         checks[current].end = end
-        self.current = nil
-        attemptSuffix = SoakAttemptLine.suffix
-        samplesSuffix = SoakSamplesLine.suffix
+        open.removeAll { $0 == current }
         try append(CheckEndLine(check: end))
         try journal.flush()
     }
@@ -107,8 +124,11 @@ public final class RunRecorder {
     /// files fail, they are dropped and `finish` renders from the journal, so the summary always
     /// describes the journalled tasks.
     public func record(_ task: ProbeTask) throws(TaskError) {
+        lock.lock()
+        defer { lock.unlock() }
         var task = task
-        if let current { task.check = checks[current].name }
+        let current = checkIndex(named: task.check)
+        task.check = current.map { checks[$0].name }
         try appendLine(ReportJSONWriter.probeLinePrefix, task, ReportJSONWriter.probeLineSuffix)
         summary.add(task)
         if let current { checks[current].add(task) }
@@ -129,63 +149,85 @@ public final class RunRecorder {
 
     /// Records the evidence of one capture (a line of its own in the journal).
     public func record(capture: CaptureReport) throws(TaskError) {
+        lock.lock()
+        defer { lock.unlock() }
         recordedCapture = true
         try append(CaptureLine(capture: capture))
     }
 
-    /// Records the start of a WebSocket soak (of the check under way, if any).
-    public func record(soakStart url: String, config: SoakConfig, startedAt: Timestamp) throws(TaskError) {
-        let check = checkUnderWay
+    /// Records the start of a WebSocket soak (of the check `check`, or the one under way, if any).
+    public func record(soakStart url: String, config: SoakConfig, startedAt: Timestamp, check name: String? = nil) throws(TaskError) {
+        lock.lock()
+        defer { lock.unlock() }
+        let check = checkIndex(named: name).map { checks[$0].name }
         let builder = SoakReportBuilder(url: url, config: config, startedAt: startedAt, check: check)
         if let index = soaks.lastIndex(where: { $0.check == check }) { soaks[index] = builder } else { soaks.append(builder) }
         try append(SoakStartLine(soak: .init(url: url, config: config, startedAt: startedAt, check: check)))
     }
 
-    /// The soak of the check under way (or the run's own outside checks), nil before it started.
-    private var currentSoak: Int? {
-        let check = checkUnderWay
-        return soaks.lastIndex { $0.check == check }
+    /// The check a soak record of `name` belongs to, and that check's soak (or the run's own
+    /// outside checks), nil before it started.
+    private func soak(of name: String?) -> (check: String?, index: Int?) {
+        let check = checkIndex(named: name).map { checks[$0].name }
+        return (check, soaks.lastIndex { $0.check == check })
     }
 
     /// Records one attempt of a soak's connection (again each time it changes; the last wins).
-    public func record(attempt: SoakAttempt) throws(TaskError) {
-        if let index = currentSoak { soaks[index].add(attempt) }
-        try appendLine(SoakAttemptLine.prefix, attempt, attemptSuffix)
+    public func record(attempt: SoakAttempt, check name: String? = nil) throws(TaskError) {
+        lock.lock()
+        defer { lock.unlock() }
+        let (check, index) = soak(of: name)
+        if let index { soaks[index].add(attempt) }
+        try appendLine(SoakAttemptLine.prefix, attempt, check.map(SoakAttemptLine.suffix(check:)) ?? SoakAttemptLine.suffix)
     }
 
     /// Records a batch of soak samples.
-    public func record(samples: SoakSamples) throws(TaskError) {
+    public func record(samples: SoakSamples, check name: String? = nil) throws(TaskError) {
         guard !samples.isEmpty else { return }
-        if let index = currentSoak { soaks[index].add(samples) }
-        try appendLine(SoakSamplesLine.prefix, samples, samplesSuffix)
+        lock.lock()
+        defer { lock.unlock() }
+        let (check, index) = soak(of: name)
+        if let index { soaks[index].add(samples) }
+        try appendLine(SoakSamplesLine.prefix, samples, check.map(SoakSamplesLine.suffix(check:)) ?? SoakSamplesLine.suffix)
     }
 
     /// Records what an idle-timeout discovery found.
-    public func record(idleTimeout findings: IdleTimeoutFindings) throws(TaskError) {
-        if let index = currentSoak { soaks[index].set(idleTimeout: findings) }
-        try append(SoakIdleLine(findings: findings, check: checkUnderWay))
+    public func record(idleTimeout findings: IdleTimeoutFindings, check name: String? = nil) throws(TaskError) {
+        lock.lock()
+        defer { lock.unlock() }
+        let (check, index) = soak(of: name)
+        if let index { soaks[index].set(idleTimeout: findings) }
+        try append(SoakIdleLine(findings: findings, check: check))
     }
 
     /// Records one finished resume trial (flushed at once: trials are few and each may be long).
-    public func record(resumeTrial trial: ResumeTrial) throws(TaskError) {
+    public func record(resumeTrial trial: ResumeTrial, check name: String? = nil) throws(TaskError) {
+        lock.lock()
+        defer { lock.unlock() }
         var trial = trial
-        trial.check = checkUnderWay
+        trial.check = checkIndex(named: name).map { checks[$0].name }
         resume.trials.append(trial)
         try append(ResumeTrialLine(trial: trial))
         try journal.flush()
     }
 
     /// Records one resumability verdict.
-    public func record(resumeVerdict verdict: ResumeVerdict) throws(TaskError) {
+    public func record(resumeVerdict verdict: ResumeVerdict, check name: String? = nil) throws(TaskError) {
+        lock.lock()
+        defer { lock.unlock() }
         var verdict = verdict
-        verdict.check = checkUnderWay
+        verdict.check = checkIndex(named: name).map { checks[$0].name }
         resume.verdicts.append(verdict)
         try append(ResumeVerdictLine(verdict: verdict))
         try journal.flush()
     }
 
     /// Flushes the journal if its buffer has waited a flush interval (call this while idle).
-    public func flushIfDue() throws(TaskError) { try journal.flushIfDue() }
+    public func flushIfDue() throws(TaskError) {
+        lock.lock()
+        defer { lock.unlock() }
+        try journal.flushIfDue()
+    }
 
     /// Ends the run: evaluates the run's thresholds on the whole run and each check's thresholds on
     /// that check's figures (a failing one, like a failed soak, trial or check, turns a passed run into a
@@ -196,6 +238,8 @@ public final class RunRecorder {
     @discardableResult
     public func finish(status: RunStatus, thresholds: [Threshold] = [], baseline: JournalScan.Result? = nil,
                        prometheusPath: String? = nil) throws(TaskError) -> RunOutcome {
+        lock.lock()
+        defer { lock.unlock() }
         // However this ends, the live files go: committed ones are renamed, the rest (a journal that
         // could not be closed, a full disk) leave no `.partial` behind.
         defer { liveReport = nil }

@@ -146,6 +146,45 @@ import Testing
         #expect((messages["received"] as? Int ?? 0) > 10 && messages["corrupted"] as? Int == 0, "\(messages)")
     }
 
+    /// `parallel: 3` lets the checks overlap: each check's entries still name it, and the run
+    /// takes about as long as its longest check, not the sum.
+    @Test func parallelChecksOverlapAndKeepTheirEntries() throws {
+        let target = try TargetProcess.get()
+        let suite = Self.suiteFile("""
+        parallel: 3
+        checks:
+          - {name: slow-a, kind: probe, urls: ["\(target.http)/delay/1500"], count: 2}
+          - {name: slow-b, kind: probe, urls: ["\(target.https)/delay/1500"], count: 2, cacert: "\(target.caFile)", http2: true}
+          - {name: socket, kind: soak, url: "\(target.ws)/ws/echo", duration: 3s, ping-interval: 250ms, message-rate: 10,
+             thresholds: ["ws.corrupted.count==0"]}
+          - {name: verdict, kind: resume, url: "\(target.http)/bytes/100000", check: true}
+        """)
+        let output = Harness.temporaryDirectory()
+        let started = Date()
+        let result = try Harness.sonde(["run", suite, "--output-dir", output], timeout: 60)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        // In order this takes 3 s + 3 s + 3 s and the verdict; three at a time, about 3 s.
+        #expect(elapsed < 7, "\(elapsed) s")
+        let folder = try Self.onlyRun(in: output)
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+        let report = try Self.report(folder)
+        let checks = Self.checks(report)
+        #expect(Set(checks.keys) == ["slow-a", "slow-b", "socket", "verdict"])
+        for (name, check) in checks { #expect(check["status"] as? String == "passed", "\(name): \(check)") }
+        let probes = report["probes"] as? [[String: Any]] ?? []
+        #expect(probes.filter { $0["check"] as? String == "slow-a" }.count == 2)
+        #expect(probes.filter { $0["check"] as? String == "slow-b" }.count == 2)
+        let slowB = probes.filter { $0["check"] as? String == "slow-b" }
+        #expect(slowB.allSatisfy { (($0["transactionMetrics"] as? [[String: Any]])?.first?["networkProtocolName"] as? String) == "h2" }, "\(slowB)")
+        #expect((report["soaks"] as? [[String: Any]])?.first?["check"] as? String == "socket")
+        #expect((report["resumeVerdicts"] as? [[String: Any]])?.first?["check"] as? String == "verdict")
+        // The three first checks were under way at the same time.
+        let starts = ["slow-a", "slow-b", "socket"].compactMap { checks[$0]?["startedAt"] as? String }.sorted()
+        let ends = ["slow-a", "slow-b", "socket"].compactMap { checks[$0]?["finishedAt"] as? String }.sorted()
+        #expect(starts.count == 3 && ends.count == 3 && starts.last! < ends.first!, "starts \(starts), ends \(ends)")
+    }
+
     /// A failing threshold of one check: 99, and only that check failed.
     @Test func aFailingThresholdExits99() throws {
         let target = try TargetProcess.get()
