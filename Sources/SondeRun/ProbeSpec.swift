@@ -119,10 +119,9 @@ public struct ProbeSpec: CheckSpec {
 
     public func problems() -> [SpecProblem] {
         var problems: [SpecProblem] = []
+        // On the command line a URL libcurl cannot fetch is its task's own error (`unsupportedScheme`,
+        // `malformedURL`), reported with the others; a suite refuses it (`urlProblems`).
         if urls.isEmpty { problems.append(SpecProblem(key: "urls", "give at least one URL")) }
-        for url in urls where !(url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://")) {
-            problems.append(SpecProblem(key: "urls", "'\(url)' is not an http:// or https:// URL"))
-        }
         problems += [
             SpecRules.number(count, key: "count", within: 1...10_000_000),
             SpecRules.number(parallel, key: "parallel", within: 1...1024),
@@ -143,6 +142,12 @@ public struct ProbeSpec: CheckSpec {
             problems.append(SpecProblem(key: "request", "'\(request)' is not a valid method"))
         }
         return problems
+    }
+
+    /// URLs that are not http:// or https://: a suite file refuses them before anything runs.
+    public func urlProblems() -> [SpecProblem] {
+        urls.filter { !($0.lowercased().hasPrefix("http://") || $0.lowercased().hasPrefix("https://")) }
+            .map { SpecProblem(key: "urls", "'\($0)' is not an http:// or https:// URL") }
     }
 
     public func resolvingPaths(against folder: String) -> ProbeSpec {

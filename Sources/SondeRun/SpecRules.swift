@@ -24,8 +24,11 @@ public enum SpecRules {
     /// nil when `value` is nil or within `range` (seconds); else the bound in words.
     public static func duration(_ value: DurationValue?, key: String, within range: ClosedRange<Double>) -> SpecProblem? {
         guard let value else { return nil }
-        guard range.contains(value.seconds) else {
-            return SpecProblem(key: key, "must be between \(DurationValue(seconds: range.lowerBound)) and \(DurationValue(seconds: range.upperBound)) (got \(value))")
+        if value.seconds > range.upperBound {
+            return SpecProblem(key: key, "must be at most \(DurationValue(seconds: range.upperBound)) (got \(value))")
+        }
+        if value.seconds < range.lowerBound {
+            return SpecProblem(key: key, "must be at least \(DurationValue(seconds: range.lowerBound)) (got \(value))")
         }
         return nil
     }
@@ -43,7 +46,7 @@ public enum SpecRules {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
               FileManager.default.isReadableFile(atPath: path) else {
-            return SpecProblem(key: key, "cannot read \(path): no such file, or not readable")
+            return SpecProblem(key: key, "\(path): no such file, or not readable")
         }
         return nil
     }

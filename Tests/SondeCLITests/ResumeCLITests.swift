@@ -192,7 +192,7 @@ import Testing
     @Test func uploadUsageErrors() throws {
         let output = Harness.temporaryDirectory()
         for (arguments, says) in [
-            (["http://127.0.0.1:9/x", "--upload", "/nonexistent/file"], "cannot read --upload"),
+            (["http://127.0.0.1:9/x", "--upload", "/nonexistent/file"], "--upload /nonexistent/file: no such file"),
             (["http://127.0.0.1:9/x", "--upload", Self.file, "--protocol", "ftp"], "--protocol"),
             (["http://127.0.0.1:9/x", "--upload", Self.file, "--interop-version", "2"], "--interop-version"),
             (["http://127.0.0.1:9/x", "--upload", Self.file, "--check"], "--check"),

@@ -160,7 +160,7 @@ import Testing
             urls: ["https://127.0.0.1:9/"]
             cacert: missing.pem
         """, folder: folder)
-        #expect(problems.map(\.description) == ["suite.yaml:5:13: cacert: cannot read \(folder)/missing.pem: no such file, or not readable"])
+        #expect(problems.map(\.description) == ["suite.yaml:5:13: cacert: \(folder)/missing.pem: no such file, or not readable"])
     }
 
     @Test func aDefaultsValueOnlyOneKindUsesIsNotAnErrorForOthers() throws {
