@@ -102,7 +102,7 @@ struct ProbeCommand: AsyncParsableCommand {
 
     func run() async throws {
         if printSuite.printSuite {
-            try SuitePrinter.print(.probe(spec), thresholds: report.thresholdExpressions)
+            try SuitePrinter.print(.probe(spec), thresholds: report.thresholdExpressions, redactor: report.redactor)
             return
         }
         if let keylog {

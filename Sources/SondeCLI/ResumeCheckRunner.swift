@@ -48,8 +48,12 @@ struct ResumeCheckRunner {
         let display = settings.redactor.redact(url: url)
         let renderer = ReportOptions.terminalRenderer
         let shouldStop = { lifecycle.interrupted }
-        let workDirectory = recorder.folder.path + "/transfers"
+        // Each check of a suite has a folder of its own under transfers/, so that files of two
+        // resume checks never meet.
+        let transfers = recorder.folder.path + "/transfers"
+        let workDirectory = transfers + (check.map { "/" + $0 } ?? "")
         do throws(TaskError) {
+            if check != nil { try NoFollowFile.ensureDirectory(transfers, mode: 0o700) }
             switch work {
             case .verdict:
                 let verdict = try ResumabilityChecker(settings: settings).verdict(url: url, reference: nil)

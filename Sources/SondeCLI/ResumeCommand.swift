@@ -96,7 +96,7 @@ struct ResumeCommand: AsyncParsableCommand {
     func run() async throws {
         let spec = self.spec
         if printSuite.printSuite {
-            try SuitePrinter.print(.resume(spec), thresholds: report.thresholdExpressions)
+            try SuitePrinter.print(.resume(spec), thresholds: report.thresholdExpressions, redactor: report.redactor)
             return
         }
         var arguments = Array(CommandLine.arguments.dropFirst())

@@ -57,9 +57,12 @@ struct RunCommand: AsyncParsableCommand {
             print(printed.suiteYAML(), terminator: "")
             return
         }
+        // Values from the environment are secrets wherever a name does not already say so.
+        var report = self.report
+        report.extraRedactions += Self.namesCarryingEnvironment(loaded)
         var planned: [PlannedCheck] = []
         for check in suite.checks {
-            do throws(SpecProblem) { planned.append(try plan(check)) } catch {
+            do throws(SpecProblem) { planned.append(try plan(check, report: report)) } catch {
                 printError("sonde run: check \(check.name): \(error.description)")
                 throw ExitCode(ExitStatus.usage.rawValue)
             }
@@ -70,8 +73,42 @@ struct RunCommand: AsyncParsableCommand {
         throw ExitCode(status.rawValue)
     }
 
+    /// The header and query parameter names whose values the suite took from the environment
+    /// (`${NAME}`): the run redacts them in every output, as it redacts Authorization; a
+    /// subprotocol from the environment redacts Sec-WebSocket-Protocol.
+    static func namesCarryingEnvironment(_ loaded: SuiteLoader.Loaded) -> [String] {
+        var names = Set<String>()
+        for (_, keys) in loaded.written {
+            for (key, value) in keys {
+                let items: [String]
+                switch value {
+                case .scalar(let text): items = [text]
+                case .list(let texts): items = texts
+                }
+                for item in items where item.contains("${") {
+                    switch key {
+                    case "headers":
+                        if let colon = item.firstIndex(of: ":") { names.insert(item[..<colon].trimmingCharacters(in: .whitespaces).lowercased()) }
+                    case "subprotocols":
+                        names.insert("sec-websocket-protocol")
+                    case "url", "urls", "proxy", "doh-url":
+                        // Query (and fragment) parameters whose value holds a reference.
+                        let query = item.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
+                        for parameter in query.split(whereSeparator: { $0 == "&" || $0 == ";" || $0 == "#" }) {
+                            let parts = parameter.split(separator: "=", maxSplits: 1)
+                            if parts.count == 2, parts[1].contains("${") { names.insert(String(parts[0]).lowercased()) }
+                        }
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+        return names.sorted()
+    }
+
     /// The engine of one validated check.
-    private func plan(_ check: SuiteCheck) throws(SpecProblem) -> PlannedCheck {
+    private func plan(_ check: SuiteCheck, report: ReportOptions) throws(SpecProblem) -> PlannedCheck {
         let redactor = report.redactor
         let thresholds: [Threshold]
         switch SpecRules.thresholds(check.spec.thresholds) {

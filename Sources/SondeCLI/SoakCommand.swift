@@ -109,7 +109,7 @@ struct SoakCommand: AsyncParsableCommand {
     func run() async throws {
         let spec = self.spec
         if printSuite.printSuite {
-            try SuitePrinter.print(.soak(spec), thresholds: report.thresholdExpressions)
+            try SuitePrinter.print(.soak(spec), thresholds: report.thresholdExpressions, redactor: report.redactor)
             return
         }
         let redactor = report.redactor

@@ -1,12 +1,17 @@
 import Foundation
+import SondeCore
 import SondeRun
 
 /// `--print-suite`: the suite entry equivalent to a command line, on stdout, ready to paste under
-/// `checks:` of a suite file (`sonde run`). The check's name comes from its URL's host.
+/// `checks:` of a suite file (`sonde run`). The check's name comes from its URL's host. A secret
+/// is not written into a file people keep: a header the redactor names (Authorization, cookies,
+/// tokens) is printed as `${SONDE_<NAME>}`, to be set in the environment of `sonde run`; a URL
+/// that holds a secret is printed as given, with a warning.
 enum SuitePrinter {
     /// Prints the entry of `spec` with the command line's `--threshold`s as the check's own.
-    static func print(_ spec: SuiteCheck.Spec, thresholds: [String]) throws {
-        var spec = spec
+    static func print(_ spec: SuiteCheck.Spec, thresholds: [String], redactor: Redactor) throws {
+        let (placeheld, written) = placeholdingSecrets(spec, redactor: redactor)
+        var spec = placeheld
         if !thresholds.isEmpty {
             switch spec {
             case .probe(var probe): probe.thresholds = thresholds; spec = .probe(probe)
@@ -14,7 +19,44 @@ enum SuitePrinter {
             case .resume(var resume): resume.thresholds = thresholds; spec = .resume(resume)
             }
         }
-        Swift.print(SuiteLoader.entryYAML(name: name(for: spec), spec: spec), terminator: "")
+        Swift.print(SuiteLoader.entryYAML(name: name(for: spec), spec: spec, written: written), terminator: "")
+    }
+
+    /// `spec` with the values of secret headers replaced by `${SONDE_<NAME>}` (said on stderr), and
+    /// those headers as they are to be written (references, not escaped).
+    static func placeholdingSecrets(_ spec: SuiteCheck.Spec, redactor: Redactor) -> (SuiteCheck.Spec, [String: SuiteLoader.WrittenValue]) {
+        guard redactor.isEnabled else { return (spec, [:]) }
+        var placeholder = false
+        func placeheld(_ headers: [String]?) -> [String]? {
+            headers?.map { line in
+                guard let colon = line.firstIndex(of: ":") else { return line }
+                let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+                guard redactor.isSecret(name: name) else { return line }
+                let variable = "SONDE_" + String(name.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
+                printError("--print-suite: the \(name) header is written as ${\(variable)}: set \(variable) to its value where the suite runs (--no-redact prints it as given)")
+                placeholder = true
+                return "\(name): ${\(variable)}"
+            }
+        }
+        let urls: [String]
+        var result = spec
+        switch spec {
+        case .probe(var probe): probe.headers = placeheld(probe.headers); result = .probe(probe); urls = probe.urls
+        case .soak(var soak): soak.headers = placeheld(soak.headers); result = .soak(soak); urls = [soak.url]
+        case .resume(var resume): resume.headers = placeheld(resume.headers); result = .resume(resume); urls = [resume.url]
+        }
+        for url in urls where redactor.redact(url: url) != url {
+            printError("warning: --print-suite: \(redactor.redact(url: url)) holds a secret, printed as given: move it to ${VARIABLE} before you keep the file")
+        }
+        var headers: [String] = []
+        switch result {
+        case .probe(let probe): headers = probe.headers ?? []
+        case .soak(let soak): headers = soak.headers ?? []
+        case .resume(let resume): headers = resume.headers ?? []
+        }
+        // The other headers are written as given, so their own `$` are escaped as the writer escapes them.
+        let written = headers.map { $0.contains("${SONDE_") && !spec.headersContain($0) ? $0 : $0.replacingOccurrences(of: "$", with: "$$") }
+        return (result, placeholder ? ["headers": .list(written)] : [:])
     }
 
     /// `<kind>-<host>` in the names a suite allows (`[a-z0-9_-]`, at most 64 characters).
@@ -34,5 +76,16 @@ enum SuitePrinter {
         let cleaned = host.lowercased().map { ($0.isLetter && $0.isASCII) || ($0.isNumber && $0.isASCII) || $0 == "-" || $0 == "_" ? $0 : "-" }
         let name = "\(spec.kind.rawValue)-" + String(cleaned)
         return String(name.prefix(64))
+    }
+}
+
+extension SuiteCheck.Spec {
+    /// Whether the spec's headers hold `line` as given.
+    func headersContain(_ line: String) -> Bool {
+        switch self {
+        case .probe(let probe): return probe.headers?.contains(line) == true
+        case .soak(let soak): return soak.headers?.contains(line) == true
+        case .resume(let resume): return resume.headers?.contains(line) == true
+        }
     }
 }

@@ -50,7 +50,8 @@ public enum BoundedYAML {
 
     /// At most `maxBytes` of the regular file at `path` (one byte more means too large).
     public static func read(path: String, what: String) throws(Problem) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking: opening a FIFO must not wait for a writer (fstat then refuses it).
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw Problem(description: "cannot read \(what): no such file, or not readable") }
         defer { close(descriptor) }
         var status = stat()

@@ -130,25 +130,31 @@ public struct ProbeSpec: CheckSpec {
             SpecRules.duration(connectTimeout, key: "connect-timeout", within: 0.001...SpecRules.maxTimeoutS),
             SpecRules.headerFields(headers).failure,
             SpecRules.resolveEntries(resolve),
-            SpecRules.readableFile(dataFile, key: "data-file"),
-            SpecRules.readableFile(cacert, key: "cacert"),
+            SpecRules.readableFile(dataFile, key: "data-file", maxBytes: Self.maxBodyBytes),
+            SpecRules.url(dohURL, key: "doh-url", schemes: ["https"]),
+            SpecRules.url(proxy, key: "proxy", schemes: ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]),
+            pinnedPubkey.flatMap { $0.hasPrefix("sha256//") ? nil : SpecRules.readableFile($0, key: "pinned-pubkey", maxBytes: 1 << 20) },
+            SpecRules.readableFile(cacert, key: "cacert", maxBytes: 16 << 20),
             SpecRules.thresholds(thresholds, kind: .probe).failure,
         ].compactMap { $0 }
         if data != nil && dataFile != nil { problems.append(SpecProblem(key: "data-file", "choose one of data and data-file")) }
         if let expectStatus, StatusSet(parsing: expectStatus) == nil {
             problems.append(SpecProblem(key: "expect-status", "'\(expectStatus)' is not a list of status codes or ranges like 200-299,404"))
         }
-        if let request, request.isEmpty || request.contains(where: { $0 == " " || $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+        if let request, request.isEmpty || request.contains(" ") || SpecRules.hasControlCharacters(request) {
             problems.append(SpecProblem(key: "request", "'\(request)' is not a valid method"))
         }
         return problems
     }
 
-    /// URLs that are not http:// or https://: a suite file refuses them before anything runs.
+    /// URLs that are not http:// or https:// or hold spaces or control characters: a suite file
+    /// refuses them before anything runs.
     public func urlProblems() -> [SpecProblem] {
-        urls.filter { !($0.lowercased().hasPrefix("http://") || $0.lowercased().hasPrefix("https://")) }
-            .map { SpecProblem(key: "urls", "'\($0)' is not an http:// or https:// URL") }
+        urls.compactMap { SpecRules.url($0, key: "urls", schemes: ["http", "https"]) }
     }
+
+    /// The largest request body read from `data-file` (bytes).
+    public static let maxBodyBytes: Int64 = 256 << 20
 
     public func resolvingPaths(against folder: String) -> ProbeSpec {
         var spec = self

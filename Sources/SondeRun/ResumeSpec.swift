@@ -57,11 +57,12 @@ public struct ResumeSpec: CheckSpec {
         var problems: [SpecProblem] = []
         if let problem = StreamingTransfer.problem(url: url) { problems.append(SpecProblem(key: "url", problem)) }
         if let upload {
-            if let problem = SpecRules.readableFile(upload, key: "upload") { problems.append(problem) }
+            if let problem = SpecRules.readableFile(upload, key: "upload", maxBytes: Int64.max) { problems.append(problem) }
             if check == true { problems.append(SpecProblem(key: "check", "is for downloads; upload trials check the protocol as they go")) }
             if let name = `protocol`, name != "ietf" && name != "tus" { problems.append(SpecProblem(key: "protocol", "must be ietf or tus")) }
-            if let problem = SpecRules.number(interopVersion, key: "interop-version", within: UploadProtocol.ietfVersions) { problems.append(problem) }
         }
+        if let problem = SpecRules.number(interopVersion, key: "interop-version", within: UploadProtocol.ietfVersions) { problems.append(problem) }
+        if SpecRules.hasControlCharacters(url) || url.contains(" ") { problems.append(SpecProblem(key: "url", "'\(url)' holds spaces or control characters")) }
         problems += [
             SpecRules.number(trials, key: "trials", within: 1...100_000),
             SpecRules.number(interruptsPerTrial, key: "interrupts-per-trial", within: 0...1000),
@@ -70,13 +71,13 @@ public struct ResumeSpec: CheckSpec {
             SpecRules.duration(connectTimeout, key: "connect-timeout", within: 0.001...SpecRules.maxTimeoutS),
             SpecRules.headerFields(headers).failure,
             SpecRules.resolveEntries(resolve),
-            SpecRules.readableFile(cacert, key: "cacert"),
+            SpecRules.readableFile(cacert, key: "cacert", maxBytes: 16 << 20),
             SpecRules.jitter(jitter).failure,
             SpecRules.thresholds(thresholds, kind: .resume).failure,
             parsedOffsets().failure,
             parsedKinds().failure,
         ].compactMap { $0 }
-        if let problem = retryPolicy.backoff.problem { problems.append(SoakSpec.problem(fromOptionMessage: problem)) }
+        if let problem = retryPolicy.backoff.problem { problems.append(SpecRules.backoffProblem(problem)) }
         return problems
     }
 

@@ -54,9 +54,17 @@ public struct SoakSpec: CheckSpec {
         problems += [
             SpecRules.headerFields(headers).failure,
             SpecRules.jitter(jitter).failure,
-            SpecRules.readableFile(cacert, key: "cacert"),
+            SpecRules.readableFile(cacert, key: "cacert", maxBytes: 16 << 20),
+            SpecRules.number(maxAttempts, key: "max-attempts", within: 1...1_000_000),
             SpecRules.thresholds(thresholds, kind: .soak).failure,
         ].compactMap { $0 }
+        for subprotocol in subprotocols ?? [] where subprotocol.isEmpty || subprotocol.contains(" ") || subprotocol.contains(",")
+            || SpecRules.hasControlCharacters(subprotocol) {
+            problems.append(SpecProblem(key: "subprotocols", "'\(subprotocol)' is not a subprotocol token (no spaces, commas or control characters)"))
+        }
+        if SpecRules.hasControlCharacters(url) || url.contains(" ") {
+            problems.append(SpecProblem(key: "url", "'\(url)' holds spaces or control characters"))
+        }
         if discoverIdleTimeout == true, let maxIdle, !(1...86_400).contains(maxIdle.seconds) {
             problems.append(SpecProblem(key: "max-idle", "must be between 1s and 24h"))
         }
@@ -66,8 +74,9 @@ public struct SoakSpec: CheckSpec {
         return problems
     }
 
-    /// A message in the form `--name rest` as the problem of key `name`.
+    /// A message in the form `--name rest` as the problem of key `name` (a backoff problem by what it names).
     static func problem(fromOptionMessage message: String) -> SpecProblem {
+        if message.contains("backoff") { return SpecRules.backoffProblem(message) }
         guard message.hasPrefix("--"), let space = message.firstIndex(of: " ") else { return SpecProblem(key: nil, message) }
         return SpecProblem(key: String(message[message.index(message.startIndex, offsetBy: 2)..<space]),
                            String(message[message.index(after: space)...]))

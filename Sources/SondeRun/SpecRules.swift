@@ -11,8 +11,7 @@ public enum SpecRules {
     public static func headerFields(_ lines: [String]?, key: String = "headers") -> Result<[HeaderField], SpecProblem> {
         var fields: [HeaderField] = []
         for line in lines ?? [] {
-            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex,
-                  !line.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex, !hasControlCharacters(line) else {
                 return .failure(SpecProblem(key: key, "'\(line)' is not of the form 'Name: value'"))
             }
             fields.append(HeaderField(name: String(line[..<colon]).trimmingCharacters(in: .whitespaces),
@@ -40,15 +39,42 @@ public enum SpecRules {
         return nil
     }
 
-    /// nil when `path` is nil or names a readable regular file.
-    public static func readableFile(_ path: String?, key: String) -> SpecProblem? {
+    /// Whether `text` holds a control character (CR, LF, NUL, …: what would split a request line
+    /// or header). Checked scalar by scalar: "\r\n" is one `Character`, equal to neither "\r" nor "\n".
+    public static func hasControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+    }
+
+    /// nil when `path` is nil or names a readable regular file of at most `maxBytes` (a FIFO, a
+    /// device such as /dev/zero or a directory would block or never end).
+    public static func readableFile(_ path: String?, key: String, maxBytes: Int64 = 1 << 30) -> SpecProblem? {
         guard let path else { return nil }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-              FileManager.default.isReadableFile(atPath: path) else {
+        var status = stat()
+        guard stat(path, &status) == 0, access(path, R_OK) == 0 else {
             return SpecProblem(key: key, "\(path): no such file, or not readable")
         }
+        guard (status.st_mode & S_IFMT) == S_IFREG else { return SpecProblem(key: key, "\(path) is not a regular file") }
+        guard Int64(status.st_size) <= maxBytes else {
+            return SpecProblem(key: key, "\(path) is larger than \(maxBytes >> 20) MiB, the most sonde reads here")
+        }
         return nil
+    }
+
+    /// nil when `url` is nil or an absolute URL of one of `schemes` without spaces or control characters.
+    public static func url(_ url: String?, key: String, schemes: [String]) -> SpecProblem? {
+        guard let url else { return nil }
+        let lowered = url.lowercased()
+        guard schemes.contains(where: { lowered.hasPrefix($0 + "://") }) else {
+            return SpecProblem(key: key, "'\(url)' is not a URL of \(schemes.map { $0 + "://" }.joined(separator: ", "))")
+        }
+        guard !hasControlCharacters(url), !url.contains(" ") else { return SpecProblem(key: key, "'\(url)' holds spaces or control characters") }
+        return nil
+    }
+
+    /// The key of a `BackoffPolicy.problem`, by what it names.
+    public static func backoffProblem(_ message: String) -> SpecProblem {
+        let key = message.contains("multiplier") ? "backoff-multiplier" : (message.contains("initial") ? "backoff-initial" : "backoff-max")
+        return SpecProblem(key: key, message)
     }
 
     /// `host:port:address` entries (curl's `--resolve`).

@@ -11,6 +11,21 @@ enum SuiteEnvironment {
 
     /// `text` with every `${NAME}` replaced from `environment` and `$$` by `$`; the problem in
     /// words when a reference is malformed or names an unset variable.
+    /// The names of the `${NAME}` references in `text` (a `$$` is not one).
+    static func names(in text: String) -> [String] {
+        var names: [String] = []
+        var rest = Substring(text)
+        while let dollar = rest.firstIndex(of: "$") {
+            let after = rest[rest.index(after: dollar)...]
+            if after.hasPrefix("$") { rest = after.dropFirst(); continue }
+            guard after.hasPrefix("{"), let close = after.firstIndex(of: "}") else { rest = after; continue }
+            let name = String(after[after.index(after: after.startIndex)..<close])
+            if isValid(name: name) { names.append(name) }
+            rest = after[after.index(after: close)...]
+        }
+        return names
+    }
+
     static func expand(_ text: String, environment: [String: String]) -> Result<Expansion, SpecProblem> {
         guard text.contains("$") else { return .success(Expansion(text: text, referencesEnvironment: false)) }
         let scalars = Array(text.unicodeScalars)

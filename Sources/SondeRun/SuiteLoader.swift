@@ -39,7 +39,7 @@ public enum SuiteLoader {
     ///
     /// Invariant: `line` and `column` are 1-based (columns count Unicode scalars, as libyaml does),
     /// or both 0 when the problem concerns the file as a whole (it cannot be read, is too large).
-    public struct Problem: Error, Equatable, Sendable, CustomStringConvertible {
+    public struct Problem: Error, Hashable, Sendable, CustomStringConvertible {
         public var file: String
         public var line: Int
         public var column: Int

@@ -9,6 +9,8 @@ struct SuiteReader {
     let file: String
     let folder: String
     let environment: [String: String]
+    /// The environment variables the file refers to (`${NAME}`), whose values no message shows.
+    var usedVariables = Set<String>()
     private(set) var problems: [SuiteLoader.Problem] = []
 
     init(file: String, folder: String, environment: [String: String]) {
@@ -291,6 +293,7 @@ struct SuiteReader {
     mutating func expand(_ node: Node, key: String) -> (Node, Bool) {
         switch node {
         case .scalar(let scalar):
+            for name in SuiteEnvironment.names(in: scalar.string) { usedVariables.insert(name) }
             switch SuiteEnvironment.expand(scalar.string, environment: environment) {
             case .success(let expansion):
                 guard expansion.text != scalar.string else { return (node, expansion.referencesEnvironment) }
@@ -356,11 +359,31 @@ struct SuiteReader {
         problems.append(SuiteLoader.Problem(file: file, line: mark?.line ?? 0, column: mark?.column ?? 0, key: key, message: message))
     }
 
+    /// The most problems said of one file: the rest are counted in a last line.
+    static let maxProblems = 100
+
     /// The problems in the order of the file, each once (a default shared by several checks is
-    /// reported once).
+    /// reported once), at most `maxProblems`; no value from the environment in any of them (each
+    /// shown as its `${NAME}`).
     func sortedProblems() -> [SuiteLoader.Problem] {
-        var seen: [SuiteLoader.Problem] = []
-        for problem in problems where !seen.contains(problem) { seen.append(problem) }
-        return seen.enumerated().sorted { ($0.element.line, $0.element.column, $0.offset) < ($1.element.line, $1.element.column, $1.offset) }.map(\.element)
+        var seen = Set<SuiteLoader.Problem>()
+        var unique: [SuiteLoader.Problem] = []
+        for problem in problems where seen.insert(problem).inserted { unique.append(problem) }
+        var sorted = unique.enumerated().sorted { ($0.element.line, $0.element.column, $0.offset) < ($1.element.line, $1.element.column, $1.offset) }
+            .map(\.element)
+        if sorted.count > Self.maxProblems {
+            let more = sorted.count - Self.maxProblems
+            sorted = Array(sorted.prefix(Self.maxProblems))
+            sorted.append(SuiteLoader.Problem(file: file, line: 0, column: 0, key: nil, message: "and \(more) more problems"))
+        }
+        // Longest values first, so that a value inside another is not replaced before it.
+        let secrets = usedVariables.compactMap { name in environment[name].map { (name, $0) } }
+            .filter { $0.1.count >= 3 }.sorted { $0.1.count > $1.1.count }
+        guard !secrets.isEmpty else { return sorted }
+        return sorted.map { problem in
+            var problem = problem
+            for (name, value) in secrets { problem.message = problem.message.replacingOccurrences(of: value, with: "${\(name)}") }
+            return problem
+        }
     }
 }

@@ -9,6 +9,12 @@ extension SuiteLoader {
         SuiteYAMLWriter.entry(name: name, spec: spec, written: [:])
     }
 
+    /// The entry with the keys in `written` as given there (their `${NAME}`s kept, not escaped):
+    /// `--print-suite` writes a secret header as `${SONDE_…}` this way.
+    public static func entryYAML(name: String, spec: SuiteCheck.Spec, written: [String: WrittenValue]) -> String {
+        SuiteYAMLWriter.entry(name: name, spec: spec, written: written)
+    }
+
     /// A whole suite file: `parallel:` when it is not 1, then `checks:` with each check's entry.
     /// Loads back to an equal `Suite` (paths as they are in the specs).
     public static func suiteYAML(_ suite: Suite) -> String {

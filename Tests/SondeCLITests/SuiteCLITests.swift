@@ -105,6 +105,9 @@ import Testing
         #expect(Set(verdicts.compactMap { $0["check"] as? String }) == ["cdn-object", "cdn-trials"], "\(verdicts.map { $0["check"] ?? "-" })")
         let trials = report["resumeTrials"] as? [[String: Any]] ?? []
         #expect(trials.count == 2 && trials.allSatisfy { $0["check"] as? String == "cdn-trials" })
+        var isFolder: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: folder + "/transfers/cdn-trials", isDirectory: &isFolder) && isFolder.boolValue,
+                "each resume check has its own folder under transfers/")
         // The defaults' threshold applies to every check, the api check's own only to it.
         let apiThresholds = (checks["api"]?["thresholds"] as? [[String: Any]] ?? []).compactMap { $0["expression"] as? String }
         #expect(Set(apiThresholds) == ["errors.rate<1%", "wait.p95<5s", "cold.total.p95<10s"], "\(apiThresholds)")
@@ -183,6 +186,42 @@ import Testing
         let starts = ["slow-a", "slow-b", "socket"].compactMap { checks[$0]?["startedAt"] as? String }.sorted()
         let ends = ["slow-a", "slow-b", "socket"].compactMap { checks[$0]?["finishedAt"] as? String }.sorted()
         #expect(starts.count == 3 && ends.count == 3 && starts.last! < ends.first!, "starts \(starts), ends \(ends)")
+    }
+
+    /// A value from the environment is a secret in a header of any name and in a query parameter:
+    /// it reaches the server and no output.
+    @Test func valuesFromTheEnvironmentAreRedactedEverywhere() throws {
+        let target = try TargetProcess.get()
+        let secret = "envsecret\(UUID().uuidString.prefix(8))"
+        setenv("SUITE_CUSTOM_SECRET", secret, 1)
+        let suite = Self.suiteFile("""
+        checks:
+          - name: api
+            kind: probe
+            urls: ["\(target.http)/headers?q=${SUITE_CUSTOM_SECRET}"]
+            headers: ["X-Custom: ${SUITE_CUSTOM_SECRET}"]
+          - name: verdict
+            kind: resume
+            url: "\(target.http)/bytes/10000?sig=${SUITE_CUSTOM_SECRET}"
+            headers: ["X-Custom: ${SUITE_CUSTOM_SECRET}"]
+            check: true
+        """)
+        let output = Harness.temporaryDirectory()
+        let prom = output + ".prom"
+        let result = try Harness.sonde(["run", suite, "--output-dir", output, "--prom", prom], timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let folder = try Self.onlyRun(in: output)
+        try Harness.expectNowhere(secret, result: result, folder: folder, prom: prom)
+        let printed = try Harness.sonde(["run", suite, "--print-suite"])
+        #expect(!printed.stdout.contains(secret) && printed.stdout.contains("${SUITE_CUSTOM_SECRET}"), "\(printed.stdout)")
+    }
+
+    /// `--print-suite` writes a secret header as a variable to set, not as its value.
+    @Test func printSuiteKeepsSecretsOutOfTheEntry() throws {
+        let printed = try Harness.sonde(["probe", "http://127.0.0.1:9/", "-H", "Authorization: Bearer XYZSECRET", "--print-suite"])
+        #expect(printed.status == 0, "\(printed.stderr)")
+        #expect(!printed.stdout.contains("XYZSECRET") && printed.stdout.contains("Authorization: ${SONDE_AUTHORIZATION}"), "\(printed.stdout)")
+        #expect(printed.stderr.contains("SONDE_AUTHORIZATION"), "\(printed.stderr)")
     }
 
     /// A failing threshold of one check: 99, and only that check failed.

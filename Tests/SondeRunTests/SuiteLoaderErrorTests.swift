@@ -253,7 +253,7 @@ import Testing
           - name: api
             kind: probe
             urls: ["http://127.0.0.1:9/", "ftp://127.0.0.1/"]
-        """, line: 4, column: 35, key: "urls", "'ftp://127.0.0.1/' is not an http:// or https:// URL")
+        """, line: 4, column: 35, key: "urls", "'ftp://127.0.0.1/' is not a URL of http://, https://")
         expectOne("""
         checks:
           - name: api

@@ -47,7 +47,7 @@ import Yams
         pong-timeout: 5s
         message-rate: 2.5
         message-size: 4KiB
-        subprotocols: ["chat", "null", "1.5", "v2,json"]
+        subprotocols: ["chat", "null", "1.5", "v2.json"]
         headers: ["Origin: https://app.example"]
         backoff-initial: 100ms
         backoff-max: 30s
@@ -117,7 +117,7 @@ import Yams
         #expect(text.contains("    seed: 18446744073709551615\n"))
         #expect(text.contains("    message-size: 4096\n"))
         #expect(text.contains("    duration: 10m\n"))
-        #expect(text.contains("    subprotocols: [chat, \"null\", \"1.5\", \"v2,json\"]\n"), "\(text)")
+        #expect(text.contains("    subprotocols: [chat, \"null\", \"1.5\", v2.json]\n"), "\(text)")
         #expect(text.contains("$$HOME $${NOT} $$$$"), "a literal $ is written $$: \(text)")
         #expect(SuiteLoader.suiteYAML(Suite(checks: [SuiteCheck(name: "a", spec: .probe(ProbeSpec(urls: ["http://x/"])))]))
             == "checks:\n  - name: a\n    kind: probe\n    urls: [\"http://x/\"]\n")
