@@ -59,9 +59,16 @@ struct ProbeCheckRunner {
                         urls: urls,
                         shouldStop: { sonde_received_signal() != 0 || failure != nil },
                         onTask: { task in
-                            var task = task
-                            task.check = check
-                            do throws(TaskError) { try recording.submit(task) } catch { failure = error }
+                            // Only a suite's check is stamped on its tasks: a plain probe hands them on as they are.
+                            do throws(TaskError) {
+                                if let check {
+                                    var stamped = task
+                                    stamped.check = check
+                                    try recording.submit(stamped)
+                                } else {
+                                    try recording.submit(task)
+                                }
+                            } catch { failure = error }
                             done += 1
                             guard !json else { return }
                             if done <= Self.detailedTasks {

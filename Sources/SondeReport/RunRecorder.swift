@@ -126,9 +126,9 @@ public final class RunRecorder: @unchecked Sendable {
     public func record(_ task: ProbeTask) throws(TaskError) {
         lock.lock()
         defer { lock.unlock() }
-        var task = task
-        let current = checkIndex(named: task.check)
-        task.check = current.map { checks[$0].name }
+        let current = open.isEmpty ? nil : checkIndex(named: task.check)
+        // A run without checks (every plain probe) records the task as it came, without a copy.
+        let task = current == nil && task.check == nil ? task : task.stamped(check: current.map { checks[$0].name })
         try appendLine(ReportJSONWriter.probeLinePrefix, task, ReportJSONWriter.probeLineSuffix)
         summary.add(task)
         if let current { checks[current].add(task) }
@@ -397,5 +397,14 @@ extension Journal {
             throw TaskError(code: .internalError, message: "cannot encode a journal line: \(error)")
         }
         try append(line: Array(bytes))
+    }
+}
+
+extension ProbeTask {
+    /// The task as belonging to `check`.
+    func stamped(check: String?) -> ProbeTask {
+        var task = self
+        task.check = check
+        return task
     }
 }
