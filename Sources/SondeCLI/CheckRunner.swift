@@ -49,7 +49,7 @@ enum CheckRunner {
             runner.prepare(localPorts: localPorts)
             self = .soak(runner)
         case .resume(var runner):
-            runner.prepare(localPorts: localPorts)
+            try runner.prepare(localPorts: localPorts)
             self = .resume(runner)
         }
     }

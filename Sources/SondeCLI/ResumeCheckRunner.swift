@@ -29,8 +29,15 @@ struct ResumeCheckRunner {
     }
 
     /// Connections bind to `localPorts` (the kill worker's too, through the settings it reads).
-    mutating func prepare(localPorts: ClosedRange<Int>?) {
+    /// HTTP/3 needs a libcurl with QUIC: without one, a usage error before any run folder.
+    mutating func prepare(localPorts: ClosedRange<Int>?) throws(TaskError) {
         if let localPorts { settings.localPorts = localPorts }
+        let version = HTTPVersionPreference(rawValue: settings.httpVersion) ?? .automatic
+        if version.wantsHTTP3 && !CurlLibrary.supportsHTTP3 {
+            throw TaskError(code: .unsupportedFeature,
+                            message: "\(version == .http3Only ? "--http3-only" : "--http3") needs a libcurl built with HTTP/3 (QUIC); the running libcurl "
+                                + "\(CurlLibrary.version) has no HTTP3 feature. Run scripts/provide-libcurl.sh (or give --libcurl PATH to one).")
+        }
     }
 
     var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: [url], resolve: settings.resolve) }

@@ -33,6 +33,10 @@ struct ResumeCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Only the resumability verdict: no reference download, no trials.")
     var check = false
+    @Flag(name: .customLong("http3"), help: "Run the verdict and the trials over HTTP/3, racing QUIC against TCP as libcurl does (needs a libcurl with QUIC; see sonde version).")
+    var http3 = false
+    @Flag(name: .customLong("http3-only"), help: "Run the verdict and the trials over HTTP/3 only, without fallback to TCP.")
+    var http3Only = false
     @Option(name: .long, help: "How many interrupted downloads to run (default 10).")
     var trials: Int?
     @Option(name: .customLong("interrupts-per-trial"), help: "Interruptions per trial, at random offsets (0: uninterrupted control downloads; default 1).")
@@ -72,6 +76,8 @@ struct ResumeCommand: AsyncParsableCommand {
         spec.protocol = uploadProtocol
         spec.interopVersion = interopVersion
         if check { spec.check = true }
+        if http3 { spec.http3 = true }
+        if http3Only { spec.http3Only = true }
         spec.trials = trials
         spec.interruptsPerTrial = interruptsPerTrial
         if !interruptAt.isEmpty { spec.interruptAt = interruptAt }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import SondeCore
 
 /// The root command. The `sonde` executable is only `await Sonde.main()`: every command, option
@@ -23,6 +24,9 @@ public struct Sonde: AsyncParsableCommand {
     /// `--libcurl PATH` is taken out first (`LibcurlSelection`, which may re-execute sonde), and
     /// `--version --verbose` is `sonde version`.
     public static func runFromCommandLine() async {
+        // A write to a connection cut under a transfer must fail with EPIPE, not kill sonde: libcurl
+        // runs with CURLOPT_NOSIGNAL (threads) and its QUIC sends do not all pass MSG_NOSIGNAL.
+        signal(SIGPIPE, SIG_IGN)
         var arguments = LibcurlSelection.apply(Array(CommandLine.arguments.dropFirst()))
             .map { $0 == "--capture" ? "--capture=required" : $0 }
         if Set(arguments) == ["--version", "--verbose"] { arguments = ["version"] }

@@ -67,6 +67,9 @@ public final class StreamingTransfer {
     private let easy: EasyHandle
     private let redactor: Redactor
     private var head: ResponseHead?
+    /// Set by `dropConnection`: the next request opens a fresh connection. A QUIC connection does
+    /// not see its UDP socket go (no RST, no FIN), so libcurl would keep reusing the dead one.
+    private var dropped = false
     /// The progress watch's state (stall clock, signal check), read by the C callback.
     private let progress: UnsafeMutablePointer<sonde_progress_state>
     /// nil: no stall limit.
@@ -125,6 +128,8 @@ public final class StreamingTransfer {
         sonde_progress_reset(progress)
         do {
             try easy.setURL(url)
+            try easy.set(CURLOPT_FRESH_CONNECT, dropped ? 1 : 0)
+            dropped = false
             // Reset the method first: each of these options overrides the others.
             try easy.set(CURLOPT_NOBODY, method == "HEAD" ? 1 : 0)
             if method != "HEAD" { try easy.set(CURLOPT_HTTPGET, 1) }
@@ -196,6 +201,7 @@ public final class StreamingTransfer {
     public func dropConnection() {
         let socket = easy.socketSlot.pointee
         guard socket >= 0 else { return }
+        dropped = true
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         _ = setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
         let placeholder = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -17,6 +17,9 @@ public struct ResumeSpec: CheckSpec {
     public var interopVersion: Int?
     /// Only the verdict: no reference download, no trials.
     public var check: Bool?
+    /// The verdict and the trials over HTTP/3, racing QUIC against TCP (`http3`) or QUIC only (`http3-only`).
+    public var http3: Bool?
+    public var http3Only: Bool?
     public var trials: Int?
     public var interruptsPerTrial: Int?
     /// Offsets as written: bytes (`512KiB`) or shares (`50%`); a comma-separated item counts as several.
@@ -44,7 +47,8 @@ public struct ResumeSpec: CheckSpec {
                                   backoffMax: 10.0, multiplier: 2.0, stallTimeout: 30.0, interopVersion: 8)
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case url, upload, `protocol`, interopVersion = "interop-version", check, trials, interruptsPerTrial = "interrupts-per-trial"
+        case url, upload, `protocol`, interopVersion = "interop-version", check, http3, http3Only = "http3-only", trials
+        case interruptsPerTrial = "interrupts-per-trial"
         case interruptAt = "interrupt-at", kinds, seed, keepFiles = "keep-files", retries
         case backoffInitial = "backoff-initial", backoffMax = "backoff-max", backoffMultiplier = "backoff-multiplier", jitter
         case stallTimeout = "stall-timeout", connectTimeout = "connect-timeout", headers, insecure, cacert, resolve, thresholds
@@ -60,6 +64,10 @@ public struct ResumeSpec: CheckSpec {
             if let problem = SpecRules.readableFile(upload, key: "upload", maxBytes: Int64.max) { problems.append(problem) }
             if check == true { problems.append(SpecProblem(key: "check", "is for downloads; upload trials check the protocol as they go")) }
             if let name = `protocol`, name != "ietf" && name != "tus" { problems.append(SpecProblem(key: "protocol", "must be ietf or tus")) }
+        }
+        if http3 == true && http3Only == true { problems.append(SpecProblem(key: "http3-only", "choose one of http3 and http3-only")) }
+        if httpVersion.wantsHTTP3 && !url.lowercased().hasPrefix("https://") {
+            problems.append(SpecProblem(key: http3Only == true ? "http3-only" : "http3", "needs an https:// URL (QUIC is TLS)"))
         }
         if let problem = SpecRules.number(interopVersion, key: "interop-version", within: UploadProtocol.ietfVersions) { problems.append(problem) }
         if SpecRules.hasControlCharacters(url) || url.contains(" ") { problems.append(SpecProblem(key: "url", "'\(url)' holds spaces or control characters")) }
@@ -127,6 +135,11 @@ public struct ResumeSpec: CheckSpec {
                            maxRetries: retries ?? d.retries)
     }
 
+    /// The HTTP version the check asks for.
+    public var httpVersion: HTTPVersionPreference {
+        http3Only == true ? .http3Only : (http3 == true ? .http3 : .automatic)
+    }
+
     /// The transfer settings every request of the check uses (`redact`, `extraRedactions`: the run's `--no-redact`, `--redact`).
     public func settings(redact: Bool, extraRedactions: [String]) -> TransferSettings {
         var settings = TransferSettings()
@@ -138,6 +151,7 @@ public struct ResumeSpec: CheckSpec {
         settings.stallTimeoutMs = SpecRules.milliseconds(stallTimeout ?? DurationValue(seconds: Self.defaults.stallTimeout))
         settings.redact = redact
         settings.extraRedactions = extraRedactions
+        settings.httpVersion = httpVersion.rawValue
         return settings
     }
 

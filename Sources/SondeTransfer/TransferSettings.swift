@@ -28,6 +28,8 @@ public struct TransferSettings: Codable, Sendable, Equatable {
     /// The block of local ports every connection binds to (`--capture`, whose filter names it);
     /// workers read it back with the rest, so their connections are captured too.
     public var localPorts: ClosedRange<Int>?
+    /// The HTTP version asked for (`HTTPVersionPreference`'s raw value; `--http3`, `--http3-only`).
+    public var httpVersion = HTTPVersionPreference.automatic.rawValue
 
     public init() {}
 
@@ -42,6 +44,7 @@ public struct TransferSettings: Codable, Sendable, Equatable {
         options.connectTimeoutMs = connectTimeoutMs
         options.maxRedirects = maxRedirects
         options.localPorts = localPorts
+        options.httpVersion = HTTPVersionPreference(rawValue: httpVersion) ?? .automatic
         return options
     }
 

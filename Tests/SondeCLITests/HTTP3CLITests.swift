@@ -60,6 +60,32 @@ struct HTTP3CLITests {
         #expect(transaction["negotiatedTLSProtocolVersion"] is String)
     }
 
+    /// `sonde resume --http3-only`: the verdict and interrupted-download trials over QUIC against
+    /// hypercorn, every request of them answered over HTTP/3 (hypercorn's own access log says so).
+    @Test(arguments: ["abort", "drop", "kill"])
+    func resumeTrialsRunOverHTTP3(kind: String) throws {
+        let server = try H3Server()
+        defer { server.stop() }
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["resume", "--json", "--http3-only", "--cacert", server.caFile, "--trials", "2", "--kinds", kind,
+                                        "--seed", "7", "--output-dir", output, "https://127.0.0.1:\(server.quicPort)/blob"], timeout: 120)
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try Harness.json(result.stdout)
+        let verdict = try #require((report["resumeVerdicts"] as? [[String: Any]])?.first)
+        #expect(verdict["resumable"] as? Bool == true, "\(verdict)")
+        let trials = report["resumeTrials"] as? [[String: Any]] ?? []
+        #expect(trials.count == 2 && trials.allSatisfy { $0["intact"] as? Bool == true }, "\(trials)")
+        let log = try String(contentsOfFile: server.directory + "/access.log", encoding: .utf8)
+            .split(separator: "\n").filter { $0.contains("/blob") }
+        #expect(!log.isEmpty && log.allSatisfy { $0.contains("/blob 3 ") }, "every request over HTTP/3: \(log)")
+        #expect(log.contains { $0.hasSuffix(" 206") }, "the resumes were answered 206: \(log)")
+    }
+
+    @Test func resumeRefusesHTTP3OnPlainHTTP() throws {
+        let result = try Harness.sonde(["resume", "--http3", "--check", "http://127.0.0.1:9/blob", "--output-dir", Harness.temporaryDirectory()])
+        #expect(result.status == 64 && result.stderr.contains("https://"), "\(result.stderr)")
+    }
+
     @Test func anUnknownCAOverQUICIsATLSFailure() throws {
         let server = try H3Server()
         defer { server.stop() }
