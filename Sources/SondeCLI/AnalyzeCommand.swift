@@ -52,7 +52,7 @@ struct AnalyzeCommand: ParsableCommand {
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         if report.json {
-            if let data = FileManager.default.contents(atPath: folder.reportJSONPath) { FileHandle.standardOutput.write(data) }
+            if let data = FileManager.default.contents(atPath: folder.reportJSONPath) { StandardStreams.writeOutput(data) }
         } else {
             let renderer = TerminalRenderer(useColor: false)
             for capture in captures { print(renderer.render(capture: capture)) }

@@ -132,7 +132,7 @@ enum LibcurlSelection {
 
     private static func warnIfNotRunning(_ requested: String) {
         guard let real = realPath(requested), let running = CurlLibrary.path, running != real else { return }
-        FileHandle.standardError.write(Data("sonde: asked to run on libcurl \(real), but the dynamic linker loaded \(running)\n".utf8))
+        StandardStreams.writeError(Data("sonde: asked to run on libcurl \(real), but the dynamic linker loaded \(running)\n".utf8))
     }
 
     /// Removes the symlinks of a private folder, then the folder.
@@ -151,7 +151,7 @@ enum LibcurlSelection {
     }
 
     private static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("sonde: \(message)\n".utf8))
+        StandardStreams.writeError(Data("sonde: \(message)\n".utf8))
         exit(ExitStatus.usage.rawValue)
     }
 }

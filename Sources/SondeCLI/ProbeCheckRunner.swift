@@ -78,7 +78,7 @@ struct ProbeCheckRunner {
                             }
                             if progressOnTTY, done > Self.detailedTasks, monotonicMicroseconds() - lastProgress > 250_000 {
                                 lastProgress = monotonicMicroseconds()
-                                FileHandle.standardError.write(Data("\r\(done)/\(totalTasks) tasks".utf8))
+                                StandardStreams.writeError(Data("\r\(done)/\(totalTasks) tasks".utf8))
                             }
                         })
                 } catch {
@@ -86,7 +86,7 @@ struct ProbeCheckRunner {
                 }
                 if interrupted || failure != nil { break }
             }
-            if progressOnTTY && done > Self.detailedTasks && !json { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            if progressOnTTY && done > Self.detailedTasks && !json { StandardStreams.writeError(Data("\r\u{1B}[K".utf8)) }
             do throws(TaskError) { try recording.finish() } catch { if failure == nil { failure = error } }
             return failure
         }

@@ -69,7 +69,7 @@ struct ReportCommand: ParsableCommand {
             throw ExitCode(ExitStatus.usage.rawValue)
         }
         if json {
-            if let data = FileManager.default.contents(atPath: runFolder.reportJSONPath) { FileHandle.standardOutput.write(data) }
+            if let data = FileManager.default.contents(atPath: runFolder.reportJSONPath) { StandardStreams.writeOutput(data) }
         } else {
             let renderer = ReportOptions.terminalRenderer
             for warning in outcome.run.warnings { printError("warning: \(warning)") }

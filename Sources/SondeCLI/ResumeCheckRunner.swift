@@ -107,7 +107,7 @@ struct ResumeCheckRunner {
     }
 
     private func record(_ trial: ResumeTrial, recorder: RunRecorder, json: Bool, _ context: CheckContext) throws(TaskError) {
-        if isatty(STDERR_FILENO) == 1 && !json && !context.overlapping { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if isatty(STDERR_FILENO) == 1 && !json && !context.overlapping { StandardStreams.writeError(Data("\r\u{1B}[K".utf8)) }
         try recorder.record(resumeTrial: trial, check: context.name)
         if !json { print(context.linePrefix + ReportOptions.terminalRenderer.render(trial: trial)) }
     }
@@ -123,7 +123,7 @@ struct ResumeCheckRunner {
             let share = length > 0 ? min(1, Double(bytes) / Double(length)) : 0
             let filled = Int(share * 30)
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
-            FileHandle.standardError.write(Data("\r\u{1B}[Ktrial \(number)/\(trials) \(bar) \(Int(share * 100))%".utf8))
+            StandardStreams.writeError(Data("\r\u{1B}[Ktrial \(number)/\(trials) \(bar) \(Int(share * 100))%".utf8))
         }
     }
 

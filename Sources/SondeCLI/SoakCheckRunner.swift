@@ -71,7 +71,7 @@ struct SoakCheckRunner {
                     let elapsed = Double(clock.micros()) / 1e6
                     let line = "\r\u{1B}[K[\(formatDuration(min(elapsed, duration)))/\(formatDuration(duration))] "
                         + sink.status(connections: connections)
-                    FileHandle.standardError.write(Data(line.utf8))
+                    StandardStreams.writeError(Data(line.utf8))
                 }
             }
         }
@@ -84,7 +84,7 @@ struct SoakCheckRunner {
         }
         ticker.cancel()
         _ = await ticker.result
-        if statusOnTTY { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if statusOnTTY { StandardStreams.writeError(Data("\r\u{1B}[K".utf8)) }
         sink.close()
         if let findings {
             do throws(TaskError) { try recorder.record(idleTimeout: findings, check: context.name) } catch { sink.fail(error) }

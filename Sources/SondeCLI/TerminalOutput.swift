@@ -1,4 +1,5 @@
 import Foundation
+import SondeCore
 import SondeReport
 
 /// A run folder path as users type it: trailing slashes dropped, `…/journal.jsonl` accepted.
@@ -11,7 +12,7 @@ func normalizedRunFolder(_ path: String) -> String {
 
 /// `--json`: the run's report.json on stdout.
 func printReportDocument(_ folder: RunFolder) {
-    if let data = FileManager.default.contents(atPath: folder.reportJSONPath) { FileHandle.standardOutput.write(data) }
+    if let data = FileManager.default.contents(atPath: folder.reportJSONPath) { StandardStreams.writeOutput(data) }
 }
 
 /// The files a run wrote, as the terminal view ends (the HAR only when it holds transactions):
@@ -26,7 +27,7 @@ func printReportPaths(_ folder: RunFolder, har: Bool, prometheusPath: String?) {
 /// Prints a message on stderr. Messages carry text from outside (a server's answer, a file's
 /// contents), so control characters are shown as escapes (`TerminalText`); its own lines stay lines.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((TerminalText.sanitized(message, keepingNewlines: true) + "\n").utf8))
+    StandardStreams.writeError(Data((TerminalText.sanitized(message, keepingNewlines: true) + "\n").utf8))
 }
 
 /// "90 s", "12.5 s", "10 m 5 s".

@@ -32,7 +32,7 @@ public enum DownloadWorker {
             var report = LegReport()
             report.error = error
             writeReport(report)
-            FileHandle.standardError.write(Data("sonde resume worker: \(error.message)\n".utf8))
+            StandardStreams.writeError(Data("sonde resume worker: \(error.message)\n".utf8))
             return 64
         }
     }

@@ -35,7 +35,7 @@ public enum UploadWorker {
             var report = UploadLegReport()
             report.error = error
             writeReport(report)
-            FileHandle.standardError.write(Data("sonde resume worker: \(error.message)\n".utf8))
+            StandardStreams.writeError(Data("sonde resume worker: \(error.message)\n".utf8))
             return 64
         }
     }
