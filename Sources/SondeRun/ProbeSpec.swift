@@ -127,15 +127,15 @@ public struct ProbeSpec: CheckSpec {
             SpecRules.number(parallel, key: "parallel", within: 1...1024),
             SpecRules.number(maxRedirects, key: "max-redirects", within: 0...1000),
             SpecRules.duration(timeout, key: "timeout", within: 0...SpecRules.maxTimeoutS),
-            SpecRules.duration(connectTimeout, key: "connect-timeout", within: 0.001...SpecRules.maxTimeoutS),
-            SpecRules.headerFields(headers).failure,
-            SpecRules.resolveEntries(resolve),
+            connectTimeoutProblem,
+            headerProblem,
+            resolveProblem,
             SpecRules.readableFile(dataFile, key: "data-file", maxBytes: Self.maxBodyBytes),
             SpecRules.url(dohURL, key: "doh-url", schemes: ["https"]),
             SpecRules.url(proxy, key: "proxy", schemes: ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]),
             pinnedPubkey.flatMap { $0.hasPrefix("sha256//") ? nil : SpecRules.readableFile($0, key: "pinned-pubkey", maxBytes: 1 << 20) },
-            SpecRules.readableFile(cacert, key: "cacert", maxBytes: 16 << 20),
-            SpecRules.thresholds(thresholds, kind: .probe).failure,
+            tlsProblem,
+            thresholdProblem,
         ].compactMap { $0 }
         if data != nil && dataFile != nil { problems.append(SpecProblem(key: "data-file", "choose one of data and data-file")) }
         if let expectStatus, StatusSet(parsing: expectStatus) == nil {

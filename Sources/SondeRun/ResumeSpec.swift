@@ -70,18 +70,18 @@ public struct ResumeSpec: CheckSpec {
             problems.append(SpecProblem(key: http3Only == true ? "http3-only" : "http3", "needs an https:// URL (QUIC is TLS)"))
         }
         if let problem = SpecRules.number(interopVersion, key: "interop-version", within: UploadProtocol.ietfVersions) { problems.append(problem) }
-        if SpecRules.hasControlCharacters(url) || url.contains(" ") { problems.append(SpecProblem(key: "url", "'\(url)' holds spaces or control characters")) }
+        if let problem = SpecRules.plainText(url, key: "url") { problems.append(problem) }
         problems += [
             SpecRules.number(trials, key: "trials", within: 1...100_000),
             SpecRules.number(interruptsPerTrial, key: "interrupts-per-trial", within: 0...1000),
             SpecRules.number(retries, key: "retries", within: 0...100),
             SpecRules.duration(stallTimeout, key: "stall-timeout", within: 1...SpecRules.maxTimeoutS),
-            SpecRules.duration(connectTimeout, key: "connect-timeout", within: 0.001...SpecRules.maxTimeoutS),
-            SpecRules.headerFields(headers).failure,
-            SpecRules.resolveEntries(resolve),
-            SpecRules.readableFile(cacert, key: "cacert", maxBytes: 16 << 20),
-            SpecRules.jitter(jitter).failure,
-            SpecRules.thresholds(thresholds, kind: .resume).failure,
+            connectTimeoutProblem,
+            headerProblem,
+            resolveProblem,
+            tlsProblem,
+            jitterProblem,
+            thresholdProblem,
             parsedOffsets().failure,
             parsedKinds().failure,
         ].compactMap { $0 }
@@ -143,7 +143,7 @@ public struct ResumeSpec: CheckSpec {
     /// The transfer settings every request of the check uses (`redact`, `extraRedactions`: the run's `--no-redact`, `--redact`).
     public func settings(redact: Bool, extraRedactions: [String]) -> TransferSettings {
         var settings = TransferSettings()
-        settings.headers = (try? SpecRules.headerFields(headers).get()) ?? []
+        settings.headers = headerFields
         settings.insecure = insecure ?? false
         settings.caCertPath = cacert
         settings.resolve = resolve ?? []

@@ -1,3 +1,5 @@
+import SondeCore
+
 /// Keys that several kinds of check share, each a protocol so that one command-line option
 /// group fills them in every spec that has them (`TLSOptions`, `HeaderOptions`, … in SondeCLI).
 
@@ -28,6 +30,46 @@ public protocol BackoffKeys {
     var backoffMax: DurationValue? { get set }
     var backoffMultiplier: Double? { get set }
     var jitter: String? { get set }
+}
+
+// Each shared key's rule, said once for every kind that has the key.
+
+extension TLSKeys {
+    /// The largest CA file read (bytes).
+    static var maxCAFileBytes: Int64 { 16 << 20 }
+
+    /// `cacert` names a readable regular file.
+    var tlsProblem: SpecProblem? { SpecRules.readableFile(cacert, key: "cacert", maxBytes: Self.maxCAFileBytes) }
+}
+
+extension HeaderKeys {
+    /// Every `headers` line is `Name: value` without control characters.
+    var headerProblem: SpecProblem? { SpecRules.headerFields(headers).failure }
+
+    /// The header fields (call after `headerProblem` came back nil; malformed lines give none).
+    var headerFields: [HeaderField] { (try? SpecRules.headerFields(headers).get()) ?? [] }
+}
+
+extension ConnectTimeoutKey {
+    /// `connect-timeout` is longer than 0 and at most a day (soak's bound is its config's).
+    var connectTimeoutProblem: SpecProblem? {
+        SpecRules.duration(connectTimeout, key: "connect-timeout", within: 0.001...SpecRules.maxTimeoutS)
+    }
+}
+
+extension ResolveKey {
+    /// Every `resolve` entry is `host:port:address`.
+    var resolveProblem: SpecProblem? { SpecRules.resolveEntries(resolve) }
+}
+
+extension BackoffKeys {
+    /// `jitter` is full, equal or none (the durations are the backoff policy's to judge).
+    var jitterProblem: SpecProblem? { SpecRules.jitter(jitter).failure }
+}
+
+extension CheckSpec {
+    /// Every threshold parses and judges this kind (`CheckKind.judges`).
+    var thresholdProblem: SpecProblem? { SpecRules.thresholds(thresholds, kind: Self.kind).failure }
 }
 
 extension ProbeSpec: TLSKeys, HeaderKeys, ConnectTimeoutKey, ResolveKey {}

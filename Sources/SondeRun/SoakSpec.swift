@@ -52,19 +52,17 @@ public struct SoakSpec: CheckSpec {
         var problems: [SpecProblem] = []
         do throws(TaskError) { _ = try WebSocketURL(url) } catch { problems.append(SpecProblem(key: "url", error.message)) }
         problems += [
-            SpecRules.headerFields(headers).failure,
-            SpecRules.jitter(jitter).failure,
-            SpecRules.readableFile(cacert, key: "cacert", maxBytes: 16 << 20),
+            headerProblem,
+            jitterProblem,
+            tlsProblem,
             SpecRules.number(maxAttempts, key: "max-attempts", within: 1...1_000_000),
-            SpecRules.thresholds(thresholds, kind: .soak).failure,
+            thresholdProblem,
         ].compactMap { $0 }
         for subprotocol in subprotocols ?? [] where subprotocol.isEmpty || subprotocol.contains(" ") || subprotocol.contains(",")
             || SpecRules.hasControlCharacters(subprotocol) {
             problems.append(SpecProblem(key: "subprotocols", "'\(subprotocol)' is not a subprotocol token (no spaces, commas or control characters)"))
         }
-        if SpecRules.hasControlCharacters(url) || url.contains(" ") {
-            problems.append(SpecProblem(key: "url", "'\(url)' holds spaces or control characters"))
-        }
+        if let problem = SpecRules.plainText(url, key: "url") { problems.append(problem) }
         if discoverIdleTimeout == true, let maxIdle, !(1...86_400).contains(maxIdle.seconds) {
             problems.append(SpecProblem(key: "max-idle", "must be between 1s and 24h"))
         }
@@ -95,7 +93,6 @@ public struct SoakSpec: CheckSpec {
                                    multiplier: backoffMultiplier ?? d.multiplier, jitter: (try? SpecRules.jitter(jitter).get()) ?? .full)
         let maxIdle = self.maxIdle?.seconds ?? d.maxIdle
         let discover = discoverIdleTimeout == true
-        let headerFields = (try? SpecRules.headerFields(headers).get()) ?? []
         return SoakConfig(
             durationS: discover ? maxIdle : (duration?.seconds ?? d.duration),
             connections: discover ? IdleTimeoutDiscovery.ladder(upTo: maxIdle).count : (connections ?? d.connections),
@@ -113,7 +110,7 @@ public struct SoakSpec: CheckSpec {
     public func makeOptions(redactor: Redactor) throws(SpecProblem) -> SoakOptions {
         let target: WebSocketURL
         do throws(TaskError) { target = try WebSocketURL(url) } catch { throw SpecProblem(key: "url", error.message) }
-        return SoakOptions(url: target, config: config(redactor: redactor), headers: (try? SpecRules.headerFields(headers).get()) ?? [],
+        return SoakOptions(url: target, config: config(redactor: redactor), headers: headerFields,
                            subprotocols: subprotocols ?? [], caFile: cacert)
     }
 

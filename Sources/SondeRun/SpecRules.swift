@@ -67,7 +67,12 @@ public enum SpecRules {
         guard schemes.contains(where: { lowered.hasPrefix($0 + "://") }) else {
             return SpecProblem(key: key, "'\(url)' is not a URL of \(schemes.map { $0 + "://" }.joined(separator: ", "))")
         }
-        guard !hasControlCharacters(url), !url.contains(" ") else { return SpecProblem(key: key, "'\(url)' holds spaces or control characters") }
+        return plainText(url, key: key)
+    }
+
+    /// nil when `text` (a URL) holds no space and no control character.
+    public static func plainText(_ text: String, key: String) -> SpecProblem? {
+        guard !hasControlCharacters(text), !text.contains(" ") else { return SpecProblem(key: key, "'\(text)' holds spaces or control characters") }
         return nil
     }
 
