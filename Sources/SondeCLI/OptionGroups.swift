@@ -122,6 +122,17 @@ enum IPVersionFlag: String, EnumerableFlag {
     var preference: IPVersion { self == .ipv4 ? .v4 : .v6 }
 }
 
+/// `--capture` (probe, soak, resume, run): a bare `--capture` arrives as `required` (`Sonde.runFromCommandLine`).
+struct CaptureOption: ParsableArguments {
+    @Option(name: .customLong("capture"), help: CaptureSession.help)
+    var capture: String?
+
+    func validate() throws { try CaptureSession.validate(capture) }
+
+    /// The mode asked for, nil without `--capture`.
+    var mode: CaptureSession.Mode? { capture.flatMap(CaptureSession.Mode.init(rawValue:)) }
+}
+
 /// `--print-suite` (probe, soak, resume): print the suite entry of this command line instead of running it.
 struct PrintSuiteOption: ParsableArguments {
     @Flag(name: .customLong("print-suite"), help: "Print the suite entry (YAML) equivalent to this command line, and run nothing: paste it under `checks:` of a suite file for `sonde run`.")

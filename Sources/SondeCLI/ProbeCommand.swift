@@ -56,8 +56,7 @@ struct ProbeCommand: AsyncParsableCommand {
     @Option(name: .customLong("expect-status"), help: "Final status codes that count as success, e.g. 200-299,404 (default: any below 400).")
     var expectStatus: String?
 
-    @Option(name: .customLong("capture"), help: CaptureSession.help)
-    var capture: String?
+    @OptionGroup var capture: CaptureOption
     @Option(name: .customLong("keylog"), help: ArgumentHelp(
         "Write the TLS secrets of every connection to this file (SSLKEYLOGFILE format) so Wireshark can decrypt the capture. Off by default; recorded in the report.",
         valueName: "file"))
@@ -92,7 +91,6 @@ struct ProbeCommand: AsyncParsableCommand {
 
     func validate() throws {
         try spec.validateForCommandLine()
-        try CaptureSession.validate(capture)
     }
 
     /// The engine's options of this command line.
@@ -117,7 +115,7 @@ struct ProbeCommand: AsyncParsableCommand {
             runner.extraWarnings.append("TLS secrets were written to \(keylog) (--keylog): with that file, anyone can decrypt this run's capture.")
         }
         let status = await CheckDriver(command: "probe", arguments: Array(CommandLine.arguments.dropFirst()), report: report,
-                                       capture: capture.flatMap(CaptureSession.Mode.init(rawValue:)))
+                                       capture: capture.mode)
             .run([PlannedCheck(name: nil, runner: .probe(runner))])
         throw ExitCode(status.rawValue)
     }

@@ -63,8 +63,7 @@ struct ResumeCommand: AsyncParsableCommand {
     @OptionGroup var headers: HeaderOptions
     @OptionGroup var tls: TLSOptions
     @OptionGroup var resolve: ResolveOption
-    @Option(name: .customLong("capture"), help: CaptureSession.help)
-    var capture: String?
+    @OptionGroup var capture: CaptureOption
 
     @OptionGroup var printSuite: PrintSuiteOption
     @OptionGroup var report: ReportOptions
@@ -95,7 +94,6 @@ struct ResumeCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        try CaptureSession.validate(capture)
         try spec.validateForCommandLine()
     }
 
@@ -110,7 +108,7 @@ struct ResumeCommand: AsyncParsableCommand {
         // A run with a random seed records it, so that it can be replayed.
         if seed == nil, !check { arguments += ["--seed", "\(runner.seed)"] }
         let status = await CheckDriver(command: "resume", arguments: arguments, report: report,
-                                       capture: capture.flatMap(CaptureSession.Mode.init(rawValue:)))
+                                       capture: capture.mode)
             .run([PlannedCheck(name: nil, runner: .resume(runner))])
         throw ExitCode(status.rawValue)
     }

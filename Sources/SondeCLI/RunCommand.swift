@@ -24,17 +24,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("only"), help: ArgumentHelp("Run only the check with this name (repeatable).", valueName: "name"))
     var only: [String] = []
 
-    @Option(name: .customLong("capture"), help: CaptureSession.help)
-    var capture: String?
+    @OptionGroup var capture: CaptureOption
 
     @Flag(name: .customLong("print-suite"), help: "Print the suite as sonde reads it (defaults applied, ${VAR}s kept as written) and run nothing.")
     var printSuite = false
 
     @OptionGroup var report: ReportOptions
-
-    func validate() throws {
-        try CaptureSession.validate(capture)
-    }
 
     func run() async throws {
         let loaded: SuiteLoader.Loaded
@@ -68,7 +63,7 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         let status = await CheckDriver(command: "run", arguments: Array(CommandLine.arguments.dropFirst()), report: report,
-                                       capture: capture.flatMap(CaptureSession.Mode.init(rawValue:)), parallel: suite.parallel)
+                                       capture: capture.mode, parallel: suite.parallel)
             .run(planned)
         throw ExitCode(status.rawValue)
     }

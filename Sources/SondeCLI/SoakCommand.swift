@@ -59,8 +59,7 @@ struct SoakCommand: AsyncParsableCommand {
 
     @OptionGroup var tls: TLSOptions
 
-    @Option(name: .customLong("capture"), help: CaptureSession.help)
-    var capture: String?
+    @OptionGroup var capture: CaptureOption
 
     @OptionGroup var printSuite: PrintSuiteOption
     @OptionGroup var report: ReportOptions
@@ -88,7 +87,6 @@ struct SoakCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        try CaptureSession.validate(capture)
         try spec.validateForCommandLine()
     }
 
@@ -121,7 +119,7 @@ struct SoakCommand: AsyncParsableCommand {
         let runner = SoakCheckRunner(options: options, url: url, displayURL: redactor.redact(url: url),
                                      discoverIdleTimeout: spec.discoveryMaxIdle)
         let status = await CheckDriver(command: "soak", arguments: Self.redact(arguments: Array(CommandLine.arguments.dropFirst()), redactor),
-                                       report: report, capture: capture.flatMap(CaptureSession.Mode.init(rawValue:)))
+                                       report: report, capture: capture.mode)
             .run([PlannedCheck(name: nil, runner: .soak(runner))])
         throw ExitCode(status.rawValue)
     }
