@@ -123,7 +123,7 @@ struct CheckDriver {
                 print("")
                 print(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume))
             } else {
-                for check in checks { check.runner.render(finished, check: nil, renderer) }
+                for check in checks { check.runner.render(finished, renderer) }
             }
         }
     }

@@ -88,12 +88,12 @@ enum CheckRunner {
         }
     }
 
-    /// The check's end on the terminal: the summary, the soak, the trials' totals.
-    func render(_ finished: RunOutcome, check: String?, _ renderer: TerminalRenderer) {
+    /// A plain command's end on the terminal: the summary, the soak, the trials' totals (a suite prints a line per check instead).
+    func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
         switch self {
-        case .probe(let runner): runner.render(finished, check: check, renderer)
-        case .soak(let runner): runner.render(finished, check: check, renderer)
-        case .resume(let runner): runner.render(finished, check: check, renderer)
+        case .probe(let runner): runner.render(finished, renderer)
+        case .soak(let runner): runner.render(finished, renderer)
+        case .resume(let runner): runner.render(finished, renderer)
         }
     }
 }

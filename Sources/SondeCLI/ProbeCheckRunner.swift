@@ -93,7 +93,7 @@ struct ProbeCheckRunner {
         return CheckOutcome(error: failure, failedWork: recorder.failedTasks > failedBefore)
     }
 
-    func render(_ finished: RunOutcome, check: String?, _ renderer: TerminalRenderer) {
+    func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
         print(renderer.render(summary: finished.summary))
         if let comparison = finished.baseline { print(renderer.render(baseline: comparison)) }
     }

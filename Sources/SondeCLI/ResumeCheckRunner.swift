@@ -127,9 +127,8 @@ struct ResumeCheckRunner {
         }
     }
 
-    func render(_ finished: RunOutcome, check: String?, _ renderer: TerminalRenderer) {
-        let trials = finished.resume.trials.filter { check == nil || $0.check == check }
-        if !trials.isEmpty { print(renderer.render(trialTotals: trials)) }
+    func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
+        if !finished.resume.trials.isEmpty { print(renderer.render(trialTotals: finished.resume.trials)) }
     }
 
     /// This executable in its worker mode.

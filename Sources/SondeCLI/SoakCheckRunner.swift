@@ -93,7 +93,7 @@ struct SoakCheckRunner {
         return CheckOutcome(error: sink.recordingFailure)
     }
 
-    func render(_ finished: RunOutcome, check: String?, _ renderer: TerminalRenderer) {
-        for soak in finished.soaks where check == nil || soak.check == check { print(renderer.render(soak: soak)) }
+    func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
+        for soak in finished.soaks { print(renderer.render(soak: soak)) }
     }
 }

@@ -27,47 +27,38 @@ enum SuitePrinter {
     static func placeholdingSecrets(_ spec: SuiteCheck.Spec, redactor: Redactor) -> (SuiteCheck.Spec, [String: SuiteLoader.WrittenValue]) {
         guard redactor.isEnabled else { return (spec, [:]) }
         var placeholder = false
+        // The headers as the file is to hold them: references as they are, the other lines with
+        // their own `$` escaped as the writer escapes them.
+        var written: [String] = []
         func placeheld(_ headers: [String]?) -> [String]? {
             headers?.map { line in
-                guard let colon = line.firstIndex(of: ":") else { return line }
-                let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-                guard redactor.isSecret(name: name) else { return line }
+                guard let colon = line.firstIndex(of: ":"), case let name = line[..<colon].trimmingCharacters(in: .whitespaces),
+                      redactor.isSecret(name: name) else {
+                    written.append(line.replacingOccurrences(of: "$", with: "$$"))
+                    return line
+                }
                 let variable = "SONDE_" + String(name.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
                 printError("--print-suite: the \(name) header is written as ${\(variable)}: set \(variable) to its value where the suite runs (--no-redact prints it as given)")
                 placeholder = true
+                written.append("\(name): ${\(variable)}")
                 return "\(name): ${\(variable)}"
             }
         }
-        let urls: [String]
         var result = spec
         switch spec {
-        case .probe(var probe): probe.headers = placeheld(probe.headers); result = .probe(probe); urls = probe.urls
-        case .soak(var soak): soak.headers = placeheld(soak.headers); result = .soak(soak); urls = [soak.url]
-        case .resume(var resume): resume.headers = placeheld(resume.headers); result = .resume(resume); urls = [resume.url]
+        case .probe(var probe): probe.headers = placeheld(probe.headers); result = .probe(probe)
+        case .soak(var soak): soak.headers = placeheld(soak.headers); result = .soak(soak)
+        case .resume(var resume): resume.headers = placeheld(resume.headers); result = .resume(resume)
         }
-        for url in urls where redactor.redact(url: url) != url {
+        for url in spec.urls where redactor.redact(url: url) != url {
             printError("warning: --print-suite: \(redactor.redact(url: url)) holds a secret, printed as given: move it to ${VARIABLE} before you keep the file")
         }
-        var headers: [String] = []
-        switch result {
-        case .probe(let probe): headers = probe.headers ?? []
-        case .soak(let soak): headers = soak.headers ?? []
-        case .resume(let resume): headers = resume.headers ?? []
-        }
-        // The other headers are written as given, so their own `$` are escaped as the writer escapes them.
-        let written = headers.map { $0.contains("${SONDE_") && !spec.headersContain($0) ? $0 : $0.replacingOccurrences(of: "$", with: "$$") }
         return (result, placeholder ? ["headers": .list(written)] : [:])
     }
 
     /// `<kind>-<host>` in the names a suite allows (`[a-z0-9_-]`, at most 64 characters).
     static func name(for spec: SuiteCheck.Spec) -> String {
-        let url: String
-        switch spec {
-        case .probe(let probe): url = probe.urls.first ?? ""
-        case .soak(let soak): url = soak.url
-        case .resume(let resume): url = resume.url
-        }
-        var host = url
+        var host = spec.urls.first ?? ""
         if let scheme = host.range(of: "://") { host = String(host[scheme.upperBound...]) }
         host = String(host.prefix { $0 != "/" && $0 != "?" && $0 != "#" })
         if let at = host.lastIndex(of: "@") { host = String(host[host.index(after: at)...]) }
@@ -76,16 +67,5 @@ enum SuitePrinter {
         let cleaned = host.lowercased().map { ($0.isLetter && $0.isASCII) || ($0.isNumber && $0.isASCII) || $0 == "-" || $0 == "_" ? $0 : "-" }
         let name = "\(spec.kind.rawValue)-" + String(cleaned)
         return String(name.prefix(64))
-    }
-}
-
-extension SuiteCheck.Spec {
-    /// Whether the spec's headers hold `line` as given.
-    func headersContain(_ line: String) -> Bool {
-        switch self {
-        case .probe(let probe): return probe.headers?.contains(line) == true
-        case .soak(let soak): return soak.headers?.contains(line) == true
-        case .resume(let resume): return resume.headers?.contains(line) == true
-        }
     }
 }

@@ -41,6 +41,15 @@ public struct SuiteCheck: Equatable, Sendable {
             }
         }
 
+        /// The URLs the check reaches (a probe's, or the one of a soak or resume).
+        public var urls: [String] {
+            switch self {
+            case .probe(let spec): return spec.urls
+            case .soak(let spec): return [spec.url]
+            case .resume(let spec): return [spec.url]
+            }
+        }
+
         /// The check's own thresholds, as written.
         public var thresholds: [String] {
             switch self {
