@@ -3,14 +3,6 @@ import SondeCapture
 import SondeCore
 import SondeReport
 
-/// One check of a run: its name in a suite (nil for a plain command's single check), its own
-/// thresholds, and its engine.
-struct PlannedCheck {
-    var name: String?
-    var thresholds: [Threshold] = []
-    var runner: CheckRunner
-}
-
 /// The one driver of every command that runs checks (probe, soak, resume, demo, run) over the
 /// run's lifecycle (`RunLifecycle`): engines prepared before any folder exists, the folder and
 /// recorder opened, the capture started, the signal scope, each check in order (bracketed by
@@ -26,6 +18,18 @@ struct CheckDriver {
     var capture: CaptureSession.Mode?
     /// Checks run at once at most (a suite's `parallel`); 1 runs them in order.
     var parallel = 1
+    /// Inside `sonde serve`: the run writes its folder and nothing on stdout.
+    var quiet = false
+    /// Ends this run alone (a scheduled check's time limit); signals end every run anyway.
+    var stop = StopSwitch()
+
+    /// How a run ended: its exit status, and the report as written (nil when no report was written).
+    struct Ended {
+        var status: ExitStatus
+        var finished: RunOutcome?
+        /// The run folder, nil when none was made or it was removed (a run given up before its work).
+        var folder: String?
+    }
 
     /// How one check went, for the run.
     struct CheckRun: Sendable {
@@ -40,7 +44,7 @@ struct CheckDriver {
     private func run(_ check: PlannedCheck, in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckRun {
         let recorder = lifecycle.recorder
         if let name = check.name {
-            if !report.json { print("\n── check \(name) (\(check.runner.kind))") }
+            if lifecycle.terminal { print("\n── check \(name) (\(check.runner.kind))") }
             do throws(TaskError) {
                 try recorder.beginCheck(name: name, kind: check.runner.kind, thresholds: check.thresholds, overlapping: context.overlapping)
             } catch {
@@ -61,7 +65,10 @@ struct CheckDriver {
         return CheckRun(outcome: outcome, failedWork: outcome.failedWork || outcome.error != nil)
     }
 
-    func run(_ checks: [PlannedCheck]) async -> ExitStatus {
+    func run(_ checks: [PlannedCheck]) async -> ExitStatus { await runReporting(checks).status }
+
+    /// Runs `checks` as one run; what `run` does, with the report for a caller that keeps it (serve).
+    func runReporting(_ checks: [PlannedCheck]) async -> Ended {
         let redactor = report.redactor
         // A capture holds this run's connections only: they bind to a block of local ports that
         // the capture filter names.
@@ -70,15 +77,18 @@ struct CheckDriver {
         for index in checks.indices {
             do throws(TaskError) { try checks[index].runner.prepare(redactor: redactor, localPorts: localPorts) } catch {
                 printError("sonde: " + (checks[index].name.map { "check \($0): " } ?? "") + error.message)
-                return .usage
+                return Ended(status: .usage)
             }
         }
         let warnings = Array(Set(checks.flatMap { $0.runner.warnings })).sorted()
         guard let lifecycle = RunLifecycle.open(command: command, arguments: arguments, report: report,
-                                                insecure: checks.contains { $0.runner.insecure }, warnings: warnings, capture: capture)
-        else { return .usage }
+                                                insecure: checks.contains { $0.runner.insecure }, warnings: warnings, capture: capture,
+                                                quiet: quiet, stop: stop)
+        else { return Ended(status: .usage) }
         lifecycle.catchSignals()
-        guard lifecycle.startCapture(mode: capture, endpoints: checks.flatMap { $0.runner.endpoints }, localPorts: localPorts) else { return .usage }
+        guard lifecycle.startCapture(mode: capture, endpoints: checks.flatMap { $0.runner.endpoints }, localPorts: localPorts) else {
+            return Ended(status: .usage)
+        }
 
         let suite = checks.contains { $0.name != nil }
         let width = max(1, min(parallel, checks.count))
@@ -90,7 +100,7 @@ struct CheckDriver {
                 let ran = await run(check, in: lifecycle, CheckContext(name: check.name))
                 if ran.outcome?.setupFailed == true && !suite, let error = ran.outcome?.error {
                     // Nothing of the only check ran: the run is given up as a usage error.
-                    return lifecycle.abandon(error, prefix: "sonde \(command)")
+                    return Ended(status: lifecycle.abandon(error, prefix: "sonde \(command)"))
                 }
                 failedWork = failedWork || ran.failedWork
                 if let error = ran.runError {
@@ -118,7 +128,7 @@ struct CheckDriver {
         }
 
         let har = checks.contains { if case .probe = $0.runner { return true } else { return false } }
-        return lifecycle.finish(error: runError, failedWork: failedWork, har: har, interruptedNote: interruptedNote(checks)) { finished, renderer in
+        let status = lifecycle.finish(error: runError, failedWork: failedWork, har: har, interruptedNote: interruptedNote(checks)) { finished, renderer in
             if suite {
                 print("")
                 print(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume))
@@ -126,6 +136,7 @@ struct CheckDriver {
                 for check in checks { check.runner.render(finished, renderer) }
             }
         }
+        return Ended(status: status, finished: lifecycle.finished, folder: lifecycle.recorder.folder.path)
     }
 
     private func interruptedNote(_ checks: [PlannedCheck]) -> String {

@@ -40,7 +40,7 @@ struct ProbeCheckRunner {
 
     func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
         let recorder = lifecycle.recorder
-        let json = lifecycle.report.json
+        let json = !lifecycle.terminal  // nothing for the terminal (--json, serve)
         let renderer = ReportOptions.terminalRenderer
         let progressOnTTY = isatty(STDERR_FILENO) == 1 && !context.overlapping
         let check = context.name, prefix = context.linePrefix
@@ -48,6 +48,7 @@ struct ProbeCheckRunner {
         let runners = self.runners
         let failedBefore = recorder.failedTasks
         let recording = RecorderThread(recorder: recorder)
+        let stop = lifecycle.stop
         let failure: TaskError? = await runOnDedicatedThread(named: "sonde-engine") {
             var done = 0
             var failure: TaskError? = nil
@@ -57,7 +58,7 @@ struct ProbeCheckRunner {
                 do throws(TaskError) {
                     interrupted = try runner.run(
                         urls: urls,
-                        shouldStop: { sonde_received_signal() != 0 || failure != nil },
+                        shouldStop: { stop.shouldEnd || failure != nil },
                         onTask: { task in
                             // Only a suite's check is stamped on its tasks: a plain probe hands them on as they are.
                             do throws(TaskError) {

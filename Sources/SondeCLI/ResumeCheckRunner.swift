@@ -49,7 +49,7 @@ struct ResumeCheckRunner {
 
     private func runBlocking(in lifecycle: RunLifecycle, _ context: CheckContext) -> CheckOutcome {
         let recorder = lifecycle.recorder
-        let json = lifecycle.report.json
+        let json = !lifecycle.terminal  // nothing for the terminal (--json, serve)
         let check = context.name, prefix = context.linePrefix
         let bars = !context.overlapping
         let display = settings.redactor.redact(url: url)

@@ -57,7 +57,7 @@ struct RunCommand: AsyncParsableCommand {
         report.extraRedactions += Self.namesCarryingEnvironment(loaded)
         var planned: [PlannedCheck] = []
         for check in suite.checks {
-            do throws(SpecProblem) { planned.append(try plan(check, report: report)) } catch {
+            do throws(SpecProblem) { planned.append(try PlannedCheck(check, report: report)) } catch {
                 printError("sonde run: check \(check.name): \(error.description)")
                 throw ExitCode(ExitStatus.usage.rawValue)
             }
@@ -100,26 +100,5 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         return names.sorted()
-    }
-
-    /// The engine of one validated check.
-    private func plan(_ check: SuiteCheck, report: ReportOptions) throws(SpecProblem) -> PlannedCheck {
-        let redactor = report.redactor
-        let thresholds: [Threshold]
-        switch SpecRules.thresholds(check.spec.thresholds) {
-        case .success(let parsed): thresholds = parsed
-        case .failure(let problem): throw problem
-        }
-        let runner: CheckRunner
-        switch check.spec {
-        case .probe(let spec):
-            runner = .probe(ProbeCheckRunner(groups: [ProbeGroup(urls: spec.urls, options: try spec.makeOptions())]))
-        case .soak(let spec):
-            runner = .soak(SoakCheckRunner(options: try spec.makeOptions(redactor: redactor), url: spec.url,
-                                           displayURL: redactor.redact(url: spec.url), discoverIdleTimeout: spec.discoveryMaxIdle))
-        case .resume(let spec):
-            runner = .resume(ResumeCheckRunner(spec, redact: !report.noRedact, extraRedactions: report.extraRedactions))
-        }
-        return PlannedCheck(name: check.name, thresholds: thresholds, runner: runner)
     }
 }

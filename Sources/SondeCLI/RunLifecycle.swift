@@ -18,15 +18,26 @@ final class RunLifecycle {
     let recorder: RunRecorder
     let baseline: JournalScan.Result?
     let run: RunInfo
+    /// Inside `sonde serve`: the run writes its folder and nothing on stdout.
+    let quiet: Bool
+    /// Ends this run alone (a scheduled check's time limit), as a signal ends every run.
+    let stop: StopSwitch
     private(set) var capture: CaptureSession?
+    /// The run as its report holds it, once `finish` wrote it.
+    private(set) var finished: RunOutcome?
     private var signalsInstalled = false
 
-    private init(report: ReportOptions, recorder: RunRecorder, baseline: JournalScan.Result?, run: RunInfo) {
+    private init(report: ReportOptions, recorder: RunRecorder, baseline: JournalScan.Result?, run: RunInfo, quiet: Bool, stop: StopSwitch) {
         self.report = report
         self.recorder = recorder
         self.baseline = baseline
         self.run = run
+        self.quiet = quiet
+        self.stop = stop
     }
+
+    /// Whether the run talks to the terminal (task lines, progress, summary): not with `--json`, not inside serve.
+    var terminal: Bool { !report.json && !quiet }
 
     deinit {
         if signalsInstalled { sonde_reset_interrupt_handlers() }
@@ -35,7 +46,7 @@ final class RunLifecycle {
     /// Loads `--baseline`, makes the run folder and its recorder; prints the run's warnings.
     /// - Returns: nil, said on stderr, when the baseline cannot be read or the folder made.
     static func open(command: String, arguments: [String], report: ReportOptions, insecure: Bool,
-                     warnings: [String] = [], capture: CaptureSession.Mode?) -> RunLifecycle? {
+                     warnings: [String] = [], capture: CaptureSession.Mode?, quiet: Bool = false, stop: StopSwitch = StopSwitch()) -> RunLifecycle? {
         let redactor = report.redactor
         let baseline: JournalScan.Result?
         do { baseline = try report.loadBaseline() } catch {
@@ -53,8 +64,8 @@ final class RunLifecycle {
             printError("sonde: \(error.message)")
             return nil
         }
-        if !report.json { for warning in warnings { printError("warning: \(warning)") } }
-        return RunLifecycle(report: report, recorder: recorder, baseline: baseline, run: runInfo)
+        if !report.json && !quiet { for warning in warnings { printError("warning: \(warning)") } }
+        return RunLifecycle(report: report, recorder: recorder, baseline: baseline, run: runInfo, quiet: quiet, stop: stop)
     }
 
     /// Starts the capture of the run's own flows (nothing without `mode`). False when a required
@@ -62,7 +73,7 @@ final class RunLifecycle {
     func startCapture(mode: CaptureSession.Mode?, endpoints: [(address: String, port: Int)], localPorts: ClosedRange<Int>?) -> Bool {
         guard let mode, let localPorts else { return true }
         guard let started = CaptureSession.start(mode: mode, endpoints: endpoints, localPorts: localPorts, recorder: recorder,
-                                                 json: report.json) else { return false }
+                                                 json: !terminal) else { return false }
         capture = started
         return true
     }
@@ -84,8 +95,8 @@ final class RunLifecycle {
         return .usage
     }
 
-    /// Whether SIGINT or SIGTERM arrived.
-    var interrupted: Bool { sonde_received_signal() != 0 }
+    /// Whether SIGINT or SIGTERM arrived, or this run's `stop` was pulled. Any thread.
+    var interrupted: Bool { stop.shouldEnd }
 
     /// Ends the run: the capture's evidence journalled, the status by the one rule, the report
     /// files, the run error said on stderr, then either the report document (`--json`) or
@@ -97,7 +108,7 @@ final class RunLifecycle {
     ///   - interruptedNote: what the terminal says of an interrupted run.
     func finish(error: TaskError?, failedWork: Bool = false, har: Bool, interruptedNote: String,
                 render: (RunOutcome, TerminalRenderer) -> Void) -> ExitStatus {
-        let captureFailure = capture?.finish(into: recorder, json: report.json)
+        let captureFailure = capture?.finish(into: recorder, json: !terminal)
         let failure = error ?? captureFailure
         let interrupted = self.interrupted
         let status = RunStatus.of(interrupted: interrupted, error: failure != nil, failedWork: failedWork)
@@ -107,7 +118,9 @@ final class RunLifecycle {
             signalsInstalled = false
         }
         guard let finished = report.finish(recorder, status: status, baseline: baseline) else { return .failure }
+        self.finished = finished
         if let failure { printError("sonde: \(failure.message)") }
+        if quiet { return finished.exitStatus }
         if report.json {
             printReportDocument(recorder.folder)
         } else {

@@ -46,7 +46,7 @@ struct SoakCheckRunner {
         } catch {
             return CheckOutcome(error: error, setupFailed: true)
         }
-        let json = lifecycle.report.json
+        let json = !lifecycle.terminal  // nothing for the terminal (--json, serve)
         if !json {
             if let maxIdle = discoverIdleTimeout {
                 print(context.linePrefix + "idle-timeout discovery \(displayURL): \(options.config.connections) silent connections up to "
@@ -75,7 +75,8 @@ struct SoakCheckRunner {
                 }
             }
         }
-        let shouldStop: @Sendable () -> Bool = { sonde_received_signal() != 0 || sink.recordingFailure != nil }
+        let stop = lifecycle.stop
+        let shouldStop: @Sendable () -> Bool = { stop.shouldEnd || sink.recordingFailure != nil }
         var findings: IdleTimeoutFindings?
         if let maxIdle = discoverIdleTimeout {
             findings = await IdleTimeoutDiscovery(options: options, maxIdleS: maxIdle).run(engine: engine, shouldStop: shouldStop)

@@ -10,7 +10,8 @@ import SondeCore
 /// (`probe_http_version`, `probe_http_status_code`) appear only when every transaction agreed.
 /// Label values are escaped as the format requires (backslash, double quote, newline).
 public enum PrometheusWriter {
-    typealias Sample = (labels: [(String, String)], value: Double)
+    typealias Sample = PrometheusFamilies.Sample
+    typealias Families = PrometheusFamilies
 
     /// - Parameter checks: in a run of checks, every series of a check's figures (its probes, soak,
     ///   resume results, thresholds) carries `check="<name>"`, and `sonde_check_success` and
@@ -18,6 +19,12 @@ public enum PrometheusWriter {
     ///   (`probe_success`, `probe_duration_seconds`, its thresholds, `sonde_run_info`) keep their labels.
     public static func render(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = [],
                               resume: ResumeResults = ResumeResults(), checks: [CheckReport] = []) -> String {
+        families(run: run, summary: summary, thresholds: thresholds, soaks: soaks, resume: resume, checks: checks).text
+    }
+
+    /// The families `render` writes, for a caller that merges several runs (`sonde serve`'s `/metrics`).
+    public static func families(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = [],
+                                resume: ResumeResults = ResumeResults(), checks: [CheckReport] = []) -> PrometheusFamilies {
         var families = Families()
         let success = run.status == .passed && thresholds.allSatisfy(\.passed)
         families.add("probe_success", "gauge", "Whether the run passed: every task succeeded and every threshold held.",
@@ -48,7 +55,7 @@ public enum PrometheusWriter {
                      checks.map { check -> Sample in ([("check", check.name)], seconds(from: check.startedAt, to: check.finishedAt)) })
         families.add("sonde_run_info", "gauge", "The run this file describes.",
                      [([("run_id", run.id), ("command", run.command), ("status", run.status.rawValue), ("version", SondeVersion.current)], 1)])
-        return families.text
+        return families
     }
 
     /// The series of one set of figures (the run's, or a check's with `labels` = its check label
@@ -139,50 +146,8 @@ public enum PrometheusWriter {
         }
     }
 
-    /// Metric families in the order first added, each written once with its samples together (as
-    /// the text format requires); a family without samples is left out.
-    struct Families {
-        private var order: [String] = []
-        private var families: [String: (type: String, help: String, samples: [Sample])] = [:]
-
-        mutating func add(_ name: String, _ type: String, _ help: String, _ samples: [Sample]) {
-            if families[name] == nil {
-                order.append(name)
-                families[name] = (type, help, [])
-            }
-            families[name]?.samples += samples
-        }
-
-        var text: String {
-            var out = ""
-            for name in order {
-                guard let family = families[name], !family.samples.isEmpty else { continue }
-                out += "# HELP \(name) \(family.help)\n# TYPE \(name) \(family.type)\n"
-                for sample in family.samples {
-                    let labels = sample.labels.isEmpty ? "" :
-                        "{" + sample.labels.map { "\($0.0)=\"\(PrometheusWriter.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
-                    out += "\(name)\(labels) \(PrometheusWriter.format(sample.value))\n"
-                }
-            }
-            return out
-        }
-    }
-
     private static func seconds(from start: Timestamp, to end: Timestamp) -> Double {
         Double(end.microsecondsSince1970 &- start.microsecondsSince1970) / 1e6
-    }
-
-    static func escapeLabel(_ value: String) -> String {
-        var result = ""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\\": result += "\\\\"
-            case "\"": result += "\\\""
-            case "\n": result += "\\n"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 
     private static func sum(_ a: Double?, _ b: Double?) -> Double? {
@@ -198,11 +163,5 @@ public enum PrometheusWriter {
         case "h3": return 3
         default: return nil
         }
-    }
-
-    private static func format(_ value: Double) -> String {
-        if value.isNaN { return "NaN" }
-        if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
-        return value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

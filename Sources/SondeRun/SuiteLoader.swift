@@ -96,32 +96,37 @@ public enum SuiteLoader {
     /// Validates the suite `text` as if read from `file` (the name messages use), resolving
     /// relative paths against `folder`.
     public static func parse(_ text: String, file: String, folder: String, environment: [String: String]) throws(Failure) -> Loaded {
-        func failure(line: Int = 0, column: Int = 0, _ message: String) -> Failure {
-            Failure(problems: [Problem(file: file, line: line, column: column, key: nil, message: message)])
+        guard let root = try compose(text, file: file, what: fileWords) else {
+            throw Failure(problems: [Problem(file: file, line: 1, column: 1, key: nil, message: "the suite is empty: it needs checks: with at least one check")])
         }
-        guard text.utf8.count <= BoundedYAML.maxBytes else {
-            throw failure("\(fileWords) is larger than \(BoundedYAML.maxBytes / 1024) KiB, the most sonde reads")
-        }
-        do throws(BoundedYAML.Problem) {
-            try BoundedYAML.checkExpansion(text, what: fileWords)
-        } catch {
-            let place = SuiteBounds.place(ofFailureIn: text, what: fileWords)
-            throw failure(line: place?.line ?? 0, column: place?.column ?? 0, error.description)
-        }
-        let root: Node?
-        do {
-            root = try Yams.compose(yaml: text)
-        } catch let error as YamlError {
-            let (mark, message) = describe(error)
-            throw failure(line: mark?.line ?? 0, column: mark?.column ?? 0, message)
-        } catch {
-            throw failure("\(fileWords) is not valid YAML: \(error)")
-        }
-        guard let root else { throw failure(line: 1, column: 1, "the suite is empty: it needs checks: with at least one check") }
         var reader = SuiteReader(file: file, folder: folder, environment: environment)
         let loaded = reader.read(root)
         guard reader.problems.isEmpty, let loaded else { throw Failure(problems: reader.sortedProblems()) }
         return loaded
+    }
+
+    /// The YAML document of `text` (nil when empty), after `BoundedYAML`'s bounds; `what` names the file in messages.
+    static func compose(_ text: String, file: String, what: String) throws(Failure) -> Node? {
+        func failure(line: Int = 0, column: Int = 0, _ message: String) -> Failure {
+            Failure(problems: [Problem(file: file, line: line, column: column, key: nil, message: message)])
+        }
+        guard text.utf8.count <= BoundedYAML.maxBytes else {
+            throw failure("\(what) is larger than \(BoundedYAML.maxBytes / 1024) KiB, the most sonde reads")
+        }
+        do throws(BoundedYAML.Problem) {
+            try BoundedYAML.checkExpansion(text, what: what)
+        } catch {
+            let place = SuiteBounds.place(ofFailureIn: text, what: what)
+            throw failure(line: place?.line ?? 0, column: place?.column ?? 0, error.description)
+        }
+        do {
+            return try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            let (mark, message) = describe(error)
+            throw failure(line: mark?.line ?? 0, column: mark?.column ?? 0, message)
+        } catch {
+            throw failure("\(what) is not valid YAML: \(error)")
+        }
     }
 
     /// A Yams error's position and words (libyaml's problem and context, without the echo of the text).

@@ -6,18 +6,30 @@ import Yams
 /// (`${NAME}`) once, where it is read; problems about values inherited from `defaults` are said at
 /// the default, once (`sortedProblems()` drops repeats).
 struct SuiteReader {
+    /// Which file is read: a suite (`sonde run`) or serve's config, whose checks carry a schedule.
+    enum Document { case suite, serve }
+
     let file: String
     let folder: String
     let environment: [String: String]
+    let document: Document
+    /// Serve's config: each check's `every:` and `run-timeout:` (seconds; nil: the default), by name.
+    var schedules: [String: (every: Double, runTimeout: Double?)] = [:]
     /// The environment variables the file refers to (`${NAME}`), whose values no message shows.
     var usedVariables = Set<String>()
     private(set) var problems: [SuiteLoader.Problem] = []
 
-    init(file: String, folder: String, environment: [String: String]) {
+    init(file: String, folder: String, environment: [String: String], document: Document = .suite) {
         self.file = file
         self.folder = folder
         self.environment = environment
+        self.document = document
     }
+
+    /// The top-level keys of the document.
+    var topKeys: [String] { document == .suite ? Self.topKeys : Self.serveTopKeys }
+    /// The keys beside a kind's that a check (and `defaults`) takes: a schedule in serve's config.
+    var scheduleKeys: [String] { document == .serve ? ScheduledCheck.keys : [] }
 
     /// A key's value in a mapping of the file.
     ///
@@ -45,22 +57,27 @@ struct SuiteReader {
     /// The suite and what its checks wrote with `${NAME}`; nil when a problem keeps it from being built.
     mutating func read(_ root: Node) -> SuiteLoader.Loaded? {
         guard case .mapping(let top) = root else {
-            report(root.mark, key: nil, "a suite is a mapping with checks: (and optionally parallel: and defaults:), not \(Self.describe(root))")
+            let what = document == .suite ? "a suite is a mapping with checks: (and optionally parallel: and defaults:)"
+                : "serve's config is a mapping of \(topKeys.joined(separator: ", "))"
+            report(root.mark, key: nil, "\(what), not \(Self.describe(root))")
             return nil
         }
         let entries = top.compactMap { self.entry($0, expanding: false) }
-        for (key, entry) in entries where !Self.topKeys.contains(key) {
-            report(entry.keyMark, key: key, "unknown key (allowed: \(Self.topKeys.joined(separator: ", ")))")
+        for (key, entry) in entries where !topKeys.contains(key) {
+            report(entry.keyMark, key: key, "unknown key (allowed: \(topKeys.joined(separator: ", ")))")
         }
         let byKey = Dictionary(entries, uniquingKeysWith: { first, _ in first })
         let parallel = byKey["parallel"].flatMap { readParallel(expanded($0, key: "parallel")) }
         let defaults = byKey["defaults"].map { readDefaults(expanded($0, key: "defaults")) } ?? [:]
+        let defaultParallel = document == .suite ? 1 : ServeConfig.defaultParallel
         guard let checksEntry = byKey["checks"] else {
+            // serve without checks is an exporter for /probe alone.
+            guard document == .suite else { return SuiteLoader.Loaded(suite: Suite(parallel: parallel ?? defaultParallel, checks: []), file: file) }
             report(root.mark, key: "checks", "missing: a suite needs checks: with at least one check")
             return nil
         }
         let (checks, written) = readChecks(checksEntry, defaults: defaults)
-        return SuiteLoader.Loaded(suite: Suite(parallel: parallel ?? 1, checks: checks), file: file, written: written)
+        return SuiteLoader.Loaded(suite: Suite(parallel: parallel ?? defaultParallel, checks: checks), file: file, written: written)
     }
 
     mutating func readParallel(_ entry: Entry) -> Int? {
@@ -93,8 +110,8 @@ struct SuiteReader {
                                   expansionFailed: failedKeys.contains(key))
             if key == "name" || key == "kind" {
                 report(inner.keyMark, key: key, "belongs in each check, not in defaults")
-            } else if !Self.defaultsKeys.contains(key) {
-                report(inner.keyMark, key: key, "unknown key: no kind of check takes it (allowed in defaults: \(Self.defaultsKeys.joined(separator: ", ")))")
+            } else if !Self.defaultsKeys.contains(key) && !scheduleKeys.contains(key) {
+                report(inner.keyMark, key: key, "unknown key: no kind of check takes it (allowed in defaults: \((Self.defaultsKeys + scheduleKeys).joined(separator: ", ")))")
             } else {
                 defaults[key] = inherited
             }
@@ -107,7 +124,7 @@ struct SuiteReader {
             report(entry.value.mark, key: "checks", "expected a list of checks (got \(Self.describe(entry.raw)))")
             return ([], [:])
         }
-        if items.isEmpty { report(entry.value.mark, key: "checks", "needs at least one check") }
+        if items.isEmpty && document == .suite { report(entry.value.mark, key: "checks", "needs at least one check") }
         if items.count > Suite.maxChecks {
             report(items[Suite.maxChecks].mark, key: "checks",
                    "a suite declares at most \(Suite.maxChecks) checks (this list has \(items.count))")
@@ -135,9 +152,10 @@ struct SuiteReader {
         let name = readName(own["name"], at: item.mark, names: &names)
         guard let kind = readKind(own["kind"], at: item.mark) else { return nil }
         let allowed = SuiteLoader.keys(of: kind)
-        for (key, entry) in entries where key != "name" && key != "kind" && !allowed.contains(key) {
-            report(entry.keyMark, key: key, "unknown key for a \(kind.rawValue) check (allowed: name, kind, \(allowed.joined(separator: ", ")))")
+        for (key, entry) in entries where key != "name" && key != "kind" && !allowed.contains(key) && !scheduleKeys.contains(key) {
+            report(entry.keyMark, key: key, "unknown key for a \(kind.rawValue) check (allowed: name, kind, \((allowed + scheduleKeys).joined(separator: ", ")))")
         }
+        let schedule = document == .serve ? readSchedule(own: own, defaults: defaults, at: item.mark) : nil
         let decoded: (spec: SuiteCheck.Spec, written: [String: SuiteLoader.WrittenValue])?
         switch kind {
         case .probe:
@@ -148,6 +166,7 @@ struct SuiteReader {
             decoded = decode(ResumeSpec.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.resume($0.0), $0.1) }
         }
         guard let name, let decoded else { return nil }
+        if let schedule { schedules[name] = schedule }
         return (SuiteCheck(name: name, spec: decoded.spec), decoded.written)
     }
 

@@ -279,7 +279,7 @@ final class ManagedAtomicFlag: @unchecked Sendable {
 
 @Suite struct CIFormatTests {
     @Test func prometheusLabelValuesAreEscaped() {
-        #expect(PrometheusWriter.escapeLabel("a\"b\\c\nd\r\ne") == "a\\\"b\\\\c\\nd\r\\ne")
+        #expect(PrometheusFamilies.escapeLabel("a\"b\\c\nd\r\ne") == "a\\\"b\\\\c\\nd\r\\ne")
     }
 
     @Test func xmlEscapingLeavesNothingAParserWouldReject() throws {

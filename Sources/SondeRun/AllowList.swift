@@ -1,0 +1,104 @@
+import Foundation
+
+/// What `sonde serve`'s `/probe` may reach (`allow:`): blackbox_exporter probes any target it is
+/// given, an open proxy; sonde probes only targets a pattern matches, and refuses the rest before
+/// sending anything.
+///
+/// A pattern is `scheme://host[:port]/path`, where the path may hold `*` (any run of characters,
+/// `/` and `?` included) and the host may start with `*.` (any subdomain, not the domain itself).
+/// Scheme and host compare case-insensitively, the port as a number (the scheme's default when
+/// absent); a target with user information (`user:pass@`) is refused, whatever the patterns.
+public struct AllowList: Equatable, Sendable {
+    public var patterns: [Pattern]
+
+    public init(patterns: [Pattern]) { self.patterns = patterns }
+
+    /// One `allow:` entry.
+    public struct Pattern: Equatable, Sendable, CustomStringConvertible {
+        public var scheme: String
+        /// Lowercased; `*.example.com` matches subdomains of example.com.
+        public var host: String
+        public var port: Int
+        /// The path (and query) glob, starting with `/`.
+        public var path: String
+        public var description: String
+
+        /// The pattern of `text`, or why it is not one (`key` `allow`).
+        public static func parse(_ text: String) -> Result<Pattern, SpecProblem> {
+            func refused(_ reason: String) -> Result<Pattern, SpecProblem> { .failure(SpecProblem(key: "allow", "'\(text)' \(reason)")) }
+            guard !SpecRules.hasControlCharacters(text), !text.contains(" ") else { return refused("holds spaces or control characters") }
+            // A leading `*.` in the host parses as an ordinary label, then is put back.
+            let wildcard = "sonde-any-subdomain"
+            let subdomains = text.contains("://*.")
+            guard let target = Target(parsing: subdomains ? text.replacingOccurrences(of: "://*.", with: "://\(wildcard).") : text) else {
+                return refused("is not scheme://host[:port]/path (http or https)")
+            }
+            let host = subdomains ? "*." + target.host.dropFirst(wildcard.count + 1) : target.host
+            guard !host.dropFirst(subdomains ? 2 : 0).contains("*") else { return refused("has '*' in its host other than a leading '*.'") }
+            return .success(Pattern(scheme: target.scheme, host: host, port: target.port, path: target.path, description: text))
+        }
+
+        func matches(_ target: Target) -> Bool {
+            guard scheme == target.scheme, port == target.port else { return false }
+            if host.hasPrefix("*.") {
+                guard target.host.hasSuffix(host.dropFirst(1)) else { return false }
+            } else if host != target.host {
+                return false
+            }
+            return Self.glob(Array(path.utf8), Array(target.path.utf8))
+        }
+
+        /// Whether `text` matches `pattern`, where `*` is any run of bytes. Linear in practice
+        /// (the classic backtrack to the last star), never exponential.
+        static func glob(_ pattern: [UInt8], _ text: [UInt8]) -> Bool {
+            var p = 0, t = 0, star = -1, mark = 0
+            while t < text.count {
+                if p < pattern.count && pattern[p] == UInt8(ascii: "*") {
+                    star = p
+                    mark = t
+                    p += 1
+                } else if p < pattern.count && pattern[p] == text[t] {
+                    p += 1
+                    t += 1
+                } else if star >= 0 {
+                    p = star + 1
+                    mark += 1
+                    t = mark
+                } else {
+                    return false
+                }
+            }
+            while p < pattern.count && pattern[p] == UInt8(ascii: "*") { p += 1 }
+            return p == pattern.count
+        }
+    }
+
+    /// A URL as the allow list compares it.
+    public struct Target: Equatable, Sendable {
+        public var scheme: String
+        public var host: String
+        public var port: Int
+        /// Path and query (`/` when empty).
+        public var path: String
+
+        /// nil when `text` is not an http(s) URL with a host, or carries user information.
+        public init?(parsing text: String) {
+            guard text.utf8.count <= 8192, !SpecRules.hasControlCharacters(text),
+                  let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+                  scheme == "http" || scheme == "https", let host = components.host?.lowercased(), !host.isEmpty,
+                  components.user == nil, components.password == nil else { return nil }
+            self.scheme = scheme
+            self.host = host
+            self.port = components.port ?? (scheme == "https" ? 443 : 80)
+            guard (1...65_535).contains(port) else { return nil }
+            let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+            self.path = path + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+        }
+    }
+
+    /// The pattern that lets `target` through, nil when none does (or it is not a URL the list compares).
+    public func allowing(_ target: String) -> Pattern? {
+        guard let parsed = Target(parsing: target) else { return nil }
+        return patterns.first { $0.matches(parsed) }
+    }
+}

@@ -1,0 +1,88 @@
+/// A module of blackbox_exporter's configuration (`blackbox.yml`), as `sonde serve`'s `/probe`
+/// runs it: the http prober's options that sonde implements, with blackbox's defaults. A module of
+/// another prober (tcp, icmp, dns, grpc), or one using an http option sonde does not implement,
+/// loads (so that a whole blackbox.yml loads) and is refused by `/probe` with `unsupported`: a gate
+/// that would silently not be checked is never run.
+public struct BlackboxModule: Equatable, Sendable {
+    public var prober: String
+    /// The probe's time limit (s); nil: the scrape's (`X-Prometheus-Scrape-Timeout-Seconds`) less the offset.
+    public var timeout: Double?
+    public var http: HTTP
+    /// Why `/probe` cannot run this module; nil when it can.
+    public var unsupported: String?
+
+    public init(prober: String = "http", timeout: Double? = nil, http: HTTP = HTTP(), unsupported: String? = nil) {
+        self.prober = prober
+        self.timeout = timeout
+        self.http = http
+        self.unsupported = unsupported
+    }
+
+    /// The http prober's options (blackbox's names in the comments; its defaults).
+    public struct HTTP: Equatable, Sendable {
+        /// `method`.
+        public var method = "GET"
+        /// `headers`, in the file's order.
+        public var headers: [(name: String, value: String)] = []
+        /// `body`.
+        public var body: String?
+        /// `valid_status_codes`; empty: 2xx.
+        public var validStatusCodes: [Int] = []
+        /// `valid_http_versions` (`HTTP/1.1`, `HTTP/2.0`); empty: any.
+        public var validHTTPVersions: [String] = []
+        /// `preferred_ip_protocol`: `ip4` or `ip6` (blackbox's default).
+        public var preferredIPProtocol = "ip6"
+        /// `ip_protocol_fallback`.
+        public var ipProtocolFallback = true
+        /// `follow_redirects` (`no_follow_redirects: true` is the older spelling of false).
+        public var followRedirects = true
+        /// `enable_http2`: false keeps a TLS connection to HTTP/1.1.
+        public var enableHTTP2 = true
+        /// `fail_if_ssl`, `fail_if_not_ssl`.
+        public var failIfSSL = false
+        public var failIfNotSSL = false
+        /// `tls_config.ca_file` (resolved against the config's folder), `tls_config.insecure_skip_verify`.
+        public var caFile: String?
+        public var insecureSkipVerify = false
+        /// `basic_auth.username` and `.password` (or `.password_file`, read at load).
+        public var basicAuth: (username: String, password: String)?
+        /// `bearer_token` (or `bearer_token_file`, read at load).
+        public var bearerToken: String?
+        /// `proxy_url`.
+        public var proxyURL: String?
+
+        public init() {}
+
+        public static func == (a: HTTP, b: HTTP) -> Bool {
+            a.method == b.method && a.headers.elementsEqual(b.headers, by: { $0.name == $1.name && $0.value == $1.value })
+                && a.body == b.body && a.validStatusCodes == b.validStatusCodes && a.validHTTPVersions == b.validHTTPVersions
+                && a.preferredIPProtocol == b.preferredIPProtocol && a.ipProtocolFallback == b.ipProtocolFallback
+                && a.followRedirects == b.followRedirects && a.enableHTTP2 == b.enableHTTP2 && a.failIfSSL == b.failIfSSL
+                && a.failIfNotSSL == b.failIfNotSSL && a.caFile == b.caFile && a.insecureSkipVerify == b.insecureSkipVerify
+                && a.basicAuth?.username == b.basicAuth?.username && a.basicAuth?.password == b.basicAuth?.password
+                && a.bearerToken == b.bearerToken && a.proxyURL == b.proxyURL
+        }
+    }
+
+    /// blackbox_exporter's probers; sonde's `/probe` runs `http`.
+    public static let probers = ["http", "tcp", "icmp", "dns", "grpc"]
+    /// A module's keys: the prober, its timeout, and a section per prober.
+    public static let moduleKeys = ["prober", "timeout"] + probers
+    /// The http section's keys sonde implements.
+    public static let httpKeys = ["method", "headers", "body", "valid_status_codes", "valid_http_versions", "preferred_ip_protocol",
+                                  "ip_protocol_fallback", "follow_redirects", "no_follow_redirects", "enable_http2", "fail_if_ssl",
+                                  "fail_if_not_ssl", "tls_config", "basic_auth", "bearer_token", "bearer_token_file", "proxy_url"]
+    /// The http section's keys blackbox_exporter 0.23 knows and sonde does not implement: a module
+    /// using one loads, and `/probe` refuses it.
+    public static let httpKeysNotImplemented = ["fail_if_body_matches_regexp", "fail_if_body_not_matches_regexp", "fail_if_header_matches",
+                                                "fail_if_header_not_matches", "compression", "body_size_limit", "skip_resolve_phase_with_proxy",
+                                                "oauth2", "authorization", "no_proxy", "proxy_from_environment", "proxy_connect_header",
+                                                "enable_http3", "http_client_config"]
+    /// `tls_config`'s keys sonde implements, and those it does not.
+    public static let tlsKeys = ["ca_file", "insecure_skip_verify"]
+    public static let tlsKeysNotImplemented = ["ca", "cert_file", "cert", "key_file", "key", "server_name", "min_version", "max_version"]
+    /// `basic_auth`'s keys.
+    public static let basicAuthKeys = ["username", "password", "password_file"]
+    /// The longest module timeout (s).
+    public static let maxTimeout = 600.0
+}

@@ -1,0 +1,32 @@
+import Foundation
+import Yams
+
+/// Reads `sonde serve`'s config (`ServeConfig`), validated whole with the suite's rules and
+/// problems (`SuiteLoader`): the same bounds against YAML bombs, the same `${NAME}` expansion, every
+/// problem as `FILE:LINE:COLUMN: KEY: message`. Its checks are a suite's checks with `every:` (and
+/// optionally `run-timeout:`); the rest is serve's own (`SuiteReader+Serve`).
+public enum ServeConfigLoader {
+    public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(SuiteLoader.Failure) -> ServeConfig {
+        func failure(_ message: String) -> SuiteLoader.Failure {
+            SuiteLoader.Failure(problems: [SuiteLoader.Problem(file: path, line: 0, column: 0, key: nil, message: message)])
+        }
+        let bytes: [UInt8]
+        do throws(BoundedYAML.Problem) {
+            bytes = try BoundedYAML.read(path: path, what: "the config file")
+        } catch {
+            throw failure(error.description)
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw failure("the config file is not UTF-8 text") }
+        let folder = (path as NSString).deletingLastPathComponent
+        return try parse(text, file: path, folder: folder.isEmpty ? "." : folder, environment: environment)
+    }
+
+    public static func parse(_ text: String, file: String, folder: String, environment: [String: String]) throws(SuiteLoader.Failure) -> ServeConfig {
+        let root = try SuiteLoader.compose(text, file: file, what: "the config file")
+        guard let root else { return ServeConfig(loaded: SuiteLoader.Loaded(suite: Suite(parallel: ServeConfig.defaultParallel, checks: []), file: file)) }
+        var reader = SuiteReader(file: file, folder: folder, environment: environment, document: .serve)
+        let config = reader.readServe(root)
+        guard reader.problems.isEmpty, let config else { throw SuiteLoader.Failure(problems: reader.sortedProblems()) }
+        return config
+    }
+}

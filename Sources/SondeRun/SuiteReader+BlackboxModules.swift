@@ -1,0 +1,224 @@
+import Foundation
+import SondeCore
+import Yams
+
+/// serve's `modules:`, in blackbox_exporter's format (`BlackboxModule`): every key checked, the
+/// http prober's read, another prober's (or an option sonde does not implement) kept as the reason
+/// `/probe` refuses that module.
+extension SuiteReader {
+    mutating func readModules(_ entry: Entry) -> [String: BlackboxModule] {
+        guard case .mapping(let mapping) = entry.value else {
+            report(entry.value.mark, key: "modules", "expected a mapping of module names to blackbox_exporter modules (got \(Self.describe(entry.raw)))")
+            return [:]
+        }
+        var modules: [String: BlackboxModule] = [:]
+        for (nameNode, body) in mapping {
+            guard let name = nameNode.scalar?.string, (1...128).contains(name.count), SpecRules.plainText(name, key: "modules") == nil else {
+                report(nameNode.mark, key: "modules", "a module name is text of 1 to 128 characters without spaces (got \(Self.describe(nameNode)))")
+                continue
+            }
+            if let module = readModule(body, name: name) { modules[name] = module }
+        }
+        return modules
+    }
+
+    mutating func readModule(_ node: Node, name: String) -> BlackboxModule? {
+        let key = "modules.\(name)"
+        guard case .mapping(let mapping) = node else {
+            report(node.mark, key: key, "expected a mapping with prober: (got \(Self.describe(node)))")
+            return nil
+        }
+        var module = BlackboxModule()
+        var sawProber = false
+        var notImplemented: [String] = []
+        for (keyNode, value) in mapping {
+            let field = keyNode.scalar?.string ?? ""
+            switch field {
+            case "prober":
+                guard let prober = text(value, key: key + ".prober") else { continue }
+                guard BlackboxModule.probers.contains(prober) else {
+                    report(value.mark, key: key + ".prober", "unknown prober '\(prober)' (allowed: \(BlackboxModule.probers.joined(separator: ", ")))")
+                    continue
+                }
+                module.prober = prober
+                sawProber = true
+            case "timeout":
+                module.timeout = duration(value, key: key + ".timeout", within: 0...BlackboxModule.maxTimeout).flatMap { $0 > 0 ? $0 : nil }
+            case "http":
+                readHTTP(value, key: key + ".http", into: &module.http, notImplemented: &notImplemented)
+            case "tcp", "icmp", "dns", "grpc":
+                break  // another prober's section: kept unread, `/probe` refuses the module unless it is http
+            default:
+                report(keyNode.mark, key: key, "unknown key \(Self.describe(keyNode)) (allowed: \(BlackboxModule.moduleKeys.joined(separator: ", ")))")
+            }
+        }
+        if !sawProber { report(node.mark, key: key + ".prober", "missing: every module names its prober (http)") }
+        if module.prober != "http" {
+            module.unsupported = "module \(name) uses blackbox_exporter's \(module.prober) prober: sonde's /probe runs the http prober only"
+        } else if !notImplemented.isEmpty {
+            module.unsupported = "module \(name) uses \(notImplemented.joined(separator: ", ")), which sonde's /probe does not implement"
+        }
+        return module
+    }
+
+    mutating func readHTTP(_ node: Node, key: String, into http: inout BlackboxModule.HTTP, notImplemented: inout [String]) {
+        guard case .mapping(let mapping) = node else {
+            report(node.mark, key: key, "expected a mapping of the http prober's options (got \(Self.describe(node)))")
+            return
+        }
+        for (keyNode, value) in mapping {
+            let field = keyNode.scalar?.string ?? ""
+            let here = key + "." + field
+            switch field {
+            case "method":
+                if let method = text(value, key: here) {
+                    if method.isEmpty || method.count > 32 || !method.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-") }) {
+                        report(value.mark, key: here, "'\(method)' is not an HTTP method")
+                    } else {
+                        http.method = method.uppercased()
+                    }
+                }
+            case "headers":
+                guard case .mapping(let headers) = value else {
+                    report(value.mark, key: here, "expected a mapping of header names to values (got \(Self.describe(value)))")
+                    continue
+                }
+                for (nameNode, valueNode) in headers {
+                    guard let name = nameNode.scalar?.string, let headerValue = text(valueNode, key: here) else { continue }
+                    guard !name.isEmpty, !name.contains(":"), !name.contains(" "), !SpecRules.hasControlCharacters(name),
+                          !SpecRules.hasControlCharacters(headerValue) else {
+                        report(nameNode.mark, key: here, "'\(name)' is not a header name and value without control characters")
+                        continue
+                    }
+                    http.headers.append((name, headerValue))
+                }
+            case "body":
+                http.body = text(value, key: here)
+            case "valid_status_codes":
+                guard case .sequence(let items) = value else {
+                    report(value.mark, key: here, "expected a list of status codes (got \(Self.describe(value)))")
+                    continue
+                }
+                http.validStatusCodes = items.prefix(1000).compactMap { integer($0, key: here, within: 100...599) }
+            case "valid_http_versions":
+                let allowed = ["HTTP/1.0", "HTTP/1.1", "HTTP/2", "HTTP/2.0", "HTTP/3", "HTTP/3.0"]
+                for version in texts(value, key: here) ?? [] {
+                    guard allowed.contains(version) else {
+                        report(value.mark, key: here, "unknown version '\(version)' (allowed: \(allowed.joined(separator: ", ")))")
+                        continue
+                    }
+                    http.validHTTPVersions.append(version)
+                }
+            case "preferred_ip_protocol":
+                if let protocolName = text(value, key: here) {
+                    guard ["ip4", "ip6"].contains(protocolName) else {
+                        report(value.mark, key: here, "'\(protocolName)' is not ip4 or ip6")
+                        continue
+                    }
+                    http.preferredIPProtocol = protocolName
+                }
+            case "ip_protocol_fallback": if let flag = boolean(value, key: here) { http.ipProtocolFallback = flag }
+            case "follow_redirects": if let flag = boolean(value, key: here) { http.followRedirects = flag }
+            case "no_follow_redirects": if let flag = boolean(value, key: here) { http.followRedirects = !flag }
+            case "enable_http2": if let flag = boolean(value, key: here) { http.enableHTTP2 = flag }
+            case "fail_if_ssl": if let flag = boolean(value, key: here) { http.failIfSSL = flag }
+            case "fail_if_not_ssl": if let flag = boolean(value, key: here) { http.failIfNotSSL = flag }
+            case "tls_config":
+                readTLS(value, key: here, into: &http, notImplemented: &notImplemented)
+            case "basic_auth":
+                readBasicAuth(value, key: here, into: &http)
+            case "bearer_token":
+                http.bearerToken = text(value, key: here)
+            case "bearer_token_file":
+                http.bearerToken = secretFile(value, key: here)
+            case "proxy_url":
+                if let proxy = text(value, key: here) {
+                    if let problem = SpecRules.url(proxy, key: here, schemes: ["http", "https", "socks5", "socks5h"]) {
+                        report(value.mark, key: here, problem.message)
+                    } else {
+                        http.proxyURL = proxy
+                    }
+                }
+            default:
+                if BlackboxModule.httpKeysNotImplemented.contains(field) {
+                    notImplemented.append("http.\(field)")
+                } else {
+                    report(keyNode.mark, key: key, "unknown key \(Self.describe(keyNode)) (allowed: \((BlackboxModule.httpKeys + BlackboxModule.httpKeysNotImplemented).joined(separator: ", ")))")
+                }
+            }
+        }
+    }
+
+    mutating func readTLS(_ node: Node, key: String, into http: inout BlackboxModule.HTTP, notImplemented: inout [String]) {
+        guard case .mapping(let mapping) = node else {
+            report(node.mark, key: key, "expected a mapping (got \(Self.describe(node)))")
+            return
+        }
+        for (keyNode, value) in mapping {
+            let field = keyNode.scalar?.string ?? ""
+            switch field {
+            case "ca_file":
+                guard let path = text(value, key: key + ".ca_file") else { continue }
+                let resolved = path.hasPrefix("/") ? path : (folder as NSString).appendingPathComponent(path)
+                if let problem = SpecRules.readableFile(resolved, key: key + ".ca_file", maxBytes: 16 << 20) {
+                    report(value.mark, key: key + ".ca_file", problem.message)
+                } else {
+                    http.caFile = resolved
+                }
+            case "insecure_skip_verify":
+                if let flag = boolean(value, key: key + ".insecure_skip_verify") { http.insecureSkipVerify = flag }
+            default:
+                if BlackboxModule.tlsKeysNotImplemented.contains(field) {
+                    notImplemented.append("tls_config.\(field)")
+                } else {
+                    report(keyNode.mark, key: key, "unknown key \(Self.describe(keyNode)) (allowed: \((BlackboxModule.tlsKeys + BlackboxModule.tlsKeysNotImplemented).joined(separator: ", ")))")
+                }
+            }
+        }
+    }
+
+    mutating func readBasicAuth(_ node: Node, key: String, into http: inout BlackboxModule.HTTP) {
+        guard case .mapping(let mapping) = node else {
+            report(node.mark, key: key, "expected a mapping with username and password (got \(Self.describe(node)))")
+            return
+        }
+        var username: String?, password = ""
+        for (keyNode, value) in mapping {
+            switch keyNode.scalar?.string ?? "" {
+            case "username": username = text(value, key: key + ".username")
+            case "password": password = text(value, key: key + ".password") ?? ""
+            case "password_file": password = secretFile(value, key: key + ".password_file") ?? ""
+            default: report(keyNode.mark, key: key, "unknown key \(Self.describe(keyNode)) (allowed: \(BlackboxModule.basicAuthKeys.joined(separator: ", ")))")
+            }
+        }
+        guard let username else {
+            report(node.mark, key: key + ".username", "missing")
+            return
+        }
+        guard !username.contains(":"), !SpecRules.hasControlCharacters(username + password) else {
+            report(node.mark, key: key, "a username without ':' and credentials without control characters")
+            return
+        }
+        http.basicAuth = (username, password)
+    }
+
+    /// The first line of a small secret file (a token, a password), read once at load.
+    mutating func secretFile(_ node: Node, key: String) -> String? {
+        guard let path = text(node, key: key) else { return nil }
+        let resolved = path.hasPrefix("/") ? path : (folder as NSString).appendingPathComponent(path)
+        if let problem = SpecRules.readableFile(resolved, key: key, maxBytes: 64 << 10) {
+            report(node.mark, key: key, problem.message)
+            return nil
+        }
+        guard let data = FileManager.default.contents(atPath: resolved), let content = String(data: data, encoding: .utf8) else {
+            report(node.mark, key: key, "\(resolved) is not readable UTF-8 text")
+            return nil
+        }
+        let secret = content.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !SpecRules.hasControlCharacters(secret) else {
+            report(node.mark, key: key, "\(resolved) holds more than one line")
+            return nil
+        }
+        return secret
+    }
+}
