@@ -92,11 +92,17 @@ let package = Package(
             name: "SondeRun",
             dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeTransfer", .product(name: "Yams", package: "Yams")]
         ),
+        // `sonde serve`: the scheduler, /metrics, blackbox_exporter's /probe, on Hummingbird.
+        .target(
+            name: "SondeServe",
+            dependencies: ["SondeCore", "SondeHTTP", "SondeReport", "SondeRun",
+                           .product(name: "Hummingbird", package: "hummingbird")]
+        ),
         // The commands (swift-argument-parser) as a library, so that tests reach their parsing and runs.
         .target(
             name: "SondeCLI",
             dependencies: [
-                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeRun", "CurlShim", "CSignalFlags",
+                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeRun", "SondeServe", "CurlShim", "CSignalFlags",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -110,6 +116,7 @@ let package = Package(
                                                               .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
         .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),
+        .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeRun", "SondeCore", "SondeReport"]),
         .testTarget(name: "SondeRunTests", dependencies: ["SondeRun", "SondeCore", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "SondeCLIUnitTests", dependencies: ["SondeCLI", "SondeRun", "SondeCore", "SondeReport",
                                                              .product(name: "ArgumentParser", package: "swift-argument-parser")]),

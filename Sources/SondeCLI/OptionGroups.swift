@@ -6,6 +6,23 @@ import SondeRun
 // The options several commands share, each declared once here and filling the check spec of
 // every command that takes it (the spec's key is the option's long name: `SondeRun.CheckSpec`).
 
+/// `--output-dir` (every command that writes or reads run folders).
+struct OutputDirectoryOption: ParsableArguments {
+    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Where run folders are written (a merge's new run too).", valueName: "dir"))
+    var outputDirectory = "Reports"
+}
+
+/// `--no-redact`, `--redact` (every command that writes runs, and serve).
+struct RedactionOptions: ParsableArguments {
+    @Flag(name: .customLong("no-redact"), help: "Keep secrets (Authorization, cookies, token-like query parameters) in the outputs. Recorded in the report.")
+    var noRedact = false
+
+    @Option(name: .customLong("redact"), help: "Also redact headers and query parameters with this name (repeatable).")
+    var extraRedactions: [String] = []
+
+    var redactor: Redactor { Redactor(enabled: !noRedact, extraNames: extraRedactions) }
+}
+
 /// `-k/--insecure`, `--cacert` (probe, soak, resume).
 struct TLSOptions: ParsableArguments {
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's TLS certificate (recorded in the report).")

@@ -99,12 +99,3 @@ struct ProbeCheckRunner {
         if let comparison = finished.baseline { print(renderer.render(baseline: comparison)) }
     }
 }
-
-/// Runs blocking work (the libcurl event loop) on its own thread, off Swift's cooperative pool,
-/// so that in-process servers (the embedded target) keep their threads. The thread is named
-/// `name` (`Thread.startNamed`).
-func runOnDedicatedThread<T>(named name: String, _ body: @escaping () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread.startNamed(name, stackSize: 8 << 20) { continuation.resume(returning: body()) }
-    }
-}

@@ -21,8 +21,8 @@ struct ReportCommand: ParsableCommand {
     @Argument(help: "The run folder (holding journal.jsonl); several folders are merged into a new run.")
     var folders: [String] = []
 
-    @Option(name: .customLong("output-dir"), help: "Where a merged run is written (only when merging).")
-    var outputDirectory = "Reports"
+    /// Where a merged run is written (only when merging).
+    @OptionGroup var output: OutputDirectoryOption
 
     @Option(name: .customLong("from-journal"), help: "The run folder to rebuild (the same as the argument).")
     var fromJournal: String?
@@ -56,7 +56,7 @@ struct ReportCommand: ParsableCommand {
         let outcome: RunOutcome
         do {
             if paths.count > 1 {
-                runFolder = try JournalMerge.merge(paths.map { RunFolder(existing: $0) }, outputDirectory: outputDirectory,
+                runFolder = try JournalMerge.merge(paths.map { RunFolder(existing: $0) }, outputDirectory: output.outputDirectory,
                                                    arguments: Array(CommandLine.arguments.dropFirst()))
             }
             let baseline = try baselinePath.map { (path: String) throws(TaskError) in

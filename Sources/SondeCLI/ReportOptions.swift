@@ -8,14 +8,20 @@ struct ReportOptions: ParsableArguments {
     @Flag(name: .long, help: "Print the report document (JSON) on stdout instead of the terminal view.")
     var json = false
 
-    @Option(name: .customLong("output-dir"), help: "Where run folders are written.")
-    var outputDirectory = "Reports"
+    @OptionGroup var output: OutputDirectoryOption
 
-    @Flag(name: .customLong("no-redact"), help: "Keep secrets (Authorization, cookies, token-like query parameters) in the outputs. Recorded in the report.")
-    var noRedact = false
+    var outputDirectory: String {
+        get { output.outputDirectory }
+        set { output.outputDirectory = newValue }
+    }
 
-    @Option(name: .customLong("redact"), help: "Also redact headers and query parameters with this name (repeatable).")
-    var extraRedactions: [String] = []
+    @OptionGroup var redaction: RedactionOptions
+
+    var noRedact: Bool { redaction.noRedact }
+    var extraRedactions: [String] {
+        get { redaction.extraRedactions }
+        set { redaction.extraRedactions = newValue }
+    }
 
     @Option(name: .customLong("threshold"), help: ArgumentHelp(
         "A pass/fail rule on the run's metrics (repeatable), e.g. 'wait.p95<200ms', 'errors.rate<1%'. A failing one exits 99.",
@@ -38,7 +44,7 @@ struct ReportOptions: ParsableArguments {
         valueName: "file"))
     var configPath: String?
 
-    var redactor: Redactor { Redactor(enabled: !noRedact, extraNames: extraRedactions) }
+    var redactor: Redactor { redaction.redactor }
 
     /// Reads the `--baseline` run (nil without one) before any network work starts.
     func loadBaseline() throws(TaskError) -> JournalScan.Result? {

@@ -37,3 +37,12 @@ extension Thread {
         return unsafeBitCast(symbol, to: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32).self)
     }()
 }
+
+/// Runs blocking work (the libcurl event loop) on its own thread, off Swift's cooperative pool,
+/// so that in-process servers (the embedded target, `sonde serve`) keep their threads. The thread
+/// is named `name` (`Thread.startNamed`).
+public func runOnDedicatedThread<T>(named name: String, _ body: @escaping () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.startNamed(name, stackSize: 8 << 20) { continuation.resume(returning: body()) }
+    }
+}

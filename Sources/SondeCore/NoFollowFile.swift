@@ -21,6 +21,28 @@ public enum NoFollowFile {
         return descriptor
     }
 
+    /// The bytes of the regular file at `path`, opened without following a link there; an error
+    /// for a link, a FIFO or device, a missing file, or one larger than `maxBytes`.
+    public static func read(path: String, maxBytes: Int) throws(TaskError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { throw TaskError(code: .localIOError, message: "cannot read \(path): \(systemErrorMessage(errno))") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            throw TaskError(code: .localIOError, message: "cannot read \(path): not a regular file")
+        }
+        guard status.st_size <= maxBytes else { throw TaskError(code: .localIOError, message: "cannot read \(path): larger than \(maxBytes) bytes") }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            filled += count
+        }
+        return Array(bytes.prefix(filled))
+    }
+
     /// Creates `path` afresh: a file or link already there (a leftover `.partial` of a killed
     /// run, or something planted) is unlinked first, the link itself and never what it points
     /// at. Bounded: if something keeps reappearing under the name, it fails after three tries.

@@ -1,0 +1,164 @@
+import ArgumentParser
+import CSignalFlags
+import Foundation
+import SondeCore
+import SondeReport
+import SondeRun
+import SondeServe
+
+/// `sonde serve --config FILE`: a long-running exporter. Scheduled checks (each a one-check run
+/// written as every run is), `/metrics` with their latest results, blackbox_exporter's `/probe`
+/// for the targets `allow:` names, `/-/healthy`, `/-/reload` and SIGHUP. SIGINT/SIGTERM end the
+/// runs under way (their reports are written) and exit 0.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run checks on a schedule and export them for Prometheus, with blackbox_exporter's /probe beside them.",
+        discussion: """
+        Example: sonde serve --config examples/serve/sonde.yaml
+        Endpoints: /metrics (every check's latest run, serve's health), /probe?target=URL&module=NAME \
+        (blackbox_exporter's http prober and metric names; only targets the config's allow: list matches), \
+        /-/healthy, POST /-/reload (also SIGHUP: a config that does not validate is refused with the reason, \
+        the running one stays), / (the checks and their latest runs), /runs/<id>/report.html. \
+        Listens on 127.0.0.1:9166 unless told otherwise. SIGINT or SIGTERM ends the runs under way \
+        (their reports are written) and exits 0.
+        """)
+
+    @Option(name: .customLong("config"), help: ArgumentHelp("serve's config file (YAML: listen, vantage, allow, modules, parallel, defaults, checks with every:).",
+                                                            valueName: "file"))
+    var configPath: String
+
+    @Option(name: .customLong("listen"), help: ArgumentHelp("host:port to listen on (wins over the config's listen:; port 0 picks a free one).",
+                                                            valueName: "host:port"))
+    var listen: String?
+
+    @OptionGroup var output: OutputDirectoryOption
+    @OptionGroup var redaction: RedactionOptions
+
+    /// The most a shutdown waits for runs under way to write their reports (s).
+    static let shutdownBound = 30.0
+
+    func validate() throws {
+        if let listen, ListenAddress(parsing: listen) == nil {
+            throw ValidationError("--listen '\(listen)' is not host:port (e.g. 127.0.0.1:9166, [::1]:9166; port 0 to 65535)")
+        }
+    }
+
+    func run() async throws {
+        let config: ServeConfig
+        do throws(SuiteLoader.Failure) { config = try ServeConfigLoader.load(path: configPath) } catch {
+            printError("sonde serve: \(configPath) was refused:\n\(error.description)")
+            throw ExitCode(ExitStatus.usage.rawValue)
+        }
+        let address = listen.flatMap(ListenAddress.init(parsing:)) ?? config.listen ?? .default
+        sonde_install_interrupt_handlers()
+        sonde_install_hangup_handler()
+        defer { sonde_reset_interrupt_handlers() }
+
+        let current = CurrentConfig(config)
+        let state = ServeState(vantage: config.vantage)
+        state.configure(checks: config.checks.map(\.check.name), vantage: config.vantage)
+        let runner = ScheduledRunner(output: output.outputDirectory, redaction: redaction, config: current)
+        let scheduler = CheckScheduler(run: { await runner.run($0) }, onResult: { record, skipped in
+            state.record(record, skipped: skipped)
+        })
+        let reload: @Sendable () async -> String? = {
+            await Self.reload(path: configPath, current: current, state: state, scheduler: scheduler)
+        }
+        let context = ServeRoutes.Context(state: state, config: current, reload: reload, inFlight: { await scheduler.running() },
+                                          redactor: redaction.redactor, outputDirectory: output.outputDirectory)
+        let listener: ServeListener
+        do { listener = try await ServeListener.start(address, context) } catch {
+            printError("sonde serve: cannot listen on \(address): \(error)")
+            throw ExitCode(ExitStatus.usage.rawValue)
+        }
+        let host = address.host.contains(":") ? "[\(address.host)]" : address.host
+        say("sonde serve: listening on http://\(host):\(listener.port) (\(config.checks.count) scheduled checks, "
+              + "\(config.modules.count) modules, \(config.allow.patterns.count) allow patterns); runs in \(output.outputDirectory)")
+        await scheduler.start(config.checks, parallel: config.parallel)
+
+        while sonde_received_signal() == 0 {
+            if sonde_take_hangup() != 0 { _ = await reload() }
+            try? await Task.sleep(nanoseconds: 200_000_000)
+        }
+        let running = await scheduler.running()
+        say("sonde serve: signal \(sonde_received_signal()): ending" + (running.isEmpty ? "" : "; waiting for \(running.joined(separator: ", ")) to write their reports"))
+        // The runs under way saw the signal too: they end and write their reports. Bounded.
+        let stopped = Task { await scheduler.stop() }
+        let deadline = monotonicMicroseconds() + Int64(Self.shutdownBound * 1e6)
+        while await !scheduler.running().isEmpty && monotonicMicroseconds() < deadline {
+            try? await Task.sleep(nanoseconds: 50_000_000)
+        }
+        stopped.cancel()
+        await listener.stop()
+        say("sonde serve: stopped")
+    }
+
+    /// Loads the config again: in force when it validates (the scheduler restarted with its
+    /// checks), else refused with the reason and the running config kept. nil on success.
+    static func reload(path: String, current: CurrentConfig, state: ServeState, scheduler: CheckScheduler) async -> String? {
+        let config: ServeConfig
+        do throws(SuiteLoader.Failure) { config = try ServeConfigLoader.load(path: path) } catch {
+            printError("sonde serve: reload refused, the running config stays in force:\n\(error.description)")
+            state.reloaded(successfully: false)
+            return error.description
+        }
+        let before = current.value
+        if config.listen != before.listen {
+            printError("sonde serve: reload: listen: changes only when serve restarts (still \(before.listen ?? .default))")
+        }
+        current.replace(with: config)
+        state.configure(checks: config.checks.map(\.check.name), vantage: config.vantage)
+        await scheduler.start(config.checks, parallel: config.parallel)
+        state.reloaded(successfully: true)
+        say("sonde serve: reloaded \(path): \(config.checks.count) scheduled checks, \(config.modules.count) modules, \(config.allow.patterns.count) allow patterns")
+        return nil
+    }
+}
+
+/// One scheduled run of a check: a one-check run folder (`CheckDriver`, quiet), ended by its
+/// `run-timeout` (`StopSwitch`), its series kept for `/metrics`.
+struct ScheduledRunner: Sendable {
+    let output: String
+    let redaction: RedactionOptions
+    let config: CurrentConfig
+
+    func run(_ scheduled: ScheduledCheck) async -> CheckRunRecord {
+        let name = scheduled.check.name
+        let started = Date().timeIntervalSince1970
+        // Options made by parsing (a wrapped option read before it is parsed traps), then set.
+        guard var report = try? ReportOptions.parse([]) else {
+            return CheckRunRecord(check: name, result: "error", startedAt: started, finishedAt: Date().timeIntervalSince1970, families: nil, folder: nil)
+        }
+        report.outputDirectory = output
+        report.redaction = redaction
+        report.extraRedactions += RunCommand.namesCarryingEnvironment(config.value.loaded)
+        let planned: PlannedCheck
+        do throws(SpecProblem) { planned = try PlannedCheck(scheduled.check, report: report) } catch {
+            printError("sonde serve: check \(name): \(error.description)")
+            return CheckRunRecord(check: name, result: "error", startedAt: started, finishedAt: Date().timeIntervalSince1970, families: nil, folder: nil)
+        }
+        let stop = StopSwitch()
+        let timer = Task {
+            try await Task.sleep(nanoseconds: UInt64(scheduled.runTimeout * 1e9))
+            stop.pull()
+        }
+        let ended = await CheckDriver(command: "serve", arguments: ["--check", name], report: report, capture: nil, parallel: 1,
+                                      quiet: true, stop: stop).runReporting([planned])
+        timer.cancel()
+        let finishedAt = Date().timeIntervalSince1970
+        let result = stop.isPulled ? "timeout" : ended.finished?.run.status.rawValue ?? "error"
+        let families = ended.finished.map {
+            PrometheusWriter.families(run: $0.run, summary: $0.summary, thresholds: $0.thresholds, soaks: $0.soaks, resume: $0.resume, checks: $0.checks)
+        }
+        let writeError = ended.folder != nil && ended.finished == nil ? "the report of check \(name) could not be written (see the log)" : nil
+        say("sonde serve: check \(name): \(result) in \(String(format: "%.2f", finishedAt - started)) s" + (ended.folder.map { " (\($0))" } ?? ""))
+        return CheckRunRecord(check: name, result: result, startedAt: started, finishedAt: finishedAt, families: families,
+                              folder: ended.folder, writeError: writeError)
+    }
+}
+
+/// A line of serve's log on stdout, written at once (a pipe's reader sees it without a flush).
+private func say(_ line: String) {
+    StandardStreams.writeOutput(Data((TerminalText.sanitized(line, keepingNewlines: false) + "\n").utf8))
+}

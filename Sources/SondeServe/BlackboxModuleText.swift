@@ -1,0 +1,58 @@
+import Foundation
+import SondeCore
+import SondeRun
+
+/// A module as `/probe?debug=true` shows it (blackbox_exporter's "Module configuration"), in
+/// YAML with blackbox's keys; credentials and secret header values are redacted.
+enum BlackboxModuleText {
+    static func describe(_ module: BlackboxModule, redactor: Redactor) -> String {
+        let http = module.http
+        var lines = ["prober: \(module.prober)"]
+        if let timeout = module.timeout { lines.append("timeout: \(DurationValue(seconds: timeout))") }
+        lines.append("http:")
+        lines.append("  method: \(quoted(http.method))")
+        if !http.headers.isEmpty {
+            lines.append("  headers:")
+            for header in http.headers {
+                let value = redactor.redacted(header.value, as: redactor.treatment(ofHeader: header.name)) ?? header.value
+                lines.append("    \(quoted(header.name)): \(quoted(value))")
+            }
+        }
+        if !http.validStatusCodes.isEmpty { lines.append("  valid_status_codes: [\(http.validStatusCodes.map(String.init).joined(separator: ", "))]") }
+        if !http.validHTTPVersions.isEmpty { lines.append("  valid_http_versions: [\(http.validHTTPVersions.joined(separator: ", "))]") }
+        lines.append("  preferred_ip_protocol: \(http.preferredIPProtocol)")
+        lines.append("  ip_protocol_fallback: \(http.ipProtocolFallback)")
+        lines.append("  follow_redirects: \(http.followRedirects)")
+        lines.append("  enable_http2: \(http.enableHTTP2)")
+        if http.failIfSSL { lines.append("  fail_if_ssl: true") }
+        if http.failIfNotSSL { lines.append("  fail_if_not_ssl: true") }
+        if http.caFile != nil || http.insecureSkipVerify {
+            lines.append("  tls_config:")
+            if let caFile = http.caFile { lines.append("    ca_file: \(quoted(caFile))") }
+            lines.append("    insecure_skip_verify: \(http.insecureSkipVerify)")
+        }
+        if let auth = http.basicAuth {
+            lines.append("  basic_auth:")
+            lines.append("    username: \(quoted(auth.username))")
+            lines.append("    password: <secret>")
+        }
+        if http.bearerToken != nil { lines.append("  bearer_token: <secret>") }
+        if let proxy = http.proxyURL { lines.append("  proxy_url: \(quoted(redactor.redact(url: proxy)))") }
+        if let body = http.body { lines.append("  body: \(quoted(body))") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A YAML double-quoted scalar.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += String(format: "\\x%02X", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import SondeCore
+import SondeHTTP
+import SondeRun
+
+/// `/probe` for one target with one blackbox_exporter module: what blackbox's http prober does
+/// (resolve by the module's IP preference, one request following redirects, judge status, HTTP
+/// version and TLS), measured by libcurl, and the same series blackbox emits
+/// (`BlackboxExposition`) plus sonde's own.
+///
+/// Threading: `probe` runs the blocking work on its own thread; call it from any task.
+struct BlackboxProber {
+    let module: BlackboxModule
+    let moduleName: String
+    /// The probe's time limit (s): `ScrapeTimeout.seconds`.
+    let timeout: Double
+    let redactor: Redactor
+
+    /// What a probe found: its series, its log (for `debug=true`), and whether it succeeded.
+    struct Outcome {
+        var exposition: BlackboxExposition
+        var log: [String]
+        var success: Bool
+    }
+
+    func probe(target: String) async -> Outcome {
+        await runOnDedicatedThread(named: "sonde-probe") { run(target: target) }
+    }
+
+    /// The whole probe, on the calling thread.
+    func run(target rawTarget: String) -> Outcome {
+        let started = monotonicMicroseconds()
+        var log = Log(target: redactor.redact(url: rawTarget), module: moduleName)
+        var exposition = BlackboxExposition()
+        func finish(success: Bool) -> Outcome {
+            let duration = Double(monotonicMicroseconds() - started) / 1e6
+            exposition.set("probe_duration_seconds", duration)
+            exposition.set("probe_success", success ? 1 : 0)
+            log.say(success ? "Probe succeeded" : "Probe failed", "duration_seconds=\(duration)")
+            return Outcome(exposition: exposition, log: log.lines, success: success)
+        }
+        log.say("Beginning probe", "probe=http timeout_seconds=\(timeout)")
+        let target = rawTarget.contains("://") ? rawTarget : "http://" + rawTarget
+        guard let components = URLComponents(string: target), let rawHost = components.host, !rawHost.isEmpty else {
+            log.say("Could not parse target URL", "")
+            return finish(success: false)
+        }
+        let host = rawHost.hasPrefix("[") ? String(rawHost.dropFirst().dropLast()) : rawHost
+        exposition.prepareHTTP()
+
+        log.say("Resolving target address", "target=\(host) ip_protocol=\(module.http.preferredIPProtocol)")
+        let resolved: AddressResolver.Resolved
+        switch AddressResolver.resolve(host: host, preferred: module.http.preferredIPProtocol, fallback: module.http.ipProtocolFallback) {
+        case .failure(let error):
+            log.say("Error resolving address", "err=\"\(error.message)\"")
+            return finish(success: false)
+        case .success(let found):
+            resolved = found
+        }
+        log.say("Resolved target address", "target=\(host) ip=\(resolved.address)")
+        exposition.set("probe_dns_lookup_time_seconds", resolved.seconds)
+        exposition.set("probe_ip_protocol", Double(resolved.family))
+        exposition.set("probe_ip_addr_hash", Double(BlackboxExposition.fnv32a(resolved.bytes)))
+
+        var options = ProbeOptions()
+        options.method = module.http.method
+        options.headers = module.http.headers.map { HeaderField(name: $0.name, value: $0.value) }
+        if let auth = module.http.basicAuth {
+            options.headers.append(HeaderField(name: "Authorization", value: "Basic " + Data("\(auth.username):\(auth.password)".utf8).base64EncodedString()))
+        } else if let token = module.http.bearerToken {
+            options.headers.append(HeaderField(name: "Authorization", value: "Bearer " + token))
+        }
+        options.body = module.http.body.map { Array($0.utf8) }
+        options.httpVersion = module.http.enableHTTP2 ? .automatic : .http1_1
+        let remainingMs = max(1, Int((timeout - Double(monotonicMicroseconds() - started) / 1e6) * 1000))
+        options.timeoutMs = remainingMs
+        options.connectTimeoutMs = remainingMs
+        options.insecure = module.http.insecureSkipVerify
+        options.caCertPath = module.http.caFile
+        options.ipVersion = resolved.family == 4 ? .v4 : .v6
+        let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
+        let isLiteral = host == resolved.address
+        if !isLiteral { options.resolve = ["\(host):\(port):\(resolved.family == 6 ? "[\(resolved.address)]" : resolved.address)"] }
+        options.proxy = module.http.proxyURL
+        options.reuseConnections = false
+        options.maxRedirects = module.http.followRedirects ? 10 : 0
+        options.acceptedStatus = StatusSet(ranges: [100...599])  // judged below, as blackbox judges it
+        options.userAgent = "sonde/\(SondeVersion.current) (blackbox_exporter compatible)"
+
+        log.say("Making HTTP request", "url=\(redactor.redact(url: target)) host=\(host)")
+        var finished: ProbeTask?
+        do throws(TaskError) {
+            let runner = try ProbeRunner(options: options, redactor: redactor)
+            _ = try runner.run(urls: [target], shouldStop: { false }, onTask: { finished = $0 })
+        } catch {
+            log.say("Error for HTTP request", "err=\"\(error.message)\"")
+            return finish(success: false)
+        }
+        guard let task = finished else { return finish(success: false) }
+        var error = task.error
+        // Without follow_redirects the 3xx is the answer, judged like any other.
+        if !module.http.followRedirects, error?.code == .tooManyRedirects { error = nil }
+        exposition.record(task, resolveSeconds: resolved.seconds)
+        let last = task.transactionMetrics.last
+        if let error {
+            log.say("Error for HTTP request", "err=\"\(error.code.rawValue): \(error.message)\"")
+            return finish(success: false)
+        }
+        guard let response = last?.response else { return finish(success: false) }
+        log.say("Received HTTP response", "status_code=\(response.statusCode)")
+        let valid = module.http.validStatusCodes.isEmpty ? (200...299).contains(response.statusCode)
+            : module.http.validStatusCodes.contains(response.statusCode)
+        guard valid else {
+            log.say("Invalid HTTP response status code", "status_code=\(response.statusCode)")
+            return finish(success: false)
+        }
+        if !module.http.validHTTPVersions.isEmpty {
+            let version = BlackboxExposition.versionText(last?.networkProtocolName)
+            guard module.http.validHTTPVersions.contains(where: { BlackboxExposition.sameVersion($0, version) }) else {
+                log.say("Invalid HTTP version number", "version=\(version)")
+                return finish(success: false)
+            }
+        }
+        let ssl = last?.request.url.lowercased().hasPrefix("https:") == true
+        if module.http.failIfSSL && ssl {
+            log.say("Final request was over SSL", "")
+            return finish(success: false)
+        }
+        if module.http.failIfNotSSL && !ssl {
+            log.say("Final request was not over SSL", "")
+            return finish(success: false)
+        }
+        return finish(success: true)
+    }
+
+    /// blackbox's log lines, logfmt, with the time of each.
+    struct Log {
+        let target: String
+        let module: String
+        var lines: [String] = []
+
+        mutating func say(_ message: String, _ fields: String) {
+            let time = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+            lines.append("ts=\(time) module=\(module) target=\(target) level=info msg=\"\(message)\"" + (fields.isEmpty ? "" : " " + fields))
+        }
+    }
+}

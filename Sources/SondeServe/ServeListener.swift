@@ -1,0 +1,41 @@
+import Hummingbird
+import Logging
+import SondeRun
+
+/// serve's HTTP listener (Hummingbird, HTTP/1.1): started on `address`, stopped by cancelling its task.
+public struct ServeListener: Sendable {
+    /// The port it listens on (the one picked when `address.port` is 0).
+    public let port: Int
+    private let task: Task<Void, Error>
+
+    /// Binds and starts serving `context`'s routes; throws when the address cannot be bound.
+    public static func start(_ address: ListenAddress, _ context: ServeRoutes.Context) async throws -> ServeListener {
+        var logger = Logger(label: "sonde.serve")
+        logger.logLevel = .warning
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let app = Application(
+            router: ServeRoutes.build(context),
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "sonde"),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            },
+            logger: logger)
+        let task = Task {
+            defer { continuation.finish() }
+            try await app.run()
+        }
+        for await port in ports where port > 0 { return ServeListener(port: port, task: task) }
+        let failure: Error
+        switch await task.result {
+        case .failure(let error): failure = error
+        case .success: failure = CancellationError()
+        }
+        throw failure
+    }
+
+    public func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+}

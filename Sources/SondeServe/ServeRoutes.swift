@@ -1,0 +1,120 @@
+import Foundation
+import Hummingbird
+import SondeCore
+import SondeReport
+import SondeRun
+import Synchronization
+
+/// The endpoints of `sonde serve`:
+/// - `GET /metrics`: every scheduled check's latest run and serve's health (`ServeState`).
+/// - `GET /probe?target=…&module=…[&debug=true]`: blackbox_exporter's http prober (`BlackboxProber`),
+///   only for targets the `allow:` list matches (403, nothing sent, otherwise).
+/// - `GET /-/healthy`, `POST /-/reload` (500 with the reason when the new config is refused; the
+///   running one stays in force).
+/// - `GET /`: the checks and their latest runs.
+public enum ServeRoutes {
+    /// What the routes read and call; `config` is replaced by a reload.
+    public struct Context: Sendable {
+        public var state: ServeState
+        public var config: CurrentConfig
+        public var reload: @Sendable () async -> String?
+        public var inFlight: @Sendable () async -> [String]
+        public var redactor: Redactor
+        /// Where the scheduled runs' folders are (`/runs/<id>/…`).
+        public var outputDirectory: String
+
+        public init(state: ServeState, config: CurrentConfig, reload: @escaping @Sendable () async -> String?,
+                    inFlight: @escaping @Sendable () async -> [String], redactor: Redactor, outputDirectory: String) {
+            self.outputDirectory = outputDirectory
+            self.state = state
+            self.config = config
+            self.reload = reload
+            self.inFlight = inFlight
+            self.redactor = redactor
+        }
+    }
+
+    static let expositionType = "text/plain; version=0.0.4; charset=utf-8"
+
+    public static func build(_ context: Context) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("/metrics") { _, _ in
+            text(context.state.metricsText(inFlight: await context.inFlight()), type: expositionType)
+        }
+        router.get("/probe") { request, _ in await probe(request, context) }
+        router.get("/-/healthy") { _, _ in text("Healthy") }
+        router.head("/-/healthy") { _, _ in text("") }
+        router.post("/-/reload") { _, _ in
+            if let problem = await context.reload() { return text("failed to reload config: \(problem)\n", status: .internalServerError) }
+            return text("")
+        }
+        router.get("/-/reload") { _, _ in text("This endpoint requires a POST request.\n", status: .methodNotAllowed) }
+        router.get("/runs/:id/:file") { _, request in
+            runFile(id: request.parameters.get("id") ?? "", file: request.parameters.get("file") ?? "", outputDirectory: context.outputDirectory)
+        }
+        router.get("/") { _, _ in
+            let page = ServeIndexPage.render(runs: context.state.latestRuns, config: context.config.value)
+            return text(page, type: "text/html; charset=utf-8")
+        }
+        return router
+    }
+
+    static func probe(_ request: Request, _ context: Context) async -> Response {
+        let parameters = request.uri.queryParameters
+        guard let target = parameters.get("target"), !target.isEmpty else { return text("Target parameter is missing\n", status: .badRequest) }
+        let moduleName = parameters.get("module") ?? "http_2xx"
+        let config = context.config.value
+        guard let module = config.modules[moduleName] else {
+            return text("Unknown module \"\(escapeText(moduleName))\"\n", status: .badRequest)
+        }
+        if let reason = module.unsupported { return text(reason + "\n", status: .badRequest) }
+        let absolute = target.contains("://") ? target : "http://" + target
+        guard config.allow.allowing(absolute) != nil else {
+            return text("target \(escapeText(context.redactor.redact(url: absolute))) is not in serve's allow list: /probe reaches only what allow: names\n",
+                        status: .forbidden)
+        }
+        let header = request.headers.first { $0.name.canonicalName == "x-prometheus-scrape-timeout-seconds" }?.value
+        let timeout: Double
+        switch ScrapeTimeout.seconds(header: header, moduleTimeout: module.timeout) {
+        case .success(let seconds): timeout = seconds
+        case .failure(let refused): return text(refused.message + "\n", status: .internalServerError)
+        }
+        let prober = BlackboxProber(module: module, moduleName: moduleName, timeout: timeout, redactor: context.redactor)
+        let outcome = await prober.probe(target: absolute)
+        context.state.probed(module: moduleName, success: outcome.success)
+        guard parameters.get("debug") == "true" else { return text(outcome.exposition.text, type: expositionType) }
+        let debug = "Logs for the probe:\n" + outcome.log.joined(separator: "\n") + "\n\n\n\nMetrics that would have been returned:\n"
+            + outcome.exposition.text + "\n\n\nModule configuration:\n" + BlackboxModuleText.describe(module, redactor: context.redactor)
+        return text(debug)
+    }
+
+    /// A plain-text answer.
+    static func text(_ body: String, status: HTTPResponse.Status = .ok, type: String = "text/plain; charset=utf-8") -> Response {
+        Response(status: status, headers: [.contentType: type, .init("X-Content-Type-Options")!: "nosniff"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// A value from the request, shown in an answer: control characters as escapes, at most 256 characters.
+    static func escapeText(_ value: String) -> String {
+        String(String(value.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) }).prefix(256))
+    }
+}
+
+extension ServeRoutes {
+    /// The report files of a run folder under the output directory that `/runs/<id>/<file>` serves.
+    static let runFiles = ["report.html": "text/html; charset=utf-8", "report.json": "application/json",
+                           "report.har": "application/json", "junit.xml": "application/xml"]
+
+    /// `/runs/<id>/<file>`: a report file of a run folder, opened without following links; 404 for
+    /// anything else (a run id is letters, digits, `.`, `_`, `-`, and not `.` or `..`).
+    static func runFile(id: String, file: String, outputDirectory: String) -> Response {
+        guard let type = runFiles[file], !id.isEmpty, id.count <= 200, id != ".", id != "..",
+              id.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0) })
+        else { return text("not found\n", status: .notFound) }
+        let path = (outputDirectory as NSString).appendingPathComponent(id) + "/" + file
+        guard let bytes = try? NoFollowFile.read(path: path, maxBytes: 256 << 20) else { return text("not found\n", status: .notFound) }
+        return Response(status: .ok, headers: [.contentType: type, .init("X-Content-Type-Options")!: "nosniff",
+                                               .init("Content-Security-Policy")!: "default-src 'none'; style-src 'unsafe-inline'; img-src data:"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}
