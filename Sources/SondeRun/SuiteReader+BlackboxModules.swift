@@ -35,13 +35,13 @@ extension SuiteReader {
             let field = keyNode.scalar?.string ?? ""
             switch field {
             case "prober":
+                sawProber = true
                 guard let prober = text(value, key: key + ".prober") else { continue }
                 guard BlackboxModule.probers.contains(prober) else {
                     report(value.mark, key: key + ".prober", "unknown prober '\(prober)' (allowed: \(BlackboxModule.probers.joined(separator: ", ")))")
                     continue
                 }
                 module.prober = prober
-                sawProber = true
             case "timeout":
                 module.timeout = duration(value, key: key + ".timeout", within: 0...BlackboxModule.maxTimeout).flatMap { $0 > 0 ? $0 : nil }
             case "http":

@@ -196,6 +196,8 @@ enum TargetProcess {
         var wss: String
         var caFile: String
         var uploads: String
+        /// Accepts connections and never answers.
+        var blackhole: String
     }
 
     static let endpoints: Result<Endpoints, any Error> = Result {

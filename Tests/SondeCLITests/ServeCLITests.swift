@@ -1,0 +1,303 @@
+import Foundation
+import Testing
+
+/// `sonde serve` end to end, against real Prometheus and blackbox_exporter (Debian's packages,
+/// started here on loopback): the same series names and labels for blackbox's http prober,
+/// vantage labels from two serve instances, the allow list, reloads good and bad, a hung check,
+/// SIGTERM and SIGKILL.
+@Suite(.serialized) struct ServeCLITests {
+    /// A `sonde serve` of the test's own, on a free port.
+    final class Serve {
+        let directory = Harness.temporaryDirectory()
+        var configPath: String { directory + "/sonde.yaml" }
+        var output: String { directory + "/runs" }
+        var log: String { directory + "/serve.out" }
+        var errors: String { directory + "/serve.err" }
+        let pid: pid_t
+        let port: Int
+        var base: String { "http://127.0.0.1:\(port)" }
+
+        init(config: String) throws {
+            FileManager.default.createFile(atPath: directory + "/sonde.yaml", contents: Data(config.utf8))
+            pid = try Harness.spawn(Harness.sonde, ["serve", "--config", directory + "/sonde.yaml", "--listen", "127.0.0.1:0",
+                                                    "--output-dir", directory + "/runs"],
+                                    stdout: directory + "/serve.out", stderr: directory + "/serve.err")
+            var found = 0
+            let log = directory + "/serve.out"
+            _ = Harness.waitFor(seconds: 30) {
+                guard let text = try? String(contentsOfFile: log, encoding: .utf8),
+                      let range = text.range(of: "listening on http://127.0.0.1:") else { return false }
+                found = Int(text[range.upperBound...].prefix { $0.isNumber }) ?? 0
+                return found > 0
+            }
+            guard found > 0 else {
+                kill(pid, SIGKILL)
+                throw Harness.SpawnError(message: "sonde serve did not start: " + ((try? String(contentsOfFile: directory + "/serve.err", encoding: .utf8)) ?? ""))
+            }
+            port = found
+        }
+
+        func stop(signal: Int32 = SIGTERM) { Harness.stop(pid, signal: signal, seconds: 40) }
+
+        func logText() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+    }
+
+    /// `curl -s -w '\n%{http_code}'`: the body and the status.
+    static func fetch(_ url: String, method: String = "GET", headers: [String] = []) throws -> (body: String, status: Int) {
+        let result = try Harness.run("/usr/bin/curl", ["-s", "-X", method, "-w", "\n%{http_code}", "--max-time", "30"]
+                                     + headers.flatMap { ["-H", $0] } + [url])
+        let text = result.stdout
+        guard let newline = text.lastIndex(of: "\n") else { return (text, 0) }
+        return (String(text[..<newline]), Int(text[text.index(after: newline)...]) ?? 0)
+    }
+
+    /// The samples of an exposition: name{labels} → value (comments dropped).
+    static func samples(_ text: String) -> [String: Double] {
+        var result: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            result[String(line[..<space])] = value
+        }
+        return result
+    }
+
+    static func probeConfig(_ target: TargetProcess.Endpoints, extra: String = "") -> String {
+        """
+        allow: ["\(target.https)/*", "\(target.http)/*"]
+        modules:
+          http_2xx:
+            prober: http
+            timeout: 5s
+            http: {preferred_ip_protocol: ip4, tls_config: {ca_file: \(target.caFile)}}
+        \(extra)
+        """
+    }
+
+    /// Starts a process and waits until `url` answers 200.
+    static func startPeer(_ executable: String, _ arguments: [String], ready url: String, in directory: String, name: String) throws -> pid_t {
+        let pid = try Harness.spawn(executable, arguments, stdout: directory + "/\(name).out", stderr: directory + "/\(name).err")
+        guard Harness.waitFor(seconds: 30, { (try? fetch(url))?.status == 200 }) else {
+            kill(pid, SIGKILL)
+            throw Harness.SpawnError(message: "\(name) did not start: " + ((try? String(contentsOfFile: directory + "/\(name).err", encoding: .utf8)) ?? ""))
+        }
+        return pid
+    }
+
+    @Test func blackboxCompatibleThroughPrometheus() throws {
+        let target = try TargetProcess.get()
+        let work = Harness.temporaryDirectory()
+        let checks = """
+        checks:
+          - {name: api, kind: probe, urls: ["\(target.https)/"], count: 2, cacert: \(target.caFile), every: 2s}
+        """
+        let first = try Serve(config: Self.probeConfig(target, extra: "vantage: lab-a\n" + checks))
+        defer { first.stop() }
+        let second = try Serve(config: Self.probeConfig(target, extra: "vantage: lab-b\n" + checks))
+        defer { second.stop() }
+
+        // blackbox_exporter with the very module serve uses.
+        let blackboxPort = Harness.freePort()
+        FileManager.default.createFile(atPath: work + "/blackbox.yml", contents: Data("""
+        modules:
+          http_2xx:
+            prober: http
+            timeout: 5s
+            http: {preferred_ip_protocol: ip4, tls_config: {ca_file: \(target.caFile)}}
+        """.utf8))
+        let blackbox = try Self.startPeer("/usr/bin/prometheus-blackbox-exporter",
+                                          ["--config.file=\(work)/blackbox.yml", "--web.listen-address=127.0.0.1:\(blackboxPort)"],
+                                          ready: "http://127.0.0.1:\(blackboxPort)/-/healthy", in: work, name: "blackbox")
+        defer { Harness.stop(blackbox, signal: SIGTERM) }
+
+        // The same target from both, in one moment: same names, same labels; phases within the duration.
+        let url = "\(target.https)/"
+        let sonde = try Self.fetch("\(first.base)/probe?target=\(url)&module=http_2xx")
+        let reference = try Self.fetch("http://127.0.0.1:\(blackboxPort)/probe?target=\(url)&module=http_2xx")
+        #expect(sonde.status == 200 && reference.status == 200)
+        let ours = Self.samples(sonde.body), theirs = Self.samples(reference.body)
+        // blackbox's chain info carries the leaf's SHA-256 fingerprint, which libcurl does not give sonde (README).
+        let shared = Set(theirs.keys.filter { !$0.hasPrefix("probe_ssl_last_chain_info") })
+        #expect(shared.subtracting(ours.keys).isEmpty, "series blackbox has and sonde lacks: \(shared.subtracting(ours.keys).sorted())")
+        for key in ["probe_success", "probe_http_status_code", "probe_http_version", "probe_http_ssl", "probe_ip_protocol",
+                    "probe_ip_addr_hash", "probe_http_redirects", "probe_http_content_length", "probe_tls_version_info{version=\"TLS 1.3\"}",
+                    "probe_ssl_earliest_cert_expiry"] {
+            #expect(ours[key] == theirs[key], "\(key): sonde \(String(describing: ours[key])), blackbox \(String(describing: theirs[key]))")
+        }
+        for (name, values) in [("sonde", ours), ("blackbox", theirs)] {
+            let phases = values.filter { $0.key.hasPrefix("probe_http_duration_seconds{") }.values.reduce(0, +)
+            let duration = try #require(values["probe_duration_seconds"])
+            #expect(phases > 0 && phases <= duration, "\(name): phases add up to \(phases) s, probe_duration_seconds \(duration) s")
+        }
+
+        // Prometheus scrapes both serves' /metrics, serve's /probe and blackbox's /probe.
+        let promPort = Harness.freePort()
+        let relabel = """
+            relabel_configs:
+              - {source_labels: [__address__], target_label: __param_target}
+              - {source_labels: [__param_target], target_label: instance}
+        """
+        FileManager.default.createFile(atPath: work + "/prometheus.yml", contents: Data("""
+        global: {scrape_interval: 1s, scrape_timeout: 1s}
+        scrape_configs:
+          - job_name: sonde
+            static_configs: [{targets: ["127.0.0.1:\(first.port)", "127.0.0.1:\(second.port)"]}]
+          - job_name: sonde_probe
+            metrics_path: /probe
+            params: {module: [http_2xx]}
+            static_configs: [{targets: ["\(url)"]}]
+        \(relabel)
+              - {target_label: __address__, replacement: "127.0.0.1:\(first.port)"}
+          - job_name: blackbox
+            metrics_path: /probe
+            params: {module: [http_2xx]}
+            static_configs: [{targets: ["\(url)"]}]
+        \(relabel)
+              - {target_label: __address__, replacement: "127.0.0.1:\(blackboxPort)"}
+        """.utf8))
+        let check = try Harness.run("/usr/bin/promtool", ["check", "config", work + "/prometheus.yml"])
+        #expect(check.status == 0, "promtool: \(check.stdout) \(check.stderr)")
+        let prometheus = try Self.startPeer("/usr/bin/prometheus",
+                                            ["--config.file=\(work)/prometheus.yml", "--storage.tsdb.path=\(work)/tsdb",
+                                             "--web.listen-address=127.0.0.1:\(promPort)"],
+                                            ready: "http://127.0.0.1:\(promPort)/-/ready", in: work, name: "prometheus")
+        defer { Harness.stop(prometheus, signal: SIGTERM) }
+        let api = "http://127.0.0.1:\(promPort)/api/v1"
+        func series(_ selector: String) throws -> [[String: String]] {
+            let answer = try Self.fetch("\(api)/series?match[]=\(selector.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+            let json = try Harness.json(answer.body)
+            return (json["data"] as? [[String: String]]) ?? []
+        }
+        // Every job up, and a scheduled run's series on each serve.
+        let ready = Harness.waitFor(seconds: 40) {
+            let up = (try? series("up{job=~\"sonde|sonde_probe|blackbox\"}"))?.count ?? 0
+            let checks = (try? series("probe_success{job=\"sonde\",check=\"api\"}"))?.count ?? 0
+            let probes = (try? series("probe_success{job=~\"sonde_probe|blackbox\"}"))?.count ?? 0
+            return up == 4 && checks == 2 && probes == 2
+        }
+        #expect(ready, "Prometheus did not get every series within 40 s")
+        let upAnswer = try Harness.json(try Self.fetch("\(api)/query?query=min(up)").body)
+        let upValue = ((upAnswer["data"] as? [String: Any])?["result"] as? [[String: Any]])?.first?["value"] as? [Any]
+        #expect(upValue?.last as? String == "1", "every scrape succeeded (the exposition parses): \(upAnswer)")
+        let vantages = Set(try series("probe_success{job=\"sonde\",check=\"api\"}").compactMap { $0["vantage"] })
+        #expect(vantages == ["lab-a", "lab-b"])
+        // Names and label sets of blackbox's series, as Prometheus stored them, from both /probe jobs.
+        func shape(_ job: String) throws -> Set<String> {
+            Set(try series("{job=\"\(job)\",__name__=~\"probe_.+\"}").map { labels in
+                labels.filter { !["job", "instance"].contains($0.key) }.keys.sorted().map { key in
+                    key == "__name__" || key == "phase" || key == "version" ? "\(key)=\(labels[key] ?? "")" : key
+                }.joined(separator: ",")
+            })
+        }
+        let blackboxShape = try shape("blackbox").filter { !$0.contains("probe_ssl_last_chain_info") }
+        let sondeShape = try shape("sonde_probe")
+        #expect(blackboxShape.subtracting(sondeShape).isEmpty, "missing in sonde: \(blackboxShape.subtracting(sondeShape).sorted())")
+    }
+
+    @Test func allowListRefusesBeforeSendingAnything() throws {
+        let target = try TargetProcess.get()
+        let serve = try Serve(config: Self.probeConfig(target))
+        defer { serve.stop() }
+        // A listener that logs every connection it accepts.
+        let work = Harness.temporaryDirectory()
+        let port = Harness.freePort()
+        let listener = try Harness.spawn("/usr/bin/env", ["python3", "-c", """
+            import socket, sys
+            s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", \(port))); s.listen(8)
+            print("ready", flush=True)
+            while True:
+                c, _ = s.accept(); print("accepted", flush=True); c.close()
+            """], stdout: work + "/listener.out", stderr: work + "/listener.err")
+        defer { Harness.stop(listener, signal: SIGKILL) }
+        #expect(Harness.waitFor(seconds: 10) { ((try? String(contentsOfFile: work + "/listener.out", encoding: .utf8)) ?? "").contains("ready") })
+        for refused in ["http://127.0.0.1:\(port)/", "127.0.0.1:\(port)", "http://user:pass@127.0.0.1:\(port)/",
+                        target.https.replacingOccurrences(of: "https://", with: "https://user:secret@") + "/"] {
+            let answer = try Self.fetch("\(serve.base)/probe?target=\(refused.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&module=http_2xx")
+            #expect(answer.status == 403, "\(refused): \(answer.status) \(answer.body)")
+            #expect(!answer.body.contains("secret") && !answer.body.contains("pass@"), "the refusal shows credentials: \(answer.body)")
+        }
+        usleep(300_000)
+        let accepted = ((try? String(contentsOfFile: work + "/listener.out", encoding: .utf8)) ?? "").components(separatedBy: "accepted").count - 1
+        #expect(accepted == 0, "serve connected to a target outside its allow list")
+        // What the list allows is probed; an unknown module and a missing target are 400.
+        #expect(try Self.fetch("\(serve.base)/probe?target=\(target.https)/&module=http_2xx").body.contains("probe_success 1"))
+        #expect(try Self.fetch("\(serve.base)/probe?target=\(target.https)/&module=nope").status == 400)
+        #expect(try Self.fetch("\(serve.base)/probe?module=http_2xx").status == 400)
+        #expect(try Self.fetch("\(serve.base)/probe?target=\(target.https)/", headers: ["X-Prometheus-Scrape-Timeout-Seconds: lots"]).status == 500)
+        let healthy = try Self.fetch("\(serve.base)/-/healthy")
+        #expect(healthy.status == 200 && healthy.body == "Healthy")
+        #expect(try Self.fetch("\(serve.base)/-/reload").status == 405)
+    }
+
+    @Test func badReloadKeepsTheRunningConfigAndAGoodOneTakesOver() throws {
+        let target = try TargetProcess.get()
+        let checks = "checks:\n  - {name: api, kind: probe, urls: [\"\(target.http)/\"], every: 1s}\n"
+        let serve = try Serve(config: Self.probeConfig(target, extra: checks))
+        defer { serve.stop() }
+        #expect(Harness.waitFor(seconds: 20) { serve.logText().contains("check api: passed") })
+        // A config that does not validate: refused with its place, the running one stays.
+        FileManager.default.createFile(atPath: serve.configPath, contents: Data((Self.probeConfig(target, extra: checks) + "  - {name: web, kind: probe, urls: [\"\(target.http)/\"], every: forever}\n").utf8))
+        let refused = try Self.fetch("\(serve.base)/-/reload", method: "POST")
+        #expect(refused.status == 500)
+        #expect(refused.body.contains("sonde.yaml:") && refused.body.contains("every"), "the reason with its place: \(refused.body)")
+        let metrics = try Self.fetch("\(serve.base)/metrics").body
+        #expect(metrics.contains("sonde_serve_config_last_reload_successful 0"))
+        let before = Self.samples(metrics)["sonde_serve_runs_total{check=\"api\",result=\"passed\"}"] ?? 0
+        #expect(Harness.waitFor(seconds: 10) {
+            (Self.samples((try? Self.fetch("\(serve.base)/metrics").body) ?? "")["sonde_serve_runs_total{check=\"api\",result=\"passed\"}"] ?? 0) > before
+        }, "the running config's check kept running")
+        // SIGHUP with a good config: the new check runs, and the reload says so.
+        FileManager.default.createFile(atPath: serve.configPath, contents: Data((Self.probeConfig(target, extra: checks) + "  - {name: web, kind: probe, urls: [\"\(target.http)/\"], every: 1s}\n").utf8))
+        kill(serve.pid, SIGHUP)
+        #expect(Harness.waitFor(seconds: 20) { serve.logText().contains("check web: passed") }, "\(serve.logText())")
+        #expect(try Self.fetch("\(serve.base)/metrics").body.contains("sonde_serve_config_last_reload_successful 1"))
+    }
+
+    @Test func aHungCheckEndsAtItsRunTimeoutAndStopsNothingElse() throws {
+        let target = try TargetProcess.get()
+        let serve = try Serve(config: Self.probeConfig(target, extra: """
+        checks:
+          - {name: hung, kind: probe, urls: ["\(target.blackhole)/"], timeout: 60s, every: 1s, run-timeout: 2s}
+          - {name: fast, kind: probe, urls: ["\(target.http)/"], every: 1s}
+        """))
+        defer { serve.stop() }
+        #expect(Harness.waitFor(seconds: 20) { serve.logText().contains("check hung: timeout") }, "\(serve.logText())")
+        let metrics = Self.samples(try Self.fetch("\(serve.base)/metrics").body)
+        #expect((metrics["sonde_serve_runs_total{check=\"fast\",result=\"passed\"}"] ?? 0) >= 2, "the fast check ran while the other hung")
+        #expect(metrics["sonde_serve_last_run_success{check=\"hung\"}"] == 0)
+    }
+
+    @Test func sigtermLetsARunWriteItsReportAndExitsZero() throws {
+        let target = try TargetProcess.get()
+        let serve = try Serve(config: Self.probeConfig(target, extra: """
+        checks:
+          - {name: sock, kind: soak, url: "\(target.ws)/ws/echo", duration: 60s, every: 10s}
+        """))
+        #expect(Harness.waitFor(seconds: 20) { (try? FileManager.default.contentsOfDirectory(atPath: serve.output))?.isEmpty == false })
+        usleep(1_500_000)
+        let started = Date()
+        kill(serve.pid, SIGTERM)
+        var status: Int32 = 0
+        #expect(Harness.waitFor(seconds: 20) { waitpid(serve.pid, &status, WNOHANG) == serve.pid }, "serve did not end within 20 s")
+        #expect(Date().timeIntervalSince(started) < 20)
+        #expect((status & 0x7f) == 0 && ((status >> 8) & 0xff) == 0, "exit status \(status)")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: serve.output)
+        let report = try Harness.json(String(contentsOfFile: serve.output + "/" + (try #require(folders.first)) + "/report.json", encoding: .utf8))
+        #expect((report["run"] as? [String: Any])?["status"] as? String == "interrupted")
+        #expect(((report["soaks"] as? [[String: Any]])?.first?["check"] as? String) == "sock")
+    }
+
+    @Test func afterSigkillTheCutRunIsRebuilt() throws {
+        let target = try TargetProcess.get()
+        let serve = try Serve(config: Self.probeConfig(target, extra: """
+        checks:
+          - {name: sock, kind: soak, url: "\(target.ws)/ws/echo", duration: 60s, ping-interval: 1s, every: 10s}
+        """))
+        #expect(Harness.waitFor(seconds: 20) { Harness.journalLines(under: serve.output, containing: "ws-samples") > 0 })
+        serve.stop(signal: SIGKILL)
+        let folder = serve.output + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: serve.output).first))
+        let rebuilt = try Harness.sonde(["report", folder])
+        #expect(FileManager.default.fileExists(atPath: folder + "/report.html"), "\(rebuilt.stderr)")
+        let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        #expect(((report["checks"] as? [[String: Any]])?.first?["name"] as? String) == "sock")
+    }
+}

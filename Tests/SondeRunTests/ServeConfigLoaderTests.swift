@@ -1,0 +1,128 @@
+import Foundation
+import SondeRun
+import Testing
+
+/// serve's config: the suite's checks with a schedule, blackbox_exporter's modules, the allow list,
+/// every problem at its place.
+@Suite struct ServeConfigLoaderTests {
+    static func load(_ text: String, environment: [String: String] = [:]) throws(SuiteLoader.Failure) -> ServeConfig {
+        try ServeConfigLoader.parse(text, file: "sonde.yaml", folder: "/tmp", environment: environment)
+    }
+
+    static func problems(_ text: String) -> [String] {
+        do { _ = try load(text) } catch { return error.problems.map(\.description) }
+        return []
+    }
+
+    @Test func readsEveryKey() throws {
+        let config = try Self.load("""
+        listen: 127.0.0.1:9200
+        vantage: fra-1
+        allow: ["https://api.example.com/*", "https://*.cdn.example.com/v1/*"]
+        modules:
+          http_2xx:
+            prober: http
+            timeout: 5s
+            http: {method: get, valid_status_codes: [200, 204], preferred_ip_protocol: ip4, no_follow_redirects: true,
+                   headers: {Accept: application/json}, bearer_token: "${TOKEN}"}
+          icmp: {prober: icmp}
+          body_regex: {prober: http, http: {fail_if_body_not_matches_regexp: ["ok"]}}
+        parallel: 2
+        defaults: {every: 1m}
+        checks:
+          - {name: api, kind: probe, urls: [https://api.example.com/v1/health], count: 3, every: 5m}
+          - {name: socket, kind: soak, url: wss://api.example.com/socket, duration: 10m}
+        history: history.sqlite
+        keep: {days: 30}
+        """, environment: ["TOKEN": "s3cret"])
+        #expect(config.listen == ListenAddress(host: "127.0.0.1", port: 9200))
+        #expect(config.vantage == "fra-1")
+        #expect(config.allow.patterns.count == 2)
+        #expect(config.parallel == 2)
+        #expect(config.checks.map(\.check.name) == ["api", "socket"])
+        #expect(config.checks.map(\.every) == [300, 60])
+        #expect(config.checks[0].runTimeout == 600)
+        #expect(config.checks[1].runTimeout == 660, "a soak's duration and a minute")
+        #expect(config.history == "/tmp/history.sqlite")
+        #expect(config.keepDays == 30)
+        let module = try #require(config.modules["http_2xx"])
+        #expect(module.timeout == 5 && module.http.method == "GET" && module.http.validStatusCodes == [200, 204])
+        #expect(module.http.preferredIPProtocol == "ip4" && !module.http.followRedirects && module.http.bearerToken == "s3cret")
+        #expect(module.unsupported == nil)
+        #expect(config.modules["icmp"]?.unsupported?.contains("icmp prober") == true)
+        #expect(config.modules["body_regex"]?.unsupported?.contains("fail_if_body_not_matches_regexp") == true)
+    }
+
+    @Test func withoutChecksItIsAProbeExporter() throws {
+        let config = try Self.load("allow: [\"http://127.0.0.1:8080/*\"]\nmodules: {http_2xx: {prober: http}}\n")
+        #expect(config.checks.isEmpty && config.parallel == ServeConfig.defaultParallel)
+        #expect(try Self.load("").checks.isEmpty)
+    }
+
+    @Test func everyProblemAtItsPlace() {
+        let problems = Self.problems("""
+        listen: nowhere
+        allow: ["ftp://x/*", "https://a*b.example.com/*"]
+        modules:
+          m: {prober: http, timeout: 2h, http: {method: "GE T", valid_status_codes: [700], tls_config: {ca_file: /nonexistent.pem}, typo: 1}}
+          n: {prober: smtp}
+        checks:
+          - {name: api, kind: probe, urls: [https://example.com/]}
+          - {name: web, kind: probe, urls: [https://example.com/], every: 0s}
+          - {name: slow, kind: probe, urls: [https://example.com/], every: 1m, run-timeout: 25h}
+        keep: {days: 0, weeks: 1}
+        colour: blue
+        """)
+        let expected = [
+            "sonde.yaml:1:9: listen: 'nowhere' is not host:port",
+            "sonde.yaml:2:9: allow: 'ftp://x/*' is not scheme://host[:port]/path",
+            "sonde.yaml:2:22: allow: 'https://a*b.example.com/*' has '*' in its host",
+            "sonde.yaml:4:30: modules.m.timeout: must be at most 10m",
+            "sonde.yaml:4:49: modules.m.http.method: 'GE T' is not an HTTP method",
+            "sonde.yaml:4:78: modules.m.http.valid_status_codes: must be between 100 and 599",
+            "modules.m.http.tls_config.ca_file: /nonexistent.pem: no such file",
+            "modules.m.http: unknown key 'typo'",
+            "sonde.yaml:5:15: modules.n.prober: unknown prober 'smtp'",
+            "sonde.yaml:7:5: every: missing",
+            "sonde.yaml:8:67: every: must be at least 1s",
+            "sonde.yaml:9:85: run-timeout: must be at most 24h",
+            "keep: must be between 1 and 3650 (got 0)",
+            "keep: unknown key 'weeks'",
+            "sonde.yaml:11:1: colour: unknown key",
+        ]
+        #expect(!problems.contains { $0.contains("modules.n.prober: missing") }, "an unknown prober is one problem")
+        for prefix in expected {
+            #expect(problems.contains { $0.contains(prefix) }, "no problem like \(prefix) in:\n\(problems.joined(separator: "\n"))")
+        }
+    }
+
+    @Test func allowListMatchesOriginsExactlyAndPathsByGlob() throws {
+        func list(_ patterns: String...) throws -> AllowList {
+            AllowList(patterns: try patterns.map { try AllowList.Pattern.parse($0).get() })
+        }
+        let allow = try list("https://api.example.com/v1/*", "http://127.0.0.1:8080/*", "https://*.cdn.example.com/*")
+        for target in ["https://api.example.com/v1/health", "https://API.example.com:443/v1/x?y=1", "http://127.0.0.1:8080/",
+                       "https://eu.cdn.example.com/big.bin"] {
+            #expect(allow.allowing(target) != nil, "\(target) should pass")
+        }
+        for target in ["https://api.example.com/v2/health", "http://api.example.com/v1/health", "https://api.example.com:8443/v1/",
+                       "http://127.0.0.1:8081/", "https://cdn.example.com/big.bin", "https://api.example.com.evil.net/v1/x",
+                       "https://user:pw@api.example.com/v1/x", "https://evilcdn.example.com/x", "not a url", "file:///etc/passwd"] {
+            #expect(allow.allowing(target) == nil, "\(target) should be refused")
+        }
+        // A pathological glob stays fast.
+        let stars = try list("http://h/" + String(repeating: "*a", count: 40) + "b")
+        let started = Date()
+        #expect(stars.allowing("http://h/" + String(repeating: "a", count: 5000)) == nil)
+        #expect(Date().timeIntervalSince(started) < 1)
+    }
+
+    @Test func listenAddresses() {
+        #expect(ListenAddress(parsing: "127.0.0.1:0") == ListenAddress(host: "127.0.0.1", port: 0))
+        #expect(ListenAddress(parsing: "[::1]:9166") == ListenAddress(host: "::1", port: 9166))
+        #expect(ListenAddress(parsing: "[::1]:9166")?.description == "[::1]:9166")
+        for bad in ["9166", ":9166", "host:70000", "::1:9166", "host:-1", "host:9166x", "[::1]9166", "a b:1"] {
+            #expect(ListenAddress(parsing: bad) == nil, "\(bad)")
+        }
+    }
+}
