@@ -152,6 +152,11 @@ struct ScheduledRunner: Sendable {
             PrometheusWriter.families(run: $0.run, summary: $0.summary, thresholds: $0.thresholds, soaks: $0.soaks, resume: $0.resume, checks: $0.checks)
         }
         let writeError = ended.folder != nil && ended.finished == nil ? "the report of check \(name) could not be written (see the log)" : nil
+        if let days = config.value.keepDays {
+            for removed in RunFolderPruner.prune(outputDirectory: output, olderThanDays: days) {
+                say("sonde serve: keep: removed \(removed) (older than \(days) days)")
+            }
+        }
         say("sonde serve: check \(name): \(result) in \(String(format: "%.2f", finishedAt - started)) s" + (ended.folder.map { " (\($0))" } ?? ""))
         return CheckRunRecord(check: name, result: result, startedAt: started, finishedAt: finishedAt, families: families,
                               folder: ended.folder, writeError: writeError)

@@ -11,7 +11,7 @@ public struct ServeListener: Sendable {
     /// Binds and starts serving `context`'s routes; throws when the address cannot be bound.
     public static func start(_ address: ListenAddress, _ context: ServeRoutes.Context) async throws -> ServeListener {
         var logger = Logger(label: "sonde.serve")
-        logger.logLevel = .warning
+        logger.logLevel = .critical  // a stop cancels the server, which Hummingbird logs as an error
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let app = Application(
             router: ServeRoutes.build(context),

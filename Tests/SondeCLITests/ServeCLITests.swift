@@ -301,3 +301,37 @@ import Testing
         #expect(((report["checks"] as? [[String: Any]])?.first?["name"] as? String) == "sock")
     }
 }
+
+extension ServeCLITests {
+    /// examples/serve: the config runs its three checks against the embedded target, and the
+    /// Prometheus config and alert rules pass promtool (config, rules, and the rules' unit tests).
+    @Test func theExamplesWork() throws {
+        let target = try TargetProcess.get()
+        for (name, value) in ["SONDE_TARGET_HTTP": target.http, "SONDE_TARGET_HTTPS": target.https, "SONDE_TARGET_WS": target.ws,
+                              "SONDE_TARGET_CA": target.caFile, "SONDE_VANTAGE": "ci"] { setenv(name, value, 1) }
+        let example = try String(contentsOfFile: Harness.root + "/examples/serve/sonde.yaml", encoding: .utf8)
+        // Sooner than the example's schedule, on a free port.
+        let serve = try Serve(config: example.replacingOccurrences(of: "every: 10m", with: "every: 20s")
+            .replacingOccurrences(of: "every: 1h", with: "every: 20s").replacingOccurrences(of: "duration: 20s", with: "duration: 3s")
+            .replacingOccurrences(of: "ping-interval: 5s", with: "ping-interval: 1s")
+            .replacingOccurrences(of: "listen: 127.0.0.1:9166", with: "listen: 127.0.0.1:0"))
+        defer { serve.stop() }
+        #expect(Harness.waitFor(seconds: 60) {
+            let log = serve.logText()
+            return ["api", "socket", "download"].allSatisfy { log.contains("check \($0): passed") }
+        }, "\(serve.logText())")
+        let metrics = try Self.fetch("\(serve.base)/metrics").body
+        #expect(metrics.contains("sonde_check_success{vantage=\"ci\",check=\"download\",kind=\"resume\",status=\"passed\"} 1"))
+        let index = try Self.fetch("\(serve.base)/")
+        #expect(index.status == 200 && index.body.contains("download") && !index.body.contains("<script"))
+        let folder = try #require(index.body.range(of: "href=\"runs/").map { index.body[$0.upperBound...].prefix { $0 != "/" } })
+        #expect(try Self.fetch("\(serve.base)/runs/\(folder)/report.html").status == 200)
+        #expect(try Self.fetch("\(serve.base)/runs/..%2F..%2Fetc/passwd").status == 404)
+        let directory = Harness.root + "/examples/serve"
+        for arguments in [["check", "config", directory + "/prometheus.yml"], ["check", "rules", directory + "/sonde-rules.yml"],
+                          ["test", "rules", directory + "/sonde-rules.test.yml"]] {
+            let result = try Harness.run("/usr/bin/promtool", arguments)
+            #expect(result.status == 0, "promtool \(arguments.joined(separator: " ")): \(result.stdout) \(result.stderr)")
+        }
+    }
+}

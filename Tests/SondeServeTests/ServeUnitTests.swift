@@ -89,3 +89,20 @@ import Testing
         }
     }
 }
+
+@Suite struct RunFolderPrunerTests {
+    @Test func removesOnlyOldServeFoldersNeverLinksOrOthers() throws {
+        let root = NSTemporaryDirectory() + "sonde-prune-\(UUID().uuidString)"
+        let outside = root + "-outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        for name in ["20200101T000000Z-serve-aaaa", "20200101T000000Z-probe-bbbb", "20991231T000000Z-serve-cccc", "notes"] {
+            try FileManager.default.createDirectory(atPath: root + "/" + name, withIntermediateDirectories: true)
+        }
+        try FileManager.default.createSymbolicLink(atPath: root + "/20200102T000000Z-serve-link", withDestinationPath: outside)
+        let removed = RunFolderPruner.prune(outputDirectory: root, olderThanDays: 30)
+        #expect(removed == ["20200101T000000Z-serve-aaaa"])
+        let left = try FileManager.default.contentsOfDirectory(atPath: root).sorted()
+        #expect(left == ["20200101T000000Z-probe-bbbb", "20200102T000000Z-serve-link", "20991231T000000Z-serve-cccc", "notes"])
+        #expect(FileManager.default.fileExists(atPath: outside), "a link's target is never touched")
+    }
+}
