@@ -15,6 +15,8 @@ struct BlackboxProber {
     /// The probe's time limit (s): `ScrapeTimeout.seconds`.
     let timeout: Double
     let redactor: Redactor
+    /// Keep the probe's log (`debug=true`); without, no line is made.
+    var debug = false
 
     /// What a probe found: its series, its log (for `debug=true`), and whether it succeeded.
     struct Outcome {
@@ -30,7 +32,7 @@ struct BlackboxProber {
     /// The whole probe, on the calling thread.
     func run(target rawTarget: String) -> Outcome {
         let started = monotonicMicroseconds()
-        var log = Log(target: redactor.redact(url: rawTarget), module: moduleName)
+        var log = Log(target: redactor.redact(url: rawTarget), module: moduleName, enabled: debug)
         var exposition = BlackboxExposition()
         func finish(success: Bool) -> Outcome {
             let duration = Double(monotonicMicroseconds() - started) / 1e6
@@ -137,10 +139,13 @@ struct BlackboxProber {
     struct Log {
         let target: String
         let module: String
+        let enabled: Bool
         var lines: [String] = []
 
-        mutating func say(_ message: String, _ fields: String) {
-            let time = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+        mutating func say(_ message: String, _ fields: @autoclosure () -> String) {
+            guard enabled else { return }
+            let fields = fields()
+            let time = Timestamp.now().description
             lines.append("ts=\(time) module=\(module) target=\(target) level=info msg=\"\(message)\"" + (fields.isEmpty ? "" : " " + fields))
         }
     }

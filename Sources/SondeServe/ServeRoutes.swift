@@ -79,13 +79,14 @@ public enum ServeRoutes {
         case .success(let seconds): timeout = seconds
         case .failure(let refused): return text(refused.message + "\n", status: .internalServerError)
         }
-        let prober = BlackboxProber(module: module, moduleName: moduleName, timeout: timeout, redactor: context.redactor)
+        let debug = parameters.get("debug") == "true"
+        let prober = BlackboxProber(module: module, moduleName: moduleName, timeout: timeout, redactor: context.redactor, debug: debug)
         let outcome = await prober.probe(target: absolute)
         context.state.probed(module: moduleName, success: outcome.success)
-        guard parameters.get("debug") == "true" else { return text(outcome.exposition.text, type: expositionType) }
-        let debug = "Logs for the probe:\n" + outcome.log.joined(separator: "\n") + "\n\n\n\nMetrics that would have been returned:\n"
+        guard debug else { return text(outcome.exposition.text, type: expositionType) }
+        let page = "Logs for the probe:\n" + outcome.log.joined(separator: "\n") + "\n\n\n\nMetrics that would have been returned:\n"
             + outcome.exposition.text + "\n\n\nModule configuration:\n" + BlackboxModuleText.describe(module, redactor: context.redactor)
-        return text(debug)
+        return text(page)
     }
 
     /// A plain-text answer.
