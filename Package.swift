@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
@@ -96,7 +97,12 @@ let package = Package(
         .target(
             name: "SondeServe",
             dependencies: ["SondeCore", "SondeHTTP", "SondeReport", "SondeRun",
-                           .product(name: "Hummingbird", package: "hummingbird")]
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdCore", package: "hummingbird"),
+                           .product(name: "HummingbirdTLS", package: "hummingbird"),
+                           .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                           .product(name: "Crypto", package: "swift-crypto")]
         ),
         // The commands (swift-argument-parser) as a library, so that tests reach their parsing and runs.
         .target(

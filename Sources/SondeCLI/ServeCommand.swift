@@ -62,18 +62,20 @@ struct ServeCommand: AsyncParsableCommand {
         let scheduler = CheckScheduler(run: { await runner.run($0) }, onResult: { record, skipped in
             state.record(record, skipped: skipped)
         })
+        let auth = ServeAuth(config.web)
         let reload: @Sendable () async -> String? = {
-            await Self.reload(path: configPath, current: current, state: state, scheduler: scheduler)
+            await Self.reload(path: configPath, current: current, state: state, scheduler: scheduler, auth: auth)
         }
         let context = ServeRoutes.Context(state: state, config: current, reload: reload, inFlight: { await scheduler.running() },
-                                          redactor: redaction.redactor, outputDirectory: output.outputDirectory)
+                                          redactor: redaction.redactor, outputDirectory: output.outputDirectory, auth: auth)
         let listener: ServeListener
-        do { listener = try await ServeListener.start(address, context) } catch {
+        do { listener = try await ServeListener.start(address, context, tls: config.web?.tls) } catch {
             printError("sonde serve: cannot listen on \(address): \(error)")
             throw ExitCode(ExitStatus.usage.rawValue)
         }
         let host = address.host.contains(":") ? "[\(address.host)]" : address.host
-        say("sonde serve: listening on http://\(host):\(listener.port) (\(config.checks.count) scheduled checks, "
+        let scheme = config.web?.tls == nil ? "http" : "https"
+        say("sonde serve: listening on \(scheme)://\(host):\(listener.port)" + (auth.required ? " (authentication required)" : "") + " (\(config.checks.count) scheduled checks, "
               + "\(config.modules.count) modules, \(config.allow.patterns.count) allow patterns); runs in \(output.outputDirectory)")
         await scheduler.start(config.checks, parallel: config.parallel)
 
@@ -96,7 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// Loads the config again: in force when it validates (the scheduler restarted with its
     /// checks), else refused with the reason and the running config kept. nil on success.
-    static func reload(path: String, current: CurrentConfig, state: ServeState, scheduler: CheckScheduler) async -> String? {
+    static func reload(path: String, current: CurrentConfig, state: ServeState, scheduler: CheckScheduler, auth: ServeAuth) async -> String? {
         let config: ServeConfig
         do throws(SuiteLoader.Failure) { config = try ServeConfigLoader.load(path: path) } catch {
             printError("sonde serve: reload refused, the running config stays in force:\n\(error.description)")
@@ -107,7 +109,11 @@ struct ServeCommand: AsyncParsableCommand {
         if config.listen != before.listen {
             printError("sonde serve: reload: listen: changes only when serve restarts (still \(before.listen ?? .default))")
         }
+        if config.web?.tls != before.web?.tls {
+            printError("sonde serve: reload: web-config's tls_server_config changes only when serve restarts")
+        }
         current.replace(with: config)
+        auth.update(config.web)
         state.configure(checks: config.checks.map(\.check.name), vantage: config.vantage)
         await scheduler.start(config.checks, parallel: config.parallel)
         state.reloaded(successfully: true)

@@ -29,6 +29,8 @@ public struct ServeConfig: Equatable, Sendable {
     public var history: String?
     /// Run folders of scheduled checks older than this many days are removed; nil: kept.
     public var keepDays: Int?
+    /// TLS and authentication of serve's endpoints (`web-config:`); nil: plain HTTP, no authentication.
+    public var web: WebConfig?
     /// The checks as loaded (with the values that came from the environment, for redaction).
     public var loaded: SuiteLoader.Loaded
 
@@ -37,7 +39,8 @@ public struct ServeConfig: Equatable, Sendable {
 
     public init(listen: ListenAddress? = nil, vantage: String? = nil, allow: AllowList = AllowList(patterns: []),
                 modules: [String: BlackboxModule] = [:], parallel: Int = ServeConfig.defaultParallel, checks: [ScheduledCheck] = [],
-                history: String? = nil, keepDays: Int? = nil, loaded: SuiteLoader.Loaded) {
+                history: String? = nil, keepDays: Int? = nil, web: WebConfig? = nil, loaded: SuiteLoader.Loaded) {
+        self.web = web
         self.listen = listen
         self.vantage = vantage
         self.allow = allow

@@ -5,7 +5,7 @@ import Yams
 /// The keys of serve's config beside its checks (`ServeConfigLoader`): read from the same walk as
 /// a suite, with the same `${NAME}` expansion and the same `file:line:column: key: message` problems.
 extension SuiteReader {
-    static let serveTopKeys = ["listen", "vantage", "allow", "modules", "parallel", "defaults", "checks", "history", "keep"]
+    static let serveTopKeys = ["listen", "vantage", "web-config", "allow", "modules", "parallel", "defaults", "checks", "history", "keep"]
 
     /// The whole config; nil when a problem keeps it from being built (reported).
     mutating func readServe(_ root: Node) -> ServeConfig? {
@@ -40,6 +40,7 @@ extension SuiteReader {
             return path.hasPrefix("/") ? path : (folder as NSString).appendingPathComponent(path)
         }
         let keepDays = byKey["keep"].flatMap { readKeep($0) }
+        let web = byKey["web-config"].flatMap { readWebConfig(at: $0) }
         guard let loaded else { return nil }
         var checks: [ScheduledCheck] = []
         for check in loaded.suite.checks {
@@ -48,7 +49,7 @@ extension SuiteReader {
                                          runTimeout: schedule.runTimeout ?? ScheduledCheck.defaultRunTimeout(for: check.spec)))
         }
         return ServeConfig(listen: listen, vantage: vantage, allow: allow, modules: modules, parallel: loaded.suite.parallel,
-                           checks: checks, history: history, keepDays: keepDays, loaded: loaded)
+                           checks: checks, history: history, keepDays: keepDays, web: web, loaded: loaded)
     }
 
     /// A check's `every:` (required) and `run-timeout:`, its own or inherited.

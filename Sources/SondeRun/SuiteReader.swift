@@ -17,7 +17,7 @@ struct SuiteReader {
     var schedules: [String: (every: Double, runTimeout: Double?)] = [:]
     /// The environment variables the file refers to (`${NAME}`), whose values no message shows.
     var usedVariables = Set<String>()
-    private(set) var problems: [SuiteLoader.Problem] = []
+    var problems: [SuiteLoader.Problem] = []
 
     init(file: String, folder: String, environment: [String: String], document: Document = .suite) {
         self.file = file

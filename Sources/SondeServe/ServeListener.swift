@@ -1,5 +1,9 @@
+import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
+import NIOSSL
 import SondeRun
 
 /// serve's HTTP listener (Hummingbird, HTTP/1.1): started on `address`, stopped by cancelling its task.
@@ -8,13 +12,24 @@ public struct ServeListener: Sendable {
     public let port: Int
     private let task: Task<Void, Error>
 
-    /// Binds and starts serving `context`'s routes; throws when the address cannot be bound.
-    public static func start(_ address: ListenAddress, _ context: ServeRoutes.Context) async throws -> ServeListener {
+    /// Binds and starts serving `context`'s routes, over TLS when `tls` is given; throws when the
+    /// address cannot be bound or the certificate and key cannot be loaded.
+    public static func start(_ address: ListenAddress, _ context: ServeRoutes.Context, tls: WebConfig.TLS? = nil) async throws -> ServeListener {
+        let server: HTTPServerBuilder
+        if let tls {
+            let chain = try NIOSSLCertificate.fromPEMFile(tls.certFile).map { NIOSSLCertificateSource.certificate($0) }
+            var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain,
+                                                                         privateKey: .privateKey(try NIOSSLPrivateKey(file: tls.keyFile, format: .pem)))
+            configuration.minimumTLSVersion = tls.minVersion == "TLS13" ? .tlsv13 : .tlsv12
+            server = try .tls(.http1(), tlsConfiguration: configuration)
+        } else {
+            server = .http1()
+        }
         var logger = Logger(label: "sonde.serve")
         logger.logLevel = .critical  // a stop cancels the server, which Hummingbird logs as an error
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let app = Application(
-            router: ServeRoutes.build(context),
+            router: ServeRoutes.build(context), server: server,
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "sonde"),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? 0)

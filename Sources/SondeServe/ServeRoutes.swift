@@ -22,10 +22,13 @@ public enum ServeRoutes {
         public var redactor: Redactor
         /// Where the scheduled runs' folders are (`/runs/<id>/…`).
         public var outputDirectory: String
+        /// The credentials every request needs (none without a web config).
+        public var auth: ServeAuth
 
         public init(state: ServeState, config: CurrentConfig, reload: @escaping @Sendable () async -> String?,
-                    inFlight: @escaping @Sendable () async -> [String], redactor: Redactor, outputDirectory: String) {
+                    inFlight: @escaping @Sendable () async -> [String], redactor: Redactor, outputDirectory: String, auth: ServeAuth) {
             self.outputDirectory = outputDirectory
+            self.auth = auth
             self.state = state
             self.config = config
             self.reload = reload
@@ -38,6 +41,7 @@ public enum ServeRoutes {
 
     public static func build(_ context: Context) -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: ServeAuthMiddleware(auth: context.auth))
         router.get("/metrics") { _, _ in
             text(context.state.metricsText(inFlight: await context.inFlight()), type: expositionType)
         }

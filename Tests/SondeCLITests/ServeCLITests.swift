@@ -25,8 +25,8 @@ import Testing
             var found = 0
             let log = directory + "/serve.out"
             _ = Harness.waitFor(seconds: 30) {
-                guard let text = try? String(contentsOfFile: log, encoding: .utf8),
-                      let range = text.range(of: "listening on http://127.0.0.1:") else { return false }
+                guard let text = try? String(contentsOfFile: log, encoding: .utf8), let start = text.range(of: "listening on http"),
+                      let range = text.range(of: "://127.0.0.1:", range: start.upperBound..<text.endIndex) else { return false }
                 found = Int(text[range.upperBound...].prefix { $0.isNumber }) ?? 0
                 return found > 0
             }
@@ -333,5 +333,68 @@ extension ServeCLITests {
             let result = try Harness.run("/usr/bin/promtool", arguments)
             #expect(result.status == 0, "promtool \(arguments.joined(separator: " ")): \(result.stdout) \(result.stderr)")
         }
+    }
+}
+
+extension ServeCLITests {
+    /// The exporter web-config shape: TLS and basic auth (bcrypt, `$2y$` as htpasswd writes it) or
+    /// a bearer token on every endpoint; Prometheus scrapes through both.
+    @Test func tlsAndAuthenticationGuardEveryEndpoint() throws {
+        let target = try TargetProcess.get()
+        let work = Harness.temporaryDirectory()
+        let certificate = try Harness.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                                                               "-keyout", work + "/key.pem", "-out", work + "/cert.pem", "-days", "2",
+                                                               "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
+        #expect(certificate.status == 0, "\(certificate.stderr)")
+        let hash = try Harness.run("/usr/bin/env", ["python3", "-W", "ignore", "-c",
+                                                    "import crypt; print(crypt.crypt('hunter2', crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=16)))"])
+        let bcrypt = hash.stdout.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "$2b$", with: "$2y$")
+        #expect(bcrypt.count == 60)
+        FileManager.default.createFile(atPath: work + "/token", contents: Data("token-of-sixteen-chars-or-more\n".utf8))
+        FileManager.default.createFile(atPath: work + "/web.yml", contents: Data("""
+        tls_server_config: {cert_file: \(work)/cert.pem, key_file: \(work)/key.pem}
+        basic_auth_users: {prom: "\(bcrypt)"}
+        bearer_token_file: \(work)/token
+        """.utf8))
+        let serve = try Serve(config: Self.probeConfig(target, extra: "web-config: \(work)/web.yml\n"))
+        defer { serve.stop() }
+        #expect(serve.logText().contains("listening on https://") && serve.logText().contains("authentication required"))
+        let base = "https://127.0.0.1:\(serve.port)"
+        let trust = ["--cacert", work + "/cert.pem"]
+        func status(_ path: String, _ extra: [String] = []) throws -> Int {
+            let result = try Harness.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}"] + trust + extra + [base + path])
+            return Int(result.stdout) ?? 0
+        }
+        for path in ["/metrics", "/-/healthy", "/", "/probe?target=\(target.http)/&module=http_2xx"] {
+            #expect(try status(path) == 401, "\(path) without credentials")
+            #expect(try status(path, ["-u", "prom:wrong"]) == 401, "\(path) with a wrong password")
+            #expect(try status(path, ["-H", "Authorization: Bearer not-the-token-at-all"]) == 401, "\(path) with a wrong token")
+            #expect(try status(path, ["-u", "prom:hunter2"]) == 200, "\(path) with the user")
+            #expect(try status(path, ["-H", "Authorization: Bearer token-of-sixteen-chars-or-more"]) == 200, "\(path) with the token")
+        }
+        // Plain HTTP to the TLS port gets nothing useful.
+        let plain = try Harness.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-u", "prom:hunter2",
+                                                      "http://127.0.0.1:\(serve.port)/metrics"])
+        #expect(plain.stdout != "200")
+        // Prometheus scrapes it with its own TLS and basic auth settings.
+        let promPort = Harness.freePort()
+        FileManager.default.createFile(atPath: work + "/prometheus.yml", contents: Data("""
+        global: {scrape_interval: 1s, scrape_timeout: 1s}
+        scrape_configs:
+          - job_name: sonde
+            scheme: https
+            tls_config: {ca_file: \(work)/cert.pem}
+            basic_auth: {username: prom, password: hunter2}
+            static_configs: [{targets: ["127.0.0.1:\(serve.port)"]}]
+        """.utf8))
+        let prometheus = try Self.startPeer("/usr/bin/prometheus",
+                                            ["--config.file=\(work)/prometheus.yml", "--storage.tsdb.path=\(work)/tsdb",
+                                             "--web.listen-address=127.0.0.1:\(promPort)"],
+                                            ready: "http://127.0.0.1:\(promPort)/-/ready", in: work, name: "prometheus")
+        defer { Harness.stop(prometheus, signal: SIGTERM) }
+        #expect(Harness.waitFor(seconds: 30) {
+            let answer = (try? Self.fetch("http://127.0.0.1:\(promPort)/api/v1/query?query=up%7Bjob%3D%22sonde%22%7D").body) ?? ""
+            return answer.contains("\"1\"]")
+        }, "Prometheus did not scrape serve over TLS with basic auth")
     }
 }
