@@ -14,6 +14,11 @@ struct HTTP3CLITests {
         try #require(((report["probes"] as? [[String: Any]])?.first?["transactionMetrics"] as? [[String: Any]])?.first)
     }
 
+    /// `sonde probe --json --cacert <the server's CA> --output-dir <a new folder> ARGUMENTS`.
+    static func probe(_ server: H3Server, _ arguments: [String], output: String = Harness.temporaryDirectory()) throws -> Harness.Result {
+        try Harness.sonde(["probe", "--json", "--cacert", server.caFile, "--output-dir", output] + arguments, timeout: 60)
+    }
+
     @Test func http3OnlySpeaksH3AndRecordsTheQUICConnection() throws {
         let server = try H3Server()
         defer { server.stop() }
@@ -55,8 +60,7 @@ struct HTTP3CLITests {
         // The TCP port: nothing listens on UDP there, so QUIC gets ICMP port unreachable and TCP wins.
         let output = Harness.temporaryDirectory()
         let url = "https://127.0.0.1:\(server.tcpPort)/"
-        let result = try Harness.sonde(["probe", "--json", "--http3", "--count", "2", "--cacert", server.caFile, "--output-dir",
-                                        output, url], timeout: 60)
+        let result = try Self.probe(server, ["--http3", "--count", "2", url], output: output)
         #expect(result.status == 0, "\(result.stderr)")
         let report = try Harness.json(result.stdout)
         let transactions = (report["probes"] as? [[String: Any]] ?? []).compactMap { ($0["transactionMetrics"] as? [[String: Any]])?.first }
@@ -94,8 +98,7 @@ struct HTTP3CLITests {
         let server = try H3Server()
         defer { server.stop() }
         // hypercorn's QUIC port: libcurl's race reaches it first (TCP has nothing there to win with).
-        let result = try Harness.sonde(["probe", "--json", "--http3", "--cacert", server.caFile, "--output-dir",
-                                        Harness.temporaryDirectory(), "https://127.0.0.1:\(server.quicPort)/"], timeout: 60)
+        let result = try Self.probe(server, ["--http3", "https://127.0.0.1:\(server.quicPort)/"])
         #expect(result.status == 0, "\(result.stderr)")
         let transaction = try Self.firstTransaction(try Harness.json(result.stdout))
         #expect(transaction["networkProtocolName"] as? String == "h3")
@@ -106,8 +109,7 @@ struct HTTP3CLITests {
     @Test func http3OnlyAgainstAClosedUDPPortIsConnectionRefused() throws {
         let server = try H3Server()
         defer { server.stop() }
-        let result = try Harness.sonde(["probe", "--json", "--http3-only", "--cacert", server.caFile, "--output-dir",
-                                        Harness.temporaryDirectory(), "https://127.0.0.1:\(server.tcpPort)/"], timeout: 60)
+        let result = try Self.probe(server, ["--http3-only", "https://127.0.0.1:\(server.tcpPort)/"])
         #expect(result.status == 1, "\(result.stderr)")
         let task = try #require((try Harness.json(result.stdout)["probes"] as? [[String: Any]])?.first)
         let error = try #require(task["error"] as? [String: Any])
@@ -125,8 +127,7 @@ struct HTTP3CLITests {
     @Test func quicPhasesFollowLibcurlsMilestones() throws {
         let server = try H3Server()
         defer { server.stop() }
-        let result = try Harness.sonde(["probe", "--json", "--http3-only", "--count", "3", "--cacert", server.caFile, "--output-dir",
-                                        Harness.temporaryDirectory(), "https://127.0.0.1:\(server.quicPort)/1k.bin"], timeout: 60)
+        let result = try Self.probe(server, ["--http3-only", "--count", "3", "https://127.0.0.1:\(server.quicPort)/1k.bin"])
         #expect(result.status == 0, "\(result.stderr)")
         let transactions = (try Harness.json(result.stdout)["probes"] as? [[String: Any]] ?? [])
             .compactMap { ($0["transactionMetrics"] as? [[String: Any]])?.first }
