@@ -251,13 +251,15 @@ public enum HTMLReportRenderer {
             }
             let status = t.response.map { String($0.statusCode) } ?? (task.error?.code.rawValue ?? "–")
             let reuse = t.isReusedConnection ? "reused" : "new"
-            let conn = (t.connectionID.map { "#\($0)" } ?? "") + wire
             var proto = htmlEscape(t.networkProtocolName ?? "–")
+            var fellBack = ""
             if let fallback = t.http3Fallback {
-                // The reason in full where the race ran (the connection's first transaction), as a tooltip after.
-                proto = "<span title=\"\(htmlEscape(fallback.reason))\">\(proto) ↩ h3</span>"
-                    + (t.isReusedConnection ? "" : "<br><span class=\"muted\">HTTP/3 fell back to TCP: \(htmlEscape(fallback.reason))</span>")
+                // A tooltip on every transaction of the connection; the reason in words (in the
+                // connection cell, which wraps) where the race ran, on the connection's first one.
+                proto = "<span title=\"HTTP/3 fell back to TCP: \(htmlEscape(fallback.reason))\">\(proto) ↩ h3</span>"
+                if !t.isReusedConnection { fellBack = "<br><span class=\"muted\">HTTP/3 fell back to TCP: \(htmlEscape(fallback.reason))</span>" }
             }
+            let conn = (t.connectionID.map { "#\($0)" } ?? "") + fellBack + wire
             rows += """
             <tr><td class="url" title="\(htmlEscape(t.request.url))">\(htmlEscape(t.request.method)) \(htmlEscape(t.request.url))</td>\
             <td>\(htmlEscape(status))</td><td>\(proto)</td><td class="conn">\(reuse) \(conn)</td>\
