@@ -326,3 +326,36 @@ CURLcode sonde_easy_record_request_start(CURL *handle, long long *slot) {
     if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_PREREQDATA, slot);
     return code;
 }
+
+static int collect_text(CURL *handle, curl_infotype type, char *data, size_t size, void *clientp) {
+    (void)handle;
+    if (type != CURLINFO_TEXT || data == NULL) return 0;
+    sonde_text_log *log = (sonde_text_log *)clientp;
+    size_t room = sizeof(log->text) - 1 - log->used;
+    if (size > room) {
+        log->truncated = 1;
+        return 0;
+    }
+    memcpy(log->text + log->used, data, size);
+    log->used += size;
+    log->text[log->used] = 0;
+    return 0;
+}
+
+const char *sonde_text_log_text(const sonde_text_log *log) {
+    return log->text;
+}
+
+void sonde_text_log_reset(sonde_text_log *log) {
+    log->used = 0;
+    log->truncated = 0;
+    log->text[0] = 0;
+}
+
+CURLcode sonde_easy_collect_text(CURL *handle, sonde_text_log *log) {
+    sonde_text_log_reset(log);
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, collect_text);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_DEBUGDATA, log);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_VERBOSE, 1L);
+    return code;
+}

@@ -55,6 +55,20 @@ extension ResponseRecord: JSONReadable {
     }
 }
 
+extension HTTP3Fallback: JSONReadable {
+    public init(reading reader: inout JSONReader) throws(JSONReadError) {
+        var reason: String?
+        try reader.readObject { (r: inout JSONReader, key: JSONKey) throws(JSONReadError) in
+            switch key {
+            case "reason": reason = try r.readString()
+            default: try r.skipValue()
+            }
+        }
+        guard let reason else { throw reader.error("an http3Fallback needs a reason") }
+        self.init(reason: reason)
+    }
+}
+
 extension PeerCertificate: JSONReadable {
     public init(reading reader: inout JSONReader) throws(JSONReadError) {
         var subject: String?, issuer: String?
@@ -197,9 +211,11 @@ extension TransactionMetrics: JSONReadable {
             case "responseEndDate": t.responseEndDate = try r.readOptional(Timestamp.self)
             case "networkProtocolName": t.networkProtocolName = try r.readOptionalString()
             case "queue": t.queue = try r.readOptionalDouble()
+            case "libcurlQueue": t.libcurlQueue = try r.readOptionalDouble()
             case "isReusedConnection": t.isReusedConnection = try r.readBool(); seen.reused = true
             case "isProxyConnection": t.isProxyConnection = try r.readBool(); seen.proxy = true
             case "connectionID": t.connectionID = try r.readOptionalInt()
+            case "http3Fallback": t.http3Fallback = try r.readOptional(HTTP3Fallback.self)
             case "remoteAddress": t.remoteAddress = try r.readOptionalString()
             case "remotePort": t.remotePort = try r.readOptionalInt()
             case "localAddress": t.localAddress = try r.readOptionalString()

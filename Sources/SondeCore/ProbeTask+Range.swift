@@ -22,6 +22,7 @@ extension ProbeTask {
         for metrics in transactionMetrics {
             let phases = metrics.phases
             if let queue = metrics.queue, let problem = Self.duration(queue, "queue") { return problem }
+            if let queue = metrics.libcurlQueue, let problem = Self.duration(queue, "libcurlQueue") { return problem }
             for (value, name) in [(phases.dns, "dns"), (phases.connect, "connect"), (phases.tls, "tls"), (phases.send, "send"),
                                   (phases.wait, "wait"), (phases.receive, "receive"), (phases.total, "total")] {
                 if let value, let problem = Self.duration(value, "phases.\(name)") { return problem }

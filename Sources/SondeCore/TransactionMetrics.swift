@@ -28,10 +28,20 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
     /// `queue + phases.total` spans `fetchStartDate` to the hop's end. nil in reports written
     /// before sonde measured it.
     public var queue: Double?
+    /// Milliseconds libcurl itself held this hop before it had a connection to use
+    /// (`CURLINFO_QUEUE_TIME_T`, libcurl 8.6.0 and later; nil on older ones and in older reports).
+    /// sonde keeps hops out of libcurl's own queue, so this is normally tens of µs. It lies inside
+    /// `queue` and the start of the first phase, and is added to neither.
+    public var libcurlQueue: Double?
     public var isReusedConnection: Bool
     public var isProxyConnection: Bool
-    /// Identifies the TCP connection within one run: transactions that share it share the id.
+    /// Identifies the TCP (or QUIC) connection within one run: transactions that share it share
+    /// the id, numbered from 1 in the order the run first saw each connection. From libcurl's
+    /// `CURLINFO_CONN_ID` on libcurl 8.2.0 and later, from the connection's 4-tuple before.
     public var connectionID: Int?
+    /// Set when `--http3` raced QUIC against TCP for this transaction's connection and TCP won:
+    /// why QUIC lost, in libcurl's words. nil for any other connection.
+    public var http3Fallback: HTTP3Fallback?
     public var remoteAddress: String?
     public var remotePort: Int?
     public var localAddress: String?
@@ -58,8 +68,9 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
         secureConnectionEndDate: Timestamp? = nil, connectEndDate: Timestamp? = nil,
         requestStartDate: Timestamp? = nil, requestEndDate: Timestamp? = nil,
         responseStartDate: Timestamp? = nil, responseEndDate: Timestamp? = nil,
-        networkProtocolName: String? = nil, queue: Double? = nil, isReusedConnection: Bool = false, isProxyConnection: Bool = false,
-        connectionID: Int? = nil, remoteAddress: String? = nil, remotePort: Int? = nil,
+        networkProtocolName: String? = nil, queue: Double? = nil, libcurlQueue: Double? = nil,
+        isReusedConnection: Bool = false, isProxyConnection: Bool = false,
+        connectionID: Int? = nil, http3Fallback: HTTP3Fallback? = nil, remoteAddress: String? = nil, remotePort: Int? = nil,
         localAddress: String? = nil, localPort: Int? = nil,
         negotiatedTLSProtocolVersion: String? = nil, negotiatedTLSCipherSuite: String? = nil,
         tlsSessionReused: Bool? = nil, peerCertificates: [PeerCertificate] = [],
@@ -82,9 +93,11 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
         self.responseEndDate = responseEndDate
         self.networkProtocolName = networkProtocolName
         self.queue = queue
+        self.libcurlQueue = libcurlQueue
         self.isReusedConnection = isReusedConnection
         self.isProxyConnection = isProxyConnection
         self.connectionID = connectionID
+        self.http3Fallback = http3Fallback
         self.remoteAddress = remoteAddress
         self.remotePort = remotePort
         self.localAddress = localAddress
@@ -104,8 +117,8 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case request, response, fetchStartDate, domainLookupStartDate, domainLookupEndDate, connectStartDate
         case secureConnectionStartDate, secureConnectionEndDate, connectEndDate, requestStartDate, requestEndDate
-        case responseStartDate, responseEndDate, networkProtocolName, queue, isReusedConnection, isProxyConnection
-        case connectionID, remoteAddress, remotePort, localAddress, localPort
+        case responseStartDate, responseEndDate, networkProtocolName, queue, libcurlQueue, isReusedConnection
+        case isProxyConnection, connectionID, http3Fallback, remoteAddress, remotePort, localAddress, localPort
         case negotiatedTLSProtocolVersion, negotiatedTLSCipherSuite, tlsSessionReused, peerCertificates
         case countOfRequestHeaderBytesSent, countOfRequestBodyBytesSent
         case countOfResponseHeaderBytesReceived, countOfResponseBodyBytesReceived, phases, capture
@@ -129,9 +142,11 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
         try c.encode(responseEndDate, forKey: .responseEndDate)
         try c.encode(networkProtocolName, forKey: .networkProtocolName)
         try c.encode(queue, forKey: .queue)
+        try c.encode(libcurlQueue, forKey: .libcurlQueue)
         try c.encode(isReusedConnection, forKey: .isReusedConnection)
         try c.encode(isProxyConnection, forKey: .isProxyConnection)
         try c.encode(connectionID, forKey: .connectionID)
+        try c.encode(http3Fallback, forKey: .http3Fallback)
         try c.encode(remoteAddress, forKey: .remoteAddress)
         try c.encode(remotePort, forKey: .remotePort)
         try c.encode(localAddress, forKey: .localAddress)
@@ -146,6 +161,29 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
         try c.encode(countOfResponseBodyBytesReceived, forKey: .countOfResponseBodyBytesReceived)
         try c.encode(phases, forKey: .phases)
         try c.encode(capture, forKey: .capture)
+    }
+}
+
+/// How an `--http3` race ended on TCP: QUIC failed (or was not ready first) and libcurl fell
+/// back to HTTP/2 or HTTP/1.1 over TCP+TLS (`networkProtocolName` says which).
+public struct HTTP3Fallback: Codable, Sendable, Equatable {
+    /// libcurl's own account of the failed QUIC attempt: its verbose lines about it (e.g.
+    /// "sendmsg() returned -1 (errno 111); QUIC connect to 127.0.0.1 port 8443 failed: Failed
+    /// sending data to the peer"), joined with "; ", at most `maxReasonLength` characters; or, when
+    /// libcurl logged no QUIC failure, a sentence saying TCP was ready first.
+    public var reason: String
+
+    /// The longest `reason` kept (characters).
+    public static let maxReasonLength = 600
+
+    public init(reason: String) {
+        self.reason = reason
+    }
+}
+
+extension HTTP3Fallback: JSONWritable {
+    public func writeJSON(to output: inout JSONOutput) {
+        output.object { o in o.member("reason", reason) }
     }
 }
 
@@ -290,9 +328,11 @@ extension TransactionMetrics: JSONWritable {
             o.member("responseEndDate", responseEndDate)
             o.member("networkProtocolName", networkProtocolName)
             o.member("queue", queue)
+            o.member("libcurlQueue", libcurlQueue)
             o.member("isReusedConnection", isReusedConnection)
             o.member("isProxyConnection", isProxyConnection)
             o.member("connectionID", connectionID)
+            o.member("http3Fallback", http3Fallback)
             o.member("remoteAddress", remoteAddress)
             o.member("remotePort", remotePort)
             o.member("localAddress", localAddress)

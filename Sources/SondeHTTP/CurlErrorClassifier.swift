@@ -24,9 +24,13 @@ public struct CurlFailure: Sendable {
     public var url: String
     /// Host and port the transfer went to, when known.
     public var remote: String?
+    /// libcurl's verbose lines about a QUIC attempt (`QUICAttemptLog`), empty when there was none
+    /// or its text was not collected.
+    public var quicAttempt: [String]
 
     public init(curlCode: Int, detail: String, osErrno: Int32 = 0, verifyResult: Int = 0, connected: Bool = false,
-                tlsPending: Bool = false, url: String, remote: String? = nil) {
+                tlsPending: Bool = false, url: String, remote: String? = nil, quicAttempt: [String] = []) {
+        self.quicAttempt = quicAttempt
         self.tlsPending = tlsPending
         self.curlCode = curlCode
         self.detail = detail
@@ -55,6 +59,10 @@ public enum CurlErrorClassifier {
         let lowercasedDetail = detail.lowercased()
         func error(_ kind: ErrorCode, _ message: String, reason: String? = nil) -> TaskError {
             TaskError(code: kind, message: "\(message) (libcurl: \(detail))", curlCode: failure.curlCode, reason: reason)
+        }
+        if !failure.connected && !failure.quicAttempt.isEmpty,
+           [CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_QUIC_CONNECT_ERROR, CURLE_COULDNT_CONNECT].contains(code) {
+            return classifyQUIC(failure, target: target, error)
         }
         switch code {
         case CURLE_UNSUPPORTED_PROTOCOL where failure.connected:
@@ -131,6 +139,22 @@ public enum CurlErrorClassifier {
             return error(.localIOError, "sonde could not read or write local data")
         default:
             return error(.protocolError, "the transfer failed")
+        }
+    }
+
+    /// A QUIC connection that never came up (`--http3-only`, or a race both sides lost): libcurl
+    /// 8 reports it as CURLE_SEND_ERROR or CURLE_RECV_ERROR ("Failed to connect to …: Failed
+    /// sending data to the peer") without an OS errno; the errno is in its verbose lines.
+    private static func classifyQUIC(_ failure: CurlFailure, target: String,
+                                     _ error: (ErrorCode, String, String?) -> TaskError) -> TaskError {
+        let said = failure.quicAttempt.joined(separator: "; ")
+        switch QUICAttemptLog(lines: failure.quicAttempt).socketErrno {
+        case ECONNREFUSED:
+            return error(.connectionRefused, "QUIC to \(target) was refused (ICMP port unreachable): nothing listens on that UDP port [\(said)]", "quic")
+        case ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL:
+            return error(.hostUnreachable, "no route to \(target) over UDP (QUIC) [\(said)]", "quic")
+        default:
+            return error(.connectionRefused, "the QUIC connection to \(target) did not come up [\(said)]", "quic")
         }
     }
 

@@ -41,6 +41,8 @@ extension EasyHandle {
         // Only an explicit --proxy: the environment's proxy variables are ignored, so a report
         // never silently measures a proxy.
         try set(CURLOPT_PROXY, string: options.proxy ?? "")
+        // libcurl's account of a failed QUIC attempt is only in its verbose text (QUICAttemptLog).
+        if options.httpVersion.wantsHTTP3 { try collectText() }
     }
 }
 
@@ -61,6 +63,6 @@ extension EasyHandle {
             && (offset(CURLINFO_PRETRANSFER_TIME_T) == 0 || long(CURLINFO_NUM_CONNECTS) > 0)
         return CurlFailure(curlCode: Int(code.rawValue), detail: errorDetail, osErrno: Int32(long(CURLINFO_OS_ERRNO)),
                            verifyResult: long(CURLINFO_SSL_VERIFYRESULT), connected: tcpConnected, tlsPending: tlsPending,
-                           url: redactor.redact(url: url), remote: remote)
+                           url: redactor.redact(url: url), remote: remote, quicAttempt: quicAttempt.lines)
     }
 }

@@ -23,6 +23,9 @@ public final class EasyHandle {
     /// Where the C shim's CURLOPT_PREREQFUNCTION writes the monotonic µs at which this transfer's
     /// connection was ready and its request about to leave (0: not yet). Freed in `deinit`.
     private let requestStartSlot: UnsafeMutablePointer<Int64>
+    /// libcurl's informational text of the current transfer, once `collectText()` turned it on
+    /// (nil before). Freed after `curl_easy_cleanup`.
+    private var textLog: UnsafeMutablePointer<sonde_text_log>?
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var resolveList: UnsafeMutablePointer<curl_slist>?
 
@@ -88,6 +91,7 @@ public final class EasyHandle {
         errorBuffer.deallocate()
         socketSlot.deallocate()
         requestStartSlot.deallocate()
+        textLog?.deallocate()
     }
 
     /// Clears what the previous transfer left.
@@ -101,7 +105,34 @@ public final class EasyHandle {
         requestBodyEndMicros = nil
         requestStartSlot.pointee = 0
         errorBuffer[0] = 0
+        if let textLog { sonde_text_log_reset(textLog) }
     }
+
+    /// Turns on libcurl's verbose text for every transfer of this handle, kept (not printed) for
+    /// `transferText`: CURLOPT_VERBOSE with a debug callback that keeps CURLINFO_TEXT lines only,
+    /// up to 16 KiB per transfer. It costs a formatted line per libcurl event, so only transfers
+    /// that need libcurl's own account (an HTTP/3 attempt) turn it on.
+    func collectText() throws(TaskError) {
+        guard textLog == nil else { return }
+        let log = UnsafeMutablePointer<sonde_text_log>.allocate(capacity: 1)
+        log.initialize(to: sonde_text_log())
+        textLog = log
+        let code = sonde_easy_collect_text(raw, log)
+        guard code == CURLE_OK else {
+            throw TaskError(code: .internalError, message: "libcurl refused its verbose text: \(String(cString: curl_easy_strerror(code)))",
+                            curlCode: Int(code.rawValue))
+        }
+    }
+
+    /// libcurl's informational text of the current (or last) transfer; "" unless `collectText()` ran.
+    var transferText: String {
+        guard let textLog else { return "" }
+        guard let text = sonde_text_log_text(textLog) else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: text, count: textLog.pointee.used), as: UTF8.self)
+    }
+
+    /// The QUIC lines of the current (or last) transfer's text (see `QUICAttemptLog`).
+    var quicAttempt: QUICAttemptLog { QUICAttemptLog(text: transferText) }
 
     /// Monotonic µs at which libcurl had this transfer's connection ready (new or reused, TLS and
     /// ALPN done) and was about to send the request; nil until then. From then on the
@@ -197,6 +228,14 @@ public final class EasyHandle {
     func offset(_ info: CURLINFO) -> Int64 {
         var value: curl_off_t = 0
         return sonde_easy_getinfo_off(raw, info, &value) == CURLE_OK ? Int64(value) : 0
+    }
+
+    /// A CURLINFO newer than sonde's headers (`ModernCurlInfo`), or nil when the running libcurl
+    /// does not have it or does not answer.
+    func offset(ifAvailable info: ModernCurlInfo) -> Int64? {
+        guard info.available else { return nil }
+        var value: curl_off_t = 0
+        return sonde_easy_getinfo_off(raw, info.info, &value) == CURLE_OK ? Int64(value) : nil
     }
 
     /// Whether the last transfer used https (CURLINFO_SCHEME, compared without building a String).

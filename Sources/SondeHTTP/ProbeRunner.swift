@@ -22,6 +22,10 @@ public final class ProbeRunner {
     private let redactor: Redactor
     private let registry: ConnectionRegistry
     private var certificatesByConnection: [Int: [PeerCertificate]] = [:]
+    /// The fallback record of each connection that came out of an `--http3` race TCP won.
+    private var fallbackByConnection: [Int: HTTP3Fallback] = [:]
+    /// The registry's number for the current run's connection pool (its multi handle).
+    private var pool = 0
     /// Redacts response headers, classifying each header name once per run.
     private var responseRedaction: HeaderRedactionMemo
 
@@ -60,6 +64,7 @@ public final class ProbeRunner {
         guard totalTasks > 0 else { return false }
         let multiplex = options.httpVersion != .http1_1
         let multi = try MultiHandle(multiplex: multiplex)
+        pool = registry.newPool()
         var workers: [Worker] = []
         for _ in 0..<min(max(1, options.parallel), totalTasks) {
             let easy = try EasyHandle()
@@ -256,7 +261,8 @@ public final class ProbeRunner {
             nameLookup: easy.offset(CURLINFO_NAMELOOKUP_TIME_T), connect: easy.offset(CURLINFO_CONNECT_TIME_T),
             appConnect: easy.offset(CURLINFO_APPCONNECT_TIME_T), preTransfer: easy.offset(CURLINFO_PRETRANSFER_TIME_T),
             startTransfer: easy.offset(CURLINFO_STARTTRANSFER_TIME_T), total: easy.offset(CURLINFO_TOTAL_TIME_T),
-            requestBodyEnd: easy.requestBodyEndMicros.map { $0 - task.hopStartMonotonic })
+            requestBodyEnd: easy.requestBodyEndMicros.map { $0 - task.hopStartMonotonic },
+            postTransfer: easy.offset(ifAvailable: .postTransferTime))
         let opened = easy.long(CURLINFO_NUM_CONNECTS) > 0
         let remoteAddress = easy.string(CURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : $0 }
         let remotePort = easy.long(CURLINFO_PRIMARY_PORT)
@@ -285,12 +291,27 @@ public final class ProbeRunner {
         let start = task.hopStartWall.adding(microseconds: anchor - task.hopStartMonotonic)
         func date(_ offset: Int64?) -> Timestamp? { offset.map { start.adding(microseconds: $0) } }
 
+        let version = easy.long(CURLINFO_HTTP_VERSION)
+        let protocolName: String?
+        switch version {
+        case Int(CURL_HTTP_VERSION_1_0): protocolName = "http/1.0"
+        case Int(CURL_HTTP_VERSION_1_1): protocolName = "http/1.1"
+        case Int(CURL_HTTP_VERSION_2_0): protocolName = secure ? "h2" : "h2c"
+        case Int(CURL_HTTP_VERSION_3): protocolName = "h3"
+        default: protocolName = nil
+        }
         var connectionID: Int? = nil
         var certificates: [PeerCertificate] = []
+        var fallback: HTTP3Fallback? = nil
         if usedConnection {
-            let tuple = ConnectionRegistry.FourTuple(localAddress: localAddress, localPort: localPort,
-                                                     remoteAddress: remoteAddress, remotePort: remotePort)
-            let id = registry.connectionID(tuple: tuple, opened: opened)
+            let id: Int
+            if let curlID = easy.offset(ifAvailable: .connectionID), curlID >= 0 {
+                id = registry.connectionID(ConnectionRegistry.PooledID(pool: pool, curlID: curlID))
+            } else {
+                id = registry.connectionID(tuple: ConnectionRegistry.FourTuple(localAddress: localAddress, localPort: localPort,
+                                                                               remoteAddress: remoteAddress, remotePort: remotePort),
+                                           opened: opened)
+            }
             connectionID = id
             if secure {
                 if opened {
@@ -300,15 +321,13 @@ public final class ProbeRunner {
                     certificates = certificatesByConnection[id] ?? []
                 }
             }
-        }
-        let version = easy.long(CURLINFO_HTTP_VERSION)
-        let protocolName: String?
-        switch version {
-        case Int(CURL_HTTP_VERSION_1_0): protocolName = "http/1.0"
-        case Int(CURL_HTTP_VERSION_1_1): protocolName = "http/1.1"
-        case Int(CURL_HTTP_VERSION_2_0): protocolName = secure ? "h2" : "h2c"
-        case Int(CURL_HTTP_VERSION_3): protocolName = "h3"
-        default: protocolName = nil
+            // An --http3 race whose connection is not QUIC fell back: say why, on every transaction it carries.
+            if options.httpVersion == .http3 {
+                if opened, let protocolName, protocolName != "h3" {
+                    fallbackByConnection[id] = easy.quicAttempt.fallback
+                }
+                fallback = fallbackByConnection[id]
+            }
         }
         let tls = secure ? easy.tls : nil
         let fresh = !reused
@@ -329,9 +348,11 @@ public final class ProbeRunner {
             responseEndDate: result == CURLE_OK ? date(timing.responseEnd) : nil,
             networkProtocolName: status > 0 ? protocolName : nil,
             queue: milliseconds(fromMicroseconds: anchor - (task.queueStartMonotonic ?? task.hopStartMonotonic)),
+            libcurlQueue: easy.offset(ifAvailable: .queueTime).map { milliseconds(fromMicroseconds: max(0, $0)) },
             isReusedConnection: reused,
             isProxyConnection: options.proxy != nil,
             connectionID: connectionID,
+            http3Fallback: fallback,
             remoteAddress: remoteAddress, remotePort: remotePort > 0 ? remotePort : nil,
             localAddress: localAddress, localPort: localPort > 0 ? localPort : nil,
             negotiatedTLSProtocolVersion: tls?.version, negotiatedTLSCipherSuite: tls?.cipher,

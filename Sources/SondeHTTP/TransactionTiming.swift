@@ -14,9 +14,12 @@ public struct CurlTimers: Sendable, Equatable {
     /// When the last request body byte was handed to libcurl, measured by sonde's read
     /// callback on the same time base; nil for requests without a body.
     public var requestBodyEnd: Int64?
+    /// When libcurl sent the request's last byte (`CURLINFO_POSTTRANSFER_TIME_T`, libcurl 8.10.0
+    /// and later); nil on an older libcurl. 0 when not reached, like the others.
+    public var postTransfer: Int64?
 
     public init(nameLookup: Int64, connect: Int64, appConnect: Int64, preTransfer: Int64,
-                startTransfer: Int64, total: Int64, requestBodyEnd: Int64? = nil) {
+                startTransfer: Int64, total: Int64, requestBodyEnd: Int64? = nil, postTransfer: Int64? = nil) {
         self.nameLookup = nameLookup
         self.connect = connect
         self.appConnect = appConnect
@@ -24,6 +27,14 @@ public struct CurlTimers: Sendable, Equatable {
         self.startTransfer = startTransfer
         self.total = total
         self.requestBodyEnd = requestBodyEnd
+        self.postTransfer = postTransfer
+    }
+
+    /// The end of the request as libcurl or sonde saw it: libcurl's post-transfer time when it
+    /// has one (8.10+), else sonde's last-body-byte time; nil when neither is known.
+    var requestSent: Int64? {
+        if let postTransfer, postTransfer > 0 { return postTransfer }
+        return requestBodyEnd
     }
 }
 
@@ -31,6 +42,8 @@ public struct CurlTimers: Sendable, Equatable {
 ///
 /// Milestones are cumulative microsecond offsets from the transfer start and never decrease:
 /// `dnsEnd ≤ connectEnd ≤ tlsEnd(= ready) ≤ requestEnd ≤ responseStart ≤ responseEnd`.
+/// `requestEnd` is libcurl's post-transfer time on libcurl 8.10+, else the moment sonde handed
+/// libcurl the last body byte, else the pretransfer time (a request without a body).
 /// Each phase is the difference of two consecutive milestones, so the phases add up to
 /// `total` exactly (in µs). On a reused connection there is no DNS, connect or TLS: `ready` is 0.
 public struct TransactionTiming: Sendable, Equatable {
@@ -84,9 +97,10 @@ public struct TransactionTiming: Sendable, Equatable {
         }
         if ready != nil, let pre = reach(t.preTransfer) {
             requestStart = pre
-            if let bodyEnd = t.requestBodyEnd, bodyEnd > pre {
+            // The request ends when its last byte went (never after the response began).
+            if let sent = t.requestSent, sent > pre {
                 let limit = t.startTransfer > 0 ? min(t.startTransfer, end) : end
-                cursor = max(cursor, min(bodyEnd, limit))
+                cursor = max(cursor, min(sent, limit))
             }
             requestEnd = cursor
             responseStart = reach(t.startTransfer)

@@ -8,7 +8,10 @@ import SondeCore
 /// connection); `blocked` is the transaction's `queue` (the hop's wait in sonde's queue before
 /// libcurl started it; -1 in reports that predate it); `send`, `wait` and `receive` are never
 /// negative (0 when a failed transfer never reached them). Invariant: `time` equals the sum of the
-/// non-negative timings except `ssl`, which is sonde's `queue + phases.total`.
+/// non-negative timings except `ssl`, which is sonde's `queue + phases.total`. `_libcurlQueue` is
+/// libcurl's own queue time (`CURLINFO_QUEUE_TIME_T`, libcurl 8.6+; -1 before), which lies
+/// inside `blocked` and the first phase and is not added to `time`; `_http3Fallback` is why an
+/// `--http3` race ended on TCP (null otherwise).
 /// sonde's own fields carry a leading underscore, as the spec asks.
 /// Strings were redacted when the transactions were recorded; nothing is added here.
 public struct HARWriter {
@@ -105,6 +108,8 @@ public struct HARWriter {
             if let id = t.connectionID { o.member("connection", String(id)) }
             o.member("_isReusedConnection", t.isReusedConnection)
             o.member("_networkProtocolName", t.networkProtocolName)
+            o.member("_libcurlQueue", t.libcurlQueue ?? -1)
+            o.member("_http3Fallback", t.http3Fallback?.reason)
             o.member("_iteration", task.iteration)
             o.member("_tlsProtocolVersion", t.negotiatedTLSProtocolVersion)
             o.member("_tlsCipherSuite", t.negotiatedTLSCipherSuite)

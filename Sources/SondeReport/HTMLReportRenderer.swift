@@ -126,6 +126,16 @@ public enum HTMLReportRenderer {
         if !summary.protocols.isEmpty {
             items.append("Protocols: " + htmlEscape(summary.protocols.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")) + ".")
         }
+        // The --http3 races TCP won, one line per distinct reason (among the sampled tasks).
+        var fallbacks: [String: Int] = [:]
+        for task in sample {
+            for t in task.transactionMetrics where !t.isReusedConnection {
+                if let fallback = t.http3Fallback { fallbacks[fallback.reason, default: 0] += 1 }
+            }
+        }
+        for (reason, count) in fallbacks.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }).prefix(5) {
+            items.append("<strong>HTTP/3 fell back to TCP</strong> on \(count) connection\(count == 1 ? "" : "s"): \(htmlEscape(reason)).")
+        }
         var seen = Set<String>()
         var errors = ""
         for task in sample {
@@ -241,10 +251,18 @@ public enum HTMLReportRenderer {
             }
             let status = t.response.map { String($0.statusCode) } ?? (task.error?.code.rawValue ?? "–")
             let reuse = t.isReusedConnection ? "reused" : "new"
-            let conn = (t.connectionID.map { "#\($0)" } ?? "") + wire
+            var proto = htmlEscape(t.networkProtocolName ?? "–")
+            var fellBack = ""
+            if let fallback = t.http3Fallback {
+                // A tooltip on every transaction of the connection; the reason in words (in the
+                // connection cell, which wraps) where the race ran, on the connection's first one.
+                proto = "<span title=\"HTTP/3 fell back to TCP: \(htmlEscape(fallback.reason))\">\(proto) ↩ h3</span>"
+                if !t.isReusedConnection { fellBack = "<br><span class=\"muted\">HTTP/3 fell back to TCP: \(htmlEscape(fallback.reason))</span>" }
+            }
+            let conn = (t.connectionID.map { "#\($0)" } ?? "") + fellBack + wire
             rows += """
             <tr><td class="url" title="\(htmlEscape(t.request.url))">\(htmlEscape(t.request.method)) \(htmlEscape(t.request.url))</td>\
-            <td>\(htmlEscape(status))</td><td>\(htmlEscape(t.networkProtocolName ?? "–"))</td><td class="conn">\(reuse) \(conn)</td>\
+            <td>\(htmlEscape(status))</td><td>\(proto)</td><td class="conn">\(reuse) \(conn)</td>\
             <td>\(t.phases.total.map(formatMs) ?? "–")</td>\
             <td class="bar"><div style="margin-left:\(percent(left))">\(segments)</div></td></tr>
 

@@ -42,7 +42,9 @@ public struct TerminalRenderer: Sendable {
         if let hop { head = "  ↳ hop \(hop): " + head }
         var facts: [String] = []
         if let status = t.response?.statusCode { facts.append(paint(String(status), status >= 400 ? "31" : "32")) }
-        if let proto = t.networkProtocolName { facts.append(shown(proto)) }
+        if let proto = t.networkProtocolName {
+            facts.append(shown(proto) + (t.http3Fallback != nil ? paint(" (fell back from h3)", "33") : ""))
+        }
         if let id = t.connectionID {
             facts.append(t.isReusedConnection ? "reused conn #\(id)" : "new conn #\(id)")
         }
@@ -51,6 +53,10 @@ public struct TerminalRenderer: Sendable {
         }
         if t.response != nil { facts.append(formatBytes(t.countOfResponseBodyBytesReceived)) }
         var lines = [head + "  " + facts.joined(separator: " · ")]
+        // The race is told once, where it ran: on the transaction that opened the connection.
+        if let fallback = t.http3Fallback, !t.isReusedConnection {
+            lines.append("    " + paint("↩ HTTP/3 fell back to TCP:", "33") + " " + shown(fallback.reason))
+        }
         let p = t.phases
         let parts = Self.phaseLetters.map { phase -> String in
             let value = p.value(named: phase.name)

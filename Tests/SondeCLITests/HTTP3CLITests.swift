@@ -14,6 +14,11 @@ struct HTTP3CLITests {
         try #require(((report["probes"] as? [[String: Any]])?.first?["transactionMetrics"] as? [[String: Any]])?.first)
     }
 
+    /// `sonde probe --json --cacert <the server's CA> --output-dir <a new folder> ARGUMENTS`.
+    static func probe(_ server: H3Server, _ arguments: [String], output: String = Harness.temporaryDirectory()) throws -> Harness.Result {
+        try Harness.sonde(["probe", "--json", "--cacert", server.caFile, "--output-dir", output] + arguments, timeout: 60)
+    }
+
     @Test func http3OnlySpeaksH3AndRecordsTheQUICConnection() throws {
         let server = try H3Server()
         defer { server.stop() }
@@ -47,17 +52,97 @@ struct HTTP3CLITests {
         #expect(validation.status == 0, "\(validation.stdout)\(validation.stderr)")
     }
 
+    /// The race libcurl lost says so, with libcurl's reason, in report.json (every transaction on
+    /// that connection), the terminal (once, where it ran), the HTML (escaped) and HAR.
     @Test func http3FallsBackToTCPWhenNothingAnswersOnUDP() throws {
         let server = try H3Server()
         defer { server.stop() }
         // The TCP port: nothing listens on UDP there, so QUIC gets ICMP port unreachable and TCP wins.
-        let result = try Harness.sonde(["probe", "--json", "--http3", "--cacert", server.caFile, "--output-dir",
-                                        Harness.temporaryDirectory(), "https://127.0.0.1:\(server.tcpPort)/"], timeout: 60)
+        let output = Harness.temporaryDirectory()
+        let url = "https://127.0.0.1:\(server.tcpPort)/"
+        let result = try Self.probe(server, ["--http3", "--count", "2", url], output: output)
         #expect(result.status == 0, "\(result.stderr)")
-        let transaction = try Self.firstTransaction(try Harness.json(result.stdout))
+        let report = try Harness.json(result.stdout)
+        let transactions = (report["probes"] as? [[String: Any]] ?? []).compactMap { ($0["transactionMetrics"] as? [[String: Any]])?.first }
+        #expect(transactions.count == 2)
+        let transaction = try #require(transactions.first)
         #expect(["h2", "http/1.1"].contains(transaction["networkProtocolName"] as? String ?? ""))
         #expect(transaction["remotePort"] as? Int == server.tcpPort)
         #expect(transaction["negotiatedTLSProtocolVersion"] is String)
+        let reason = try #require((transaction["http3Fallback"] as? [String: Any])?["reason"] as? String)
+        // libcurl 8.23: "sendmsg() returned -1 (errno 111); QUIC connect to 127.0.0.1 port N failed: Failed sending data to the peer"
+        #expect(reason.contains("QUIC") && reason.contains("\(server.tcpPort)"), "\(reason)")
+        #expect(reason.contains("errno 111"), "\(reason)")
+        // The reused transaction rides the same fallback connection and says so too.
+        #expect(transactions[1]["isReusedConnection"] as? Bool == true)
+        #expect((transactions[1]["http3Fallback"] as? [String: Any])?["reason"] as? String == reason)
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+        let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+        #expect(html.contains("HTTP/3 fell back to TCP"))
+        #expect(html.contains("QUIC connect to 127.0.0.1 port \(server.tcpPort) failed"))
+        let (check, _) = try CLIReportFormatTests.check(folder)
+        #expect(check.status == 0, "\(check.stderr)")
+
+        // The terminal view: the reason under the transaction that ran the race, "fell back" on both.
+        let terminal = try Harness.sonde(["probe", "--http3", "--count", "2", "--cacert", server.caFile, "--output-dir",
+                                          Harness.temporaryDirectory(), url], timeout: 60)
+        #expect(terminal.status == 0, "\(terminal.stderr)")
+        #expect(terminal.stdout.components(separatedBy: "↩ HTTP/3 fell back to TCP: ").count == 2, "\(terminal.stdout)")
+        #expect(terminal.stdout.components(separatedBy: "(fell back from h3)").count == 3, "\(terminal.stdout)")
+        #expect(terminal.stdout.contains("QUIC connect to 127.0.0.1 port \(server.tcpPort) failed"))
+    }
+
+    /// A race QUIC won records no fallback.
+    @Test func aRaceQUICWinsRecordsNoFallback() throws {
+        let server = try H3Server()
+        defer { server.stop() }
+        // hypercorn's QUIC port: libcurl's race reaches it first (TCP has nothing there to win with).
+        let result = try Self.probe(server, ["--http3", "https://127.0.0.1:\(server.quicPort)/"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let transaction = try Self.firstTransaction(try Harness.json(result.stdout))
+        #expect(transaction["networkProtocolName"] as? String == "h3")
+        #expect(transaction["http3Fallback"] is NSNull)
+    }
+
+    /// `--http3-only` against a port with no UDP listener: no fallback, a classified refusal.
+    @Test func http3OnlyAgainstAClosedUDPPortIsConnectionRefused() throws {
+        let server = try H3Server()
+        defer { server.stop() }
+        let result = try Self.probe(server, ["--http3-only", "https://127.0.0.1:\(server.tcpPort)/"])
+        #expect(result.status == 1, "\(result.stderr)")
+        let task = try #require((try Harness.json(result.stdout)["probes"] as? [[String: Any]])?.first)
+        let error = try #require(task["error"] as? [String: Any])
+        #expect(error["code"] as? String == "connectionRefused", "\(error)")
+        #expect(error["reason"] as? String == "quic", "\(error)")
+        #expect((error["message"] as? String)?.contains("UDP") == true, "\(error)")
+        let transaction = try Self.firstTransaction(try Harness.json(result.stdout))
+        #expect(transaction["http3Fallback"] is NSNull)
+        #expect(transaction["connectionID"] is NSNull)
+    }
+
+    /// libcurl's QUIC milestones (8.6+, curl PR #12678): connect = the first packet from the
+    /// server, appconnect = handshake done. Both phases exist on a new QUIC connection and
+    /// neither on a reused one; the phases add up.
+    @Test func quicPhasesFollowLibcurlsMilestones() throws {
+        let server = try H3Server()
+        defer { server.stop() }
+        let result = try Self.probe(server, ["--http3-only", "--count", "3", "https://127.0.0.1:\(server.quicPort)/1k.bin"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let transactions = (try Harness.json(result.stdout)["probes"] as? [[String: Any]] ?? [])
+            .compactMap { ($0["transactionMetrics"] as? [[String: Any]])?.first }
+        #expect(transactions.count == 3)
+        #expect(transactions.compactMap { $0["connectionID"] as? Int } == [1, 1, 1])
+        for (index, transaction) in transactions.enumerated() {
+            let phases = try #require(transaction["phases"] as? [String: Any])
+            let sum = ["dns", "connect", "tls", "send", "wait", "receive"].compactMap { phases[$0] as? Double }.reduce(0, +)
+            #expect(abs(sum - (phases["total"] as? Double ?? -1)) < 0.01, "\(phases)")
+            if index == 0 {
+                #expect((phases["connect"] as? Double ?? -1) > 0 && (phases["tls"] as? Double ?? -1) >= 0, "\(phases)")
+            } else {
+                #expect(phases["connect"] is NSNull && phases["tls"] is NSNull, "\(phases)")
+            }
+        }
     }
 
     /// `sonde resume --http3-only`: the verdict and interrupted-download trials over QUIC against

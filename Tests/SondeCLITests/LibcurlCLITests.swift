@@ -54,7 +54,7 @@ import Testing
             #expect((tool["tlsLibraryPath"] as? String)?.hasSuffix("/libssl.so.3") == true)
             #expect(tool["quicLibrary"] == nil)
             let lacks = try #require(tool["libcurlLacks"] as? [String])
-            #expect(lacks.map { $0.split(separator: ":")[0] } == ["http3", "connId", "queueTime"])
+            #expect(lacks.map { $0.split(separator: ":")[0] } == ["http3", "connId", "queueTime", "postTransferTime"])
         }
         // No HTTP/3 on 7.88: both flags are refused up front, with what to do.
         let refused = try Harness.sonde(["--libcurl", LibcurlFacts.system, "probe", "--http3-only", "--output-dir",
@@ -132,4 +132,13 @@ enum LibcurlFacts {
 
     /// True when the sonde under test runs on a libcurl with HTTP/3.
     static var runningHasHTTP3: Bool { (runningTool["features"] as? [String])?.contains("http3") == true }
+
+    /// The running libcurl's version, e.g. "8.23.0" or "7.88.1".
+    static var runningVersion: String { runningTool["libcurl"] as? String ?? "unknown" }
+    /// Its major version (0 when unknown).
+    static var runningMajor: Int { Int(runningVersion.prefix { $0 != "." }) ?? 0 }
+    /// True when the running libcurl lacks `feature`, as `sonde version` lists it ("connId", "queueTime", …).
+    static func runningLacks(_ feature: String) -> Bool {
+        (runningTool["libcurlLacks"] as? [String] ?? []).contains { $0.hasPrefix(feature + ":") }
+    }
 }

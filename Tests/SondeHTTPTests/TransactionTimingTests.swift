@@ -48,6 +48,30 @@ import Testing
         #expect(sum(t) == 1_100)
     }
 
+    /// libcurl 8.10+: the request ends when libcurl sent its last byte (CURLINFO_POSTTRANSFER_TIME_T),
+    /// later than sonde's read callback handed it over, and never after the response began.
+    @Test func postTransferEndsSend() {
+        let timers = CurlTimers(nameLookup: 10, connect: 20, appConnect: 0, preTransfer: 30, startTransfer: 1_000,
+                                total: 1_100, requestBodyEnd: 600, postTransfer: 700)
+        let t = TransactionTiming(timers: timers, reused: false, secure: false, completed: true)
+        #expect(t.requestEnd == 700 && t.send == 680 && t.wait == 300)
+        #expect(sum(t) == 1_100)
+        // A GET: post-transfer is pretransfer, send stays the pretransfer step.
+        let get = TransactionTiming(timers: CurlTimers(nameLookup: 10, connect: 20, appConnect: 0, preTransfer: 30,
+                                                       startTransfer: 500, total: 600, postTransfer: 30),
+                                    reused: false, secure: false, completed: true)
+        #expect(get.send == 10 && get.wait == 470 && sum(get) == 600)
+        // A server that answers before the upload is done (a 413): send stops at the response.
+        let early = TransactionTiming(timers: CurlTimers(nameLookup: 10, connect: 20, appConnect: 0, preTransfer: 30,
+                                                         startTransfer: 400, total: 900, postTransfer: 800),
+                                      reused: false, secure: false, completed: true)
+        #expect(early.requestEnd == 400 && early.wait == 0 && sum(early) == 900)
+        // 0 means not reached (a failed transfer): sonde's own body end still counts.
+        let unreached = CurlTimers(nameLookup: 10, connect: 20, appConnect: 0, preTransfer: 30, startTransfer: 1_000,
+                                   total: 1_100, requestBodyEnd: 600, postTransfer: 0)
+        #expect(TransactionTiming(timers: unreached, reused: false, secure: false, completed: true).requestEnd == 600)
+    }
+
     @Test func failedConnectChargesTheRemainingTimeToConnect() {
         let timers = CurlTimers(nameLookup: 100, connect: 0, appConnect: 0, preTransfer: 0, startTransfer: 0, total: 5_000)
         let t = TransactionTiming(timers: timers, reused: false, secure: true, completed: false)
@@ -93,7 +117,8 @@ import Testing
             func next() -> Int64 { Int64(generator.next() % 10_000) }
             let timers = CurlTimers(nameLookup: next(), connect: next(), appConnect: next(), preTransfer: next(),
                                     startTransfer: next(), total: next(),
-                                    requestBodyEnd: generator.next() % 2 == 0 ? nil : next())
+                                    requestBodyEnd: generator.next() % 2 == 0 ? nil : next(),
+                                    postTransfer: generator.next() % 2 == 0 ? nil : next())
             let reused = generator.next() % 3 == 0
             let secure = generator.next() % 2 == 0
             let completed = generator.next() % 4 != 0
@@ -140,6 +165,22 @@ struct SplitMix64: RandomNumberGenerator {
         #expect(later != first)
         #expect(registry.connectionID(tuple: a, opened: false) == later)
         #expect(registry.connectionID(tuple: b, opened: true) != later)
+    }
+
+    /// libcurl 8's CURLINFO_CONN_ID counts from 0 in each multi handle: the registry numbers them
+    /// from 1 across the run, as it numbers 4-tuples, so both libcurls give the same ids.
+    @Test func libcurlIDsAreNumberedPerPoolLikeTuples() {
+        let registry = ConnectionRegistry()
+        let first = registry.newPool(), second = registry.newPool()
+        #expect(first != second)
+        let a = registry.connectionID(ConnectionRegistry.PooledID(pool: first, curlID: 0))
+        #expect(a == 1)
+        #expect(registry.connectionID(ConnectionRegistry.PooledID(pool: first, curlID: 0)) == a)
+        #expect(registry.connectionID(ConnectionRegistry.PooledID(pool: second, curlID: 0)) == 2)
+        // One numbering for both sources.
+        let tuple = Tuple(localAddress: "127.0.0.1", localPort: 40000, remoteAddress: "127.0.0.1", remotePort: 443)
+        #expect(registry.connectionID(tuple: tuple, opened: true) == 3)
+        #expect(registry.connectionID(ConnectionRegistry.PooledID(pool: first, curlID: 1)) == 4)
     }
 }
 

@@ -14,7 +14,7 @@ import Testing
         let transaction = TransactionMetrics(
             request: RequestRecord(method: "GET", url: "http://h/\(payload)", headers: []),
             response: ResponseRecord(statusCode: 200, headers: [HeaderField(name: "X", value: payload)]),
-            fetchStartDate: .now(), connectionID: 1,
+            fetchStartDate: .now(), networkProtocolName: "h2", connectionID: 1, http3Fallback: HTTP3Fallback(reason: "QUIC \(payload)"),
             peerCertificates: [PeerCertificate(subject: "CN=\(payload)", issuer: "CN=\(payload)")],
             phases: Phases(dns: 1, connect: 1, send: 1, wait: 1, receive: 1, total: 5))
         let task = ProbeTask(url: "http://h/\(payload)", iteration: 0, taskInterval: TaskInterval(start: .now(), durationMs: 5),
@@ -28,6 +28,7 @@ import Testing
                                              summary: builder.result, sample: [task])
         #expect(!html.contains(payload))
         #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;"))
+        #expect(html.contains("HTTP/3 fell back to TCP: QUIC &lt;img src=x onerror=alert(1)&gt;"))
         #expect(html.contains("--insecure"))
         #expect(!html.contains("<script"))
         #expect(!html.contains("http://") || !html.contains("src=\"http"))
@@ -41,6 +42,32 @@ import Testing
         #expect(bar.count == renderer.barWidth)
         #expect(bar.filter { $0 == "w" }.count == 24)
         #expect(bar.filter { $0 == "t" }.count == 12)
+    }
+
+    /// A race QUIC lost: the reason once, under the transaction that opened the connection
+    /// (sanitised like all outside text), and "fell back" beside the protocol of every transaction on it.
+    @Test func anHTTP3FallbackIsToldWhereTheRaceRan() {
+        let fallback = HTTP3Fallback(reason: "QUIC connect to h port 1 failed: \u{1B}[2Jx")
+        let transactions = [false, true].map { reused in
+            TransactionMetrics(request: RequestRecord(method: "GET", url: "https://h/", headers: []),
+                               response: ResponseRecord(statusCode: 200, headers: []), networkProtocolName: "h2",
+                               isReusedConnection: reused, connectionID: 1, http3Fallback: fallback,
+                               phases: Phases(send: 1, wait: 2, receive: 3, total: 6))
+        }
+        let renderer = TerminalRenderer(useColor: false)
+        let opener = renderer.render(transaction: transactions[0], hop: nil)
+        #expect(opener[0].contains("h2 (fell back from h3)"))
+        #expect(opener[1] == "    ↩ HTTP/3 fell back to TCP: QUIC connect to h port 1 failed: \\x1B[2Jx")
+        let reused = renderer.render(transaction: transactions[1], hop: nil)
+        #expect(reused[0].contains("h2 (fell back from h3)"))
+        #expect(!reused.joined().contains("↩"))
+        // HAR: the reason and libcurl's queue (-1 without it).
+        var output = JSONOutput()
+        HARWriter.writeEntry(transactions[0], task: ProbeTask(url: "https://h/", iteration: 0, taskInterval: TaskInterval(start: .now(), durationMs: 6),
+                                                              redirectCount: 0, error: nil, transactionMetrics: [transactions[0]]), to: &output)
+        let entry = (try? JSONSerialization.jsonObject(with: Data(output.bytes))) as? [String: Any]
+        #expect(entry?["_http3Fallback"] as? String == fallback.reason)
+        #expect(entry?["_libcurlQueue"] as? Double == -1)
     }
 
     @Test func summaryShowsColdAndWarm() {

@@ -52,6 +52,24 @@ CURLcode sonde_easy_watch_progress(CURL *handle, sonde_progress_state *state);
 /// Starts the stall clock afresh.
 void sonde_progress_reset(sonde_progress_state *state);
 
+/// libcurl's informational text for one transfer (CURLOPT_VERBOSE with CURLOPT_DEBUGFUNCTION,
+/// CURLINFO_TEXT only: no headers, no data), kept to read why a QUIC attempt failed; libcurl
+/// resets its error buffer when a fallback wins, so its verbose lines are the only account left.
+/// The lines are appended as libcurl gives them (each ends in a newline) until `text` is full;
+/// what does not fit is dropped and `truncated` is set. Nothing is printed.
+typedef struct {
+    size_t used;        ///< bytes of `text` in use, never more than sizeof(text) - 1; text[used] is 0
+    int truncated;      ///< 1 when a line did not fit
+    char text[16384];
+} sonde_text_log;
+
+/// Turns verbose text on for `handle` into `log`, which must outlive the handle's transfers.
+CURLcode sonde_easy_collect_text(CURL *handle, sonde_text_log *log);
+/// Empties the log (before each transfer).
+void sonde_text_log_reset(sonde_text_log *log);
+/// The log's text, NUL-terminated, `log->used` bytes (Swift does not import an array this large).
+const char *sonde_text_log_text(const sonde_text_log *log);
+
 CURLMcode sonde_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
 /// What the TLS library negotiated on the transfer's connection.

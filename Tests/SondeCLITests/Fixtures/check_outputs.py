@@ -34,6 +34,13 @@ def main() -> int:
         queue = t.get("queue") or 0
         if not math.isclose(timings["blocked"], queue if t.get("queue") is not None else -1, abs_tol=0.0011):
             problems.append(f"entry {index}: HAR blocked {timings['blocked']} != queue {t.get('queue')}")
+        # libcurl's own queue time (8.6+) is informational: -1 in HAR when the report has none.
+        libcurl_queue = t.get("libcurlQueue")
+        if not math.isclose(entry["_libcurlQueue"], libcurl_queue if libcurl_queue is not None else -1, abs_tol=0.0011):
+            problems.append(f"entry {index}: HAR _libcurlQueue {entry['_libcurlQueue']} != libcurlQueue {libcurl_queue}")
+        fallback = t.get("http3Fallback")
+        if entry.get("_http3Fallback") != (fallback["reason"] if fallback else None):
+            problems.append(f"entry {index}: HAR _http3Fallback {entry.get('_http3Fallback')!r} != {fallback!r}")
         if phases["total"] is not None and t["response"] is not None and not math.isclose(entry["time"], queue + phases["total"], abs_tol=0.0021):
             problems.append(f"entry {index}: HAR time {entry['time']} != queue + phases.total {queue} + {phases['total']}")
         if t["isReusedConnection"] and (timings["connect"] != -1 or timings["dns"] != -1 or timings["ssl"] != -1):
