@@ -144,3 +144,5 @@ PY
 "$here/scripts/bench-resume.sh" "$sonde"
 
 "$here/scripts/bench-capture.sh" "$sonde"
+
+"$here/scripts/bench-serve.sh" "$sonde"
