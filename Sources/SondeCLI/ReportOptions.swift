@@ -8,8 +8,10 @@ struct ReportOptions: ParsableArguments {
     @Flag(name: .long, help: "Print the report document (JSON) on stdout instead of the terminal view.")
     var json = false
 
-    @Option(name: .customLong("output-dir"), help: "Where run folders are written.")
-    var outputDirectory = "Reports"
+    @OptionGroup var output: OutputDirectoryOption
+    var outputDirectory: String { output.outputDirectory }
+
+    @OptionGroup var history: HistoryOption
 
     @Flag(name: .customLong("no-redact"), help: "Keep secrets (Authorization, cookies, token-like query parameters) in the outputs. Recorded in the report.")
     var noRedact = false
@@ -58,15 +60,19 @@ struct ReportOptions: ParsableArguments {
         return try RunRecorder(folder: folder, tool: tool, run: run)
     }
 
-    /// Ends a run under these options (thresholds, baseline, Prometheus file) and renders every
-    /// report file; nil, said on stderr, when the report could not be written.
+    /// Ends a run under these options (thresholds, baseline, Prometheus file), renders every
+    /// report file and adds the run to `--history`; nil, said on stderr, when the report could not
+    /// be written (a history that cannot be written is said, and the run stands).
     func finish(_ recorder: RunRecorder, status: RunStatus, baseline: JournalScan.Result?) -> RunOutcome? {
+        let outcome: RunOutcome
         do {
-            return try recorder.finish(status: status, thresholds: thresholds, baseline: baseline, prometheusPath: prometheusPath)
+            outcome = try recorder.finish(status: status, thresholds: thresholds, baseline: baseline, prometheusPath: prometheusPath)
         } catch {
             printError("sonde: could not write the report: \(error.message)")
             return nil
         }
+        history.record(recorder.folder)
+        return outcome
     }
 
     /// The terminal view: in colour on a TTY unless NO_COLOR is set.

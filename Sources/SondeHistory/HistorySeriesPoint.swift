@@ -1,0 +1,49 @@
+import GRDB
+
+/// One point of a check's chart: one run, or for a long history several consecutive runs
+/// together (their figures averaged, linked to the last of them), so that 100,000 runs draw as a
+/// few hundred points. Times are microseconds since 1970.
+public struct HistorySeriesPoint: Sendable, Equatable, FetchableRecord {
+    /// Points a chart draws at most by default.
+    public static let defaultBuckets = 400
+
+    /// The last run of the point.
+    public var startedAt: Int64
+    public var runId: String
+    public var folder: String
+    public var status: String
+    /// Runs in the point, and those of them that did not pass.
+    public var runs: Int
+    public var notPassed: Int
+    /// Per figure, the mean over the point's runs that have it.
+    public var values: [HistoryMetric: Double]
+
+    public init(row: Row) throws {
+        startedAt = row["startedAt"]
+        runId = row["runId"]
+        folder = row["folder"]
+        status = row["status"]
+        runs = row["runs"]
+        notPassed = row["notPassed"]
+        var values: [HistoryMetric: Double] = [:]
+        for metric in HistoryMetric.allCases { values[metric] = row[metric.rawValue] }
+        self.values = values
+    }
+
+    /// Buckets the runs of one check (arguments: buckets, run count, check name, since µs) in
+    /// SQLite, which the query interface cannot: a window function numbers the runs in time order.
+    /// The run named by a bucket is its newest (`max(startedAt)` is the query's only min/max
+    /// aggregate, so SQLite takes the bare columns from that row).
+    static let sql: String = {
+        let figures = HistoryMetric.allCases.map(\.rawValue)
+        return """
+        SELECT max(startedAt) AS startedAt, runId, folder, status, count(*) AS runs, sum(status <> 'passed') AS notPassed,
+               \(figures.map { "avg(\($0)) AS \($0)" }.joined(separator: ", "))
+        FROM (SELECT c.startedAt, c.runId, r.folder, c.status, \(figures.map { "c.\($0)" }.joined(separator: ", ")),
+                     (row_number() OVER (ORDER BY c.startedAt, c.id) - 1) * ? / ? AS bucket
+              FROM checkResult c JOIN run r ON r.id = c.runId
+              WHERE c.name = ? AND c.startedAt >= ?)
+        GROUP BY bucket ORDER BY bucket
+        """
+    }()
+}
