@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(name: "SondeRunTests", dependencies: ["SondeRun", "SondeCore", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "SondeCLIUnitTests", dependencies: ["SondeCLI", "SondeRun", "SondeCore", "SondeReport",
                                                              .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        .testTarget(name: "SondeCLITests", dependencies: ["SondeCore", "SondeTarget"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SondeCLITests", dependencies: ["SondeCore", "SondeTarget", "SondeHistory"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v5]
 )

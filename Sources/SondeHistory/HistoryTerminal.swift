@@ -13,11 +13,15 @@ public enum HistoryTerminal {
             lines.append("── \(TerminalText.sanitized(trend.name)) (\(TerminalText.sanitized(trend.kind))) · \(trend.runs) run\(trend.runs == 1 ? "" : "s")"
                 + " · newest \(HistoryFormat.minute(newest.check.startedAt)) UTC \(TerminalText.sanitized(newest.check.status))"
                 + " · \(TerminalText.sanitized(newest.run.id))")
+            if trend.figures.isEmpty {
+                lines.append("   no figures (no response, soak or resume trial in its newest run)")
+                continue
+            }
             let rows = trend.figures.map { figure in
                 [figure.metric.label, figure.metric.format(figure.value), figure.previousMedian.map(figure.metric.format) ?? "–",
                  figure.regressed ? "REGRESSED" : ""]
             }
-            let header = ["figure", "newest", "median of \(HistoryTrend.window) before", ""]
+            let header = ["figure", "newest", "median before (≤ \(HistoryTrend.window) runs)", ""]
             let widths = (0..<3).map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
             for row in [header] + rows {
                 let cells = (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }

@@ -4,17 +4,19 @@ import SondeCore
 /// median of the runs before it, with the figures that regressed.
 ///
 /// Regression rule: a figure regressed when the newest run's value is worse than the median of
-/// the up to `window` (20) runs before it by more than `factor` (20 %): higher for times, the
-/// error rate, reconnects and lost messages, lower for the intact ratio; and only when at least
-/// `minimumPrevious` (3) earlier runs have the figure. An error rate (or reconnects) above a
-/// median of 0 is a regression.
+/// the up to `window` (20) runs before it by more than `factor` (20 %) — and, for times, by more
+/// than `timeFloorMs` (1 ms), so that sub-millisecond jitter on loopback is not a regression —:
+/// higher for times, the error rate, reconnects and lost messages, lower for the intact ratio;
+/// and only when at least `minimumPrevious` (3) earlier runs have the figure. An error rate (or
+/// reconnects) above a median of 0 is a regression.
 public struct HistoryTrend: Sendable, Equatable {
     public static let window = 20
     public static let factor = 1.2
     public static let minimumPrevious = 3
+    public static let timeFloorMs = 1.0
     /// The rule in words, for the terminal and the page.
     public static let rule = "a figure regressed when the newest run is worse than the median of the \(window) runs before it "
-        + "by more than 20% (higher times, error rate, reconnects or lost messages; a lower intact ratio), with at least \(minimumPrevious) runs before it"
+        + "by more than 20% and, for times, 1 ms (higher times, error rate, reconnects or lost messages; a lower intact ratio), with at least \(minimumPrevious) runs before it"
 
     public var name: String
     public var kind: String
@@ -53,6 +55,8 @@ public struct HistoryTrend: Sendable, Equatable {
 
     /// Whether `value` is worse than `median` by more than `factor`.
     static func worse(_ value: Double, than median: Double, _ metric: HistoryMetric) -> Bool {
-        metric.higherIsWorse ? value > median * factor && value > median : value * factor < median
+        guard metric.higherIsWorse else { return value * factor < median }
+        let floor = metric.unit == .milliseconds ? timeFloorMs : 0
+        return value > median * factor && value - median > floor
     }
 }
