@@ -1,4 +1,5 @@
 import GRDB
+import SondeCore
 
 /// The history database's tables, made and upgraded by one `DatabaseMigrator` (a migration is
 /// never edited once released: a new one is appended).
@@ -50,8 +51,7 @@ enum HistorySchema {
                 t.belongsTo("checkResult", onDelete: .cascade).notNull()
                 t.column("population", .text).notNull()
                 t.column("phase", .text).notNull()
-                t.column("count", .integer).notNull()
-                for aggregation in ["min", "p50", "p90", "p95", "p99", "max", "mean"] { t.column(aggregation, .double).notNull() }
+                for aggregation in ThresholdMetric.aggregations { t.column(aggregation, aggregation == "count" ? .integer : .double).notNull() }
                 t.primaryKey(["checkResultId", "population", "phase"])
             }
             try db.create(table: "threshold") { t in

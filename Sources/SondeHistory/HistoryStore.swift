@@ -88,7 +88,7 @@ public final class HistoryStore: Sendable {
                         guard let id = check.id, let summary else { continue }
                         for (population, table) in [("all", summary.all), ("cold", summary.cold), ("warm", summary.warm)] {
                             for (phase, distribution) in table.sorted(by: { $0.key < $1.key }) {
-                                try HistoryPhase(checkResultId: id, population: population, phase: phase, distribution).insert(db)
+                                try HistoryPhase(checkResultId: id, population: population, phase: phase, distribution: distribution).insert(db)
                             }
                         }
                     }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import SondeCore
 @testable import SondeHistory
 import Testing
@@ -31,6 +32,13 @@ import Testing
         #expect(stored.map(\.expression) == ["total.p95<150ms"] && stored[0].observed == 120 && stored[0].passed)
         #expect(try store.runs(check: "no such check").isEmpty)
         #expect(try store.integrityProblems().isEmpty)
+        // Per phase, over all, cold and warm transactions (the fixture's all/total, all/wait, cold/total, warm/total).
+        let phases = try store.queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT population, phase, count, p95 FROM phase WHERE checkResultId = ? ORDER BY population, phase",
+                             arguments: [runs[0].check.id])
+        }
+        #expect(phases.map { "\($0["population"] as String)/\($0["phase"] as String)" } == ["all/total", "all/wait", "cold/total", "warm/total"])
+        #expect(phases.first?["p95"] as Double? == 120 && phases.last?["count"] as Int? == 9)
     }
 
     @Test func aSuiteRunHasARowPerCheckWithItsThresholds() throws {
