@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SondeCore
+import SondeHistory
 import SondeReport
 
 /// Options every subcommand that writes a run folder takes.
@@ -31,7 +32,8 @@ struct ReportOptions: ParsableArguments {
     var prometheusPath: String?
 
     @Option(name: .customLong("baseline"), help: ArgumentHelp(
-        "Compare this run with an earlier run folder, phase by phase; enables .delta thresholds (e.g. 'wait.p95.delta<10%').",
+        "Compare this run with an earlier run folder, or with history:CHECK:median:N (the median of a check's newest N runs in --history), "
+            + "phase by phase; enables .delta thresholds (e.g. 'wait.p95.delta<10%').",
         valueName: "run-folder"))
     var baselinePath: String?
 
@@ -42,9 +44,15 @@ struct ReportOptions: ParsableArguments {
 
     var redactor: Redactor { Redactor(enabled: !noRedact, extraNames: extraRedactions) }
 
-    /// Reads the `--baseline` run (nil without one) before any network work starts.
+    /// Reads the `--baseline` run (nil without one) before any network work starts: a run folder,
+    /// or `history:CHECK:median:N` from `--history` (default `<output-dir>/history.sqlite`).
     func loadBaseline() throws(TaskError) -> JournalScan.Result? {
         guard let baselinePath else { return nil }
+        if HistoryBaseline.isHistoryBaseline(baselinePath) {
+            let path = history.historyPath ?? (outputDirectory as NSString).appendingPathComponent(HistoryStore.defaultFileName)
+            let (run, summary) = try HistoryBaseline(parsing: baselinePath).load(from: HistoryStore.open(path: path, create: false))
+            return JournalScan.Result(tool: ToolInfo(libcurl: nil, features: []), run: run, summary: summary)
+        }
         do {
             return try JournalScan.read(folder: RunFolder(existing: normalizedRunFolder(baselinePath)))
         } catch {
@@ -94,6 +102,9 @@ struct ReportOptions: ParsableArguments {
             if prometheusPath == nil { prometheusPath = config.prom }
         }
         _ = try parsedThresholds(thresholdExpressions)
+        if let baselinePath, HistoryBaseline.isHistoryBaseline(baselinePath) {
+            do throws(TaskError) { _ = try HistoryBaseline(parsing: baselinePath) } catch { throw ValidationError(error.message) }
+        }
     }
 }
 

@@ -76,9 +76,13 @@ public enum HistoryPage {
                 + "<td>\(htmlEscape(figure.previousMedian.map(figure.metric.format) ?? "–"))</td></tr>\n"
         }
         html += "</tbody></table></div>\n"
-        let link = { (folder: String) in relativeLink(from: pageFolder, to: folder + "/report.html") }
+        let base = pageFolder.split(separator: "/").map(String.init)
+        let link = { (folder: String) in relativeLink(from: base, to: folder + "/report.html") }
+        // Per point once, whichever charts draw it.
+        let links = points.map { htmlEscape(link($0.folder)) }
+        let minutes = points.map { HistoryFormat.minute($0.startedAt) }
         for metrics in charts {
-            let svg = TrendChart.render(metrics, points: points) { link($0.folder) }
+            let svg = TrendChart.render(metrics, points: points, links: links, minutes: minutes)
             guard !svg.isEmpty else { continue }
             let legend = metrics.enumerated().map { "<span><i class=\"s\($0.offset)\"></i>\(htmlEscape($0.element.label))</span>" }.joined()
             html += "<figure><figcaption class=\"legend\">\(legend)</figcaption>\(svg)</figure>\n"
@@ -99,7 +103,11 @@ public enum HistoryPage {
     /// `target` (absolute) as a URL path relative to the folder `from` (absolute), each component
     /// percent-encoded: `../runs/20261123T…/report.html`.
     static func relativeLink(from folder: String, to target: String) -> String {
-        let base = folder.split(separator: "/").map(String.init)
+        relativeLink(from: folder.split(separator: "/").map(String.init), to: target)
+    }
+
+    /// - Parameter base: the page folder's path components.
+    private static func relativeLink(from base: [String], to target: String) -> String {
         let path = target.split(separator: "/").map(String.init)
         var common = 0
         while common < base.count, common < path.count - 1, base[common] == path[common] { common += 1 }

@@ -31,19 +31,21 @@ public struct HistorySeriesPoint: Sendable, Equatable, FetchableRecord {
     }
 
     /// Buckets the runs of one check (arguments: buckets, run count, check name, since µs) in
-    /// SQLite, which the query interface cannot: a window function numbers the runs in time order.
-    /// The run named by a bucket is its newest (`max(startedAt)` is the query's only min/max
-    /// aggregate, so SQLite takes the bare columns from that row).
+    /// SQLite, which the query interface cannot: a window function numbers the runs in time order
+    /// (over the `name, startedAt` index). The run named by a bucket is its newest
+    /// (`max(startedAt)` is the grouping's only min/max aggregate, so SQLite takes the bare
+    /// columns from that row); its folder is joined after grouping, once per point.
     static let sql: String = {
         let figures = HistoryMetric.allCases.map(\.rawValue)
         return """
-        SELECT max(startedAt) AS startedAt, runId, folder, status, count(*) AS runs, sum(status <> 'passed') AS notPassed,
-               \(figures.map { "avg(\($0)) AS \($0)" }.joined(separator: ", "))
-        FROM (SELECT c.startedAt, c.runId, r.folder, c.status, \(figures.map { "c.\($0)" }.joined(separator: ", ")),
-                     (row_number() OVER (ORDER BY c.startedAt, c.id) - 1) * ? / ? AS bucket
-              FROM checkResult c JOIN run r ON r.id = c.runId
-              WHERE c.name = ? AND c.startedAt >= ?)
-        GROUP BY bucket ORDER BY bucket
+        SELECT b.*, r.folder FROM
+          (SELECT max(startedAt) AS startedAt, runId, status, count(*) AS runs, sum(status <> 'passed') AS notPassed,
+                  \(figures.map { "avg(\($0)) AS \($0)" }.joined(separator: ", "))
+           FROM (SELECT startedAt, runId, status, \(figures.joined(separator: ", ")),
+                        (row_number() OVER (ORDER BY startedAt, id) - 1) * ? / ? AS bucket
+                 FROM checkResult WHERE name = ? AND startedAt >= ?)
+           GROUP BY bucket) AS b
+        JOIN run r ON r.id = b.runId ORDER BY b.startedAt
         """
     }()
 }

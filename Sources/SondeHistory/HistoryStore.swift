@@ -131,6 +131,44 @@ public final class HistoryStore: Sendable {
         return HistoryStatistics.median(try newest(metric, check: check, since: nil, limit: last))
     }
 
+    /// A summary whose every phase distribution (over all, cold and warm transactions) holds,
+    /// per aggregation, the median over the newest `last` runs of `check` that have that phase,
+    /// and whose task and transaction counts are those runs' medians; with the newest run's start
+    /// (µs). Nil when the check has no run. For `--baseline history:CHECK:median:N`.
+    public func medianSummary(check: String, last: Int) throws(TaskError) -> (summary: ProbeSummary, newestStartedAt: Int64)? {
+        let rows = try access("read") {
+            try queue.read { db -> (checks: [HistoryCheck], phases: [Row]) in
+                let checks = try filtered(check: check, since: nil).order(Column("startedAt").desc, Column("id").desc)
+                    .limit(Swift.max(0, Swift.min(last, Self.maxLimit))).fetchAll(db)
+                let ids = checks.compactMap(\.id)
+                return (checks, try Row.fetchAll(db, Table(HistoryPhase.databaseTableName).filter(ids.contains(Column("checkResultId")))))
+            }
+        }
+        guard let newest = rows.checks.first else { return nil }
+        func median(_ values: [Int]) -> Int { Int(saturating: (HistoryStatistics.median(values.map(Double.init)) ?? 0).rounded()) }
+        var summary = ProbeSummary()
+        summary.tasks = median(rows.checks.map(\.tasks))
+        summary.failedTasks = median(rows.checks.map(\.failedTasks))
+        summary.transactions = median(rows.checks.map(\.transactions))
+        summary.reusedTransactions = median(rows.checks.map(\.reusedTransactions))
+        var grouped: [String: [String: [Row]]] = [:]
+        for row in rows.phases { grouped[row["population"], default: [:]][row["phase"], default: []].append(row) }
+        for (population, phases) in grouped {
+            var table: [String: DistributionSummary] = [:]
+            for (phase, rows) in phases {
+                func value(_ aggregation: String) -> Double { HistoryStatistics.median(rows.compactMap { $0[aggregation] }) ?? 0 }
+                table[phase] = DistributionSummary(count: Int(saturating: value("count").rounded()), min: value("min"), p50: value("p50"), p90: value("p90"),
+                                                   p95: value("p95"), p99: value("p99"), max: value("max"), mean: value("mean"))
+            }
+            switch population {
+            case "cold": summary.cold = table
+            case "warm": summary.warm = table
+            default: summary.all = table
+            }
+        }
+        return (summary, newest.startedAt)
+    }
+
     /// The thresholds of a recorded run, the run's own first.
     public func thresholds(runID: String) throws(TaskError) -> [HistoryThreshold] {
         try access("read") {

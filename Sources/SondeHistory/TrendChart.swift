@@ -9,10 +9,12 @@ import SondeReport
 enum TrendChart {
     static let width = 640.0, height = 150.0, left = 56.0, right = 10.0, top = 10.0, bottom = 22.0
 
-    /// - Parameter link: the href of a point's run report (already a relative URL path).
-    static func render(_ metrics: [HistoryMetric], points: [HistorySeriesPoint], link: (HistorySeriesPoint) -> String) -> String {
+    /// - Parameters:
+    ///   - links: per point, the href of its run's report, escaped for an attribute.
+    ///   - minutes: per point, its time as the page shows it (`HistoryFormat.minute`).
+    static func render(_ metrics: [HistoryMetric], points: [HistorySeriesPoint], links: [String], minutes: [String]) -> String {
         let values = points.flatMap { point in metrics.compactMap { point.values[$0] } }.filter(\.isFinite)
-        guard !values.isEmpty else { return "" }
+        guard !values.isEmpty, links.count == points.count, minutes.count == points.count else { return "" }
         let unit = metrics[0].unit
         var ceiling = max(values.max() ?? 0, 0)
         if unit == .fraction { ceiling = max(ceiling, 0.01) }
@@ -29,9 +31,9 @@ enum TrendChart {
             svg += #"<line x1="\#(n(left))" y1="\#(n(y(value)))" x2="\#(n(width - right))" y2="\#(n(y(value)))" class="grid"/>"#
             svg += #"<text x="\#(n(left - 4))" y="\#(n(y(value) + 4))" text-anchor="end" class="axis">\#(htmlEscape(metrics[0].format(value)))</text>"#
         }
-        if let first = points.first, let last = points.last {
-            svg += #"<text x="\#(n(left))" y="\#(n(height - 6))" class="axis">\#(HistoryFormat.minute(first.startedAt))</text>"#
-            svg += #"<text x="\#(n(width - right))" y="\#(n(height - 6))" text-anchor="end" class="axis">\#(HistoryFormat.minute(last.startedAt))</text>"#
+        if let first = minutes.first, let last = minutes.last {
+            svg += #"<text x="\#(n(left))" y="\#(n(height - 6))" class="axis">\#(first)</text>"#
+            svg += #"<text x="\#(n(width - right))" y="\#(n(height - 6))" text-anchor="end" class="axis">\#(last)</text>"#
         }
         for (series, metric) in metrics.enumerated() {
             let drawn = points.indices.compactMap { index in points[index].values[metric].map { (index, $0) } }
@@ -41,8 +43,8 @@ enum TrendChart {
             for (index, value) in drawn {
                 let point = points[index]
                 let runs = point.runs == 1 ? "run \(point.runId)" : "\(point.runs) runs to \(point.runId) (mean)"
-                let title = "\(metric.label) \(metric.format(value)) · \(runs) · \(HistoryFormat.minute(point.startedAt)) · \(point.status)"
-                svg += #"<a href="\#(htmlEscape(link(point)))"><circle cx="\#(n(x(index)))" cy="\#(n(y(value)))" r="2.5" class="\#(point.notPassed > 0 ? "dot bad" : "dot")"><title>\#(htmlEscape(title))</title></circle></a>"#
+                let title = "\(metric.label) \(metric.format(value)) · \(runs) · \(minutes[index]) · \(point.status)"
+                svg += #"<a href="\#(links[index])"><circle cx="\#(n(x(index)))" cy="\#(n(y(value)))" r="2.5" class="\#(point.notPassed > 0 ? "dot bad" : "dot")"><title>\#(htmlEscape(title))</title></circle></a>"#
             }
             svg += "</g>"
         }

@@ -128,4 +128,27 @@ import Testing
         #expect(last.status == 0 && last.stderr.isEmpty, "\(last.stderr)")
         #expect(try store.runs().count == before + 1, "the next run is recorded")
     }
+
+    /// `--baseline history:CHECK:median:N` compares a run with the median of the check's newest runs.
+    @Test func aRunComparesWithTheMedianOfItsHistory() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let database = output + "/history.sqlite"
+        let url = target.http + "/bytes/200"
+        for _ in 0..<3 {
+            let result = try Harness.sonde(["probe", "--count", "2", url, "--output-dir", output, "--history", database])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let spec = "history:probe \(url):median:3"
+        let compared = try Harness.sonde(["probe", "--count", "2", url, "--output-dir", output, "--history", database, "--json",
+                                          "--baseline", spec, "--threshold", "total.p95.delta<100000%"])
+        #expect(compared.status == 0, "\(compared.stderr)")
+        let baseline = try Harness.json(compared.stdout)["baseline"] as? [String: Any]
+        #expect(baseline?["baselineRunID"] as? String == spec)
+        #expect(((baseline?["rows"] as? [[String: Any]]) ?? []).contains { $0["phase"] as? String == "total" })
+        let malformed = try Harness.sonde(["probe", url, "--output-dir", output, "--baseline", "history:x:mean:3"])
+        #expect(malformed.status == 64 && malformed.stderr.contains("history:CHECK:median:N"), "\(malformed.stderr)")
+        let unknown = try Harness.sonde(["probe", url, "--output-dir", output, "--history", database, "--baseline", "history:nope:median:3"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("has no run of the check"), "\(unknown.stderr)")
+    }
 }

@@ -33,8 +33,8 @@ import Testing
     }
 
     /// The target: with 100,000 runs, `sonde history` (the trends) and the index page in
-    /// under 1 s. Debug builds of GRDB are several times slower than release: there the bound is
-    /// looser (the release figure is in README.md, Performance).
+    /// under 1 s. A debug build on a busy 2-core machine (tests run in parallel) takes several
+    /// times longer: there the bound is 10 s (the release figure is in README.md, History).
     @Test func aHundredThousandRunsReadAndRenderQuickly() throws {
         let directory = HistoryFixtures.temporaryDirectory()
         let store = try HistoryStore.open(path: directory + "/history.sqlite")
@@ -65,7 +65,7 @@ import Testing
         #expect(page.utf8.count < 2_000_000, "the page is bounded: \(page.utf8.count) bytes")
         #expect(page.contains("20000 runs"))
         #if DEBUG
-        let bound = Duration.seconds(5)
+        let bound = Duration.seconds(10)
         #else
         let bound = Duration.seconds(1)
         #endif

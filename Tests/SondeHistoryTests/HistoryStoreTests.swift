@@ -162,4 +162,27 @@ import Testing
         #expect(foreign.message.contains("is not a sonde report"))
         #expect(try store.runs().isEmpty)
     }
+
+    @Test func aBaselineIsTheMedianOfACheckNewestRuns() throws {
+        let directory = HistoryFixtures.temporaryDirectory()
+        let store = try HistoryStore.open(path: directory + "/history.sqlite")
+        for (index, p95) in [1000.0, 10, 20, 30, 40].enumerated() {
+            try store.record(runFolder: HistoryFixtures.writeRun(in: directory, id: "b\(index)", minutesAgo: 10 - index,
+                                                                  checks: [("probe http://h:1/a", p95)]))
+        }
+        let baseline = try HistoryBaseline(parsing: "history:probe http://h:1/a:median:3")
+        #expect(baseline.check == "probe http://h:1/a" && baseline.runs == 3, "colons in the check name")
+        let (run, summary) = try baseline.load(from: store)
+        #expect(run.id == "history:probe http://h:1/a:median:3")
+        #expect(summary.all["total"]?.p95 == 30, "the median of 20, 30, 40; the old 1000 is not among the newest 3")
+        #expect(summary.all["wait"]?.p95 == 15)
+        #expect(summary.cold["total"]?.p95 == 60 && summary.warm["total"]?.count == 9)
+        #expect(summary.tasks == 10)
+        for bad in ["history:api:mean:3", "history:api:median:0", "history:api:median:1001", "history::median:3", "history:api:median", "api:median:3"] {
+            #expect(throws: TaskError.self, "\(bad)") { try HistoryBaseline(parsing: bad) }
+        }
+        let unknown = try HistoryBaseline(parsing: "history:nothing:median:5")
+        let error = try #require(throws: TaskError.self) { try unknown.load(from: store) }
+        #expect(error.message.contains("has no run of the check"))
+    }
 }
