@@ -31,7 +31,7 @@ public enum HistoryPage {
         <style>\(HTMLReportRenderer.stylesheet)\(css)</style></head><body>
         <header><h1>sonde <span class="muted">history</span></h1>
         <p class="muted">\(htmlEscape(store.path)) · generated \(htmlEscape(now.description))\(since.map { " · runs since " + htmlEscape($0.description) } ?? "")</p>
-        <p class="muted">Regressions are marked: \(htmlEscape(HistoryTrend.rule)). Long histories are drawn with consecutive runs averaged into \(HistorySeriesPoint.defaultBuckets) points at most.</p>
+        <p class="muted">Regressions are marked: \(htmlEscape(HistoryTrend.rule)). Long histories are drawn in \(HistorySeriesPoint.defaultBuckets) points at most: the runs of each slice of the time span averaged.</p>
         </header>
         <main>
 

@@ -47,6 +47,7 @@ enum HistorySchema {
                 t.column("thresholdsFailed", .integer).notNull()
             }
             try db.create(index: "checkResult_name_startedAt", on: "checkResult", columns: ["name", "startedAt"])
+            try db.create(index: "checkResult_startedAt", on: "checkResult", columns: ["startedAt"])
             try db.create(table: "phase") { t in
                 t.belongsTo("checkResult", onDelete: .cascade).notNull()
                 t.column("population", .text).notNull()

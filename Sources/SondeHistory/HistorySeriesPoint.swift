@@ -1,8 +1,8 @@
 import GRDB
 
-/// One point of a check's chart: one run, or for a long history several consecutive runs
-/// together (their figures averaged, linked to the last of them), so that 100,000 runs draw as a
-/// few hundred points. Times are microseconds since 1970.
+/// One point of a check's chart: one run, or for a long history the runs of one slice of its
+/// time span (1/`defaultBuckets` of it) together, their figures averaged and linked to the newest
+/// of them, so that 100,000 runs draw as a few hundred points. Times are microseconds since 1970.
 public struct HistorySeriesPoint: Sendable, Equatable, FetchableRecord {
     /// Points a chart draws at most by default.
     public static let defaultBuckets = 400
@@ -30,10 +30,11 @@ public struct HistorySeriesPoint: Sendable, Equatable, FetchableRecord {
         self.values = values
     }
 
-    /// Buckets the runs of one check (arguments: buckets, run count, check name, since µs) in
-    /// SQLite, which the query interface cannot: a window function numbers the runs in time order
-    /// (over the `name, startedAt` index). The run named by a bucket is its newest
-    /// (`max(startedAt)` is the grouping's only min/max aggregate, so SQLite takes the bare
+    /// Buckets the runs of one check by time in SQLite (arguments: the first run's start, buckets,
+    /// the span from first to last start plus one µs, check name, since µs): bucket =
+    /// ⌊(start − first) × buckets ÷ span⌋, in floating point so that no value from the database
+    /// overflows. Rows come from the `name, startedAt` index. The run named by a bucket is its
+    /// newest (`max(startedAt)` is the grouping's only min/max aggregate, so SQLite takes the bare
     /// columns from that row); its folder is joined after grouping, once per point.
     static let sql: String = {
         let figures = HistoryMetric.allCases.map(\.rawValue)
@@ -41,10 +42,8 @@ public struct HistorySeriesPoint: Sendable, Equatable, FetchableRecord {
         SELECT b.*, r.folder FROM
           (SELECT max(startedAt) AS startedAt, runId, status, count(*) AS runs, sum(status <> 'passed') AS notPassed,
                   \(figures.map { "avg(\($0)) AS \($0)" }.joined(separator: ", "))
-           FROM (SELECT startedAt, runId, status, \(figures.joined(separator: ", ")),
-                        (row_number() OVER (ORDER BY startedAt, id) - 1) * ? / ? AS bucket
-                 FROM checkResult WHERE name = ? AND startedAt >= ?)
-           GROUP BY bucket) AS b
+           FROM checkResult WHERE name = ? AND startedAt >= ?
+           GROUP BY CAST((startedAt - ?) * 1.0 * ? / ? AS INTEGER)) AS b
         JOIN run r ON r.id = b.runId ORDER BY b.startedAt
         """
     }()

@@ -199,15 +199,20 @@ public final class HistoryStore: Sendable {
     }
 
     /// `check`'s runs since `since`, oldest first, in at most `buckets` points for a chart: with
-    /// more runs than that, consecutive runs share a point (`HistorySeriesPoint`).
+    /// many runs, those of one slice of the time span (1/`buckets` of it) share a point
+    /// (`HistorySeriesPoint`).
     public func series(check: String, since: Timestamp? = nil, buckets: Int = HistorySeriesPoint.defaultBuckets) throws(TaskError) -> [HistorySeriesPoint] {
         let buckets = Swift.max(1, Swift.min(buckets, 10_000))
         return try access("read") {
             try queue.read { db in
-                let count = try filtered(check: check, since: since).fetchCount(db)
-                guard count > 0 else { return [] }
+                let request = filtered(check: check, since: since)
+                    .select(min(Column("startedAt")).forKey("first"), max(Column("startedAt")).forKey("last"))
+                guard let bounds = try Row.fetchOne(db, request), let first = bounds["first"] as Int64?,
+                      let last = bounds["last"] as Int64? else { return [] }
+                // Last − first + 1 µs, in floating point: times from the database may be anything.
+                let span = Double(last) - Double(first) + 1
                 return try HistorySeriesPoint.fetchAll(db, sql: HistorySeriesPoint.sql,
-                                                       arguments: [buckets, count, check, since?.microsecondsSince1970 ?? Int64.min])
+                                                       arguments: [check, since?.microsecondsSince1970 ?? Int64.min, first, buckets, span])
             }
         }
     }

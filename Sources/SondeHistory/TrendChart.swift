@@ -1,7 +1,7 @@
 import SondeReport
 
 /// An inline SVG line chart of one or two figures of a check over its runs (`HistorySeriesPoint`,
-/// evenly spaced, oldest left), each point a link to its run's report. No script, no fetch;
+/// placed by time, oldest left), each point a link to its run's report. No script, no fetch;
 /// colours from the page's CSS. Points of runs that did not pass are drawn in the failure colour.
 ///
 /// Invariant: every coordinate is finite and inside the view box: values are clamped to 0 …
@@ -20,8 +20,11 @@ enum TrendChart {
         if unit == .fraction { ceiling = max(ceiling, 0.01) }
         ceiling = ceiling > 0 ? ceiling * 1.1 : 1
         let plotWidth = width - left - right, plotHeight = height - top - bottom
+        // Time runs left to right; in floating point, as the database's times may be anything.
+        let first = Double(points.first?.startedAt ?? 0), span = Double(points.last?.startedAt ?? 0) - first
         func x(_ index: Int) -> Double {
-            points.count == 1 ? left + plotWidth / 2 : left + Double(index) / Double(points.count - 1) * plotWidth
+            guard span > 0 else { return left + plotWidth / 2 }
+            return left + min(max((Double(points[index].startedAt) - first) / span, 0), 1) * plotWidth
         }
         func y(_ value: Double) -> Double { top + plotHeight - min(max(value, 0), ceiling) / ceiling * plotHeight }
         let label = metrics.map(\.label).joined(separator: ", ")

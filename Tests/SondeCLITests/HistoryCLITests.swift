@@ -14,18 +14,22 @@ import Testing
 
     static func runs(_ document: [String: Any]) -> [[String: Any]] { document["runs"] as? [[String: Any]] ?? [] }
 
+    /// `sonde probe --count 2 URL … --history DATABASE`, `times` times, each expected to pass quietly.
+    static func recordProbes(_ times: Int, url: String, output: String, database: String, extra: [String] = []) throws {
+        for _ in 0..<times {
+            let result = try Harness.sonde(["probe", "--count", "2"] + extra + [url, "--output-dir", output, "--history", database])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.isEmpty, "nothing said about the history: \(result.stderr)")
+        }
+    }
+
     /// Two probes recorded; `sonde history` finds them under --output-dir without --history.
     @Test func twoProbesAreBothInTheHistory() throws {
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()
         let database = output + "/history.sqlite"
         let url = target.http + "/bytes/100?token=SECRETQUERY"
-        for _ in 0..<2 {
-            let result = try Harness.sonde(["probe", "--count", "2", "-H", "Authorization: Bearer SECRETHEADER", url,
-                                            "--output-dir", output, "--history", database])
-            #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stderr.isEmpty, "nothing said about the history: \(result.stderr)")
-        }
+        try Self.recordProbes(2, url: url, output: output, database: database, extra: ["-H", "Authorization: Bearer SECRETHEADER"])
         let folders = try FileManager.default.contentsOfDirectory(atPath: output).filter { !$0.hasPrefix("history.sqlite") }.sorted()
         #expect(folders.count == 2)
         let document = try Self.history(["--output-dir", output])
@@ -135,10 +139,7 @@ import Testing
         let output = Harness.temporaryDirectory()
         let database = output + "/history.sqlite"
         let url = target.http + "/bytes/200"
-        for _ in 0..<3 {
-            let result = try Harness.sonde(["probe", "--count", "2", url, "--output-dir", output, "--history", database])
-            #expect(result.status == 0, "\(result.stderr)")
-        }
+        try Self.recordProbes(3, url: url, output: output, database: database)
         let spec = "history:probe \(url):median:3"
         let compared = try Harness.sonde(["probe", "--count", "2", url, "--output-dir", output, "--history", database, "--json",
                                           "--baseline", spec, "--threshold", "total.p95.delta<100000%"])
