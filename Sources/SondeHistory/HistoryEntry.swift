@@ -9,7 +9,7 @@ public struct HistoryEntry: Sendable, Equatable, FetchableRecord {
     public init(row: Row) throws {
         check = try HistoryCheck(row: row)
         guard let runRow = row.scopes["run"] else {
-            throw RecordError.recordNotFound(databaseTableName: "run", key: ["id": row["runId"] ?? .null])
+            throw RecordError.recordNotFound(databaseTableName: "run", key: ["id": check.runId.databaseValue])
         }
         run = try HistoryRun(row: runRow)
     }

@@ -8,7 +8,6 @@ import SondeCore
 /// absolute path when it was recorded (the page links to `folder/report.html`).
 public struct HistoryRun: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "run"
-    static let checks = hasMany(HistoryCheck.self)
 
     public var id: String
     /// The command that wrote the run: probe, soak, resume, run, demo, analyze.

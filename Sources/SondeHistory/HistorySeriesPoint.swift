@@ -18,15 +18,18 @@ public struct HistorySeriesPoint: Sendable, Equatable, FetchableRecord {
     /// Per figure, the mean over the point's runs that have it.
     public var values: [HistoryMetric: Double]
 
+    /// Throws (never traps) on a value of the wrong type: the file may have been written by another program.
     public init(row: Row) throws {
-        startedAt = row["startedAt"]
-        runId = row["runId"]
-        folder = row["folder"]
-        status = row["status"]
-        runs = row["runs"]
-        notPassed = row["notPassed"]
+        startedAt = try row.decode(forColumn: "startedAt")
+        runId = try row.decode(forColumn: "runId")
+        folder = try row.decode(forColumn: "folder")
+        status = try row.decode(forColumn: "status")
+        runs = try row.decode(forColumn: "runs")
+        notPassed = try row.decode(forColumn: "notPassed")
         var values: [HistoryMetric: Double] = [:]
-        for metric in HistoryMetric.allCases { values[metric] = row[metric.rawValue] }
+        for metric in HistoryMetric.allCases {
+            if let value = try row.decode(Double?.self, forColumn: metric.rawValue), value.isFinite { values[metric] = value }
+        }
         self.values = values
     }
 

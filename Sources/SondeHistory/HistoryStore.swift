@@ -152,11 +152,17 @@ public final class HistoryStore: Sendable {
         summary.transactions = median(rows.checks.map(\.transactions))
         summary.reusedTransactions = median(rows.checks.map(\.reusedTransactions))
         var grouped: [String: [String: [Row]]] = [:]
-        for row in rows.phases { grouped[row["population"], default: [:]][row["phase"], default: []].append(row) }
+        for row in rows.phases {
+            let population: String = try access("read") { try row.decode(forColumn: "population") }
+            let phase: String = try access("read") { try row.decode(forColumn: "phase") }
+            grouped[population, default: [:]][phase, default: []].append(row)
+        }
         for (population, phases) in grouped {
             var table: [String: DistributionSummary] = [:]
             for (phase, rows) in phases {
-                func value(_ aggregation: String) -> Double { HistoryStatistics.median(rows.compactMap { $0[aggregation] }) ?? 0 }
+                func value(_ aggregation: String) -> Double {
+                    HistoryStatistics.median(rows.compactMap { try? $0.decode(Double?.self, forColumn: aggregation) }) ?? 0
+                }
                 table[phase] = DistributionSummary(count: Int(saturating: value("count").rounded()), min: value("min"), p50: value("p50"), p90: value("p90"),
                                                    p95: value("p95"), p99: value("p99"), max: value("max"), mean: value("mean"))
             }
@@ -207,8 +213,8 @@ public final class HistoryStore: Sendable {
             try queue.read { db in
                 let request = filtered(check: check, since: since)
                     .select(min(Column("startedAt")).forKey("first"), max(Column("startedAt")).forKey("last"))
-                guard let bounds = try Row.fetchOne(db, request), let first = bounds["first"] as Int64?,
-                      let last = bounds["last"] as Int64? else { return [] }
+                guard let bounds = try Row.fetchOne(db, request), let first = try bounds.decode(Int64?.self, forColumn: "first"),
+                      let last = try bounds.decode(Int64?.self, forColumn: "last") else { return [] }
                 // Last − first + 1 µs, in floating point: times from the database may be anything.
                 let span = Double(last) - Double(first) + 1
                 return try HistorySeriesPoint.fetchAll(db, sql: HistorySeriesPoint.sql,

@@ -18,7 +18,7 @@ enum TrendChart {
         let unit = metrics[0].unit
         var ceiling = max(values.max() ?? 0, 0)
         if unit == .fraction { ceiling = max(ceiling, 0.01) }
-        ceiling = ceiling > 0 ? ceiling * 1.1 : 1
+        ceiling = ceiling > 0 ? Swift.min(ceiling * 1.1, Double.greatestFiniteMagnitude) : 1
         let plotWidth = width - left - right, plotHeight = height - top - bottom
         // Time runs left to right; in floating point, as the database's times may be anything.
         let first = Double(points.first?.startedAt ?? 0), span = Double(points.last?.startedAt ?? 0) - first

@@ -185,4 +185,28 @@ import Testing
         let error = try #require(throws: TaskError.self) { try unknown.load(from: store) }
         #expect(error.message.contains("has no run of the check"))
     }
+
+    /// A database another program altered (text where numbers belong, absurd times) is read
+    /// without a trap: a clear error or a page, never a crash.
+    @Test func tamperedValuesNeverTrap() throws {
+        let directory = HistoryFixtures.temporaryDirectory()
+        let store = try HistoryStore.open(path: directory + "/history.sqlite")
+        for index in 0..<4 {
+            try store.record(runFolder: HistoryFixtures.writeRun(in: directory, id: "x\(index)", minutesAgo: 10 - index, checks: [("api", 50)]))
+        }
+        try store.queue.write { db in
+            try db.execute(sql: "UPDATE checkResult SET startedAt = 9223372036854775807, totalP95 = 1e308 WHERE runId = 'x1'")
+            try db.execute(sql: "UPDATE checkResult SET startedAt = -9223372036854775808, errorRate = 'lots' WHERE runId = 'x2'")
+        }
+        do {
+            let page = try HistoryPage.render(store: store, pagePath: directory + "/index.html")
+            #expect(!page.contains("nan") && !page.contains("inf"), "coordinates stay finite")
+        } catch {
+            #expect(error.message.contains("history"), "\(error.message)")
+        }
+        // Text where a time belongs reads as SQLite converts it (0), and the JSON still encodes.
+        try store.queue.write { db in try db.execute(sql: "UPDATE checkResult SET startedAt = 'soon' WHERE runId = 'x3'") }
+        let document = try HistoryJSON(store: store, check: nil, since: nil, last: 10).encoded()
+        #expect(String(decoding: document, as: UTF8.self).contains("\"x3\""))
+    }
 }
