@@ -38,7 +38,7 @@ struct HistoryCommand: ParsableCommand {
                                                           valueName: "file"))
     var htmlPath: String?
 
-    @Option(name: .customLong("last"), help: "How many of the newest runs --json lists (1…\(maxLast), default 100).")
+    @Option(name: .customLong("last"), help: "How many of the newest runs --json lists (1…\(maxLast)).")
     var last = 100
 
     static let maxSinceDays = 36_500
