@@ -29,6 +29,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        // The run-history store (SQLite). From 7.10.0 GRDB defines SQLITE_DISABLE_SNAPSHOT on Linux, so it
+        // links against Debian's libsqlite3 (built without SQLITE_ENABLE_SNAPSHOT: no sqlite3_snapshot_*
+        // symbols, GRDB issue #1537); earlier 7.x fail to link there.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // SIGINT/SIGTERM as a flag every engine polls (async-signal-safe, so in C).
@@ -87,6 +91,9 @@ let package = Package(
             dependencies: ["SondeCore", "SondeHTTP", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "SondeReport", dependencies: ["SondeCore"]),
+        // The run history: an embedded SQLite database (GRDB over the system's libsqlite3, Debian
+        // libsqlite3-dev), a row per run, check and threshold; its trends and index page.
+        .target(name: "SondeHistory", dependencies: ["SondeCore", "SondeReport", .product(name: "GRDB", package: "GRDB.swift")]),
         // Check specs (one Codable spec per kind), suite files and their loader: what the CLI, suites
         // and the scheduler produce alike, and what becomes each engine's options.
         .target(
@@ -96,7 +103,7 @@ let package = Package(
         // `sonde serve`: the scheduler, /metrics, blackbox_exporter's /probe, on Hummingbird.
         .target(
             name: "SondeServe",
-            dependencies: ["SondeCore", "SondeHTTP", "SondeReport", "SondeRun",
+            dependencies: ["SondeCore", "SondeHTTP", "SondeReport", "SondeRun", "SondeHistory",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdCore", package: "hummingbird"),
                            .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -108,7 +115,7 @@ let package = Package(
         .target(
             name: "SondeCLI",
             dependencies: [
-                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeRun", "SondeServe", "CurlShim", "CSignalFlags",
+                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeHistory", "SondeRun", "SondeServe", "CurlShim", "CSignalFlags",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -123,10 +130,12 @@ let package = Package(
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
         .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),
         .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeRun", "SondeCore", "SondeReport"]),
+        .testTarget(name: "SondeHistoryTests", dependencies: ["SondeHistory", "SondeReport", "SondeCore",
+                                                            .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SondeRunTests", dependencies: ["SondeRun", "SondeCore", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "SondeCLIUnitTests", dependencies: ["SondeCLI", "SondeRun", "SondeCore", "SondeReport",
                                                              .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        .testTarget(name: "SondeCLITests", dependencies: ["SondeCore", "SondeTarget"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SondeCLITests", dependencies: ["SondeCore", "SondeTarget", "SondeHistory"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v5]
 )

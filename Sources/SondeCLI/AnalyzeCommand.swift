@@ -51,6 +51,7 @@ struct AnalyzeCommand: ParsableCommand {
             printError("sonde: could not write the report: \(error.message)")
             throw ExitCode(ExitStatus.failure.rawValue)
         }
+        report.history.record(folder)
         if report.json {
             if let data = FileManager.default.contents(atPath: folder.reportJSONPath) { StandardStreams.writeOutput(data) }
         } else {

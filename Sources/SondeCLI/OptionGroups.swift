@@ -1,6 +1,8 @@
 import ArgumentParser
 import SondeCore
 import SondeHTTP
+import SondeHistory
+import SondeReport
 import SondeRun
 
 // The options several commands share, each declared once here and filling the check spec of
@@ -8,7 +10,7 @@ import SondeRun
 
 /// `--output-dir` (every command that writes or reads run folders).
 struct OutputDirectoryOption: ParsableArguments {
-    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Where run folders are written (a merge's new run too).", valueName: "dir"))
+    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Where run folders are written (a merge's new run too; where sonde history finds history.sqlite).", valueName: "dir"))
     var outputDirectory = "Reports"
 }
 
@@ -148,6 +150,26 @@ struct CaptureOption: ParsableArguments {
 
     /// The mode asked for, nil without `--capture`.
     var mode: CaptureSession.Mode? { capture.flatMap(CaptureSession.Mode.init(rawValue:)) }
+}
+
+
+/// `--history` (probe, soak, resume, run, demo, analyze add their finished run to it; `sonde history` reads it).
+struct HistoryOption: ParsableArguments {
+    @Option(name: .customLong("history"), help: ArgumentHelp(
+        "The run history, a SQLite file: a finished run is added to it (sonde history reads it; default there: <output-dir>/history.sqlite).",
+        valueName: "db"))
+    var historyPath: String?
+
+    /// Adds the finished run in `folder` to `--history` (nothing without it). A failure is said on
+    /// stderr and changes nothing else: the run and its exit status stand.
+    func record(_ folder: RunFolder) {
+        guard let historyPath else { return }
+        do throws(TaskError) {
+            try HistoryStore.open(path: historyPath).record(runFolder: folder.path)
+        } catch {
+            printError("sonde: the run was not added to the history: \(error.message)")
+        }
+    }
 }
 
 /// `--print-suite` (probe, soak, resume): print the suite entry of this command line instead of running it.

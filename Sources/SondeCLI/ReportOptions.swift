@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SondeCore
+import SondeHistory
 import SondeReport
 
 /// Options every subcommand that writes a run folder takes.
@@ -9,6 +10,8 @@ struct ReportOptions: ParsableArguments {
     var json = false
 
     @OptionGroup var output: OutputDirectoryOption
+
+    @OptionGroup var history: HistoryOption
 
     var outputDirectory: String {
         get { output.outputDirectory }
@@ -35,7 +38,8 @@ struct ReportOptions: ParsableArguments {
     var prometheusPath: String?
 
     @Option(name: .customLong("baseline"), help: ArgumentHelp(
-        "Compare this run with an earlier run folder, phase by phase; enables .delta thresholds (e.g. 'wait.p95.delta<10%').",
+        "Compare this run with an earlier run folder, or with history:CHECK:median:N (the median of a check's newest N runs in --history), "
+            + "phase by phase; enables .delta thresholds (e.g. 'wait.p95.delta<10%').",
         valueName: "run-folder"))
     var baselinePath: String?
 
@@ -46,9 +50,15 @@ struct ReportOptions: ParsableArguments {
 
     var redactor: Redactor { redaction.redactor }
 
-    /// Reads the `--baseline` run (nil without one) before any network work starts.
+    /// Reads the `--baseline` run (nil without one) before any network work starts: a run folder,
+    /// or `history:CHECK:median:N` from `--history` (default `<output-dir>/history.sqlite`).
     func loadBaseline() throws(TaskError) -> JournalScan.Result? {
         guard let baselinePath else { return nil }
+        if HistoryBaseline.isHistoryBaseline(baselinePath) {
+            let path = history.historyPath ?? (outputDirectory as NSString).appendingPathComponent(HistoryStore.defaultFileName)
+            let (run, summary) = try HistoryBaseline(parsing: baselinePath).load(from: HistoryStore.open(path: path, create: false))
+            return JournalScan.Result(tool: ToolInfo(libcurl: nil, features: []), run: run, summary: summary)
+        }
         do {
             return try JournalScan.read(folder: RunFolder(existing: normalizedRunFolder(baselinePath)))
         } catch {
@@ -64,15 +74,19 @@ struct ReportOptions: ParsableArguments {
         return try RunRecorder(folder: folder, tool: tool, run: run)
     }
 
-    /// Ends a run under these options (thresholds, baseline, Prometheus file) and renders every
-    /// report file; nil, said on stderr, when the report could not be written.
+    /// Ends a run under these options (thresholds, baseline, Prometheus file), renders every
+    /// report file and adds the run to `--history`; nil, said on stderr, when the report could not
+    /// be written (a history that cannot be written is said, and the run stands).
     func finish(_ recorder: RunRecorder, status: RunStatus, baseline: JournalScan.Result?) -> RunOutcome? {
+        let outcome: RunOutcome
         do {
-            return try recorder.finish(status: status, thresholds: thresholds, baseline: baseline, prometheusPath: prometheusPath)
+            outcome = try recorder.finish(status: status, thresholds: thresholds, baseline: baseline, prometheusPath: prometheusPath)
         } catch {
             printError("sonde: could not write the report: \(error.message)")
             return nil
         }
+        history.record(recorder.folder)
+        return outcome
     }
 
     /// The terminal view: in colour on a TTY unless NO_COLOR is set.
@@ -94,6 +108,9 @@ struct ReportOptions: ParsableArguments {
             if prometheusPath == nil { prometheusPath = config.prom }
         }
         _ = try parsedThresholds(thresholdExpressions)
+        if let baselinePath, HistoryBaseline.isHistoryBaseline(baselinePath) {
+            do throws(TaskError) { _ = try HistoryBaseline(parsing: baselinePath) } catch { throw ValidationError(error.message) }
+        }
     }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import CSignalFlags
 import Foundation
 import SondeCore
+import SondeHistory
 import SondeReport
 import SondeRun
 import SondeServe
@@ -58,7 +59,15 @@ struct ServeCommand: AsyncParsableCommand {
         let current = CurrentConfig(config)
         let state = ServeState(vantage: config.vantage)
         state.configure(checks: config.checks.map(\.check.name), vantage: config.vantage)
-        let runner = ScheduledRunner(output: output.outputDirectory, redaction: redaction, config: current)
+        let historyPath = config.history ?? (output.outputDirectory as NSString).appendingPathComponent(HistoryStore.defaultFileName)
+        var history: HistoryStore?
+        do throws(TaskError) {
+            try NoFollowFile.ensureDirectory(output.outputDirectory)
+            history = try HistoryStore.open(path: historyPath)
+        } catch {
+            printError("sonde serve: no history (\(error.message)); runs are still written and exported")
+        }
+        let runner = ScheduledRunner(output: output.outputDirectory, redaction: redaction, config: current, history: history)
         let scheduler = CheckScheduler(run: { await runner.run($0) }, onResult: { record, skipped in
             state.record(record, skipped: skipped)
         })
@@ -67,7 +76,8 @@ struct ServeCommand: AsyncParsableCommand {
             await Self.reload(path: configPath, current: current, state: state, scheduler: scheduler, auth: auth)
         }
         let context = ServeRoutes.Context(state: state, config: current, reload: reload, inFlight: { await scheduler.running() },
-                                          redactor: redaction.redactor, outputDirectory: output.outputDirectory, auth: auth)
+                                          redactor: redaction.redactor, outputDirectory: output.outputDirectory, auth: auth,
+                                          history: history)
         let listener: ServeListener
         do { listener = try await ServeListener.start(address, context, tls: config.web?.tls) } catch {
             printError("sonde serve: cannot listen on \(address): \(error)")
@@ -128,6 +138,8 @@ struct ScheduledRunner: Sendable {
     let output: String
     let redaction: RedactionOptions
     let config: CurrentConfig
+    /// Where every run is added (nil: none could be opened).
+    let history: HistoryStore?
 
     func run(_ scheduled: ScheduledCheck) async -> CheckRunRecord {
         let name = scheduled.check.name
@@ -157,7 +169,13 @@ struct ScheduledRunner: Sendable {
         let families = ended.finished.map {
             PrometheusWriter.families(run: $0.run, summary: $0.summary, thresholds: $0.thresholds, soaks: $0.soaks, resume: $0.resume, checks: $0.checks)
         }
-        let writeError = ended.folder != nil && ended.finished == nil ? "the report of check \(name) could not be written (see the log)" : nil
+        var writeError = ended.folder != nil && ended.finished == nil ? "the report of check \(name) could not be written (see the log)" : nil
+        if let history, let folder = ended.folder, ended.finished != nil {
+            do throws(TaskError) { try history.record(runFolder: folder, vantage: config.value.vantage) } catch {
+                printError("sonde serve: check \(name): the run was not added to the history: \(error.message)")
+                writeError = "the history could not be written: \(error.message)"
+            }
+        }
         if let days = config.value.keepDays {
             for removed in RunFolderPruner.prune(outputDirectory: output, olderThanDays: days) {
                 say("sonde serve: keep: removed \(removed) (older than \(days) days)")

@@ -50,4 +50,15 @@ public struct DistributionSummary: Codable, Sendable, Equatable {
     public var p99: Double
     public var max: Double
     public var mean: Double
+
+    public init(count: Int, min: Double, p50: Double, p90: Double, p95: Double, p99: Double, max: Double, mean: Double) {
+        self.count = count
+        self.min = min
+        self.p50 = p50
+        self.p90 = p90
+        self.p95 = p95
+        self.p99 = p99
+        self.max = max
+        self.mean = mean
+    }
 }

@@ -251,7 +251,7 @@ extension Threshold {
                 return ThresholdResult(expression: expression, observed: nil, passed: false,
                                        message: "\(metric.path) compares with a baseline run: give one with --baseline")
             }
-            guard let current = phaseValue(summary), let before = phaseValue(baseline) else {
+            guard let current = metric.phaseValue(summary), let before = metric.phaseValue(baseline) else {
                 return ThresholdResult(expression: expression, observed: nil, passed: false,
                                        message: "\(metric.path): no data in this run or the baseline, so the threshold cannot pass")
             }
@@ -266,19 +266,7 @@ extension Threshold {
             return ThresholdResult(expression: expression, observed: change, passed: passed,
                                    message: "\(metric.path) changed by \(shown) (\(rounded(before, 3)) → \(rounded(current, 3)) ms), bound \(comparison.rawValue) \(limit)")
         }
-        let observed: Double?
-        switch metric.path {
-        case "errors.rate": observed = summary.tasks > 0 ? Double(summary.failedTasks) / Double(summary.tasks) : nil
-        case "errors.count": observed = Double(summary.failedTasks)
-        case "reuse.rate":
-            observed = summary.transactions > 0 ? Double(summary.reusedTransactions) / Double(summary.transactions) : nil
-        case "tasks.count": observed = Double(summary.tasks)
-        case _ where metric.path.hasPrefix("ws."):
-            observed = soakValue(soaks)
-        default:
-            observed = phaseValue(summary)
-        }
-        guard let observed else {
+        guard let observed = metric.value(summary, soaks: soaks) else {
             return ThresholdResult(expression: expression, observed: nil, passed: false,
                                    message: "\(metric.path): no data in this run, so the threshold cannot pass")
         }
@@ -287,11 +275,53 @@ extension Threshold {
                                message: "\(metric.path) was \(format(observed)), bound \(comparison.rawValue) \(format(bound))")
     }
 
+    private func format(_ value: Double) -> String {
+        switch metric.kind {
+        case .duration: return "\(rounded(value, 3)) ms"
+        case .rate: return "\(rounded(value * 100, 3))%"
+        case .count: return value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        case .change: return relativeChange ? "\(rounded(value * 100, 3))%" : "\(rounded(value, 3)) ms"
+        }
+    }
+
+    private func rounded(_ value: Double, _ digits: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let result = (value * scale).rounded() / scale
+        return result == result.rounded() && abs(result) < 1e15 ? String(Int64(result)) : String(result)
+    }
+}
+
+extension ThresholdMetric {
+    /// A metric by its path alone (`total.p95`, `cold.wait.p50`, `errors.rate`, `ws.ping.p99`), as
+    /// the left side of a threshold reads it; not `.delta` metrics, which need a baseline.
+    public init(path: String) throws(ThresholdSyntaxError) {
+        try self.init(parsing: path, expression: path)
+        guard !comparedToBaseline else {
+            throw ThresholdSyntaxError(expression: path, column: 0, problem: "a .delta metric needs a baseline run")
+        }
+    }
+
+    /// The metric's value in a finished run (or check) in its canonical unit (ms, fraction,
+    /// count): what a threshold on it observes, and what the run history stores. Nil when the run
+    /// has no data for it (no task, no response, no soak) and for `.delta` metrics.
+    public func value(_ summary: ProbeSummary, soaks: [SoakReport] = []) -> Double? {
+        guard !comparedToBaseline else { return nil }
+        switch path {
+        case "errors.rate": return summary.tasks > 0 ? Double(summary.failedTasks) / Double(summary.tasks) : nil
+        case "errors.count": return Double(summary.failedTasks)
+        case "reuse.rate": return summary.transactions > 0 ? Double(summary.reusedTransactions) / Double(summary.transactions) : nil
+        case "tasks.count": return Double(summary.tasks)
+        case _ where path.hasPrefix("ws."): return soakValue(soaks)
+        default: return phaseValue(summary)
+        }
+    }
+
     /// A soak metric over the run's soaks (one soak per run today; counts add up, distributions
     /// come from the first soak that has them). Nil without a soak.
-    private func soakValue(_ soaks: [SoakReport]) -> Double? {
+    func soakValue(_ soaks: [SoakReport]) -> Double? {
         guard !soaks.isEmpty else { return nil }
-        let parts = metric.path.split(separator: ".").map(String.init)
+        let parts = path.split(separator: ".").map(String.init)
         func total(_ value: (SoakReport) -> Int) -> Double { Double(soaks.reduce(0) { $0 + value($1) }) }
         switch (parts[1], parts[2]) {
         case ("reconnects", _): return total { $0.reconnects.count }
@@ -314,30 +344,14 @@ extension Threshold {
         }
     }
 
-    private func phaseValue(_ summary: ProbeSummary) -> Double? {
+    func phaseValue(_ summary: ProbeSummary) -> Double? {
         let table: [String: DistributionSummary]
-        switch metric.population {
+        switch population {
         case .all: table = summary.all
         case .cold: table = summary.cold
         case .warm: table = summary.warm
         }
-        return table[metric.phase ?? ""].map { $0.value(named: metric.aggregation ?? "") }
-    }
-
-    private func format(_ value: Double) -> String {
-        switch metric.kind {
-        case .duration: return "\(rounded(value, 3)) ms"
-        case .rate: return "\(rounded(value * 100, 3))%"
-        case .count: return value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-        case .change: return relativeChange ? "\(rounded(value * 100, 3))%" : "\(rounded(value, 3)) ms"
-        }
-    }
-
-    private func rounded(_ value: Double, _ digits: Int) -> String {
-        var scale = 1.0
-        for _ in 0..<digits { scale *= 10 }
-        let result = (value * scale).rounded() / scale
-        return result == result.rounded() && abs(result) < 1e15 ? String(Int64(result)) : String(result)
+        return table[phase ?? ""].map { $0.value(named: aggregation ?? "") }
     }
 }
 

@@ -154,10 +154,11 @@ extension Timestamp: JSONWritable {
 }
 
 extension Int64 {
-    /// Floor division and the matching non-negative remainder (for dates before 1970).
+    /// Floor division and the matching non-negative remainder (for dates before 1970), for a
+    /// positive divisor; without a trap for any value, `Int64.min` included (negating it overflowed).
     func floorDivided(by divisor: Int64) -> (quotient: Int64, remainder: Int64) {
-        let quotient = self >= 0 ? self / divisor : -((-self + divisor - 1) / divisor)
-        return (quotient, self - quotient * divisor)
+        let (quotient, remainder) = quotientAndRemainder(dividingBy: divisor)
+        return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
     }
 }
 

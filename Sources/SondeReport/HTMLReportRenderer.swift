@@ -10,6 +10,9 @@ public enum HTMLReportRenderer {
     ]
     /// A hop's wait in sonde's queue, drawn before its phases.
     private static let queueColor = "#9ca3af"
+    /// The page's Content-Security-Policy (a meta tag): no script, no fetch, inline styles and
+    /// data: images only. Every page sonde writes carries it (report.html, the history page).
+    public static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
     public static func render(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult] = [],
                               baseline: BaselineComparison? = nil, captures: [CaptureReport] = [],
@@ -19,9 +22,9 @@ public enum HTMLReportRenderer {
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+        <meta http-equiv="Content-Security-Policy" content="\(contentSecurityPolicy)">
         <title>sonde report \(htmlEscape(run.id))</title>
-        <style>\(css)</style></head><body>
+        <style>\(stylesheet)</style></head><body>
         <header><h1>sonde <span class="muted">\(htmlEscape(run.command))</span></h1>
         <p class="status \(htmlEscape(run.status.rawValue))">\(htmlEscape(run.status.rawValue))</p>
         <p class="muted">run \(htmlEscape(run.id)) · started \(htmlEscape(run.startedAt.description))\(run.finishedAt.map { " · finished " + htmlEscape($0.description) } ?? "")</p>
@@ -322,7 +325,8 @@ public enum HTMLReportRenderer {
         String(Double(Int(max(0, min(100, value)) * 1000)) / 1000) + "%"
     }
 
-    private static let css = """
+    /// The pages' CSS: light and dark themes from the same variables (`--fg`, `--muted`, `--line`, `--ok`, `--bad`).
+    public static let stylesheet = """
     :root{--bg:#fff;--fg:#1f2937;--muted:#6b7280;--line:#e5e7eb;--warn:#b45309;--ok:#15803d;--bad:#b91c1c}
     @media (prefers-color-scheme:dark){:root{--bg:#111827;--fg:#e5e7eb;--muted:#9ca3af;--line:#374151;--warn:#f59e0b;--ok:#4ade80;--bad:#f87171}}
     body{background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,sans-serif;margin:0 auto;padding:1rem;max-width:1200px}

@@ -28,6 +28,26 @@ public enum JournalScan {
         /// as the end line holds them, or judged from the journal when it has none.
         public var checks: [CheckReport]
         var endLine: EndLine?
+
+        /// A baseline made elsewhere than from a journal (`--baseline history:…`): a run and its
+        /// summary, nothing else.
+        public init(tool: ToolInfo, run: RunInfo, summary: ProbeSummary) {
+            self.init(tool: tool, run: run, summary: summary, sample: [], captures: [], soaks: [], resume: ResumeResults(), checks: [],
+                      endLine: nil)
+        }
+
+        init(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, sample: [ProbeTask], captures: [CaptureReport], soaks: [SoakReport],
+             resume: ResumeResults, checks: [CheckReport], endLine: EndLine?) {
+            self.tool = tool
+            self.run = run
+            self.summary = summary
+            self.sample = sample
+            self.captures = captures
+            self.soaks = soaks
+            self.resume = resume
+            self.checks = checks
+            self.endLine = endLine
+        }
     }
 
     static func requireJournal(_ folder: RunFolder) throws(TaskError) {

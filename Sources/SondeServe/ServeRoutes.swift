@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import SondeCore
+import SondeHistory
 import SondeReport
 import SondeRun
 import Synchronization
@@ -24,9 +25,13 @@ public enum ServeRoutes {
         public var outputDirectory: String
         /// The credentials every request needs (none without a web config).
         public var auth: ServeAuth
+        /// The run history `/` draws (nil when it could not be opened: `/` lists the checks only).
+        public var history: HistoryStore?
 
         public init(state: ServeState, config: CurrentConfig, reload: @escaping @Sendable () async -> String?,
-                    inFlight: @escaping @Sendable () async -> [String], redactor: Redactor, outputDirectory: String, auth: ServeAuth) {
+                    inFlight: @escaping @Sendable () async -> [String], redactor: Redactor, outputDirectory: String, auth: ServeAuth,
+                    history: HistoryStore?) {
+            self.history = history
             self.outputDirectory = outputDirectory
             self.auth = auth
             self.state = state
@@ -38,6 +43,7 @@ public enum ServeRoutes {
     }
 
     static let expositionType = "text/plain; version=0.0.4; charset=utf-8"
+    static let htmlType = "text/html; charset=utf-8"
 
     public static func build(_ context: Context) -> Router<BasicRequestContext> {
         let router = Router()
@@ -56,9 +62,22 @@ public enum ServeRoutes {
         router.get("/runs/:id/:file") { _, request in
             runFile(id: request.parameters.get("id") ?? "", file: request.parameters.get("file") ?? "", outputDirectory: context.outputDirectory)
         }
+        router.get("/checks") { _, _ in
+            text(ServeIndexPage.render(runs: context.state.latestRuns, config: context.config.value), type: htmlType)
+        }
         router.get("/") { _, _ in
-            let page = ServeIndexPage.render(runs: context.state.latestRuns, config: context.config.value)
-            return text(page, type: "text/html; charset=utf-8")
+            guard let history = context.history else {
+                return text(ServeIndexPage.render(runs: context.state.latestRuns, config: context.config.value), type: htmlType)
+            }
+            do throws(TaskError) {
+                let page = try HistoryPage.render(store: history, pagePath: context.outputDirectory + "/index.html", runsURL: "runs/")
+                // serve's own links above the history's header.
+                let nav = "<nav><a href=\"checks\">scheduled checks</a> · <a href=\"metrics\">/metrics</a></nav>\n"
+                return text(page.replacingOccurrences(of: "<header>", with: nav + "<header>", options: [], range: page.range(of: "<header>")),
+                            type: htmlType)
+            } catch {
+                return text("the history cannot be read: \(error.message)\n", status: .internalServerError)
+            }
         }
         return router
     }

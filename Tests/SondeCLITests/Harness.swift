@@ -107,7 +107,7 @@ enum Harness {
     /// The lines of the journal of the one run folder under `output` that contain every one of
     /// `needles`; 0 while there is no run folder or journal yet.
     static func journalLines(under output: String, containing needles: String...) -> Int {
-        guard let folder = try? FileManager.default.contentsOfDirectory(atPath: output).first,
+        guard let folder = try? FileManager.default.contentsOfDirectory(atPath: output).first(where: { !$0.hasPrefix("history.sqlite") }),
               let text = try? String(contentsOfFile: output + "/" + folder + "/journal.jsonl", encoding: .utf8) else { return 0 }
         return text.split(separator: "\n").filter { line in needles.allSatisfy { line.contains($0) } }.count
     }

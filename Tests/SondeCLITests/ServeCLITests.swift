@@ -51,6 +51,11 @@ import Testing
         return (String(text[..<newline]), Int(text[text.index(after: newline)...]) ?? 0)
     }
 
+    /// The run folders serve wrote (its history database beside them left out).
+    static func runFolders(_ output: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: output).filter { $0.contains("-serve-") }.sorted()
+    }
+
     /// The samples of an exposition: name{labels} → value (comments dropped).
     static func samples(_ text: String) -> [String: Double] {
         var result: [String: Double] = [:]
@@ -272,7 +277,7 @@ import Testing
         checks:
           - {name: sock, kind: soak, url: "\(target.ws)/ws/echo", duration: 60s, every: 10s}
         """))
-        #expect(Harness.waitFor(seconds: 20) { (try? FileManager.default.contentsOfDirectory(atPath: serve.output))?.isEmpty == false })
+        #expect(Harness.waitFor(seconds: 20) { (try? Self.runFolders(serve.output))?.isEmpty == false })
         usleep(1_500_000)
         let started = Date()
         kill(serve.pid, SIGTERM)
@@ -280,7 +285,7 @@ import Testing
         #expect(Harness.waitFor(seconds: 20) { waitpid(serve.pid, &status, WNOHANG) == serve.pid }, "serve did not end within 20 s")
         #expect(Date().timeIntervalSince(started) < 20)
         #expect((status & 0x7f) == 0 && ((status >> 8) & 0xff) == 0, "exit status \(status)")
-        let folders = try FileManager.default.contentsOfDirectory(atPath: serve.output)
+        let folders = try Self.runFolders(serve.output)
         let report = try Harness.json(String(contentsOfFile: serve.output + "/" + (try #require(folders.first)) + "/report.json", encoding: .utf8))
         #expect((report["run"] as? [String: Any])?["status"] as? String == "interrupted")
         #expect(((report["soaks"] as? [[String: Any]])?.first?["check"] as? String) == "sock")
@@ -294,8 +299,10 @@ import Testing
         """))
         #expect(Harness.waitFor(seconds: 20) { Harness.journalLines(under: serve.output, containing: "ws-samples") > 0 })
         serve.stop(signal: SIGKILL)
-        let folder = serve.output + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: serve.output).first))
+        let folder = serve.output + "/" + (try #require(try Self.runFolders(serve.output).first))
         let rebuilt = try Harness.sonde(["report", folder])
+        let history = try Harness.sonde(["history", "--json", "--history", serve.output + "/history.sqlite"])
+        #expect(history.status == 0, "the history opens after a SIGKILL: \(history.stderr)")
         #expect(FileManager.default.fileExists(atPath: folder + "/report.html"), "\(rebuilt.stderr)")
         let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
         #expect(((report["checks"] as? [[String: Any]])?.first?["name"] as? String) == "sock")
@@ -324,6 +331,11 @@ extension ServeCLITests {
         #expect(metrics.contains("sonde_check_success{vantage=\"ci\",check=\"download\",kind=\"resume\",status=\"passed\"} 1"))
         let index = try Self.fetch("\(serve.base)/")
         #expect(index.status == 200 && index.body.contains("download") && !index.body.contains("<script"))
+        #expect(index.body.contains("<svg") || index.body.contains("run"), "the history page draws the checks' trends")
+        #expect(try Self.fetch("\(serve.base)/checks").body.contains("socket"))
+        // Every run is in the history, with its vantage.
+        let history = try Harness.sonde(["history", "--json", "--history", serve.output + "/history.sqlite"])
+        #expect(history.status == 0 && history.stdout.contains("download") && history.stdout.contains("\"ci\""), "\(history.stdout) \(history.stderr)")
         let folder = try #require(index.body.range(of: "href=\"runs/").map { index.body[$0.upperBound...].prefix { $0 != "/" } })
         #expect(try Self.fetch("\(serve.base)/runs/\(folder)/report.html").status == 200)
         #expect(try Self.fetch("\(serve.base)/runs/..%2F..%2Fetc/passwd").status == 404)

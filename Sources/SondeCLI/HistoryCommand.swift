@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import SondeCore
+import SondeHistory
+import SondeReport
+import SondeRun
+
+/// `sonde history`: the trends of the runs recorded with `--history` (an SQLite file), per check:
+/// in the terminal, as JSON, or as an HTML index page with charts linking to each run's report.
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Show the trends of recorded runs, per check (add runs with --history on probe, soak, resume, run, demo).",
+        discussion: """
+        Reads --history, or <output-dir>/history.sqlite without it. A run without suite checks counts as one check named \
+        after its command and first URL (e.g. "probe https://host/path").
+        Examples: sonde run checks.yaml --history Reports/history.sqlite
+                  sonde history --since 7d
+                  sonde history --check api --json
+                  sonde history --html Reports/history.html
+        """)
+
+    @OptionGroup var history: HistoryOption
+    @OptionGroup var output: OutputDirectoryOption
+
+    @Option(name: .customLong("check"), help: ArgumentHelp("Only this check (its name as the trends show it).", valueName: "name"))
+    var check: String?
+
+    @Option(name: .customLong("since"), help: ArgumentHelp(
+        "Only runs that started this long ago or later, e.g. 7d, 12h, 30m (a number with a unit; d for days, at most \(maxSinceDays)d).",
+        valueName: "duration"))
+    var since: String?
+
+    @Flag(name: .long, help: "Print the trends and the newest runs as JSON.")
+    var json = false
+
+    @Option(name: .customLong("html"), help: ArgumentHelp("Also write the index page (trend charts, links to each run's report) to this file.",
+                                                          valueName: "file"))
+    var htmlPath: String?
+
+    @Option(name: .customLong("last"), help: "How many of the newest runs --json lists (1…\(maxLast)).")
+    var last = 100
+
+    static let maxSinceDays = 36_500
+    static let maxLast = 100_000
+
+    /// `--since` in seconds: sonde's duration parser (`DurationValue`), plus `d` for days.
+    static func sinceSeconds(_ text: String) -> Double? {
+        let lowered = text.lowercased().trimmingCharacters(in: .whitespaces)
+        let seconds: Double?
+        if lowered.hasSuffix("d") {
+            seconds = DurationValue(text: String(lowered.dropLast()) + "h").map { $0.seconds * 24 }
+        } else {
+            seconds = DurationValue(text: lowered)?.seconds
+        }
+        guard let seconds, seconds > 0, seconds <= Double(maxSinceDays) * 86_400 else { return nil }
+        return seconds
+    }
+
+    func validate() throws {
+        if let since, Self.sinceSeconds(since) == nil {
+            throw ValidationError("--since must be a duration above 0 and at most \(Self.maxSinceDays)d: \(Quantity.durationHint), or days (7d)")
+        }
+        guard (1...Self.maxLast).contains(last) else { throw ValidationError("--last must be 1…\(Self.maxLast)") }
+        if let check, let problem = CheckReport.nameProblem(check) { throw ValidationError("--check: \(problem)") }
+    }
+
+    func run() throws {
+        let path = history.historyPath ?? (output.outputDirectory as NSString).appendingPathComponent(HistoryStore.defaultFileName)
+        let start = since.flatMap(Self.sinceSeconds).map {
+            Timestamp.now().adding(microseconds: -Int64($0 * 1_000_000))
+        }
+        do throws(TaskError) {
+            let store = try HistoryStore.open(path: path, create: false)
+            if let htmlPath {
+                let page = try HistoryPage.render(store: store, check: check, since: start, pagePath: htmlPath)
+                try NoFollowFile.writeReplacing(htmlPath, Array(page.utf8), mode: 0o644)
+            }
+            if json {
+                StandardStreams.writeOutput(try HistoryJSON(store: store, check: check, since: start, last: last).encoded() + Data("\n".utf8))
+            } else {
+                print(HistoryTerminal.render(try store.trends(check: check, since: start), path: path))
+                if let htmlPath { print("page: " + htmlPath) }
+            }
+        } catch {
+            printError("sonde: \(error.message)")
+            throw ExitCode(ExitStatus.usage.rawValue)
+        }
+    }
+}
