@@ -61,7 +61,11 @@ import Testing
             }
         })
         await scheduler.start([Self.check("a", every: 0.1), Self.check("b", every: 0.1), Self.check("c", every: 0.1)], parallel: 2)
-        try await Task.sleep(nanoseconds: 2_000_000_000)
+        // Until every check ran twice (bounded: the test process's other suites may hold the cooperative pool).
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, counts.withLock({ $0.runs.count < 3 || $0.runs.values.contains { $0 < 2 } }) {
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
         await scheduler.stop()
         let final = counts.withLock { $0 }
         #expect(!final.overlapped, "two runs of one check at once")
