@@ -50,6 +50,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case tlsTimeout
     case httpStatus
     case tooManyRedirects
+    /// A redirect to a place the run may not go (`sonde serve`'s `/probe`: outside its allow list).
+    case redirectRefused
     case unsupportedFeature
     case interrupted
     case localIOError

@@ -59,6 +59,9 @@ public struct ProbeOptions: Sendable {
     /// Final status codes that count as success; nil means any status below 400.
     public var acceptedStatus: StatusSet? = nil
     public var userAgent = "sonde/\(SondeVersion.current)"
+    /// Which redirect targets may be followed (absolute URLs); nil: any. `sonde serve`'s `/probe`
+    /// keeps every hop inside its allow list.
+    public var redirectAllowed: (@Sendable (String) -> Bool)? = nil
 
     public init() {}
 }

@@ -232,7 +232,10 @@ public final class ProbeRunner {
         } else if let status = transaction.response?.statusCode {
             let isRedirect = status == 301 || status == 302 || status == 303 || status == 307 || status == 308
             if isRedirect, let location = easy.string(CURLINFO_REDIRECT_URL), !location.isEmpty {
-                if task.redirectCount >= options.maxRedirects {
+                if let allowed = options.redirectAllowed, !allowed(location) {  // CURLINFO_REDIRECT_URL is absolute
+                    task.error = TaskError(code: .redirectRefused,
+                                           message: "not following the redirect to \(redactor.redact(url: location)): outside what this run may reach")
+                } else if task.redirectCount >= options.maxRedirects {
                     task.error = TaskError(code: .tooManyRedirects,
                                            message: "stopped after \(options.maxRedirects) redirects (raise --max-redirects to follow more); next was \(redactor.redact(url: location))")
                 } else {

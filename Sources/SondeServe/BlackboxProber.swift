@@ -15,6 +15,8 @@ struct BlackboxProber {
     /// The probe's time limit (s): `ScrapeTimeout.seconds`.
     let timeout: Double
     let redactor: Redactor
+    /// The allow list every redirect hop must match too (an allowed server cannot send `/probe` elsewhere).
+    var allow = AllowList(patterns: [])
     /// Keep the probe's log (`debug=true`); without, no line is made.
     var debug = false
 
@@ -87,6 +89,8 @@ struct BlackboxProber {
         options.reuseConnections = false
         options.maxRedirects = module.http.followRedirects ? 10 : 0
         options.acceptedStatus = StatusSet(ranges: [100...599])  // judged below, as blackbox judges it
+        let allow = self.allow
+        options.redirectAllowed = { allow.allowing($0) != nil }
         options.userAgent = "sonde/\(SondeVersion.current) (blackbox_exporter compatible)"
 
         log.say("Making HTTP request", "url=\(redactor.redact(url: target)) host=\(host)")

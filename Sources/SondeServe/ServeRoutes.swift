@@ -103,7 +103,8 @@ public enum ServeRoutes {
         case .failure(let refused): return text(refused.message + "\n", status: .internalServerError)
         }
         let debug = parameters.get("debug") == "true"
-        let prober = BlackboxProber(module: module, moduleName: moduleName, timeout: timeout, redactor: context.redactor, debug: debug)
+        let prober = BlackboxProber(module: module, moduleName: moduleName, timeout: timeout, redactor: context.redactor, allow: config.allow,
+                                    debug: debug)
         let outcome = await prober.probe(target: absolute)
         context.state.probed(module: moduleName, success: outcome.success)
         guard debug else { return text(outcome.exposition.text, type: expositionType) }

@@ -200,11 +200,21 @@ import Testing
 
     @Test func allowListRefusesBeforeSendingAnything() throws {
         let target = try TargetProcess.get()
-        let serve = try Serve(config: Self.probeConfig(target))
-        defer { serve.stop() }
-        // A listener that logs every connection it accepts.
+        // A listener that logs every connection it accepts, and an allowed server that redirects to it.
         let work = Harness.temporaryDirectory()
         let port = Harness.freePort()
+        let redirector = Harness.freePort()
+        let serve = try Serve(config: Self.probeConfig(target)
+            .replacingOccurrences(of: "allow: [", with: "allow: [\"http://127.0.0.1:\(redirector)/*\", "))
+        defer { serve.stop() }
+        let redirecting = try Harness.spawn("/usr/bin/env", ["python3", "-c", """
+            import http.server
+            class Away(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    self.send_response(302); self.send_header("Location", "http://127.0.0.1:\(port)/elsewhere"); self.send_header("Content-Length", "0"); self.end_headers()
+            http.server.HTTPServer(("127.0.0.1", \(redirector)), Away).serve_forever()
+            """], stdout: work + "/redirector.out", stderr: work + "/redirector.err")
+        defer { Harness.stop(redirecting, signal: SIGKILL) }
         let listener = try Harness.spawn("/usr/bin/env", ["python3", "-c", """
             import socket, sys
             s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", \(port))); s.listen(8)
@@ -220,6 +230,11 @@ import Testing
             #expect(answer.status == 403, "\(refused): \(answer.status) \(answer.body)")
             #expect(!answer.body.contains("secret") && !answer.body.contains("pass@"), "the refusal shows credentials: \(answer.body)")
         }
+        // An allowed server's redirect out of the list is not followed.
+        #expect(Harness.waitFor(seconds: 10) { (try? Self.fetch("http://127.0.0.1:\(redirector)/"))?.status == 302 })
+        let redirected = try Self.fetch("\(serve.base)/probe?target=http://127.0.0.1:\(redirector)/&module=http_2xx")
+        #expect(redirected.body.contains("probe_success 0") && redirected.body.contains("sonde_probe_error_info{code=\"redirectRefused\"} 1"),
+                "\(redirected.body)")
         usleep(300_000)
         let accepted = ((try? String(contentsOfFile: work + "/listener.out", encoding: .utf8)) ?? "").components(separatedBy: "accepted").count - 1
         #expect(accepted == 0, "serve connected to a target outside its allow list")
