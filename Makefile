@@ -31,8 +31,10 @@ provide-libcurl: deps-build
 build: deps-build provide-libcurl
 	swift build
 
-## The main job: the embedded loopback target and the default probe suite against it.
+## The main job: the embedded loopback target and the default probe suite against it. The demo's
+## HTTP/3 peer is hypercorn on aioquic (PyPI); without them the demo runs without its h3 part.
 run: build
+	-@scripts/ensure-pip.sh hypercorn:hypercorn aioquic:aioquic
 	$(SONDE) demo
 
 ## Unit and end-to-end tests (embedded target, nginx, curl -w, schema validation).

@@ -38,6 +38,12 @@ CURLcode sonde_easy_getinfo_string(CURL *handle, CURLINFO info, const char **val
     return curl_easy_getinfo(handle, info, value);
 }
 
+int sonde_easy_active_socket(CURL *handle) {
+    curl_socket_t socket = CURL_SOCKET_BAD;
+    if (curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, &socket) != CURLE_OK) return -1;
+    return socket == CURL_SOCKET_BAD ? -1 : (int)socket;
+}
+
 CURLcode sonde_easy_getinfo_certinfo(CURL *handle, struct curl_certinfo **value) {
     return curl_easy_getinfo(handle, CURLINFO_CERTINFO, value);
 }

@@ -10,7 +10,8 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Start the embedded loopback target and run the default probe suite against it (no network needed).",
         discussion: """
         The suite: HTTP/1.1, HTTP/2 over TLS and h2c, each cold then warm; a redirect chain; a slow \
-        (dripped) body; an error status the suite expects. With root or CAP_NET_RAW the run is \
+        (dripped) body; an error status the suite expects; and, with hypercorn installed and a libcurl \
+        with HTTP/3, h2 → Alt-Svc → h3 against an HTTP/3 peer (h2 cold and warm, then h3 cold and warm). With root or CAP_NET_RAW the run is \
         captured (--capture=optional by default) and every transaction carries its packet evidence.
         """)
 
@@ -32,7 +33,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let directory = NSTemporaryDirectory() + "sonde-target-\(getpid())"
-        let server = TargetServer(directory: directory)
+        let server = TargetServer(directory: directory, http3: true)
         let endpoints: TargetEndpoints
         do {
             endpoints = try await server.start()
@@ -41,7 +42,10 @@ struct DemoCommand: AsyncParsableCommand {
             throw ExitCode(64)
         }
         if !report.json {
-            print("embedded target: \(endpoints.http) (h1) · \(endpoints.https) (TLS h1/h2) · \(endpoints.h2c) (h2c)\n")
+            print("embedded target: \(endpoints.http) (h1) · \(endpoints.https) (TLS h1/h2) · \(endpoints.h2c) (h2c)"
+                + (endpoints.h3.map { " · \($0) (hypercorn: TLS h1/h2 + QUIC h3, Alt-Svc)" } ?? ""))
+            if let why = endpoints.h3Unavailable { print("no HTTP/3 peer: \(why)") }
+            print("")
         }
         let groups = Self.suite(endpoints, count: count)
         let status = await CheckDriver(command: "demo", arguments: Array(CommandLine.arguments.dropFirst()), report: report,
@@ -73,6 +77,17 @@ struct DemoCommand: AsyncParsableCommand {
             ProbeGroup(urls: ["\(endpoints.h2c)/bytes/1024"], options: h2c),
             ProbeGroup(urls: ["\(endpoints.http)/redirect/3", "\(endpoints.http)/drip?bytes=4096&ms=400"], options: single),
             ProbeGroup(urls: ["\(endpoints.http)/status/503"], options: expected),
-        ]
+        ] + altSvcGroups(endpoints, count: count)
+    }
+
+    /// h2 → Alt-Svc → h3 against the HTTP/3 peer, as URLSession does it: the first group's h2
+    /// connection learns `Alt-Svc: h3` and keeps being reused; the second group's new connection
+    /// goes to h3 (its pool is new). Needs the peer and a libcurl with HTTP/3.
+    static func altSvcGroups(_ endpoints: TargetEndpoints, count: Int) -> [ProbeGroup] {
+        guard let h3 = endpoints.h3, CurlLibrary.supportsHTTP3 else { return [] }
+        var options = ProbeOptions()
+        options.caCertPath = endpoints.caFile
+        options.count = max(2, count)
+        return [ProbeGroup(urls: ["\(h3)/bytes/1024"], options: options), ProbeGroup(urls: ["\(h3)/bytes/1024"], options: options)]
     }
 }

@@ -18,6 +18,9 @@ struct ProbeCheckRunner {
     /// Warnings the run's report carries besides the engine's (e.g. `--keylog` on).
     var extraWarnings: [String] = []
     private var runners: [(ProbeRunner, [String])] = []
+    /// The check's Alt-Svc cache, shared by its runners; nil when every group turned Alt-Svc off
+    /// or libcurl has no HTTP/3.
+    private var altSvc: AltSvcCache?
     /// Tasks shown in full on the terminal before the view switches to a progress count.
     static let detailedTasks = 30
 
@@ -28,9 +31,11 @@ struct ProbeCheckRunner {
     mutating func prepare(redactor: Redactor, localPorts: ClosedRange<Int>?) throws(TaskError) {
         if let localPorts { for index in groups.indices { groups[index].options.localPorts = localPorts } }
         let connections = ConnectionRegistry()
+        altSvc = groups.contains(where: \.options.altSvc) && CurlLibrary.supportsHTTP3
+            ? try AltSvcCache(persistentFile: groups.lazy.compactMap(\.options.altSvcFile).first) : nil
         runners = []
         for group in groups {
-            runners.append((try ProbeRunner(options: group.options, redactor: redactor, registry: connections), group.urls))
+            runners.append((try ProbeRunner(options: group.options, redactor: redactor, registry: connections, altSvc: altSvc), group.urls))
         }
     }
 
@@ -46,6 +51,7 @@ struct ProbeCheckRunner {
         let check = context.name, prefix = context.linePrefix
         let totalTasks = groups.reduce(0) { $0 + $1.urls.count * max(1, $1.options.count) }
         let runners = self.runners
+        let altSvc = self.altSvc
         let failedBefore = recorder.failedTasks
         let recording = RecorderThread(recorder: recorder)
         let stop = lifecycle.stop
@@ -88,6 +94,7 @@ struct ProbeCheckRunner {
                 if interrupted || failure != nil { break }
             }
             if progressOnTTY && done > Self.detailedTasks && !json { StandardStreams.writeError(Data("\r\u{1B}[K".utf8)) }
+            do throws(TaskError) { try altSvc?.finish() } catch { if failure == nil { failure = error } }
             do throws(TaskError) { try recording.finish() } catch { if failure == nil { failure = error } }
             return failure
         }

@@ -51,6 +51,12 @@ struct ProbeCommand: AsyncParsableCommand {
 
     @Flag(name: .customLong("no-reuse"), help: "Open a fresh connection for every task and close it afterwards.")
     var noReuse = false
+    @Option(name: .customLong("alt-svc"), help: ArgumentHelp(
+        "Keep the Alt-Svc cache in this file across runs (libcurl's format; read at the start, written at the end). "
+            + "Without it the cache lasts for the run.", valueName: "file"))
+    var altSvc: String?
+    @Flag(name: .customLong("no-alt-svc"), help: "Never follow an origin's Alt-Svc advertisement to HTTP/3 (by default a new connection goes to h3 once the origin advertised it, as URLSession does).")
+    var noAltSvc = false
     @Option(name: .customLong("max-redirects"), help: "Follow at most this many redirects per task (default 10).")
     var maxRedirects: Int?
     @Option(name: .customLong("expect-status"), help: "Final status codes that count as success, e.g. 200-299,404 (default: any below 400).")
@@ -84,6 +90,8 @@ struct ProbeCommand: AsyncParsableCommand {
         spec.dohURL = dohURL
         spec.proxy = proxy
         if noReuse { spec.noReuse = true }
+        spec.altSvc = altSvc
+        if noAltSvc { spec.noAltSvc = true }
         spec.maxRedirects = maxRedirects
         spec.expectStatus = expectStatus
         return spec

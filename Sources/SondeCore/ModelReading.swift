@@ -216,6 +216,7 @@ extension TransactionMetrics: JSONReadable {
             case "isProxyConnection": t.isProxyConnection = try r.readBool(); seen.proxy = true
             case "connectionID": t.connectionID = try r.readOptionalInt()
             case "http3Fallback": t.http3Fallback = try r.readOptional(HTTP3Fallback.self)
+            case "altSvc": t.altSvc = try r.readOptional(AltSvcUse.self)
             case "remoteAddress": t.remoteAddress = try r.readOptionalString()
             case "remotePort": t.remotePort = try r.readOptionalInt()
             case "localAddress": t.localAddress = try r.readOptionalString()

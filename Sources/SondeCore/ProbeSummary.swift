@@ -19,12 +19,25 @@ public struct ProbeSummary: Codable, Sendable {
     public var cold: [String: DistributionSummary] = [:]
     /// Per phase name, the distribution over warm transactions.
     public var warm: [String: DistributionSummary] = [:]
+    /// The same cold and warm split per protocol (`networkProtocolName`), so that h2 and h3 (an
+    /// `--http3` run, or one Alt-Svc moved to h3) compare phase by phase.
+    public var byProtocol: [String: ProtocolPhases] = [:]
 
     public init() {}
 
+    /// One protocol's phase distributions.
+    public struct ProtocolPhases: Codable, Sendable, Equatable {
+        public var cold: [String: DistributionSummary] = [:]
+        public var warm: [String: DistributionSummary] = [:]
+        public init(cold: [String: DistributionSummary] = [:], warm: [String: DistributionSummary] = [:]) {
+            self.cold = cold
+            self.warm = warm
+        }
+    }
+
     private enum CodingKeys: String, CodingKey {
         case tasks, failedTasks, transactions, reusedTransactions, errorsByCode, protocols, statusCodes
-        case earliestCertificateExpiry, all, cold, warm
+        case earliestCertificateExpiry, all, cold, warm, byProtocol
     }
 
     /// Explicit so that an absent `earliestCertificateExpiry` is written as null, as the schema wants.
@@ -41,6 +54,24 @@ public struct ProbeSummary: Codable, Sendable {
         try c.encode(all, forKey: .all)
         try c.encode(cold, forKey: .cold)
         try c.encode(warm, forKey: .warm)
+        try c.encode(byProtocol, forKey: .byProtocol)
+    }
+
+    /// Explicit so that reports written before `byProtocol` existed still decode.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        tasks = try c.decode(Int.self, forKey: .tasks)
+        failedTasks = try c.decode(Int.self, forKey: .failedTasks)
+        transactions = try c.decode(Int.self, forKey: .transactions)
+        reusedTransactions = try c.decode(Int.self, forKey: .reusedTransactions)
+        errorsByCode = try c.decode([String: Int].self, forKey: .errorsByCode)
+        protocols = try c.decode([String: Int].self, forKey: .protocols)
+        statusCodes = try c.decode([String: Int].self, forKey: .statusCodes)
+        earliestCertificateExpiry = try c.decodeIfPresent(Timestamp.self, forKey: .earliestCertificateExpiry)
+        all = try c.decode([String: DistributionSummary].self, forKey: .all)
+        cold = try c.decode([String: DistributionSummary].self, forKey: .cold)
+        warm = try c.decode([String: DistributionSummary].self, forKey: .warm)
+        byProtocol = try c.decodeIfPresent([String: ProtocolPhases].self, forKey: .byProtocol) ?? [:]
     }
 }
 
@@ -53,6 +84,8 @@ public struct ProbeSummaryBuilder: Sendable {
     private var all = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
     private var cold = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
     private var warm = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
+    /// Per protocol name, cold and warm tables like the two above.
+    private var byProtocol: [String: (cold: [LatencyDistribution?], warm: [LatencyDistribution?])] = [:]
 
     public init() {}
 
@@ -79,15 +112,20 @@ public struct ProbeSummaryBuilder: Sendable {
             if let status = transaction.response?.statusCode { summary.statusCodes[String(status), default: 0] += 1 }
             guard transaction.response != nil else { continue }
             let values = transaction.phases.values
+            let empty = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
+            var protocolTables = transaction.networkProtocolName.map { byProtocol.removeValue(forKey: $0) ?? (empty, empty) }
             for index in values.indices {
                 guard let value = values[index] else { continue }
                 Self.record(value, at: index, in: &all)
                 if transaction.isReusedConnection {
                     Self.record(value, at: index, in: &warm)
+                    if protocolTables != nil { Self.record(value, at: index, in: &protocolTables!.warm) }
                 } else {
                     Self.record(value, at: index, in: &cold)
+                    if protocolTables != nil { Self.record(value, at: index, in: &protocolTables!.cold) }
                 }
             }
+            if let name = transaction.networkProtocolName, let protocolTables { byProtocol[name] = protocolTables }
         }
     }
 
@@ -109,6 +147,7 @@ public struct ProbeSummaryBuilder: Sendable {
         result.all = Self.summaries(all)
         result.cold = Self.summaries(cold)
         result.warm = Self.summaries(warm)
+        result.byProtocol = byProtocol.mapValues { ProbeSummary.ProtocolPhases(cold: Self.summaries($0.cold), warm: Self.summaries($0.warm)) }
         return result
     }
 }

@@ -42,6 +42,9 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
     /// Set when `--http3` raced QUIC against TCP for this transaction's connection and TCP won:
     /// why QUIC lost, in libcurl's words. nil for any other connection.
     public var http3Fallback: HTTP3Fallback?
+    /// Set when this connection is HTTP/3 because the origin advertised it (`Alt-Svc`) and the
+    /// run had not asked for HTTP/3: which header, on which connection. nil otherwise.
+    public var altSvc: AltSvcUse?
     public var remoteAddress: String?
     public var remotePort: Int?
     public var localAddress: String?
@@ -70,7 +73,7 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
         responseStartDate: Timestamp? = nil, responseEndDate: Timestamp? = nil,
         networkProtocolName: String? = nil, queue: Double? = nil, libcurlQueue: Double? = nil,
         isReusedConnection: Bool = false, isProxyConnection: Bool = false,
-        connectionID: Int? = nil, http3Fallback: HTTP3Fallback? = nil, remoteAddress: String? = nil, remotePort: Int? = nil,
+        connectionID: Int? = nil, http3Fallback: HTTP3Fallback? = nil, altSvc: AltSvcUse? = nil, remoteAddress: String? = nil, remotePort: Int? = nil,
         localAddress: String? = nil, localPort: Int? = nil,
         negotiatedTLSProtocolVersion: String? = nil, negotiatedTLSCipherSuite: String? = nil,
         tlsSessionReused: Bool? = nil, peerCertificates: [PeerCertificate] = [],
@@ -98,6 +101,7 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
         self.isProxyConnection = isProxyConnection
         self.connectionID = connectionID
         self.http3Fallback = http3Fallback
+        self.altSvc = altSvc
         self.remoteAddress = remoteAddress
         self.remotePort = remotePort
         self.localAddress = localAddress
@@ -118,7 +122,7 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
         case request, response, fetchStartDate, domainLookupStartDate, domainLookupEndDate, connectStartDate
         case secureConnectionStartDate, secureConnectionEndDate, connectEndDate, requestStartDate, requestEndDate
         case responseStartDate, responseEndDate, networkProtocolName, queue, libcurlQueue, isReusedConnection
-        case isProxyConnection, connectionID, http3Fallback, remoteAddress, remotePort, localAddress, localPort
+        case isProxyConnection, connectionID, http3Fallback, altSvc, remoteAddress, remotePort, localAddress, localPort
         case negotiatedTLSProtocolVersion, negotiatedTLSCipherSuite, tlsSessionReused, peerCertificates
         case countOfRequestHeaderBytesSent, countOfRequestBodyBytesSent
         case countOfResponseHeaderBytesReceived, countOfResponseBodyBytesReceived, phases, capture
@@ -147,6 +151,7 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
         try c.encode(isProxyConnection, forKey: .isProxyConnection)
         try c.encode(connectionID, forKey: .connectionID)
         try c.encode(http3Fallback, forKey: .http3Fallback)
+        try c.encode(altSvc, forKey: .altSvc)
         try c.encode(remoteAddress, forKey: .remoteAddress)
         try c.encode(remotePort, forKey: .remotePort)
         try c.encode(localAddress, forKey: .localAddress)
@@ -333,6 +338,7 @@ extension TransactionMetrics: JSONWritable {
             o.member("isProxyConnection", isProxyConnection)
             o.member("connectionID", connectionID)
             o.member("http3Fallback", http3Fallback)
+            o.member("altSvc", altSvc)
             o.member("remoteAddress", remoteAddress)
             o.member("remotePort", remotePort)
             o.member("localAddress", localAddress)

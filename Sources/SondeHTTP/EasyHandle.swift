@@ -225,6 +225,10 @@ public final class EasyHandle {
         return sonde_easy_getinfo_long(raw, info, &value) == CURLE_OK ? value : 0
     }
 
+    /// CURLINFO_ACTIVESOCKET: the socket of the connection the last transfer used while that
+    /// connection is still in the pool; -1 once it is gone.
+    var activeSocket: Int32 { sonde_easy_active_socket(raw) }
+
     func offset(_ info: CURLINFO) -> Int64 {
         var value: curl_off_t = 0
         return sonde_easy_getinfo_off(raw, info, &value) == CURLE_OK ? Int64(value) : 0

@@ -48,6 +48,11 @@ public struct ProbeOptions: Sendable {
     public var proxy: String? = nil
     /// When false, every task opens a fresh connection and closes it after use.
     public var reuseConnections = true
+    /// Follow an origin's `Alt-Svc: h3=…` on its next new connection, as URLSession does (on by
+    /// default; `--no-alt-svc` turns it off). Needs a libcurl with HTTP/3.
+    public var altSvc = true
+    /// `--alt-svc FILE`: the Alt-Svc cache kept across runs (libcurl's format); nil: this run's only.
+    public var altSvcFile: String? = nil
     public var maxRedirects = 10
     /// Local ports to bind connections to (CURLOPT_LOCALPORT/LOCALPORTRANGE); nil for the kernel's
     /// choice. A live capture sets it, so that its filter holds this run's connections only.

@@ -1,4 +1,7 @@
 import CurlShim
+#if canImport(Glibc)
+import Glibc
+#endif
 import SondeCore
 
 /// Runs probe tasks through one libcurl multi handle and turns every transfer into
@@ -12,6 +15,12 @@ import SondeCore
 ///   hop's own.
 /// - Redirects are followed here, not by libcurl, on the same easy handle: every hop is its own
 ///   transaction with its own timing and reuse flag.
+/// - Alt-Svc (with an `AltSvcCache`, on a libcurl with HTTP/3): libcurl learns `Alt-Svc: h3=…`
+///   and takes a new connection to the alternative over QUIC. libcurl would take it on the very
+///   next request, beside a still-open HTTP/2 connection; URLSession keeps using that open
+///   connection and moves to h3 only on a new one. So while an origin's TCP connection is open,
+///   its hops ask for HTTP/2 (which leaves h3 alternatives out); once it is gone, libcurl's default
+///   (any version) lets the alternative be used.
 /// - Threading: `run` drives everything on the calling thread and returns when all tasks are
 ///   done or `shouldStop` returned true.
 public final class ProbeRunner {
@@ -26,12 +35,24 @@ public final class ProbeRunner {
     private var fallbackByConnection: [Int: HTTP3Fallback] = [:]
     /// The registry's number for the current run's connection pool (its multi handle).
     private var pool = 0
+    /// The check's Alt-Svc cache; nil when Alt-Svc is off or libcurl has no HTTP/3.
+    private let altSvc: AltSvcCache?
+    /// The cache files of this run's easy handles (`AltSvcCache.handleFile`), collected after it.
+    private var altSvcFiles: [String] = []
+    /// Each origin's last TCP connection left open in the pool: while it lives, URLSession's rule
+    /// keeps the origin's requests on it (see the type's comment).
+    private var openConnectionByOrigin: [String: OpenConnection] = [:]
+    /// Why each QUIC connection that Alt-Svc led to is h3, for every transaction it carries.
+    private var altSvcByConnection: [Int: AltSvcUse] = [:]
     /// Redacts response headers, classifying each header name once per run.
     private var responseRedaction: HeaderRedactionMemo
 
     /// Validates the options against the linked libcurl (e.g. HTTP/3 support).
     /// - Parameter registry: shared by all runners of one run, so connection ids do not repeat.
-    public init(options: ProbeOptions, redactor: Redactor, registry: ConnectionRegistry = ConnectionRegistry()) throws(TaskError) {
+    /// - Parameter altSvc: the check's Alt-Svc cache (shared by its runners); used when
+    ///   `options.altSvc` is on and the running libcurl has HTTP/3.
+    public init(options: ProbeOptions, redactor: Redactor, registry: ConnectionRegistry = ConnectionRegistry(),
+                altSvc: AltSvcCache? = nil) throws(TaskError) {
         if options.httpVersion.wantsHTTP3 && !CurlLibrary.supportsHTTP3 {
             let flag = options.httpVersion == .http3Only ? "--http3-only" : "--http3"
             throw TaskError(
@@ -54,12 +75,23 @@ public final class ProbeRunner {
         self.redactor = redactor
         self.responseRedaction = HeaderRedactionMemo(redactor: redactor)
         self.registry = registry
+        self.altSvc = options.altSvc && CurlLibrary.supportsHTTP3 ? altSvc : nil
     }
 
     /// Runs every URL `options.count` times (round by round: all URLs, then all again), with up
     /// to `options.parallel` tasks at once. `onTask` receives each task as it completes.
     /// - Returns: true when the run was stopped early by `shouldStop`.
     public func run(urls: [String], shouldStop: () -> Bool, onTask: (ProbeTask) -> Void) throws(TaskError) -> Bool {
+        defer {
+            // runTasks' easy handles are gone: libcurl wrote their Alt-Svc caches in curl_easy_cleanup.
+            altSvc?.collect(altSvcFiles)
+            altSvcFiles = []
+            openConnectionByOrigin = [:]
+        }
+        return try runTasks(urls: urls, shouldStop: shouldStop, onTask: onTask)
+    }
+
+    private func runTasks(urls: [String], shouldStop: () -> Bool, onTask: (ProbeTask) -> Void) throws(TaskError) -> Bool {
         let totalTasks = urls.count * max(1, options.count)
         guard totalTasks > 0 else { return false }
         let multiplex = options.httpVersion != .http1_1
@@ -128,6 +160,8 @@ public final class ProbeRunner {
                 if gate.isSettingUp(id) {
                     try release(worker.easy.requestStartMicros != nil ? gate.ready(id, multiplexed: multiplexes(worker)) : gate.ended(id))
                 }
+                // The connection's socket, for Alt-Svc's reuse rule: libcurl tells it only while the handle is in the multi.
+                worker.activeSocket = altSvc != nil ? worker.easy.activeSocket : -1
                 multi.remove(worker.easy)
                 if try finishHop(worker, result: result, multi: multi, gate: &gate) {
                     active -= 1
@@ -161,6 +195,13 @@ public final class ProbeRunner {
         try easy.configureTransport(options)
         try easy.set(CURLOPT_FOLLOWLOCATION, 0)
         try easy.set(CURLOPT_CERTINFO, 1)
+        if let altSvc {
+            // h3 alternatives only, as URLSession follows them; libcurl learns over https only.
+            try easy.set(CURLOPT_ALTSVC_CTRL, Int(CURLALTSVC_H3))
+            let file = try altSvc.handleFile()
+            altSvcFiles.append(file)
+            try easy.set(CURLOPT_ALTSVC, string: file)
+        }
         // No CURLOPT_PIPEWAIT: the wait for a first connection's protocol is sonde's (OriginGate).
         if !options.reuseConnections {
             try easy.set(CURLOPT_FRESH_CONNECT, 1)
@@ -210,10 +251,34 @@ public final class ProbeRunner {
         // Removing "Expect" stops libcurl from waiting for 100-continue before larger bodies.
         let removeExpect = task.body != nil && !task.headers.contains { $0.name.lowercased() == "expect" }
         try easy.setHeaders(task.headers, removing: removeExpect ? ["Expect"] : [])
+        // URLSession's rule: an open TCP connection is reused rather than an Alt-Svc alternative
+        // opened; HTTP/2 leaves h3 alternatives out. Otherwise the run's own version, which allows them.
+        if altSvc != nil && (options.httpVersion == .automatic || options.httpVersion == .http3) {
+            let keep = URLParts(task.currentURL).map { keepsOpenConnection(origin: $0.origin) } ?? false
+            let own = options.httpVersion == .http3 ? CURL_HTTP_VERSION_3 : CURL_HTTP_VERSION_NONE
+            try easy.set(CURLOPT_HTTP_VERSION, Int(keep ? CURL_HTTP_VERSION_2TLS : own))
+        }
         task.hopStartWall = Timestamp.now()
         task.hopStartMonotonic = monotonicMicroseconds()
         worker.task = task
         try multi.add(easy)
+    }
+
+    /// Whether `origin`'s last TCP connection is still open in the pool: its socket still has the
+    /// local port it had and the peer has not closed it (a peek reads no end of stream). A
+    /// connection libcurl closed, or the server did, lets the origin's Alt-Svc alternative be used.
+    private func keepsOpenConnection(origin: String) -> Bool {
+        guard let open = openConnectionByOrigin[origin] else { return false }
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(open.socket, $0, &length) }
+        }
+        var byte: UInt8 = 0
+        let peeked = named == 0 && socketPort(address) == open.localPort ? recv(open.socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) : 0
+        let alive = peeked > 0 || (peeked < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        if !alive { openConnectionByOrigin[origin] = nil }
+        return alive
     }
 
     /// Records the finished hop; starts the next hop of a redirect, or completes the task.
@@ -222,7 +287,7 @@ public final class ProbeRunner {
                            gate: inout OriginGate<Worker>) throws(TaskError) -> Bool {
         guard var task = worker.task else { return true }
         let easy = worker.easy
-        let (transaction, failure) = makeTransaction(easy: easy, task: task, result: result)
+        let (transaction, failure) = makeTransaction(easy: easy, task: task, result: result, activeSocket: worker.activeSocket)
         task.transactions.append(transaction)
         task.queueStartWall = nil
         task.queueStartMonotonic = nil
@@ -257,7 +322,9 @@ public final class ProbeRunner {
         return true
     }
 
-    private func makeTransaction(easy: EasyHandle, task: ActiveTask, result: CURLcode) -> (TransactionMetrics, TaskError?) {
+    /// - Parameter activeSocket: CURLINFO_ACTIVESOCKET read before the handle left the multi
+    ///   handle (libcurl answers it only while the handle is in one); -1 when not read.
+    private func makeTransaction(easy: EasyHandle, task: ActiveTask, result: CURLcode, activeSocket: Int32) -> (TransactionMetrics, TaskError?) {
         let status = easy.long(CURLINFO_RESPONSE_CODE)
         let secure = easy.schemeIsHTTPS
         let timers = CurlTimers(
@@ -332,12 +399,33 @@ public final class ProbeRunner {
                 fallback = fallbackByConnection[id]
             }
         }
+        let responseHeaders = status > 0 ? responseRedaction.redact(easy.responseHeaders) : []
+        var altSvcUse: AltSvcUse? = nil
+        if let altSvc, secure, usedConnection, let origin = URLParts(task.currentURL) {
+            if let id = connectionID {
+                // Not asked for h3, yet on QUIC: the origin's Alt-Svc led there.
+                if opened && protocolName == "h3" && !options.httpVersion.wantsHTTP3 {
+                    altSvcByConnection[id] = altSvc.use(origin: origin.origin, originHost: origin.host,
+                                                        remoteHost: remoteAddress, remotePort: remotePort)
+                }
+                altSvcUse = altSvcByConnection[id]
+            }
+            // After the use above: an h3 response advertising h3 again is not why it is h3.
+            let advertised = responseHeaders.filter { $0.name.lowercased() == "alt-svc" }.map(\.value)
+            if !advertised.isEmpty {
+                altSvc.record(origin: origin.origin, header: advertised.joined(separator: ", "), connectionID: connectionID,
+                              protocolName: protocolName, at: date(timing.responseStart))
+            }
+            if result == CURLE_OK && protocolName != "h3" {
+                openConnectionByOrigin[origin.origin] = activeSocket >= 0 ? OpenConnection(socket: activeSocket, localPort: localPort) : nil
+            }
+        }
         let tls = secure ? easy.tls : nil
         let fresh = !reused
         let transaction = TransactionMetrics(
             request: RequestRecord(method: task.method, url: redactor.redact(url: task.currentURL),
                                    headers: task.redactedHeaders),
-            response: status > 0 ? ResponseRecord(statusCode: status, headers: responseRedaction.redact(easy.responseHeaders)) : nil,
+            response: status > 0 ? ResponseRecord(statusCode: status, headers: responseHeaders) : nil,
             fetchStartDate: task.queueStartWall ?? task.hopStartWall,
             domainLookupStartDate: fresh && timing.dnsEnd != nil ? start : nil,
             domainLookupEndDate: fresh ? date(timing.dnsEnd) : nil,
@@ -356,6 +444,7 @@ public final class ProbeRunner {
             isProxyConnection: options.proxy != nil,
             connectionID: connectionID,
             http3Fallback: fallback,
+            altSvc: altSvcUse,
             remoteAddress: remoteAddress, remotePort: remotePort > 0 ? remotePort : nil,
             localAddress: localAddress, localPort: localPort > 0 ? localPort : nil,
             negotiatedTLSProtocolVersion: tls?.version, negotiatedTLSCipherSuite: tls?.cipher,
@@ -370,11 +459,31 @@ public final class ProbeRunner {
     }
 }
 
+/// A TCP connection left open in the pool: its socket and the local port it had.
+private struct OpenConnection {
+    var socket: Int32
+    var localPort: Int
+}
+
+/// The port of an IPv4 or IPv6 socket address (host byte order); 0 for another family.
+private func socketPort(_ address: sockaddr_storage) -> Int {
+    var copy = address
+    return withUnsafePointer(to: &copy) { pointer in
+        switch Int32(address.ss_family) {
+        case AF_INET: return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        case AF_INET6: return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+        default: return 0
+        }
+    }
+}
+
 /// One easy handle and the task it is running.
 private final class Worker {
     let easy: EasyHandle
     var task: ActiveTask?
     var finishedTask: ProbeTask?
+    /// The last finished hop's CURLINFO_ACTIVESOCKET (-1: none, or not read).
+    var activeSocket: Int32 = -1
     init(easy: EasyHandle) { self.easy = easy }
 }
 

@@ -62,7 +62,7 @@ public enum HTMLReportRenderer {
         }
         html += thresholdTable(thresholds)
         html += baselineTable(baseline)
-        if summary.transactions > 0 { html += phaseTable(summary) }
+        if summary.transactions > 0 { html += phaseTable(summary) + protocolTable(summary) }
         html += SoakSection.render(soaks)
         html += ResumeSection.render(resume)
         html += CaptureSection.render(captures)
@@ -139,6 +139,16 @@ public enum HTMLReportRenderer {
         for (reason, count) in fallbacks.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }).prefix(5) {
             items.append("<strong>HTTP/3 fell back to TCP</strong> on \(count) connection\(count == 1 ? "" : "s"): \(htmlEscape(reason)).")
         }
+        // Where Alt-Svc moved connections to h3 (among the sampled tasks), once per advertisement.
+        var altSvcUses: [String: Int] = [:]
+        for task in sample {
+            for t in task.transactionMetrics where !t.isReusedConnection {
+                if let use = t.altSvc { altSvcUses[use.summary, default: 0] += 1 }
+            }
+        }
+        for (use, count) in altSvcUses.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }).prefix(5) {
+            items.append("<strong>h3 through Alt-Svc</strong> on \(count) new connection\(count == 1 ? "" : "s"): \(htmlEscape(use)).")
+        }
         var seen = Set<String>()
         var errors = ""
         for task in sample {
@@ -148,6 +158,28 @@ public enum HTMLReportRenderer {
         var html = "<section><h2>Summary</h2><ul>" + items.map { "<li>\($0)</li>" }.joined() + "</ul>\n"
         if !errors.isEmpty { html += "<h3>Errors</h3><ul class=\"errors\">\n\(errors)</ul>\n" }
         return html + "</section>\n"
+    }
+
+    /// With more than one protocol in the run: each protocol's cold and warm median per phase,
+    /// side by side (h2 against h3 after Alt-Svc, or an `--http3` race that fell back). Empty otherwise.
+    static func protocolTable(_ summary: ProbeSummary) -> String {
+        guard summary.byProtocol.count > 1 else { return "" }
+        let phases = Phases.names.filter { name in summary.byProtocol.values.contains { $0.cold[name] != nil || $0.warm[name] != nil } }
+        var rows = ""
+        for (name, tables) in summary.byProtocol.sorted(by: { $0.key < $1.key }) {
+            for (population, table) in [("cold", tables.cold), ("warm", tables.warm)] {
+                guard let count = table["total"]?.count ?? table.values.first?.count else { continue }
+                rows += "<tr><th>\(htmlEscape(name)) \(population)</th><td>\(count)</td>"
+                    + phases.map { "<td>\(table[$0].map { formatMs($0.p50) } ?? "–")</td>" }.joined() + "</tr>\n"
+            }
+        }
+        return """
+        <section><h2>Phases by protocol (p50 ms)</h2>
+        <div class="scroll"><table>
+        <thead><tr><th>protocol</th><th>n</th>\(phases.map { "<th>\(htmlEscape($0))</th>" }.joined())</tr></thead>
+        <tbody>\(rows)</tbody></table></div></section>
+
+        """
     }
 
     static func phaseTable(_ summary: ProbeSummary) -> String {
@@ -256,6 +288,10 @@ public enum HTMLReportRenderer {
             let reuse = t.isReusedConnection ? "reused" : "new"
             var proto = htmlEscape(t.networkProtocolName ?? "–")
             var fellBack = ""
+            if let altSvc = t.altSvc {
+                proto = "<span title=\"h3 through Alt-Svc: \(htmlEscape(altSvc.summary))\">\(proto) ↗</span>"
+                if !t.isReusedConnection { fellBack = "<br><span class=\"muted\">h3 through Alt-Svc: \(htmlEscape(altSvc.summary))</span>" }
+            }
             if let fallback = t.http3Fallback {
                 // A tooltip on every transaction of the connection; the reason in words (in the
                 // connection cell, which wraps) where the race ran, on the connection's first one.

@@ -57,6 +57,10 @@ public struct TerminalRenderer: Sendable {
         if let fallback = t.http3Fallback, !t.isReusedConnection {
             lines.append("    " + paint("↩ HTTP/3 fell back to TCP:", "33") + " " + shown(fallback.reason))
         }
+        // Told where the protocol changed: on the transaction that opened the QUIC connection.
+        if let altSvc = t.altSvc, !t.isReusedConnection {
+            lines.append("    " + paint("↗ h3 through Alt-Svc:", "36") + " " + shown(altSvc.summary))
+        }
         let p = t.phases
         let parts = Self.phaseLetters.map { phase -> String in
             let value = p.value(named: phase.name)
@@ -266,7 +270,24 @@ public struct TerminalRenderer: Sendable {
         if !summary.protocols.isEmpty {
             lines.append("protocols: " + summary.protocols.sorted { $0.key < $1.key }.map { "\(shown($0.key)) \($0.value)" }.joined(separator: ", "))
         }
+        lines += protocolComparison(summary)
         return lines.joined(separator: "\n")
+    }
+
+    /// With more than one protocol in the run (h2 and h3 after Alt-Svc, or an `--http3` race
+    /// that fell back): each protocol's cold and warm p50 per phase, side by side.
+    private func protocolComparison(_ summary: ProbeSummary) -> [String] {
+        guard summary.byProtocol.count > 1 else { return [] }
+        let phases = Phases.names.filter { name in summary.byProtocol.values.contains { $0.cold[name] != nil || $0.warm[name] != nil } }
+        var lines = ["", paint(pad("p50 by protocol", 18) + phases.map { pad($0, 9, left: true) }.joined(), "1")]
+        for (name, tables) in summary.byProtocol.sorted(by: { $0.key < $1.key }) {
+            for (population, table) in [("cold", tables.cold), ("warm", tables.warm)] {
+                guard let count = table["total"]?.count ?? table.values.first?.count else { continue }
+                let label = "\(shown(name)) \(population) ×\(count)"
+                lines.append(pad(label, 18) + phases.map { pad(table[$0].map { formatMs($0.p50) } ?? "–", 9, left: true) }.joined())
+            }
+        }
+        return lines
     }
 
     private func cells(_ stats: DistributionSummary?) -> String {

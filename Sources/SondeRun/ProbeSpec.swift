@@ -33,6 +33,10 @@ public struct ProbeSpec: CheckSpec {
     public var dohURL: String?
     public var proxy: String?
     public var noReuse: Bool?
+    /// `--alt-svc FILE`: the Alt-Svc cache kept across runs (libcurl's format).
+    public var altSvc: String?
+    /// `--no-alt-svc`: never follow an origin's Alt-Svc to h3.
+    public var noAltSvc: Bool?
     public var maxRedirects: Int?
     public var expectStatus: String?
     public var thresholds: [String]?
@@ -47,11 +51,11 @@ public struct ProbeSpec: CheckSpec {
         case http11 = "http1.1", http2, http2PriorKnowledge = "http2-prior-knowledge", http3, http3Only = "http3-only"
         case request, headers, data, dataFile = "data-file", timeout, connectTimeout = "connect-timeout"
         case insecure, cacert, pinnedPubkey = "pinned-pubkey", ipv4, ipv6, resolve, dohURL = "doh-url", proxy
-        case noReuse = "no-reuse", maxRedirects = "max-redirects", expectStatus = "expect-status", thresholds
+        case noReuse = "no-reuse", altSvc = "alt-svc", noAltSvc = "no-alt-svc", maxRedirects = "max-redirects", expectStatus = "expect-status", thresholds
     }
 
     public static let keys = CodingKeys.allCases.map(\.rawValue)
-    public static let pathKeys = ["data-file", "cacert", "pinned-pubkey"]
+    public static let pathKeys = ["data-file", "cacert", "pinned-pubkey", "alt-svc"]
 
     /// The version flags and the preference each stands for.
     static let versionKeys: [(CodingKeys, HTTPVersionPreference)] = [
@@ -86,6 +90,8 @@ public struct ProbeSpec: CheckSpec {
         dohURL = try container.decodeIfPresent(String.self, forKey: .dohURL)
         proxy = try container.decodeIfPresent(String.self, forKey: .proxy)
         noReuse = try container.decodeIfPresent(Bool.self, forKey: .noReuse)
+        altSvc = try container.decodeIfPresent(String.self, forKey: .altSvc)
+        noAltSvc = try container.decodeIfPresent(Bool.self, forKey: .noAltSvc)
         maxRedirects = try container.decodeIfPresent(Int.self, forKey: .maxRedirects)
         expectStatus = try container.decodeIfPresent(String.self, forKey: .expectStatus)
         thresholds = try container.decodeIfPresent([String].self, forKey: .thresholds)
@@ -112,6 +118,8 @@ public struct ProbeSpec: CheckSpec {
         try container.encodeIfPresent(dohURL, forKey: .dohURL)
         try container.encodeIfPresent(proxy, forKey: .proxy)
         try container.encodeIfPresent(noReuse, forKey: .noReuse)
+        try container.encodeIfPresent(altSvc, forKey: .altSvc)
+        try container.encodeIfPresent(noAltSvc, forKey: .noAltSvc)
         try container.encodeIfPresent(maxRedirects, forKey: .maxRedirects)
         try container.encodeIfPresent(expectStatus, forKey: .expectStatus)
         try container.encodeIfPresent(thresholds, forKey: .thresholds)
@@ -138,6 +146,8 @@ public struct ProbeSpec: CheckSpec {
             thresholdProblem,
         ].compactMap { $0 }
         if data != nil && dataFile != nil { problems.append(SpecProblem(key: "data-file", "choose one of data and data-file")) }
+        if altSvc != nil && noAltSvc == true { problems.append(SpecProblem(key: "no-alt-svc", "choose one of alt-svc and no-alt-svc")) }
+        if let altSvc, let problem = SpecRules.writableFile(altSvc, key: "alt-svc", maxBytes: 1 << 20) { problems.append(problem) }
         if let expectStatus, StatusSet(parsing: expectStatus) == nil {
             problems.append(SpecProblem(key: "expect-status", "'\(expectStatus)' is not a list of status codes or ranges like 200-299,404"))
         }
@@ -160,6 +170,7 @@ public struct ProbeSpec: CheckSpec {
         var spec = self
         spec.dataFile = Self.resolve(path: dataFile, against: folder)
         spec.cacert = Self.resolve(path: cacert, against: folder)
+        spec.altSvc = Self.resolve(path: altSvc, against: folder)
         if let pinned = pinnedPubkey, !pinned.hasPrefix("sha256//") { spec.pinnedPubkey = Self.resolve(path: pinned, against: folder) }
         return spec
     }
@@ -193,6 +204,8 @@ public struct ProbeSpec: CheckSpec {
         options.dohURL = dohURL
         options.proxy = proxy
         options.reuseConnections = !(noReuse ?? false)
+        options.altSvc = !(noAltSvc ?? false)
+        options.altSvcFile = altSvc
         options.maxRedirects = maxRedirects ?? 10
         options.acceptedStatus = expectStatus.flatMap(StatusSet.init(parsing:))
         return options

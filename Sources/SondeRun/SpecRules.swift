@@ -60,6 +60,29 @@ public enum SpecRules {
         return nil
     }
 
+    /// nil when `path` is nil, or names a file sonde may read and then replace: a regular file of
+    /// at most `maxBytes` (not a link: sonde never writes through one), or a name not yet taken
+    /// in an existing folder.
+    public static func writableFile(_ path: String?, key: String, maxBytes: Int64) -> SpecProblem? {
+        guard let path else { return nil }
+        var status = stat()
+        if lstat(path, &status) != 0 {
+            let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+            var folderStatus = stat()
+            guard stat(folder.isEmpty ? "/" : folder, &folderStatus) == 0, (folderStatus.st_mode & S_IFMT) == S_IFDIR else {
+                return SpecProblem(key: key, "\(path): its folder does not exist")
+            }
+            return nil
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            return SpecProblem(key: key, "\(path) is not a regular file (sonde does not write through links)")
+        }
+        guard Int64(status.st_size) <= maxBytes else {
+            return SpecProblem(key: key, "\(path) is larger than \(maxBytes >> 20) MiB, the most sonde reads here")
+        }
+        return nil
+    }
+
     /// nil when `url` is nil or an absolute URL of one of `schemes` without spaces or control characters.
     public static func url(_ url: String?, key: String, schemes: [String]) -> SpecProblem? {
         guard let url else { return nil }

@@ -24,13 +24,13 @@ public enum SuiteValueType: String, CaseIterable, Sendable {
     public static let of: [String: SuiteValueType] = {
         var table: [String: SuiteValueType] = [:]
         for key in ["url", "request", "data", "data-file", "cacert", "pinned-pubkey", "doh-url", "proxy", "expect-status",
-                    "jitter", "upload", "protocol", "kinds"] { table[key] = .text }
+                    "jitter", "upload", "protocol", "kinds", "alt-svc"] { table[key] = .text }
         for key in ["count", "parallel", "max-redirects", "connections", "max-attempts", "interop-version", "trials",
                     "interrupts-per-trial", "retries"] { table[key] = .integer }
         table["seed"] = .unsigned
         for key in ["message-rate", "backoff-multiplier"] { table[key] = .number }
         for key in ["http1.1", "http2", "http2-prior-knowledge", "http3", "http3-only", "insecure", "ipv4", "ipv6", "no-reuse",
-                    "discover-idle-timeout", "check", "keep-files"] { table[key] = .boolean }
+                    "no-alt-svc", "discover-idle-timeout", "check", "keep-files"] { table[key] = .boolean }
         for key in ["timeout", "connect-timeout", "duration", "ramp", "ping-interval", "pong-timeout", "backoff-initial",
                     "backoff-max", "stable-after", "max-idle", "stall-timeout"] { table[key] = .duration }
         table["message-size"] = .size

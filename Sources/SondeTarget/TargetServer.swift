@@ -31,6 +31,11 @@ public struct TargetEndpoints: Codable, Sendable {
     public var caFile: String
     /// Resumable uploads (HTTP/1.1): `/ietf` (IETF draft, interop versions 3–8) and `/tus` (tus 1.0).
     public var uploads: String
+    /// The HTTP/3 peer (`H3Peer`, hypercorn): h1/h2 over TLS and h3 over QUIC on this one port,
+    /// advertising h3 with Alt-Svc; same CA. nil unless asked for and available.
+    public var h3: String?
+    /// Why `h3` is nil although it was asked for.
+    public var h3Unavailable: String?
 }
 
 /// The embedded loopback target: Hummingbird listeners on random free ports of 127.0.0.1, a
@@ -44,11 +49,14 @@ public final class TargetServer: @unchecked Sendable {
     private var webSockets: [WebSocketTarget] = []
     private let directory: String
     private let logLevel: Logger.Level
+    private let h3Peer: H3Peer?
 
     /// - Parameter directory: where the CA file is written (created if missing).
-    public init(directory: String, logLevel: Logger.Level = .critical) {
+    /// - Parameter http3: also start the HTTP/3 peer (`H3Peer`), when hypercorn is installed.
+    public init(directory: String, logLevel: Logger.Level = .critical, http3: Bool = false) {
         self.directory = directory
         self.logLevel = logLevel
+        self.h3Peer = http3 ? H3Peer(directory: directory) : nil
     }
 
     public func start() async throws -> TargetEndpoints {
@@ -76,12 +84,14 @@ public final class TargetServer: @unchecked Sendable {
         let wsPort = try await ws.start()
         let wssPort = try await wss.start()
         let uploads = try await listenForUploads()
+        let h3Port = await h3Peer?.start(identity: certificates.leaf)
         return TargetEndpoints(
             http: "http://127.0.0.1:\(http)", https: "https://127.0.0.1:\(https)", h2c: "http://127.0.0.1:\(h2c)",
             httpsExpired: "https://127.0.0.1:\(expired)", httpsWrongHost: "https://127.0.0.1:\(wrongHost)",
             blackhole: "http://127.0.0.1:\(hole.port)", refused: "http://127.0.0.1:\(unusedLoopbackPort())",
             ws: "ws://127.0.0.1:\(wsPort)", wss: "wss://127.0.0.1:\(wssPort)", caFile: caFile,
-            uploads: "http://127.0.0.1:\(uploads)")
+            uploads: "http://127.0.0.1:\(uploads)", h3: h3Port.map { "https://127.0.0.1:\($0)" },
+            h3Unavailable: h3Port == nil ? h3Peer?.unavailableReason : nil)
     }
 
     /// Starts one listener and returns its port once it is bound.
@@ -131,5 +141,6 @@ public final class TargetServer: @unchecked Sendable {
         blackhole = nil
         for target in webSockets { await target.stop() }
         webSockets.removeAll()
+        await h3Peer?.stop()
     }
 }

@@ -182,6 +182,97 @@ struct HTTP3CLITests {
         let error = try #require(task["error"] as? [String: Any])
         #expect(error["code"] as? String == "tlsFailure", "\(error)")
     }
+
+    /// The transactions of a `--json` probe report, task by task (first hop of each).
+    static func transactions(_ result: Harness.Result) throws -> [[String: Any]] {
+        (try Harness.json(result.stdout)["probes"] as? [[String: Any]] ?? []).compactMap { ($0["transactionMetrics"] as? [[String: Any]])?.first }
+    }
+
+    /// Alt-Svc as URLSession does it, against hypercorn (h2 on its TCP port advertising
+    /// `h3=":QUIC"; ma=3600`): without --http3, the first connection is h2; with --no-reuse every
+    /// later task opens a new connection, which goes to the alternative over QUIC and says which
+    /// header sent it there; hypercorn's access log shows the same protocols.
+    @Test func altSvcMovesTheNextNewConnectionToH3() throws {
+        let server = try H3Server()
+        defer { server.stop() }
+        let output = Harness.temporaryDirectory()
+        let result = try Self.probe(server, ["--no-reuse", "--count", "3", "https://127.0.0.1:\(server.tcpPort)/1k.bin"], output: output)
+        #expect(result.status == 0, "\(result.stderr)")
+        let transactions = try Self.transactions(result)
+        #expect(transactions.map { $0["networkProtocolName"] as? String ?? "-" } == ["h2", "h3", "h3"], "\(transactions)")
+        #expect(transactions.map { $0["remotePort"] as? Int ?? 0 } == [server.tcpPort, server.quicPort, server.quicPort])
+        #expect(transactions[0]["altSvc"] is NSNull)
+        for transaction in transactions.dropFirst() {
+            let altSvc = try #require(transaction["altSvc"] as? [String: Any], "\(transaction)")
+            #expect(altSvc["source"] as? String == "response")
+            #expect(altSvc["alternative"] as? String == "127.0.0.1:\(server.quicPort)")
+            #expect((altSvc["header"] as? String)?.contains("h3=\":\(server.quicPort)\"") == true, "\(altSvc)")
+            #expect(altSvc["advertisedOnConnection"] as? Int == transactions[0]["connectionID"] as? Int)
+            #expect(altSvc["advertisedOver"] as? String == "h2")
+            #expect(transaction["isReusedConnection"] as? Bool == false)
+        }
+        let summary = try #require(try Harness.json(result.stdout)["summary"] as? [String: Any])
+        let byProtocol = try #require(summary["byProtocol"] as? [String: Any])
+        #expect(Set(byProtocol.keys) == ["h2", "h3"], "\(byProtocol)")
+        let log = try String(contentsOfFile: server.directory + "/access.log", encoding: .utf8)
+            .split(separator: "\n").compactMap { line -> Substring? in
+                let words = line.split(separator: " ")  // "[date] [pid] [INFO] GET /1k.bin 2 200": the protocol follows the path
+                return words.firstIndex(of: "/1k.bin").flatMap { $0 + 1 < words.count ? words[$0 + 1] : nil }
+            }
+        #expect(log == ["2", "3", "3"], "hypercorn's protocols: \(log)")
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+        let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+        #expect(html.contains("h3 through Alt-Svc") && html.contains("Phases by protocol"))
+        let (check, _) = try CLIReportFormatTests.check(folder)
+        #expect(check.status == 0, "\(check.stderr)")
+
+        // The terminal says it once, under the transaction that opened the QUIC connection.
+        let terminal = try Harness.sonde(["probe", "--no-reuse", "--count", "2", "--cacert", server.caFile, "--output-dir",
+                                          Harness.temporaryDirectory(), "https://127.0.0.1:\(server.tcpPort)/1k.bin"], timeout: 60)
+        #expect(terminal.stdout.components(separatedBy: "↗ h3 through Alt-Svc:").count == 2, "\(terminal.stdout)")
+        #expect(terminal.stdout.contains("p50 by protocol"), "\(terminal.stdout)")
+    }
+
+    /// URLSession's rule (not libcurl's, which moves to the alternative at once): an open h2
+    /// connection keeps being reused after the Alt-Svc; `--no-alt-svc` and `--http2` never move.
+    @Test func anOpenConnectionIsReusedAndAltSvcCanBeTurnedOff() throws {
+        let server = try H3Server()
+        defer { server.stop() }
+        let url = "https://127.0.0.1:\(server.tcpPort)/1k.bin"
+        let reused = try Self.transactions(try Self.probe(server, ["--count", "3", url]))
+        #expect(reused.map { $0["networkProtocolName"] as? String ?? "-" } == ["h2", "h2", "h2"], "\(reused)")
+        #expect(reused.map { $0["connectionID"] as? Int ?? 0 } == [1, 1, 1])
+        for flag in ["--no-alt-svc", "--http2"] {
+            let pinned = try Self.transactions(try Self.probe(server, [flag, "--no-reuse", "--count", "3", url]))
+            #expect(pinned.map { $0["networkProtocolName"] as? String ?? "-" } == ["h2", "h2", "h2"], "\(flag): \(pinned)")
+            #expect(pinned.allSatisfy { $0["altSvc"] is NSNull })
+        }
+    }
+
+    /// `--alt-svc FILE` keeps the cache across runs (libcurl's format, written without following
+    /// links): the second run's first connection is already h3, from the file.
+    @Test func theAltSvcFileCarriesTheCacheToTheNextRun() throws {
+        let server = try H3Server()
+        defer { server.stop() }
+        let folder = Harness.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let file = folder + "/alt-svc.txt"
+        let url = "https://127.0.0.1:\(server.tcpPort)/1k.bin"
+        let first = try Self.transactions(try Self.probe(server, ["--alt-svc", file, url]))
+        #expect(first.first?["networkProtocolName"] as? String == "h2")
+        let cache = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(cache.contains("h2 127.0.0.1 \(server.tcpPort) h3 127.0.0.1 \(server.quicPort) "), "\(cache)")
+        let second = try Self.transactions(try Self.probe(server, ["--alt-svc", file, url]))
+        #expect(second.first?["networkProtocolName"] as? String == "h3", "\(second)")
+        #expect((second.first?["altSvc"] as? [String: Any])?["source"] as? String == "cacheFile")
+        // A link planted at the file's name is refused, never followed.
+        let link = folder + "/link.txt"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: folder + "/victim.txt")
+        let refused = try Self.probe(server, ["--alt-svc", link, url])
+        #expect(refused.status == 64 && refused.stderr.contains("not a regular file"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/victim.txt"))
+    }
 }
 
 /// hypercorn on loopback with a fresh CA (scripts/h3-fixture.sh), stopped by `stop()`.

@@ -23,6 +23,9 @@ CURLcode sonde_easy_setopt_data_callback(CURL *handle, CURLoption option, sonde_
 CURLcode sonde_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode sonde_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode sonde_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value);
+/// CURLINFO_ACTIVESOCKET: the socket of the connection the last transfer used while that
+/// connection is still in the pool, else -1 (CURL_SOCKET_BAD).
+int sonde_easy_active_socket(CURL *handle);
 /// Keeps `*slot` equal to the socket libcurl opened last for `handle` (-1 once it is closed),
 /// through CURLOPT_SOCKOPTFUNCTION and CURLOPT_CLOSESOCKETFUNCTION: during a transfer,
 /// CURLINFO_ACTIVESOCKET is not yet set. `slot` must outlive the handle.

@@ -1,0 +1,81 @@
+import Foundation
+import SondeCore
+import Testing
+@testable import SondeHTTP
+
+/// The Alt-Svc header reader (RFC 7838 §3) and the check's cache files (libcurl's format).
+struct AltSvcTests {
+    @Test func readsAlternativesAsServersSendThem() {
+        let header = AltSvcHeader(#"h3=":443"; ma=86400, h3-29=":443"; ma=86400, h2="alt.example.com:8443"; persist=1"#)
+        #expect(!header.clear)
+        #expect(header.alternatives.map(\.protocolID) == ["h3", "h3-29", "h2"])
+        #expect(header.alternatives.filter(\.isHTTP3).count == 2)
+        #expect(header.alternatives[0] == .init(protocolID: "h3", host: nil, port: 443, maxAge: 86400))
+        #expect(header.alternatives[2].host == "alt.example.com" && header.alternatives[2].port == 8443)
+        #expect(header.alternatives[0].authority(originHost: "api.example.com") == "api.example.com:443")
+        #expect(AltSvcHeader(#"h3="[::1]:4433""#).alternatives.first?.authority(originHost: "x") == "[::1]:4433")
+        #expect(AltSvcHeader(" clear ").clear)
+        // A comma inside quotes does not split.
+        #expect(AltSvcHeader(#"h3=":1"; note="a,b", h3=":2""#).alternatives.map(\.port) == [1, 2])
+    }
+
+    @Test func hostileHeadersCostLittleAndNeverTrap() {
+        #expect(AltSvcHeader(#"h3=":0""#).alternatives.isEmpty)
+        #expect(AltSvcHeader(#"h3=":65536""#).alternatives.isEmpty)
+        #expect(AltSvcHeader(#"h3=":99999999999999999999999""#).alternatives.isEmpty)
+        #expect(AltSvcHeader(#"h3=":443"; ma=99999999999999999999"#).alternatives.first?.maxAge == nil)
+        #expect(AltSvcHeader(#"h3=443, ="":1", h3=":""#).alternatives.isEmpty)
+        #expect(AltSvcHeader(#"h3=""#).alternatives.isEmpty)
+        let many = Array(repeating: #"h3=":443""#, count: 10_000).joined(separator: ",")
+        #expect(AltSvcHeader(many).alternatives.count <= AltSvcHeader.maxAlternatives)
+        #expect(AltSvcHeader(String(repeating: "\"", count: 100_000)).alternatives.isEmpty)
+    }
+
+    @Test func handleFilesCarryWhatTheCheckLearnedAndTheLaterExpiryWins() throws {
+        let cache = try AltSvcCache(persistentFile: nil)
+        let first = try cache.handleFile()
+        // What libcurl writes in curl_easy_cleanup.
+        try """
+        # Your alt-svc cache. https://curl.se/docs/alt-svc.html
+        h2 127.0.0.1 8443 h3 127.0.0.1 4433 "20300101 00:00:00" 0 0
+        h2 127.0.0.1 8443 h3 127.0.0.1 4433 "20290101 00:00:00" 0 0
+        not a cache line
+        h2 a 1 h3 b two "20300101 00:00:00" 0 0
+
+        """.write(toFile: first, atomically: false, encoding: .utf8)
+        cache.collect([first])
+        #expect(!FileManager.default.fileExists(atPath: first))
+        let second = try cache.handleFile()
+        let lines = try String(contentsOfFile: second, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(lines == [#"h2 127.0.0.1 8443 h3 127.0.0.1 4433 "20300101 00:00:00" 0 0"#])
+        try cache.finish()
+        #expect(!FileManager.default.fileExists(atPath: second))
+    }
+
+    @Test func thePersistentFileIsReadAndWrittenWithoutFollowingLinks() throws {
+        let folder = NSTemporaryDirectory() + "sonde-alt-svc-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/cache.txt"
+        try #"h2 example.org 443 h3 example.org 443 "20300101 00:00:00" 0 0"#.write(toFile: file, atomically: false, encoding: .utf8)
+        let cache = try AltSvcCache(persistentFile: file)
+        let handle = try String(contentsOfFile: try cache.handleFile(), encoding: .utf8)
+        #expect(handle.contains("h2 example.org 443 h3 example.org 443"))
+        try cache.finish()
+        #expect(try String(contentsOfFile: file, encoding: .utf8).contains("h2 example.org 443 h3 example.org 443"))
+        // A link at the name is refused when read.
+        let link = folder + "/link.txt"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        #expect(throws: TaskError.self) { _ = try AltSvcCache(persistentFile: link) }
+    }
+
+    @Test func theUseNamesTheAdvertisement() throws {
+        let cache = try AltSvcCache(persistentFile: nil)
+        cache.record(origin: "https://a:8443", header: #"h3=":4433"; ma=60"#, connectionID: 1, protocolName: "h2", at: nil)
+        let use = cache.use(origin: "https://a:8443", originHost: "a", remoteHost: "127.0.0.1", remotePort: 4433)
+        #expect(use.source == .response && use.alternative == "a:4433" && use.advertisedOnConnection == 1 && use.advertisedOver == "h2")
+        cache.record(origin: "https://a:8443", header: "clear", connectionID: 2, protocolName: "h2", at: nil)
+        #expect(cache.use(origin: "https://a:8443", originHost: "a", remoteHost: "127.0.0.1", remotePort: 4433).source == .cacheFile)
+        try cache.finish()
+    }
+}
