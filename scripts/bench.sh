@@ -44,7 +44,11 @@ PY
 
 echo "2) 20,000 GETs, 32 at once, HTTP/1.1 (sonde --parallel 32 vs h2load --h1 -c 32, and a bare libcurl"
 echo "   multi loop that records nothing as the floor sonde's engine stands on; 5 rounds, medians)"
-cc -O2 -o "$work/libcurl-floor" "$here/scripts/bench/libcurl-multi-floor.c" -lcurl
+# The floor runs on the libcurl sonde runs on (`sonde version` names its file): the same engine underneath.
+libcurl=$("$sonde" version | sed -n 's/^libcurl [^ ]* at \([^ ]*\).*/\1/p')
+cc -O2 -o "$work/libcurl-floor" "$here/scripts/bench/libcurl-multi-floor.c" -L"$(dirname "$libcurl")" -l:"$(basename "$libcurl")" \
+  -Wl,-rpath,"$(dirname "$libcurl")"
+echo "   (libcurl $("$sonde" version | sed -n 's/^libcurl \([^ ]*\) at.*/\1/p') for sonde and the bare loop)"
 # Each run goes through cpu-account.py, which also counts the CPU each tool, each of sonde's threads
 # and nginx's worker used per request: the budget that decides what a 2-core machine allows.
 worker=$(pgrep -P "$(cat "$work/nginx/nginx.pid")" | head -1)
@@ -146,3 +150,5 @@ PY
 "$here/scripts/bench-capture.sh" "$sonde"
 
 "$here/scripts/bench-serve.sh" "$sonde"
+
+"$here/scripts/bench-h3.sh" "$sonde"

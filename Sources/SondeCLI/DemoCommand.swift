@@ -32,7 +32,13 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let directory = NSTemporaryDirectory() + "sonde-target-\(getpid())"
+        // A private folder (mkdtemp, 0700): the target writes its CA, and the HTTP/3 peer its app, there.
+        var template = Array((NSTemporaryDirectory() + "sonde-target-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            printError("sonde demo: cannot create a folder for the embedded target in \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))")
+            throw ExitCode(64)
+        }
+        let directory = String(cString: made)
         let server = TargetServer(directory: directory, http3: true)
         let endpoints: TargetEndpoints
         do {

@@ -31,8 +31,15 @@ struct ProbeCheckRunner {
     mutating func prepare(redactor: Redactor, localPorts: ClosedRange<Int>?) throws(TaskError) {
         if let localPorts { for index in groups.indices { groups[index].options.localPorts = localPorts } }
         let connections = ConnectionRegistry()
-        altSvc = groups.contains(where: \.options.altSvc) && CurlLibrary.supportsHTTP3
-            ? try AltSvcCache(persistentFile: groups.lazy.compactMap(\.options.altSvcFile).first) : nil
+        altSvc = nil
+        if groups.contains(where: \.options.altSvc) && CurlLibrary.supportsHTTP3 {
+            let file = groups.lazy.compactMap(\.options.altSvcFile).first
+            do throws(TaskError) { altSvc = try AltSvcCache(persistentFile: file) } catch {
+                // Without --alt-svc FILE, a missing temporary folder costs Alt-Svc, not the run.
+                if file != nil { throw error }
+                extraWarnings.append("Alt-Svc was off for this run: \(error.message)")
+            }
+        }
         runners = []
         for group in groups {
             runners.append((try ProbeRunner(options: group.options, redactor: redactor, registry: connections, altSvc: altSvc), group.urls))

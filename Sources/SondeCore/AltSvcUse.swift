@@ -37,6 +37,21 @@ public struct AltSvcUse: Codable, Sendable, Equatable {
         self.advertisedAt = advertisedAt
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case source, alternative, header, advertisedOnConnection, advertisedOver, advertisedAt
+    }
+
+    /// Every key, `null` for absent values, as `writeJSON` writes them (and the schema wants).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(source, forKey: .source)
+        try c.encode(alternative, forKey: .alternative)
+        try c.encode(header, forKey: .header)
+        try c.encode(advertisedOnConnection, forKey: .advertisedOnConnection)
+        try c.encode(advertisedOver, forKey: .advertisedOver)
+        try c.encode(advertisedAt, forKey: .advertisedAt)
+    }
+
     /// One line for people: "h2 connection #1 advertised h3=":4433"; ma=3600 → 127.0.0.1:4433".
     public var summary: String {
         switch source {

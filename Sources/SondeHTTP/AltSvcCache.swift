@@ -9,10 +9,13 @@ import SondeCore
 /// libcurl keeps an Alt-Svc cache per easy handle, loads it from a file when CURLOPT_ALTSVC is
 /// set and writes it back only in `curl_easy_cleanup`. So each handle gets a file of its own in a
 /// private folder (mode 0700), written from what the check knows so far (`handleFile`); once the
-/// handle is gone its file is read back and merged (`collect`), and `finish` writes the merged
-/// cache to the `--alt-svc` file (without following links) and removes the folder. A line of
-/// libcurl's cache is `ALPN host port ALPN host port "YYYYMMDD HH:MM:SS" persist priority`; two
-/// lines for the same pair of services keep the later expiry.
+/// handle is gone its file is read back (`collect`): what libcurl wrote is the cache from then
+/// on, so its `clear`s, flushes and expiries hold. `finish` writes the cache to the `--alt-svc`
+/// file (mode 0600, without following links) and removes the folder. A line of libcurl's cache is
+/// `ALPN host port ALPN host port "YYYYMMDD HH:MM:SS" persist priority`; where the handles of one
+/// group (`--parallel`) disagree, the lines of all are kept, the later expiry for the same pair of
+/// services. Expired lines are dropped; at most `maxLines` are kept (the latest expiries), so a
+/// cache file never outgrows what sonde reads back (`maxFileBytes`).
 ///
 /// Beside libcurl's cache it remembers which response advertised h3 for each origin
 /// (`record`), so that a transaction on the alternative can say why it is HTTP/3.
@@ -37,7 +40,9 @@ public final class AltSvcCache {
 
     /// The largest cache file read (bytes) and the most lines kept; libcurl's own lines are short.
     static let maxFileBytes = 1 << 20
-    static let maxLines = 10_000
+    /// With lines of at most `maxLineLength` characters, the file stays under `maxFileBytes`.
+    static let maxLines = 1_000
+    static let maxLineLength = 1_000
 
     /// - Parameter persistentFile: `--alt-svc FILE`: read now when it exists (a regular file,
     ///   not through a link), written by `finish`.
@@ -52,7 +57,7 @@ public final class AltSvcCache {
             var status = stat()
             if lstat(persistentFile, &status) == 0 {
                 let bytes = try NoFollowFile.read(path: persistentFile, maxBytes: Self.maxFileBytes)
-                merge(String(decoding: bytes, as: UTF8.self))
+                lines = Self.parse([String(decoding: bytes, as: UTF8.self)])
             }
         }
     }
@@ -69,14 +74,17 @@ public final class AltSvcCache {
         return path
     }
 
-    /// Merges what libcurl wrote to `paths` (their handles cleaned up) and removes them.
+    /// Takes what libcurl wrote to `paths` (their handles cleaned up) as the cache, and removes
+    /// them. When none could be read, the cache stays as it was.
     func collect(_ paths: [String]) {
+        var texts: [String] = []
         for path in paths {
             if let bytes = try? NoFollowFile.read(path: path, maxBytes: Self.maxFileBytes) {
-                merge(String(decoding: bytes, as: UTF8.self))
+                texts.append(String(decoding: bytes, as: UTF8.self))
             }
             unlink(path)
         }
+        if !texts.isEmpty { lines = Self.parse(texts) }
     }
 
     /// Notes an origin's `Alt-Svc` header (`clear` forgets it); only h3 alternatives are kept.
@@ -93,24 +101,22 @@ public final class AltSvcCache {
                                                protocolName: protocolName, at: at)
     }
 
-    /// Why a QUIC connection to `remoteHost:remotePort` for `origin` (host `originHost`) is h3:
-    /// the response that advertised it, else the `--alt-svc` file.
+    /// Why a QUIC connection to `remoteHost:remotePort` (where libcurl connected) for `origin` is
+    /// h3: the response that advertised it, else the `--alt-svc` file.
     func use(origin: String, originHost: String, remoteHost: String?, remotePort: Int) -> AltSvcUse {
-        if let advertisement = advertisements[origin] {
-            let alternative = advertisement.alternatives.first { $0.port == remotePort } ?? advertisement.alternatives[0]
-            return AltSvcUse(source: .response, alternative: alternative.authority(originHost: originHost),
-                             header: advertisement.header, advertisedOnConnection: advertisement.connectionID,
-                             advertisedOver: advertisement.protocolName, advertisedAt: advertisement.at)
-        }
         let host = remoteHost ?? originHost
-        return AltSvcUse(source: .cacheFile, alternative: (host.contains(":") ? "[\(host)]" : host) + ":\(remotePort)")
+        let alternative = (host.contains(":") ? "[\(host)]" : host) + ":\(remotePort)"
+        guard let advertisement = advertisements[origin] else { return AltSvcUse(source: .cacheFile, alternative: alternative) }
+        return AltSvcUse(source: .response, alternative: alternative, header: advertisement.header,
+                         advertisedOnConnection: advertisement.connectionID, advertisedOver: advertisement.protocolName,
+                         advertisedAt: advertisement.at)
     }
 
     /// Writes the merged cache to the `--alt-svc` file (when given) and removes the private folder.
     public func finish() throws(TaskError) {
         defer { removeFolder() }
         guard let persistentFile else { return }
-        try NoFollowFile.writeReplacing(persistentFile, Array(contents.utf8), mode: 0o644)
+        try NoFollowFile.writeReplacing(persistentFile, Array(contents.utf8))
     }
 
     /// libcurl's file format: its two comment lines, then one line per pair of services.
@@ -119,24 +125,35 @@ public final class AltSvcCache {
             + lines.keys.sorted().compactMap { lines[$0] }.map { $0 + "\n" }.joined()
     }
 
-    /// Adds the lines of a cache file: comments and lines that are not libcurl's nine fields are
-    /// skipped; for the same six service tokens the later expiry wins.
-    private func merge(_ text: String) {
-        for raw in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
-            guard raw.first != "#", raw.count <= 1024 else { continue }
-            let tokens = raw.split(separator: " ")
-            // ALPN host port ALPN host port "date time" persist prio: ten tokens (the date holds a space).
-            guard tokens.count == 10, Int(tokens[2]) != nil, Int(tokens[5]) != nil else { continue }
-            let key = tokens[0..<6].joined(separator: " ")
-            let expiry = tokens[6] + " " + tokens[7]
-            if let known = lines[key] {
-                let knownTokens = known.split(separator: " ")
-                if knownTokens[6] + " " + knownTokens[7] >= expiry { continue }
-            } else if lines.count >= Self.maxLines {
-                continue
+    /// The cache lines of libcurl cache files: comments, lines that are not libcurl's nine
+    /// fields and expired lines are skipped; for the same six service tokens the later expiry
+    /// wins; at most `maxLines`, the latest expiries.
+    static func parse(_ texts: [String], now: Timestamp = .now()) -> [String: String] {
+        let today = expiryText(now)
+        var lines: [String: (expiry: String, line: String)] = [:]
+        for text in texts {
+            for raw in text.split(whereSeparator: \.isNewline) {
+                guard raw.first != "#", raw.count <= maxLineLength else { continue }
+                let tokens = raw.split(separator: " ")
+                // ALPN host port ALPN host port "date time" persist prio: ten tokens (the date holds a space).
+                guard tokens.count == 10, Int(tokens[2]) != nil, Int(tokens[5]) != nil else { continue }
+                let key = tokens[0..<6].joined(separator: " ")
+                let expiry = tokens[6] + " " + tokens[7]
+                guard expiry > today, lines[key].map({ $0.expiry < String(expiry) }) ?? true else { continue }
+                lines[key] = (String(expiry), String(raw))
             }
-            lines[key] = String(raw)
         }
+        let kept = lines.sorted { $0.value.expiry > $1.value.expiry }.prefix(maxLines)
+        return Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value.line) })
+    }
+
+    /// libcurl's expiry field for `time`: `"YYYYMMDD HH:MM:SS"` with its quotes, in UTC (its lines compare as text).
+    static func expiryText(_ time: Timestamp) -> String {
+        let iso = time.description  // 2026-11-24T11:29:06.000000Z
+        let digits = iso.filter { $0.isNumber }
+        guard digits.count >= 14 else { return "\"\"" }
+        let d = Array(digits)
+        return "\"" + String(d[0..<8]) + " " + String(d[8..<10]) + ":" + String(d[10..<12]) + ":" + String(d[12..<14]) + "\""
     }
 
     private func removeFolder() {

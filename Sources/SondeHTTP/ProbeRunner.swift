@@ -264,21 +264,27 @@ public final class ProbeRunner {
         try multi.add(easy)
     }
 
-    /// Whether `origin`'s last TCP connection is still open in the pool: its socket still has the
-    /// local port it had and the peer has not closed it (a peek reads no end of stream). A
-    /// connection libcurl closed, or the server did, lets the origin's Alt-Svc alternative be used.
+    /// Whether `origin`'s last TCP connection is still open and idle in the pool: its socket is
+    /// still a TCP socket with the local and remote ports it had (not a later socket under the
+    /// same number), and a peek finds nothing to read. Anything there (a GOAWAY, a TLS
+    /// close_notify, the end of the stream) is taken as the server closing: libcurl decides, and
+    /// the origin's Alt-Svc alternative may be used. Never blocks, never consumes a byte.
     private func keepsOpenConnection(origin: String) -> Bool {
         guard let open = openConnectionByOrigin[origin] else { return false }
-        var address = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(open.socket, $0, &length) }
+        var type: Int32 = 0
+        var typeLength = socklen_t(MemoryLayout<Int32>.size)
+        let isStream = getsockopt(open.socket, SOL_SOCKET, SO_TYPE, &type, &typeLength) == 0 && type == Int32(SOCK_STREAM.rawValue)
+        func port(_ read: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32) -> Int? {
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let status = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { read(open.socket, $0, &length) } }
+            return status == 0 ? socketPort(address) : nil
         }
         var byte: UInt8 = 0
-        let peeked = named == 0 && socketPort(address) == open.localPort ? recv(open.socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) : 0
-        let alive = peeked > 0 || (peeked < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-        if !alive { openConnectionByOrigin[origin] = nil }
-        return alive
+        let same = isStream && port(getsockname) == open.localPort && port(getpeername) == open.remotePort
+        let idle = same && recv(open.socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+        if !idle { openConnectionByOrigin[origin] = nil }
+        return idle
     }
 
     /// Records the finished hop; starts the next hop of a redirect, or completes the task.
@@ -417,7 +423,8 @@ public final class ProbeRunner {
                               protocolName: protocolName, at: date(timing.responseStart))
             }
             if result == CURLE_OK && protocolName != "h3" {
-                openConnectionByOrigin[origin.origin] = activeSocket >= 0 ? OpenConnection(socket: activeSocket, localPort: localPort) : nil
+                openConnectionByOrigin[origin.origin] = activeSocket >= 0
+                    ? OpenConnection(socket: activeSocket, localPort: localPort, remotePort: remotePort) : nil
             }
         }
         let tls = secure ? easy.tls : nil
@@ -459,10 +466,11 @@ public final class ProbeRunner {
     }
 }
 
-/// A TCP connection left open in the pool: its socket and the local port it had.
+/// A TCP connection left open in the pool: its socket and the ports it had.
 private struct OpenConnection {
     var socket: Int32
     var localPort: Int
+    var remotePort: Int
 }
 
 /// The port of an IPv4 or IPv6 socket address (host byte order); 0 for another family.

@@ -65,6 +65,7 @@ public enum SpecRules {
     /// in an existing folder.
     public static func writableFile(_ path: String?, key: String, maxBytes: Int64) -> SpecProblem? {
         guard let path else { return nil }
+        guard !path.isEmpty else { return SpecProblem(key: key, "give a file name") }
         var status = stat()
         if lstat(path, &status) != 0 {
             let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."

@@ -13,7 +13,8 @@ public final class H3Peer: @unchecked Sendable {
     private var process: Process?
     private let directory: String
 
-    /// - Parameter directory: where the app, certificate, key (0600) and log are written.
+    /// - Parameter directory: where the app, certificate, key (0600) and log are written: a
+    ///   private folder (the demo's comes from mkdtemp), since python3 runs the app from there.
     public init(directory: String) {
         self.directory = directory
     }
@@ -24,7 +25,7 @@ public final class H3Peer: @unchecked Sendable {
     /// Starts hypercorn with `identity` (a certificate for 127.0.0.1 from the target's CA) and
     /// returns its port once QUIC listens; nil when it cannot run here (`unavailableReason`).
     public func start(identity: TargetCertificates.Identity) async -> Int? {
-        guard let python = Self.python() else {
+        guard let python = await Self.python() else {
             unavailableReason = "no python3 with hypercorn and aioquic (pip install hypercorn aioquic)"
             return nil
         }
@@ -32,15 +33,16 @@ public final class H3Peer: @unchecked Sendable {
             let certificate = directory + "/h3-cert.pem", key = directory + "/h3-key.pem"
             let app = directory + "/h3_peer.py", log = directory + "/h3-peer.log"
             try identity.certificatePEM.write(toFile: certificate, atomically: true, encoding: .utf8)
-            FileManager.default.createFile(atPath: key, contents: Data(identity.privateKeyPEM.utf8), attributes: [.posixPermissions: 0o600])
+            try Self.writePrivately(identity.privateKeyPEM, to: key)
             try Self.app.write(toFile: app, atomically: true, encoding: .utf8)
-            // A few tries: the port is found free over TCP and UDP, then taken by hypercorn.
+            // A few tries: the port is found free over TCP, then hypercorn takes it over TCP and UDP.
             for _ in 0..<3 {
                 let port = unusedLoopbackPort()
                 FileManager.default.createFile(atPath: log, contents: nil)
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: python)
-                process.arguments = [app, String(port), certificate, key]
+                // -I: isolated (no script folder, PYTHONPATH or user site on the import path).
+                process.arguments = ["-I", app, String(port), certificate, key]
                 process.standardInput = FileHandle.nullDevice
                 process.standardOutput = FileHandle.nullDevice
                 process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
@@ -55,7 +57,7 @@ public final class H3Peer: @unchecked Sendable {
                 await stop()
             }
             let tail = (try? String(contentsOfFile: log, encoding: .utf8)).map { String($0.suffix(300)) } ?? ""
-            unavailableReason = "hypercorn did not start: \(tail)"
+            unavailableReason = "hypercorn did not start: " + String(tail.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
         } catch {
             unavailableReason = "hypercorn did not start: \(error)"
         }
@@ -70,22 +72,43 @@ public final class H3Peer: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
-    /// The first python3 on PATH that imports hypercorn and aioquic; nil when none does.
-    static func python() -> String? {
+    /// The first python3 on PATH that imports hypercorn and aioquic (isolated, 10 s at most
+    /// each); nil when none does.
+    static func python() async -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for folder in path.split(separator: ":") {
+        for folder in path.split(separator: ":").prefix(64) {
             let candidate = "\(folder)/python3"
             guard FileManager.default.isExecutableFile(atPath: candidate) else { continue }
             let check = Process()
             check.executableURL = URL(fileURLWithPath: candidate)
-            check.arguments = ["-c", "import hypercorn, aioquic"]
+            check.arguments = ["-I", "-c", "import hypercorn, aioquic"]
+            check.standardInput = FileHandle.nullDevice
             check.standardOutput = FileHandle.nullDevice
             check.standardError = FileHandle.nullDevice
             guard (try? check.run()) != nil else { continue }
-            check.waitUntilExit()
-            return check.terminationStatus == 0 ? candidate : nil
+            for _ in 0..<100 where check.isRunning { try? await Task.sleep(nanoseconds: 100_000_000) }
+            if check.isRunning {
+                check.terminate()
+                continue
+            }
+            if check.terminationStatus == 0 { return candidate }
         }
         return nil
+    }
+
+    /// Creates `path` (which must not exist; never through a link) with mode 0600 and `text`.
+    private static func writePrivately(_ text: String, to path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw TargetError("cannot create \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw TargetError("cannot write \(path): \(String(cString: strerror(errno)))") }
+            written += count
+        }
     }
 
     /// The ASGI app and its launcher: argv = port, certificate, key.

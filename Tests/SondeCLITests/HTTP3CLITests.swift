@@ -272,6 +272,8 @@ struct HTTP3CLITests {
         let refused = try Self.probe(server, ["--alt-svc", link, url])
         #expect(refused.status == 64 && refused.stderr.contains("not a regular file"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/victim.txt"))
+        let empty = try Self.probe(server, ["--alt-svc", "", url])
+        #expect(empty.status == 64 && empty.stderr.contains("give a file name"), "\(empty.stderr)")
     }
 }
 

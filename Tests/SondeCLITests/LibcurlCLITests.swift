@@ -112,6 +112,31 @@ import Testing
             }
         }
     }
+
+    /// hypercorn (Python's ssl over the system's OpenSSL) over TCP on both libcurls, and over QUIC
+    /// (aioquic's own TLS 1.3) on the one with HTTP/3: the version and cipher each negotiated.
+    @Test(.enabled(if: H3Server.available, "needs hypercorn and aioquic"))
+    func theTLSReaderReadsWhatHypercornNegotiated() throws {
+        let server = try H3Server()
+        defer { server.stop() }
+        var runs = [(LibcurlFacts.system, ["--no-alt-svc", "https://127.0.0.1:\(server.tcpPort)/"])]
+        if LibcurlFacts.wheelProvided {
+            runs.append((LibcurlFacts.wheel, ["--no-alt-svc", "https://127.0.0.1:\(server.tcpPort)/"]))
+            runs.append((LibcurlFacts.wheel, ["--http3-only", "https://127.0.0.1:\(server.quicPort)/"]))
+        }
+        for (libcurl, arguments) in runs {
+            let result = try Harness.sonde(["--libcurl", libcurl, "probe", "--json", "--cacert", server.caFile, "--output-dir",
+                                            Harness.temporaryDirectory()] + arguments, timeout: 60)
+            #expect(result.status == 0, "\(libcurl) \(arguments): \(result.stderr)")
+            let transaction = try #require(((try Harness.json(result.stdout)["probes"] as? [[String: Any]])?.first?["transactionMetrics"]
+                as? [[String: Any]])?.first)
+            #expect(transaction["negotiatedTLSProtocolVersion"] as? String == "TLSv1.3", "\(libcurl) \(arguments)")
+            // aioquic offers TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384 and TLS_CHACHA20_POLY1305_SHA256.
+            let cipher = transaction["negotiatedTLSCipherSuite"] as? String ?? ""
+            #expect(cipher.hasPrefix("TLS_AES_") || cipher.hasPrefix("TLS_CHACHA20_"), "\(libcurl) \(arguments): \(cipher)")
+            #expect(transaction["networkProtocolName"] as? String == (arguments[0] == "--http3-only" ? "h3" : "h2"))
+        }
+    }
 }
 
 /// Which libcurls this machine has for the tests.

@@ -21,6 +21,7 @@ import Testing
             responseStartDate: start.adding(microseconds: 999), responseEndDate: start.adding(microseconds: 1_000_001),
             networkProtocolName: "h2", libcurlQueue: 0.029, isReusedConnection: false, isProxyConnection: true, connectionID: 7,
             http3Fallback: HTTP3Fallback(reason: "QUIC connect failed: " + hostile),
+            altSvc: AltSvcUse(source: .cacheFile, alternative: "[::1]:443"),
             remoteAddress: "::1", remotePort: 443, localAddress: "::1", localPort: 50_123,
             negotiatedTLSProtocolVersion: "TLSv1.3", negotiatedTLSCipherSuite: "TLS_AES_128_GCM_SHA256", tlsSessionReused: false,
             peerCertificates: [certificate],

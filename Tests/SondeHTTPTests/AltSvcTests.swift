@@ -52,6 +52,30 @@ struct AltSvcTests {
         #expect(!FileManager.default.fileExists(atPath: second))
     }
 
+    /// What libcurl wrote is the cache from then on: an origin's `clear` (or a flush) that
+    /// libcurl applied is not undone by the lines sonde had before. CRLF files read; expired
+    /// lines dropped; at most `maxLines` kept, the latest expiries.
+    @Test func libcurlsOwnFileIsTheTruthAndExpiredOrExcessLinesGo() throws {
+        let cache = try AltSvcCache(persistentFile: nil)
+        let first = try cache.handleFile()
+        try "h2 a 443 h3 a 443 \"20300101 00:00:00\" 0 0\r\nh2 b 443 h3 b 443 \"20300101 00:00:00\" 0 0\r\n"
+            .write(toFile: first, atomically: false, encoding: .utf8)
+        cache.collect([first])
+        #expect(try String(contentsOfFile: try cache.handleFile(), encoding: .utf8).contains("h2 b 443"))
+        let second = try cache.handleFile()
+        // libcurl saw `Alt-Svc: clear` from b and wrote a alone.
+        try "# comment\nh2 a 443 h3 a 443 \"20300101 00:00:00\" 0 0\n".write(toFile: second, atomically: false, encoding: .utf8)
+        cache.collect([second])
+        let now = try String(contentsOfFile: try cache.handleFile(), encoding: .utf8)
+        #expect(now.contains("h2 a 443") && !now.contains("h2 b 443"), "\(now)")
+        let expired = AltSvcCache.parse(["h2 c 443 h3 c 443 \"20000101 00:00:00\" 0 0"])
+        #expect(expired.isEmpty)
+        let many = (0..<3000).map { "h2 h\($0) 443 h3 h\($0) 443 \"2030\(String(format: "%04d", $0 % 1200 + 101)) 00:00:00\" 0 0" }
+        #expect(AltSvcCache.parse([many.joined(separator: "\n")]).count == AltSvcCache.maxLines)
+        #expect(AltSvcCache.expiryText(Timestamp(microsecondsSince1970: 1_790_000_000_000_000)) == "\"20260921 14:13:20\"")
+        try cache.finish()
+    }
+
     @Test func thePersistentFileIsReadAndWrittenWithoutFollowingLinks() throws {
         let folder = NSTemporaryDirectory() + "sonde-alt-svc-test-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -63,6 +87,8 @@ struct AltSvcTests {
         #expect(handle.contains("h2 example.org 443 h3 example.org 443"))
         try cache.finish()
         #expect(try String(contentsOfFile: file, encoding: .utf8).contains("h2 example.org 443 h3 example.org 443"))
+        // A list of hosts visited: written for its owner only.
+        #expect((try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) == 0o600)
         // A link at the name is refused when read.
         let link = folder + "/link.txt"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
@@ -73,7 +99,8 @@ struct AltSvcTests {
         let cache = try AltSvcCache(persistentFile: nil)
         cache.record(origin: "https://a:8443", header: #"h3=":4433"; ma=60"#, connectionID: 1, protocolName: "h2", at: nil)
         let use = cache.use(origin: "https://a:8443", originHost: "a", remoteHost: "127.0.0.1", remotePort: 4433)
-        #expect(use.source == .response && use.alternative == "a:4433" && use.advertisedOnConnection == 1 && use.advertisedOver == "h2")
+        // The alternative is where libcurl connected, not what the header names.
+        #expect(use.source == .response && use.alternative == "127.0.0.1:4433" && use.advertisedOnConnection == 1 && use.advertisedOver == "h2")
         cache.record(origin: "https://a:8443", header: "clear", connectionID: 2, protocolName: "h2", at: nil)
         #expect(cache.use(origin: "https://a:8443", originHost: "a", remoteHost: "127.0.0.1", remotePort: 4433).source == .cacheFile)
         try cache.finish()
