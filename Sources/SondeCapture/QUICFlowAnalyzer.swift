@@ -8,9 +8,14 @@ import SondeCore
 /// - A UDP flow becomes a QUIC connection at a datagram whose first packet is a long header with
 ///   a version (a known one, or 0: Version Negotiation), as tshark's QUIC heuristic starts one;
 ///   datagrams of a 4-tuple with no connection that do not start one are not QUIC (`add` is false).
-/// - Connections are keyed by 4-tuple. A client Initial whose source connection ID differs from
-///   the one the connection's client used starts a new connection (libcurl binds QUIC sockets to
-///   the capture's port block, so a later connection can reuse a 4-tuple at once: UDP has no TIME_WAIT).
+/// - Connections are keyed by 4-tuple, and told apart on one 4-tuple by their connection IDs, as
+///   tshark's `quic.connection.number` does: libcurl binds QUIC sockets to the capture's port
+///   block, so the next connection reuses the 4-tuple at once (UDP has no TIME_WAIT), and the
+///   previous one's last datagrams can come after the next one's first Initial. A client Initial
+///   with a source connection ID no connection on the 4-tuple has starts a new connection; any
+///   other datagram goes to the newest connection whose IDs it carries (`owner`), else to the
+///   newest connection on the 4-tuple. (A peer that switches to a connection ID issued later, in
+///   an encrypted NEW_CONNECTION_ID frame, is followed by the fallback only.)
 /// - Zero bytes after a long-header packet are padding, not a packet (tshark: "coalesced padding").
 ///
 /// Memory: one small record per connection, `markLimit` marks and `problemLimit` problems at most.
@@ -45,7 +50,8 @@ struct QUICFlowAnalyzer {
     /// Problems kept per connection.
     static let problemLimit = 8
     private var connections: [Connection] = []
-    private var current: [FlowKey: Connection] = [:]
+    /// The connections of each 4-tuple, in the order they began.
+    private var current: [FlowKey: [Connection]] = [:]
 
     init(markLimit: Int = 0) {
         self.markLimit = markLimit
@@ -60,11 +66,11 @@ struct QUICFlowAnalyzer {
         let opening = parsed.packets.first.flatMap { header in
             header.version.map { $0 == 0 || QUICHeaderParser.isKnown($0) } == true ? header : nil
         }
-        var connection = current[key]
-        if let existing = connection, let opening, opening.type == .initial, datagram.source == existing.client,
-           let known = existing.clientSourceID, known != opening.sourceID {
-            connection = nil  // the 4-tuple was reused by a new connection
-        }
+        let onTuple = current[key] ?? []
+        var connection = Self.owner(of: datagram, first: parsed.packets.first, among: onTuple)
+        // A client Initial that no connection on the 4-tuple owns: a new connection reusing it.
+        let reused = opening?.type == .initial && onTuple.last.map { datagram.source == $0.client && $0.clientSourceID != nil } == true
+        if connection == nil && !reused { connection = onTuple.last }
         if connection == nil {
             guard let opening else { return false }
             // Only servers send Retry and Version Negotiation.
@@ -72,12 +78,34 @@ struct QUICFlowAnalyzer {
             let started = Connection(client: fromServer ? datagram.destination : datagram.source,
                                      server: fromServer ? datagram.source : datagram.destination, at: datagram.timestampNanos)
             connections.append(started)
-            current[key] = started
+            current[key, default: []].append(started)
             connection = started
         }
         guard let connection else { return false }
         analyse(datagram, parsed, in: connection)
         return true
+    }
+
+    /// Connections searched per 4-tuple for the owner of a datagram, newest first.
+    static let ownerSearchLimit = 4
+
+    /// The connection on the datagram's 4-tuple whose connection IDs its first packet carries,
+    /// newest first: a long header's source ID (client) or destination ID (server) is the client's
+    /// source ID; a short header's destination ID starts with the other side's source ID (its
+    /// length is not on the wire). nil when none does (or the IDs are not known yet).
+    private static func owner(of datagram: UDPDatagram, first: QUICHeaderParser.Header?, among onTuple: [Connection]) -> Connection? {
+        guard let first else { return nil }
+        for candidate in onTuple.suffix(ownerSearchLimit).reversed() {
+            let fromClient = datagram.source == candidate.client
+            if first.version != nil {
+                if let clientID = candidate.clientSourceID, (fromClient ? first.sourceID : first.destinationID) == clientID { return candidate }
+            } else if let expected = fromClient ? candidate.serverSourceID : candidate.clientSourceID, !expected.isEmpty,
+                      datagram.payload.count >= 1 + expected.count,
+                      datagram.payload[1..<(1 + expected.count)].elementsEqual(expected) {
+                return candidate
+            }
+        }
+        return nil
     }
 
     private func analyse(_ datagram: UDPDatagram, _ parsed: QUICHeaderParser.Datagram, in connection: Connection) {
