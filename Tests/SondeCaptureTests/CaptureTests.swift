@@ -81,16 +81,23 @@ import SondeCore
         var generator = SystemRandomNumberGenerator()
         let links: [PacketDecoder.LinkType] = [.ethernet, .linuxSLL, .linuxSLL2, .raw, .null]
         var decoded = 0
+        var quic = QUICFlowAnalyzer(markLimit: 4)
         for round in 0..<50_000 {
             var frame = (0..<Int.random(in: 0...120, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             // Steer a share of frames into the IP and TCP parsers.
             if round % 2 == 0, frame.count > 40 { frame[0] = 0x45; frame[9] = 6 }
             if round % 3 == 0, frame.count > 40 { frame[0] = 0x60; frame[6] = 6 }
+            if round % 5 == 0, frame.count > 40 { frame[0] = 0x45; frame[9] = 17 }
+            if round % 7 == 0, frame.count > 48 { frame[0] = 0x60; frame[6] = 17; frame[40] |= 0x80; frame[49 % frame.count] = 1 }
             frame.withUnsafeBytes { raw in
                 if PacketDecoder.decode(raw, link: links[round % links.count], timestampNanos: 0) != nil { decoded += 1 }
+                if case .udp(let datagram)? = PacketDecoder.decodePacket(raw, link: links[round % links.count], timestampNanos: 0) {
+                    _ = quic.add(datagram)
+                }
             }
         }
         #expect(decoded >= 0)
+        #expect(quic.evidence().count >= 0)
     }
 }
 
