@@ -220,7 +220,9 @@ public enum HTMLReportRenderer {
         if capture.resets > 0 { facts.append("\(capture.resets) RST") }
         if capture.reuseAgrees == false { facts.append("reuse flag DISAGREES with the packets") }
         if capture.connectAgrees == false { facts.append("connect phase DISAGREES with the handshake") }
-        if capture.tlsAgrees == false { facts.append("TLS phase or version DISAGREES with the records") }
+        if capture.tlsAgrees == false {
+            facts.append(quic ? "connect + TLS phases or version DISAGREE with the QUIC handshake" : "TLS phase or version DISAGREES with the records")
+        }
         return (marks, facts.joined(separator: " · "))
     }
 
