@@ -97,7 +97,9 @@ public struct TerminalRenderer: Sendable {
         var lines = ["\(shown(capture.file)): \(shown(capture.linkType)), \(capture.packets) packets, \(capture.flows.count) TCP connections"
             + (capture.quicFlows.isEmpty ? "" : ", \(capture.quicFlows.count) QUIC connections")
             + (capture.complete ? "" : " (PARTIAL: \(shown(capture.problems.joined(separator: "; "))))")]
-        lines.append("connection                                      hs   iRTT ms   seg ↑/↓      retr ↑/↓  dupack ↑/↓  ooo ↑/↓  zwin ↑/↓  rst fin  tls")
+        if !capture.flows.isEmpty || capture.quicFlows.isEmpty {
+            lines.append("connection                                      hs   iRTT ms   seg ↑/↓      retr ↑/↓  dupack ↑/↓  ooo ↑/↓  zwin ↑/↓  rst fin  tls")
+        }
         for flow in capture.flows.prefix(200) {
             let up = flow.clientToServer, down = flow.serverToClient
             let columns = [

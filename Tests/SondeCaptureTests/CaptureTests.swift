@@ -49,7 +49,7 @@ import SondeCore
     /// crash; run in the sanitizer-free debug build in a few seconds.
     @Test func mutatedFilesNeverCrash() throws {
         var generator = SystemRandomNumberGenerator()
-        let seeds = try ["valid-one-syn.pcap", "lying-headers.pcap", "truncated-record.pcap", "tls-curl-loopback.pcap"].map {
+        let seeds = try ["valid-one-syn.pcap", "lying-headers.pcap", "truncated-record.pcap", "tls-curl-loopback.pcap", "quic-h3-loopback.pcap"].map {
             try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.path($0))))
         }
         let file = NSTemporaryDirectory() + "sonde-fuzz-\(UUID().uuidString).pcap"

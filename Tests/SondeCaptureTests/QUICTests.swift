@@ -323,3 +323,32 @@ enum QUICBytes {
         #expect(CaptureMatcher(captures: [capture]).attach(to: Self.task([tcp])) == nil)
     }
 }
+
+/// The corpus's loopback capture of `sonde probe --http3-only --capture --count 3 --no-reuse`
+/// against hypercorn (three QUIC connections on one 4-tuple), against the figures tshark 4.0.17's
+/// QUIC dissector gives for it: `tshark -r quic-h3-loopback.pcap -Y quic -T fields -e
+/// frame.time_epoch -e udp.srcport -e udp.length -e ip.len -e quic.connection.number -e
+/// quic.header_form -e quic.long.packet_type -e quic.dcid -e quic.scid`, summed per connection.
+@Suite struct QUICCorpusTests {
+    @Test func theCorpusCaptureAgreesWithTshark() throws {
+        let report = try CaptureFileAnalyzer.analyze(path: HostileCaptureTests.path("quic-h3-loopback.pcap"))
+        #expect(report.packets == 57 && report.otherPackets == 0 && report.flows.isEmpty && report.complete)
+        let flows = report.quicFlows
+        try #require(flows.count == 3)
+        func figures(_ d: QUICFlowEvidence.Direction) -> [Int] {
+            [d.datagrams, d.bytes, d.payloadBytes, d.packets, d.initialPackets, d.handshakePackets, d.shortHeaderPackets]
+        }
+        // datagrams, IP bytes, UDP payload bytes, QUIC packets, Initial, Handshake, short header
+        #expect(flows.map { figures($0.clientToServer) } == [[9, 8069, 7817, 11, 4, 1, 6], [10, 6981, 6701, 12, 3, 1, 8], [11, 8209, 7901, 13, 4, 1, 8]])
+        #expect(flows.map { figures($0.serverToClient) } == [[8, 4017, 3793, 10, 2, 1, 7], [9, 4088, 3836, 11, 2, 1, 8], [10, 4154, 3874, 12, 2, 1, 9]])
+        #expect(flows.map(\.originalDestinationConnectionId) == ["6381ebb3964dedecc95942cef643df1268db56c2", "f7439cb509fc7cdee3e9e987bab123cfe432decb",
+                                                                "1dd0b0ad94ec95e4df70ef89c73b6abc1515d0ad"])
+        #expect(flows.map(\.clientConnectionId) == ["174de38f6636618737066036a08ed8bb15be80b3", "54df738d253fdd1eed57cb83999fe622eb358602",
+                                                    "f09d4caafc393745a6ca16a3edf606a8c18debd1"])
+        #expect(flows.map(\.serverConnectionId) == ["e60050a35f3302fc", "b63728eced35152f", "a491a7163118c95c"])
+        // First client Initial → first server datagram, from tshark's frame.time_epoch (ns in the file).
+        #expect(flows.map(\.initialRttMs) == [4.121408, 3.230819, 6.107592])
+        #expect(flows.allSatisfy { $0.tuple == "127.0.0.1:13880 > 127.0.0.1:18444" && $0.versionName == "QUICv1" && $0.problems.isEmpty })
+        #expect(flows.allSatisfy { ($0.handshakeMs ?? 0) > ($0.initialRttMs ?? .infinity) })
+    }
+}
