@@ -44,13 +44,15 @@ enum CaptureSection {
             }
             let more = capture.flows.count > rowLimit
                 ? "<p class=\"muted\">The first \(rowLimit) of \(capture.flows.count) connections; report.json has all.</p>" : ""
-            html += """
+            // A capture of QUIC connections only gets no empty TCP table.
+            let tcpTable = """
             \(more)<div class="scroll"><table><thead><tr><th>connection (client &gt; server)</th><th>handshake</th><th>initial RTT ms</th>\
             <th>segments ↑/↓</th><th>payload ↑/↓</th><th>retransmissions ↑/↓</th><th>dup ACKs ↑/↓</th><th>out of order ↑/↓</th>\
             <th>zero windows ↑/↓</th><th>window full ↑/↓</th><th>RST</th><th>FIN</th><th>closed by</th><th>TLS</th></tr></thead><tbody>
             \(rows)</tbody></table></div>
 
             """
+            if !capture.flows.isEmpty || capture.quicFlows.isEmpty { html += tcpTable }
             html += quicTable(capture.quicFlows)
         }
         return html + "<p class=\"muted\">Counted with Wireshark's TCP analysis definitions; QUIC from the cleartext headers "
