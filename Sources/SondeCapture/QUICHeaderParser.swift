@@ -107,7 +107,7 @@ enum QUICHeaderParser {
         case .retry:
             return .success(header)  // a token and an integrity tag to the datagram's end (§17.2.5)
         case .initial:
-            guard let tokenLength = reader.varint(), let _ = reader.bytes(tokenLength) else {
+            guard let tokenLength = reader.varint(), reader.skip(tokenLength) else {
                 return .failure(Problem(reason: "an Initial token cut short at byte \(offset)"))
             }
         default:
@@ -160,6 +160,13 @@ enum QUICHeaderParser {
             guard count >= 0, end - position >= count else { return nil }
             defer { position += count }
             return Array(bytes[position..<(position + count)])
+        }
+
+        /// Steps over `count` bytes (0…`end - position`); false when they are not all there.
+        mutating func skip(_ count: Int) -> Bool {
+            guard count >= 0, end - position >= count else { return false }
+            position += count
+            return true
         }
 
         /// A variable-length integer (§16): 1, 2, 4 or 8 bytes by its top two bits. nil when cut
