@@ -10,10 +10,11 @@ import SondeReport
 struct AnalyzeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "analyze",
-        abstract: "Analyse pcap/pcapng captures: TCP handshakes, initial RTT, retransmissions, duplicate ACKs, zero windows, resets.",
+        abstract: "Analyse pcap/pcapng captures: TCP handshakes, initial RTT, retransmissions, duplicate ACKs, zero windows, resets; QUIC connections.",
         discussion: """
         Link types: \(CaptureFileAnalyzer.supportedLinkTypes.joined(separator: ", ")); IPv4 and IPv6. \
-        Counters follow Wireshark's TCP analysis. A damaged or truncated file gives the flows read before the damage, \
+        Counters follow Wireshark's TCP analysis; QUIC connections (UDP) are read from their cleartext headers \
+        (packets by type each way, first Initial → first server packet). A damaged or truncated file gives the flows read before the damage, \
         marked partial (exit 1); a file that is not a capture is an error (exit 64).
         Example: sonde analyze capture.pcap
         """)

@@ -75,6 +75,7 @@ struct CaptureSession {
             try recorder.record(capture: evidence)
             if !json {
                 print("capture: \(evidence.packets) packets, \(evidence.flows.count) connections"
+                    + (evidence.quicFlows.isEmpty ? "" : ", \(evidence.quicFlows.count) QUIC connections")
                     + (evidence.drops.map { $0 > 0 ? ", \($0) DROPPED by the kernel (the evidence has gaps)" : ", no drops" } ?? ""))
             }
             return nil

@@ -3,7 +3,8 @@ import Glibc
 import SondeCore
 
 /// `sonde analyze FILE`: reads a pcap or pcapng file with libpcap (both byte orders, micro- and
-/// nanosecond timestamps) and analyses its TCP connections with `TCPFlowAnalyzer`.
+/// nanosecond timestamps) and analyses its TCP connections with `TCPFlowAnalyzer` and its QUIC
+/// connections (UDP) with `QUICFlowAnalyzer`.
 ///
 /// Hostile or damaged files never crash it and never make it allocate without bound: libpcap
 /// validates the file header and every record header (it rejects bad magic and absurd record
@@ -15,7 +16,8 @@ public enum CaptureFileAnalyzer {
     public static let supportedLinkTypes = ["EN10MB (Ethernet, with 802.1Q/802.1ad tags)", "LINUX_SLL", "LINUX_SLL2",
                                             "RAW (IPv4/IPv6)", "NULL and LOOP (BSD loopback)"]
 
-    /// - Parameter markLimit: packets kept per connection for timelines (`FlowEvidence.packets`); 0: none.
+    /// - Parameter markLimit: packets kept per connection for timelines (`FlowEvidence.packets`,
+    ///   `QUICFlowEvidence.packets`); 0: none.
     public static func analyze(path: String, packetLimit: Int = .max, markLimit: Int = 0) throws(TaskError) -> CaptureReport {
         var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
         // The stream opened here with a 1 MiB buffer: libpcap reads each record with two freads,
@@ -40,6 +42,7 @@ public enum CaptureFileAnalyzer {
         let nanosecond = pcap_get_tstamp_precision(handle) == Int32(PCAP_TSTAMP_PRECISION_NANO)
 
         var analyzer = TCPFlowAnalyzer(markLimit: markLimit)
+        var quic = QUICFlowAnalyzer(markLimit: markLimit)
         var packets = 0, other = 0
         var problems: [String] = []
         var complete = true
@@ -59,10 +62,10 @@ public enum CaptureFileAnalyzer {
             let fraction = Int64(header.pointee.ts.tv_usec)
             let nanos = seconds * 1_000_000_000 + (nanosecond ? fraction : fraction * 1000)
             let frame = UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen))
-            if let segment = PacketDecoder.decode(frame, link: link, timestampNanos: nanos) {
-                analyzer.add(segment)
-            } else {
-                other += 1
+            switch PacketDecoder.decodePacket(frame, link: link, timestampNanos: nanos) {
+            case .tcp(let segment)?: analyzer.add(segment)
+            case .udp(let datagram)?: if !quic.add(datagram) { other += 1 }
+            case nil: other += 1
             }
         }
         if packets == packetLimit {
@@ -70,6 +73,6 @@ public enum CaptureFileAnalyzer {
             problems.append("stopped at the packet limit of \(packetLimit)")
         }
         return CaptureReport(file: path, linkType: linkName, packets: packets, otherPackets: other, complete: complete,
-                             problems: problems, flows: analyzer.evidence())
+                             problems: problems, flows: analyzer.evidence(), quicFlows: quic.evidence())
     }
 }

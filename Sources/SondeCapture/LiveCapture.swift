@@ -158,16 +158,20 @@ public final class LiveCapture: @unchecked Sendable {
         return counters
     }
 
-    /// The BPF filter of a run's flows: TCP between a local port in `localPorts` (the run binds its
-    /// connections there) and any of `endpoints` (address, port). Another program's connections to
-    /// the same server use ephemeral ports outside the range, so they stay out of the file.
+    /// The BPF filter of a run's flows: TCP and UDP (QUIC) between a local port in `localPorts`
+    /// (the run binds its connections there: libcurl binds its QUIC sockets to the block too) and
+    /// any of `endpoints` (address, port). Another program's connections to the same server use
+    /// ephemeral ports outside the range, so they stay out of the file.
     public static func filter(for endpoints: [(address: String, port: Int)], localPorts: ClosedRange<Int>) -> String {
         let unique = Array(Set(endpoints.map { "\($0.address)|\($0.port)" })).sorted()
-        let terms = unique.map { item -> String in
-            let parts = item.split(separator: "|")
-            return "(host \(parts[0]) and tcp port \(parts[1]))"
+        let range = "\(localPorts.lowerBound)-\(localPorts.upperBound)"
+        func terms(_ transport: String) -> String {
+            unique.map { item -> String in
+                let parts = item.split(separator: "|")
+                return "(host \(parts[0]) and \(transport) port \(parts[1]))"
+            }.joined(separator: " or ")
         }
-        return "tcp portrange \(localPorts.lowerBound)-\(localPorts.upperBound) and (" + terms.joined(separator: " or ") + ")"
+        return "(tcp portrange \(range) and (\(terms("tcp")))) or (udp portrange \(range) and (\(terms("udp"))))"
     }
 
     /// A block of `count` local ports below the kernel's ephemeral range

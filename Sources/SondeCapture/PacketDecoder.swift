@@ -23,53 +23,8 @@ struct TCPSegment {
     var isRST: Bool { flags & Self.rst != 0 }
     var hasACK: Bool { flags & Self.ack != 0 }
 
-    struct Endpoint: Hashable {
-        var address: Address
-        var port: UInt16
-
-        var addressText: String {
-            let bytes = address.bytes
-            if !address.isIPv6 { return bytes.map(String.init).joined(separator: ".") }
-            var groups: [String] = []
-            for index in stride(from: 0, to: 16, by: 2) {
-                groups.append(String(UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1]), radix: 16))
-            }
-            return compressIPv6(groups)
-        }
-
-        var text: String { address.isIPv6 ? "[\(addressText)]:\(port)" : "\(addressText):\(port)" }
-
-        /// Orders endpoints (any total order will do: it names the two sides of a connection key).
-        func precedes(_ other: Endpoint) -> Bool {
-            (address.isIPv6 ? 1 : 0, address.high, address.low, port)
-                < (other.address.isIPv6 ? 1 : 0, other.address.high, other.address.low, other.port)
-        }
-    }
-
-    /// An IPv4 or IPv6 address held inline (no heap allocation per packet): the 16 bytes of an
-    /// IPv6 address big-endian in `high` and `low`; an IPv4 address in the low 32 bits of `low`.
-    struct Address: Hashable {
-        var high: UInt64
-        var low: UInt64
-        var isIPv6: Bool
-
-        /// The 4 or 16 address bytes starting at `offset` (the caller has checked the bounds).
-        init(_ frame: UnsafeRawBufferPointer, at offset: Int, isIPv6: Bool) {
-            func word(_ start: Int, _ count: Int) -> UInt64 {
-                var value: UInt64 = 0
-                for index in start..<(start + count) { value = value << 8 | UInt64(frame[index]) }
-                return value
-            }
-            self.isIPv6 = isIPv6
-            high = isIPv6 ? word(offset, 8) : 0
-            low = isIPv6 ? word(offset + 8, 8) : word(offset, 4)
-        }
-
-        var bytes: [UInt8] {
-            let shifts: [UInt64] = isIPv6 ? [56, 48, 40, 32, 24, 16, 8, 0] : [24, 16, 8, 0]
-            return (isIPv6 ? shifts.map { UInt8(truncatingIfNeeded: high >> $0) } : []) + shifts.map { UInt8(truncatingIfNeeded: low >> $0) }
-        }
-    }
+    typealias Endpoint = PacketEndpoint
+    typealias Address = PacketEndpoint.Address
 
     struct ParsedOptions {
         var mss: Int?
@@ -79,8 +34,8 @@ struct TCPSegment {
     }
 }
 
-/// Decodes link layer → IPv4/IPv6 → TCP from raw frames. Never reads outside the captured bytes;
-/// anything malformed or not TCP is nil (and counted by the caller as "other").
+/// Decodes link layer → IPv4/IPv6 → TCP or UDP from raw frames. Never reads outside the captured
+/// bytes; anything malformed or neither TCP nor UDP is nil (and counted by the caller as "other").
 enum PacketDecoder {
     /// Link types sonde decodes (libpcap's DLT values).
     enum LinkType: Equatable {
@@ -98,13 +53,48 @@ enum PacketDecoder {
         }
     }
 
+    /// What one frame decodes to: a TCP segment or a UDP datagram.
+    enum Packet {
+        case tcp(TCPSegment)
+        case udp(UDPDatagram)
+    }
+
+    /// The frame's TCP segment; nil for anything else (UDP included).
     static func decode(_ frame: UnsafeRawBufferPointer, link: LinkType, timestampNanos: Int64) -> TCPSegment? {
+        if case .tcp(let segment)? = decodePacket(frame, link: link, timestampNanos: timestampNanos) { return segment }
+        return nil
+    }
+
+    /// The frame's TCP segment or UDP datagram; nil for anything else or anything malformed.
+    static func decodePacket(_ frame: UnsafeRawBufferPointer, link: LinkType, timestampNanos: Int64) -> Packet? {
         guard let (network, offset) = networkLayer(frame, link: link) else { return nil }
+        let ip: IPPayload?
         switch network {
-        case 4: return ipv4(frame, at: offset, timestampNanos: timestampNanos)
-        case 6: return ipv6(frame, at: offset, timestampNanos: timestampNanos)
+        case 4: ip = ipv4(frame, at: offset)
+        case 6: ip = ipv6(frame, at: offset)
+        default: ip = nil
+        }
+        guard let ip else { return nil }
+        switch ip.transport {
+        case IPPayload.tcp: return tcp(frame, ip, timestampNanos: timestampNanos).map(Packet.tcp)
+        case IPPayload.udp: return udp(frame, ip, timestampNanos: timestampNanos).map(Packet.udp)
         default: return nil
         }
+    }
+
+    /// Where an IP packet's transport header starts and what the IP header says of it.
+    struct IPPayload {
+        static let tcp = 6, udp = 17
+        /// The IP protocol / IPv6 next header of the transport: 6 (TCP) or 17 (UDP).
+        var transport: Int
+        /// Offset of the transport header in the frame (may be past the captured bytes).
+        var offset: Int
+        /// Transport header and payload bytes, from the IP header (≥ 0).
+        var length: Int
+        var source: PacketEndpoint.Address
+        var destination: PacketEndpoint.Address
+        /// The IP packet's total length (bytes on the wire above the link layer).
+        var ipLength: Int
     }
 
     /// The IP version and where the IP header starts.
@@ -152,27 +142,27 @@ enum PacketDecoder {
         }
     }
 
-    static func ipv4(_ frame: UnsafeRawBufferPointer, at offset: Int, timestampNanos: Int64) -> TCPSegment? {
+    static func ipv4(_ frame: UnsafeRawBufferPointer, at offset: Int) -> IPPayload? {
         guard frame.count >= offset + 20, frame[offset] >> 4 == 4 else { return nil }
         let headerLength = Int(frame[offset] & 0x0F) * 4
+        let transport = Int(frame[offset + 9])
         guard headerLength >= 20, let totalLength = u16(frame, offset + 2), totalLength >= headerLength,
-              let fragment = u16(frame, offset + 6), frame[offset + 9] == 6 else { return nil }
-        // Only the first fragment holds the TCP header; sonde does not reassemble fragments.
-        guard fragment & 0x1FFF == 0, frame.count >= offset + 20 else { return nil }
-        let source = TCPSegment.Address(frame, at: offset + 12, isIPv6: false)
-        let destination = TCPSegment.Address(frame, at: offset + 16, isIPv6: false)
-        return tcp(frame, at: offset + headerLength, length: totalLength - headerLength, source: source,
-                   destination: destination, ipLength: totalLength, timestampNanos: timestampNanos)
+              let fragment = u16(frame, offset + 6), transport == IPPayload.tcp || transport == IPPayload.udp else { return nil }
+        // Only the first fragment holds the transport header; sonde does not reassemble fragments.
+        guard fragment & 0x1FFF == 0 else { return nil }
+        return IPPayload(transport: transport, offset: offset + headerLength, length: totalLength - headerLength,
+                         source: PacketEndpoint.Address(frame, at: offset + 12, isIPv6: false),
+                         destination: PacketEndpoint.Address(frame, at: offset + 16, isIPv6: false), ipLength: totalLength)
     }
 
-    static func ipv6(_ frame: UnsafeRawBufferPointer, at offset: Int, timestampNanos: Int64) -> TCPSegment? {
+    static func ipv6(_ frame: UnsafeRawBufferPointer, at offset: Int) -> IPPayload? {
         guard frame.count >= offset + 40, frame[offset] >> 4 == 6, let payloadLength = u16(frame, offset + 4) else { return nil }
         var next = Int(frame[offset + 6])
         var position = offset + 40
         var remaining = payloadLength
         // Extension headers: hop-by-hop (0), routing (43), destination options (60); a fragment
-        // header (44) with a non-zero offset has no TCP header. Bounded walk.
-        for _ in 0..<8 where next != 6 {
+        // header (44) with a non-zero offset has no transport header. Bounded walk.
+        for _ in 0..<8 where next != IPPayload.tcp && next != IPPayload.udp {
             switch next {
             case 0, 43, 60:
                 guard frame.count >= position + 2 else { return nil }
@@ -190,15 +180,14 @@ enum PacketDecoder {
             }
             guard remaining >= 0 else { return nil }
         }
-        guard next == 6 else { return nil }
-        let source = TCPSegment.Address(frame, at: offset + 8, isIPv6: true)
-        let destination = TCPSegment.Address(frame, at: offset + 24, isIPv6: true)
-        return tcp(frame, at: position, length: remaining, source: source, destination: destination,
-                   ipLength: payloadLength + 40, timestampNanos: timestampNanos)
+        guard next == IPPayload.tcp || next == IPPayload.udp else { return nil }
+        return IPPayload(transport: next, offset: position, length: remaining,
+                         source: PacketEndpoint.Address(frame, at: offset + 8, isIPv6: true),
+                         destination: PacketEndpoint.Address(frame, at: offset + 24, isIPv6: true), ipLength: payloadLength + 40)
     }
 
-    static func tcp(_ frame: UnsafeRawBufferPointer, at offset: Int, length: Int, source: TCPSegment.Address, destination: TCPSegment.Address,
-                    ipLength: Int, timestampNanos: Int64) -> TCPSegment? {
+    static func tcp(_ frame: UnsafeRawBufferPointer, _ ip: IPPayload, timestampNanos: Int64) -> TCPSegment? {
+        let offset = ip.offset, length = ip.length
         guard frame.count >= offset + 20, length >= 20,
               let sourcePort = u16(frame, offset), let destinationPort = u16(frame, offset + 2),
               let sequence = u32(frame, offset + 4), let acknowledgement = u32(frame, offset + 8),
@@ -229,10 +218,24 @@ enum PacketDecoder {
         let payload = captured > 0 ? UnsafeRawBufferPointer(rebasing: frame[payloadStart..<(payloadStart + captured)])
                                    : UnsafeRawBufferPointer(start: nil, count: 0)
         return TCPSegment(timestampNanos: timestampNanos,
-                          source: .init(address: source, port: UInt16(sourcePort)),
-                          destination: .init(address: destination, port: UInt16(destinationPort)),
+                          source: .init(address: ip.source, port: UInt16(sourcePort)),
+                          destination: .init(address: ip.destination, port: UInt16(destinationPort)),
                           sequence: sequence, acknowledgement: acknowledgement, flags: frame[offset + 13] & 0x3F,
-                          window: UInt16(window), payloadLength: length - headerLength, payload: payload, ipLength: ipLength, options: options)
+                          window: UInt16(window), payloadLength: length - headerLength, payload: payload, ipLength: ip.ipLength, options: options)
+    }
+
+    /// The UDP header (RFC 768) at `ip.offset`; its length field must fit in the IP payload.
+    static func udp(_ frame: UnsafeRawBufferPointer, _ ip: IPPayload, timestampNanos: Int64) -> UDPDatagram? {
+        guard ip.length >= 8, let sourcePort = u16(frame, ip.offset), let destinationPort = u16(frame, ip.offset + 2),
+              let udpLength = u16(frame, ip.offset + 4), udpLength >= 8, udpLength <= ip.length else { return nil }
+        let payloadStart = ip.offset + 8
+        let captured = max(0, min(frame.count - payloadStart, udpLength - 8))
+        let payload = captured > 0 ? UnsafeRawBufferPointer(rebasing: frame[payloadStart..<(payloadStart + captured)])
+                                   : UnsafeRawBufferPointer(start: nil, count: 0)
+        return UDPDatagram(timestampNanos: timestampNanos,
+                           source: .init(address: ip.source, port: UInt16(sourcePort)),
+                           destination: .init(address: ip.destination, port: UInt16(destinationPort)),
+                           payloadLength: udpLength - 8, payload: payload, ipLength: ip.ipLength)
     }
 
     static func u16(_ frame: UnsafeRawBufferPointer, _ offset: Int) -> Int? {

@@ -25,25 +25,7 @@ import SondeCore
 /// A SYN on a 4-tuple whose connection already had a different SYN starts a new connection
 /// (port reuse), as tshark's `tcp.stream` does. Memory: one small record per connection.
 struct TCPFlowAnalyzer {
-    private struct Key: Hashable {
-        var a: TCPSegment.Endpoint
-        var b: TCPSegment.Endpoint
-        init(_ x: TCPSegment.Endpoint, _ y: TCPSegment.Endpoint) {
-            if x.precedes(y) || x == y {
-                a = x; b = y
-            } else {
-                a = y; b = x
-            }
-        }
-
-        /// Three words instead of the synthesized byte-by-byte walk: hashing was a tenth of the
-        /// analysis of a large capture.
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(a.address.low &+ a.address.high &* 0x9E37_79B9_7F4A_7C15)
-            hasher.combine(b.address.low &+ b.address.high &* 0x9E37_79B9_7F4A_7C15)
-            hasher.combine(UInt64(a.port) << 16 | UInt64(b.port))
-        }
-    }
+    private typealias Key = FlowKey
 
     private struct SideState {
         var nextSeq: UInt32?

@@ -1,5 +1,6 @@
 /// The packet evidence of one capture (a live `--capture` or `sonde analyze FILE`): the report's
-/// `captures[]` entries. Counting rules follow Wireshark's TCP analysis (see `TCPFlowAnalyzer`).
+/// `captures[]` entries. Counting rules follow Wireshark's TCP analysis (see `TCPFlowAnalyzer`) and
+/// tshark's QUIC dissector (see `QUICFlowAnalyzer`).
 public struct CaptureReport: Codable, Sendable, Equatable {
     public var file: String
     /// The interface captured on (live captures), nil for a file analysed offline.
@@ -9,7 +10,8 @@ public struct CaptureReport: Codable, Sendable, Equatable {
     /// libpcap's link-type name, e.g. EN10MB, LINUX_SLL, LINUX_SLL2, RAW, NULL.
     public var linkType: String
     public var packets: Int
-    /// Packets that were not IPv4/IPv6 TCP (or could not be decoded): counted, not analysed.
+    /// Packets that were neither IPv4/IPv6 TCP nor QUIC over UDP (or could not be decoded):
+    /// counted, not analysed.
     public var otherPackets: Int
     /// Packets libpcap dropped during a live capture (pcap_stats); nil offline.
     public var drops: Int?
@@ -17,10 +19,14 @@ public struct CaptureReport: Codable, Sendable, Equatable {
     public var complete: Bool
     /// What went wrong while reading, in words (empty for a clean file).
     public var problems: [String]
+    /// TCP connections.
     public var flows: [FlowEvidence]
+    /// QUIC connections (UDP), in the order their first datagram was seen.
+    public var quicFlows: [QUICFlowEvidence]
 
     public init(file: String, interface: String? = nil, filter: String? = nil, linkType: String, packets: Int,
-                otherPackets: Int, drops: Int? = nil, complete: Bool, problems: [String], flows: [FlowEvidence]) {
+                otherPackets: Int, drops: Int? = nil, complete: Bool, problems: [String], flows: [FlowEvidence],
+                quicFlows: [QUICFlowEvidence] = []) {
         self.file = file
         self.interface = interface
         self.filter = filter
@@ -31,6 +37,27 @@ public struct CaptureReport: Codable, Sendable, Equatable {
         self.complete = complete
         self.problems = problems
         self.flows = flows
+        self.quicFlows = quicFlows
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case file, interface, filter, linkType, packets, otherPackets, drops, complete, problems, flows, quicFlows
+    }
+
+    /// `quicFlows` may be missing: journals written before QUIC was analysed still read.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        file = try c.decode(String.self, forKey: .file)
+        interface = try c.decodeIfPresent(String.self, forKey: .interface)
+        filter = try c.decodeIfPresent(String.self, forKey: .filter)
+        linkType = try c.decode(String.self, forKey: .linkType)
+        packets = try c.decode(Int.self, forKey: .packets)
+        otherPackets = try c.decode(Int.self, forKey: .otherPackets)
+        drops = try c.decodeIfPresent(Int.self, forKey: .drops)
+        complete = try c.decode(Bool.self, forKey: .complete)
+        problems = try c.decode([String].self, forKey: .problems)
+        flows = try c.decode([FlowEvidence].self, forKey: .flows)
+        quicFlows = try c.decodeIfPresent([QUICFlowEvidence].self, forKey: .quicFlows) ?? []
     }
 }
 

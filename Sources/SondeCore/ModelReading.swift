@@ -115,7 +115,9 @@ extension CaptureEvidence: JSONReadable {
         try reader.readObject { (r: inout JSONReader, key: JSONKey) throws(JSONReadError) in
             switch key {
             case "flow": flow = try r.readString()
+            case "transport": evidence.transport = try r.readString()
             case "synSeen": evidence.synSeen = try r.readBool()
+            case "clientInitialSeen": evidence.clientInitialSeen = try r.readOptionalBool()
             case "synToSynAckMs": evidence.synToSynAckMs = try r.readOptionalDouble()
             case "initialRttMs": evidence.initialRttMs = try r.readOptionalDouble()
             case "retransmissions": evidence.retransmissions = try r.readInt()

@@ -243,43 +243,57 @@ public struct PeerCertificate: Codable, Sendable, Equatable {
     }
 }
 
-/// The packet evidence of one transaction's TCP connection (`--capture`), matched by its
+/// The packet evidence of one transaction's TCP or QUIC connection (`--capture`), matched by its
 /// 4-tuple (libcurl's local port), and how it squares with libcurl's own view.
 public struct CaptureEvidence: Codable, Sendable, Equatable {
-    /// The connection's tuple, as in `captures[].flows[].tuple`.
+    /// The connection's tuple, as in `captures[].flows[].tuple` or `captures[].quicFlows[].tuple`.
     public var flow: String
-    /// The capture saw this connection's SYN.
+    /// "tcp", or "quic" for an h3 transaction's connection (then the fields below have the QUIC
+    /// meanings their comments give).
+    public var transport: String
+    /// The capture saw this connection's SYN (TCP; false for QUIC).
     public var synSeen: Bool
+    /// QUIC: the capture saw the client's first Initial; nil for TCP.
+    public var clientInitialSeen: Bool?
     /// SYN → SYN/ACK, ms: the capture's view of libcurl's connect phase.
     public var synToSynAckMs: Double?
-    /// Wireshark's `tcp.analysis.initial_rtt` (SYN → the ACK that completes the handshake), ms.
+    /// Wireshark's `tcp.analysis.initial_rtt` (SYN → the ACK that completes the handshake), ms;
+    /// QUIC: the client's first Initial → the server's first datagram (`QUICFlowEvidence.initialRttMs`).
     public var initialRttMs: Double?
-    /// Retransmissions on the connection, both directions.
+    /// Retransmissions on the connection, both directions (TCP; QUIC's are encrypted: 0).
     public var retransmissions: Int
     public var resets: Int
-    /// libcurl's reuse flag agrees with the capture: a new connection's SYN falls in this
-    /// transaction, a reused one's before it. nil when the capture cannot tell.
+    /// libcurl's reuse flag agrees with the capture: a new connection's SYN (QUIC: first client
+    /// Initial) falls in this transaction, a reused one's before it. nil when the capture cannot tell.
     public var reuseAgrees: Bool?
-    /// The wire's SYN → SYN/ACK fits inside libcurl's connect phase (1 ms of slack; libcurl's phase
-    /// also holds the client's own scheduling); nil when either is missing.
+    /// The wire's SYN → SYN/ACK (QUIC: first client Initial → the server's first datagram) fits
+    /// inside libcurl's connect phase (1 ms of slack; libcurl's phase also holds the client's own
+    /// scheduling); nil for a reused connection or when either is missing.
     public var connectAgrees: Bool?
     /// The TLS version the ServerHello chose, e.g. "TLSv1.3"; nil without TLS in the capture.
     public var tlsVersion: String?
     /// ClientHello → the client's Finished on the wire, ms: the capture's view of libcurl's TLS phase.
+    /// QUIC: the client's first Initial → its first 1-RTT packet (`QUICFlowEvidence.handshakeMs`),
+    /// the wire's view of libcurl's connect + TLS phases.
     public var tlsHandshakeMs: Double?
     /// The wire's handshake fits inside libcurl's TLS phase (1 ms of slack) and the ServerHello's
-    /// version is the one libcurl reports; nil for a reused connection or when either view is missing.
+    /// version is the one libcurl reports; QUIC: the wire's handshake fits inside libcurl's connect
+    /// + TLS phases and libcurl reports TLSv1.3, which RFC 9001 requires (`QUICCaptureCheck`);
+    /// nil for a reused connection or when either view is missing.
     public var tlsAgrees: Bool?
     /// The connection's packets inside this transaction (fetch start to response end + 1 ms),
     /// offsets from the fetch start, µs; only among the connection's first 256.
     public var packets: [FlowEvidence.PacketMark]
 
-    public init(flow: String, synSeen: Bool = false, synToSynAckMs: Double? = nil, initialRttMs: Double? = nil,
+    public init(flow: String, transport: String = "tcp", synSeen: Bool = false, clientInitialSeen: Bool? = nil,
+                synToSynAckMs: Double? = nil, initialRttMs: Double? = nil,
                 retransmissions: Int = 0, resets: Int = 0, reuseAgrees: Bool? = nil, connectAgrees: Bool? = nil,
                 tlsVersion: String? = nil, tlsHandshakeMs: Double? = nil, tlsAgrees: Bool? = nil,
                 packets: [FlowEvidence.PacketMark] = []) {
         self.flow = flow
+        self.transport = transport
         self.synSeen = synSeen
+        self.clientInitialSeen = clientInitialSeen
         self.synToSynAckMs = synToSynAckMs
         self.initialRttMs = initialRttMs
         self.retransmissions = retransmissions
@@ -293,15 +307,36 @@ public struct CaptureEvidence: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case flow, synSeen, synToSynAckMs, initialRttMs, retransmissions, resets, reuseAgrees, connectAgrees
-        case tlsVersion, tlsHandshakeMs, tlsAgrees, packets
+        case flow, transport, synSeen, clientInitialSeen, synToSynAckMs, initialRttMs, retransmissions, resets, reuseAgrees
+        case connectAgrees, tlsVersion, tlsHandshakeMs, tlsAgrees, packets
+    }
+
+    /// `transport` and `clientInitialSeen` may be missing: evidence written before QUIC still reads.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        flow = try c.decode(String.self, forKey: .flow)
+        transport = try c.decodeIfPresent(String.self, forKey: .transport) ?? "tcp"
+        synSeen = try c.decode(Bool.self, forKey: .synSeen)
+        clientInitialSeen = try c.decodeIfPresent(Bool.self, forKey: .clientInitialSeen)
+        synToSynAckMs = try c.decodeIfPresent(Double.self, forKey: .synToSynAckMs)
+        initialRttMs = try c.decodeIfPresent(Double.self, forKey: .initialRttMs)
+        retransmissions = try c.decode(Int.self, forKey: .retransmissions)
+        resets = try c.decode(Int.self, forKey: .resets)
+        reuseAgrees = try c.decodeIfPresent(Bool.self, forKey: .reuseAgrees)
+        connectAgrees = try c.decodeIfPresent(Bool.self, forKey: .connectAgrees)
+        tlsVersion = try c.decodeIfPresent(String.self, forKey: .tlsVersion)
+        tlsHandshakeMs = try c.decodeIfPresent(Double.self, forKey: .tlsHandshakeMs)
+        tlsAgrees = try c.decodeIfPresent(Bool.self, forKey: .tlsAgrees)
+        packets = try c.decode([FlowEvidence.PacketMark].self, forKey: .packets)
     }
 
     /// Absent values are written as null, as `JSONOutput` writes them.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(flow, forKey: .flow)
+        try c.encode(transport, forKey: .transport)
         try c.encode(synSeen, forKey: .synSeen)
+        try c.encode(clientInitialSeen, forKey: .clientInitialSeen)
         try c.encode(synToSynAckMs, forKey: .synToSynAckMs)
         try c.encode(initialRttMs, forKey: .initialRttMs)
         try c.encode(retransmissions, forKey: .retransmissions)
@@ -399,6 +434,7 @@ extension PeerCertificate: JSONWritable {
 extension CaptureEvidence: JSONWritable {
     public func writeJSON(to output: inout JSONOutput) {
         output.object { o in
+            o.member("clientInitialSeen", clientInitialSeen)
             o.member("connectAgrees", connectAgrees)
             o.member("flow", flow)
             o.member("initialRttMs", initialRttMs)
@@ -411,6 +447,7 @@ extension CaptureEvidence: JSONWritable {
             o.member("tlsAgrees", tlsAgrees)
             o.member("tlsHandshakeMs", tlsHandshakeMs)
             o.member("tlsVersion", tlsVersion)
+            o.member("transport", transport)
         }
     }
 }

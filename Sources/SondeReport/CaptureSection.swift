@@ -1,8 +1,9 @@
 import SondeCore
 
 /// The HTML section of packet evidence: per capture, what was read (and whether completely),
-/// then one row per TCP connection with its handshake, initial RTT and Wireshark-style counters.
-/// Bounded: at most `rowLimit` connections per capture are drawn (report.json has all).
+/// then one row per TCP connection with its handshake, initial RTT and Wireshark-style counters,
+/// and one row per QUIC connection with what its cleartext headers show.
+/// Bounded: at most `rowLimit` connections of each kind per capture are drawn (report.json has all).
 enum CaptureSection {
     static let rowLimit = 500
 
@@ -11,7 +12,9 @@ enum CaptureSection {
         var html = "<section><h2>Packet evidence</h2>\n"
         for capture in captures {
             html += "<p><code>\(htmlEscape(capture.file))</code> · \(htmlEscape(capture.linkType)) · \(capture.packets) packets, "
-                + "\(capture.flows.count) TCP connections, \(capture.otherPackets) other packets"
+                + "\(capture.flows.count) TCP connections, "
+                + (capture.quicFlows.isEmpty ? "" : "\(capture.quicFlows.count) QUIC connections, ")
+                + "\(capture.otherPackets) other packets"
                 + (capture.interface.map { " · interface " + htmlEscape($0) } ?? "")
                 + (capture.filter.map { " · filter <code>" + htmlEscape($0) + "</code>" } ?? "")
                 + (capture.drops.map { " · \($0) dropped by pcap" } ?? "") + "</p>\n"
@@ -41,15 +44,50 @@ enum CaptureSection {
             }
             let more = capture.flows.count > rowLimit
                 ? "<p class=\"muted\">The first \(rowLimit) of \(capture.flows.count) connections; report.json has all.</p>" : ""
-            html += """
+            // A capture of QUIC connections only gets no empty TCP table.
+            let tcpTable = """
             \(more)<div class="scroll"><table><thead><tr><th>connection (client &gt; server)</th><th>handshake</th><th>initial RTT ms</th>\
             <th>segments ↑/↓</th><th>payload ↑/↓</th><th>retransmissions ↑/↓</th><th>dup ACKs ↑/↓</th><th>out of order ↑/↓</th>\
             <th>zero windows ↑/↓</th><th>window full ↑/↓</th><th>RST</th><th>FIN</th><th>closed by</th><th>TLS</th></tr></thead><tbody>
             \(rows)</tbody></table></div>
 
             """
+            if !capture.flows.isEmpty || capture.quicFlows.isEmpty { html += tcpTable }
+            html += quicTable(capture.quicFlows)
         }
-        return html + "<p class=\"muted\">Counted with Wireshark's TCP analysis definitions; ↑ client to server, ↓ server to client.</p></section>\n"
+        return html + "<p class=\"muted\">Counted with Wireshark's TCP analysis definitions; QUIC from the cleartext headers "
+            + "(initial RTT: the client's first Initial → the server's first datagram; handshake: → the client's first 1-RTT packet); "
+            + "↑ client to server, ↓ server to client.</p></section>\n"
+    }
+
+    /// One row per QUIC connection (at most `rowLimit`): version, the wire's round trip (first
+    /// client Initial → first server datagram) and handshake (→ the client's first 1-RTT packet),
+    /// datagrams, bytes and packets by type ↑/↓; "" without QUIC connections.
+    static func quicTable(_ flows: [QUICFlowEvidence]) -> String {
+        guard !flows.isEmpty else { return "" }
+        var rows = ""
+        for flow in flows.prefix(rowLimit) {
+            let up = flow.clientToServer, down = flow.serverToClient
+            func pair(_ a: Int, _ b: Int) -> String { "<td>\(a) / \(b)</td>" }
+            rows += "<tr><td class=\"mono\">\(htmlEscape(flow.tuple))</td>"
+                + "<td>\(htmlEscape(flow.versionName ?? flow.version ?? "–"))</td>"
+                + "<td>\(flow.initialRttMs.map(formatMs) ?? "–")</td><td>\(flow.handshakeMs.map(formatMs) ?? "–")</td>"
+                + pair(up.datagrams, down.datagrams)
+                + "<td>\(formatBytes(up.bytes)) / \(formatBytes(down.bytes))</td>"
+                + pair(up.initialPackets, down.initialPackets) + pair(up.handshakePackets, down.handshakePackets)
+                + pair(up.zeroRttPackets, down.zeroRttPackets) + pair(up.shortHeaderPackets, down.shortHeaderPackets)
+                + pair(up.retryPackets + up.versionNegotiationPackets, down.retryPackets + down.versionNegotiationPackets)
+                + "<td\(flow.problems.isEmpty ? "" : " class=\"warn\"")>\(htmlEscape(flow.problems.isEmpty ? "–" : flow.problems.joined(separator: "; ")))</td></tr>\n"
+        }
+        let more = flows.count > rowLimit
+            ? "<p class=\"muted\">The first \(rowLimit) of \(flows.count) QUIC connections; report.json has all.</p>" : ""
+        return """
+        \(more)<div class="scroll"><table><thead><tr><th>QUIC connection (client &gt; server)</th><th>version</th>\
+        <th>initial RTT ms</th><th>handshake ms</th><th>datagrams ↑/↓</th><th>bytes ↑/↓</th><th>Initial ↑/↓</th><th>Handshake ↑/↓</th>\
+        <th>0-RTT ↑/↓</th><th>1-RTT ↑/↓</th><th>Retry, VN ↑/↓</th><th>problems</th></tr></thead><tbody>
+        \(rows)</tbody></table></div>
+
+        """
     }
 
     /// "TLSv1.3 localhost h2 · 5.26 ms" and what went wrong: one cell or one terminal column.

@@ -220,12 +220,15 @@ public enum HTMLReportRenderer {
             marks += "<b class=\"\(kind)\" style=\"left:\(percent(start * 1000 / span * 100));width:\(percent(max(0.2, lengthMs * 1000 / span * 100)))\" "
                 + "title=\"\(title): \(formatMs(lengthMs)) ms\"></b>"
         }
-        if let handshake = capture.synToSynAckMs, !t.isReusedConnection {
-            interval(fromMs: (t.queue ?? 0) + (t.phases.dns ?? 0), lengthMs: handshake, kind: "tick", title: "SYN → SYN/ACK on the wire")
+        let quic = capture.transport == "quic"
+        if let handshake = quic ? capture.initialRttMs : capture.synToSynAckMs, !t.isReusedConnection {
+            interval(fromMs: (t.queue ?? 0) + (t.phases.dns ?? 0), lengthMs: handshake, kind: "tick",
+                     title: quic ? "first Initial → the server's first packet on the wire" : "SYN → SYN/ACK on the wire")
         }
         if let handshake = capture.tlsHandshakeMs, !t.isReusedConnection, t.phases.tls != nil {
-            interval(fromMs: (t.queue ?? 0) + (t.phases.dns ?? 0) + (t.phases.connect ?? 0), lengthMs: handshake, kind: "tick tls",
-                     title: "ClientHello → Finished on the wire")
+            // QUIC's handshake starts with the connection (its first Initial), TLS's after the connect phase.
+            interval(fromMs: (t.queue ?? 0) + (t.phases.dns ?? 0) + (quic ? 0 : t.phases.connect ?? 0), lengthMs: handshake, kind: "tick tls",
+                     title: quic ? "first Initial → the client's first 1-RTT packet on the wire" : "ClientHello → Finished on the wire")
         }
         for mark in capture.packets.prefix(packetTicks) {
             let at = Double(mark.offsetUs) / span * 100
@@ -233,7 +236,8 @@ public enum HTMLReportRenderer {
             marks += "<b class=\"pkt \(mark.fromClient ? "up" : "down")\(control ? " ctl" : "")\" style=\"left:\(percent(at))\" "
                 + "title=\"\(mark.fromClient ? "→" : "←") \(htmlEscape(mark.flags)) \(mark.payload) B at \(formatMs(Double(mark.offsetUs) / 1000)) ms\"></b>"
         }
-        var facts = ["wire: " + (capture.synSeen ? "SYN seen" : "no SYN in the capture")]
+        var facts = ["wire: " + (quic ? (capture.clientInitialSeen == true ? "QUIC Initial seen" : "QUIC, no client Initial in the capture")
+                                      : capture.synSeen ? "SYN seen" : "no SYN in the capture")]
         if !capture.packets.isEmpty {
             facts.append("\(capture.packets.count) packet\(capture.packets.count == 1 ? "" : "s")"
                 + (capture.packets.count > packetTicks ? " (first \(packetTicks) drawn)" : ""))
@@ -241,12 +245,16 @@ public enum HTMLReportRenderer {
         if let rtt = capture.initialRttMs { facts.append("RTT \(formatMs(rtt)) ms") }
         if let version = capture.tlsVersion {
             facts.append(version + (capture.tlsHandshakeMs.map { " handshake \(formatMs($0)) ms" } ?? ""))
+        } else if quic, let handshake = capture.tlsHandshakeMs {
+            facts.append("QUIC handshake \(formatMs(handshake)) ms")
         }
         if capture.retransmissions > 0 { facts.append("\(capture.retransmissions) retransmissions") }
         if capture.resets > 0 { facts.append("\(capture.resets) RST") }
         if capture.reuseAgrees == false { facts.append("reuse flag DISAGREES with the packets") }
         if capture.connectAgrees == false { facts.append("connect phase DISAGREES with the handshake") }
-        if capture.tlsAgrees == false { facts.append("TLS phase or version DISAGREES with the records") }
+        if capture.tlsAgrees == false {
+            facts.append(quic ? "connect + TLS phases or version DISAGREE with the QUIC handshake" : "TLS phase or version DISAGREES with the records")
+        }
         return (marks, facts.joined(separator: " · "))
     }
 

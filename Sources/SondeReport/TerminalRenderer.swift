@@ -95,11 +95,15 @@ public struct TerminalRenderer: Sendable {
     }
 
 
-    /// One capture: a line per TCP connection (the first 200), Wireshark-style counters ↑/↓.
+    /// One capture: a line per TCP connection (the first 200), Wireshark-style counters ↑/↓, then
+    /// a line per QUIC connection (the first 200).
     public func render(capture: CaptureReport) -> String {
         var lines = ["\(shown(capture.file)): \(shown(capture.linkType)), \(capture.packets) packets, \(capture.flows.count) TCP connections"
+            + (capture.quicFlows.isEmpty ? "" : ", \(capture.quicFlows.count) QUIC connections")
             + (capture.complete ? "" : " (PARTIAL: \(shown(capture.problems.joined(separator: "; "))))")]
-        lines.append("connection                                      hs   iRTT ms   seg ↑/↓      retr ↑/↓  dupack ↑/↓  ooo ↑/↓  zwin ↑/↓  rst fin  tls")
+        if !capture.flows.isEmpty || capture.quicFlows.isEmpty {
+            lines.append("connection                                      hs   iRTT ms   seg ↑/↓      retr ↑/↓  dupack ↑/↓  ooo ↑/↓  zwin ↑/↓  rst fin  tls")
+        }
         for flow in capture.flows.prefix(200) {
             let up = flow.clientToServer, down = flow.serverToClient
             let columns = [
@@ -113,7 +117,30 @@ public struct TerminalRenderer: Sendable {
             lines.append(columns.joined())
         }
         if capture.flows.count > 200 { lines.append("… \(capture.flows.count - 200) more connections in the report") }
+        if !capture.quicFlows.isEmpty { lines += render(quicFlows: capture.quicFlows) }
         return lines.joined(separator: "\n")
+    }
+
+    /// A line per QUIC connection (the first 200): the wire's round trip and handshake, datagrams,
+    /// bytes and Initial / Handshake / 1-RTT packets ↑/↓.
+    private func render(quicFlows: [QUICFlowEvidence]) -> [String] {
+        var lines = ["QUIC connection                                 iRTT ms     hs ms   dgram ↑/↓     bytes ↑/↓   Initial ↑/↓  Handshake ↑/↓  1-RTT ↑/↓  version"]
+        for flow in quicFlows.prefix(200) {
+            let up = flow.clientToServer, down = flow.serverToClient
+            let columns = [
+                pad(shown(flow.tuple), 46), pad(flow.initialRttMs.map { formatMs($0) } ?? "–", 10, left: true),
+                pad(flow.handshakeMs.map { formatMs($0) } ?? "–", 10, left: true),
+                pad("\(up.datagrams)/\(down.datagrams)", 12, left: true), pad("\(up.bytes)/\(down.bytes)", 14, left: true),
+                pad("\(up.initialPackets)/\(down.initialPackets)", 14, left: true),
+                pad("\(up.handshakePackets)/\(down.handshakePackets)", 15, left: true),
+                pad("\(up.shortHeaderPackets)/\(down.shortHeaderPackets)", 11, left: true),
+                "  " + shown(flow.versionName ?? flow.version ?? "–")
+                    + (flow.problems.isEmpty ? "" : " · " + shown(flow.problems.joined(separator: "; "))),
+            ]
+            lines.append(columns.joined())
+        }
+        if quicFlows.count > 200 { lines.append("… \(quicFlows.count - 200) more QUIC connections in the report") }
+        return lines
     }
 
     /// The regression table against a baseline run: p50/p95/p99 per phase, change in ms and %.

@@ -145,6 +145,93 @@ struct HTTP3CLITests {
         }
     }
 
+    /// `--capture` of an `--http3-only` run: the filter names the run's UDP flow, each QUIC
+    /// connection (three on one 4-tuple: libcurl binds QUIC sockets to the port block, so
+    /// `--no-reuse` reuses the 4-tuple at once) is in `quicFlows`, every h3 transaction is matched
+    /// to its own and agrees with it, and tshark's QUIC dissector on the same file counts the
+    /// same datagrams, bytes and Initial / Handshake / 1-RTT packets per connection, the same
+    /// connection IDs and version, and the same first Initial → first server packet time.
+    @Test(.enabled(if: getuid() == 0, "live capture needs root"),
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tshark"), "needs tshark"))
+    func quicConnectionsInTheCaptureAgreeWithTshark() throws {
+        let server = try H3Server()
+        defer { server.stop() }
+        let output = Harness.temporaryDirectory()
+        let result = try Self.probe(server, ["--http3-only", "--capture", "--count", "3", "--no-reuse",
+                                             "https://127.0.0.1:\(server.quicPort)/1k.bin"], output: output)
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try Harness.json(result.stdout)
+        let capture = try #require((report["captures"] as? [[String: Any]])?.first)
+        #expect((capture["filter"] as? String)?.contains("udp port \(server.quicPort)") == true, "\(capture["filter"] ?? "")")
+        #expect(capture["drops"] as? Int == 0 && capture["otherPackets"] as? Int == 0)
+        let flows = try #require(capture["quicFlows"] as? [[String: Any]])
+        #expect(flows.count == 3, "\(flows.map { $0["tuple"] ?? "" })")
+        let transactions = (report["probes"] as? [[String: Any]] ?? []).flatMap { ($0["transactionMetrics"] as? [[String: Any]]) ?? [] }
+        #expect(transactions.count == 3)
+        for transaction in transactions {
+            let evidence = try #require(transaction["capture"] as? [String: Any], "every h3 transaction is matched to its QUIC connection")
+            #expect(evidence["transport"] as? String == "quic" && evidence["clientInitialSeen"] as? Bool == true)
+            #expect(evidence["flow"] as? String == "127.0.0.1:\(transaction["localPort"] as? Int ?? 0) > 127.0.0.1:\(server.quicPort)")
+            #expect(evidence["reuseAgrees"] as? Bool == true, "\(evidence)")
+            #expect(evidence["connectAgrees"] as? Bool == true, "\(evidence) vs \(transaction["phases"] ?? "")")
+            #expect(evidence["tlsAgrees"] as? Bool == true, "\(evidence) vs \(transaction["phases"] ?? "")")
+            #expect((evidence["packets"] as? [[String: Any]])?.first?["flags"] as? String == "initial")
+        }
+        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+        #expect(try String(contentsOfFile: folder + "/report.html", encoding: .utf8).contains("QUIC connection (client &gt; server)"))
+
+        // tshark's QUIC dissector on the same file, one line per datagram.
+        let tshark = try Harness.run("/usr/bin/tshark", ["-r", folder + "/capture.pcap", "-Y", "quic", "-T", "fields", "-E", "separator=/t",
+                                                         "-e", "frame.time_epoch", "-e", "udp.srcport", "-e", "udp.length", "-e", "ip.len",
+                                                         "-e", "quic.connection.number", "-e", "quic.header_form", "-e", "quic.long.packet_type",
+                                                         "-e", "quic.version", "-e", "quic.dcid", "-e", "quic.scid"], timeout: 120)
+        #expect(tshark.status == 0, "\(tshark.stderr)")
+        var seen: [String: (up: [Int], down: [Int], initialAt: Double?, serverAt: Double?, version: String, dcid: String, scid: String)] = [:]
+        var order: [String] = []
+        for line in tshark.stdout.split(separator: "\n") {
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard f.count == 10, let time = Double(f[0]), let udpLength = Int(f[2]), let ipLength = Int(f[3]) else { continue }
+            let forms = f[5].split(separator: ",").map(String.init), types = f[6].split(separator: ",").map(String.init)
+            let fromClient = f[1] != "\(server.quicPort)"
+            // datagrams, IP bytes, UDP payload bytes, QUIC packets, Initial, Handshake, short header
+            let counts = [1, ipLength, udpLength - 8, forms.count, types.filter { $0 == "0" }.count, types.filter { $0 == "2" }.count,
+                          forms.filter { $0 == "0" }.count]
+            if seen[f[4]] == nil {
+                order.append(f[4])
+                seen[f[4]] = ([0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0], nil, nil, String(f[7].split(separator: ",").first ?? ""),
+                              String(f[8].split(separator: ",").first ?? ""), String(f[9].split(separator: ",").first ?? ""))
+            }
+            if fromClient {
+                seen[f[4]]!.up = zip(seen[f[4]]!.up, counts).map { $0 + $1 }
+                if types.first == "0", seen[f[4]]!.initialAt == nil { seen[f[4]]!.initialAt = time }
+            } else {
+                seen[f[4]]!.down = zip(seen[f[4]]!.down, counts).map { $0 + $1 }
+                if seen[f[4]]!.serverAt == nil { seen[f[4]]!.serverAt = time }
+            }
+        }
+        #expect(order.count == flows.count, "tshark: \(order.count) QUIC connections")
+        for (number, flow) in zip(order, flows) {
+            let wire = seen[number]!
+            func counts(_ direction: Any?) -> [Int] {
+                let d = direction as? [String: Any] ?? [:]
+                return ["datagrams", "bytes", "payloadBytes", "packets", "initialPackets", "handshakePackets", "shortHeaderPackets"].map { d[$0] as? Int ?? -1 }
+            }
+            #expect(counts(flow["clientToServer"]) == wire.up, "connection \(number) client → server")
+            #expect(counts(flow["serverToClient"]) == wire.down, "connection \(number) server → client")
+            #expect(flow["version"] as? String == wire.version)
+            #expect(flow["originalDestinationConnectionId"] as? String == wire.dcid.replacingOccurrences(of: ":", with: ""))
+            #expect(flow["clientConnectionId"] as? String == wire.scid.replacingOccurrences(of: ":", with: ""))
+            let rtt = try #require(flow["initialRttMs"] as? Double)
+            let tsharkRtt = ((wire.serverAt ?? 0) - (wire.initialAt ?? 0)) * 1000
+            #expect(abs(rtt - tsharkRtt) < 0.01, "initial RTT: sonde \(rtt) ms, tshark \(tsharkRtt) ms")
+            #expect(wire.up[4] > 0 && wire.up[5] > 0 && wire.down[5] > 0 && wire.up[6] > 0, "the handshake is in the capture: \(wire)")
+        }
+        // `sonde analyze` reads the same file to the same QUIC connections, and says so.
+        let analyze = try Harness.sonde(["analyze", "--output-dir", Harness.temporaryDirectory(), folder + "/capture.pcap"])
+        #expect(analyze.status == 0 && analyze.stdout.contains("3 QUIC connections") && analyze.stdout.contains("QUICv1"), "\(analyze.stdout)")
+    }
+
     /// `sonde resume --http3-only`: the verdict and interrupted-download trials over QUIC against
     /// hypercorn, every request of them answered over HTTP/3 (hypercorn's own access log says so).
     @Test(arguments: ["abort", "drop", "kill"])

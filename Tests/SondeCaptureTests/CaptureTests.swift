@@ -49,7 +49,7 @@ import SondeCore
     /// crash; run in the sanitizer-free debug build in a few seconds.
     @Test func mutatedFilesNeverCrash() throws {
         var generator = SystemRandomNumberGenerator()
-        let seeds = try ["valid-one-syn.pcap", "lying-headers.pcap", "truncated-record.pcap", "tls-curl-loopback.pcap"].map {
+        let seeds = try ["valid-one-syn.pcap", "lying-headers.pcap", "truncated-record.pcap", "tls-curl-loopback.pcap", "quic-h3-loopback.pcap"].map {
             try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.path($0))))
         }
         let file = NSTemporaryDirectory() + "sonde-fuzz-\(UUID().uuidString).pcap"
@@ -81,16 +81,23 @@ import SondeCore
         var generator = SystemRandomNumberGenerator()
         let links: [PacketDecoder.LinkType] = [.ethernet, .linuxSLL, .linuxSLL2, .raw, .null]
         var decoded = 0
+        var quic = QUICFlowAnalyzer(markLimit: 4)
         for round in 0..<50_000 {
             var frame = (0..<Int.random(in: 0...120, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             // Steer a share of frames into the IP and TCP parsers.
             if round % 2 == 0, frame.count > 40 { frame[0] = 0x45; frame[9] = 6 }
             if round % 3 == 0, frame.count > 40 { frame[0] = 0x60; frame[6] = 6 }
+            if round % 5 == 0, frame.count > 40 { frame[0] = 0x45; frame[9] = 17 }
+            if round % 7 == 0, frame.count > 48 { frame[0] = 0x60; frame[6] = 17; frame[40] |= 0x80; frame[49 % frame.count] = 1 }
             frame.withUnsafeBytes { raw in
                 if PacketDecoder.decode(raw, link: links[round % links.count], timestampNanos: 0) != nil { decoded += 1 }
+                if case .udp(let datagram)? = PacketDecoder.decodePacket(raw, link: links[round % links.count], timestampNanos: 0) {
+                    _ = quic.add(datagram)
+                }
             }
         }
         #expect(decoded >= 0)
+        #expect(quic.evidence().count >= 0)
     }
 }
 
