@@ -89,6 +89,8 @@ public final class AltSvcCache {
 
     /// Notes an origin's `Alt-Svc` header (`clear` forgets it); only h3 alternatives are kept.
     func record(origin: String, header: String, connectionID: Int?, protocolName: String?, at: Timestamp?) {
+        // Servers repeat the same header on every response: nothing new to read.
+        if advertisements[origin]?.header == header { return }
         let parsed = AltSvcHeader(header)
         let h3 = parsed.alternatives.filter(\.isHTTP3)
         if parsed.clear || h3.isEmpty {

@@ -846,9 +846,11 @@ import Testing
         let report = try Harness.json(result.stdout)
         #expect((report["captures"] as? [[String: Any]])?.first?["drops"] as? Int == 0)
         let transactions = (report["probes"] as? [[String: Any]] ?? []).flatMap { ($0["transactionMetrics"] as? [[String: Any]]) ?? [] }
-        // TCP evidence on every TCP transaction; the h3 ones (the demo's Alt-Svc part) are QUIC.
-        let overTCP = transactions.filter { $0["networkProtocolName"] as? String != "h3" }
-        #expect(!overTCP.isEmpty && overTCP.allSatisfy { $0["capture"] is [String: Any] })
+        // Every transaction has its wire evidence: TCP, and QUIC for the h3 ones (the demo's Alt-Svc part).
+        #expect(!transactions.isEmpty && transactions.allSatisfy { $0["capture"] is [String: Any] })
+        let quic = transactions.filter { $0["networkProtocolName"] as? String == "h3" }.compactMap { $0["capture"] as? [String: Any] }
+        #expect(!LibcurlFacts.runningHasHTTP3 || !H3Server.available || (!quic.isEmpty && quic.allSatisfy { $0["transport"] as? String == "quic" }),
+                "\(quic)")
         let tls = transactions.compactMap { $0["capture"] as? [String: Any] }.filter { $0["tlsAgrees"] as? Bool != nil }
         #expect(!tls.isEmpty && tls.allSatisfy { $0["tlsAgrees"] as? Bool == true }, "\(tls)")
         let denied = try Harness.run("/usr/bin/setpriv", ["--bounding-set", "-net_raw,-net_admin", Harness.sonde, "demo", "--count", "1",
