@@ -7,7 +7,8 @@ import SondeRun
 /// lateness is recorded. A run that overran its next start skips the starts it missed (counted),
 /// it does not queue them. A hung check holds its own loop and one slot, never the others.
 ///
-/// Threading: `start`, `stop` from any task; `run` and `onResult` are called from the scheduler's tasks.
+/// Threading: `start`, `stop` from any task; `run` and `onResult` are called from the scheduler's
+/// tasks, which prefer `executor` when one is given (else Swift's global executor).
 public final class CheckScheduler: Sendable {
     public typealias RunCheck = @Sendable (ScheduledCheck) async -> CheckRunRecord
     public typealias OnResult = @Sendable (CheckRunRecord, _ skipped: Int) -> Void
@@ -15,14 +16,18 @@ public final class CheckScheduler: Sendable {
     private let run: RunCheck
     private let onResult: OnResult
     private let state: State
+    private let executor: (any TaskExecutor)?
 
     /// The most a first run waits for its offset (s).
     public static let maxOffset = 30.0
 
-    public init(run: @escaping RunCheck, onResult: @escaping OnResult) {
+    /// - Parameter executor: where the schedule's tasks prefer to run; nil for Swift's global
+    ///   executor. A test process whose other tests hold the global pool's threads gives its own.
+    public init(run: @escaping RunCheck, onResult: @escaping OnResult, executor: (any TaskExecutor)? = nil) {
         self.run = run
         self.onResult = onResult
         self.state = State()
+        self.executor = executor
     }
 
     /// Starts `checks` (a reload calls it again: the loops of the previous config stop at their
@@ -30,8 +35,8 @@ public final class CheckScheduler: Sendable {
     public func start(_ checks: [ScheduledCheck], parallel: Int) async {
         let slots = AsyncSlots(limit: parallel)
         let loops = checks.map { check in
-            Task { [run, onResult, state] in
-                await Self.loop(check, slots: slots, state: state, run: run, onResult: onResult)
+            Task(executorPreference: executor) { [run, onResult, state, executor] in
+                await Self.loop(check, slots: slots, state: state, executor: executor, run: run, onResult: onResult)
             }
         }
         await state.replace(loops)
@@ -46,7 +51,8 @@ public final class CheckScheduler: Sendable {
     /// Runs under way now.
     public func running() async -> [String] { await state.runningNames() }
 
-    private static func loop(_ check: ScheduledCheck, slots: AsyncSlots, state: State, run: @escaping RunCheck, onResult: OnResult) async {
+    private static func loop(_ check: ScheduledCheck, slots: AsyncSlots, state: State, executor: (any TaskExecutor)?,
+                             run: @escaping RunCheck, onResult: OnResult) async {
         let name = check.check.name
         let offset = Double.random(in: 0..<max(0.001, min(check.every / 10, maxOffset)))
         var due = Date().timeIntervalSince1970 + offset
@@ -62,7 +68,7 @@ public final class CheckScheduler: Sendable {
                 return
             }
             // Its own task: a reload (which cancels this loop) never cuts a run short.
-            var record = await Task { await run(check) }.value
+            var record = await Task(executorPreference: executor) { await run(check) }.value
             await state.end(name)
             await slots.release()
             record.lateness = max(0, record.startedAt - due)
