@@ -11,7 +11,7 @@ LIBCURL_DIR := $(CURDIR)/.build/sonde-libcurl
 PREFIX ?= /usr/local
 CONFIG ?= release
 
-.PHONY: run test test-system-libcurl build install bench example deps-build deps-test deps-bench provide-libcurl clean
+.PHONY: run test test-system-libcurl system-libcurl build install bench example deps-build deps-test deps-bench provide-libcurl clean
 
 deps-build:
 	@scripts/ensure-debs.sh $(BUILD_DEBS)
@@ -37,21 +37,27 @@ run: build
 	-@scripts/ensure-pip.sh hypercorn:hypercorn aioquic:aioquic
 	$(SONDE) demo
 
-## Unit and end-to-end tests (embedded target, nginx, curl -w, schema validation).
-test: deps-test provide-libcurl
+## Unit and end-to-end tests (embedded target, nginx, curl -w, schema validation), on the provided
+## libcurl; then the probe, resume and report suites again on Debian's libcurl 7.88.
+SYSTEM_LIBCURL_SUITES := CLITargetTests|CLIReportFormatTests|CLINginxTests|ResumeCLITests|LibcurlCLITests
+test: deps-test provide-libcurl system-libcurl
 	swift build --build-tests
 	@# The failures again at the end, where a log's tail shows them.
 	set -o pipefail; swift test --skip-build 2>&1 | tee .build/test.log || { \
 		echo "==== failed tests (full log: .build/test.log) ===="; \
 		grep -a -A4 "recorded an issue\|Caught error\|Fatal error" .build/test.log | head -150; exit 1; }
+	LD_LIBRARY_PATH=$(CURDIR)/.build/system-libcurl swift test --skip-build --filter '$(SYSTEM_LIBCURL_SUITES)'
 
-## The same tests on the system's libcurl (Debian's 7.88): a folder holding only libcurl.so.4 -> the
-## system's, first in LD_LIBRARY_PATH, for the test process and every sonde it starts (naming
-## /usr/lib/x86_64-linux-gnu itself would also swap pyenv's libpython for Debian's). HTTP/3 tests skip.
-test-system-libcurl: deps-test
-	swift build --build-tests
+## A folder holding only libcurl.so.4 -> the system's (Debian's 7.88), to put first in
+## LD_LIBRARY_PATH for the test process and every sonde it starts (naming /usr/lib/x86_64-linux-gnu
+## itself would also swap pyenv's libpython for Debian's).
+system-libcurl: deps-build
 	mkdir -p .build/system-libcurl
 	ln -sfn "$$(ldconfig -p | awk '/libcurl\.so\.4 .*x86-64/{print $$NF; exit}')" .build/system-libcurl/libcurl.so.4
+
+## Every test on the system's libcurl (Debian's 7.88); the HTTP/3 tests skip and say why.
+test-system-libcurl: deps-test system-libcurl
+	swift build --build-tests
 	LD_LIBRARY_PATH=$(CURDIR)/.build/system-libcurl swift test --skip-build
 
 ## PREFIX/bin/sonde (CONFIG=release by default) and the libcurl it runs on in PREFIX/lib/sonde (found
