@@ -88,6 +88,13 @@ import Testing
         return pid
     }
 
+    /// Starts Prometheus on `port` with `work`/prometheus.yml (its data in `work`/tsdb) and waits until it is ready.
+    static func startPrometheus(in work: String, port: Int) throws -> pid_t {
+        try startPeer("/usr/bin/prometheus",
+                      ["--config.file=\(work)/prometheus.yml", "--storage.tsdb.path=\(work)/tsdb", "--web.listen-address=127.0.0.1:\(port)"],
+                      ready: "http://127.0.0.1:\(port)/-/ready", in: work, name: "prometheus")
+    }
+
     @Test func blackboxCompatibleThroughPrometheus() throws {
         let target = try TargetProcess.get()
         let work = Harness.temporaryDirectory()
@@ -165,10 +172,7 @@ import Testing
         """.utf8))
         let check = try Harness.run("/usr/bin/promtool", ["check", "config", work + "/prometheus.yml"])
         #expect(check.status == 0, "promtool: \(check.stdout) \(check.stderr)")
-        let prometheus = try Self.startPeer("/usr/bin/prometheus",
-                                            ["--config.file=\(work)/prometheus.yml", "--storage.tsdb.path=\(work)/tsdb",
-                                             "--web.listen-address=127.0.0.1:\(promPort)"],
-                                            ready: "http://127.0.0.1:\(promPort)/-/ready", in: work, name: "prometheus")
+        let prometheus = try Self.startPrometheus(in: work, port: promPort)
         defer { Harness.stop(prometheus, signal: SIGTERM) }
         let api = "http://127.0.0.1:\(promPort)/api/v1"
         func series(_ selector: String) throws -> [[String: String]] {
@@ -255,10 +259,7 @@ import Testing
           - job_name: sonde
             static_configs: [{targets: ["127.0.0.1:\(serve.port)"]}]
         """.utf8))
-        let prometheus = try Self.startPeer("/usr/bin/prometheus",
-                                            ["--config.file=\(work)/prometheus.yml", "--storage.tsdb.path=\(work)/tsdb",
-                                             "--web.listen-address=127.0.0.1:\(promPort)"],
-                                            ready: "http://127.0.0.1:\(promPort)/-/ready", in: work, name: "prometheus")
+        let prometheus = try Self.startPrometheus(in: work, port: promPort)
         defer { Harness.stop(prometheus, signal: SIGTERM) }
         func query(_ promQL: String) throws -> Double? {
             let answer = try Harness.json(try Self.fetch("http://127.0.0.1:\(promPort)/api/v1/query?query=\(promQL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")").body)
@@ -496,10 +497,7 @@ extension ServeCLITests {
             basic_auth: {username: prom, password: hunter2}
             static_configs: [{targets: ["127.0.0.1:\(serve.port)"]}]
         """.utf8))
-        let prometheus = try Self.startPeer("/usr/bin/prometheus",
-                                            ["--config.file=\(work)/prometheus.yml", "--storage.tsdb.path=\(work)/tsdb",
-                                             "--web.listen-address=127.0.0.1:\(promPort)"],
-                                            ready: "http://127.0.0.1:\(promPort)/-/ready", in: work, name: "prometheus")
+        let prometheus = try Self.startPrometheus(in: work, port: promPort)
         defer { Harness.stop(prometheus, signal: SIGTERM) }
         #expect(Harness.waitFor(seconds: 30) {
             let answer = (try? Self.fetch("http://127.0.0.1:\(promPort)/api/v1/query?query=up%7Bjob%3D%22sonde%22%7D").body) ?? ""
