@@ -1,5 +1,6 @@
 import Crypto
 import SwiftASN1
+import Synchronization
 import X509
 
 /// What sonde reads from a peer certificate's DER (libcurl's CURLINFO_CERTINFO "Cert:" line, a
@@ -16,6 +17,23 @@ struct CertificateDERFacts: Equatable {
     var dnsNames: [String]?
     var subjectDN: String?
     var issuerDN: String?
+
+    /// Facts already read, by the PEM text they came from (a certificate's bytes never change,
+    /// so neither do its facts): a probe of the same server again skips the base64, the hash and
+    /// the parse. At most `cacheLimit` entries; the cache is emptied when full.
+    private static let cache = Mutex<[String: CertificateDERFacts?]>([:])
+    static let cacheLimit = 256
+
+    /// `init(pem:)`, through the cache. Any thread.
+    static func cached(pem: String) -> CertificateDERFacts? {
+        if let known = cache.withLock({ $0[pem] }) { return known }
+        let facts = CertificateDERFacts(pem: pem)
+        cache.withLock { entries in
+            if entries.count >= cacheLimit { entries.removeAll(keepingCapacity: true) }
+            entries[pem] = .some(facts)
+        }
+        return facts
+    }
 
     /// The facts of the PEM block libcurl wrote ("-----BEGIN CERTIFICATE-----…"); nil when it is not one.
     init?(pem: String) {

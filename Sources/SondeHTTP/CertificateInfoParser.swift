@@ -12,7 +12,7 @@ enum CertificateInfoParser {
                 guard let colon = line.firstIndex(of: ":") else { continue }
                 fields[String(line[..<colon])] = String(line[line.index(after: colon)...])
             }
-            let facts = fields["Cert"].flatMap { CertificateDERFacts(pem: $0) }
+            let facts = fields["Cert"].flatMap { CertificateDERFacts.cached(pem: $0) }
             return PeerCertificate(
                 subject: fields["Subject"] ?? "", issuer: fields["Issuer"] ?? "",
                 serialNumber: fields["Serial Number"], signatureAlgorithm: fields["Signature Algorithm"],

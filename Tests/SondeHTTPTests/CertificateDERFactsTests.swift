@@ -50,6 +50,14 @@ kG64DMktCaG44aWVzAIgUW8vW2niYF+IyNJjbSlYsW7C+Lqbo/3udHJTa/j5kG0=
         #expect(facts.fingerprintSHA256.count == 64 && facts.subjectDN == nil && facts.dnsNames == nil)
     }
 
+    @Test func theCacheGivesWhatAParseGives() {
+        for _ in 0..<2 {
+            #expect(CertificateDERFacts.cached(pem: Self.pem) == CertificateDERFacts(pem: Self.pem))
+            #expect(CertificateDERFacts.cached(pem: "not a pem") == nil)
+        }
+        #expect(CertificateDERFacts.cached(pem: Self.pem)?.subjectDN?.hasPrefix("CN=") == true)
+    }
+
     @Test func goEscapesOnlyWhereGoDoes() {
         #expect(GoDistinguishedName.escape(" a#b, c ") == ##"\ a#b\, c\ "##)
         #expect(GoDistinguishedName.escape("#x") == ##"\#x"##)
