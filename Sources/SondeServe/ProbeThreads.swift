@@ -30,7 +30,8 @@ final class ProbeThreads: @unchecked Sendable {
         }
     }
 
-    private func submit(_ job: @escaping () -> Void) {
+    /// Queues `job` for an idle thread, or starts a thread for it.
+    func submit(_ job: @escaping () -> Void) {
         condition.lock()
         jobs.append(job)
         let startThread = idle < jobs.count

@@ -1,24 +1,35 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import SondeServe
 
-/// `ProbeThreads`: a job never waits for another (20 jobs of 300 ms at once end together), and a
-/// thread is used again by a later job.
+/// `ProbeThreads`: a job never waits for another (20 jobs run at once), and a thread is used again
+/// by a later job.
 @Suite struct ProbeThreadsTests {
-    @Test func jobsDoNotWaitForEachOther() async {
+    /// 20 jobs that each wait (up to 10 s) until all 20 have started: they finish only if none
+    /// was queued behind another.
+    @Test func jobsDoNotWaitForEachOther() {
         let threads = ProbeThreads(keepIdle: 4)
-        let started = Date()
-        let results = await withTaskGroup(of: Int.self) { group in
-            for index in 0..<20 {
-                group.addTask { await threads.run { usleep(300_000); return index } }
+        let arrived = Mutex(0)
+        let released = Mutex([Bool]())
+        let barrier = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        for _ in 0..<20 {
+            done.enter()
+            threads.submit {
+                let count = arrived.withLock { value -> Int in
+                    value += 1
+                    return value
+                }
+                if count == 20 { for _ in 0..<20 { barrier.signal() } }
+                let passed = barrier.wait(timeout: .now() + 10) == .success
+                released.withLock { $0.append(passed) }
+                done.leave()
             }
-            var all: [Int] = []
-            for await result in group { all.append(result) }
-            return all.sorted()
         }
-        #expect(results == Array(0..<20))
-        // Serially the jobs would take 6 s; in parallel about 0.3 s (bounded generously for a busy machine).
-        #expect(Date().timeIntervalSince(started) < 3, "\(Date().timeIntervalSince(started)) s")
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        let outcomes = released.withLock { $0 }
+        #expect(outcomes.count == 20 && outcomes.allSatisfy { $0 }, "\(outcomes.filter { $0 }.count) of 20 jobs ran at once")
     }
 
     @Test func aThreadIsUsedAgain() async {
