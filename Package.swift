@@ -48,7 +48,11 @@ let package = Package(
             name: "SondeCore",
             dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
-        .target(name: "SondeHTTP", dependencies: ["CurlShim", "CSignalFlags", "SondeCore"]),
+        // swift-crypto and swift-certificates read the peer certificates' DER (fingerprint, names).
+        .target(name: "SondeHTTP", dependencies: ["CurlShim", "CSignalFlags", "SondeCore",
+                                                  .product(name: "Crypto", package: "swift-crypto"),
+                                                  .product(name: "X509", package: "swift-certificates"),
+                                                  .product(name: "SwiftASN1", package: "swift-asn1")]),
         // libpcap (Debian libpcap-dev) as a system library module.
         .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
         .target(name: "SondeCapture", dependencies: ["CPcap", "SondeCore"]),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # sonde serve's benchmarks (section 9 of `make bench`), beside blackbox_exporter.
-# Usage: scripts/bench-serve.sh [path/to/sonde]   (SERVE_BENCH_MINUTES=N changes the 10-minute soak of b)
+# Usage: scripts/bench-serve.sh [path/to/sonde]   (SERVE_BENCH_MINUTES=N changes the 10-minute soak of b;
+# SERVE_BENCH_ONLY=probe runs a, the /probe comparison, alone: about a minute)
 # Loopback only; bounded (about SERVE_BENCH_MINUTES + 3 minutes).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,6 +50,7 @@ for target in targets:
     print(f"      {target.split(':')[0]}: sonde {ms:.2f} ms, blackbox_exporter {mb:.2f} ms, ratio {ms / mb:.2f} (target <= 1.00)")
 PY
 kill "$serve_pid" 2>/dev/null || true; wait "$serve_pid" 2>/dev/null || true
+[[ ${SERVE_BENCH_ONLY:-} == probe ]] && exit 0
 
 echo "   b) 50 probe checks every 10 s for $minutes min: serve's CPU and RSS (from /proc), then idle between runs"
 {

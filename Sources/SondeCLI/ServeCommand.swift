@@ -166,8 +166,16 @@ struct ScheduledRunner: Sendable {
         timer.cancel()
         let finishedAt = Date().timeIntervalSince1970
         let result = stop.isPulled ? "timeout" : ended.finished?.run.status.rawValue ?? "error"
-        let families = ended.finished.map {
+        var families = ended.finished.map {
             PrometheusWriter.families(run: $0.run, summary: $0.summary, thresholds: $0.thresholds, soaks: $0.soaks, resume: $0.resume, checks: $0.checks)
+        }
+        // The phase histograms of the run's transactions, read back from its journal.
+        if let folder = ended.folder, let finished = ended.finished, finished.summary.transactions > 0 {
+            do throws(TaskError) {
+                families?.add(try PhaseHistograms.of(runFolder: folder).families)
+            } catch {
+                printError("sonde serve: check \(name): no phase histograms: \(error.message)")
+            }
         }
         var writeError = ended.folder != nil && ended.finished == nil ? "the report of check \(name) could not be written (see the log)" : nil
         if let history, let folder = ended.folder, ended.finished != nil {

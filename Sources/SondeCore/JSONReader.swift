@@ -82,6 +82,13 @@ public struct JSONReader {
         return result
     }
 
+    /// An array of strings.
+    public mutating func readStrings() throws(JSONReadError) -> [String] {
+        var result: [String] = []
+        try readArray { (reader: inout JSONReader) throws(JSONReadError) in result.append(try reader.readString()) }
+        return result
+    }
+
     /// True (and consumed) when the next value is `null`.
     public mutating func readNull() -> Bool {
         skipWhitespace()

@@ -222,8 +222,12 @@ public struct ResponseRecord: Codable, Sendable, Equatable {
     }
 }
 
-/// A certificate the server presented, as libcurl's CURLINFO_CERTINFO describes it.
+/// A certificate the server presented, as libcurl's CURLINFO_CERTINFO describes it, and what
+/// sonde reads from its DER (the "Cert:" PEM of the same info): its fingerprint, its DNS names,
+/// and its names as Go's crypto/x509 writes them (blackbox_exporter's `probe_ssl_last_chain_info`).
+/// The DER facts are nil when libcurl gave no PEM or the DER did not parse.
 public struct PeerCertificate: Codable, Sendable, Equatable {
+    /// OpenSSL's one-line form (`O = sonde, CN = localhost`), as libcurl gives it.
     public var subject: String
     public var issuer: String
     public var serialNumber: String?
@@ -231,8 +235,19 @@ public struct PeerCertificate: Codable, Sendable, Equatable {
     public var publicKeyAlgorithm: String?
     public var notBefore: Timestamp?
     public var notAfter: Timestamp?
+    /// SHA-256 of the certificate's DER, 64 lowercase hex digits.
+    public var fingerprintSHA256: String?
+    /// The subject alternative name's dNSName entries, in the certificate's order.
+    public var dnsNames: [String]?
+    /// The subject as Go's `pkix.Name.String()` writes it (`CN=localhost,O=sonde`: RFC 4514 style,
+    /// most specific first).
+    public var subjectDN: String?
+    /// The issuer, written as `subjectDN` is.
+    public var issuerDN: String?
+
     public init(subject: String, issuer: String, serialNumber: String? = nil, signatureAlgorithm: String? = nil,
-                publicKeyAlgorithm: String? = nil, notBefore: Timestamp? = nil, notAfter: Timestamp? = nil) {
+                publicKeyAlgorithm: String? = nil, notBefore: Timestamp? = nil, notAfter: Timestamp? = nil,
+                fingerprintSHA256: String? = nil, dnsNames: [String]? = nil, subjectDN: String? = nil, issuerDN: String? = nil) {
         self.subject = subject
         self.issuer = issuer
         self.serialNumber = serialNumber
@@ -240,6 +255,10 @@ public struct PeerCertificate: Codable, Sendable, Equatable {
         self.publicKeyAlgorithm = publicKeyAlgorithm
         self.notBefore = notBefore
         self.notAfter = notAfter
+        self.fingerprintSHA256 = fingerprintSHA256
+        self.dnsNames = dnsNames
+        self.subjectDN = subjectDN
+        self.issuerDN = issuerDN
     }
 }
 
@@ -427,6 +446,11 @@ extension PeerCertificate: JSONWritable {
             o.member("publicKeyAlgorithm", publicKeyAlgorithm)
             o.member("notBefore", notBefore)
             o.member("notAfter", notAfter)
+            o.member("fingerprintSHA256", fingerprintSHA256)
+            o.key("dnsNames")
+            if let dnsNames { o.array(dnsNames) { $0.string($1) } } else { o.null() }
+            o.member("subjectDN", subjectDN)
+            o.member("issuerDN", issuerDN)
         }
     }
 }

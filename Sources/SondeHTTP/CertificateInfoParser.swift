@@ -1,23 +1,26 @@
 import SondeCore
 
-/// Turns libcurl's CURLINFO_CERTINFO lines ("Subject:CN = localhost", "Expire date:Nov 21 21:00:00 2027 GMT", …)
-/// into `PeerCertificate` values. Unknown lines are ignored; unparseable dates become nil.
+/// Turns libcurl's CURLINFO_CERTINFO lines ("Subject:CN = localhost", "Expire date:Nov 21 21:00:00 2027 GMT",
+/// "Cert:-----BEGIN CERTIFICATE-----…", …) into `PeerCertificate` values: the text fields as libcurl
+/// wrote them, and the facts of the "Cert:" PEM's DER (`CertificateDERFacts`). Unknown lines are
+/// ignored; unparseable dates and a PEM that does not decode become nil.
 enum CertificateInfoParser {
     static func parse(_ certificates: [[String]]) -> [PeerCertificate] {
         certificates.map { lines in
             var fields: [String: String] = [:]
             for line in lines {
                 guard let colon = line.firstIndex(of: ":") else { continue }
-                let name = String(line[..<colon])
-                guard name != "Cert" else { continue }
-                fields[name] = String(line[line.index(after: colon)...])
+                fields[String(line[..<colon])] = String(line[line.index(after: colon)...])
             }
+            let facts = fields["Cert"].flatMap { CertificateDERFacts.cached(pem: $0) }
             return PeerCertificate(
                 subject: fields["Subject"] ?? "", issuer: fields["Issuer"] ?? "",
                 serialNumber: fields["Serial Number"], signatureAlgorithm: fields["Signature Algorithm"],
                 publicKeyAlgorithm: fields["Public Key Algorithm"],
                 notBefore: fields["Start date"].flatMap(parseOpenSSLDate),
-                notAfter: fields["Expire date"].flatMap(parseOpenSSLDate))
+                notAfter: fields["Expire date"].flatMap(parseOpenSSLDate),
+                fingerprintSHA256: facts?.fingerprintSHA256, dnsNames: facts?.dnsNames,
+                subjectDN: facts?.subjectDN, issuerDN: facts?.issuerDN)
         }
     }
 

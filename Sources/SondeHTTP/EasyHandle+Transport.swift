@@ -27,6 +27,7 @@ extension EasyHandle {
             try set(CURLOPT_CAINFO, string: bundle)
         }
         if let pin = options.pinnedPublicKey { try set(CURLOPT_PINNEDPUBLICKEY, string: pin) }
+        if let groups = options.tlsGroups { try set(CURLOPT_SSL_EC_CURVES, string: groups) }
         switch options.ipVersion {
         case .any: break
         case .v4: try set(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V4))

@@ -40,6 +40,9 @@ public struct ProbeOptions: Sendable {
     public var caCertPath: String? = nil
     /// `sha256//BASE64` or a PEM/DER file path (CURLOPT_PINNEDPUBLICKEY).
     public var pinnedPublicKey: String? = nil
+    /// The TLS key-exchange groups offered, in order, as OpenSSL names them (`X25519:P-256`,
+    /// CURLOPT_SSL_EC_CURVES); nil offers the TLS library's defaults.
+    public var tlsGroups: String? = nil
     public var ipVersion = IPVersion.any
     /// `host:port:address` entries (CURLOPT_RESOLVE).
     public var resolve: [String] = []

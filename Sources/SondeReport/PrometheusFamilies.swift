@@ -8,25 +8,63 @@
 public struct PrometheusFamilies: Sendable {
     public typealias Sample = (labels: [(String, String)], value: Double)
 
+    /// One line of a family: its sample name is the family's name and `suffix` (`_bucket`, `_sum`,
+    /// `_count` of a histogram; "" for a gauge or counter).
+    private typealias Line = (suffix: String, labels: [(String, String)], value: Double)
+
     private var order: [String] = []
-    private var families: [String: (type: String, help: String, samples: [Sample])] = [:]
+    private var families: [String: (type: String, help: String, lines: [Line])] = [:]
 
     public init() {}
 
     /// Adds `samples` to family `name` (made with `type` and `help` the first time).
     public mutating func add(_ name: String, _ type: String, _ help: String, _ samples: [Sample]) {
+        append(name, type, help, samples.map { ("", $0.labels, $0.value) })
+    }
+
+    private mutating func append(_ name: String, _ type: String, _ help: String, _ lines: [Line]) {
         if families[name] == nil {
             order.append(name)
             families[name] = (type, help, [])
         }
-        families[name]?.samples += samples
+        families[name]?.lines += lines
+    }
+
+    /// One series of a histogram: per upper bound (seconds or whatever the family measures,
+    /// ascending, +Inf last) the count of values at or below it (cumulative, so never decreasing),
+    /// the values' sum and their count (the +Inf bucket's).
+    public struct HistogramSeries: Sendable {
+        public var labels: [(String, String)]
+        public var buckets: [(upperBound: Double, cumulativeCount: Int)]
+        public var sum: Double
+        public var count: Int
+
+        public init(labels: [(String, String)], buckets: [(upperBound: Double, cumulativeCount: Int)], sum: Double, count: Int) {
+            self.labels = labels
+            self.buckets = buckets
+            self.sum = sum
+            self.count = count
+        }
+    }
+
+    /// Adds a histogram family `name`: `name_bucket{…,le="…"}`, `name_sum`, `name_count` per series.
+    public mutating func addHistogram(_ name: String, _ help: String, _ series: [HistogramSeries]) {
+        var lines: [Line] = []
+        for one in series {
+            for bucket in one.buckets {
+                lines.append(("_bucket", one.labels + [("le", Self.format(bucket.upperBound))], Double(bucket.cumulativeCount)))
+            }
+            lines.append(("_sum", one.labels, one.sum))
+            lines.append(("_count", one.labels, Double(one.count)))
+        }
+        append(name, "histogram", help, lines)
     }
 
     /// Every family of `other` added after these.
     public mutating func add(_ other: PrometheusFamilies) {
         for name in other.order {
             guard let family = other.families[name] else { continue }
-            add(name, family.type, family.help, family.samples)
+            append(name, family.type, family.help, family.lines)
         }
     }
 
@@ -34,8 +72,8 @@ public struct PrometheusFamilies: Sendable {
     public func labelled(_ label: (String, String)) -> PrometheusFamilies {
         var result = self
         for name in order {
-            result.families[name]?.samples = families[name]?.samples.map { sample -> Sample in
-                sample.labels.contains { $0.0 == label.0 } ? sample : ([label] + sample.labels, sample.value)
+            result.families[name]?.lines = families[name]?.lines.map { line -> Line in
+                line.labels.contains { $0.0 == label.0 } ? line : (line.suffix, [label] + line.labels, line.value)
             } ?? []
         }
         return result
@@ -47,12 +85,12 @@ public struct PrometheusFamilies: Sendable {
     public var text: String {
         var out = ""
         for name in order {
-            guard let family = families[name], !family.samples.isEmpty else { continue }
+            guard let family = families[name], !family.lines.isEmpty else { continue }
             out += "# HELP \(name) \(family.help)\n# TYPE \(name) \(family.type)\n"
-            for sample in family.samples {
-                let labels = sample.labels.isEmpty ? "" :
-                    "{" + sample.labels.map { "\($0.0)=\"\(Self.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
-                out += "\(name)\(labels) \(Self.format(sample.value))\n"
+            for line in family.lines {
+                let labels = line.labels.isEmpty ? "" :
+                    "{" + line.labels.map { "\($0.0)=\"\(Self.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
+                out += "\(name)\(line.suffix)\(labels) \(Self.format(line.value))\n"
             }
         }
         return out

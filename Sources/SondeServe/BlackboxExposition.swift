@@ -76,6 +76,9 @@ struct BlackboxExposition {
                 set("probe_ssl_earliest_cert_expiry", earliest)
                 set("probe_ssl_last_chain_expiry_timestamp_seconds", earliest)
             }
+            if let leaf = last.peerCertificates.first, let labels = Self.chainInfoLabels(leaf) {
+                set("probe_ssl_last_chain_info", 1, labels: labels)
+            }
         }
     }
 
@@ -88,6 +91,16 @@ struct BlackboxExposition {
     }
 
     // MARK: Names and values
+
+    /// blackbox 0.23's `probe_ssl_last_chain_info` labels of the leaf: its DER's SHA-256, subject and
+    /// issuer as Go writes them, its DNS names joined by commas (IP addresses left out, as Go's
+    /// `DNSNames` leaves them). nil when libcurl gave no certificate DER that parsed.
+    static func chainInfoLabels(_ leaf: PeerCertificate) -> [(String, String)]? {
+        guard let fingerprint = leaf.fingerprintSHA256, let subject = leaf.subjectDN, let issuer = leaf.issuerDN else { return nil }
+        // In blackbox's order of writing them (client_golang sorts label names).
+        return [("fingerprint_sha256", fingerprint), ("issuer", issuer), ("subject", subject),
+                ("subjectalternative", (leaf.dnsNames ?? []).joined(separator: ","))]
+    }
 
     /// blackbox's `probe_http_version`: 1.1, 2, 3 (0 when unknown).
     static func versionNumber(_ protocolName: String?) -> Double {
@@ -147,6 +160,7 @@ struct BlackboxExposition {
         "probe_ip_protocol": "Specifies whether probe ip protocol is IP4 or IP6",
         "probe_ssl_earliest_cert_expiry": "Returns last SSL chain expiry in unixtime",
         "probe_ssl_last_chain_expiry_timestamp_seconds": "Returns last SSL chain expiry in timestamp",
+        "probe_ssl_last_chain_info": "Contains SSL leaf certificate information",
         "probe_success": "Displays whether or not the probe was a success",
         "probe_tls_version_info": "Returns the TLS version used or NaN when unknown",
         "sonde_probe_phase_seconds": "sonde: each phase as libcurl measured it (URLSessionTaskTransactionMetrics), summed over all redirects",

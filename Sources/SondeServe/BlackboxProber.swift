@@ -8,7 +8,8 @@ import SondeRun
 /// version and TLS), measured by libcurl, and the same series blackbox emits
 /// (`BlackboxExposition`) plus sonde's own.
 ///
-/// Threading: `probe` runs the blocking work on its own thread; call it from any task.
+/// Threading: `probe` runs the blocking work on a thread of `ProbeThreads` (kept between probes);
+/// call it from any task.
 struct BlackboxProber {
     let module: BlackboxModule
     let moduleName: String
@@ -28,7 +29,7 @@ struct BlackboxProber {
     }
 
     func probe(target: String) async -> Outcome {
-        await runOnDedicatedThread(named: "sonde-probe") { run(target: target) }
+        await ProbeThreads.shared.run { run(target: target) }
     }
 
     /// The whole probe, on the calling thread.
@@ -81,6 +82,7 @@ struct BlackboxProber {
         options.connectTimeoutMs = remainingMs
         options.insecure = module.http.insecureSkipVerify
         options.caCertPath = module.http.caFile
+        options.tlsGroups = Self.goKeyExchangeGroups
         options.ipVersion = resolved.family == 4 ? .v4 : .v6
         let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
         let isLiteral = host == resolved.address
@@ -138,6 +140,13 @@ struct BlackboxProber {
         }
         return finish(success: true)
     }
+
+    /// The key-exchange groups blackbox_exporter 0.23 offers (Go 1.19–1.20's crypto/tls default
+    /// `CurvePreferences`), in its order: a probe's handshake is then the one blackbox makes. The
+    /// TLS library's own default would lead with a post-quantum hybrid (OpenSSL 3.5 and later:
+    /// X25519MLKEM768), whose ML-KEM key generation, larger messages and the server's encapsulation
+    /// every probe would pay on top of blackbox's handshake.
+    static let goKeyExchangeGroups = "X25519:P-256:P-384:P-521"
 
     /// blackbox's log lines, logfmt, with the time of each.
     struct Log {

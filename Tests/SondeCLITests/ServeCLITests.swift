@@ -88,6 +88,13 @@ import Testing
         return pid
     }
 
+    /// Starts Prometheus on `port` with `work`/prometheus.yml (its data in `work`/tsdb) and waits until it is ready.
+    static func startPrometheus(in work: String, port: Int) throws -> pid_t {
+        try startPeer("/usr/bin/prometheus",
+                      ["--config.file=\(work)/prometheus.yml", "--storage.tsdb.path=\(work)/tsdb", "--web.listen-address=127.0.0.1:\(port)"],
+                      ready: "http://127.0.0.1:\(port)/-/ready", in: work, name: "prometheus")
+    }
+
     @Test func blackboxCompatibleThroughPrometheus() throws {
         let target = try TargetProcess.get()
         let work = Harness.temporaryDirectory()
@@ -120,9 +127,13 @@ import Testing
         let reference = try Self.fetch("http://127.0.0.1:\(blackboxPort)/probe?target=\(url)&module=http_2xx")
         #expect(sonde.status == 200 && reference.status == 200)
         let ours = Self.samples(sonde.body), theirs = Self.samples(reference.body)
-        // blackbox's chain info carries the leaf's SHA-256 fingerprint, which libcurl does not give sonde (README).
-        let shared = Set(theirs.keys.filter { !$0.hasPrefix("probe_ssl_last_chain_info") })
+        // Every series blackbox has, with the same labels and label values: probe_ssl_last_chain_info's
+        // fingerprint, subject, issuer and DNS names of the same leaf among them.
+        let shared = Set(theirs.keys)
         #expect(shared.subtracting(ours.keys).isEmpty, "series blackbox has and sonde lacks: \(shared.subtracting(ours.keys).sorted())")
+        let chainKeys = theirs.keys.filter { $0.hasPrefix("probe_ssl_last_chain_info{") }
+        #expect(chainKeys.count == 1 && chainKeys.allSatisfy { ours[$0] == 1 && $0.contains("subjectalternative=\"localhost\"") },
+                "blackbox \(chainKeys), sonde \(ours.keys.filter { $0.hasPrefix("probe_ssl_last_chain_info") })")
         for key in ["probe_success", "probe_http_status_code", "probe_http_version", "probe_http_ssl", "probe_ip_protocol",
                     "probe_ip_addr_hash", "probe_http_redirects", "probe_http_content_length", "probe_tls_version_info{version=\"TLS 1.3\"}",
                     "probe_ssl_earliest_cert_expiry"] {
@@ -161,10 +172,7 @@ import Testing
         """.utf8))
         let check = try Harness.run("/usr/bin/promtool", ["check", "config", work + "/prometheus.yml"])
         #expect(check.status == 0, "promtool: \(check.stdout) \(check.stderr)")
-        let prometheus = try Self.startPeer("/usr/bin/prometheus",
-                                            ["--config.file=\(work)/prometheus.yml", "--storage.tsdb.path=\(work)/tsdb",
-                                             "--web.listen-address=127.0.0.1:\(promPort)"],
-                                            ready: "http://127.0.0.1:\(promPort)/-/ready", in: work, name: "prometheus")
+        let prometheus = try Self.startPrometheus(in: work, port: promPort)
         defer { Harness.stop(prometheus, signal: SIGTERM) }
         let api = "http://127.0.0.1:\(promPort)/api/v1"
         func series(_ selector: String) throws -> [[String: String]] {
@@ -193,9 +201,84 @@ import Testing
                 }.joined(separator: ",")
             })
         }
-        let blackboxShape = try shape("blackbox").filter { !$0.contains("probe_ssl_last_chain_info") }
+        let blackboxShape = try shape("blackbox")
         let sondeShape = try shape("sonde_probe")
+        #expect(blackboxShape.contains { $0.hasPrefix("__name__=probe_ssl_last_chain_info,") })
         #expect(blackboxShape.subtracting(sondeShape).isEmpty, "missing in sonde: \(blackboxShape.subtracting(sondeShape).sorted())")
+        // The leaf's chain info as Prometheus stored it from both jobs: the same label values.
+        func chainInfo(_ job: String) throws -> [[String: String]] {
+            try series("probe_ssl_last_chain_info{job=\"\(job)\"}").map { $0.filter { !["job", "instance"].contains($0.key) } }
+        }
+        let theirChain = try chainInfo("blackbox"), ourChain = try chainInfo("sonde_probe")
+        #expect(theirChain.count == 1 && ourChain == theirChain, "blackbox \(theirChain), sonde \(ourChain)")
+        #expect(theirChain.first?["fingerprint_sha256"]?.count == 64)
+    }
+
+    /// `/metrics` has each check's latest run as real histograms (`sonde_http_phase_duration_seconds`):
+    /// promtool finds nothing wrong with them, and Prometheus's `histogram_quantile` over the scraped
+    /// buckets lands in the bucket that holds the run's own median (the quantile gauge beside them).
+    /// The buckets README documents for `sonde_http_phase_duration_seconds` (seconds, +Inf beside them).
+    static let histogramBounds = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+    @Test func phaseHistogramsOnMetricsThroughPrometheus() throws {
+        let target = try TargetProcess.get()
+        let work = Harness.temporaryDirectory()
+        // Runs of 9 fresh connections to a URL that takes a while (every 20 s: the first starts within 2 s).
+        let serve = try Serve(config: Self.probeConfig(target, extra: """
+            vantage: lab-h
+            checks:
+              - {name: slow, kind: probe, urls: ["\(target.http)/delay/3"], count: 9, no-reuse: true, every: 20s}
+            """))
+        defer { serve.stop() }
+        var metrics = ""
+        #expect(Harness.waitFor(seconds: 40) {
+            metrics = (try? Self.fetch("\(serve.base)/metrics"))?.body ?? ""
+            return metrics.contains("sonde_http_phase_duration_seconds_count")
+        }, "no histogram on /metrics: \(metrics.prefix(2000))")
+        let values = Self.samples(metrics)
+        let labels = #"vantage="lab-h",check="slow",url="\#(target.http)/delay/3",phase="total",connection="cold""#
+        #expect(values["sonde_http_phase_duration_seconds_count{\(labels)}"] == 9)
+        #expect(values["sonde_http_phase_duration_seconds_bucket{\(labels),le=\"+Inf\"}"] == 9)
+        let sum = try #require(values["sonde_http_phase_duration_seconds_sum{\(labels)}"])
+        #expect(sum >= 9 * 0.003, "9 transactions of at least 3 ms: \(sum) s")
+        // Cumulative buckets: never decreasing with le.
+        let buckets = Self.histogramBounds.compactMap {
+            values["sonde_http_phase_duration_seconds_bucket{\(labels),le=\"\($0 == $0.rounded() ? String(Int($0)) : String($0))\"}"]
+        }
+        #expect(buckets.count == 16 && zip(buckets, buckets.dropFirst()).allSatisfy { $0 <= $1 }, "\(buckets)")
+        // promtool's parser and linter on the exposition: nothing said of the histogram.
+        FileManager.default.createFile(atPath: work + "/metrics.txt", contents: Data(metrics.utf8))
+        let lint = try Harness.run("/bin/sh", ["-c", "/usr/bin/promtool check metrics < \(work)/metrics.txt"])
+        #expect(!(lint.stdout + lint.stderr).contains("sonde_http_phase_duration_seconds") && !(lint.stdout + lint.stderr).contains("error"),
+                "promtool: \(lint.stdout) \(lint.stderr)")
+
+        let promPort = Harness.freePort()
+        FileManager.default.createFile(atPath: work + "/prometheus.yml", contents: Data("""
+        global: {scrape_interval: 1s, scrape_timeout: 1s}
+        scrape_configs:
+          - job_name: sonde
+            static_configs: [{targets: ["127.0.0.1:\(serve.port)"]}]
+        """.utf8))
+        let prometheus = try Self.startPrometheus(in: work, port: promPort)
+        defer { Harness.stop(prometheus, signal: SIGTERM) }
+        func query(_ promQL: String) throws -> Double? {
+            let answer = try Harness.json(try Self.fetch("http://127.0.0.1:\(promPort)/api/v1/query?query=\(promQL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")").body)
+            let value = ((answer["data"] as? [String: Any])?["result"] as? [[String: Any]])?.first?["value"] as? [Any]
+            return (value?.last as? String).flatMap(Double.init)
+        }
+        let selector = #"{job="sonde",check="slow",phase="total",connection="cold"}"#
+        var estimate: Double?
+        var median: Double?
+        #expect(Harness.waitFor(seconds: 30) {
+            estimate = try? query("histogram_quantile(0.5, sum by (le) (sonde_http_phase_duration_seconds_bucket\(selector)))")
+            median = try? query(#"sonde_http_phase_seconds{job="sonde",check="slow",phase="total",connection="cold",quantile="0.5"}"#)
+            return estimate != nil && median != nil
+        }, "Prometheus has no histogram_quantile or median")
+        let (ours, own) = (try #require(estimate), try #require(median))
+        let bounds = [0.0] + Self.histogramBounds
+        let upper = try #require(bounds.firstIndex { own <= $0 }, "median \(own) s beyond the last bound")
+        let lower = bounds[max(0, upper - 1)]
+        #expect(ours >= lower && ours <= bounds[upper], "histogram_quantile \(ours) s outside the median's bucket (\(lower), \(bounds[upper])] (median \(own) s)")
     }
 
     @Test func allowListRefusesBeforeSendingAnything() throws {
@@ -414,10 +497,7 @@ extension ServeCLITests {
             basic_auth: {username: prom, password: hunter2}
             static_configs: [{targets: ["127.0.0.1:\(serve.port)"]}]
         """.utf8))
-        let prometheus = try Self.startPeer("/usr/bin/prometheus",
-                                            ["--config.file=\(work)/prometheus.yml", "--storage.tsdb.path=\(work)/tsdb",
-                                             "--web.listen-address=127.0.0.1:\(promPort)"],
-                                            ready: "http://127.0.0.1:\(promPort)/-/ready", in: work, name: "prometheus")
+        let prometheus = try Self.startPrometheus(in: work, port: promPort)
         defer { Harness.stop(prometheus, signal: SIGTERM) }
         #expect(Harness.waitFor(seconds: 30) {
             let answer = (try? Self.fetch("http://127.0.0.1:\(promPort)/api/v1/query?query=up%7Bjob%3D%22sonde%22%7D").body) ?? ""

@@ -10,7 +10,9 @@ import Testing
         let start = Timestamp(microsecondsSince1970: 1_790_000_000_123_456)
         let certificate = PeerCertificate(subject: "CN=" + hostile, issuer: "CN=ca", serialNumber: "01",
                                           signatureAlgorithm: "sha256WithRSAEncryption", publicKeyAlgorithm: "rsaEncryption",
-                                          notBefore: start, notAfter: start.adding(microseconds: 86_400_000_000))
+                                          notBefore: start, notAfter: start.adding(microseconds: 86_400_000_000),
+                                          fingerprintSHA256: String(repeating: "ab", count: 32), dnsNames: ["h", hostile],
+                                          subjectDN: "CN=" + hostile, issuerDN: "CN=ca")
         let metrics = TransactionMetrics(
             request: RequestRecord(method: "POST", url: "https://h/p?q=" + hostile, headers: [HeaderField(name: "X", value: hostile)]),
             response: ResponseRecord(statusCode: 503, headers: [HeaderField(name: "Server", value: "nginx"), HeaderField(name: "", value: "")]),

@@ -1,0 +1,57 @@
+import Crypto
+import SwiftASN1
+import Synchronization
+import X509
+
+/// What sonde reads from a peer certificate's DER (libcurl's CURLINFO_CERTINFO "Cert:" line, a
+/// PEM block): the SHA-256 fingerprint (over the DER, as blackbox_exporter's `fingerprint_sha256`),
+/// the subject alternative name's DNS names, and the subject and issuer as Go writes them
+/// (`GoDistinguishedName`).
+///
+/// Nothing here traps on the server's bytes: a PEM that does not decode gives nil, a DER that does
+/// not parse as a certificate still gives its fingerprint.
+struct CertificateDERFacts: Equatable {
+    /// 64 lowercase hex digits.
+    var fingerprintSHA256: String
+    /// nil when the certificate did not parse; [] when it has no DNS names.
+    var dnsNames: [String]?
+    var subjectDN: String?
+    var issuerDN: String?
+
+    /// Facts already read, by the PEM text they came from (a certificate's bytes never change,
+    /// so neither do its facts): a probe of the same server again skips the base64, the hash and
+    /// the parse. At most `cacheLimit` entries; the cache is emptied when full.
+    private static let cache = Mutex<[String: CertificateDERFacts?]>([:])
+    static let cacheLimit = 256
+
+    /// `init(pem:)`, through the cache. Any thread.
+    static func cached(pem: String) -> CertificateDERFacts? {
+        if let known = cache.withLock({ $0[pem] }) { return known }
+        let facts = CertificateDERFacts(pem: pem)
+        cache.withLock { entries in
+            if entries.count >= cacheLimit { entries.removeAll(keepingCapacity: true) }
+            entries[pem] = .some(facts)
+        }
+        return facts
+    }
+
+    /// The facts of the PEM block libcurl wrote ("-----BEGIN CERTIFICATE-----…"); nil when it is not one.
+    init?(pem: String) {
+        guard let document = try? PEMDocument(pemString: pem), document.discriminator == "CERTIFICATE" else { return nil }
+        self.init(der: document.derBytes)
+    }
+
+    init(der: [UInt8]) {
+        fingerprintSHA256 = GoDistinguishedName.hex(SHA256.hash(data: der))
+        guard let certificate = try? Certificate(derEncoded: der) else { return }
+        subjectDN = GoDistinguishedName.string(certificate.subject)
+        issuerDN = GoDistinguishedName.string(certificate.issuer)
+        let alternatives = (try? certificate.extensions.subjectAlternativeNames) ?? nil
+        dnsNames = alternatives.map { names in
+            names.compactMap { name -> String? in
+                if case .dnsName(let dns) = name { return dns }
+                return nil
+            }
+        } ?? []
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import SondeServe
+
+/// `ProbeThreads`: a job never waits for another (20 jobs run at once), and a thread is used again
+/// by a later job.
+@Suite struct ProbeThreadsTests {
+    /// 20 jobs that each wait (up to 10 s) until all 20 have started: they finish only if none
+    /// was queued behind another.
+    @Test func jobsDoNotWaitForEachOther() {
+        let threads = ProbeThreads(keepIdle: 4)
+        let arrived = Mutex(0)
+        let released = Mutex([Bool]())
+        let barrier = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        for _ in 0..<20 {
+            done.enter()
+            threads.submit {
+                let count = arrived.withLock { value -> Int in
+                    value += 1
+                    return value
+                }
+                if count == 20 { for _ in 0..<20 { barrier.signal() } }
+                let passed = barrier.wait(timeout: .now() + 10) == .success
+                released.withLock { $0.append(passed) }
+                done.leave()
+            }
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        let outcomes = released.withLock { $0 }
+        #expect(outcomes.count == 20 && outcomes.allSatisfy { $0 }, "\(outcomes.filter { $0 }.count) of 20 jobs ran at once")
+    }
+
+    @Test func aThreadIsUsedAgain() async {
+        let threads = ProbeThreads(keepIdle: 2)
+        var seen: Set<UInt> = []
+        var reused = false
+        for _ in 0..<5 {
+            let id = await threads.run { UInt(pthread_self()) }
+            if seen.contains(id) { reused = true }
+            seen.insert(id)
+            try? await Task.sleep(nanoseconds: 20_000_000)  // the thread is idle again by then
+        }
+        #expect(reused && seen.count < 5, "threads: \(seen.count)")
+    }
+}
