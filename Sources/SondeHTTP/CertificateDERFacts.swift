@@ -20,12 +20,16 @@ struct CertificateDERFacts: Equatable {
 
     /// Facts already read, by the PEM text they came from (a certificate's bytes never change,
     /// so neither do its facts): a probe of the same server again skips the base64, the hash and
-    /// the parse. At most `cacheLimit` entries; the cache is emptied when full.
+    /// the parse. At most `cacheLimit` entries; the cache is emptied when full. Only PEMs of at
+    /// most `maxCachedPEMLength` characters are kept (a server's certificate is a few KB): a
+    /// hostile server rotating huge certificates cannot make the cache hold more than a few MB.
     private static let cache = Mutex<[String: CertificateDERFacts?]>([:])
     static let cacheLimit = 256
+    static let maxCachedPEMLength = 16 * 1024
 
     /// `init(pem:)`, through the cache. Any thread.
     static func cached(pem: String) -> CertificateDERFacts? {
+        guard pem.utf8.count <= maxCachedPEMLength else { return CertificateDERFacts(pem: pem) }
         if let known = cache.withLock({ $0[pem] }) { return known }
         let facts = CertificateDERFacts(pem: pem)
         cache.withLock { entries in

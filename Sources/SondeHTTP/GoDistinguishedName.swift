@@ -92,12 +92,13 @@ enum GoDistinguishedName {
         return [tag] + derLength(content.count) + content
     }
 
-    /// Go's `isPrintable` as `Marshal` calls it (asterisk and ampersand allowed).
-    private static func isPrintable(_ byte: UInt8) -> Bool {
+    /// Go's `isPrintable` as `Marshal` calls it for a string without an explicit type
+    /// (`rejectAsterisk, rejectAmpersand`: encoding/asn1/marshal.go), so "a*b" becomes a UTF8String.
+    static func isPrintable(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
              UInt8(ascii: "'")...UInt8(ascii: ")"), UInt8(ascii: "+")...UInt8(ascii: "/"),
-             UInt8(ascii: " "), UInt8(ascii: ":"), UInt8(ascii: "="), UInt8(ascii: "?"), UInt8(ascii: "*"), UInt8(ascii: "&"):
+             UInt8(ascii: " "), UInt8(ascii: ":"), UInt8(ascii: "="), UInt8(ascii: "?"):
             return true
         default:
             return false

@@ -58,6 +58,21 @@ kG64DMktCaG44aWVzAIgUW8vW2niYF+IyNJjbSlYsW7C+Lqbo/3udHJTa/j5kG0=
         #expect(CertificateDERFacts.cached(pem: Self.pem)?.subjectDN?.hasPrefix("CN=") == true)
     }
 
+    /// Go's Marshal picks PrintableString only without '*' and '&' (marshal.go: rejectAsterisk,
+    /// rejectAmpersand): an unknown attribute "a*b" is hex-encoded as a UTF8String, as blackbox prints it.
+    @Test func asteriskAndAmpersandAreNotPrintableForGo() {
+        #expect(GoDistinguishedName.isPrintable(UInt8(ascii: "a")) && GoDistinguishedName.isPrintable(UInt8(ascii: "?")))
+        #expect(!GoDistinguishedName.isPrintable(UInt8(ascii: "*")) && !GoDistinguishedName.isPrintable(UInt8(ascii: "&")))
+        #expect(!GoDistinguishedName.isPrintable(UInt8(ascii: "@")))
+    }
+
+    /// A PEM larger than a real certificate is parsed but not kept: a server rotating huge
+    /// certificates cannot grow the cache.
+    @Test func hugePEMsAreNotCached() {
+        let huge = Self.pem + String(repeating: " ", count: CertificateDERFacts.maxCachedPEMLength)
+        #expect(CertificateDERFacts.cached(pem: huge) == CertificateDERFacts(pem: huge))
+    }
+
     @Test func goEscapesOnlyWhereGoDoes() {
         #expect(GoDistinguishedName.escape(" a#b, c ") == ##"\ a#b\, c\ "##)
         #expect(GoDistinguishedName.escape("#x") == ##"\#x"##)
