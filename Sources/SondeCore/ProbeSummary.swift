@@ -86,6 +86,7 @@ public struct ProbeSummaryBuilder: Sendable {
     private var warm = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
     /// Per protocol name, cold and warm tables like the two above.
     private var byProtocol: [String: (cold: [LatencyDistribution?], warm: [LatencyDistribution?])] = [:]
+    private static let noTable = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
 
     public init() {}
 
@@ -112,20 +113,24 @@ public struct ProbeSummaryBuilder: Sendable {
             if let status = transaction.response?.statusCode { summary.statusCodes[String(status), default: 0] += 1 }
             guard transaction.response != nil else { continue }
             let values = transaction.phases.values
-            let empty = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
-            var protocolTables = transaction.networkProtocolName.map { byProtocol.removeValue(forKey: $0) ?? (empty, empty) }
+            let reused = transaction.isReusedConnection
             for index in values.indices {
                 guard let value = values[index] else { continue }
                 Self.record(value, at: index, in: &all)
-                if transaction.isReusedConnection {
-                    Self.record(value, at: index, in: &warm)
-                    if protocolTables != nil { Self.record(value, at: index, in: &protocolTables!.warm) }
-                } else {
-                    Self.record(value, at: index, in: &cold)
-                    if protocolTables != nil { Self.record(value, at: index, in: &protocolTables!.cold) }
-                }
+                if reused { Self.record(value, at: index, in: &warm) } else { Self.record(value, at: index, in: &cold) }
             }
-            if let name = transaction.networkProtocolName, let protocolTables { byProtocol[name] = protocolTables }
+            if let name = transaction.networkProtocolName {
+                // In place: the dictionary's entry is mutated, never copied out and back.
+                Self.record(values, reused: reused, in: &byProtocol[name, default: (Self.noTable, Self.noTable)])
+            }
+        }
+    }
+
+    private static func record(_ values: [Double?], reused: Bool,
+                               in tables: inout (cold: [LatencyDistribution?], warm: [LatencyDistribution?])) {
+        for index in values.indices {
+            guard let value = values[index] else { continue }
+            if reused { record(value, at: index, in: &tables.warm) } else { record(value, at: index, in: &tables.cold) }
         }
     }
 

@@ -160,23 +160,17 @@ public enum HTMLReportRenderer {
         return html + "</section>\n"
     }
 
-    /// With more than one protocol in the run: each protocol's cold and warm median per phase,
-    /// side by side (h2 against h3 after Alt-Svc, or an `--http3` race that fell back). Empty otherwise.
+    /// "Phases by protocol": `ProtocolComparison`'s rows, when the run holds more than one protocol; empty otherwise.
     static func protocolTable(_ summary: ProbeSummary) -> String {
-        guard summary.byProtocol.count > 1 else { return "" }
-        let phases = Phases.names.filter { name in summary.byProtocol.values.contains { $0.cold[name] != nil || $0.warm[name] != nil } }
-        var rows = ""
-        for (name, tables) in summary.byProtocol.sorted(by: { $0.key < $1.key }) {
-            for (population, table) in [("cold", tables.cold), ("warm", tables.warm)] {
-                guard let count = table["total"]?.count ?? table.values.first?.count else { continue }
-                rows += "<tr><th>\(htmlEscape(name)) \(population)</th><td>\(count)</td>"
-                    + phases.map { "<td>\(table[$0].map { formatMs($0.p50) } ?? "–")</td>" }.joined() + "</tr>\n"
-            }
-        }
+        guard let comparison = ProtocolComparison(summary) else { return "" }
+        let rows = comparison.rows.map { row in
+            "<tr><th>\(htmlEscape(row.protocolName)) \(row.population)</th><td>\(row.count)</td>"
+                + row.p50.map { "<td>\($0.map(formatMs) ?? "–")</td>" }.joined() + "</tr>\n"
+        }.joined()
         return """
         <section><h2>Phases by protocol (p50 ms)</h2>
         <div class="scroll"><table>
-        <thead><tr><th>protocol</th><th>n</th>\(phases.map { "<th>\(htmlEscape($0))</th>" }.joined())</tr></thead>
+        <thead><tr><th>protocol</th><th>n</th>\(comparison.phases.map { "<th>\(htmlEscape($0))</th>" }.joined())</tr></thead>
         <tbody>\(rows)</tbody></table></div></section>
 
         """

@@ -301,18 +301,13 @@ public struct TerminalRenderer: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// With more than one protocol in the run (h2 and h3 after Alt-Svc, or an `--http3` race
-    /// that fell back): each protocol's cold and warm p50 per phase, side by side.
+    /// "p50 by protocol": `ProtocolComparison`'s rows, when the run holds more than one protocol.
     private func protocolComparison(_ summary: ProbeSummary) -> [String] {
-        guard summary.byProtocol.count > 1 else { return [] }
-        let phases = Phases.names.filter { name in summary.byProtocol.values.contains { $0.cold[name] != nil || $0.warm[name] != nil } }
-        var lines = ["", paint(pad("p50 by protocol", 18) + phases.map { pad($0, 9, left: true) }.joined(), "1")]
-        for (name, tables) in summary.byProtocol.sorted(by: { $0.key < $1.key }) {
-            for (population, table) in [("cold", tables.cold), ("warm", tables.warm)] {
-                guard let count = table["total"]?.count ?? table.values.first?.count else { continue }
-                let label = "\(shown(name)) \(population) ×\(count)"
-                lines.append(pad(label, 18) + phases.map { pad(table[$0].map { formatMs($0.p50) } ?? "–", 9, left: true) }.joined())
-            }
+        guard let comparison = ProtocolComparison(summary) else { return [] }
+        var lines = ["", paint(pad("p50 by protocol", 18) + comparison.phases.map { pad($0, 9, left: true) }.joined(), "1")]
+        for row in comparison.rows {
+            lines.append(pad("\(shown(row.protocolName)) \(row.population) ×\(row.count)", 18)
+                + row.p50.map { pad($0.map(formatMs) ?? "–", 9, left: true) }.joined())
         }
         return lines
     }
