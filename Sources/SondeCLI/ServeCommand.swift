@@ -19,9 +19,9 @@ struct ServeCommand: AsyncParsableCommand {
         Example: sonde serve --config examples/serve/sonde.yaml
         Endpoints: /metrics (every check's latest run, serve's health), /probe?target=URL&module=NAME \
         (blackbox_exporter's http prober and metric names; only targets the config's allow: list matches), \
-        /-/healthy, POST /-/reload (also SIGHUP: a config that does not validate is refused with the reason, \
-        the running one stays), / (the checks and their latest runs), /runs/<id>/report.html. \
-        Listens on 127.0.0.1:9166 unless told otherwise. SIGINT or SIGTERM ends the runs under way \
+        /-/healthy, POST /-/reload with --web.enable-lifecycle (and SIGHUP: a config that does not validate is \
+        refused with the reason, the running one stays), / (the checks and their latest runs), /runs/<id>/report.html. \
+        Listens on 127.0.0.1:9166 unless told otherwise; a connection has 10 s to send its request. SIGINT or SIGTERM ends the runs under way \
         (their reports are written) and exits 0.
         """)
 
@@ -33,6 +33,20 @@ struct ServeCommand: AsyncParsableCommand {
                                                             valueName: "host:port"))
     var listen: String?
 
+    @Flag(name: .customLong("web.enable-lifecycle"),
+          help: "Let POST /-/reload reload the config (as Prometheus's flag does; off: 403). SIGHUP always reloads.")
+    var enableLifecycle = false
+
+    @Option(name: .customLong("web.max-connections"),
+            help: ArgumentHelp("The most HTTP connections open at once; more wait until one closes (lowered to fit the descriptor limit).",
+                               valueName: "n"))
+    var maxConnections = ServeLimits.defaultMaxConnections
+
+    @Option(name: .customLong("web.max-probes"),
+            help: ArgumentHelp("The most /probe calls under way at once; one more is answered 503 (lowered to fit the descriptor limit).",
+                               valueName: "n"))
+    var maxProbes = ServeLimits.defaultMaxProbes
+
     @OptionGroup var output: OutputDirectoryOption
     @OptionGroup var redaction: RedactionOptions
 
@@ -40,6 +54,9 @@ struct ServeCommand: AsyncParsableCommand {
     static let shutdownBound = 30.0
 
     func validate() throws {
+        for (name, value) in [("--web.max-connections", maxConnections), ("--web.max-probes", maxProbes)] where !(1...100_000).contains(value) {
+            throw ValidationError("\(name) must be between 1 and 100000 (got \(value))")
+        }
         if let listen, ListenAddress(parsing: listen) == nil {
             throw ValidationError("--listen '\(listen)' is not host:port (e.g. 127.0.0.1:9166, [::1]:9166; port 0 to 65535)")
         }
@@ -75,11 +92,12 @@ struct ServeCommand: AsyncParsableCommand {
         let reload: @Sendable () async -> String? = {
             await Self.reload(path: configPath, current: current, state: state, scheduler: scheduler, auth: auth)
         }
+        let limits = ServeLimits(maxConnections: maxConnections, maxProbes: maxProbes, fileLimit: ServeLimits.raisedFileLimit())
         let context = ServeRoutes.Context(state: state, config: current, reload: reload, inFlight: { await scheduler.running() },
                                           redactor: redaction.redactor, outputDirectory: output.outputDirectory, auth: auth,
-                                          history: history)
+                                          history: history, probes: ProbeAdmission(limit: limits.maxProbes), lifecycleEnabled: enableLifecycle)
         let listener: ServeListener
-        do { listener = try await ServeListener.start(address, context, tls: config.web?.tls) } catch {
+        do { listener = try await ServeListener.start(address, context, tls: config.web?.tls, limits: limits) } catch {
             printError("sonde serve: cannot listen on \(address): \(error)")
             throw ExitCode(ExitStatus.usage.rawValue)
         }
@@ -87,6 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
         let scheme = config.web?.tls == nil ? "http" : "https"
         say("sonde serve: listening on \(scheme)://\(host):\(listener.port)" + (auth.required ? " (authentication required)" : "") + " (\(config.checks.count) scheduled checks, "
               + "\(config.modules.count) modules, \(config.allow.patterns.count) allow patterns); runs in \(output.outputDirectory)")
+        say("sonde serve: limits: \(limits)" + (enableLifecycle ? "; POST /-/reload enabled" : ""))
         await scheduler.start(config.checks, parallel: config.parallel)
 
         while sonde_received_signal() == 0 {
@@ -107,13 +126,15 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Loads the config again: in force when it validates (the scheduler restarted with its
-    /// checks), else refused with the reason and the running config kept. nil on success.
+    /// checks), else refused with the reason and the running config kept. nil on success; else
+    /// the problems' places, keys and messages without the file's content (for an HTTP answer:
+    /// the log has them whole).
     static func reload(path: String, current: CurrentConfig, state: ServeState, scheduler: CheckScheduler, auth: ServeAuth) async -> String? {
         let config: ServeConfig
         do throws(SuiteLoader.Failure) { config = try ServeConfigLoader.load(path: path) } catch {
             printError("sonde serve: reload refused, the running config stays in force:\n\(error.description)")
             state.reloaded(successfully: false)
-            return error.description
+            return error.withoutContent
         }
         let before = current.value
         if config.listen != before.listen {

@@ -27,6 +27,36 @@ public enum NoFollowFile {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw TaskError(code: .localIOError, message: "cannot read \(path): \(systemErrorMessage(errno))") }
         defer { close(descriptor) }
+        return try readAll(descriptor: descriptor, path: path, maxBytes: maxBytes)
+    }
+
+    /// The bytes of the regular file `components.joined("/")` under the folder `directory`, where
+    /// no component is followed if it is a link (each is opened with `openat(2)` and `O_NOFOLLOW`
+    /// from its parent's descriptor, the folders with `O_DIRECTORY`); `directory` itself is
+    /// opened as named. An error for a link anywhere below `directory`, a missing name, a
+    /// component that is `.`, `..`, empty or holds `/`, or a file larger than `maxBytes`.
+    public static func read(in directory: String, components: [String], maxBytes: Int) throws(TaskError) -> [UInt8] {
+        let path = ([directory] + components).joined(separator: "/")
+        func failure(_ why: String) -> TaskError { TaskError(code: .localIOError, message: "cannot read \(path): \(why)") }
+        guard !components.isEmpty, components.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("/") }) else {
+            throw failure("not a plain path below the folder")
+        }
+        var current = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard current >= 0 else { throw failure(systemErrorMessage(errno)) }
+        for (index, component) in components.enumerated() {
+            let last = index == components.count - 1
+            let next = openat(current, component, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (last ? O_NONBLOCK : O_DIRECTORY))
+            let code = errno
+            close(current)
+            guard next >= 0 else { throw failure(code == ELOOP || code == ENOTDIR ? "\(component) is a link or not a folder" : systemErrorMessage(code)) }
+            current = next
+        }
+        defer { close(current) }
+        return try readAll(descriptor: current, path: path, maxBytes: maxBytes)
+    }
+
+    /// The rest of the open regular file `descriptor` (at most `maxBytes`, else an error).
+    private static func readAll(descriptor: Int32, path: String, maxBytes: Int) throws(TaskError) -> [UInt8] {
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
             throw TaskError(code: .localIOError, message: "cannot read \(path): not a regular file")

@@ -7,7 +7,9 @@ import Foundation
 /// A pattern is `scheme://host[:port]/path`, where the path may hold `*` (any run of characters,
 /// `/` and `?` included) and the host may start with `*.` (any subdomain, not the domain itself).
 /// Scheme and host compare case-insensitively, the port as a number (the scheme's default when
-/// absent); a target with user information (`user:pass@`) is refused, whatever the patterns.
+/// absent); a target with user information (`user:pass@`) is refused, whatever the patterns, and
+/// so is one whose path holds a dot segment (`DotSegments`): the path is matched as written,
+/// and libcurl or the server would remove `..` afterwards and reach a path the list never saw.
 public struct AllowList: Equatable, Sendable {
     public var patterns: [Pattern]
 
@@ -81,7 +83,8 @@ public struct AllowList: Equatable, Sendable {
         /// Path and query (`/` when empty).
         public var path: String
 
-        /// nil when `text` is not an http(s) URL with a host, or carries user information.
+        /// nil when `text` is not an http(s) URL with a host, carries user information or has a
+        /// dot segment in its path.
         public init?(parsing text: String) {
             guard text.utf8.count <= 8192, !SpecRules.hasControlCharacters(text),
                   let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
@@ -92,8 +95,20 @@ public struct AllowList: Equatable, Sendable {
             self.port = components.port ?? (scheme == "https" ? 443 : 80)
             guard (1...65_535).contains(port) else { return nil }
             let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+            guard !DotSegments.present(in: path) else { return nil }
             self.path = path + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
         }
+    }
+
+    /// Whether `target`'s path holds a dot segment, the one reason of refusal `allowing` has that
+    /// a refusal message should name.
+    /// The path is read from the text itself (after `scheme://authority`, up to `?` or `#`), so
+    /// that a URL `URLComponents` refuses (a `\\` in it) is still told apart.
+    public static func hasDotSegment(_ target: String) -> Bool {
+        guard let authority = target.range(of: "://") else { return false }
+        let rest = target[authority.upperBound...]
+        guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "\\" }) else { return false }
+        return DotSegments.present(in: String(rest[slash...].prefix { $0 != "?" && $0 != "#" }))
     }
 
     /// The pattern that lets `target` through, nil when none does (or it is not a URL the list compares).

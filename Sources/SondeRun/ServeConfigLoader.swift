@@ -4,7 +4,7 @@ import Yams
 /// Reads `sonde serve`'s config (`ServeConfig`), validated whole with the suite's rules and
 /// problems (`SuiteLoader`): the same bounds against YAML bombs, the same `${NAME}` expansion, every
 /// problem as `FILE:LINE:COLUMN: KEY: message`. Its checks are a suite's checks with `every:` (and
-/// optionally `run-timeout:`); the rest is serve's own (`SuiteReader+Serve`).
+/// optionally `run-timeout:`); the rest is serve's own (`SuiteReader+Serve`). An empty file is refused.
 public enum ServeConfigLoader {
     public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(SuiteLoader.Failure) -> ServeConfig {
         func failure(_ message: String) -> SuiteLoader.Failure {
@@ -23,7 +23,13 @@ public enum ServeConfigLoader {
 
     public static func parse(_ text: String, file: String, folder: String, environment: [String: String]) throws(SuiteLoader.Failure) -> ServeConfig {
         let root = try SuiteLoader.compose(text, file: file, what: "the config file")
-        guard let root else { return ServeConfig(loaded: SuiteLoader.Loaded(suite: Suite(parallel: ServeConfig.defaultParallel, checks: []), file: file)) }
+        // An empty file is refused, as `sonde run` refuses an empty suite: a reload of a file
+        // truncated mid-save would otherwise drop every check, module and allow pattern.
+        if root == nil || root?.mapping?.isEmpty == true {
+            throw SuiteLoader.Failure(problems: [SuiteLoader.Problem(file: file, line: 0, column: 0, key: nil,
+                message: "the config file is empty (a file truncated while it was saved?): it needs at least one of checks, modules or allow")])
+        }
+        guard let root else { throw SuiteLoader.Failure(problems: []) }
         var reader = SuiteReader(file: file, folder: folder, environment: environment, document: .serve)
         let config = reader.readServe(root)
         guard reader.problems.isEmpty, let config else { throw SuiteLoader.Failure(problems: reader.sortedProblems()) }

@@ -71,6 +71,42 @@ public enum SuiteLoader {
 
         /// One problem a line (a problem's own continuation lines follow it).
         public var description: String { problems.map(\.description).joined(separator: "\n") }
+
+        /// One problem a line, each its place, key and message without anything quoted from the
+        /// file (`'…'` for a quoted value, `(got …)` for a number, no continuation lines): what
+        /// an HTTP answer may say, when the config path may be a link to a file nobody should read.
+        public var withoutContent: String {
+            problems.map { problem in
+                var copy = problem
+                copy.message = Self.elidingQuotes(String(problem.message.prefix { $0 != "\n" }))
+                return copy.description
+            }.joined(separator: "\n")
+        }
+
+        /// `text` with every `'…'` and `"…"` span and every `(got …)` replaced by an ellipsis. A
+        /// quote opens after a non-letter and closes before one (an apostrophe, `serve's`, is none).
+        static func elidingQuotes(_ text: String) -> String {
+            let characters = Array(text)
+            var result = ""
+            var quote: Character?
+            for (index, character) in characters.enumerated() {
+                let before = index > 0 ? characters[index - 1] : nil, after = index + 1 < characters.count ? characters[index + 1] : nil
+                if let open = quote {
+                    if character == open && !(after?.isLetter ?? false) {
+                        quote = nil
+                        result.append(character)
+                    }
+                } else if (character == "'" || character == "\"") && !(before?.isLetter ?? false) && !(before?.isNumber ?? false) {
+                    quote = character
+                    result.append(character)
+                    result.append("…")
+                } else {
+                    result.append(character)
+                }
+            }
+            if let quote { result.append(quote) }
+            return result.replacingOccurrences(of: #"\(got [^)]*\)"#, with: "(got …)", options: .regularExpression)
+        }
     }
 
     /// How the file is named in messages about it as a whole.

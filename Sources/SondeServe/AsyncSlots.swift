@@ -12,6 +12,9 @@ actor AsyncSlots {
     /// Holders now.
     var inUse: Int { held }
 
+    /// Waiters now.
+    var waiting: Int { waiters.count }
+
     func acquire() async throws {
         if held < limit && waiters.isEmpty {
             held += 1

@@ -11,44 +11,81 @@ import Synchronization
 /// bcrypt costs tens of milliseconds a check, which a scrape every few seconds should not pay:
 /// a user and password that verified are remembered (their SHA-256, never the password) for the
 /// process, as the exporter toolkit does. A reload that changes the users forgets them.
+///
+/// Timing tells nothing of which users exist: an unknown user's password is checked against a
+/// configured user's hash (the one of the highest cost) and refused whatever the outcome, so it
+/// costs what a known user's wrong password costs, as the exporter toolkit's dummy hash does.
+/// bcrypt runs on a `BlockingLane` (never on Swift's cooperative pool), on half the cores; when 64 more
+/// wait, a request that needs bcrypt is answered 503 at once.
 /// Threading: any thread (a mutex).
 public final class ServeAuth: Sendable {
-    private let settings: Mutex<(users: [String: String], token: [UInt8]?, verified: Set<[UInt8]>)>
+    private struct Settings {
+        var users: [String: String] = [:]
+        var token: [UInt8]?
+        var verified: Set<[UInt8]> = []
+        /// The hash an unknown user's password is checked against (nil without users).
+        var decoy: String?
+    }
+
+    /// What a request's credentials get.
+    enum Admission: Equatable {
+        case admitted, refused
+        /// Too many bcrypt checks wait already.
+        case busy
+    }
+
+    private let settings = Mutex(Settings())
+    /// Half the cores (at least one) check passwords: a flood of guesses leaves the rest to scrapes.
+    private let bcrypt = BlockingLane(label: "sonde.serve.bcrypt", limit: ProcessInfo.processInfo.activeProcessorCount / 2, maxWaiting: 64)
 
     public init(_ config: WebConfig?) {
-        settings = Mutex(([:], nil, []))
         update(config)
     }
 
     /// The credentials of a reloaded config.
     public func update(_ config: WebConfig?) {
         let token = config?.bearerToken.map { Array(SHA256.hash(data: Data($0.utf8))) }
-        settings.withLock { $0 = (config?.basicAuthUsers ?? [:], token, []) }
+        let users = config?.basicAuthUsers ?? [:]
+        let decoy = users.values.max { Self.cost(of: $0) < Self.cost(of: $1) }.map(Self.normalized)
+        settings.withLock { $0 = Settings(users: users, token: token, verified: [], decoy: decoy) }
     }
 
     public var required: Bool { settings.withLock { !$0.users.isEmpty || $0.token != nil } }
 
     /// Whether the `Authorization` header value lets a request in.
-    func admits(_ authorization: String?) -> Bool {
-        let (users, token, verified) = settings.withLock { ($0.users, $0.token, $0.verified) }
-        guard !users.isEmpty || token != nil else { return true }
-        guard let authorization else { return false }
+    func admits(_ authorization: String?) async -> Admission {
+        let (users, token, verified, decoy) = settings.withLock { ($0.users, $0.token, $0.verified, $0.decoy) }
+        guard !users.isEmpty || token != nil else { return .admitted }
+        guard let authorization else { return .refused }
         if authorization.hasPrefix("Bearer "), let token {
             let offered = Array(SHA256.hash(data: Data(authorization.dropFirst("Bearer ".count).utf8)))
-            return Self.constantTimeEqual(offered, token)
+            return Self.constantTimeEqual(offered, token) ? .admitted : .refused
         }
         guard authorization.hasPrefix("Basic "), authorization.count < 4096,
               let decoded = Data(base64Encoded: String(authorization.dropFirst("Basic ".count))),
-              let pair = String(data: decoded, encoding: .utf8), let colon = pair.firstIndex(of: ":") else { return false }
+              let pair = String(data: decoded, encoding: .utf8), let colon = pair.firstIndex(of: ":"), let decoy else { return .refused }
         let user = String(pair[..<colon]), password = String(pair[pair.index(after: colon)...])
-        guard let hash = users[user] else { return false }
-        let key = Array(SHA256.hash(data: Data((user + "\u{0}" + password + "\u{0}" + hash).utf8)))
-        if verified.contains(key) { return true }
-        // `$2y$` is `$2b$` under another name (PHP's); the C library knows the latter.
-        let normalized = hash.hasPrefix("$2y$") ? "$2b$" + hash.dropFirst(4) : hash
-        guard Bcrypt.verify(password, hash: normalized) else { return false }
+        let hash = users[user].map(Self.normalized)
+        let key = Array(SHA256.hash(data: Data((user + "\u{0}" + password + "\u{0}" + (hash ?? "")).utf8)))
+        if hash != nil, verified.contains(key) { return .admitted }
+        let matches: Bool
+        do {
+            matches = try await bcrypt.run { Bcrypt.verify(password, hash: hash ?? decoy) }
+        } catch {
+            return .busy
+        }
+        guard hash != nil, matches else { return .refused }
         settings.withLock { settings in if settings.verified.count < 10_000 { settings.verified.insert(key) } }
-        return true
+        return .admitted
+    }
+
+    /// `$2y$` is `$2b$` under another name (PHP's); the C library knows the latter.
+    static func normalized(_ hash: String) -> String { hash.hasPrefix("$2y$") ? "$2b$" + hash.dropFirst(4) : hash }
+
+    /// The cost of a bcrypt hash (`$2b$12$…` → 12; 0 when unreadable).
+    static func cost(of hash: String) -> Int {
+        let fields = hash.split(separator: "$", omittingEmptySubsequences: true)
+        return fields.count >= 2 ? Int(fields[1]) ?? 0 : 0
     }
 
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
@@ -64,12 +101,16 @@ struct ServeAuthMiddleware<Context: RequestContext>: RouterMiddleware {
     let auth: ServeAuth
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let header = request.headers[.authorization]
-        guard auth.admits(header) else {
+        switch await auth.admits(request.headers[.authorization]) {
+        case .admitted:
+            return try await next(request, context)
+        case .refused:
             return Response(status: .unauthorized,
                             headers: [.wwwAuthenticate: "Basic realm=\"sonde serve\"", .contentType: "text/plain; charset=utf-8"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: "Unauthorized\n")))
+        case .busy:
+            return Response(status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "1"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: "too many password checks under way; try again\n")))
         }
-        return try await next(request, context)
     }
 }

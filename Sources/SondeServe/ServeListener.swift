@@ -6,7 +6,9 @@ import Logging
 import NIOSSL
 import SondeRun
 
-/// serve's HTTP listener (Hummingbird, HTTP/1.1): started on `address`, stopped by cancelling its task.
+/// serve's HTTP listener (Hummingbird, HTTP/1.1): started on `address`, stopped by cancelling its
+/// task; bounded by `ServeLimits` (connections, the time to send a request). NIO's accept loop
+/// backs off for a second when the descriptors run out (`AcceptBackoffHandler`).
 public struct ServeListener: Sendable {
     /// The port it listens on (the one picked when `address.port` is 0).
     public let port: Int
@@ -14,23 +16,26 @@ public struct ServeListener: Sendable {
 
     /// Binds and starts serving `context`'s routes, over TLS when `tls` is given; throws when the
     /// address cannot be bound or the certificate and key cannot be loaded.
-    public static func start(_ address: ListenAddress, _ context: ServeRoutes.Context, tls: WebConfig.TLS? = nil) async throws -> ServeListener {
+    public static func start(_ address: ListenAddress, _ context: ServeRoutes.Context, tls: WebConfig.TLS? = nil,
+                             limits: ServeLimits) async throws -> ServeListener {
+        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .milliseconds(Int64(limits.requestTimeout * 1000))))
         let server: HTTPServerBuilder
         if let tls {
             let chain = try NIOSSLCertificate.fromPEMFile(tls.certFile).map { NIOSSLCertificateSource.certificate($0) }
             var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain,
                                                                          privateKey: .privateKey(try NIOSSLPrivateKey(file: tls.keyFile, format: .pem)))
             configuration.minimumTLSVersion = tls.minVersion == "TLS13" ? .tlsv13 : .tlsv12
-            server = try .tls(.http1(), tlsConfiguration: configuration)
+            server = try .tls(http1, tlsConfiguration: configuration)
         } else {
-            server = .http1()
+            server = http1
         }
         var logger = Logger(label: "sonde.serve")
         logger.logLevel = .critical  // a stop cancels the server, which Hummingbird logs as an error
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let app = Application(
             router: ServeRoutes.build(context), server: server,
-            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "sonde"),
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "sonde",
+                                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections, logger: logger)),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? 0)
                 continuation.finish()

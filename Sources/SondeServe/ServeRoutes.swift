@@ -27,11 +27,19 @@ public enum ServeRoutes {
         public var auth: ServeAuth
         /// The run history `/` draws (nil when it could not be opened: `/` lists the checks only).
         public var history: HistoryStore?
+        /// `/probe` calls under way, at most `ServeLimits.maxProbes`.
+        public var probes: ProbeAdmission
+        /// Whether `POST /-/reload` reloads (`--web.enable-lifecycle`); SIGHUP always does.
+        public var lifecycleEnabled: Bool
+        /// `/`'s history page, rendered off the cooperative pool once per run recorded.
+        let historyPage = HistoryPageCache()
 
         public init(state: ServeState, config: CurrentConfig, reload: @escaping @Sendable () async -> String?,
                     inFlight: @escaping @Sendable () async -> [String], redactor: Redactor, outputDirectory: String, auth: ServeAuth,
-                    history: HistoryStore?) {
+                    history: HistoryStore?, probes: ProbeAdmission, lifecycleEnabled: Bool) {
             self.history = history
+            self.probes = probes
+            self.lifecycleEnabled = lifecycleEnabled
             self.outputDirectory = outputDirectory
             self.auth = auth
             self.state = state
@@ -43,6 +51,8 @@ public enum ServeRoutes {
     }
 
     static let expositionType = "text/plain; version=0.0.4; charset=utf-8"
+    /// Where `/runs/…` files are read: four at once.
+    static let fileLane = BlockingLane(label: "sonde.serve.files", limit: 4, maxWaiting: 64)
     static let htmlType = "text/html; charset=utf-8"
 
     public static func build(_ context: Context) -> Router<BasicRequestContext> {
@@ -55,12 +65,18 @@ public enum ServeRoutes {
         router.get("/-/healthy") { _, _ in text("Healthy") }
         router.head("/-/healthy") { _, _ in text("") }
         router.post("/-/reload") { _, _ in
+            guard context.lifecycleEnabled else {
+                return text("Lifecycle API is not enabled (start serve with --web.enable-lifecycle, or send it SIGHUP).\n", status: .forbidden)
+            }
             if let problem = await context.reload() { return text("failed to reload config: \(problem)\n", status: .internalServerError) }
             return text("")
         }
         router.get("/-/reload") { _, _ in text("This endpoint requires a POST request.\n", status: .methodNotAllowed) }
         router.get("/runs/:id/:file") { _, request in
-            runFile(id: request.parameters.get("id") ?? "", file: request.parameters.get("file") ?? "", outputDirectory: context.outputDirectory)
+            let id = request.parameters.get("id") ?? "", file = request.parameters.get("file") ?? "", directory = context.outputDirectory
+            // A report can be large: read off the cooperative pool.
+            return (try? await fileLane.run { runFile(id: id, file: file, outputDirectory: directory) })
+                ?? text("too many reports being read; try again\n", status: .serviceUnavailable)
         }
         router.get("/checks") { _, _ in
             text(ServeIndexPage.render(runs: context.state.latestRuns, config: context.config.value), type: htmlType)
@@ -69,14 +85,16 @@ public enum ServeRoutes {
             guard let history = context.history else {
                 return text(ServeIndexPage.render(runs: context.state.latestRuns, config: context.config.value), type: htmlType)
             }
-            do throws(TaskError) {
-                let page = try HistoryPage.render(store: history, pagePath: context.outputDirectory + "/index.html", runsURL: "runs/")
+            let outputDirectory = context.outputDirectory
+            let page = await context.historyPage.page(generation: context.state.generation) { () throws(TaskError) -> String in
+                let page = try HistoryPage.render(store: history, pagePath: outputDirectory + "/index.html", runsURL: "runs/")
                 // serve's own links above the history's header.
                 let nav = "<nav><a href=\"checks\">scheduled checks</a> · <a href=\"metrics\">/metrics</a></nav>\n"
-                return text(page.replacingOccurrences(of: "<header>", with: nav + "<header>", options: [], range: page.range(of: "<header>")),
-                            type: htmlType)
-            } catch {
-                return text("the history cannot be read: \(error.message)\n", status: .internalServerError)
+                return page.replacingOccurrences(of: "<header>", with: nav + "<header>", options: [], range: page.range(of: "<header>"))
+            }
+            switch page {
+            case .success(let page): return text(page, type: htmlType)
+            case .failure(let error): return text("the history cannot be read: \(error.message)\n", status: .internalServerError)
             }
         }
         return router
@@ -93,6 +111,10 @@ public enum ServeRoutes {
         if let reason = module.unsupported { return text(reason + "\n", status: .badRequest) }
         let absolute = target.contains("://") ? target : "http://" + target
         guard config.allow.allowing(absolute) != nil else {
+            if AllowList.hasDotSegment(absolute) {
+                return text("target \(escapeText(context.redactor.redact(url: absolute))) has a dot segment ('.' or '..', also percent-encoded) in its path: "
+                            + "/probe refuses it, as the allow list matches the path as written\n", status: .forbidden)
+            }
             return text("target \(escapeText(context.redactor.redact(url: absolute))) is not in serve's allow list: /probe reaches only what allow: names\n",
                         status: .forbidden)
         }
@@ -102,6 +124,11 @@ public enum ServeRoutes {
         case .success(let seconds): timeout = seconds
         case .failure(let refused): return text(refused.message + "\n", status: .internalServerError)
         }
+        guard context.probes.enter() else {
+            return Response(status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "1"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: "too many probes under way (at most \(context.probes.limit) at once)\n")))
+        }
+        defer { context.probes.leave() }
         let debug = parameters.get("debug") == "true"
         let prober = BlackboxProber(module: module, moduleName: moduleName, timeout: timeout, redactor: context.redactor, allow: config.allow,
                                     debug: debug)
@@ -130,14 +157,17 @@ extension ServeRoutes {
     static let runFiles = ["report.html": "text/html; charset=utf-8", "report.json": "application/json",
                            "report.har": "application/json", "junit.xml": "application/xml"]
 
-    /// `/runs/<id>/<file>`: a report file of a run folder, opened without following links; 404 for
+    /// `/runs/<id>/<file>`: a report file of a run folder, neither opened through a link; 404 for
     /// anything else (a run id is letters, digits, `.`, `_`, `-`, and not `.` or `..`).
     static func runFile(id: String, file: String, outputDirectory: String) -> Response {
         guard let type = runFiles[file], !id.isEmpty, id.count <= 200, id != ".", id != "..",
               id.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0) })
         else { return text("not found\n", status: .notFound) }
-        let path = (outputDirectory as NSString).appendingPathComponent(id) + "/" + file
-        guard let bytes = try? NoFollowFile.read(path: path, maxBytes: 256 << 20) else { return text("not found\n", status: .notFound) }
+        // The run folder is opened from the output folder's descriptor without following a link
+        // (a folder planted as `out/<id> -> /elsewhere` is not served), then the file from it.
+        guard let bytes = try? NoFollowFile.read(in: outputDirectory, components: [id, file], maxBytes: 256 << 20) else {
+            return text("not found\n", status: .notFound)
+        }
         return Response(status: .ok, headers: [.contentType: type, .init("X-Content-Type-Options")!: "nosniff",
                                                .init("Content-Security-Policy")!: "default-src 'none'; style-src 'unsafe-inline'; img-src data:"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))

@@ -18,6 +18,7 @@ public final class ServeState: Sendable {
         var reloadSuccessAt = Date().timeIntervalSince1970
         var reloadFailures = 0
         var probes: [String: Int] = [:]
+        var generation = 0
     }
 
     private let figures = Mutex(Figures())
@@ -36,8 +37,12 @@ public final class ServeState: Sendable {
         }
     }
 
+    /// Raised by every run recorded and every reload: what `/` shows changes only with it.
+    public var generation: Int { figures.withLock { $0.generation } }
+
     public func record(_ run: CheckRunRecord, skipped: Int) {
         figures.withLock { figures in
+            figures.generation += 1
             guard figures.checks.contains(run.check) else { return }
             figures.latest[run.check] = run
             figures.runs[run.check, default: [:]][run.result, default: 0] += 1
@@ -51,6 +56,7 @@ public final class ServeState: Sendable {
 
     public func reloaded(successfully: Bool) {
         figures.withLock { figures in
+            figures.generation += 1
             figures.reloadSuccessful = successfully
             if successfully { figures.reloadSuccessAt = Date().timeIntervalSince1970 } else { figures.reloadFailures += 1 }
         }

@@ -17,11 +17,15 @@ import Testing
         let port: Int
         var base: String { "http://127.0.0.1:\(port)" }
 
-        init(config: String) throws {
+        /// - Parameters:
+        ///   - arguments: more of serve's arguments (`--web.enable-lifecycle`).
+        ///   - wrapper: a program and its arguments that start serve (`prlimit --nofile=…`).
+        ///   - output: the runs folder (default: `runs` in the test's folder).
+        init(config: String, arguments: [String] = [], wrapper: [String] = [], output: String? = nil) throws {
             FileManager.default.createFile(atPath: directory + "/sonde.yaml", contents: Data(config.utf8))
-            pid = try Harness.spawn(Harness.sonde, ["serve", "--config", directory + "/sonde.yaml", "--listen", "127.0.0.1:0",
-                                                    "--output-dir", directory + "/runs"],
-                                    stdout: directory + "/serve.out", stderr: directory + "/serve.err")
+            let command = wrapper + [Harness.sonde, "serve", "--config", directory + "/sonde.yaml", "--listen", "127.0.0.1:0",
+                                     "--output-dir", output ?? directory + "/runs"] + arguments
+            pid = try Harness.spawn(command[0], Array(command.dropFirst()), stdout: directory + "/serve.out", stderr: directory + "/serve.err")
             var found = 0
             let log = directory + "/serve.out"
             _ = Harness.waitFor(seconds: 30) {
@@ -334,7 +338,7 @@ import Testing
     @Test func badReloadKeepsTheRunningConfigAndAGoodOneTakesOver() throws {
         let target = try TargetProcess.get()
         let checks = "checks:\n  - {name: api, kind: probe, urls: [\"\(target.http)/\"], every: 1s}\n"
-        let serve = try Serve(config: Self.probeConfig(target, extra: checks))
+        let serve = try Serve(config: Self.probeConfig(target, extra: checks), arguments: ["--web.enable-lifecycle"])
         defer { serve.stop() }
         #expect(Harness.waitFor(seconds: 20) { serve.logText().contains("check api: passed") })
         // A config that does not validate: refused with its place, the running one stays.

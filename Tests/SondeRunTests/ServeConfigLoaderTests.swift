@@ -56,7 +56,10 @@ import Testing
     @Test func withoutChecksItIsAProbeExporter() throws {
         let config = try Self.load("allow: [\"http://127.0.0.1:8080/*\"]\nmodules: {http_2xx: {prober: http}}\n")
         #expect(config.checks.isEmpty && config.parallel == ServeConfig.defaultParallel)
-        #expect(try Self.load("").checks.isEmpty)
+        // An empty file (one truncated mid-save) is refused, as `sonde run` refuses an empty suite.
+        for empty in ["", "# nothing\n", "{}\n"] {
+            #expect(Self.problems(empty).contains { $0.contains("the config file is empty") }, "\(empty.debugDescription)")
+        }
     }
 
     @Test func everyProblemAtItsPlace() {
@@ -110,6 +113,17 @@ import Testing
                        "https://user:pw@api.example.com/v1/x", "https://evilcdn.example.com/x", "not a url", "file:///etc/passwd"] {
             #expect(allow.allowing(target) == nil, "\(target) should be refused")
         }
+        // Dot segments, in every spelling libcurl or a server resolves, are refused before matching.
+        for path in ["/v1/../admin", "/v1/%2e%2e/admin", "/v1/%2E%2E/admin", "/v1/.%2e/admin", "/v1/x/../../admin", "/v1/%252e%252e/admin",
+                     "/v1/..%2fadmin", "/v1/..%5cadmin", "/v1/..;x/admin", "/v1/./health", "/v1/..", "/v1/%2e"] {
+            #expect(allow.allowing("https://api.example.com" + path) == nil, "\(path) should be refused")
+            #expect(AllowList.hasDotSegment("https://api.example.com" + path), "\(path)")
+        }
+        #expect(AllowList.hasDotSegment("https://api.example.com/v1/..\\admin"))
+        for path in ["/v1/...", "/v1/.well-known/x", "/v1/a..b", "/v1/x?next=../admin", "/v1/%2e%2e.txt", "/v1/x#/../y"] {
+            #expect(!AllowList.hasDotSegment("https://api.example.com" + path), "\(path) has no dot segment")
+        }
+        #expect(allow.allowing("https://api.example.com/v1/.well-known/x?next=../admin") != nil)
         // A pathological glob stays fast.
         let stars = try list("http://h/" + String(repeating: "*a", count: 40) + "b")
         let started = Date()
