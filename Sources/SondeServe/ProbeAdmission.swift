@@ -20,7 +20,4 @@ public final class ProbeAdmission: Sendable {
 
     /// Gives back a place `enter` took.
     func leave() { running.subtract(1, ordering: .acquiringAndReleasing) }
-
-    /// Probes under way now.
-    public var current: Int { running.load(ordering: .acquiring) }
 }
