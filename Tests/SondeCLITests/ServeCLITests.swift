@@ -369,6 +369,39 @@ import Testing
         #expect(metrics["sonde_serve_last_run_success{check=\"hung\"}"] == 0)
     }
 
+    /// A run its `run-timeout` ended is `timeout` everywhere: report.json (run and check, valid by
+    /// the schema), `sonde_check_success{status}`, `sonde_serve_runs_total{result}` and the
+    /// history; never `interrupted`, which is what an operator's SIGTERM leaves.
+    @Test func aRunTimeoutIsRecordedAsTimeoutEverywhere() throws {
+        let target = try TargetProcess.get()
+        let serve = try Serve(config: Self.probeConfig(target, extra: """
+        checks:
+          - {name: hung, kind: probe, urls: ["\(target.blackhole)/"], timeout: 60s, every: 10s, run-timeout: 2s}
+        """))
+        defer { serve.stop() }
+        #expect(Harness.waitFor(seconds: 20) { serve.logText().contains("check hung: ") }, "\(serve.logText())")
+        #expect(serve.logText().contains("check hung: timeout"), "\(serve.logText())")
+        let metrics = Self.samples(try Self.fetch("\(serve.base)/metrics").body)
+        #expect(metrics["sonde_check_success{check=\"hung\",kind=\"probe\",status=\"timeout\"}"] == 0,
+                "\(metrics.keys.filter { $0.hasPrefix("sonde_check_success") })")
+        #expect((metrics["sonde_serve_runs_total{check=\"hung\",result=\"timeout\"}"] ?? 0) >= 1)
+        #expect(metrics.keys.allSatisfy { !$0.contains("interrupted") }, "\(metrics.keys.filter { $0.contains("interrupted") })")
+
+        let folder = serve.output + "/" + (try #require(try Self.runFolders(serve.output).first))
+        let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        #expect((report["run"] as? [String: Any])?["status"] as? String == "timeout")
+        // The task the limit cut short timed out.
+        #expect(((report["probes"] as? [[String: Any]])?.first?["error"] as? [String: Any])?["code"] as? String == "timedOut")
+        #expect((report["checks"] as? [[String: Any]])?.first?["status"] as? String == "timeout")
+        let valid = try Harness.validate([folder + "/report.json"])
+        #expect(valid.status == 0, "\(valid.stdout)\(valid.stderr)")
+
+        let history = try Harness.sonde(["history", "--json", "--history", serve.output + "/history.sqlite", "--check", "hung"])
+        #expect(history.status == 0, "\(history.stderr)")
+        let runs = try Harness.json(history.stdout)["runs"] as? [[String: Any]] ?? []
+        #expect(!runs.isEmpty && runs.allSatisfy { $0["status"] as? String == "timeout" }, "\(runs)")
+    }
+
     @Test func sigtermLetsARunWriteItsReportAndExitsZero() throws {
         let target = try TargetProcess.get()
         let serve = try Serve(config: Self.probeConfig(target, extra: """
