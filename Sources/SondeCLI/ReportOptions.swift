@@ -56,7 +56,7 @@ struct ReportOptions: ParsableArguments {
         guard let baselinePath else { return nil }
         if HistoryBaseline.isHistoryBaseline(baselinePath) {
             let path = history.historyPath ?? (outputDirectory as NSString).appendingPathComponent(HistoryStore.defaultFileName)
-            let (run, summary) = try HistoryBaseline(parsing: baselinePath).load(from: HistoryStore.open(path: path, create: false))
+            let (run, summary) = try HistoryBaseline(parsing: baselinePath).load(from: HistoryStore.openForReading(path: path))
             return JournalScan.Result(tool: ToolInfo(libcurl: nil, features: []), run: run, summary: summary)
         }
         do {
