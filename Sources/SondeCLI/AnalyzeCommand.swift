@@ -24,6 +24,13 @@ struct AnalyzeCommand: ParsableCommand {
 
     @OptionGroup var report: ReportOptions
 
+    /// `--baseline` compares a run's probe phases, and an analysis has none: refused rather than ignored.
+    func validate() throws {
+        if report.baselinePath != nil {
+            throw ValidationError("--baseline (or baseline: in --config) compares probe phases, which an analysis of captures has none of: leave it out")
+        }
+    }
+
     func run() throws {
         let redactor = report.redactor
         let started = Timestamp.now()

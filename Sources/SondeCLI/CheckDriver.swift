@@ -58,7 +58,7 @@ struct CheckDriver {
             printError("sonde: check \(name): \(error.message)")
         }
         do throws(TaskError) {
-            try recorder.endCheck(name, error: outcome.error, interrupted: lifecycle.interrupted)
+            try recorder.endCheck(name, error: outcome.error, interrupted: lifecycle.interrupted, timedOut: lifecycle.timedOut)
         } catch {
             return CheckRun(outcome: outcome, failedWork: true, runError: error)
         }

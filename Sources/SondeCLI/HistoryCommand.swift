@@ -71,7 +71,7 @@ struct HistoryCommand: ParsableCommand {
             Timestamp.now().adding(microseconds: -Int64($0 * 1_000_000))
         }
         do throws(TaskError) {
-            let store = try HistoryStore.open(path: path, create: false)
+            let store = try HistoryStore.openForReading(path: path)
             if let htmlPath {
                 let page = try HistoryPage.render(store: store, check: check, since: start, pagePath: htmlPath)
                 try NoFollowFile.writeReplacing(htmlPath, Array(page.utf8), mode: 0o644)

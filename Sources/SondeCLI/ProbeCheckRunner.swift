@@ -72,7 +72,12 @@ struct ProbeCheckRunner {
                     interrupted = try runner.run(
                         urls: urls,
                         shouldStop: { stop.shouldEnd || failure != nil },
-                        onTask: { task in
+                        onTask: { ended in
+                            // A task the run's own time limit cut short timed out (a signal's stay `interrupted`).
+                            var task = ended
+                            if stop.isPulled, task.error?.code == .interrupted {
+                                task.error = TaskError(code: .timedOut, message: "the run-timeout ended the run before this task finished")
+                            }
                             // Only a suite's check is stamped on its tasks: a plain probe hands them on as they are.
                             do throws(TaskError) {
                                 if let check {

@@ -12,7 +12,8 @@ struct ReportCommand: ParsableCommand {
         discussion: """
         Works on any run folder, including one left by a killed run (no end line in the journal): \
         that run is reported as interrupted, with the tasks it flushed.
-        Several run folders are merged into a new run under --output-dir, with every task of each.
+        Several run folders are merged into a new run under --output-dir, with every task of each. \
+        --baseline takes a run folder or history:CHECK:median:N (read from --history); with --history the rebuilt run is added to it.
         Examples: sonde report Reports/20261122T001200Z-probe-1a2b
                   sonde report --from-journal Reports/<run-id> --threshold 'wait.p95<200ms'
                   sonde report Reports/<run-a> Reports/<run-b> --output-dir Reports/merged
@@ -21,8 +22,11 @@ struct ReportCommand: ParsableCommand {
     @Argument(help: "The run folder (holding journal.jsonl); several folders are merged into a new run.")
     var folders: [String] = []
 
-    /// Where a merged run is written (only when merging).
+    /// Where a merged run is written (only when merging); where `--history` is by default.
     @OptionGroup var output: OutputDirectoryOption
+
+    /// Where `--baseline history:…` is read, and the rebuilt run is added (as every run command adds its run).
+    @OptionGroup var history: HistoryOption
 
     @Option(name: .customLong("from-journal"), help: "The run folder to rebuild (the same as the argument).")
     var fromJournal: String?
@@ -38,7 +42,8 @@ struct ReportCommand: ParsableCommand {
     var prometheusPath: String?
 
     @Option(name: .customLong("baseline"), help: ArgumentHelp(
-        "Compare with an earlier run folder, phase by phase; enables .delta thresholds.", valueName: "run-folder"))
+        "Compare with an earlier run folder, or with history:CHECK:median:N (the median of a check's newest N runs in --history), "
+            + "phase by phase; enables .delta thresholds.", valueName: "run-folder"))
     var baselinePath: String?
 
     func validate() throws {
@@ -46,6 +51,7 @@ struct ReportCommand: ParsableCommand {
             throw ValidationError("give the run folder as arguments or with --from-journal, not both and not neither")
         }
         _ = try parsedThresholds(thresholdExpressions)
+        try ReportOptions.validateBaseline(baselinePath)
     }
 
     func run() throws {
@@ -60,7 +66,7 @@ struct ReportCommand: ParsableCommand {
                                                    arguments: Array(CommandLine.arguments.dropFirst()))
             }
             let baseline = try baselinePath.map { (path: String) throws(TaskError) in
-                try JournalScan.read(folder: RunFolder(existing: normalizedRunFolder(path)))
+                try ReportOptions.loadBaseline(path, history: history, outputDirectory: output.outputDirectory)
             }
             outcome = try ReportFiles.render(folder: runFolder, thresholds: thresholds, baseline: baseline,
                                              prometheusPath: prometheusPath)
@@ -68,6 +74,7 @@ struct ReportCommand: ParsableCommand {
             printError("sonde: \(error.message)")
             throw ExitCode(ExitStatus.usage.rawValue)
         }
+        history.record(runFolder)
         if json {
             if let data = FileManager.default.contents(atPath: runFolder.reportJSONPath) { StandardStreams.writeOutput(data) }
         } else {

@@ -50,13 +50,18 @@ struct ReportOptions: ParsableArguments {
 
     var redactor: Redactor { redaction.redactor }
 
-    /// Reads the `--baseline` run (nil without one) before any network work starts: a run folder,
-    /// or `history:CHECK:median:N` from `--history` (default `<output-dir>/history.sqlite`).
+    /// Reads the `--baseline` run (nil without one) before any network work starts (`loadBaseline(_:history:outputDirectory:)`).
     func loadBaseline() throws(TaskError) -> JournalScan.Result? {
-        guard let baselinePath else { return nil }
+        try baselinePath.map { (path) throws(TaskError) in try Self.loadBaseline(path, history: history, outputDirectory: outputDirectory) }
+    }
+
+    /// Reads a `--baseline`: a run folder, or `history:CHECK:median:N` from `history`'s `--history`
+    /// (default `<output-dir>/history.sqlite`), which is only read. Every command taking
+    /// `--baseline` (the run commands, `sonde report`) reads it here.
+    static func loadBaseline(_ baselinePath: String, history: HistoryOption, outputDirectory: String) throws(TaskError) -> JournalScan.Result {
         if HistoryBaseline.isHistoryBaseline(baselinePath) {
             let path = history.historyPath ?? (outputDirectory as NSString).appendingPathComponent(HistoryStore.defaultFileName)
-            let (run, summary) = try HistoryBaseline(parsing: baselinePath).load(from: HistoryStore.open(path: path, create: false))
+            let (run, summary) = try HistoryBaseline(parsing: baselinePath).load(from: HistoryStore.openForReading(path: path))
             return JournalScan.Result(tool: ToolInfo(libcurl: nil, features: []), run: run, summary: summary)
         }
         do {
@@ -64,6 +69,12 @@ struct ReportOptions: ParsableArguments {
         } catch {
             throw TaskError(code: error.code, message: "--baseline: \(error.message)")
         }
+    }
+
+    /// A `--baseline history:…` that is malformed, as the usage error it is (a run folder is checked when read).
+    static func validateBaseline(_ baselinePath: String?) throws {
+        guard let baselinePath, HistoryBaseline.isHistoryBaseline(baselinePath) else { return }
+        do throws(TaskError) { _ = try HistoryBaseline(parsing: baselinePath) } catch { throw ValidationError(error.message) }
     }
 
     /// Creates the run folder under `--output-dir` and the recorder that journals into it.
@@ -108,9 +119,7 @@ struct ReportOptions: ParsableArguments {
             if prometheusPath == nil { prometheusPath = config.prom }
         }
         _ = try parsedThresholds(thresholdExpressions)
-        if let baselinePath, HistoryBaseline.isHistoryBaseline(baselinePath) {
-            do throws(TaskError) { _ = try HistoryBaseline(parsing: baselinePath) } catch { throw ValidationError(error.message) }
-        }
+        try Self.validateBaseline(baselinePath)
     }
 }
 

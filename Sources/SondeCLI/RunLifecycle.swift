@@ -98,6 +98,9 @@ final class RunLifecycle {
     /// Whether SIGINT or SIGTERM arrived, or this run's `stop` was pulled. Any thread.
     var interrupted: Bool { stop.shouldEnd }
 
+    /// Whether this run's own time limit ended it (its `stop` was pulled, not a signal): status `timeout`. Any thread.
+    var timedOut: Bool { stop.isPulled }
+
     /// Ends the run: the capture's evidence journalled, the status by the one rule, the report
     /// files, the run error said on stderr, then either the report document (`--json`) or
     /// `render`'s terminal end and the files' paths.
@@ -110,8 +113,7 @@ final class RunLifecycle {
                 render: (RunOutcome, TerminalRenderer) -> Void) -> ExitStatus {
         let captureFailure = capture?.finish(into: recorder, json: !terminal)
         let failure = error ?? captureFailure
-        let interrupted = self.interrupted
-        let status = RunStatus.of(interrupted: interrupted, error: failure != nil, failedWork: failedWork)
+        let status = RunStatus.of(timedOut: timedOut, interrupted: interrupted, error: failure != nil, failedWork: failedWork)
         // A second Ctrl-C while the reports are written is still caught: the handlers go at the end.
         defer {
             if signalsInstalled { sonde_reset_interrupt_handlers() }

@@ -186,7 +186,8 @@ struct ScheduledRunner: Sendable {
                                       quiet: true, stop: stop).runReporting([planned])
         timer.cancel()
         let finishedAt = Date().timeIntervalSince1970
-        let result = stop.isPulled ? "timeout" : ended.finished?.run.status.rawValue ?? "error"
+        // The report's status (`timeout` when the switch ended it); without a report, the switch says.
+        let result = ended.finished?.run.status.rawValue ?? (stop.isPulled ? RunStatus.timeout.rawValue : RunStatus.error.rawValue)
         var families = ended.finished.map {
             PrometheusWriter.families(run: $0.run, summary: $0.summary, thresholds: $0.thresholds, soaks: $0.soaks, resume: $0.resume, checks: $0.checks)
         }

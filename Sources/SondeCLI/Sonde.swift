@@ -20,16 +20,26 @@ public struct Sonde: AsyncParsableCommand {
     )
 
     /// `--capture` takes an optional value (`--capture=optional`), which swift-argument-parser
-    /// options cannot: a bare `--capture` is read as `--capture=required`.
+    /// options cannot: a bare `--capture` is read as `--capture=required` (`bareCaptureExpanded`).
     /// `--libcurl PATH` is taken out first (`LibcurlSelection`, which may re-execute sonde), and
     /// `--version --verbose` is `sonde version`.
     public static func runFromCommandLine() async {
         // A write to a connection cut under a transfer must fail with EPIPE, not kill sonde: libcurl
         // runs with CURLOPT_NOSIGNAL (threads) and its QUIC sends do not all pass MSG_NOSIGNAL.
         signal(SIGPIPE, SIG_IGN)
-        var arguments = LibcurlSelection.apply(Array(CommandLine.arguments.dropFirst()))
-            .map { $0 == "--capture" ? "--capture=required" : $0 }
+        var arguments = bareCaptureExpanded(LibcurlSelection.apply(Array(CommandLine.arguments.dropFirst())))
         if Set(arguments) == ["--version", "--verbose"] { arguments = ["version"] }
         await main(arguments)
+    }
+
+    /// `arguments` with each bare `--capture` in option position made `--capture=required`; after
+    /// the `--` terminator every token is an argument (a file named `--capture`) and stays as it is.
+    /// (The parser never reads a token starting with `--` as an option's value: `-H --capture` is
+    /// refused with or without this, and `--header=--capture` is one token, left alone.)
+    static func bareCaptureExpanded(_ arguments: [String]) -> [String] {
+        guard let terminator = arguments.firstIndex(of: "--") else {
+            return arguments.map { $0 == "--capture" ? "--capture=required" : $0 }
+        }
+        return arguments[..<terminator].map { $0 == "--capture" ? "--capture=required" : $0 } + arguments[terminator...]
     }
 }

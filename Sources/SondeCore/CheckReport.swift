@@ -36,12 +36,13 @@ public struct CheckReport: Codable, Sendable {
         self.summary = summary
     }
 
-    /// A check's status, by the run's rule (`RunStatus.of`): `interrupted` when Ctrl-C ended it or it
-    /// never ended, then `error` when something stopped it, then `failed` when a task, a soak, a
-    /// resume trial or verdict, or one of its thresholds failed, else `passed`.
-    public static func status(ended: Bool, interrupted: Bool, error: TaskError?, failedTasks: Int, soaks: [SoakReport],
+    /// A check's status, by the run's rule (`RunStatus.of`): `timeout` when its run's time limit
+    /// ended it, `interrupted` when Ctrl-C ended it or it never ended, then `error` when something
+    /// stopped it, then `failed` when a task, a soak, a resume trial or verdict, or one of its
+    /// thresholds failed, else `passed`.
+    public static func status(ended: Bool, timedOut: Bool = false, interrupted: Bool, error: TaskError?, failedTasks: Int, soaks: [SoakReport],
                               resume: ResumeResults, thresholds: [ThresholdResult]) -> RunStatus {
-        RunStatus.of(interrupted: interrupted || !ended, error: error != nil,
+        RunStatus.of(timedOut: ended && timedOut, interrupted: interrupted || !ended, error: error != nil,
                      failedWork: failedTasks > 0 || !soaks.allSatisfy(\.passed) || !resume.passed
                         || !thresholds.allSatisfy(\.passed))
     }

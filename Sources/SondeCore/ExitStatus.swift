@@ -14,13 +14,16 @@ public enum ExitStatus: Int32, Sendable {
 
 /// How a run ended, as recorded in `run.status`.
 public enum RunStatus: String, Codable, Sendable {
-    case passed, failed, error, interrupted
+    /// `timeout`: its own time limit ended it (`sonde serve`'s `run-timeout`), not a signal.
+    case passed, failed, error, interrupted, timeout
 
     /// The one status rule of every command, in the exit codes' order (README, "Exit codes"):
-    /// an interrupted run is `interrupted` whatever else happened, then a run that could not go on
-    /// is `error`, then one with failed work (a task, a soak, a trial) is `failed`, else `passed`.
-    /// Failing thresholds turn `passed` into `failed` when the run finishes.
-    public static func of(interrupted: Bool, error: Bool, failedWork: Bool) -> RunStatus {
+    /// a run its own time limit ended is `timeout`, then one a signal ended is `interrupted`,
+    /// whatever else happened; then a run that could not go on is `error`, then one with failed
+    /// work (a task, a soak, a trial) is `failed`, else `passed`. Failing thresholds turn
+    /// `passed` into `failed` when the run finishes.
+    public static func of(timedOut: Bool = false, interrupted: Bool, error: Bool, failedWork: Bool) -> RunStatus {
+        if timedOut { return .timeout }
         if interrupted { return .interrupted }
         if error { return .error }
         return failedWork ? .failed : .passed

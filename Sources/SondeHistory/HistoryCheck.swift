@@ -16,7 +16,7 @@ public struct HistoryCheck: Codable, Sendable, Equatable, FetchableRecord, Mutab
     public var name: String
     /// probe, soak or resume.
     public var kind: String
-    /// The check's status: passed, failed, error or interrupted.
+    /// The check's status: passed, failed, error, interrupted or timeout (`RunStatus`).
     public var status: String
     /// Microseconds since 1970.
     public var startedAt: Int64

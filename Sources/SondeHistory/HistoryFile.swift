@@ -64,11 +64,33 @@ enum HistoryFile {
             + "give another path, or move that file away")
     }
 
+    /// A SQLite database whose pages do not hold together (SQLITE_CORRUPT).
+    private static func damaged(_ path: String, _ error: DatabaseError) -> TaskError {
+        TaskError(code: .localIOError, message: "history \(path) is damaged (SQLite: \(error.message ?? "\(error.resultCode)")): "
+            + "restore it from a backup, or move it away and sonde starts a new one")
+    }
+
+    /// `path` as a SQLite URI filename (`file:///abs/path?parameters`), relative paths made
+    /// absolute and `%`, `?` and `#` percent-encoded. SQLite reads it so when built with URI
+    /// filenames on (Debian's is); one that is not opens nothing and says so.
+    static func uri(_ path: String, parameters: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var encoded = ""
+        for scalar in absolute.unicodeScalars {
+            switch scalar {
+            case "%", "?", "#": encoded += "%" + String(scalar.value, radix: 16, uppercase: true)
+            default: encoded.unicodeScalars.append(scalar)
+            }
+        }
+        return "file://" + encoded + "?" + parameters
+    }
+
     /// `error` (GRDB's, or already a TaskError) as a `TaskError` naming the file.
     static func failure(_ path: String, _ error: any Error, doing what: String = "open") -> TaskError {
         if let error = error as? TaskError { return error }
         if let error = error as? DatabaseError {
-            if error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT { return notSQLite(path) }
+            if error.resultCode == .SQLITE_NOTADB { return notSQLite(path) }
+            if error.resultCode == .SQLITE_CORRUPT { return damaged(path, error) }
             return TaskError(code: .localIOError, message: "history \(path): cannot \(what): \(error.message ?? "\(error.resultCode)")")
         }
         return TaskError(code: .localIOError, message: "history \(path): cannot \(what): \(error)")

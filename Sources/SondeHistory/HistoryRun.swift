@@ -12,7 +12,7 @@ public struct HistoryRun: Codable, Sendable, Equatable, FetchableRecord, Persist
     public var id: String
     /// The command that wrote the run: probe, soak, resume, run, demo, analyze.
     public var command: String
-    /// passed, failed, error or interrupted (`RunStatus`).
+    /// passed, failed, error, interrupted or timeout (`RunStatus`).
     public var status: String
     public var startedAt: Int64
     public var finishedAt: Int64?

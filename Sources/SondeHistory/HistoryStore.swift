@@ -12,6 +12,9 @@ import SondeCore
 /// written in one transaction, so a process killed mid-write leaves the database as it was
 /// before that run (SQLite's WAL recovery on the next open).
 ///
+/// Reading (`openForReading`) never writes: a history on a read-only filesystem, or one this
+/// process may not write, is read as it is.
+///
 /// Threading: one serialized connection (GRDB `DatabaseQueue`); the store may be shared between
 /// tasks and threads. Other processes may use the same file at once: a writer waits up to
 /// `busyTimeout` for another's transaction.
@@ -49,6 +52,37 @@ public final class HistoryStore: Sendable {
             throw HistoryFile.failure(path, error)
         }
         return HistoryStore(path: path, queue: queue)
+    }
+
+    /// Opens the existing history at `path` to read it only (`sonde history`, `--baseline
+    /// history:…`): opened read-only, never created, migrated or switched to WAL. Where SQLite
+    /// cannot make the WAL's shared-memory file beside it (a read-only filesystem, and no writer
+    /// has the database open, so there is none), it is opened as immutable. A history of an older
+    /// schema is opened for writing instead, which upgrades it (as `open` does).
+    /// - Throws: `TaskError` (`localIOError`) saying why, as `open` does; a store that `record`
+    ///   would write fails.
+    public static func openForReading(path: String) throws(TaskError) -> HistoryStore {
+        try HistoryFile.prepare(path, create: false)
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.label = "sonde-history"
+        func current(_ location: String) throws -> (queue: DatabaseQueue, current: Bool) {
+            let queue = try DatabaseQueue(path: location, configuration: configuration)
+            return (queue, try queue.read { try HistorySchema.migrator.hasCompletedMigrations($0) })
+        }
+        let opened: (queue: DatabaseQueue, current: Bool)
+        do {
+            do {
+                opened = try current(path)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN {
+                opened = try current(HistoryFile.uri(path, parameters: "mode=ro&immutable=1"))
+            }
+        } catch {
+            throw HistoryFile.failure(path, error)
+        }
+        guard opened.current else { return try open(path: path, create: false) }
+        return HistoryStore(path: path, queue: opened.queue)
     }
 
     /// What `record` did.

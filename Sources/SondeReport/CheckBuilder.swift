@@ -50,7 +50,7 @@ struct CheckBuilder {
             evaluated.check = name
             return evaluated
         }
-        let status = CheckReport.status(ended: end != nil, interrupted: end?.interrupted ?? true, error: end?.error,
+        let status = CheckReport.status(ended: end != nil, timedOut: end?.timedOut == true, interrupted: end?.interrupted ?? true, error: end?.error,
                                         failedTasks: result.failedTasks, soaks: own, resume: ownResume, thresholds: results)
         return CheckReport(name: name, kind: begin.kind, status: status, startedAt: begin.startedAt,
                            finishedAt: end?.finishedAt ?? runFinishedAt ?? begin.startedAt, error: end?.error,

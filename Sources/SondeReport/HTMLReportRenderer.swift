@@ -371,7 +371,7 @@ public enum HTMLReportRenderer {
     h1{margin:.2rem 0;font-size:1.4rem}h2{font-size:1.1rem;border-bottom:1px solid var(--line);padding-bottom:.2rem}
     .muted{color:var(--muted)}.mono,code{font-family:ui-monospace,monospace;word-break:break-all}
     .warn{color:var(--warn);font-weight:600}.status{display:inline-block;font-weight:700;text-transform:uppercase}
-    .status.passed{color:var(--ok)}.status.failed,.status.error{color:var(--bad)}.status.interrupted{color:var(--warn)}
+    .status.passed{color:var(--ok)}.status.failed,.status.error{color:var(--bad)}.status.interrupted,.status.timeout{color:var(--warn)}
     td.pass{color:var(--ok);font-weight:600}td.fail{color:var(--bad);font-weight:700}
     .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid var(--line);padding:.2rem .4rem;text-align:right;white-space:nowrap}
     th:first-child,td:first-child{text-align:left}td.url{max-width:28rem;overflow:hidden;text-overflow:ellipsis}

@@ -6,7 +6,7 @@ import SondeCore
 /// which is then rendered like any other run.
 ///
 /// The merged run starts when the first source started and finishes when the last finished;
-/// its status is the worst of the sources' (error > interrupted > failed > passed); it is
+/// its status is the worst of the sources' (error > timeout > interrupted > failed > passed); it is
 /// insecure or unredacted if any source was, and carries every source's warnings.
 public enum JournalMerge {
     public static func merge(_ sources: [RunFolder], outputDirectory: String, arguments: [String]) throws(TaskError) -> RunFolder {
@@ -52,7 +52,8 @@ public enum JournalMerge {
             case .passed: return 0
             case .failed: return 1
             case .interrupted: return 2
-            case .error: return 3
+            case .timeout: return 3
+            case .error: return 4
             }
         }
         return statuses.max { rank($0) < rank($1) } ?? .passed

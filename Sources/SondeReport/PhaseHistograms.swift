@@ -4,7 +4,7 @@ import SondeCore
 /// `sonde_http_phase_duration_seconds{url,phase,connection}` (`_bucket{le}`, `_sum`, `_count`), one
 /// series per URL as the check names it (redacted), phase (`Phases.names`) and connection (`cold`:
 /// a new connection, `warm`: a reused one). What `sonde serve`'s `/metrics` serves for each check's
-/// latest run beside the quantile gauges (`sonde_http_phase_seconds`).
+/// latest run beside the quantile summary (`sonde_http_phase_seconds`).
 ///
 /// Each series holds one run: the next run of the check replaces it, so its counts are those of
 /// that run and may go down between scrapes. Read it with `histogram_quantile(q, …_bucket)` on the

@@ -9,7 +9,7 @@ public struct PrometheusFamilies: Sendable {
     public typealias Sample = (labels: [(String, String)], value: Double)
 
     /// One line of a family: its sample name is the family's name and `suffix` (`_bucket`, `_sum`,
-    /// `_count` of a histogram; "" for a gauge or counter).
+    /// `_count` of a histogram; `_sum`, `_count` of a summary; "" for a gauge, counter or quantile).
     private typealias Line = (suffix: String, labels: [(String, String)], value: Double)
 
     private var order: [String] = []
@@ -58,6 +58,34 @@ public struct PrometheusFamilies: Sendable {
             lines.append(("_count", one.labels, Double(one.count)))
         }
         append(name, "histogram", help, lines)
+    }
+
+    /// One series of a summary: per quantile (its label value, e.g. "0.95"; "1" for the maximum)
+    /// the value, and the observations' sum and count.
+    public struct SummarySeries: Sendable {
+        public var labels: [(String, String)]
+        public var quantiles: [(quantile: String, value: Double)]
+        public var sum: Double
+        public var count: Int
+
+        public init(labels: [(String, String)], quantiles: [(quantile: String, value: Double)], sum: Double, count: Int) {
+            self.labels = labels
+            self.quantiles = quantiles
+            self.sum = sum
+            self.count = count
+        }
+    }
+
+    /// Adds a summary family `name`: `name{…,quantile="…"}`, `name_sum`, `name_count` per series
+    /// (the only kind of family whose samples may carry `quantile`).
+    public mutating func addSummary(_ name: String, _ help: String, _ series: [SummarySeries]) {
+        var lines: [Line] = []
+        for one in series {
+            for quantile in one.quantiles { lines.append(("", one.labels + [("quantile", quantile.quantile)], quantile.value)) }
+            lines.append(("_sum", one.labels, one.sum))
+            lines.append(("_count", one.labels, Double(one.count)))
+        }
+        append(name, "summary", help, lines)
     }
 
     /// Every family of `other` added after these.

@@ -83,24 +83,23 @@ public enum PrometheusWriter {
                 metric("probe_ssl_earliest_cert_expiry", "gauge", "Earliest notAfter among the peer certificates seen, Unix seconds.",
                        [([], Double(expiry.microsecondsSince1970) / 1e6)])
             }
-            metric("sonde_tasks_total", "gauge", "Tasks run.", [([], Double(summary.tasks))])
-            metric("sonde_tasks_failed_total", "gauge", "Failed tasks by error code.",
+            metric("sonde_tasks", "gauge", "Tasks run.", [([], Double(summary.tasks))])
+            metric("sonde_tasks_failed", "gauge", "Failed tasks by error code.",
                    summary.errorsByCode.sorted { $0.key < $1.key }.map { ([("code", $0.key)], Double($0.value)) })
-            metric("sonde_transactions_total", "gauge", "Transactions (redirect hops count one each).", [([], Double(summary.transactions))])
-            metric("sonde_transactions_reused_total", "gauge", "Transactions on a reused connection.", [([], Double(summary.reusedTransactions))])
-            metric("sonde_http_responses_total", "gauge", "Responses by status code.",
+            metric("sonde_transactions", "gauge", "Transactions (redirect hops count one each).", [([], Double(summary.transactions))])
+            metric("sonde_transactions_reused", "gauge", "Transactions on a reused connection.", [([], Double(summary.reusedTransactions))])
+            metric("sonde_http_responses", "gauge", "Responses by status code.",
                    summary.statusCodes.sorted { $0.key < $1.key }.map { ([("code", $0.key)], Double($0.value)) })
-            var quantiles: [Sample] = []
+            var phaseSeries: [Families.SummarySeries] = []
             for (population, table) in [("all", summary.all), ("cold", summary.cold), ("warm", summary.warm)] {
                 for phase in Phases.names {
                     guard let d = table[phase] else { continue }
-                    for (q, value) in [("0.5", d.p50), ("0.9", d.p90), ("0.95", d.p95), ("0.99", d.p99), ("1", d.max)] {
-                        quantiles.append(([("phase", phase), ("connection", population), ("quantile", q)], value / 1000))
-                    }
+                    phaseSeries.append(seconds(d, labels: labels + [("phase", phase), ("connection", population)],
+                                               quantiles: ["0.5", "0.9", "0.95", "0.99", "1"]))
                 }
             }
-            metric("sonde_http_phase_seconds", "gauge",
-                   "Phase duration quantiles over all, cold (new connection) and warm (reused) transactions.", quantiles)
+            families.addSummary("sonde_http_phase_seconds",
+                                "Phase duration quantiles over all, cold (new connection) and warm (reused) transactions.", phaseSeries)
         }
         if !soaks.isEmpty {
             func each(_ value: (SoakReport) -> Double?) -> [Sample] {
@@ -108,17 +107,13 @@ public enum PrometheusWriter {
             }
             metric("sonde_ws_connections", "gauge", "WebSocket connections the soak held.", each { Double($0.connections) })
             metric("sonde_ws_up", "gauge", "WebSocket connections open when the soak ended.", each { Double($0.upAtEnd) })
-            metric("sonde_ws_reconnects_total", "gauge", "Reconnect attempts after a disconnect.", each { Double($0.reconnects.count) })
-            metric("sonde_ws_pings_missed_total", "gauge", "Pings whose pong did not come within the pong timeout.",
+            metric("sonde_ws_reconnects", "gauge", "Reconnect attempts after a disconnect.", each { Double($0.reconnects.count) })
+            metric("sonde_ws_pings_missed", "gauge", "Pings whose pong did not come within the pong timeout.",
                    each { Double($0.pings.missed) })
-            var rtt: [Sample] = []
-            for soak in soaks {
-                guard let d = soak.pings.rttMs else { continue }
-                for (q, value) in [("0.5", d.p50), ("0.9", d.p90), ("0.99", d.p99), ("1", d.max)] {
-                    rtt.append(([("url", soak.url), ("quantile", q)], value / 1000))
-                }
+            let rtt = soaks.compactMap { soak in
+                soak.pings.rttMs.map { seconds($0, labels: labels + [("url", soak.url)], quantiles: ["0.5", "0.9", "0.99", "1"]) }
             }
-            metric("sonde_ws_ping_rtt_seconds", "gauge", "Ping to pong round-trip time quantiles.", rtt)
+            families.addSummary("sonde_ws_ping_rtt_seconds", "Ping to pong round-trip time quantiles.", rtt)
             var messages: [Sample] = []
             for soak in soaks {
                 let m = soak.messages
@@ -126,24 +121,32 @@ public enum PrometheusWriter {
                     messages.append(([("url", soak.url), ("fate", fate)], Double(count)))
                 }
             }
-            metric("sonde_ws_messages_total", "gauge", "Echo messages by fate.", messages)
+            metric("sonde_ws_messages", "gauge", "Echo messages by fate.", messages)
         }
         if !resume.trials.isEmpty {
             var byURL: [String: [ResumeTrial]] = [:]
             for trial in resume.trials { byURL[trial.url, default: []].append(trial) }
             let urls = byURL.keys.sorted()
-            metric("sonde_resume_trials_total", "gauge", "Resume trials run, by outcome.", urls.flatMap { url -> [Sample] in
+            metric("sonde_resume_trials", "gauge", "Resume trials run, by outcome.", urls.flatMap { url -> [Sample] in
                 let trials = byURL[url] ?? []
                 return [([("url", url), ("outcome", "intact")], Double(trials.filter(\.intact).count)),
                         ([("url", url), ("outcome", "failed")], Double(trials.filter { !$0.intact }.count))]
             })
-            metric("sonde_resume_bytes_wasted_total", "gauge", "Bytes received and thrown away by resume trials.",
+            metric("sonde_resume_bytes_wasted", "gauge", "Bytes received and thrown away by resume trials.",
                    urls.map { url in ([("url", url)], Double((byURL[url] ?? []).reduce(Int64(0)) { $0 &+ $1.bytesWasted })) })
         }
         if !resume.verdicts.isEmpty {
             metric("sonde_resume_resumable", "gauge", "Whether the URL resumes as URLSession resumes downloads (1) or not (0).",
                    resume.verdicts.map { ([("url", $0.url)], $0.resumable ? 1 : 0) })
         }
+    }
+
+    /// A distribution in milliseconds as a summary series in seconds: the named quantiles ("1" is
+    /// the maximum), the sum (mean × count, to the microsecond its values have) and the count.
+    private static func seconds(_ d: DistributionSummary, labels: [(String, String)], quantiles: [String]) -> Families.SummarySeries {
+        let values = ["0.5": d.p50, "0.9": d.p90, "0.95": d.p95, "0.99": d.p99, "1": d.max]
+        return Families.SummarySeries(labels: labels, quantiles: quantiles.compactMap { q in values[q].map { (q, $0 / 1000) } },
+                                      sum: (d.mean * Double(d.count) * 1000).rounded() / 1e6, count: d.count)
     }
 
     private static func seconds(from start: Timestamp, to end: Timestamp) -> Double {

@@ -32,7 +32,8 @@ public struct RunOutcome: Sendable {
     }
 
     /// The process exit status of every command that writes a run (README.md, "Exit codes"): interrupted 130,
-    /// then thresholds failed 99 (the run's or a check's), then a failed task or run error 1, else 0.
+    /// then thresholds failed 99 (the run's or a check's), then a failed task, a run error or a
+    /// run that reached its time limit (`timeout`, only inside serve) 1, else 0.
     public var exitStatus: ExitStatus {
         if run.status == .interrupted { return .interrupted }
         if thresholds.contains(where: { !$0.passed }) || checks.contains(where: { $0.thresholds.contains { !$0.passed } }) {

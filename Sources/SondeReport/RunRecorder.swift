@@ -104,15 +104,16 @@ public final class RunRecorder: @unchecked Sendable {
     }
 
     /// The check `name` (nil: the one under way) ended; `error` is what stopped the check itself
-    /// (nil when it ran), `interrupted` when Ctrl-C ended it. Throws `internalError` when that check
-    /// is not under way.
-    public func endCheck(_ name: String? = nil, error: TaskError?, interrupted: Bool) throws(TaskError) {
+    /// (nil when it ran), `interrupted` when Ctrl-C ended it, `timedOut` when the run's own time
+    /// limit did (serve's `run-timeout`). Throws `internalError` when that check is not under way.
+    public func endCheck(_ name: String? = nil, error: TaskError?, interrupted: Bool, timedOut: Bool = false) throws(TaskError) {
         lock.lock()
         defer { lock.unlock() }
         guard let current = name.map({ name in open.first { checks[$0].name == name } }) ?? (open.count == 1 ? open.first : nil) else {
             throw TaskError(code: .internalError, message: "no check \(name.map { "named \($0) " } ?? "")is under way, so none can end")
         }
-        let end = CheckEndLine.End(name: checks[current].name, finishedAt: .now(), error: error, interrupted: interrupted)
+        let end = CheckEndLine.End(name: checks[current].name, finishedAt: .now(), error: error, interrupted: interrupted,
+                                   timedOut: timedOut ? true : nil)
         checks[current].end = end
         open.removeAll { $0 == current }
         try append(CheckEndLine(check: end))
@@ -361,7 +362,7 @@ struct CheckBeginLine: Codable, Sendable {
     var type = JournalEntryKind.checkBegin
 }
 
-/// `{"check":{"error":…,"finishedAt":…,"interrupted":…,"name":…},"type":"check-end"}`.
+/// `{"check":{"error":…,"finishedAt":…,"interrupted":…,"name":…,"timedOut":true},"type":"check-end"}`.
 struct CheckEndLine: Codable, Sendable {
     struct End: Codable, Sendable {
         let name: String
@@ -370,6 +371,9 @@ struct CheckEndLine: Codable, Sendable {
         let error: TaskError?
         /// Whether Ctrl-C ended it.
         let interrupted: Bool
+        /// True when the run's own time limit ended it (serve's `run-timeout`); absent otherwise
+        /// (and in journals written before sonde knew the status).
+        var timedOut: Bool? = nil
     }
     let check: End
     var type = JournalEntryKind.checkEnd

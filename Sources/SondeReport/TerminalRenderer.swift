@@ -175,6 +175,7 @@ public struct TerminalRenderer: Sendable {
             case .failed: status = paint("✗ failed     ", "31;1")
             case .error: status = paint("✗ error      ", "31;1")
             case .interrupted: status = paint("◌ interrupted", "33;1")
+            case .timeout: status = paint("◌ timeout    ", "33;1")
             }
             var line = status + " " + shown(check.name) + " (" + shown(check.kind) + ")"
             let figures = CheckFigures.of(check, soaks: soaks, resume: resume)

@@ -5,7 +5,8 @@ import SondeReport
 /// the scheduler's own figures for it.
 public struct CheckRunRecord: Sendable {
     public var check: String
-    /// `passed`, `failed`, `error`, `interrupted`, or `timeout` (its `run-timeout` ended it).
+    /// The run's status (`RunStatus`: `passed`, `failed`, `error`, `interrupted`, or `timeout` when its
+    /// `run-timeout` ended it), or `error` when no report was written.
     public var result: String
     /// Unix seconds.
     public var startedAt: Double

@@ -101,6 +101,57 @@ import Testing
         #expect(since.status == 64, "\(since.stderr)")
     }
 
+    /// A history that cannot be written is still read: an immutable file (`chattr +i`: what a
+    /// 0444 file is to anyone but root, whom mode bits do not stop) and a read-only bind mount of
+    /// its folder (no `-shm` can be made there), each with the run recorded before.
+    @Test func aHistoryThatCannotBeWrittenIsStillRead() throws {
+        let target = try TargetProcess.get()
+        // A folder name SQLite's URI form must escape (the immutable open names the file so).
+        let output = Harness.temporaryDirectory() + "/odd?name#50%"
+        let database = output + "/history.sqlite"
+        try Self.recordProbes(1, url: target.http + "/bytes/10", output: output, database: database)
+
+        let immutable = try Harness.run("/usr/bin/chattr", ["+i", database])
+        try #require(immutable.status == 0, "chattr +i: \(immutable.stderr)")
+        defer { _ = try? Harness.run("/usr/bin/chattr", ["-i", database]) }
+        let fromImmutable = try Harness.sonde(["history", "--json", "--history", database])
+        #expect(fromImmutable.status == 0, "\(fromImmutable.stderr)")
+        #expect(Self.runs((try? Harness.json(fromImmutable.stdout)) ?? [:]).count == 1)
+        _ = try Harness.run("/usr/bin/chattr", ["-i", database])
+
+        // A mount namespace of its own where the run folder is read-only: nothing outside changes.
+        let script = "mount --bind \"$1\" \"$1\" && mount -o remount,ro,bind \"$1\" && touch \"$1/probe\" 2>/dev/null && exit 3; "
+            + "exec \"$0\" history --json --history \"$1/history.sqlite\""
+        // As the writer left it (its -wal and -shm beside it), then closed cleanly (none: SQLite cannot make them there).
+        for companions in [true, false] {
+            if !companions {
+                do { _ = try HistoryStore.open(path: database, create: false) }
+                #expect(!FileManager.default.fileExists(atPath: database + "-shm"), "a clean close removes the -shm")
+            }
+            let fromReadOnly = try Harness.run("/usr/bin/unshare", ["-m", "/bin/sh", "-c", script, Harness.sonde, output])
+            #expect(fromReadOnly.status == 0, "companions \(companions): \(fromReadOnly.status) \(fromReadOnly.stderr)")
+            #expect(Self.runs((try? Harness.json(fromReadOnly.stdout)) ?? [:]).count == 1, "companions \(companions)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: output + "/probe"))
+    }
+
+    /// A database whose header is sound and whose pages are not (SQLITE_CORRUPT) is said to be
+    /// damaged, not "not a SQLite database".
+    @Test func aDamagedHistoryIsSaidToBeDamaged() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let database = output + "/history.sqlite"
+        try Self.recordProbes(1, url: target.http + "/bytes/10", output: output, database: database)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: database))
+        try #require(bytes.count > 4096 && bytes.prefix(16) == Data("SQLite format 3\0".utf8))
+        // The 100-byte file header kept; every page after it garbage.
+        for index in 100..<bytes.count { bytes[index] = UInt8(truncatingIfNeeded: index &* 131 &+ 7) }
+        try bytes.write(to: URL(fileURLWithPath: database))
+        let read = try Harness.sonde(["history", "--history", database])
+        #expect(read.status == 64, "\(read.stderr)")
+        #expect(read.stderr.contains("is damaged") && !read.stderr.contains("not a SQLite database"), "\(read.stderr)")
+    }
+
     /// Writers killed with SIGKILL at moments spread over their run (the history write included)
     /// leave a database that opens, passes SQLite's integrity check and takes the next run.
     @Test func aWriterKilledWithSIGKILLLeavesADatabaseThatOpens() throws {

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 /// What had drifted between the commands: every duration option takes the same units (one
-/// parser: `5s` works everywhere, a bare number is seconds), and `--baseline` is honoured by
-/// upload trials too.
+/// parser: `5s` works everywhere, a bare number is seconds), `--baseline` is honoured by upload
+/// trials and `sonde report` (history baselines, `--history`) too and refused by `analyze`, and
+/// only a `--capture` in option position is rewritten.
 @Suite struct OptionDriftCLITests {
     /// `sonde probe --connect-timeout 5s` was refused while `sonde soak --connect-timeout 5s` worked.
     @Test func probeTimeoutsTakeUnits() throws {
@@ -58,6 +59,61 @@ import Testing
         #expect(second.status == 0, "\(second.stderr)")
         let report = try Harness.json(second.stdout)
         #expect(report["baseline"] != nil && !(report["baseline"] is NSNull), "the comparison with the baseline run is in the report")
+    }
+
+    /// `sonde analyze --baseline` was accepted and ignored: an analysis has no phases to compare,
+    /// so it is refused (64) and no run folder is made.
+    @Test func analyzeRefusesABaseline() throws {
+        let capture = Harness.root + "/Tests/SondeCaptureTests/Corpus/tls-curl-loopback.pcap"
+        let output = Harness.temporaryDirectory()
+        let refused = try Harness.sonde(["analyze", capture, "--baseline", output, "--output-dir", output])
+        #expect(refused.status == 64 && refused.stderr.contains("--baseline"), "\(refused.status) \(refused.stderr)")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []).isEmpty, "no run folder is left")
+        #expect(try Harness.sonde(["analyze", capture, "--output-dir", output]).status == 0)
+    }
+
+    /// `sonde report --baseline history:CHECK:median:N` read only a run folder and `report` had no
+    /// `--history`: now both work as on the run commands, and the rebuilt run is added to `--history`.
+    @Test func reportComparesWithTheHistoryAndRecordsIntoIt() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let database = output + "/history.sqlite"
+        let url = target.http + "/bytes/300"
+        for _ in 0..<2 {
+            let recorded = try Harness.sonde(["probe", "--count", "2", url, "--output-dir", output, "--history", database])
+            #expect(recorded.status == 0, "\(recorded.stderr)")
+        }
+        let folder = output + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: output).filter { $0.contains("-probe-") }.sorted().last))
+        let spec = "history:probe \(url):median:2"
+        let compared = try Harness.sonde(["report", folder, "--baseline", spec, "--history", database, "--json",
+                                          "--threshold", "total.p95.delta<100000%"])
+        #expect(compared.status == 0, "\(compared.status) \(compared.stderr)")
+        let baseline = (try? Harness.json(compared.stdout))?["baseline"] as? [String: Any]
+        #expect(baseline?["baselineRunID"] as? String == spec, "\(String(describing: baseline))")
+        // The default history is <output-dir>/history.sqlite, as for the run commands.
+        let byDefault = try Harness.sonde(["report", folder, "--baseline", spec, "--output-dir", output])
+        #expect(byDefault.status == 0, "\(byDefault.stderr)")
+        let malformed = try Harness.sonde(["report", folder, "--baseline", "history:x:mean:3"])
+        #expect(malformed.status == 64 && malformed.stderr.contains("history:CHECK:median:N"), "\(malformed.stderr)")
+
+        let other = Harness.temporaryDirectory() + "/other.sqlite"
+        let rebuilt = try Harness.sonde(["report", folder, "--history", other])
+        #expect(rebuilt.status == 0, "\(rebuilt.stderr)")
+        let listed = try Harness.sonde(["history", "--json", "--history", other])
+        let runs = (try? Harness.json(listed.stdout))?["runs"] as? [[String: Any]] ?? []
+        #expect(runs.count == 1 && runs.first?["runId"] as? String == (folder as NSString).lastPathComponent, "\(listed.stdout) \(listed.stderr)")
+    }
+
+    /// Every argv token `--capture` was rewritten `--capture=required`, arguments after `--` too:
+    /// a capture file named `--capture` could not be analysed.
+    @Test func aCaptureTokenAfterTheTerminatorIsAnArgument() throws {
+        let directory = Harness.temporaryDirectory()
+        try FileManager.default.copyItem(atPath: Harness.root + "/Tests/SondeCaptureTests/Corpus/tls-curl-loopback.pcap",
+                                         toPath: directory + "/--capture")
+        let result = try Harness.run("/bin/sh", ["-c", "cd \"$1\" && exec \"$0\" analyze --json --output-dir out -- --capture",
+                                                 Harness.sonde, directory])
+        #expect(result.status == 0, "\(result.status) \(result.stderr)")
+        #expect(((try? Harness.json(result.stdout))?["captures"] as? [[String: Any]])?.count == 1)
     }
 
     /// A soak whose engine cannot be set up (a --cacert that is not PEM) is a usage error that

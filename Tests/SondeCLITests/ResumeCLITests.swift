@@ -53,7 +53,7 @@ import Testing
         #expect(checked.status == 0, "\(checked.stderr)")
         #expect(facts["junitCases"] as? Int == 7 && facts["junitFailures"] as? Int == 0)
         let metrics = facts["promMetrics"] as? [String] ?? []
-        #expect(metrics.contains("sonde_resume_trials_total") && metrics.contains("sonde_resume_resumable"))
+        #expect(metrics.contains("sonde_resume_trials") && metrics.contains("sonde_resume_resumable"))
 
         // The same seed replays the same interruption points.
         let again = try Harness.sonde(["resume", target.http + "/bytes/2000000", "--trials", "6", "--seed", "7", "--json",

@@ -220,7 +220,7 @@ import Testing
 
     /// `/metrics` has each check's latest run as real histograms (`sonde_http_phase_duration_seconds`):
     /// promtool finds nothing wrong with them, and Prometheus's `histogram_quantile` over the scraped
-    /// buckets lands in the bucket that holds the run's own median (the quantile gauge beside them).
+    /// buckets lands in the bucket that holds the run's own median (the summary beside them).
     /// The buckets README documents for `sonde_http_phase_duration_seconds` (seconds, +Inf beside them).
     static let histogramBounds = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
@@ -283,6 +283,50 @@ import Testing
         let upper = try #require(bounds.firstIndex { own <= $0 }, "median \(own) s beyond the last bound")
         let lower = bounds[max(0, upper - 1)]
         #expect(ours >= lower && ours <= bounds[upper], "histogram_quantile \(ours) s outside the median's bucket (\(lower), \(bounds[upper])] (median \(own) s)")
+    }
+
+    /// `promtool check metrics` says nothing of `/metrics` nor of a run's `--prom` file with every
+    /// family sonde writes (probe tasks failed and passed, a soak's pings and messages, resume
+    /// trials and verdict, thresholds, histograms, serve's own): no gauge named `…_total`, and
+    /// `quantile` only on summaries.
+    @Test func promtoolSaysNothingOfMetricsAndTheProm() throws {
+        let target = try TargetProcess.get()
+        let checks = """
+        checks:
+          - {name: api, kind: probe, urls: ["\(target.http)/bytes/100", "\(target.refused)/"], count: 2, every: 30s, thresholds: ["total.p95<10s"]}
+          - {name: sock, kind: soak, url: "\(target.ws)/ws/echo", duration: 2s, ping-interval: 300ms, message-rate: 5, every: 30s}
+          - {name: dl, kind: resume, url: "\(target.http)/bytes/200000", trials: 1, every: 30s}
+        """
+        let families = ["sonde_tasks", "sonde_tasks_failed", "sonde_transactions", "sonde_transactions_reused", "sonde_http_responses",
+                        "sonde_http_phase_seconds_count", "sonde_http_phase_duration_seconds_count", "sonde_ws_reconnects",
+                        "sonde_ws_pings_missed", "sonde_ws_messages", "sonde_ws_ping_rtt_seconds_count", "sonde_resume_trials",
+                        "sonde_resume_bytes_wasted", "sonde_check_success", "sonde_serve_runs_total"]
+        func lint(_ text: String, _ what: String) throws {
+            let file = Harness.temporaryDirectory() + "/metrics.txt"
+            FileManager.default.createFile(atPath: file, contents: Data(text.utf8))
+            let result = try Harness.run("/bin/sh", ["-c", "/usr/bin/promtool check metrics < \"$0\"", file])
+            #expect(result.status == 0 && (result.stdout + result.stderr).isEmpty, "promtool on \(what): \(result.stdout)\(result.stderr)")
+        }
+
+        let serve = try Serve(config: Self.probeConfig(target, extra: checks))
+        defer { serve.stop() }
+        #expect(Harness.waitFor(seconds: 60) { ["api", "sock", "dl"].allSatisfy { serve.logText().contains("check \($0): ") } },
+                "\(serve.logText())")
+        let metrics = try Self.fetch("\(serve.base)/metrics").body
+        let names = Set(Self.samples(metrics).keys.map { String($0.prefix { $0 != "{" }) })
+        #expect(Set(families).subtracting(names).isEmpty, "families missing from /metrics: \(Set(families).subtracting(names).sorted())")
+        try lint(metrics, "/metrics")
+
+        let suite = Harness.temporaryDirectory() + "/suite.yaml"
+        try checks.replacingOccurrences(of: ", every: 30s", with: "").write(toFile: suite, atomically: true, encoding: .utf8)
+        let prom = Harness.temporaryDirectory() + "/sonde.prom"
+        let run = try Harness.sonde(["run", suite, "--output-dir", Harness.temporaryDirectory(), "--prom", prom], timeout: 90)
+        #expect(run.status == 1, "a refused task fails the run: \(run.stderr)")
+        let text = try String(contentsOfFile: prom, encoding: .utf8)
+        let promNames = Set(Self.samples(text).keys.map { String($0.prefix { $0 != "{" }) })
+        let expected = Set(families).subtracting(["sonde_serve_runs_total", "sonde_http_phase_duration_seconds_count"])
+        #expect(expected.subtracting(promNames).isEmpty, "families missing from --prom: \(expected.subtracting(promNames).sorted())")
+        try lint(text, "--prom")
     }
 
     @Test func allowListRefusesBeforeSendingAnything() throws {
@@ -371,6 +415,39 @@ import Testing
         let metrics = Self.samples(try Self.fetch("\(serve.base)/metrics").body)
         #expect((metrics["sonde_serve_runs_total{check=\"fast\",result=\"passed\"}"] ?? 0) >= 2, "the fast check ran while the other hung")
         #expect(metrics["sonde_serve_last_run_success{check=\"hung\"}"] == 0)
+    }
+
+    /// A run its `run-timeout` ended is `timeout` everywhere: report.json (run and check, valid by
+    /// the schema), `sonde_check_success{status}`, `sonde_serve_runs_total{result}` and the
+    /// history; never `interrupted`, which is what an operator's SIGTERM leaves.
+    @Test func aRunTimeoutIsRecordedAsTimeoutEverywhere() throws {
+        let target = try TargetProcess.get()
+        let serve = try Serve(config: Self.probeConfig(target, extra: """
+        checks:
+          - {name: hung, kind: probe, urls: ["\(target.blackhole)/"], timeout: 60s, every: 10s, run-timeout: 2s}
+        """))
+        defer { serve.stop() }
+        #expect(Harness.waitFor(seconds: 20) { serve.logText().contains("check hung: ") }, "\(serve.logText())")
+        #expect(serve.logText().contains("check hung: timeout"), "\(serve.logText())")
+        let metrics = Self.samples(try Self.fetch("\(serve.base)/metrics").body)
+        #expect(metrics["sonde_check_success{check=\"hung\",kind=\"probe\",status=\"timeout\"}"] == 0,
+                "\(metrics.keys.filter { $0.hasPrefix("sonde_check_success") })")
+        #expect((metrics["sonde_serve_runs_total{check=\"hung\",result=\"timeout\"}"] ?? 0) >= 1)
+        #expect(metrics.keys.allSatisfy { !$0.contains("interrupted") }, "\(metrics.keys.filter { $0.contains("interrupted") })")
+
+        let folder = serve.output + "/" + (try #require(try Self.runFolders(serve.output).first))
+        let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        #expect((report["run"] as? [String: Any])?["status"] as? String == "timeout")
+        // The task the limit cut short timed out.
+        #expect(((report["probes"] as? [[String: Any]])?.first?["error"] as? [String: Any])?["code"] as? String == "timedOut")
+        #expect((report["checks"] as? [[String: Any]])?.first?["status"] as? String == "timeout")
+        let valid = try Harness.validate([folder + "/report.json"])
+        #expect(valid.status == 0, "\(valid.stdout)\(valid.stderr)")
+
+        let history = try Harness.sonde(["history", "--json", "--history", serve.output + "/history.sqlite", "--check", "hung"])
+        #expect(history.status == 0, "\(history.stderr)")
+        let runs = try Harness.json(history.stdout)["runs"] as? [[String: Any]] ?? []
+        #expect(!runs.isEmpty && runs.allSatisfy { $0["status"] as? String == "timeout" }, "\(runs)")
     }
 
     @Test func sigtermLetsARunWriteItsReportAndExitsZero() throws {

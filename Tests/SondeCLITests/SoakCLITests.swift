@@ -52,7 +52,7 @@ import Testing
         let (checked, _) = try CLIReportFormatTests.check(folder, prom: prom)
         #expect(checked.status == 0, "\(checked.stderr)")
         let metrics = try String(contentsOfFile: prom, encoding: .utf8)
-        #expect(metrics.contains("sonde_ws_reconnects_total{url=") && metrics.contains("sonde_ws_ping_rtt_seconds{"))
+        #expect(metrics.contains("sonde_ws_reconnects{url=") && metrics.contains("sonde_ws_ping_rtt_seconds{"))
     }
 
     @Test func ctrlCClosesEveryConnectionWith1000AndWritesTheReport() throws {

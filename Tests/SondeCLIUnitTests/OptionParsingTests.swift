@@ -29,6 +29,17 @@ import Testing
         }
     }
 
+    /// A bare `--capture` in option position is `--capture=required`; nothing else is touched:
+    /// not `--capture=optional`, not a value holding the word, not anything after `--`.
+    @Test func onlyABareCaptureInOptionPositionIsRewritten() {
+        #expect(Sonde.bareCaptureExpanded(["probe", "--capture", "https://h/"]) == ["probe", "--capture=required", "https://h/"])
+        #expect(Sonde.bareCaptureExpanded(["probe", "https://h/", "--capture=optional", "-H", "X: --capture"])
+                == ["probe", "https://h/", "--capture=optional", "-H", "X: --capture"])
+        #expect(Sonde.bareCaptureExpanded(["analyze", "--capture", "--", "--capture", "a.pcap"])
+                == ["analyze", "--capture=required", "--", "--capture", "a.pcap"])
+        #expect(Sonde.bareCaptureExpanded(["analyze", "--", "--capture"]) == ["analyze", "--", "--capture"])
+    }
+
     @Test func soakSizesAndDurationsGoThroughTheOneParser() throws {
         let soak = try SoakCommand.parse(["ws://h/", "--message-size", "1KiB", "--ping-interval", "250ms", "--duration", "2m"])
         #expect(soak.messageSize?.bytes == 1024 && soak.pingInterval?.seconds == 0.25 && soak.duration?.seconds == 120)

@@ -92,7 +92,9 @@ import Testing
 
 /// Every command decides its run's status by one rule, in the exit codes' order.
 @Suite struct RunStatusRuleTests {
-    @Test func interruptedThenErrorThenFailedThenPassed() {
+    @Test func timeoutThenInterruptedThenErrorThenFailedThenPassed() {
+        #expect(RunStatus.of(timedOut: true, interrupted: true, error: true, failedWork: true) == .timeout)
+        #expect(RunStatus.of(timedOut: true, interrupted: false, error: false, failedWork: false) == .timeout)
         #expect(RunStatus.of(interrupted: true, error: true, failedWork: true) == .interrupted)
         #expect(RunStatus.of(interrupted: true, error: false, failedWork: false) == .interrupted)
         #expect(RunStatus.of(interrupted: false, error: true, failedWork: true) == .error)
