@@ -95,6 +95,32 @@ struct AltSvcTests {
         #expect(throws: TaskError.self) { _ = try AltSvcCache(persistentFile: link) }
     }
 
+    /// A line whose alternative is on another host is never loaded, from the `--alt-svc` file or
+    /// from what libcurl wrote back, so it never reaches a handle nor the file again (issue 27 #2).
+    @Test func aLineForAnotherHostIsNeverLoaded() throws {
+        let folder = NSTemporaryDirectory() + "sonde-alt-svc-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/cache.txt"
+        try """
+        h2 127.0.0.1 8443 h3 192.0.2.1 443 "20300101 00:00:00" 0 0
+        h2 127.0.0.1 8443 h3 127.0.0.1 4433 "20300101 00:00:00" 0 0
+        h2 Example.org 443 h3 example.ORG 443 "20300101 00:00:00" 0 0
+        h2 example.org 443 h3 evil.example 443 "20300101 00:00:00" 0 0
+
+        """.write(toFile: file, atomically: false, encoding: .utf8)
+        let cache = try AltSvcCache(persistentFile: file)
+        let handle = try cache.handleFile()
+        let lines = try String(contentsOfFile: handle, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(lines.count == 2 && lines.allSatisfy { !$0.contains("192.0.2.1") && !$0.contains("evil") }, "\(lines)")
+        // libcurl learned one from a header of another run's origin: not kept either.
+        try #"h2 127.0.0.1 8443 h3 127.0.0.2 4433 "20300101 00:00:00" 0 0"#.write(toFile: handle, atomically: false, encoding: .utf8)
+        cache.collect([handle])
+        try cache.finish()
+        let written = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(!written.contains("127.0.0.2") && !written.contains("192.0.2.1"), "\(written)")
+    }
+
     @Test func theUseNamesTheAdvertisement() throws {
         let cache = try AltSvcCache(persistentFile: nil)
         cache.record(origin: "https://a:8443", header: #"h3=":4433"; ma=60"#, connectionID: 1, protocolName: "h2", at: nil)
