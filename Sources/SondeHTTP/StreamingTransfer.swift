@@ -92,6 +92,10 @@ public final class StreamingTransfer {
         try easy.configureTransport(options)
         try easy.set(CURLOPT_FOLLOWLOCATION, 1)
         try easy.set(CURLOPT_MAXREDIRS, options.maxRedirects)
+        // One transfer at a time: the pool keeps the last connection only, so a request that opens
+        // a new one (`openNewConnectionNext`, after `dropConnection`) leaves no older one behind
+        // for the next request to pick up (and `dropConnection` to miss: it cuts the last socket).
+        try easy.set(CURLOPT_MAXCONNECTS, 1)
         // Larger reads: fewer callbacks per byte for large files (libcurl's default is 16 KiB).
         try easy.set(CURLOPT_BUFFERSIZE, 256 * 1024)
         // No transparent decompression: the bytes counted and hashed are the bytes on the wire.
