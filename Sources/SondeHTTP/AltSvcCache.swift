@@ -137,6 +137,11 @@ public final class AltSvcCache {
         return host.isEmpty ? nil : (host, port)
     }
 
+    /// `host:port`, an IPv6 address in brackets.
+    static func authority(host: String, port: Int) -> String {
+        (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+    }
+
     /// "host port alternative-host alternative-port" of a line's key (its six service tokens).
     private static func pair(ofKey key: String) -> String {
         let tokens = key.split(separator: " ")
@@ -163,8 +168,7 @@ public final class AltSvcCache {
     /// Why a QUIC connection to `remoteHost:remotePort` (where libcurl connected) for `origin` is
     /// h3: the response that advertised it, else the `--alt-svc` file.
     func use(origin: String, originHost: String, remoteHost: String?, remotePort: Int) -> AltSvcUse {
-        let host = remoteHost ?? originHost
-        let alternative = (host.contains(":") ? "[\(host)]" : host) + ":\(remotePort)"
+        let alternative = Self.authority(host: remoteHost ?? originHost, port: remotePort)
         guard let advertisement = advertisements[origin] else { return AltSvcUse(source: .cacheFile, alternative: alternative) }
         return AltSvcUse(source: .response, alternative: alternative, header: advertisement.header,
                          advertisedOnConnection: advertisement.connectionID, advertisedOver: advertisement.protocolName,

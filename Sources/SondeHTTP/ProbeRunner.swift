@@ -364,9 +364,9 @@ public final class ProbeRunner {
               let taken = AltSvcCache.alternativeTaken(libcurlText: easy.transferText) else { return nil }
         altSvc.markFailed(origin: parts.origin, originHost: parts.host, originPort: parts.port,
                           alternativeHost: taken.host, alternativePort: taken.port)
-        let alternative = (taken.host.contains(":") ? "[\(taken.host)]" : taken.host) + ":\(taken.port)"
-        return AltSvcFailure(source: altSvc.source(origin: parts.origin), alternative: alternative, error: failure,
-                             startedAt: task.hopStartWall, durationMs: milliseconds(fromMicroseconds: max(0, easy.offset(CURLINFO_TOTAL_TIME_T))))
+        return AltSvcFailure(source: altSvc.source(origin: parts.origin), alternative: AltSvcCache.authority(host: taken.host, port: taken.port),
+                             error: failure, startedAt: task.hopStartWall,
+                             durationMs: milliseconds(fromMicroseconds: max(0, easy.offset(CURLINFO_TOTAL_TIME_T))))
     }
 
     /// - Parameter activeSocket: CURLINFO_ACTIVESOCKET read before the handle left the multi
@@ -395,7 +395,7 @@ public final class ProbeRunner {
             let alternative = altSvc != nil ? AltSvcCache.alternativeTaken(libcurlText: easy.transferText) : nil
             var facts = easy.failureFacts(result, url: task.currentURL, redactor: redactor, viaProxy: options.proxy != nil,
                                           overQUIC: options.httpVersion == .http3Only || alternative != nil)
-            if let alternative { facts.remote = (alternative.host.contains(":") ? "[\(alternative.host)]" : alternative.host) + ":\(alternative.port)" }
+            if let alternative { facts.remote = AltSvcCache.authority(host: alternative.host, port: alternative.port) }
             failure = CurlErrorClassifier.classify(facts)
             local = facts.isLocal
         }
