@@ -223,6 +223,7 @@ extension TransactionMetrics: JSONReadable {
             case "connectionID": t.connectionID = try r.readOptionalInt()
             case "http3Fallback": t.http3Fallback = try r.readOptional(HTTP3Fallback.self)
             case "altSvc": t.altSvc = try r.readOptional(AltSvcUse.self)
+            case "altSvcFailure": t.altSvcFailure = try r.readOptional(AltSvcFailure.self)
             case "remoteAddress": t.remoteAddress = try r.readOptionalString()
             case "remotePort": t.remotePort = try r.readOptionalInt()
             case "localAddress": t.localAddress = try r.readOptionalString()

@@ -124,17 +124,23 @@ public struct ResumeInterruption: Codable, Sendable, Equatable {
     public var resumeLatencyMs: Double?
     /// The response headers that decided `answeredWith` (status, Content-Range, ETag).
     public var evidence: String?
+    /// The connection the resume request went out on: after a `processKill` or a
+    /// `connectionDrop` it is a new one (a relaunched app has no pool; a dropped connection is
+    /// gone), and its connect and TLS times are part of `resumeLatencyMs`. nil while not resumed
+    /// yet, and in reports written before sonde recorded it.
+    public var resumeConnection: RequestConnection?
 
     public init(atByte: Int64, kind: InterruptionKind, answeredWith: String? = nil, resumeLatencyMs: Double? = nil,
-                evidence: String? = nil) {
+                evidence: String? = nil, resumeConnection: RequestConnection? = nil) {
         self.atByte = atByte
         self.kind = kind
         self.answeredWith = answeredWith
         self.resumeLatencyMs = resumeLatencyMs
         self.evidence = evidence
+        self.resumeConnection = resumeConnection
     }
 
-    private enum CodingKeys: String, CodingKey { case atByte, kind, answeredWith, resumeLatencyMs, evidence }
+    private enum CodingKeys: String, CodingKey { case atByte, kind, answeredWith, resumeLatencyMs, evidence, resumeConnection }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -143,6 +149,7 @@ public struct ResumeInterruption: Codable, Sendable, Equatable {
         try c.encode(answeredWith, forKey: .answeredWith)
         try c.encode(resumeLatencyMs, forKey: .resumeLatencyMs)
         try c.encode(evidence, forKey: .evidence)
+        try c.encode(resumeConnection, forKey: .resumeConnection)
     }
 }
 

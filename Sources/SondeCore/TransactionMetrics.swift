@@ -45,6 +45,9 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
     /// Set when this connection is HTTP/3 because the origin advertised it (`Alt-Svc`) and the
     /// run had not asked for HTTP/3: which header, on which connection. nil otherwise.
     public var altSvc: AltSvcUse?
+    /// Set when this hop first went to the origin's `Alt-Svc` alternative, which did not answer,
+    /// and then to the origin over TCP (this transaction): the alternative, why, and what it cost.
+    public var altSvcFailure: AltSvcFailure?
     public var remoteAddress: String?
     public var remotePort: Int?
     public var localAddress: String?
@@ -73,7 +76,7 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
         responseStartDate: Timestamp? = nil, responseEndDate: Timestamp? = nil,
         networkProtocolName: String? = nil, queue: Double? = nil, libcurlQueue: Double? = nil,
         isReusedConnection: Bool = false, isProxyConnection: Bool = false,
-        connectionID: Int? = nil, http3Fallback: HTTP3Fallback? = nil, altSvc: AltSvcUse? = nil, remoteAddress: String? = nil, remotePort: Int? = nil,
+        connectionID: Int? = nil, http3Fallback: HTTP3Fallback? = nil, altSvc: AltSvcUse? = nil, altSvcFailure: AltSvcFailure? = nil, remoteAddress: String? = nil, remotePort: Int? = nil,
         localAddress: String? = nil, localPort: Int? = nil,
         negotiatedTLSProtocolVersion: String? = nil, negotiatedTLSCipherSuite: String? = nil,
         tlsSessionReused: Bool? = nil, peerCertificates: [PeerCertificate] = [],
@@ -102,6 +105,7 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
         self.connectionID = connectionID
         self.http3Fallback = http3Fallback
         self.altSvc = altSvc
+        self.altSvcFailure = altSvcFailure
         self.remoteAddress = remoteAddress
         self.remotePort = remotePort
         self.localAddress = localAddress
@@ -122,7 +126,7 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
         case request, response, fetchStartDate, domainLookupStartDate, domainLookupEndDate, connectStartDate
         case secureConnectionStartDate, secureConnectionEndDate, connectEndDate, requestStartDate, requestEndDate
         case responseStartDate, responseEndDate, networkProtocolName, queue, libcurlQueue, isReusedConnection
-        case isProxyConnection, connectionID, http3Fallback, altSvc, remoteAddress, remotePort, localAddress, localPort
+        case isProxyConnection, connectionID, http3Fallback, altSvc, altSvcFailure, remoteAddress, remotePort, localAddress, localPort
         case negotiatedTLSProtocolVersion, negotiatedTLSCipherSuite, tlsSessionReused, peerCertificates
         case countOfRequestHeaderBytesSent, countOfRequestBodyBytesSent
         case countOfResponseHeaderBytesReceived, countOfResponseBodyBytesReceived, phases, capture
@@ -152,6 +156,7 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
         try c.encode(connectionID, forKey: .connectionID)
         try c.encode(http3Fallback, forKey: .http3Fallback)
         try c.encode(altSvc, forKey: .altSvc)
+        try c.encode(altSvcFailure, forKey: .altSvcFailure)
         try c.encode(remoteAddress, forKey: .remoteAddress)
         try c.encode(remotePort, forKey: .remotePort)
         try c.encode(localAddress, forKey: .localAddress)
@@ -393,6 +398,7 @@ extension TransactionMetrics: JSONWritable {
             o.member("connectionID", connectionID)
             o.member("http3Fallback", http3Fallback)
             o.member("altSvc", altSvc)
+            o.member("altSvcFailure", altSvcFailure)
             o.member("remoteAddress", remoteAddress)
             o.member("remotePort", remotePort)
             o.member("localAddress", localAddress)

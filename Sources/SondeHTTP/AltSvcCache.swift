@@ -18,7 +18,11 @@ import SondeCore
 /// cache file never outgrows what sonde reads back (`maxFileBytes`).
 ///
 /// Beside libcurl's cache it remembers which response advertised h3 for each origin
-/// (`record`), so that a transaction on the alternative can say why it is HTTP/3.
+/// (`record`), so that a transaction on the alternative can say why it is HTTP/3, and which
+/// alternatives did not answer (`markFailed`): their lines are dropped from then on (from what
+/// libcurl writes back too, so never written to the `--alt-svc` file), and their origin's later
+/// transfers use no alternative (`usesNoAlternative`). Only alternatives on the origin's own
+/// host are kept (`parse`).
 ///
 /// Threading: used only from the engine's thread, like `ConnectionRegistry`.
 public final class AltSvcCache {
@@ -36,6 +40,10 @@ public final class AltSvcCache {
     private let folder: String
     private var lines: [String: String] = [:]  // the six service tokens -> the whole line
     private var advertisements: [String: Advertisement] = [:]  // by origin
+    /// "host port alternative-host alternative-port" of each alternative that did not answer.
+    private var failedAlternatives: Set<String> = []
+    /// The origins (`URLParts.origin`) whose alternative did not answer in this run.
+    private var originsWithoutAlternative: Set<String> = []
     private var handleFiles = 0
 
     /// The largest cache file read (bytes) and the most lines kept; libcurl's own lines are short.
@@ -84,7 +92,61 @@ public final class AltSvcCache {
             }
             unlink(path)
         }
-        if !texts.isEmpty { lines = Self.parse(texts) }
+        if !texts.isEmpty { lines = Self.parse(texts).filter { !failedAlternatives.contains(Self.pair(ofKey: $0.key)) } }
+    }
+
+    /// Notes that the alternative `alternativeHost:alternativePort` of the origin at
+    /// `originHost:originPort` (`origin`) did not answer: its lines go, and the origin's later
+    /// transfers in this run use no alternative (`usesNoAlternative`).
+    func markFailed(origin: String, originHost: String, originPort: Int, alternativeHost: String, alternativePort: Int) {
+        let pair = "\(originHost.lowercased()) \(originPort) \(alternativeHost.lowercased()) \(alternativePort)"
+        failedAlternatives.insert(pair)
+        originsWithoutAlternative.insert(origin)
+        lines = lines.filter { Self.pair(ofKey: $0.key) != pair }
+    }
+
+    /// True when an alternative of `origin` did not answer in this run: its transfers go to the origin.
+    func usesNoAlternative(origin: String) -> Bool { originsWithoutAlternative.contains(origin) }
+
+    /// Whether libcurl may take a transfer to `host:port` (`origin`) to an alternative: the cache
+    /// has a line for it, or a response of this run advertised h3.
+    func mayUseAlternative(origin: String, host: String, port: Int) -> Bool {
+        if advertisements[origin] != nil { return true }
+        let prefix = " \(host.lowercased()) \(port) "
+        return lines.keys.contains { key in
+            guard let space = key.firstIndex(of: " ") else { return false }
+            return key[space...].lowercased().hasPrefix(prefix)
+        }
+    }
+
+    /// Where the alternative of `origin` came from: a response of this run, else the cache file.
+    func source(origin: String) -> AltSvcUse.Source { advertisements[origin] != nil ? .response : .cacheFile }
+
+    /// The alternative libcurl took for the last transfer, from its verbose text ("Alt-svc
+    /// connecting from [h2]127.0.0.1:8443 to [h3]127.0.0.1:4433"); nil when it took none.
+    static func alternativeTaken(libcurlText text: String) -> (host: String, port: Int)? {
+        guard let line = text.split(separator: "\n").last(where: { $0.contains("Alt-svc connecting from") }),
+              let to = line.range(of: " to [") else { return nil }
+        let rest = line[to.upperBound...]
+        guard let close = rest.firstIndex(of: "]") else { return nil }
+        let authority = rest[rest.index(after: close)...].prefix { $0 != " " && $0 != "\r" }
+        guard let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]),
+              (1...65_535).contains(port) else { return nil }
+        var host = String(authority[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+
+    /// `host:port`, an IPv6 address in brackets.
+    static func authority(host: String, port: Int) -> String {
+        (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+    }
+
+    /// "host port alternative-host alternative-port" of a line's key (its six service tokens).
+    private static func pair(ofKey key: String) -> String {
+        let tokens = key.split(separator: " ")
+        guard tokens.count == 6 else { return key }
+        return "\(tokens[1].lowercased()) \(tokens[2]) \(tokens[4].lowercased()) \(tokens[5])"
     }
 
     /// Notes an origin's `Alt-Svc` header (`clear` forgets it); only h3 alternatives are kept.
@@ -106,8 +168,7 @@ public final class AltSvcCache {
     /// Why a QUIC connection to `remoteHost:remotePort` (where libcurl connected) for `origin` is
     /// h3: the response that advertised it, else the `--alt-svc` file.
     func use(origin: String, originHost: String, remoteHost: String?, remotePort: Int) -> AltSvcUse {
-        let host = remoteHost ?? originHost
-        let alternative = (host.contains(":") ? "[\(host)]" : host) + ":\(remotePort)"
+        let alternative = Self.authority(host: remoteHost ?? originHost, port: remotePort)
         guard let advertisement = advertisements[origin] else { return AltSvcUse(source: .cacheFile, alternative: alternative) }
         return AltSvcUse(source: .response, alternative: alternative, header: advertisement.header,
                          advertisedOnConnection: advertisement.connectionID, advertisedOver: advertisement.protocolName,
@@ -128,7 +189,8 @@ public final class AltSvcCache {
     }
 
     /// The cache lines of libcurl cache files: comments, lines that are not libcurl's nine
-    /// fields and expired lines are skipped; for the same six service tokens the later expiry
+    /// fields, lines whose alternative is on another host than their origin, and expired lines
+    /// are skipped; for the same six service tokens the later expiry
     /// wins; at most `maxLines`, the latest expiries.
     static func parse(_ texts: [String], now: Timestamp = .now()) -> [String: String] {
         let today = expiryText(now)
@@ -139,6 +201,10 @@ public final class AltSvcCache {
                 let tokens = raw.split(separator: " ")
                 // ALPN host port ALPN host port "date time" persist prio: ten tokens (the date holds a space).
                 guard tokens.count == 10, Int(tokens[2]) != nil, Int(tokens[5]) != nil else { continue }
+                // Only an alternative on the origin's own host: a line naming another host would
+                // send the origin's requests anywhere (a planted file line, or a header alternative
+                // on another host that TLS vouched for only in the run that saw it).
+                guard tokens[1].lowercased() == tokens[4].lowercased() else { continue }
                 let key = tokens[0..<6].joined(separator: " ")
                 let expiry = tokens[6] + " " + tokens[7]
                 guard expiry > today, lines[key].map({ $0.expiry < String(expiry) }) ?? true else { continue }

@@ -22,8 +22,7 @@ struct AltSvcHeader: Equatable {
 
         /// `host:port`, with the origin's host where the header named none.
         func authority(originHost: String) -> String {
-            let name = host ?? originHost
-            return (name.contains(":") ? "[\(name)]" : name) + ":\(port)"
+            AltSvcCache.authority(host: host ?? originHost, port: port)
         }
     }
 

@@ -27,10 +27,14 @@ public struct CurlFailure: Sendable {
     /// libcurl's verbose lines about a QUIC attempt (`QUICAttemptLog`), empty when there was none
     /// or its text was not collected.
     public var quicAttempt: [String]
+    /// True when the transfer could only use QUIC (`--http3-only`, or an h3 `Alt-Svc`
+    /// alternative, which libcurl tries without TCP): a failure to connect is QUIC's, never TCP's.
+    public var overQUIC: Bool
 
     public init(curlCode: Int, detail: String, osErrno: Int32 = 0, verifyResult: Int = 0, connected: Bool = false,
-                tlsPending: Bool = false, url: String, remote: String? = nil, quicAttempt: [String] = []) {
+                tlsPending: Bool = false, url: String, remote: String? = nil, quicAttempt: [String] = [], overQUIC: Bool = false) {
         self.quicAttempt = quicAttempt
+        self.overQUIC = overQUIC
         self.tlsPending = tlsPending
         self.curlCode = curlCode
         self.detail = detail
@@ -60,9 +64,10 @@ public enum CurlErrorClassifier {
         func error(_ kind: ErrorCode, _ message: String, reason: String? = nil) -> TaskError {
             TaskError(code: kind, message: "\(message) (libcurl: \(detail))", curlCode: failure.curlCode, reason: reason)
         }
-        if !failure.connected && !failure.quicAttempt.isEmpty,
-           [CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_QUIC_CONNECT_ERROR, CURLE_COULDNT_CONNECT].contains(code) {
-            return classifyQUIC(failure, target: target, error)
+        if !failure.connected && (failure.overQUIC || !failure.quicAttempt.isEmpty),
+           [CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_QUIC_CONNECT_ERROR, CURLE_COULDNT_CONNECT].contains(code)
+            || (failure.overQUIC && code == CURLE_OPERATION_TIMEDOUT) {
+            return classifyQUIC(failure, timedOut: code == CURLE_OPERATION_TIMEDOUT, target: target, error)
         }
         switch code {
         case CURLE_UNSUPPORTED_PROTOCOL where failure.connected:
@@ -142,19 +147,25 @@ public enum CurlErrorClassifier {
         }
     }
 
-    /// A QUIC connection that never came up (`--http3-only`, or a race both sides lost): libcurl
-    /// 8 reports it as CURLE_SEND_ERROR or CURLE_RECV_ERROR ("Failed to connect to …: Failed
-    /// sending data to the peer") without an OS errno; the errno is in its verbose lines.
-    private static func classifyQUIC(_ failure: CurlFailure, target: String,
+    /// A QUIC connection that never came up (`--http3-only`, an `Alt-Svc` alternative, or a
+    /// race both sides lost): libcurl 8 reports it as CURLE_SEND_ERROR or CURLE_RECV_ERROR
+    /// ("Failed to connect to …: Failed sending data to the peer") without an OS errno; the errno
+    /// is in its verbose lines. A UDP port that drops the packets times out (`timedOut`).
+    private static func classifyQUIC(_ failure: CurlFailure, timedOut: Bool, target: String,
                                      _ error: (ErrorCode, String, String?) -> TaskError) -> TaskError {
         let said = failure.quicAttempt.joined(separator: "; ")
+        let lines = said.isEmpty ? "" : " [\(said)]"
+        if timedOut {
+            return error(.connectTimeout, "the QUIC handshake with \(target) did not complete in time: nothing answered on that UDP port "
+                + "(raise --connect-timeout, or check that the host serves HTTP/3 there)\(lines)", "quic")
+        }
         switch QUICAttemptLog(lines: failure.quicAttempt).socketErrno {
         case ECONNREFUSED:
-            return error(.connectionRefused, "QUIC to \(target) was refused (ICMP port unreachable): nothing listens on that UDP port [\(said)]", "quic")
+            return error(.connectionRefused, "QUIC to \(target) was refused (ICMP port unreachable): nothing listens on that UDP port\(lines)", "quic")
         case ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL:
-            return error(.hostUnreachable, "no route to \(target) over UDP (QUIC) [\(said)]", "quic")
+            return error(.hostUnreachable, "no route to \(target) over UDP (QUIC)\(lines)", "quic")
         default:
-            return error(.connectionRefused, "the QUIC connection to \(target) did not come up [\(said)]", "quic")
+            return error(.connectionRefused, "the QUIC connection to \(target) did not come up\(lines)", "quic")
         }
     }
 

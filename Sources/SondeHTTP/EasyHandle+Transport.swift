@@ -55,8 +55,8 @@ extension EasyHandle {
     /// TLS is pending when it never completed: no app-connect time, and either no pretransfer
     /// time (7.88) or a new connection (libcurl 8 sets the pretransfer time even when the
     /// handshake timed out; a reused connection has no app-connect time of its own and a
-    /// pretransfer time).
-    func failureFacts(_ code: CURLcode, url: String, redactor: Redactor, viaProxy: Bool) -> CurlFailure {
+    /// pretransfer time). `overQUIC`: the transfer could only use QUIC (see `CurlFailure.overQUIC`).
+    func failureFacts(_ code: CURLcode, url: String, redactor: Redactor, viaProxy: Bool, overQUIC: Bool) -> CurlFailure {
         let address = string(CURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : $0 }
         let remote = address.map { "\($0):\(long(CURLINFO_PRIMARY_PORT))" } ?? URLParts(url).map { "\($0.host):\($0.port)" }
         let tcpConnected = offset(CURLINFO_CONNECT_TIME_T) > 0 || long(CURLINFO_LOCAL_PORT) > 0
@@ -64,6 +64,6 @@ extension EasyHandle {
             && (offset(CURLINFO_PRETRANSFER_TIME_T) == 0 || long(CURLINFO_NUM_CONNECTS) > 0)
         return CurlFailure(curlCode: Int(code.rawValue), detail: errorDetail, osErrno: Int32(long(CURLINFO_OS_ERRNO)),
                            verifyResult: long(CURLINFO_SSL_VERIFYRESULT), connected: tcpConnected, tlsPending: tlsPending,
-                           url: redactor.redact(url: url), remote: remote, quicAttempt: quicAttempt.lines)
+                           url: redactor.redact(url: url), remote: remote, quicAttempt: quicAttempt.lines, overQUIC: overQUIC)
     }
 }

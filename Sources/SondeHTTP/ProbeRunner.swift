@@ -20,7 +20,10 @@ import SondeCore
 ///   next request, beside a still-open HTTP/2 connection; URLSession keeps using that open
 ///   connection and moves to h3 only on a new one. So while an origin's TCP connection is open,
 ///   its hops ask for HTTP/2 (which leaves h3 alternatives out); once it is gone, libcurl's default
-///   (any version) lets the alternative be used.
+///   (any version) lets the alternative be used. libcurl tries an alternative on another port or
+///   host over QUIC alone; when it ends without a response, the hop goes again to the origin
+///   without alternatives (its transaction carries `altSvcFailure`), and so do the origin's later
+///   hops in the run (CURLOPT_ALTSVC_CTRL then allows no alternative), as URLSession falls back.
 /// - Threading: `run` drives everything on the calling thread and returns when all tasks are
 ///   done or `shouldStop` returned true.
 public final class ProbeRunner {
@@ -98,6 +101,11 @@ public final class ProbeRunner {
         let multi = try MultiHandle(multiplex: multiplex)
         pool = registry.newPool()
         var workers: [Worker] = []
+        defer {
+            // libcurl writes a handle's Alt-Svc cache in curl_easy_cleanup only when its control
+            // allows writing: a hop may have left it at "no alternative" (startHop).
+            if altSvc != nil { for worker in workers { try? worker.easy.set(CURLOPT_ALTSVC_CTRL, Int(CURLALTSVC_H3)) } }
+        }
         for _ in 0..<min(max(1, options.parallel), totalTasks) {
             let easy = try EasyHandle()
             try configure(easy)
@@ -251,12 +259,22 @@ public final class ProbeRunner {
         // Removing "Expect" stops libcurl from waiting for 100-continue before larger bodies.
         let removeExpect = task.body != nil && !task.headers.contains { $0.name.lowercased() == "expect" }
         try easy.setHeaders(task.headers, removing: removeExpect ? ["Expect"] : [])
-        // URLSession's rule: an open TCP connection is reused rather than an Alt-Svc alternative
-        // opened; HTTP/2 leaves h3 alternatives out. Otherwise the run's own version, which allows them.
-        if altSvc != nil && (options.httpVersion == .automatic || options.httpVersion == .http3) {
-            let keep = URLParts(task.currentURL).map { keepsOpenConnection(origin: $0.origin) } ?? false
-            let own = options.httpVersion == .http3 ? CURL_HTTP_VERSION_3 : CURL_HTTP_VERSION_NONE
-            try easy.set(CURLOPT_HTTP_VERSION, Int(keep ? CURL_HTTP_VERSION_2TLS : own))
+        if let altSvc, let parts = URLParts(task.currentURL) {
+            // URLSession's rule: an open TCP connection is reused rather than an Alt-Svc alternative
+            // opened; HTTP/2 leaves h3 alternatives out. Otherwise the run's own version, which allows them.
+            if options.httpVersion == .automatic || options.httpVersion == .http3 {
+                let keep = keepsOpenConnection(origin: parts.origin)
+                let own = options.httpVersion == .http3 ? CURL_HTTP_VERSION_3 : CURL_HTTP_VERSION_NONE
+                try easy.set(CURLOPT_HTTP_VERSION, Int(keep ? CURL_HTTP_VERSION_2TLS : own))
+            }
+            // An origin whose alternative did not answer is reached without one for the rest of
+            // the run: a control that allows no protocol makes libcurl skip its Alt-Svc cache.
+            let noAlternative = altSvc.usesNoAlternative(origin: parts.origin)
+            try easy.set(CURLOPT_ALTSVC_CTRL, Int(noAlternative ? CURLALTSVC_READONLYFILE : CURLALTSVC_H3))
+            // Which alternative libcurl takes, it says only in its verbose text (`alternativeFailure`).
+            if !noAlternative && altSvc.mayUseAlternative(origin: parts.origin, host: parts.host, port: parts.port) {
+                try easy.collectText()
+            }
         }
         task.hopStartWall = Timestamp.now()
         task.hopStartMonotonic = monotonicMicroseconds()
@@ -294,6 +312,15 @@ public final class ProbeRunner {
         guard var task = worker.task else { return true }
         let easy = worker.easy
         let (transaction, failure) = makeTransaction(easy: easy, task: task, result: result, activeSocket: worker.activeSocket)
+        if let failure, task.altSvcFailure == nil,
+           let alternativeFailed = alternativeFailure(easy: easy, task: task, transaction: transaction, failure: failure) {
+            // The alternative did not answer: the same hop again, to the origin (startHop allows no alternative now).
+            task.altSvcFailure = alternativeFailed
+            worker.task = task
+            try startHop(worker, multi: multi, gate: &gate)
+            return false
+        }
+        task.altSvcFailure = nil
         task.transactions.append(transaction)
         task.queueStartWall = nil
         task.queueStartMonotonic = nil
@@ -328,6 +355,20 @@ public final class ProbeRunner {
         return true
     }
 
+    /// The record of a hop that libcurl took to an Alt-Svc alternative (its verbose text says so)
+    /// and that ended without a response, or nil for any other failure. Marks the alternative
+    /// failed in the cache: its lines go, and the origin's later hops use no alternative.
+    private func alternativeFailure(easy: EasyHandle, task: ActiveTask, transaction: TransactionMetrics,
+                                    failure: TaskError) -> AltSvcFailure? {
+        guard let altSvc, transaction.response == nil, failure.code != .interrupted, let parts = URLParts(task.currentURL),
+              let taken = AltSvcCache.alternativeTaken(libcurlText: easy.transferText) else { return nil }
+        altSvc.markFailed(origin: parts.origin, originHost: parts.host, originPort: parts.port,
+                          alternativeHost: taken.host, alternativePort: taken.port)
+        return AltSvcFailure(source: altSvc.source(origin: parts.origin), alternative: AltSvcCache.authority(host: taken.host, port: taken.port),
+                             error: failure, startedAt: task.hopStartWall,
+                             durationMs: milliseconds(fromMicroseconds: max(0, easy.offset(CURLINFO_TOTAL_TIME_T))))
+    }
+
     /// - Parameter activeSocket: CURLINFO_ACTIVESOCKET read before the handle left the multi
     ///   handle (libcurl answers it only while the handle is in one); -1 when not read.
     private func makeTransaction(easy: EasyHandle, task: ActiveTask, result: CURLcode, activeSocket: Int32) -> (TransactionMetrics, TaskError?) {
@@ -350,7 +391,11 @@ public final class ProbeRunner {
         var failure: TaskError? = nil
         var local = false
         if result != CURLE_OK {
-            let facts = easy.failureFacts(result, url: task.currentURL, redactor: redactor, viaProxy: options.proxy != nil)
+            // An h3 alternative is tried over QUIC alone, as --http3-only is, and the failure is its own.
+            let alternative = altSvc != nil ? AltSvcCache.alternativeTaken(libcurlText: easy.transferText) : nil
+            var facts = easy.failureFacts(result, url: task.currentURL, redactor: redactor, viaProxy: options.proxy != nil,
+                                          overQUIC: options.httpVersion == .http3Only || alternative != nil)
+            if let alternative { facts.remote = AltSvcCache.authority(host: alternative.host, port: alternative.port) }
             failure = CurlErrorClassifier.classify(facts)
             local = facts.isLocal
         }
@@ -452,6 +497,7 @@ public final class ProbeRunner {
             connectionID: connectionID,
             http3Fallback: fallback,
             altSvc: altSvcUse,
+            altSvcFailure: task.altSvcFailure,
             remoteAddress: remoteAddress, remotePort: remotePort > 0 ? remotePort : nil,
             localAddress: localAddress, localPort: localPort > 0 ? localPort : nil,
             negotiatedTLSProtocolVersion: tls?.version, negotiatedTLSCipherSuite: tls?.cipher,
@@ -517,6 +563,9 @@ private struct ActiveTask {
     /// When the current hop began to wait in the gate; nil when it did not wait.
     var queueStartWall: Timestamp? = nil
     var queueStartMonotonic: Int64? = nil
+    /// The current hop's attempt on an Alt-Svc alternative that failed (it is being tried again
+    /// without one); recorded on the hop's transaction.
+    var altSvcFailure: AltSvcFailure? = nil
 
     init(url: String, iteration: Int, method: String, body: [UInt8]?, headers: [HeaderField],
          redactedHeaders: [HeaderField], redactor: Redactor) {

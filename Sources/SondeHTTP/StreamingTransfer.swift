@@ -55,6 +55,8 @@ public struct StreamedResponse: Sendable {
     public var firstByteMicros: Int64?
     /// µs from the start of `perform` to its end.
     public var durationMicros: Int64 = 0
+    /// The connection the request went out on; nil when libcurl never had one.
+    public var connection: RequestConnection?
 }
 
 /// One blocking HTTP transfer at a time on one libcurl easy handle (so that consecutive
@@ -67,15 +69,18 @@ public final class StreamingTransfer {
     private let easy: EasyHandle
     private let redactor: Redactor
     private var head: ResponseHead?
-    /// Set by `dropConnection`: the next request opens a fresh connection. A QUIC connection does
-    /// not see its UDP socket go (no RST, no FIN), so libcurl would keep reusing the dead one.
-    private var dropped = false
+    /// Set by `dropConnection` and `openNewConnectionNext`: the next request opens a fresh
+    /// connection. A QUIC connection does not see its UDP socket go (no RST, no FIN), so libcurl
+    /// would keep reusing the dead one.
+    private var freshConnectionNext = false
     /// The progress watch's state (stall clock, signal check), read by the C callback.
     private let progress: UnsafeMutablePointer<sonde_progress_state>
     /// nil: no stall limit.
     public let stallTimeoutMs: Int?
     /// Whether transfers go through `--proxy` (a stalled CONNECT is then not a TLS timeout).
     private let viaProxy: Bool
+    /// Whether transfers can only use QUIC (`--http3-only`): a failure to connect is QUIC's.
+    private let overQUIC: Bool
 
     /// - Parameter stallTimeoutMs: a transfer that receives nothing for this long fails with
     ///   `timedOut` (CURLOPT_LOW_SPEED_TIME); nil for no limit.
@@ -83,9 +88,14 @@ public final class StreamingTransfer {
         easy = try EasyHandle()
         self.redactor = redactor
         viaProxy = options.proxy != nil
+        overQUIC = options.httpVersion == .http3Only
         try easy.configureTransport(options)
         try easy.set(CURLOPT_FOLLOWLOCATION, 1)
         try easy.set(CURLOPT_MAXREDIRS, options.maxRedirects)
+        // One transfer at a time: the pool keeps the last connection only, so a request that opens
+        // a new one (`openNewConnectionNext`, after `dropConnection`) leaves no older one behind
+        // for the next request to pick up (and `dropConnection` to miss: it cuts the last socket).
+        try easy.set(CURLOPT_MAXCONNECTS, 1)
         // Larger reads: fewer callbacks per byte for large files (libcurl's default is 16 KiB).
         try easy.set(CURLOPT_BUFFERSIZE, 256 * 1024)
         // No transparent decompression: the bytes counted and hashed are the bytes on the wire.
@@ -128,8 +138,8 @@ public final class StreamingTransfer {
         sonde_progress_reset(progress)
         do {
             try easy.setURL(url)
-            try easy.set(CURLOPT_FRESH_CONNECT, dropped ? 1 : 0)
-            dropped = false
+            try easy.set(CURLOPT_FRESH_CONNECT, freshConnectionNext ? 1 : 0)
+            freshConnectionNext = false
             // Reset the method first: each of these options overrides the others.
             try easy.set(CURLOPT_NOBODY, method == "HEAD" ? 1 : 0)
             if method != "HEAD" { try easy.set(CURLOPT_HTTPGET, 1) }
@@ -175,6 +185,7 @@ public final class StreamingTransfer {
         if status > 0 { result.head = head ?? ResponseHead(status: status, headers: easy.responseHeaders) }
         result.uploadedBytes = easy.offset(CURLINFO_SIZE_UPLOAD_T)
         result.informational = easy.informationalHeads.map { ResponseHead(status: $0.status, headers: $0.headers) }
+        result.connection = currentConnection
         if code != CURLE_OK && !(result.abortedByConsumer && code == CURLE_WRITE_ERROR) && !(sourceAborted && code == CURLE_ABORTED_BY_CALLBACK) {
             if code == CURLE_ABORTED_BY_CALLBACK && sonde_received_signal() != 0 {
                 result.error = TaskError(code: .interrupted, message: "interrupted by signal \(sonde_received_signal())",
@@ -183,7 +194,7 @@ public final class StreamingTransfer {
                 result.error = TaskError(code: .timedOut, message: "the transfer stalled: nothing moved for \(stallTimeoutMs ?? 0) ms "
                     + "(after \(result.bodyBytes) body bytes)", curlCode: Int(code.rawValue))
             } else {
-                result.error = CurlErrorClassifier.classify(easy.failureFacts(code, url: url, redactor: redactor, viaProxy: viaProxy))
+                result.error = CurlErrorClassifier.classify(easy.failureFacts(code, url: url, redactor: redactor, viaProxy: viaProxy, overQUIC: overQUIC))
             }
         }
         return result
@@ -194,6 +205,26 @@ public final class StreamingTransfer {
         easy.informationalHeads.map { ResponseHead(status: $0.status, headers: $0.headers) }
     }
 
+    /// Makes the next request open a new connection rather than take one from the pool: what a
+    /// process that starts afresh (an app relaunched after it was killed) has to do.
+    public func openNewConnectionNext() {
+        freshConnectionNext = true
+    }
+
+    /// The connection of the request under way (from a consumer) or just ended, from libcurl's
+    /// counters: opened for it when CURLINFO_NUM_CONNECTS says so; nil without a local port.
+    public var currentConnection: RequestConnection? {
+        let localPort = easy.long(CURLINFO_LOCAL_PORT)
+        guard localPort > 0 else { return nil }
+        let opened = easy.long(CURLINFO_NUM_CONNECTS) > 0
+        let connect = easy.offset(CURLINFO_CONNECT_TIME_T)
+        let appConnect = easy.offset(CURLINFO_APPCONNECT_TIME_T)
+        func ms(_ micros: Int64) -> Double { milliseconds(fromMicroseconds: micros) }
+        return RequestConnection(isReusedConnection: !opened, localPort: localPort,
+                                 connectMs: opened && connect > 0 ? ms(connect) : nil,
+                                 tlsMs: opened && appConnect > connect ? ms(appConnect - connect) : nil)
+    }
+
     /// Resets the transfer's connection under libcurl, the way a path that drops it would: the
     /// socket is made to close with an RST (SO_LINGER 0, so what the kernel still buffers for it is
     /// discarded), and an unconnected socket takes its descriptor, so libcurl's next read fails.
@@ -201,7 +232,7 @@ public final class StreamingTransfer {
     public func dropConnection() {
         let socket = easy.socketSlot.pointee
         guard socket >= 0 else { return }
-        dropped = true
+        freshConnectionNext = true
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         _ = setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
         let placeholder = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -11,7 +11,8 @@ import SondeCore
 /// non-negative timings except `ssl`, which is sonde's `queue + phases.total`. `_libcurlQueue` is
 /// libcurl's own queue time (`CURLINFO_QUEUE_TIME_T`, libcurl 8.6+; -1 before), which lies
 /// inside `blocked` and the first phase and is not added to `time`; `_http3Fallback` is why an
-/// `--http3` race ended on TCP (null otherwise), `_altSvc` why a connection is h3 without `--http3`.
+/// `--http3` race ended on TCP (null otherwise), `_altSvc` why a connection is h3 without `--http3`, or
+/// which Alt-Svc alternative failed before this transaction went to the origin over TCP.
 /// sonde's own fields carry a leading underscore, as the spec asks.
 /// Strings were redacted when the transactions were recorded; nothing is added here.
 public struct HARWriter {
@@ -110,7 +111,7 @@ public struct HARWriter {
             o.member("_networkProtocolName", t.networkProtocolName)
             o.member("_libcurlQueue", t.libcurlQueue ?? -1)
             o.member("_http3Fallback", t.http3Fallback?.reason)
-            o.member("_altSvc", t.altSvc?.summary)
+            o.member("_altSvc", t.altSvc?.summary ?? t.altSvcFailure?.summary)
             o.member("_iteration", task.iteration)
             o.member("_tlsProtocolVersion", t.negotiatedTLSProtocolVersion)
             o.member("_tlsCipherSuite", t.negotiatedTLSCipherSuite)

@@ -61,6 +61,10 @@ public struct TerminalRenderer: Sendable {
         if let altSvc = t.altSvc, !t.isReusedConnection {
             lines.append("    " + paint("↗ h3 through Alt-Svc:", "36") + " " + shown(altSvc.summary))
         }
+        // Told on the transaction that went to the origin instead.
+        if let failure = t.altSvcFailure {
+            lines.append("    " + paint("↩ Alt-Svc alternative failed:", "33") + " " + shown(failure.summary))
+        }
         let p = t.phases
         let parts = Self.phaseLetters.map { phase -> String in
             let value = p.value(named: phase.name)

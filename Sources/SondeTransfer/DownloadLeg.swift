@@ -37,6 +37,8 @@ public struct LegReport: Codable, Sendable, Equatable {
     public var status: Int?
     public var retryAfter: String?
     public var error: TaskError?
+    /// The connection this leg's request went out on; nil when it had none.
+    public var connection: RequestConnection?
 }
 
 /// One request that starts or continues a download into its partial file, the way URLSession
@@ -113,6 +115,7 @@ enum DownloadLeg {
             case .processKill:
                 // What an app termination looks like: no cleanup, no goodbye. Only the leg's
                 // bookkeeping is left for the parent, which cannot see this process's counters.
+                report.connection = transfer.currentConnection
                 beforeKill(report)
                 kill(getpid(), SIGKILL)
                 return false
@@ -123,6 +126,7 @@ enum DownloadLeg {
         do throws(TaskError) { try file.flush() } catch { failure = failure ?? error }
         if let first = response.firstByteMicros { report.firstByteMs = Double(first) / 1000 }
         report.status = response.head?.status
+        report.connection = response.connection
         report.retryAfter = response.head?.value("Retry-After")
         if accepted == nil, let head = response.head {
             // A response without a body (416, 204, a HEAD-like error): decide on the head alone.

@@ -125,6 +125,9 @@ public final class DownloadTrialRunner {
                 }
                 let data = FileManager.default.contents(atPath: legPath)
                 leg = data.flatMap { try? JSONDecoder().decode(LegReport.self, from: $0) } ?? LegReport()
+                // This process did not make the worker's connection, and its own pooled one is not
+                // what a relaunched app would have: the next request opens its own.
+                transfer.openNewConnectionNext()
                 switch exit {
                 case .killed:
                     leg.stoppedByPlan = true
@@ -151,6 +154,7 @@ public final class DownloadTrialRunner {
                 interruptions[index].answeredWith = leg.answer ?? (leg.error != nil ? "failed" : interruptions[index].answeredWith)
                 interruptions[index].resumeLatencyMs = leg.firstByteMs
                 interruptions[index].evidence = leg.evidence
+                interruptions[index].resumeConnection = leg.connection
                 awaitingAnswer = nil
             }
             if leg.complete {

@@ -122,6 +122,7 @@ public final class UploadTrialRunner {
                 if let index = awaiting?.index {
                     interruptions[index].answeredWith = answer.status.map(String.init) ?? "failed"
                     interruptions[index].evidence = answer.evidence
+                    interruptions[index].resumeConnection = transfer.currentConnection
                     awaiting = (index, resumeStart)
                 }
                 if answer.status == 404 {
@@ -166,6 +167,9 @@ public final class UploadTrialRunner {
                 if let saved = try? UploadState.load(from: statePath) { state = saved }
                 leg = FileManager.default.contents(atPath: legPath).flatMap { try? JSONDecoder().decode(UploadLegReport.self, from: $0) }
                     ?? UploadLegReport()
+                // This process did not make the worker's connection, and its own pooled one is not
+                // what a relaunched app would have: the next request opens its own.
+                transfer.openNewConnectionNext()
                 if exit == .killed { leg.stoppedByPlan = true } else if exit != .exited(0) && leg.error == nil {
                     leg.error = TaskError(code: .internalError, message: "the upload worker ended with \(exit)")
                 }

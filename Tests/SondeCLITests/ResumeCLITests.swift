@@ -123,6 +123,36 @@ import Testing
         }
     }
 
+    /// The resume after a kill is a new process's first request, and the one after a drop follows
+    /// a dead connection: both open a new connection (TCP and TLS), never one left in the parent's
+    /// pool (issue 27 #12). nginx's own log (its `/logged/` location) shows each resume as the first
+    /// request on its connection, from the client port the report names.
+    @Test func theResumeAfterAKillOrADropOpensANewConnection() throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let result = try Harness.sonde(["resume", "https://127.0.0.1:\(nginx.https)/logged/3m.bin", "--trials", "4", "--interrupt-at", "50%",
+                                        "--kinds", "kill,drop", "--cacert", nginx.certificate, "--json",
+                                        "--output-dir", Harness.temporaryDirectory()], timeout: 180)
+        #expect(result.status == 0, "\(result.stderr)")
+        let interruptions = try trials(try Harness.json(result.stdout)).flatMap { $0["interruptions"] as? [[String: Any]] ?? [] }
+        #expect(interruptions.map { $0["kind"] as? String ?? "-" } == ["processKill", "connectionDrop", "processKill", "connectionDrop"])
+        // nginx's lines: "port connection_requests method uri "range" status".
+        let log = try String(contentsOfFile: nginx.directory + "/access.log", encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ") }
+        let shown = log.map { $0.joined(separator: " ") }
+        // A resume request asks for the rest from the byte its interruption left on disk: nginx
+        // saw each as the first request on its connection.
+        let ranges = Set(interruptions.compactMap { $0["atByte"] as? Int }.map { "\"bytes=\($0)-\"" })
+        let resumes = log.filter { $0.count == 6 && ranges.contains(String($0[4])) }
+        #expect(resumes.count == 4 && resumes.allSatisfy { $0[1] == "1" }, "\(shown)")
+        for interruption in interruptions {
+            let connection = interruption["resumeConnection"] as? [String: Any]
+            #expect(connection?["isReusedConnection"] as? Bool == false, "\(interruption)")
+            #expect((connection?["connectMs"] as? Double ?? 0) > 0 && (connection?["tlsMs"] as? Double ?? 0) > 0, "\(interruption)")
+            let port = (connection?["localPort"] as? Int).map(String.init) ?? "-"
+            #expect(resumes.contains { $0[0] == port }, "\(interruption): \(shown)")
+        }
+    }
+
     @Test func usageErrorsAndUnreachableServers() throws {
         let output = Harness.temporaryDirectory()
         for (arguments, says) in [

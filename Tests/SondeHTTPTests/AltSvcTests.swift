@@ -95,6 +95,64 @@ struct AltSvcTests {
         #expect(throws: TaskError.self) { _ = try AltSvcCache(persistentFile: link) }
     }
 
+    /// A line whose alternative is on another host is never loaded, from the `--alt-svc` file or
+    /// from what libcurl wrote back, so it never reaches a handle nor the file again (issue 27 #2).
+    @Test func aLineForAnotherHostIsNeverLoaded() throws {
+        let folder = NSTemporaryDirectory() + "sonde-alt-svc-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/cache.txt"
+        try """
+        h2 127.0.0.1 8443 h3 192.0.2.1 443 "20300101 00:00:00" 0 0
+        h2 127.0.0.1 8443 h3 127.0.0.1 4433 "20300101 00:00:00" 0 0
+        h2 Example.org 443 h3 example.ORG 443 "20300101 00:00:00" 0 0
+        h2 example.org 443 h3 evil.example 443 "20300101 00:00:00" 0 0
+
+        """.write(toFile: file, atomically: false, encoding: .utf8)
+        let cache = try AltSvcCache(persistentFile: file)
+        let handle = try cache.handleFile()
+        let lines = try String(contentsOfFile: handle, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(lines.count == 2 && lines.allSatisfy { !$0.contains("192.0.2.1") && !$0.contains("evil") }, "\(lines)")
+        // libcurl learned one from a header of another run's origin: not kept either.
+        try #"h2 127.0.0.1 8443 h3 127.0.0.2 4433 "20300101 00:00:00" 0 0"#.write(toFile: handle, atomically: false, encoding: .utf8)
+        cache.collect([handle])
+        try cache.finish()
+        let written = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(!written.contains("127.0.0.2") && !written.contains("192.0.2.1"), "\(written)")
+    }
+
+    /// libcurl 8.23 says which alternative it took only in its verbose text; an alternative that
+    /// failed leaves the cache (also when libcurl writes it back) and its origin uses none after.
+    @Test func aFailedAlternativeLeavesTheCacheAndItsOriginUsesNone() throws {
+        let text = "  Trying 127.0.0.1:4433...\nAlt-svc connecting from [h2]127.0.0.1:8443 to [h3]127.0.0.1:4433\nsendmsg() returned -1 (errno 111)\n"
+        #expect(AltSvcCache.alternativeTaken(libcurlText: text).map { "\($0.host) \($0.port)" } == "127.0.0.1 4433")
+        #expect(AltSvcCache.alternativeTaken(libcurlText: "Alt-svc connecting from [h2]::1:8443 to [h3]::1:4433").map { "\($0.host) \($0.port)" } == "::1 4433")
+        #expect(AltSvcCache.alternativeTaken(libcurlText: "  Trying 127.0.0.1:8443...\n") == nil)
+        #expect(AltSvcCache.alternativeTaken(libcurlText: "Alt-svc connecting from [h2]a:1 to [h3]b:99999") == nil)
+
+        let cache = try AltSvcCache(persistentFile: nil)
+        let first = try cache.handleFile()
+        let learned = """
+        h2 127.0.0.1 8443 h3 127.0.0.1 4433 "20300101 00:00:00" 0 0
+        h2 127.0.0.1 9443 h3 127.0.0.1 4433 "20300101 00:00:00" 0 0
+
+        """
+        try learned.write(toFile: first, atomically: false, encoding: .utf8)
+        cache.collect([first])
+        #expect(cache.mayUseAlternative(origin: "https://127.0.0.1:8443", host: "127.0.0.1", port: 8443))
+        #expect(!cache.usesNoAlternative(origin: "https://127.0.0.1:8443"))
+        cache.markFailed(origin: "https://127.0.0.1:8443", originHost: "127.0.0.1", originPort: 8443,
+                         alternativeHost: "127.0.0.1", alternativePort: 4433)
+        #expect(cache.usesNoAlternative(origin: "https://127.0.0.1:8443") && !cache.usesNoAlternative(origin: "https://127.0.0.1:9443"))
+        // libcurl's handles still had the line and wrote it back: it stays out.
+        let second = try cache.handleFile()
+        try learned.write(toFile: second, atomically: false, encoding: .utf8)
+        cache.collect([second])
+        let now = try String(contentsOfFile: try cache.handleFile(), encoding: .utf8)
+        #expect(!now.contains("8443") && now.contains("h2 127.0.0.1 9443 h3 127.0.0.1 4433"), "\(now)")
+        try cache.finish()
+    }
+
     @Test func theUseNamesTheAdvertisement() throws {
         let cache = try AltSvcCache(persistentFile: nil)
         cache.record(origin: "https://a:8443", header: #"h3=":4433"; ma=60"#, connectionID: 1, protocolName: "h2", at: nil)

@@ -64,4 +64,19 @@ import Testing
         let plain = CurlFailure(curlCode: Int(CURLE_SEND_ERROR.rawValue), detail: "", connected: true, url: "https://h/")
         #expect(CurlErrorClassifier.classify(plain).code == .connectionClosed)
     }
+
+    /// A transfer that could only use QUIC (`--http3-only`, an Alt-Svc alternative) and timed out
+    /// before anything answered on UDP is a QUIC handshake timeout, never a TCP connect one; the
+    /// same timeout without QUIC keeps the TCP message.
+    @Test func aQUICOnlyTimeoutSaysQUIC() {
+        let detail = "Connection timed out after 1000 milliseconds"
+        let quic = CurlFailure(curlCode: Int(CURLE_OPERATION_TIMEDOUT.rawValue), detail: detail, url: "https://127.0.0.1:4433/",
+                               remote: "127.0.0.1:4433", overQUIC: true)
+        let error = CurlErrorClassifier.classify(quic)
+        #expect(error.code == .connectTimeout && error.reason == "quic", "\(error)")
+        #expect(error.message.contains("QUIC handshake with 127.0.0.1:4433") && !error.message.contains("TCP"), "\(error.message)")
+        let tcp = CurlFailure(curlCode: Int(CURLE_OPERATION_TIMEDOUT.rawValue), detail: detail, url: "https://127.0.0.1:4433/",
+                              remote: "127.0.0.1:4433")
+        #expect(CurlErrorClassifier.classify(tcp).message.contains("TCP connect to 127.0.0.1:4433"))
+    }
 }
