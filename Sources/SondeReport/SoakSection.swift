@@ -7,7 +7,7 @@ import SondeCore
 /// table at most `attemptRows` rows (failures first). Every string is escaped.
 enum SoakSection {
     static let attemptRows = 200
-    private static let red = "#dc2626", blue = "#2563eb"
+    private static let red = "#dc2626", blue = "#2563eb", grey = "#6b7280"
     private static let palette = ["#2563eb", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be123c", "#4d7c0f", "#a16207"]
 
     static func render(_ soaks: [SoakReport]) -> String {
@@ -16,8 +16,9 @@ enum SoakSection {
 
     private static func render(_ soak: SoakReport) -> String {
         var html = "<section><h2>WebSocket soak <code>\(htmlEscape(soak.url))</code></h2>\n"
-        let verdict = soak.finishedAt == nil ? ("interrupted", "killed before it ended") : soak.passed ? ("passed", "recovered") : ("failed", "failed")
-        html += "<p class=\"status \(verdict.0)\">\(verdict.1)</p>\n"
+        let verdict = soak.verdict
+        let status = verdict == .interrupted ? "interrupted" : verdict.passed ? "passed" : "failed"
+        html += "<p class=\"status \(status)\">\(htmlEscape(verdict.words))</p>\n"
         if !soak.problems.isEmpty {
             html += "<ul>" + soak.problems.map { "<li class=\"warn\">\(htmlEscape($0))</li>" }.joined() + "</ul>\n"
         }
@@ -61,7 +62,11 @@ enum SoakSection {
             items.append("The server sent \(pushed.count) message\(pushed.count == 1 ? "" : "s") of its own (\(pushed.bytes) bytes"
                 + (pushed.ratePerSecond.map { ", \(formatMs($0))/s per connection" } ?? "") + "): counted apart, never as echoes.")
         }
-        var reconnect = "\(soak.reconnects.count) reconnect\(soak.reconnects.count == 1 ? "" : "s")"
+        let r = soak.reconnects
+        let failedAttempts = r.failedAttempts.values.reduce(0, +)
+        var reconnect = "\(soak.disconnectCount) disconnect\(soak.disconnectCount == 1 ? "" : "s"), \(r.count) reconnect\(r.count == 1 ? "" : "s"); "
+            + "\(soak.attempts.count) attempt\(soak.attempts.count == 1 ? "" : "s"), \(failedAttempts) failed"
+            + (failedAttempts == 0 ? "" : " (" + r.failedAttempts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")")
         if let recover = soak.reconnects.timeToRecoverMs {
             reconnect += "; time to recover p50 \(formatMs(recover.p50)) ms, max \(formatMs(recover.max)) ms"
         }
@@ -94,17 +99,30 @@ enum SoakSection {
         }
         for (index, line) in soak.timeline.enumerated() {
             let color = palette[index % palette.count]
-            let points = line.points.map { "\(n(x($0[0]))),\(n(y($0[1])))" }.joined(separator: " ")
+            // Outages first (under the lines): from the disconnect to the reopen (or the end).
+            for mark in line.disconnects {
+                let until = mark.recoveredAtMs ?? endMs
+                let title = "connection \(line.connection) down from \(formatMs(mark.atMs / 1000)) s "
+                    + (mark.recoveredAtMs.map { "to \(formatMs($0 / 1000)) s" } ?? "to the end")
+                svg += #"<g><title>\#(htmlEscape(title))</title><rect class="outage" x="\#(n(x(mark.atMs)))" y="\#(n(top))" width="\#(n(max(1, x(until) - x(mark.atMs))))" height="\#(n(height - bottom - top))" fill="\#(red)" fill-opacity="0.08"/></g>"#
+            }
             svg += #"<g><title>connection \#(line.connection)</title>"#
-            if line.points.count > 1 {
-                svg += #"<polyline points="\#(points)" fill="none" stroke="\#(color)" stroke-width="1.2"/>"#
-            } else if let point = line.points.first {
-                svg += #"<circle cx="\#(n(x(point[0])))" cy="\#(n(y(point[1])))" r="2" fill="\#(color)"/>"#
+            for piece in pieces(line) {
+                if piece.count > 1 {
+                    let points = piece.map { "\(n(x($0[0]))),\(n(y($0[1])))" }.joined(separator: " ")
+                    svg += #"<polyline points="\#(points)" fill="none" stroke="\#(color)" stroke-width="1.2"/>"#
+                } else if let point = piece.first {
+                    svg += #"<circle cx="\#(n(x(point[0])))" cy="\#(n(y(point[1])))" r="2" fill="\#(color)"/>"#
+                }
             }
             svg += "</g>"
             for mark in line.disconnects {
                 let title = "connection \(line.connection): \(mark.cause)" + (mark.closeCode.map { " \($0)" } ?? "") + " at \(formatMs(mark.atMs / 1000)) s"
-                svg += #"<g><title>\#(htmlEscape(title))</title><line x1="\#(n(x(mark.atMs)))" y1="\#(n(top))" x2="\#(n(x(mark.atMs)))" y2="\#(n(height - bottom))" stroke="\#(red)" stroke-width="1" stroke-dasharray="3 2"/></g>"#
+                svg += #"<g><title>\#(htmlEscape(title))</title><line class="disconnect" x1="\#(n(x(mark.atMs)))" y1="\#(n(top))" x2="\#(n(x(mark.atMs)))" y2="\#(n(height - bottom))" stroke="\#(red)" stroke-width="1" stroke-dasharray="3 2"/></g>"#
+            }
+            for at in line.failedAttemptsAtMs {
+                let cx = x(at), base = height - bottom
+                svg += #"<g><title>connection \#(line.connection): attempt failed at \#(formatMs(at / 1000)) s</title><path class="failed-attempt" d="M\#(n(cx)) \#(n(base))L\#(n(cx - 3)) \#(n(base - 6))L\#(n(cx + 3)) \#(n(base - 6))Z" fill="\#(grey)"/></g>"#
             }
             for at in line.missedAtMs {
                 let cx = x(at), cy = top + 4
@@ -113,7 +131,30 @@ enum SoakSection {
         }
         svg += "</svg>"
         return "<h3>Ping RTT over time</h3>\(svg)<figcaption class=\"muted\">Milliseconds, first \(soak.timeline.count) connections; "
-            + "dashed red lines: disconnects (hover for the cause); red crosses: missed pongs; values above \(formatMs(yMax)) ms are drawn at the top.</figcaption></figure>\n"
+            + "dashed red lines: disconnects (hover for the cause), the shading up to the reconnect; grey triangles: failed attempts; "
+            + "red crosses: missed pongs; values above \(formatMs(yMax)) ms are drawn at the top.</figcaption></figure>\n"
+    }
+
+    /// A connection's points split at its disconnects, so that no line is drawn across an outage.
+    static func pieces(_ line: SoakReport.PingSeries) -> [[[Double]]] {
+        let cuts = line.disconnects.map(\.atMs).sorted()
+        var pieces: [[[Double]]] = []
+        var current: [[Double]] = []
+        var next = 0
+        for point in line.points {
+            var crossed = false
+            while next < cuts.count && cuts[next] <= point[0] {
+                crossed = true
+                next += 1
+            }
+            if crossed && !current.isEmpty {
+                pieces.append(current)
+                current = []
+            }
+            current.append(point)
+        }
+        if !current.isEmpty { pieces.append(current) }
+        return pieces
     }
 
     /// A histogram of the drawn ping RTTs on log-spaced bins.

@@ -204,5 +204,8 @@ import Testing
         #expect(abs(cut - 5) <= 1, "cut after \(cut) s")
         #expect((idle["longestSurvivedS"] as? Double ?? 0) < 5.5)
         #expect(result.stdout.contains("idle timeout: silences of"))
+        // A discovery is no soak that recovered (issue 27 #13).
+        #expect(result.stdout.contains("✓ idle-timeout discovery finished"), "\(result.stdout)")
+        #expect(!result.stdout.contains("recovered"), "\(result.stdout)")
     }
 }
