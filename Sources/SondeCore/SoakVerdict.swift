@@ -37,11 +37,14 @@ public enum SoakVerdict: Sendable, Equatable {
 }
 
 extension SoakReport {
-    /// Disconnects of open connections, the run's own closes (and a discovery probe's) left out.
-    public var disconnectCount: Int {
+    /// Disconnects of open connections by cause, the run's own closes (and a discovery probe's
+    /// planned close) left out.
+    public var unplannedDisconnects: [String: Int] {
         disconnects.byCause.filter { $0.key != DisconnectCause.runEnded.rawValue && $0.key != DisconnectCause.probeFinished.rawValue }
-            .values.reduce(0) { $0 &+ $1 }
     }
+
+    /// The number of `unplannedDisconnects`.
+    public var disconnectCount: Int { unplannedDisconnects.values.reduce(0) { $0 &+ $1 } }
 
     public var verdict: SoakVerdict {
         if finishedAt == nil { return .interrupted }

@@ -15,7 +15,8 @@ enum SoakSection {
     }
 
     private static func render(_ soak: SoakReport) -> String {
-        var html = "<section><h2>WebSocket soak <code>\(htmlEscape(soak.url))</code></h2>\n"
+        let title = soak.idleTimeout == nil ? "WebSocket soak" : "Idle-timeout discovery"
+        var html = "<section><h2>\(title) <code>\(htmlEscape(soak.url))</code></h2>\n"
         let verdict = soak.verdict
         let status = verdict == .interrupted ? "interrupted" : verdict.passed ? "passed" : "failed"
         html += "<p class=\"status \(status)\">\(htmlEscape(verdict.words))</p>\n"
@@ -32,11 +33,19 @@ enum SoakSection {
         return html + "</section>\n"
     }
 
+    /// How long the soak ran, seconds (nil for a killed run).
+    private static func ranS(_ soak: SoakReport) -> Double? {
+        soak.finishedAt.map { max(0, Double($0.microsecondsSince1970 &- soak.startedAt.microsecondsSince1970) / 1e6) }
+    }
+
     private static func words(_ soak: SoakReport) -> String {
+        if let findings = soak.idleTimeout { return discoveryWords(soak, findings) }
         let c = soak.config
         var items: [String] = []
+        // The planned duration, and what the run lasted when it ended early (interrupted, gave up).
+        let ran = ranS(soak).flatMap { $0 + 1 < c.durationS ? "; it ended after \(formatMs($0)) s" : nil } ?? ""
         items.append("\(soak.connections) connection\(soak.connections == 1 ? "" : "s") for \(formatMs(c.durationS)) s"
-            + (c.rampS > 0 ? " (ramp \(formatMs(c.rampS)) s)" : "") + "; \(soak.upAtEnd) up at the end, \(soak.gaveUp) gave up.")
+            + (c.rampS > 0 ? " (ramp \(formatMs(c.rampS)) s)" : "") + ran + "; \(soak.upAtEnd) up at the end, \(soak.gaveUp) gave up.")
         if c.pingIntervalS > 0 {
             var ping = "Pings every \(formatMs(c.pingIntervalS)) s (pong timeout \(formatMs(c.pongTimeoutS)) s): "
                 + "\(soak.pings.answered) of \(soak.pings.sent) answered, \(soak.pings.missed) missed"
@@ -76,12 +85,29 @@ enum SoakSection {
         return "<ul>" + items.map { "<li>\(htmlEscape($0))</li>" }.joined() + "</ul>\n"
     }
 
+    /// An idle-timeout discovery in words: its silent connections, how long it ran, what the
+    /// pings after the silences found (a discovery has no keepalive pings and no reconnects).
+    private static func discoveryWords(_ soak: SoakReport, _ findings: IdleTimeoutFindings) -> String {
+        let probes = findings.probes.count
+        let silences = findings.probes.map(\.plannedS)
+        var first = "\(probes) silent connection\(probes == 1 ? "" : "s")"
+        if let low = silences.min(), let high = silences.max() {
+            first += " (silences of \(formatMs(low)) s to \(formatMs(high)) s, each pinged once at its end, pong timeout \(formatMs(soak.config.pongTimeoutS)) s)"
+        }
+        first += ranS(soak).map { "; the discovery ran \(formatMs($0)) s." } ?? "; killed before it ended."
+        let survived = findings.probes.filter(\.survived).count
+        let items = [first, "\(survived) of \(probes) survived their silence, \(probes - survived) did not."]
+        return "<ul>" + items.map { "<li>\(htmlEscape($0))</li>" }.joined() + "</ul>\n"
+    }
+
     /// Ping RTT over time, one line per connection (linear ms), disconnects as red ticks,
     /// missed pings as crosses.
     private static func timeline(_ soak: SoakReport) -> String {
         guard !soak.timeline.isEmpty else { return "" }
         let width = 720.0, height = 240.0, left = 46.0, bottom = 24.0, top = 8.0
-        let endMs = max(1, soak.config.durationS * 1000, soak.timeline.flatMap { $0.points.map { $0[0] } }.max() ?? 0)
+        // A soak's axis spans its planned duration; a discovery's, the time it ran (its config's duration is unused).
+        let planned = soak.idleTimeout == nil ? soak.config.durationS * 1000 : (ranS(soak) ?? 0) * 1000
+        let endMs = max(1, planned, soak.timeline.flatMap { $0.points.map { $0[0] } }.max() ?? 0)
         let rtts = soak.timeline.flatMap { $0.points.map { $0[1] } }.sorted()
         // Scale to the p99 of the drawn points (spikes beyond are clipped at the top), at least 1 ms.
         let yMax = max(1, rtts.isEmpty ? 1 : rtts[min(rtts.count - 1, Int(Double(rtts.count) * 0.99))] * 1.2)
@@ -99,8 +125,9 @@ enum SoakSection {
         }
         for (index, line) in soak.timeline.enumerated() {
             let color = palette[index % palette.count]
-            // Outages first (under the lines): from the disconnect to the reopen (or the end).
-            for mark in line.disconnects {
+            // Outages first (under the lines): from the disconnect to the reopen (or the end). A
+            // discovery's cut probes never reconnect: their cuts are its findings, not outages.
+            for mark in line.disconnects where soak.idleTimeout == nil {
                 let until = mark.recoveredAtMs ?? endMs
                 let title = "connection \(line.connection) down from \(formatMs(mark.atMs / 1000)) s "
                     + (mark.recoveredAtMs.map { "to \(formatMs($0 / 1000)) s" } ?? "to the end")
@@ -178,7 +205,7 @@ enum SoakSection {
     }
 
     private static func disconnectTable(_ soak: SoakReport) -> String {
-        let causes = soak.disconnects.byCause.filter { $0.key != DisconnectCause.runEnded.rawValue }
+        let causes = soak.unplannedDisconnects
         guard !causes.isEmpty || !soak.disconnects.byCloseCode.isEmpty else { return "" }
         var html = "<h3>Disconnects</h3><div class=\"scroll\"><table><thead><tr><th>cause</th><th>count</th></tr></thead><tbody>\n"
         for (cause, count) in causes.sorted(by: { $0.value > $1.value }) {
@@ -227,10 +254,10 @@ enum SoakSection {
 
     private static func attemptTable(_ soak: SoakReport) -> String {
         guard !soak.attempts.isEmpty else { return "" }
-        let failures = soak.attempts.filter { $0.error != nil || ($0.cause != nil && $0.cause != .runEnded) }
+        let failures = soak.attempts.filter(failed)
         var shown = Array(failures.prefix(attemptRows))
         if shown.count < attemptRows {
-            shown += soak.attempts.filter { !($0.error != nil || ($0.cause != nil && $0.cause != .runEnded)) }.prefix(attemptRows - shown.count)
+            shown += soak.attempts.filter { !failed($0) }.prefix(attemptRows - shown.count)
         }
         shown.sort { ($0.connection, $0.attempt) < ($1.connection, $1.attempt) }
         var html = "<h3>Attempts</h3><div class=\"scroll\"><table><thead><tr><th>conn.</th><th>attempt</th><th>waited (ms)</th>"
@@ -246,17 +273,21 @@ enum SoakSection {
             }
             let ended = a.error.map { "\($0.code.rawValue): \($0.message)" } ?? a.cause?.rawValue ?? "–"
             let close = a.closeCode.map { "\($0)" + (a.closeReason.map { " " + $0 } ?? "") + (a.closedBy.map { " (\($0))" } ?? "") } ?? "–"
-            let failed = a.error != nil || (a.cause != nil && a.cause != .runEnded)
             html += "<tr><td>\(a.connection)</td><td>\(a.attempt)</td><td>\(a.backoffMs.map(formatMs) ?? "–")</td>"
                 + "<td>\(h.dnsMs.map(formatMs) ?? "–")</td><td>\(h.connectMs.map(formatMs) ?? "–")</td><td>\(h.tlsMs.map(formatMs) ?? "–")</td>"
                 + "<td>\(h.upgradeMs.map(formatMs) ?? "–")</td><td>\(h.statusCode.map { String($0) } ?? "–")</td><td>\(up)</td>"
-                + "<td class=\"text\(failed ? " fail" : "")\">\(htmlEscape(ended))</td>"
+                + "<td class=\"text\(failed(a) ? " fail" : "")\">\(htmlEscape(ended))</td>"
                 + "<td>\(htmlEscape(close))</td><td>\(a.timeToRecoverMs.map(formatMs) ?? "–")</td></tr>\n"
         }
         let more = soak.attempts.count - shown.count
         html += "</tbody></table></div>"
         if more > 0 { html += "<p class=\"muted\">\(more) more attempts in report.json.</p>" }
         return html + "\n"
+    }
+
+    /// An attempt that failed or was cut: not one the run (or a discovery probe) closed as planned.
+    private static func failed(_ attempt: SoakAttempt) -> Bool {
+        attempt.error != nil || (attempt.cause != nil && attempt.cause != .runEnded && attempt.cause != .probeFinished)
     }
 
     private static func n(_ value: Double) -> String { String(Double(Int(saturating: (value * 10).rounded())) / 10) }

@@ -256,7 +256,7 @@ public struct TerminalRenderer: Sendable {
             lines.append("messages from the server \(m.fromServer.count) (\(m.fromServer.bytes) bytes"
                 + (m.fromServer.ratePerSecond.map { ", \(formatMs($0))/s per connection" } ?? "") + "), not echoes")
         }
-        let causes = soak.disconnects.byCause.filter { $0.key != DisconnectCause.runEnded.rawValue }
+        let causes = soak.unplannedDisconnects
         if !causes.isEmpty {
             lines.append("disconnects: " + causes.sorted { $0.key < $1.key }.map { "\(shown($0.key)) \($0.value)" }.joined(separator: ", ")
                 + (soak.disconnects.byCloseCode.isEmpty ? "" : "; close codes: "
