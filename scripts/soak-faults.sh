@@ -45,14 +45,15 @@ python3 - "$work" "${modes[@]}" <<'PY'
 import glob, json, sys
 work, modes = sys.argv[1], sys.argv[2:]
 ok = True
-print(f"{'fault mode':48} {'passed':6} {'up':>3} {'attempts':>8} {'reconnects':>10} {'causes':32} {'sent':>6} {'recv':>6} {'lost':>5} {'corr':>4}  accounted")
+print(f"{'fault mode':48} {'passed':6} {'up':>3} {'attempts':>8} {'failed':>6} {'reconnects':>10} {'causes':32} {'sent':>6} {'recv':>6} {'lost':>5} {'corr':>4}  accounted")
 def row(name, path):
     global ok
     soak = json.load(open(path))["soaks"][0]
     m = soak["messages"]
     accounted = m["sent"] == m["received"] + m["lost"] + m["corrupted"] and m["corrupted"] == 0 and m["duplicated"] == 0
     causes = ",".join(f"{k}:{v}" for k, v in sorted(soak["disconnects"]["byCause"].items()) if k != "runEnded")
-    print(f"{name[:48]:48} {str(soak['passed']):6} {soak['upAtEnd']:>3} {len(soak['attempts']):>8} {soak['reconnects']['count']:>10} "
+    failed = sum(soak["reconnects"]["failedAttempts"].values())
+    print(f"{name[:48]:48} {str(soak['passed']):6} {soak['upAtEnd']:>3} {len(soak['attempts']):>8} {failed:>6} {soak['reconnects']['count']:>10} "
           f"{causes[:32]:32} {m['sent']:>6} {m['received']:>6} {m['lost']:>5} {m['corrupted']:>4}  {accounted}")
     return soak, accounted
 for i, mode in enumerate(modes):

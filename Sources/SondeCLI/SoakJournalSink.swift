@@ -34,7 +34,8 @@ final class SoakJournalSink: SoakEventSink, @unchecked Sendable {
         defer { lock.unlock() }
         if attempt.openedAt != nil && attempt.cause == nil {
             // An open attempt comes again in every journal snapshot: count its reconnect once.
-            if open.insert(attempt.connection).inserted && attempt.attempt > 1 { reconnects += 1 }
+            // A reconnect is a recovery from a disconnect (it has a time to recover), as in the report.
+            if open.insert(attempt.connection).inserted && attempt.timeToRecoverMs != nil { reconnects += 1 }
         } else {
             open.remove(attempt.connection)
             lost += attempt.messages.lost

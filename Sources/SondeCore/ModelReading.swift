@@ -84,6 +84,7 @@ extension PeerCertificate: JSONReadable {
             case "notAfter": certificate.notAfter = try r.readOptional(Timestamp.self)
             case "fingerprintSHA256": certificate.fingerprintSHA256 = try r.readOptionalString()
             case "dnsNames": certificate.dnsNames = r.readNull() ? nil : try r.readStrings()
+            case "ipAddresses": certificate.ipAddresses = r.readNull() ? nil : try r.readStrings()
             case "subjectDN": certificate.subjectDN = try r.readOptionalString()
             case "issuerDN": certificate.issuerDN = try r.readOptionalString()
             default: try r.skipValue()

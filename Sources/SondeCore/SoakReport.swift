@@ -102,16 +102,25 @@ public struct SoakReport: Codable, Sendable {
         public init() {}
     }
 
+    /// Invariants: `count` ≤ the disconnects (one recovery per outage, an outage begins with one
+    /// disconnect); `count` ≤ `attempts`; `timeToRecoverMs` has at most `count` values.
     public struct ReconnectSummary: Codable, Sendable, Equatable {
-        /// Attempts after a connection's first.
+        /// Recoveries: attempts that opened after their connection had been open and was
+        /// disconnected, one per outage however many attempts it took (`ws.reconnects.count`).
         public var count = 0
-        /// What ended the connection each reconnect recovered from.
+        /// Attempts after a connection's first (each retry, failed or not).
+        public var attempts = 0
+        /// Attempts whose opening handshake failed (refused, timed out, answered without 101; a
+        /// connection's first included), by error code. They are not disconnects.
+        public var failedAttempts: [String: Int] = [:]
+        /// What ended the connection each reconnect recovered from (the disconnect that began the outage).
         public var byCause: [String: Int] = [:]
-        /// From a disconnect to the next open connection (backoff and failed attempts included).
+        /// From a disconnect to the next open connection (backoff and failed attempts included), one per recovery.
         public var timeToRecoverMs: DistributionSummary?
         public init() {}
     }
 
+    /// What ended connections that were open (a failed handshake is a failed attempt, not here).
     public struct DisconnectSummary: Codable, Sendable, Equatable {
         public var byCause: [String: Int] = [:]
         public var byCloseCode: [String: Int] = [:]
@@ -131,18 +140,49 @@ public struct SoakReport: Codable, Sendable {
         public var examplesMs: [Double]
     }
 
-    /// Ping RTTs of one connection over time (ms since the soak started, RTT ms); missed pings
-    /// and disconnects as separate marks.
+    /// Ping RTTs of one connection over time (ms since the soak started, RTT ms); missed pings,
+    /// disconnects (of an open connection) and failed attempts as separate marks.
     public struct PingSeries: Codable, Sendable, Equatable {
         public var connection: Int
         public var points: [[Double]]
         public var missedAtMs: [Double]
         public var disconnects: [Disconnect]
+        /// When attempts of this connection failed their handshake (ms since the soak started).
+        public var failedAttemptsAtMs: [Double]
+
+        public init(connection: Int, points: [[Double]] = [], missedAtMs: [Double] = [], disconnects: [Disconnect] = [],
+                    failedAttemptsAtMs: [Double] = []) {
+            self.connection = connection
+            self.points = points
+            self.missedAtMs = missedAtMs
+            self.disconnects = disconnects
+            self.failedAttemptsAtMs = failedAttemptsAtMs
+        }
 
         public struct Disconnect: Codable, Sendable, Equatable {
             public var atMs: Double
             public var cause: String
             public var closeCode: Int?
+            /// When the connection was open again (ms since the soak started); null when it was
+            /// still down at the end. The outage runs from `atMs` to here.
+            public var recoveredAtMs: Double?
+
+            public init(atMs: Double, cause: String, closeCode: Int?, recoveredAtMs: Double? = nil) {
+                self.atMs = atMs
+                self.cause = cause
+                self.closeCode = closeCode
+                self.recoveredAtMs = recoveredAtMs
+            }
+
+            private enum CodingKeys: String, CodingKey { case atMs, cause, closeCode, recoveredAtMs }
+
+            public func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                try c.encode(atMs, forKey: .atMs)
+                try c.encode(cause, forKey: .cause)
+                try c.encode(closeCode, forKey: .closeCode)
+                try c.encode(recoveredAtMs, forKey: .recoveredAtMs)
+            }
         }
     }
 }
@@ -513,11 +553,13 @@ extension SoakReport.ServerMessageSummary {
 }
 
 extension SoakReport.ReconnectSummary {
-    private enum CodingKeys: String, CodingKey { case count, byCause, timeToRecoverMs }
+    private enum CodingKeys: String, CodingKey { case count, attempts, failedAttempts, byCause, timeToRecoverMs }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(count, forKey: .count)
+        try c.encode(attempts, forKey: .attempts)
+        try c.encode(failedAttempts, forKey: .failedAttempts)
         try c.encode(byCause, forKey: .byCause)
         try c.encode(timeToRecoverMs, forKey: .timeToRecoverMs)
     }

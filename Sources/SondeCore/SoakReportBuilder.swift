@@ -41,7 +41,7 @@ public struct SoakReportBuilder: Sendable {
             pingRTT.record(milliseconds: Double(sample[3]) / 1000)
             let connection = Int(sample[0])
             if connection < Self.timelineConnections {
-                var line = series[connection] ?? SoakReport.PingSeries(connection: connection, points: [], missedAtMs: [], disconnects: [])
+                var line = series[connection] ?? SoakReport.PingSeries(connection: connection)
                 if line.points.count < Self.timelinePoints {
                     line.points.append([Double(sample[2]) / 1000, Double(sample[3]) / 1000])
                 }
@@ -51,7 +51,7 @@ public struct SoakReportBuilder: Sendable {
         for sample in samples.missed where sample.count == 3 {
             let connection = Int(sample[0])
             if connection < Self.timelineConnections {
-                var line = series[connection] ?? SoakReport.PingSeries(connection: connection, points: [], missedAtMs: [], disconnects: [])
+                var line = series[connection] ?? SoakReport.PingSeries(connection: connection)
                 if line.missedAtMs.count < Self.timelinePoints { line.missedAtMs.append(Double(sample[2]) / 1000) }
                 series[connection] = line
             }
@@ -64,6 +64,11 @@ public struct SoakReportBuilder: Sendable {
     }
 
     /// The report as of now; `finishedAt` nil for a run killed before it ended.
+    ///
+    /// Counting: an attempt that opened and then ended (other than by the run's end or a probe's
+    /// planned close) is a disconnect, and begins an outage of its connection; the connection's
+    /// next attempt that opens ends the outage: one reconnect, however many attempts it took.
+    /// An attempt that never opened is a failed attempt, never a disconnect.
     public func result(finishedAt: Timestamp?) -> SoakReport {
         let ordered = attempts.values.sorted { ($0.connection, $0.attempt) < ($1.connection, $1.attempt) }
         var pings = SoakReport.PingSummary()
@@ -72,12 +77,23 @@ public struct SoakReportBuilder: Sendable {
         var disconnects = SoakReport.DisconnectSummary()
         var recover = LatencyDistribution()
         var backoff: [Int: SoakReport.BackoffStep] = [:]
-        var previousCause: [Int: DisconnectCause] = [:]
+        /// Per connection in an outage: the cause of the disconnect that began it, and its timeline mark (if drawn).
+        var outage: [Int: (cause: DisconnectCause, mark: Int?)] = [:]
         var opened = Set<Int>()
         var lastAttempt: [Int: SoakAttempt] = [:]
         var timeline = series
         var serverRate = (count: 0, seconds: 0.0)
+        func sinceStart(_ time: Timestamp) -> Double {
+            Double(time.microsecondsSince1970 &- startedAt.microsecondsSince1970) / 1000
+        }
+        func drawn(_ connection: Int, _ change: (inout SoakReport.PingSeries) -> Void) {
+            guard connection < Self.timelineConnections else { return }
+            var line = timeline[connection] ?? SoakReport.PingSeries(connection: connection)
+            change(&line)
+            timeline[connection] = line
+        }
         for attempt in ordered {
+            let connection = attempt.connection
             pings.add(attempt.pings)
             messages.add(attempt.messages)
             if let opened = attempt.openedAt, let closed = attempt.closedAt ?? finishedAt {
@@ -85,24 +101,36 @@ public struct SoakReportBuilder: Sendable {
                 serverRate.count &+= attempt.messages.fromServer.count
                 serverRate.seconds += max(0, Double(closed.microsecondsSince1970) - Double(opened.microsecondsSince1970)) / 1e6
             }
-            if attempt.attempt > 1 {
-                reconnects.count += 1
-                let cause = previousCause[attempt.connection]?.rawValue ?? "unknown"
-                reconnects.byCause[cause, default: 0] += 1
-            }
-            if let ms = attempt.timeToRecoverMs { recover.record(milliseconds: ms) }
-            if let cause = attempt.cause {
-                disconnects.byCause[cause.rawValue, default: 0] += 1
-                previousCause[attempt.connection] = cause
-                if attempt.connection < Self.timelineConnections, cause != .runEnded, let closed = attempt.closedAt {
-                    var line = timeline[attempt.connection]
-                        ?? SoakReport.PingSeries(connection: attempt.connection, points: [], missedAtMs: [], disconnects: [])
-                    line.disconnects.append(.init(atMs: Double(closed.microsecondsSince1970 - startedAt.microsecondsSince1970) / 1000,
-                                                  cause: cause.rawValue, closeCode: attempt.closeCode))
-                    timeline[attempt.connection] = line
+            if attempt.attempt > 1 { reconnects.attempts += 1 }
+            if let openedAt = attempt.openedAt {
+                if let down = outage.removeValue(forKey: connection) {
+                    reconnects.count += 1
+                    reconnects.byCause[down.cause.rawValue, default: 0] += 1
+                    if let ms = attempt.timeToRecoverMs { recover.record(milliseconds: ms) }
+                    if let mark = down.mark { drawn(connection) { $0.disconnects[mark].recoveredAtMs = sinceStart(openedAt) } }
+                }
+                if let cause = attempt.cause {
+                    disconnects.byCause[cause.rawValue, default: 0] += 1
+                    if cause != .runEnded && cause != .probeFinished {
+                        if let code = attempt.closeCode { disconnects.byCloseCode[String(code), default: 0] += 1 }
+                        var mark: Int?
+                        if let closed = attempt.closedAt {
+                            drawn(connection) { line in
+                                mark = line.disconnects.count
+                                line.disconnects.append(.init(atMs: sinceStart(closed), cause: cause.rawValue, closeCode: attempt.closeCode))
+                            }
+                        }
+                        outage[connection] = (cause, mark)
+                    }
+                }
+            } else if attempt.cause != nil {
+                reconnects.failedAttempts[attempt.error?.code.rawValue ?? DisconnectCause.handshakeFailure.rawValue, default: 0] += 1
+                drawn(connection) { line in
+                    if line.failedAttemptsAtMs.count < Self.timelinePoints {
+                        line.failedAttemptsAtMs.append(sinceStart(attempt.closedAt ?? attempt.startedAt))
+                    }
                 }
             }
-            if let code = attempt.closeCode, attempt.cause != .runEnded { disconnects.byCloseCode[String(code), default: 0] += 1 }
             if let failure = attempt.backoffFailure, let delay = attempt.backoffMs {
                 let range = config.backoff.bounds(failure: failure)
                 var step = backoff[failure] ?? SoakReport.BackoffStep(
@@ -114,8 +142,8 @@ public struct SoakReportBuilder: Sendable {
                 if step.examplesMs.count < 20 { step.examplesMs.append(delay) }
                 backoff[failure] = step
             }
-            if attempt.openedAt != nil { opened.insert(attempt.connection) }
-            lastAttempt[attempt.connection] = attempt
+            if attempt.openedAt != nil { opened.insert(connection) }
+            lastAttempt[connection] = attempt
         }
         if serverRate.seconds > 0 { messages.fromServer.ratePerSecond = Double(serverRate.count) / serverRate.seconds }
         pings.rttMs = pingRTT.summary

@@ -244,6 +244,9 @@ public struct PeerCertificate: Codable, Sendable, Equatable {
     public var fingerprintSHA256: String?
     /// The subject alternative name's dNSName entries, in the certificate's order.
     public var dnsNames: [String]?
+    /// The subject alternative name's iPAddress entries as text (`127.0.0.1`, `::1`), in the
+    /// certificate's order; nil when not read (an IP-only certificate may have an empty subject).
+    public var ipAddresses: [String]?
     /// The subject as Go's `pkix.Name.String()` writes it (`CN=localhost,O=sonde`: RFC 4514 style,
     /// most specific first).
     public var subjectDN: String?
@@ -252,7 +255,8 @@ public struct PeerCertificate: Codable, Sendable, Equatable {
 
     public init(subject: String, issuer: String, serialNumber: String? = nil, signatureAlgorithm: String? = nil,
                 publicKeyAlgorithm: String? = nil, notBefore: Timestamp? = nil, notAfter: Timestamp? = nil,
-                fingerprintSHA256: String? = nil, dnsNames: [String]? = nil, subjectDN: String? = nil, issuerDN: String? = nil) {
+                fingerprintSHA256: String? = nil, dnsNames: [String]? = nil, ipAddresses: [String]? = nil,
+                subjectDN: String? = nil, issuerDN: String? = nil) {
         self.subject = subject
         self.issuer = issuer
         self.serialNumber = serialNumber
@@ -262,6 +266,7 @@ public struct PeerCertificate: Codable, Sendable, Equatable {
         self.notAfter = notAfter
         self.fingerprintSHA256 = fingerprintSHA256
         self.dnsNames = dnsNames
+        self.ipAddresses = ipAddresses
         self.subjectDN = subjectDN
         self.issuerDN = issuerDN
     }
@@ -455,6 +460,8 @@ extension PeerCertificate: JSONWritable {
             o.member("fingerprintSHA256", fingerprintSHA256)
             o.key("dnsNames")
             if let dnsNames { o.array(dnsNames) { $0.string($1) } } else { o.null() }
+            o.key("ipAddresses")
+            if let ipAddresses { o.array(ipAddresses) { $0.string($1) } } else { o.null() }
             o.member("subjectDN", subjectDN)
             o.member("issuerDN", issuerDN)
         }

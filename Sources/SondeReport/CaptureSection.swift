@@ -29,7 +29,7 @@ enum CaptureSection {
                     let text = "\(a) / \(b)"
                     return a + b > 0 ? "<td class=\"fail\">\(text)</td>" : "<td>\(text)</td>"
                 }
-                rows += "<tr><td class=\"mono\">\(htmlEscape(flow.tuple))</td>"
+                rows += "<tr><td class=\"tuple\">\(htmlEscape(flow.tuple))</td>"
                     + "<td>\(flow.handshake.complete ? "yes" : "no")</td>"
                     + "<td>\(flow.initialRttMs.map(formatMs) ?? "–")</td>"
                     + "<td>\(up.segments) / \(down.segments)</td>"
@@ -40,15 +40,15 @@ enum CaptureSection {
                     + pair(up.zeroWindows, down.zeroWindows)
                     + pair(up.windowFull, down.windowFull)
                     + "<td>\(flow.resets)</td><td>\(flow.fins)</td><td>\(htmlEscape(flow.closedBy ?? "–"))</td>"
-                    + "<td\(flow.tls?.problem == nil ? "" : " class=\"warn\"")>\(htmlEscape(flow.tls.map(Self.tlsSummary) ?? "–"))</td></tr>\n"
+                    + "<td class=\"text\(flow.tls?.problem == nil ? "" : " warn")\">\(htmlEscape(flow.tls.map(Self.tlsSummary) ?? "–"))</td></tr>\n"
             }
             let more = capture.flows.count > rowLimit
                 ? "<p class=\"muted\">The first \(rowLimit) of \(capture.flows.count) connections; report.json has all.</p>" : ""
             // A capture of QUIC connections only gets no empty TCP table.
             let tcpTable = """
-            \(more)<div class="scroll"><table><thead><tr><th>connection (client &gt; server)</th><th>handshake</th><th>initial RTT ms</th>\
-            <th>segments ↑/↓</th><th>payload ↑/↓</th><th>retransmissions ↑/↓</th><th>dup ACKs ↑/↓</th><th>out of order ↑/↓</th>\
-            <th>zero windows ↑/↓</th><th>window full ↑/↓</th><th>RST</th><th>FIN</th><th>closed by</th><th>TLS</th></tr></thead><tbody>
+            \(more)<div class="scroll"><table class="wide"><thead><tr><th>connection (client &gt; server)</th><th>handshake</th><th>initial RTT ms</th>\
+            <th>segments ↑/↓</th><th>payload ↑/↓</th><th>retrans&shy;missions ↑/↓</th><th>dup ACKs ↑/↓</th><th>out of order ↑/↓</th>\
+            <th>zero windows ↑/↓</th><th>window full ↑/↓</th><th>RST</th><th>FIN</th><th>closed by</th><th class="text">TLS</th></tr></thead><tbody>
             \(rows)</tbody></table></div>
 
             """
@@ -69,7 +69,7 @@ enum CaptureSection {
         for flow in flows.prefix(rowLimit) {
             let up = flow.clientToServer, down = flow.serverToClient
             func pair(_ a: Int, _ b: Int) -> String { "<td>\(a) / \(b)</td>" }
-            rows += "<tr><td class=\"mono\">\(htmlEscape(flow.tuple))</td>"
+            rows += "<tr><td class=\"tuple\">\(htmlEscape(flow.tuple))</td>"
                 + "<td>\(htmlEscape(flow.versionName ?? flow.version ?? "–"))</td>"
                 + "<td>\(flow.initialRttMs.map(formatMs) ?? "–")</td><td>\(flow.handshakeMs.map(formatMs) ?? "–")</td>"
                 + pair(up.datagrams, down.datagrams)
@@ -77,14 +77,14 @@ enum CaptureSection {
                 + pair(up.initialPackets, down.initialPackets) + pair(up.handshakePackets, down.handshakePackets)
                 + pair(up.zeroRttPackets, down.zeroRttPackets) + pair(up.shortHeaderPackets, down.shortHeaderPackets)
                 + pair(up.retryPackets + up.versionNegotiationPackets, down.retryPackets + down.versionNegotiationPackets)
-                + "<td\(flow.problems.isEmpty ? "" : " class=\"warn\"")>\(htmlEscape(flow.problems.isEmpty ? "–" : flow.problems.joined(separator: "; ")))</td></tr>\n"
+                + "<td class=\"text\(flow.problems.isEmpty ? "" : " warn")\">\(htmlEscape(flow.problems.isEmpty ? "–" : flow.problems.joined(separator: "; ")))</td></tr>\n"
         }
         let more = flows.count > rowLimit
             ? "<p class=\"muted\">The first \(rowLimit) of \(flows.count) QUIC connections; report.json has all.</p>" : ""
         return """
-        \(more)<div class="scroll"><table><thead><tr><th>QUIC connection (client &gt; server)</th><th>version</th>\
+        \(more)<div class="scroll"><table class="wide"><thead><tr><th>QUIC connection (client &gt; server)</th><th>version</th>\
         <th>initial RTT ms</th><th>handshake ms</th><th>datagrams ↑/↓</th><th>bytes ↑/↓</th><th>Initial ↑/↓</th><th>Handshake ↑/↓</th>\
-        <th>0-RTT ↑/↓</th><th>1-RTT ↑/↓</th><th>Retry, VN ↑/↓</th><th>problems</th></tr></thead><tbody>
+        <th>0-RTT ↑/↓</th><th>1-RTT ↑/↓</th><th>Retry, VN ↑/↓</th><th class="text">problems</th></tr></thead><tbody>
         \(rows)</tbody></table></div>
 
         """

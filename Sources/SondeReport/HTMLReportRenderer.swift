@@ -271,18 +271,22 @@ public enum HTMLReportRenderer {
         var rows = ""
         for (task, t) in transactions {
             let left = Double((t.fetchStartDate?.microsecondsSince1970 ?? origin) - origin) / span * 100
+            // The bar's own length (µs): its queue and total, else its phases. Its segments and
+            // marks are placed on this, so a bar drawn wider than its share keeps its proportions.
+            let phaseSum = phaseColors.compactMap { t.phases.value(named: $0.0) }.reduce(0, +)
+            let own = max(1, ((t.queue ?? 0) + (t.phases.total ?? phaseSum)) * 1000)
             var segments = ""
             if let queue = t.queue, queue > 0 {
-                segments += "<i style=\"width:\(percent(queue * 1000 / span * 100));background:\(queueColor)\" title=\"queue \(formatMs(queue)) ms (waiting in sonde's queue before libcurl started this hop)\"></i>"
+                segments += "<i style=\"width:\(percent(queue * 1000 / own * 100));background:\(queueColor)\" title=\"queue \(formatMs(queue)) ms (waiting in sonde's queue before libcurl started this hop)\"></i>"
             }
             for (name, color) in phaseColors {
                 guard let value = t.phases.value(named: name), value > 0 else { continue }
-                let width = value * 1000 / span * 100
+                let width = value * 1000 / own * 100
                 segments += "<i style=\"width:\(percent(width));background:\(color)\" title=\"\(name) \(formatMs(value)) ms\"></i>"
             }
             var wire = ""
             if let capture = t.capture {
-                let evidence = wireEvidence(capture, of: t, span: span)
+                let evidence = wireEvidence(capture, of: t, span: own)
                 segments += evidence.marks
                 wire = "<br><span class=\"muted\">\(htmlEscape(evidence.facts))</span>"
             }
@@ -305,17 +309,35 @@ public enum HTMLReportRenderer {
             <tr><td class="url" title="\(htmlEscape(t.request.url))">\(htmlEscape(t.request.method)) \(htmlEscape(t.request.url))</td>\
             <td>\(htmlEscape(status))</td><td>\(proto)</td><td class="conn">\(reuse) \(conn)</td>\
             <td>\(t.phases.total.map(formatMs) ?? "–")</td>\
-            <td class="bar"><div style="margin-left:\(percent(left))">\(segments)</div></td></tr>
+            <td class="bar">\(barBox(left: left, width: own / span * 100, ownMs: own / 1000))\(segments)</div></td></tr>
 
             """
         }
         let note = sample.count >= TaskSampler.limit ? "<p class=\"muted\">The first \(TaskSampler.limit) tasks (and failures) of the run; report.json has every transaction.</p>" : ""
         return """
-        <section><h2>Waterfall</h2><p class="legend">\(legend)</p>\(note)<div class="scroll"><table class="waterfall">
+        <section><h2>Waterfall</h2><p class="legend">\(legend)</p><p class="muted">Bars start at their time in the run, on one scale; \
+        a bar shorter than \(minimumBarWidth) at that scale is drawn \(minimumBarWidth) wide, its phases in proportion, with a dashed outline (hover for the times).</p>\(note)\
+        <div class="scroll"><table class="waterfall">
         <thead><tr><th>request</th><th>status</th><th>protocol</th><th>connection</th><th>total ms</th><th>timeline</th></tr></thead>
         <tbody>\(rows)</tbody></table></div></section>
 
         """
+    }
+
+    /// The narrowest a waterfall bar is drawn (CSS length): a short transaction in a run with a
+    /// long one stays readable. Bars near the end shift left so that they stay in their cell.
+    static let minimumBarWidth = "4rem"
+
+    /// Below this share of the run (percent), a bar is taken to be drawn at its minimum width (the
+    /// timeline cell is about 480 px on a desktop page, where 4rem is about 13 %): it gets a dashed
+    /// outline and says so in its tooltip.
+    static let ownScaleBelowPercent = 15.0
+
+    /// A bar's opening `<div …>`: `left` and `width` in percent of the run's span, its own length in ms.
+    static func barBox(left: Double, width: Double, ownMs: Double) -> String {
+        let style = "margin-left:min(\(percent(left)),calc(100% - \(minimumBarWidth)));width:\(percent(width));min-width:\(minimumBarWidth)"
+        guard width < ownScaleBelowPercent else { return "<div style=\"\(style)\">" }
+        return "<div class=\"own\" style=\"\(style)\" title=\"\(formatMs(ownMs)) ms, drawn at least \(minimumBarWidth) wide: its own scale\">"
     }
 
     /// The request and response headers of the first transaction to each URL (at most 10 URLs),
@@ -351,12 +373,22 @@ public enum HTMLReportRenderer {
                     if let notAfter = certificate.notAfter {
                         days = String((notAfter.microsecondsSince1970 - now.microsecondsSince1970) / 86_400_000_000)
                     }
-                    rows += "<tr><td>\(htmlEscape(certificate.subject))</td><td>\(htmlEscape(certificate.issuer))</td><td>\(htmlEscape(certificate.notAfter?.description ?? "–"))</td><td>\(htmlEscape(days))</td></tr>\n"
+                    // An IP-only certificate may have an empty subject: its names are in the SAN.
+                    func name(_ text: String) -> String { text.isEmpty ? "<span class=\"muted\">(empty)</span>" : htmlEscape(text) }
+                    rows += "<tr><td class=\"text\">\(name(certificate.subject))</td><td class=\"text\">\(htmlEscape(alternativeNames(certificate)))</td>"
+                        + "<td class=\"text\">\(name(certificate.issuer))</td><td>\(htmlEscape(certificate.notAfter?.description ?? "–"))</td><td>\(htmlEscape(days))</td></tr>\n"
                 }
             }
         }
         guard !rows.isEmpty else { return "" }
-        return "<section><h2>TLS certificates</h2><div class=\"scroll\"><table><thead><tr><th>subject</th><th>issuer</th><th>expires</th><th>days left</th></tr></thead><tbody>\(rows)</tbody></table></div></section>\n"
+        return "<section><h2>TLS certificates</h2><div class=\"scroll\"><table><thead><tr><th>subject</th><th class=\"text\">alternative names</th>"
+            + "<th class=\"text\">issuer</th><th>expires</th><th>days left</th></tr></thead><tbody>\(rows)</tbody></table></div></section>\n"
+    }
+
+    /// A certificate's subject alternative names in words, "DNS localhost, IP 127.0.0.1", "–" without any.
+    static func alternativeNames(_ certificate: PeerCertificate) -> String {
+        let names = (certificate.dnsNames ?? []).map { "DNS " + $0 } + (certificate.ipAddresses ?? []).map { "IP " + $0 }
+        return names.isEmpty ? "–" : names.joined(separator: ", ")
     }
 
     private static func percent(_ value: Double) -> String {
@@ -375,10 +407,13 @@ public enum HTMLReportRenderer {
     td.pass{color:var(--ok);font-weight:600}td.fail{color:var(--bad);font-weight:700}
     .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid var(--line);padding:.2rem .4rem;text-align:right;white-space:nowrap}
     th:first-child,td:first-child{text-align:left}td.url{max-width:28rem;overflow:hidden;text-overflow:ellipsis}
-    td.bar{width:40%;min-width:12rem}td.bar div{display:flex;height:.8rem;position:relative}td.bar b.tick{position:absolute;top:-3px;height:calc(100% + 6px);min-width:2px;background:currentColor;opacity:.8}td.conn{white-space:normal;min-width:14rem;max-width:18rem}td.bar b.tick.tls{top:calc(100% + 2px);height:3px}td.bar b.pkt{position:absolute;width:1px;height:5px;background:currentColor;opacity:.6}td.bar b.pkt.up{top:-8px}td.bar b.pkt.down{bottom:-10px}td.bar b.pkt.ctl{background:#d33;opacity:1}td.bar i{display:block;height:100%;min-width:1px}
+    td.bar{width:40%;min-width:12rem}td.bar div{display:flex;height:.8rem;position:relative}td.bar b.tick{position:absolute;top:-3px;height:calc(100% + 6px);min-width:2px;background:currentColor;opacity:.8}td.conn{white-space:normal;min-width:14rem;max-width:18rem}td.bar b.tick.tls{top:calc(100% + 2px);height:3px}td.bar b.pkt{position:absolute;width:1px;height:5px;background:currentColor;opacity:.6}td.bar b.pkt.up{top:-8px}td.bar b.pkt.down{bottom:-10px}td.bar b.pkt.ctl{background:#d33;opacity:1}td.bar i{display:block;height:100%;min-width:1px}td.bar div.own{outline:1px dashed var(--muted);outline-offset:2px}
     .legend span{margin-right:.8rem}.legend i{display:inline-block;width:.8rem;height:.8rem;margin-right:.25rem;vertical-align:middle}
     ul.errors li{margin:.2rem 0}details{margin:.3rem 0}table.headers td{text-align:left;white-space:normal}
-    td.text{text-align:left;white-space:normal}td.value{font-family:ui-monospace,monospace;word-break:break-all}
+    td.text{text-align:left;white-space:normal}td.value{font-family:ui-monospace,monospace;word-break:break-all}th.text{text-align:left}
+    td.evidence{font-family:ui-monospace,monospace;overflow-wrap:anywhere;min-width:16rem}table.wide th{white-space:normal;vertical-align:bottom}
+    td.tuple{font-family:ui-monospace,monospace;text-align:left;white-space:normal;overflow-wrap:break-word;min-width:9rem}
+    td.wrap{text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:14rem}table.wide td.text{min-width:9rem}
     figure{margin:.5rem 0}svg.chart{width:100%;max-width:720px;height:auto;font-size:11px}
     svg .grid{stroke:var(--line)}svg .axis{fill:var(--muted)}svg .whisker,svg .p99{stroke-width:1.5}
     svg .cold .whisker,svg .cold .p99{stroke:#2563eb}svg .cold .box{fill:#2563eb}

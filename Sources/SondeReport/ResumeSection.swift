@@ -23,14 +23,16 @@ enum ResumeSection {
         var html = "<section><h2>Resumability <code>\(htmlEscape(verdict.url))</code></h2>\n"
         html += "<p class=\"status \(verdict.resumable ? "passed" : "failed")\">\(verdict.resumable ? "resumable" : "not resumable")</p>\n"
         html += "<p>What URLSession would do: \(htmlEscape(verdict.urlSession)).</p>\n"
-        html += "<table><thead><tr><th>check</th><th>result</th><th>evidence</th></tr></thead><tbody>\n"
+        // The evidence (headers, byte counts, a server's answer) wraps in its own column, inside
+        // the page: the table scrolls only when one word is wider than the page.
+        html += "<div class=\"scroll\"><table class=\"verdict\"><thead><tr><th>check</th><th>result</th><th class=\"text\">evidence</th></tr></thead><tbody>\n"
         for check in verdict.checks {
             let result = check.passed ? "passed" : check.required ? "failed" : "no (informational)"
             html += "<tr><td class=\"mono\">\(htmlEscape(check.name))</td>"
                 + "<td class=\"\(check.passed ? "pass" : check.required ? "fail" : "muted")\">\(htmlEscape(result))</td>"
-                + "<td class=\"mono\">\(htmlEscape(check.evidence))</td></tr>\n"
+                + "<td class=\"text evidence\">\(htmlEscape(check.evidence))</td></tr>\n"
         }
-        return html + "</tbody></table></section>\n"
+        return html + "</tbody></table></div></section>\n"
     }
 
     private static func trialTable(_ trials: [ResumeTrial]) -> String {
@@ -42,14 +44,15 @@ enum ResumeSection {
             + "\(trials.reduce(0) { $0 + $1.retries.count }) retries. Marks: "
             + InterruptionKind.allCases.map { "<span style=\"color:\(kindColors[$0]!)\">▼ \(htmlEscape($0.rawValue))</span>" }.joined(separator: " · ")
             + "</p>\n"
-        html += "<table><thead><tr><th>trial</th><th>result</th><th>bytes over time</th><th>interruptions → answered with</th>"
+        html += "<div class=\"scroll\"><table><thead><tr><th>trial</th><th>result</th><th>bytes over time</th><th class=\"text\">interruptions → answered with</th>"
             + "<th>wasted</th><th>duration</th><th>SHA-256</th></tr></thead><tbody>\n"
         let ordered = (trials.filter { !$0.intact } + trials.filter(\.intact)).prefix(trialRows)
         for trial in ordered {
             let result = trial.intact ? "intact" : trial.sha256 == nil ? "unfinished" : "CORRUPT"
-            var cells = "<td>\(trial.trial)</td><td class=\"\(trial.intact ? "pass" : "fail")\">\(result)"
+            // An error (a corrupt file's two digests, a server's message) wraps in its cell.
+            var cells = "<td>\(trial.trial)</td><td class=\"\(trial.intact ? "pass" : "fail")\(trial.error == nil ? "" : " wrap")\">\(result)"
             if let error = trial.error { cells += "<br><span class=\"muted\">\(htmlEscape(error.code.rawValue)): \(htmlEscape(error.message))</span>" }
-            cells += "</td><td>\(bar(trial))</td><td class=\"mono\">"
+            cells += "</td><td>\(bar(trial))</td><td class=\"text evidence\">"
             cells += trial.interruptions.map { item in
                 "\(htmlEscape(item.kind.rawValue)) @\(item.atByte) → \(htmlEscape(item.answeredWith ?? "—"))"
                     + (item.resumeLatencyMs.map { " in \(formatMs($0)) ms" } ?? "")
@@ -63,7 +66,7 @@ enum ResumeSection {
             html += "<tr>\(cells)</tr>\n"
         }
         if trials.count > trialRows { html += "<tr><td colspan=\"7\" class=\"muted\">… \(trials.count - trialRows) more in report.json</td></tr>\n" }
-        return html + "</tbody></table></section>\n"
+        return html + "</tbody></table></div></section>\n"
     }
 
     /// An inline SVG polyline of bytes on disk over time, with a mark per interruption.

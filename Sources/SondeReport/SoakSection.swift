@@ -7,7 +7,7 @@ import SondeCore
 /// table at most `attemptRows` rows (failures first). Every string is escaped.
 enum SoakSection {
     static let attemptRows = 200
-    private static let red = "#dc2626", blue = "#2563eb"
+    private static let red = "#dc2626", blue = "#2563eb", grey = "#6b7280"
     private static let palette = ["#2563eb", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be123c", "#4d7c0f", "#a16207"]
 
     static func render(_ soaks: [SoakReport]) -> String {
@@ -15,9 +15,11 @@ enum SoakSection {
     }
 
     private static func render(_ soak: SoakReport) -> String {
-        var html = "<section><h2>WebSocket soak <code>\(htmlEscape(soak.url))</code></h2>\n"
-        let verdict = soak.finishedAt == nil ? ("interrupted", "killed before it ended") : soak.passed ? ("passed", "recovered") : ("failed", "failed")
-        html += "<p class=\"status \(verdict.0)\">\(verdict.1)</p>\n"
+        let title = soak.idleTimeout == nil ? "WebSocket soak" : "Idle-timeout discovery"
+        var html = "<section><h2>\(title) <code>\(htmlEscape(soak.url))</code></h2>\n"
+        let verdict = soak.verdict
+        let status = verdict == .interrupted ? "interrupted" : verdict.passed ? "passed" : "failed"
+        html += "<p class=\"status \(status)\">\(htmlEscape(verdict.words))</p>\n"
         if !soak.problems.isEmpty {
             html += "<ul>" + soak.problems.map { "<li class=\"warn\">\(htmlEscape($0))</li>" }.joined() + "</ul>\n"
         }
@@ -31,11 +33,19 @@ enum SoakSection {
         return html + "</section>\n"
     }
 
+    /// How long the soak ran, seconds (nil for a killed run).
+    private static func ranS(_ soak: SoakReport) -> Double? {
+        soak.finishedAt.map { max(0, Double($0.microsecondsSince1970 &- soak.startedAt.microsecondsSince1970) / 1e6) }
+    }
+
     private static func words(_ soak: SoakReport) -> String {
+        if let findings = soak.idleTimeout { return discoveryWords(soak, findings) }
         let c = soak.config
         var items: [String] = []
+        // The planned duration, and what the run lasted when it ended early (interrupted, gave up).
+        let ran = ranS(soak).flatMap { $0 + 1 < c.durationS ? "; it ended after \(formatMs($0)) s" : nil } ?? ""
         items.append("\(soak.connections) connection\(soak.connections == 1 ? "" : "s") for \(formatMs(c.durationS)) s"
-            + (c.rampS > 0 ? " (ramp \(formatMs(c.rampS)) s)" : "") + "; \(soak.upAtEnd) up at the end, \(soak.gaveUp) gave up.")
+            + (c.rampS > 0 ? " (ramp \(formatMs(c.rampS)) s)" : "") + ran + "; \(soak.upAtEnd) up at the end, \(soak.gaveUp) gave up.")
         if c.pingIntervalS > 0 {
             var ping = "Pings every \(formatMs(c.pingIntervalS)) s (pong timeout \(formatMs(c.pongTimeoutS)) s): "
                 + "\(soak.pings.answered) of \(soak.pings.sent) answered, \(soak.pings.missed) missed"
@@ -61,7 +71,11 @@ enum SoakSection {
             items.append("The server sent \(pushed.count) message\(pushed.count == 1 ? "" : "s") of its own (\(pushed.bytes) bytes"
                 + (pushed.ratePerSecond.map { ", \(formatMs($0))/s per connection" } ?? "") + "): counted apart, never as echoes.")
         }
-        var reconnect = "\(soak.reconnects.count) reconnect\(soak.reconnects.count == 1 ? "" : "s")"
+        let r = soak.reconnects
+        let failedAttempts = r.failedAttempts.values.reduce(0, +)
+        var reconnect = "\(soak.disconnectCount) disconnect\(soak.disconnectCount == 1 ? "" : "s"), \(r.count) reconnect\(r.count == 1 ? "" : "s"); "
+            + "\(soak.attempts.count) attempt\(soak.attempts.count == 1 ? "" : "s"), \(failedAttempts) failed"
+            + (failedAttempts == 0 ? "" : " (" + r.failedAttempts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")")
         if let recover = soak.reconnects.timeToRecoverMs {
             reconnect += "; time to recover p50 \(formatMs(recover.p50)) ms, max \(formatMs(recover.max)) ms"
         }
@@ -71,12 +85,29 @@ enum SoakSection {
         return "<ul>" + items.map { "<li>\(htmlEscape($0))</li>" }.joined() + "</ul>\n"
     }
 
+    /// An idle-timeout discovery in words: its silent connections, how long it ran, what the
+    /// pings after the silences found (a discovery has no keepalive pings and no reconnects).
+    private static func discoveryWords(_ soak: SoakReport, _ findings: IdleTimeoutFindings) -> String {
+        let probes = findings.probes.count
+        let silences = findings.probes.map(\.plannedS)
+        var first = "\(probes) silent connection\(probes == 1 ? "" : "s")"
+        if let low = silences.min(), let high = silences.max() {
+            first += " (silences of \(formatMs(low)) s to \(formatMs(high)) s, each pinged once at its end, pong timeout \(formatMs(soak.config.pongTimeoutS)) s)"
+        }
+        first += ranS(soak).map { "; the discovery ran \(formatMs($0)) s." } ?? "; killed before it ended."
+        let survived = findings.probes.filter(\.survived).count
+        let items = [first, "\(survived) of \(probes) survived their silence, \(probes - survived) did not."]
+        return "<ul>" + items.map { "<li>\(htmlEscape($0))</li>" }.joined() + "</ul>\n"
+    }
+
     /// Ping RTT over time, one line per connection (linear ms), disconnects as red ticks,
     /// missed pings as crosses.
     private static func timeline(_ soak: SoakReport) -> String {
         guard !soak.timeline.isEmpty else { return "" }
         let width = 720.0, height = 240.0, left = 46.0, bottom = 24.0, top = 8.0
-        let endMs = max(1, soak.config.durationS * 1000, soak.timeline.flatMap { $0.points.map { $0[0] } }.max() ?? 0)
+        // A soak's axis spans its planned duration; a discovery's, the time it ran (its config's duration is unused).
+        let planned = soak.idleTimeout == nil ? soak.config.durationS * 1000 : (ranS(soak) ?? 0) * 1000
+        let endMs = max(1, planned, soak.timeline.flatMap { $0.points.map { $0[0] } }.max() ?? 0)
         let rtts = soak.timeline.flatMap { $0.points.map { $0[1] } }.sorted()
         // Scale to the p99 of the drawn points (spikes beyond are clipped at the top), at least 1 ms.
         let yMax = max(1, rtts.isEmpty ? 1 : rtts[min(rtts.count - 1, Int(Double(rtts.count) * 0.99))] * 1.2)
@@ -94,17 +125,31 @@ enum SoakSection {
         }
         for (index, line) in soak.timeline.enumerated() {
             let color = palette[index % palette.count]
-            let points = line.points.map { "\(n(x($0[0]))),\(n(y($0[1])))" }.joined(separator: " ")
+            // Outages first (under the lines): from the disconnect to the reopen (or the end). A
+            // discovery's cut probes never reconnect: their cuts are its findings, not outages.
+            for mark in line.disconnects where soak.idleTimeout == nil {
+                let until = mark.recoveredAtMs ?? endMs
+                let title = "connection \(line.connection) down from \(formatMs(mark.atMs / 1000)) s "
+                    + (mark.recoveredAtMs.map { "to \(formatMs($0 / 1000)) s" } ?? "to the end")
+                svg += #"<g><title>\#(htmlEscape(title))</title><rect class="outage" x="\#(n(x(mark.atMs)))" y="\#(n(top))" width="\#(n(max(1, x(until) - x(mark.atMs))))" height="\#(n(height - bottom - top))" fill="\#(red)" fill-opacity="0.08"/></g>"#
+            }
             svg += #"<g><title>connection \#(line.connection)</title>"#
-            if line.points.count > 1 {
-                svg += #"<polyline points="\#(points)" fill="none" stroke="\#(color)" stroke-width="1.2"/>"#
-            } else if let point = line.points.first {
-                svg += #"<circle cx="\#(n(x(point[0])))" cy="\#(n(y(point[1])))" r="2" fill="\#(color)"/>"#
+            for piece in pieces(line) {
+                if piece.count > 1 {
+                    let points = piece.map { "\(n(x($0[0]))),\(n(y($0[1])))" }.joined(separator: " ")
+                    svg += #"<polyline points="\#(points)" fill="none" stroke="\#(color)" stroke-width="1.2"/>"#
+                } else if let point = piece.first {
+                    svg += #"<circle cx="\#(n(x(point[0])))" cy="\#(n(y(point[1])))" r="2" fill="\#(color)"/>"#
+                }
             }
             svg += "</g>"
             for mark in line.disconnects {
                 let title = "connection \(line.connection): \(mark.cause)" + (mark.closeCode.map { " \($0)" } ?? "") + " at \(formatMs(mark.atMs / 1000)) s"
-                svg += #"<g><title>\#(htmlEscape(title))</title><line x1="\#(n(x(mark.atMs)))" y1="\#(n(top))" x2="\#(n(x(mark.atMs)))" y2="\#(n(height - bottom))" stroke="\#(red)" stroke-width="1" stroke-dasharray="3 2"/></g>"#
+                svg += #"<g><title>\#(htmlEscape(title))</title><line class="disconnect" x1="\#(n(x(mark.atMs)))" y1="\#(n(top))" x2="\#(n(x(mark.atMs)))" y2="\#(n(height - bottom))" stroke="\#(red)" stroke-width="1" stroke-dasharray="3 2"/></g>"#
+            }
+            for at in line.failedAttemptsAtMs {
+                let cx = x(at), base = height - bottom
+                svg += #"<g><title>connection \#(line.connection): attempt failed at \#(formatMs(at / 1000)) s</title><path class="failed-attempt" d="M\#(n(cx)) \#(n(base))L\#(n(cx - 3)) \#(n(base - 6))L\#(n(cx + 3)) \#(n(base - 6))Z" fill="\#(grey)"/></g>"#
             }
             for at in line.missedAtMs {
                 let cx = x(at), cy = top + 4
@@ -113,7 +158,30 @@ enum SoakSection {
         }
         svg += "</svg>"
         return "<h3>Ping RTT over time</h3>\(svg)<figcaption class=\"muted\">Milliseconds, first \(soak.timeline.count) connections; "
-            + "dashed red lines: disconnects (hover for the cause); red crosses: missed pongs; values above \(formatMs(yMax)) ms are drawn at the top.</figcaption></figure>\n"
+            + "dashed red lines: disconnects (hover for the cause), the shading up to the reconnect; grey triangles: failed attempts; "
+            + "red crosses: missed pongs; values above \(formatMs(yMax)) ms are drawn at the top.</figcaption></figure>\n"
+    }
+
+    /// A connection's points split at its disconnects, so that no line is drawn across an outage.
+    static func pieces(_ line: SoakReport.PingSeries) -> [[[Double]]] {
+        let cuts = line.disconnects.map(\.atMs).sorted()
+        var pieces: [[[Double]]] = []
+        var current: [[Double]] = []
+        var next = 0
+        for point in line.points {
+            var crossed = false
+            while next < cuts.count && cuts[next] <= point[0] {
+                crossed = true
+                next += 1
+            }
+            if crossed && !current.isEmpty {
+                pieces.append(current)
+                current = []
+            }
+            current.append(point)
+        }
+        if !current.isEmpty { pieces.append(current) }
+        return pieces
     }
 
     /// A histogram of the drawn ping RTTs on log-spaced bins.
@@ -137,7 +205,7 @@ enum SoakSection {
     }
 
     private static func disconnectTable(_ soak: SoakReport) -> String {
-        let causes = soak.disconnects.byCause.filter { $0.key != DisconnectCause.runEnded.rawValue }
+        let causes = soak.unplannedDisconnects
         guard !causes.isEmpty || !soak.disconnects.byCloseCode.isEmpty else { return "" }
         var html = "<h3>Disconnects</h3><div class=\"scroll\"><table><thead><tr><th>cause</th><th>count</th></tr></thead><tbody>\n"
         for (cause, count) in causes.sorted(by: { $0.value > $1.value }) {
@@ -186,10 +254,10 @@ enum SoakSection {
 
     private static func attemptTable(_ soak: SoakReport) -> String {
         guard !soak.attempts.isEmpty else { return "" }
-        let failures = soak.attempts.filter { $0.error != nil || ($0.cause != nil && $0.cause != .runEnded) }
+        let failures = soak.attempts.filter(failed)
         var shown = Array(failures.prefix(attemptRows))
         if shown.count < attemptRows {
-            shown += soak.attempts.filter { !($0.error != nil || ($0.cause != nil && $0.cause != .runEnded)) }.prefix(attemptRows - shown.count)
+            shown += soak.attempts.filter { !failed($0) }.prefix(attemptRows - shown.count)
         }
         shown.sort { ($0.connection, $0.attempt) < ($1.connection, $1.attempt) }
         var html = "<h3>Attempts</h3><div class=\"scroll\"><table><thead><tr><th>conn.</th><th>attempt</th><th>waited (ms)</th>"
@@ -205,17 +273,21 @@ enum SoakSection {
             }
             let ended = a.error.map { "\($0.code.rawValue): \($0.message)" } ?? a.cause?.rawValue ?? "–"
             let close = a.closeCode.map { "\($0)" + (a.closeReason.map { " " + $0 } ?? "") + (a.closedBy.map { " (\($0))" } ?? "") } ?? "–"
-            let failed = a.error != nil || (a.cause != nil && a.cause != .runEnded)
             html += "<tr><td>\(a.connection)</td><td>\(a.attempt)</td><td>\(a.backoffMs.map(formatMs) ?? "–")</td>"
                 + "<td>\(h.dnsMs.map(formatMs) ?? "–")</td><td>\(h.connectMs.map(formatMs) ?? "–")</td><td>\(h.tlsMs.map(formatMs) ?? "–")</td>"
                 + "<td>\(h.upgradeMs.map(formatMs) ?? "–")</td><td>\(h.statusCode.map { String($0) } ?? "–")</td><td>\(up)</td>"
-                + "<td class=\"text\(failed ? " fail" : "")\">\(htmlEscape(ended))</td>"
+                + "<td class=\"text\(failed(a) ? " fail" : "")\">\(htmlEscape(ended))</td>"
                 + "<td>\(htmlEscape(close))</td><td>\(a.timeToRecoverMs.map(formatMs) ?? "–")</td></tr>\n"
         }
         let more = soak.attempts.count - shown.count
         html += "</tbody></table></div>"
         if more > 0 { html += "<p class=\"muted\">\(more) more attempts in report.json.</p>" }
         return html + "\n"
+    }
+
+    /// An attempt that failed or was cut: not one the run (or a discovery probe) closed as planned.
+    private static func failed(_ attempt: SoakAttempt) -> Bool {
+        attempt.error != nil || (attempt.cause != nil && attempt.cause != .runEnded && attempt.cause != .probeFinished)
     }
 
     private static func n(_ value: Double) -> String { String(Double(Int(saturating: (value * 10).rounded())) / 10) }

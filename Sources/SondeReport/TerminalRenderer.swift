@@ -233,11 +233,16 @@ public struct TerminalRenderer: Sendable {
     /// A soak's outcome: verdict, connections, pings, messages, reconnects by cause, backoff.
     public func render(soak: SoakReport) -> String {
         var lines = [""]
-        let verdict = soak.finishedAt == nil ? paint("… soak killed before it ended", "33;1")
-            : soak.passed ? paint("✓ soak recovered", "32;1") : paint("✗ soak failed", "31;1")
-        lines.append(verdict + " " + shown(soak.url))
+        let noun = soak.idleTimeout == nil ? "soak" : "idle-timeout discovery"
+        let verdict = soak.verdict
+        let mark = verdict == .interrupted ? paint("… \(noun) \(verdict.words)", "33;1")
+            : verdict.passed ? paint("✓ \(noun) \(verdict.words)", "32;1") : paint("✗ \(noun) \(verdict.words)", "31;1")
+        lines.append(mark + " " + shown(soak.url))
         for problem in soak.problems { lines.append("  " + paint(shown(problem), "31")) }
-        lines.append("connections \(soak.connections), attempts \(soak.attempts.count), reconnects \(soak.reconnects.count), "
+        let failed = soak.reconnects.failedAttempts
+        let failures = failed.isEmpty ? "" : " (\(failed.values.reduce(0, +)) failed: "
+            + failed.sorted { $0.key < $1.key }.map { "\(shown($0.key)) \($0.value)" }.joined(separator: ", ") + ")"
+        lines.append("connections \(soak.connections), attempts \(soak.attempts.count)\(failures), reconnects \(soak.reconnects.count), "
             + "up at end \(soak.upAtEnd), gave up \(soak.gaveUp)")
         var pings = "pings \(soak.pings.sent) sent, \(soak.pings.answered) answered, \(soak.pings.missed) missed"
         if let rtt = soak.pings.rttMs {
@@ -256,7 +261,7 @@ public struct TerminalRenderer: Sendable {
             lines.append("messages from the server \(m.fromServer.count) (\(m.fromServer.bytes) bytes"
                 + (m.fromServer.ratePerSecond.map { ", \(formatMs($0))/s per connection" } ?? "") + "), not echoes")
         }
-        let causes = soak.disconnects.byCause.filter { $0.key != DisconnectCause.runEnded.rawValue }
+        let causes = soak.unplannedDisconnects
         if !causes.isEmpty {
             lines.append("disconnects: " + causes.sorted { $0.key < $1.key }.map { "\(shown($0.key)) \($0.value)" }.joined(separator: ", ")
                 + (soak.disconnects.byCloseCode.isEmpty ? "" : "; close codes: "

@@ -28,7 +28,9 @@ final class SoakConnection {
     private var attempt: SoakAttempt?
     private var attemptNumber = 0
     private var failuresInRow = 0
-    /// When the current outage began (monotonic ns): the first disconnect since the connection was last open.
+    /// When the current outage began (monotonic ns): the disconnect of the connection's last open
+    /// attempt. Nil while open, and before the connection first opened (failed first attempts are
+    /// no outage: the attempt that opens then is no reconnect and has no time to recover).
     private var downSince: UInt64?
     private var openedAtNanos: UInt64?
     private var session: SoakSessionHandler?
@@ -115,7 +117,6 @@ final class SoakConnection {
             attempt.error = error
             attempt.cause = .handshakeFailure
             attempt.closedAt = clock.timestamp(at: now)
-            if downSince == nil { downSince = now }
             self.attempt = attempt
             attemptEnded(upForNanos: nil)
         }

@@ -204,5 +204,17 @@ import Testing
         #expect(abs(cut - 5) <= 1, "cut after \(cut) s")
         #expect((idle["longestSurvivedS"] as? Double ?? 0) < 5.5)
         #expect(result.stdout.contains("idle timeout: silences of"))
+        // A discovery is no soak that recovered (issue 27 #13).
+        #expect(result.stdout.contains("✓ idle-timeout discovery finished"), "\(result.stdout)")
+        #expect(!result.stdout.contains("recovered"), "\(result.stdout)")
+        // The HTML tells the discovery in its own terms (issue 27 #16): the time it ran, no
+        // keepalive pings, the surviving probes' planned closes not painted as failures.
+        let html = try String(contentsOfFile: try onlyFolder(output) + "/report.html", encoding: .utf8)
+        let ran = try #require(html.range(of: #"the discovery ran (\d+\.\d+) s\."#, options: .regularExpression).map { html[$0] })
+        let seconds = Double(ran.dropFirst("the discovery ran ".count).dropLast(3)) ?? 0
+        #expect(seconds > 4 && seconds < 20, "\(ran)")
+        #expect(html.contains("Idle-timeout discovery <code>"))
+        #expect(!html.contains("Pings every") && !html.contains("connections for"), "the soak's unused settings")
+        #expect(!html.contains("<td class=\"text fail\">probeFinished"), "a probe that survived is not a failure")
     }
 }

@@ -31,7 +31,7 @@ extension SoakCLITests {
         let result = try Harness.sonde(["soak", "ws://127.0.0.1:\(server.port)/", "--duration", "3s", "--ping-interval", "1s",
                                         "--message-rate", "10", "--output-dir", output], timeout: 60)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("✓ soak recovered"), "\(result.stdout)")
+        #expect(result.stdout.contains("✓ soak passed, no disconnects"), "\(result.stdout)")
         #expect(result.stdout.contains("from the server 2 (23 bytes"), "\(result.stdout)")
         let run = try folder(output)
         #expect(try Harness.validate([run + "/report.json"]).status == 0)
@@ -85,6 +85,92 @@ extension SoakCLITests {
             (try? String(contentsOfFile: server.log, encoding: .utf8))?.contains("\(mode) close \(code)") == true
         }
         #expect(seen, "\((try? String(contentsOfFile: server.log, encoding: .utf8)) ?? "")")
+    }
+
+    /// Issue 27 #13: a Python `websockets` server stopped mid-soak makes one outage in which at
+    /// least four reconnect attempts are refused, then comes back. That is one reconnect (one
+    /// recovery; `ws.reconnects.count` judges it), with the attempts as their own figures; the
+    /// refused attempts are no disconnects, in the words, the JSON and the timeline, and the RTT
+    /// line is broken over the outage.
+    @Test func oneOutageWithRefusedAttemptsIsOneReconnect() throws {
+        let port = Harness.freePort()
+        func startServer() throws -> pid_t {
+            let log = NSTemporaryDirectory() + "sonde-ws-outage-\(UUID().uuidString).log"
+            let pid = try Harness.spawn("/usr/bin/env", ["python3", Harness.root + "/Tests/SondeCLITests/Fixtures/ws_echo_server.py", "\(port)"],
+                                        stdout: log, stderr: log)
+            if Harness.waitFor(seconds: 10, { (try? String(contentsOfFile: log, encoding: .utf8))?.contains("ready") == true }) { return pid }
+            Harness.stop(pid, signal: SIGKILL)
+            throw Harness.SpawnError(message: "the Python websockets server did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        }
+        var server = try startServer()
+        defer { Harness.stop(server, signal: SIGKILL) }
+        let output = Harness.temporaryDirectory()
+        let stdout = output + "/../soak-outage-\(UUID().uuidString).out"
+        let soak = try Harness.spawn(Harness.sonde, ["soak", "ws://127.0.0.1:\(port)/", "--duration", "7s", "--ping-interval", "100ms",
+                                                     "--backoff-initial", "150ms", "--backoff-max", "300ms", "--jitter", "none",
+                                                     "--threshold", "ws.reconnects.count==1", "--output-dir", output],
+                                     stdout: stdout, stderr: "/dev/null")
+        defer { Harness.stop(soak, signal: SIGKILL) }
+        let connected = Harness.waitFor(seconds: 20) { Harness.journalLines(under: output, containing: #""type":"ws-samples""#) >= 1 }
+        #expect(connected, "the soak never journalled a ping sample")
+        Harness.stop(server, signal: SIGKILL)
+        let refused = Harness.waitFor(seconds: 20) {
+            Harness.journalLines(under: output, containing: "connectionRefused", #""type":"ws-attempt""#) >= 4
+        }
+        #expect(refused, "fewer than four refused attempts while the server was down")
+        server = try startServer()
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(30)
+        while waitpid(soak, &status, WNOHANG) == 0 && Date() < deadline { usleep(50_000) }
+        let printed = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
+        #expect((status >> 8) & 0xff == 0, "exit status \(status): \(printed)")
+        #expect(printed.contains("✓ threshold ws.reconnects.count==1"), "\(printed)")
+        #expect(printed.contains("reconnects 1,"), "\(printed)")
+        #expect(printed.contains("✓ soak recovered from 1 disconnect"), "\(printed)")
+        #expect(!printed.contains("handshakeFailure"), "a refused attempt is no disconnect: \(printed)")
+
+        let run = try folder(output)
+        #expect(try Harness.validate([run + "/report.json"]).status == 0)
+        let report = try Harness.json(String(contentsOfFile: run + "/report.json", encoding: .utf8))
+        let result = try #require((report["soaks"] as? [[String: Any]])?.first)
+        let attempts = try #require(result["attempts"] as? [[String: Any]])
+        let refusedCount = attempts.filter { ($0["error"] as? [String: Any])?["code"] as? String == "connectionRefused" }.count
+        #expect(refusedCount >= 4, "\(attempts.count) attempts")
+        let reconnects = try #require(result["reconnects"] as? [String: Any])
+        #expect(reconnects["count"] as? Int == 1, "\(reconnects)")
+        #expect(reconnects["attempts"] as? Int == refusedCount + 1, "\(reconnects)")
+        #expect((reconnects["failedAttempts"] as? [String: Int]) == ["connectionRefused": refusedCount], "\(reconnects)")
+        #expect(((reconnects["timeToRecoverMs"] as? [String: Any])?["count"] as? Int) == 1)
+        let disconnects = try #require((result["disconnects"] as? [String: Any])?["byCause"] as? [String: Int])
+        #expect(disconnects["handshakeFailure"] == nil && disconnects.filter { $0.key != "runEnded" }.values.reduce(0, +) == 1, "\(disconnects)")
+        let line = try #require((result["timeline"] as? [[String: Any]])?.first)
+        let marks = try #require(line["disconnects"] as? [[String: Any]])
+        #expect(marks.count == 1 && marks.first?["recoveredAtMs"] is Double, "\(marks)")
+        #expect((line["failedAttemptsAtMs"] as? [Double])?.count == refusedCount)
+
+        // The HTML: one disconnect line, the refused attempts as their own marks, the RTT line
+        // in two pieces (before and after the outage), and the outage shaded.
+        let html = try String(contentsOfFile: run + "/report.html", encoding: .utf8)
+        #expect(html.components(separatedBy: "class=\"disconnect\"").count - 1 == 1)
+        #expect(html.components(separatedBy: "class=\"failed-attempt\"").count - 1 == refusedCount)
+        #expect(html.components(separatedBy: "<polyline").count - 1 == 2)
+        #expect(html.contains("class=\"outage\""))
+        #expect(html.contains("recovered from 1 disconnect"))
+    }
+
+    /// A soak with no disconnect passed, it did not "recover"; nor did an idle-timeout discovery.
+    @Test func aSoakWithoutADisconnectIsNotSaidToHaveRecovered() throws {
+        let server = try Self.startFixture("ws_echo_server.py")
+        defer { Harness.stop(server.pid, signal: SIGKILL) }
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["soak", "ws://127.0.0.1:\(server.port)/", "--duration", "1s", "--ping-interval", "100ms",
+                                        "--output-dir", output], timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("✓ soak passed, no disconnects"), "\(result.stdout)")
+        #expect(!result.stdout.contains("recovered"), "\(result.stdout)")
+        let html = try String(contentsOfFile: try folder(output) + "/report.html", encoding: .utf8)
+        #expect(html.contains("<p class=\"status passed\">passed, no disconnects</p>"))
+        #expect(!html.contains("<p class=\"status passed\">recovered"))
     }
 
     @Test func secretsInTheUpgradeResponseReachNoOutput() throws {

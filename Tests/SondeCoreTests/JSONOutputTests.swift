@@ -11,7 +11,7 @@ import Testing
         let certificate = PeerCertificate(subject: "CN=" + hostile, issuer: "CN=ca", serialNumber: "01",
                                           signatureAlgorithm: "sha256WithRSAEncryption", publicKeyAlgorithm: "rsaEncryption",
                                           notBefore: start, notAfter: start.adding(microseconds: 86_400_000_000),
-                                          fingerprintSHA256: String(repeating: "ab", count: 32), dnsNames: ["h", hostile],
+                                          fingerprintSHA256: String(repeating: "ab", count: 32), dnsNames: ["h", hostile], ipAddresses: ["127.0.0.1", "::1"],
                                           subjectDN: "CN=" + hostile, issuerDN: "CN=ca")
         let metrics = TransactionMetrics(
             request: RequestRecord(method: "POST", url: "https://h/p?q=" + hostile, headers: [HeaderField(name: "X", value: hostile)]),

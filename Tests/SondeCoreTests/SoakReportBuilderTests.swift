@@ -40,11 +40,13 @@ import Testing
         let report = builder.result(finishedAt: start.adding(microseconds: 10_000_000))
 
         #expect(report.attempts.count == 4)
-        #expect(report.reconnects.count == 2)
-        #expect(report.reconnects.byCause == ["closeFrame": 1, "handshakeFailure": 1])
-        #expect(report.disconnects.byCause == ["closeFrame": 1, "handshakeFailure": 1, "runEnded": 2])
+        // Connection 1's late start is no reconnect; connection 0's recovery is one.
+        #expect(report.reconnects.count == 1)
+        #expect(report.reconnects.byCause == ["closeFrame": 1])
+        #expect(report.reconnects.attempts == 2 && report.reconnects.failedAttempts == ["handshakeFailure": 1])
+        #expect(report.disconnects.byCause == ["closeFrame": 1, "runEnded": 2])
         #expect(report.disconnects.byCloseCode == ["4001": 1])  // the run's own 1000s are not disconnects
-        #expect(report.reconnects.timeToRecoverMs?.count == 2)
+        #expect(report.reconnects.timeToRecoverMs?.count == 1)
         #expect(report.pings.sent == 12 && report.pings.rttMs?.count == 3)
         #expect(report.messages.sent == 40 && report.messages.lost == 2 && report.messages.rttMs?.count == 2)
         #expect(report.upAtEnd == 2 && report.gaveUp == 0 && report.passed)
@@ -92,6 +94,68 @@ import Testing
         let report = builder.result(finishedAt: start)
         #expect(!report.passed && report.gaveUp == 1)
         #expect(report.problems.count == 3, "\(report.problems)")
+    }
+
+    /// One outage of connection 0 (issue 27 #13): up, dropped (eof), four refused attempts, then
+    /// up again until the end. That is one reconnect (one recovery), six attempts of which five
+    /// came after the first and four failed; the refused attempts are failed attempts, never
+    /// disconnects, and the timeline marks one disconnect (with its recovery) and four failures.
+    @Test func oneOutageWithFourRefusedAttemptsIsOneReconnect() throws {
+        var builder = SoakReportBuilder(url: "ws://x/", config: config, startedAt: start)
+        builder.add(attempt(0, 1, opened: true, cause: .eof, at: 0))
+        for number in 2...5 {
+            var refused = attempt(0, number, opened: false, cause: .handshakeFailure, at: Int64(number - 1), backoff: 100)
+            refused.error = TaskError(code: .connectionRefused, message: "refused")
+            builder.add(refused)
+        }
+        builder.add(attempt(0, 6, opened: true, cause: .runEnded, at: 5, closeCode: 1000, backoff: 100, recover: 4600))
+        // Connection 1 failed its first handshake, then opened: a late start, not a recovery.
+        var late = attempt(1, 1, opened: false, cause: .handshakeFailure, at: 0)
+        late.error = TaskError(code: .connectTimeout, message: "timed out")
+        builder.add(late)
+        builder.add(attempt(1, 2, opened: true, cause: .runEnded, at: 1, closeCode: 1000, backoff: 60))
+        let report = builder.result(finishedAt: start.adding(microseconds: 10_000_000))
+
+        #expect(report.reconnects.count == 1)
+        #expect(report.reconnects.byCause == ["eof": 1])
+        #expect(report.reconnects.attempts == 6, "attempts after a connection's first: 5 + 1")
+        #expect(report.reconnects.failedAttempts == ["connectionRefused": 4, "connectTimeout": 1])
+        #expect(report.reconnects.timeToRecoverMs?.count == 1 && report.reconnects.timeToRecoverMs?.max == 4600)
+        #expect(report.disconnects.byCause == ["eof": 1, "runEnded": 2], "a refused attempt is no disconnect")
+        let line = try #require(report.timeline.first { $0.connection == 0 })
+        #expect(line.disconnects.count == 1 && line.disconnects.first?.cause == "eof")
+        #expect(line.disconnects.first?.recoveredAtMs == 5001, "reopened 5.001 s after the start")
+        #expect(line.failedAttemptsAtMs == [1500, 2500, 3500, 4500])
+        #expect(report.passed)
+        // The threshold judges recoveries.
+        #expect(try Threshold(parsing: "ws.reconnects.count==1").evaluate(ProbeSummary(), soaks: [report]).passed)
+        #expect(report.verdict == .recovered(disconnects: 1))
+    }
+
+    /// "recovered" is said only after a disconnect: a soak without one held, one that ended in an
+    /// outage says so, an idle-timeout discovery finished.
+    @Test func theVerdictSaysRecoveredOnlyAfterADisconnect() {
+        var held = SoakReportBuilder(url: "ws://x/", config: config, startedAt: start)
+        held.add(attempt(0, 1, opened: true, cause: .runEnded, at: 0, closeCode: 1000))
+        held.add(attempt(1, 1, opened: true, cause: .runEnded, at: 0, closeCode: 1000))
+        let end = start.adding(microseconds: 10_000_000)
+        #expect(held.result(finishedAt: end).verdict == .held)
+        #expect(held.result(finishedAt: nil).verdict == .interrupted)
+
+        var down = SoakReportBuilder(url: "ws://x/", config: config, startedAt: start)
+        down.add(attempt(0, 1, opened: true, cause: .eof, at: 0))
+        down.add(attempt(0, 2, opened: true, cause: .tcpReset, at: 1, backoff: 10, recover: 500))
+        down.add(attempt(0, 3, opened: false, cause: nil, at: 2, backoff: 10))
+        down.add(attempt(1, 1, opened: true, cause: .runEnded, at: 0, closeCode: 1000))
+        #expect(down.result(finishedAt: end).verdict == .downAtEnd(disconnects: 2, recovered: 1))
+
+        var discovery = SoakReportBuilder(url: "ws://x/", config: config, startedAt: start)
+        discovery.add(attempt(0, 1, opened: true, cause: .probeFinished, at: 0, closeCode: 1000))
+        discovery.add(attempt(1, 1, opened: true, cause: .eof, at: 0))
+        discovery.set(idleTimeout: IdleTimeoutFindings(maxIdleS: 2, longestSurvivedS: 1, shortestCutS: 1.5, cutBy: "eof", probes: []))
+        let found = discovery.result(finishedAt: end)
+        #expect(found.verdict == .discoveryFinished)
+        #expect(found.disconnects.byCloseCode.isEmpty, "a probe's own 1000 is no disconnect code")
     }
 
     @Test func thinningKeepsSpikes() {

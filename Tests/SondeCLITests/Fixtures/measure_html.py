@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Measures an HTML report's layout in headless Chromium at a given window width, through the
+DevTools protocol (the page's CSP forbids scripts; DevTools' Runtime.evaluate is not a page
+script). Usage: measure_html.py REPORT.html [WIDTH]
+Prints one JSON object: the viewport width, the page's scrollWidth, every `.scroll` box (its
+section's heading, clientWidth, scrollWidth) and, for every waterfall bar, its row's request, the
+painted width of its segments (px) and its right edge beside its cell's. Exit 0 when it measured; 2 when Chromium is missing; 1 on a failure.
+Bounded: Chromium is killed after 60 s at the latest."""
+import asyncio
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+from websockets.asyncio.client import connect
+
+MEASURE = r"""(() => JSON.stringify({
+  viewport: window.innerWidth,
+  pageScrollWidth: document.documentElement.scrollWidth,
+  boxes: [...document.querySelectorAll('.scroll')].map(box => ({
+    heading: ((box.closest('section') || document.body).querySelector('h2') || {textContent: ''}).textContent.slice(0, 80),
+    clientWidth: box.clientWidth, scrollWidth: box.scrollWidth})),
+  bars: [...document.querySelectorAll('td.bar > div')].map(bar => ({
+    request: bar.closest('tr').querySelector('td.url').textContent,
+    width: [...bar.querySelectorAll(':scope > i')].reduce((sum, segment) => sum + segment.getBoundingClientRect().width, 0),
+    right: bar.getBoundingClientRect().right,
+    cellRight: bar.closest('td').getBoundingClientRect().right})),
+}))()"""
+
+
+async def measure(page_path: str, width: int, port: int) -> str:
+    targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10))
+    page = next(t for t in targets if t.get("type") == "page")
+    async with connect(page["webSocketDebuggerUrl"], max_size=1 << 24) as ws:
+        counter = 0
+
+        async def call(method, params=None):
+            nonlocal counter
+            counter += 1
+            await ws.send(json.dumps({"id": counter, "method": method, "params": params or {}}))
+            while True:
+                message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                if message.get("id") == counter:
+                    return message.get("result", {})
+
+        await call("Emulation.setDeviceMetricsOverride", {"width": width, "height": 1200, "deviceScaleFactor": 1, "mobile": False})
+        await call("Page.navigate", {"url": "file://" + os.path.abspath(page_path)})
+        for _ in range(100):
+            state = await call("Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True})
+            if state.get("result", {}).get("value") == "complete":
+                break
+            await asyncio.sleep(0.1)
+        result = await call("Runtime.evaluate", {"expression": MEASURE, "returnByValue": True})
+        return result["result"]["value"]
+
+
+def main() -> int:
+    page_path = sys.argv[1]
+    width = int(sys.argv[2]) if len(sys.argv) > 2 else 1400
+    with tempfile.TemporaryDirectory() as profile:
+        browser = subprocess.Popen([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                    f"--user-data-dir={profile}", "--remote-debugging-port=0", "about:blank"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        killer = threading.Timer(60, browser.kill)
+        killer.start()
+        try:
+            port = None
+            started = time.monotonic()
+            while port is None and time.monotonic() - started < 30:
+                line = browser.stderr.readline()
+                if not line:
+                    break
+                found = re.search(r"DevTools listening on ws://127\.0\.0\.1:(\d+)/", line)
+                port = int(found.group(1)) if found else None
+            if port is None:
+                print("Chromium did not open its DevTools port", file=sys.stderr)
+                return 1
+            print(asyncio.run(measure(page_path, width, port)))
+            return 0
+        finally:
+            killer.cancel()
+            browser.kill()
+            browser.wait()
+
+
+BROWSER = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+if __name__ == "__main__":
+    if BROWSER is None:
+        print("chromium is not installed", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main())
