@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import SwiftASN1
 import Synchronization
 import X509
@@ -15,6 +16,8 @@ struct CertificateDERFacts: Equatable {
     var fingerprintSHA256: String
     /// nil when the certificate did not parse; [] when it has no DNS names.
     var dnsNames: [String]?
+    /// nil when the certificate did not parse; [] when it has no IP addresses. As text (`::1`).
+    var ipAddresses: [String]?
     var subjectDN: String?
     var issuerDN: String?
 
@@ -57,5 +60,20 @@ struct CertificateDERFacts: Equatable {
                 return nil
             }
         } ?? []
+        ipAddresses = alternatives.map { names in
+            names.compactMap { name -> String? in
+                if case .ipAddress(let octets) = name { return Self.ipText(Array(octets.bytes)) }
+                return nil
+            }
+        } ?? []
+    }
+
+    /// An iPAddress entry's 4 or 16 bytes as text (`inet_ntop`); other lengths as hex.
+    static func ipText(_ bytes: [UInt8]) -> String {
+        let family = bytes.count == 4 ? AF_INET : bytes.count == 16 ? AF_INET6 : nil
+        guard let family else { return bytes.map { String(format: "%02x", $0) }.joined() }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let written = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &text, socklen_t(text.count)) }
+        return written == nil ? bytes.map { String(format: "%02x", $0) }.joined() : String(cString: text)
     }
 }

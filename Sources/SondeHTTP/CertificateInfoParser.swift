@@ -19,7 +19,7 @@ enum CertificateInfoParser {
                 publicKeyAlgorithm: fields["Public Key Algorithm"],
                 notBefore: fields["Start date"].flatMap(parseOpenSSLDate),
                 notAfter: fields["Expire date"].flatMap(parseOpenSSLDate),
-                fingerprintSHA256: facts?.fingerprintSHA256, dnsNames: facts?.dnsNames,
+                fingerprintSHA256: facts?.fingerprintSHA256, dnsNames: facts?.dnsNames, ipAddresses: facts?.ipAddresses,
                 subjectDN: facts?.subjectDN, issuerDN: facts?.issuerDN)
         }
     }

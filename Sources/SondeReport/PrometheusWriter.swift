@@ -107,7 +107,7 @@ public enum PrometheusWriter {
             }
             metric("sonde_ws_connections", "gauge", "WebSocket connections the soak held.", each { Double($0.connections) })
             metric("sonde_ws_up", "gauge", "WebSocket connections open when the soak ended.", each { Double($0.upAtEnd) })
-            metric("sonde_ws_reconnects", "gauge", "Reconnect attempts after a disconnect.", each { Double($0.reconnects.count) })
+            metric("sonde_ws_reconnects", "gauge", "Recoveries: connections opened again after a disconnect (failed attempts not counted).", each { Double($0.reconnects.count) })
             metric("sonde_ws_pings_missed", "gauge", "Pings whose pong did not come within the pong timeout.",
                    each { Double($0.pings.missed) })
             let rtt = soaks.compactMap { soak in

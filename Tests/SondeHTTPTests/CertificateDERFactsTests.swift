@@ -32,12 +32,16 @@ kG64DMktCaG44aWVzAIgUW8vW2niYF+IyNJjbSlYsW7C+Lqbo/3udHJTa/j5kG0=
         #expect(facts.subjectDN == name)
         #expect(facts.issuerDN == name)
         #expect(facts.dnsNames == ["a.example", "b.example"])  // the IP address is not a DNS name
+        #expect(facts.ipAddresses == ["127.0.0.1"])
+        #expect(CertificateDERFacts.ipText([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]) == "::1")
+        #expect(CertificateDERFacts.ipText([1, 2, 3]) == "010203")
     }
 
     @Test func libcurlsCertLineFillsThePeerCertificate() {
         let certificate = CertificateInfoParser.parse([["Subject:C = DE", "Cert:" + Self.pem + "\n"]])[0]
         #expect(certificate.fingerprintSHA256?.count == 64)
         #expect(certificate.dnsNames == ["a.example", "b.example"])
+        #expect(certificate.ipAddresses == ["127.0.0.1"])
     }
 
     @Test func garbageGivesNoFactsAndNoTrap() {
