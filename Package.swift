@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
@@ -73,6 +74,7 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // The WebSocket client and the soak engine, on SwiftNIO (libcurl 7.88 has no WebSocket).
@@ -99,7 +101,9 @@ let package = Package(
         // libsqlite3-dev), a row per run, check and threshold; its trends and index page.
         .target(name: "SondeHistory", dependencies: ["SondeCore", "SondeReport", .product(name: "GRDB", package: "GRDB.swift")]),
         // Check specs (one Codable spec per kind), suite files and their loader: what the CLI, suites
-        // and the scheduler produce alike, and what becomes each engine's options.
+        // and the scheduler produce alike, and what becomes each engine's options. BoundedYAML also
+        // imports Yams' CYaml (libyaml's event parser, to bound alias expansion before composing),
+        // which Yams builds but does not export as a product, so it cannot be named here.
         .target(
             name: "SondeRun",
             dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeTransfer", .product(name: "Yams", package: "Yams")]
@@ -113,6 +117,7 @@ let package = Package(
                            .product(name: "HummingbirdTLS", package: "hummingbird"),
                            .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                           .product(name: "Logging", package: "swift-log"),
                            .product(name: "Crypto", package: "swift-crypto")]
         ),
         // The commands (swift-argument-parser) as a library, so that tests reach their parsing and runs.

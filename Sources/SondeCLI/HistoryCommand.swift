@@ -27,7 +27,7 @@ struct HistoryCommand: ParsableCommand {
     var check: String?
 
     @Option(name: .customLong("since"), help: ArgumentHelp(
-        "Only runs that started this long ago or later, e.g. 7d, 12h, 30m (a number with a unit; d for days, at most \(maxSinceDays)d).",
+        "Only runs that started this long ago or later, e.g. 7d, 12h, 30m (a number with a unit, at most \(maxSinceDays)d).",
         valueName: "duration"))
     var since: String?
 
@@ -44,22 +44,15 @@ struct HistoryCommand: ParsableCommand {
     static let maxSinceDays = 36_500
     static let maxLast = 100_000
 
-    /// `--since` in seconds: sonde's duration parser (`DurationValue`), plus `d` for days.
+    /// `--since` in seconds: sonde's duration parser (`7d`, `12h`), above 0 and at most `maxSinceDays`.
     static func sinceSeconds(_ text: String) -> Double? {
-        let lowered = text.lowercased().trimmingCharacters(in: .whitespaces)
-        let seconds: Double?
-        if lowered.hasSuffix("d") {
-            seconds = DurationValue(text: String(lowered.dropLast()) + "h").map { $0.seconds * 24 }
-        } else {
-            seconds = DurationValue(text: lowered)?.seconds
-        }
-        guard let seconds, seconds > 0, seconds <= Double(maxSinceDays) * 86_400 else { return nil }
+        guard let seconds = DurationValue(text: text)?.seconds, seconds > 0, seconds <= Double(maxSinceDays) * 86_400 else { return nil }
         return seconds
     }
 
     func validate() throws {
         if let since, Self.sinceSeconds(since) == nil {
-            throw ValidationError("--since must be a duration above 0 and at most \(Self.maxSinceDays)d: \(Quantity.durationHint), or days (7d)")
+            throw ValidationError("--since must be a duration above 0 and at most \(Self.maxSinceDays)d: \(Quantity.durationHint)")
         }
         guard (1...Self.maxLast).contains(last) else { throw ValidationError("--last must be 1…\(Self.maxLast)") }
         if let check, let problem = CheckReport.nameProblem(check) { throw ValidationError("--check: \(problem)") }

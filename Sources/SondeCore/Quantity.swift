@@ -2,7 +2,7 @@
 /// and suite files, threshold bounds. Every duration in sonde goes through `duration(_:)`, every
 /// size through `size(_:)`, so `5s` means the same wherever it is written.
 ///
-/// - Durations: a number and one of `us` (or `µs`), `ms`, `s`, `m`, `h`; a bare number means
+/// - Durations: a number and one of `us` (or `µs`), `ms`, `s`, `m`, `h`, `d`; a bare number means
 ///   seconds (threshold bounds, where a bare number once meant milliseconds, refuse it instead:
 ///   `Threshold`). Results are in seconds, finite and not negative.
 /// - Sizes: a number and one of `B`, `KiB`, `MiB`, `GiB` (powers of 1024) or `KB`, `MB`, `GB`
@@ -13,7 +13,7 @@
 public enum Quantity {
     /// Duration units and their length in seconds.
     public static let durationUnits: [(suffix: String, seconds: Double)] = [
-        ("ms", 0.001), ("us", 0.000_001), ("µs", 0.000_001), ("s", 1), ("m", 60), ("h", 3600),
+        ("ms", 0.001), ("us", 0.000_001), ("µs", 0.000_001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400),
     ]
     /// Size units and their size in bytes.
     public static let sizeUnits: [(suffix: String, bytes: Double)] = [
@@ -21,7 +21,7 @@ public enum Quantity {
         ("b", 1),
     ]
     /// What the README and every error message say about durations.
-    public static let durationHint = "a number with a unit: 500ms, 5s, 2m, 1h (a bare number means seconds)"
+    public static let durationHint = "a number with a unit: 500ms, 5s, 2m, 1h, 7d (a bare number means seconds)"
     /// What the README and every error message say about sizes.
     public static let sizeHint = "a number of bytes, or with a unit: 512KiB, 16MiB, 1GiB (KB, MB, GB are powers of 1000)"
 

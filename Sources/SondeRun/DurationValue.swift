@@ -1,7 +1,7 @@
 import SondeCore
 
 /// A duration given to a check (an option or a suite key), parsed by sonde's one parser
-/// (`Quantity.duration`): `250ms`, `10s`, `5m`, `1h`, a bare number meaning seconds. Stored in
+/// (`Quantity.duration`): `250ms`, `10s`, `5m`, `1h`, `7d`, a bare number meaning seconds. Stored in
 /// seconds, finite and not negative; each check bounds it above and says the bound. Encodes as
 /// text with a unit (`"5s"`, `"250ms"`) and decodes from such text or a bare number (seconds).
 public struct DurationValue: Codable, Equatable, Sendable, CustomStringConvertible {

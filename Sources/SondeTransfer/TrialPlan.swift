@@ -8,7 +8,8 @@ public enum TrialPlan {
         case bytes(Int64)
         case fraction(Double)
 
-        /// `1048576`, `512k`, `4MiB`, `50%`; nil when malformed.
+        /// `1048576`, `512KiB`, `4MB`, `50%` (sizes by sonde's one parser, `Quantity.size`, with its
+        /// units: KiB/MiB/GiB powers of 1024, KB/MB/GB powers of 1000); nil when malformed, 0 or 100 %.
         public init?(parsing text: String) {
             let value = text.trimmingCharacters(in: .whitespaces)
             if value.hasSuffix("%") {
@@ -16,15 +17,8 @@ public enum TrialPlan {
                 self = .fraction(percent / 100)
                 return
             }
-            let units: [(String, Int64)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("G", 1 << 30), ("M", 1 << 20),
-                                            ("K", 1 << 10), ("g", 1 << 30), ("m", 1 << 20), ("k", 1 << 10)]
-            for (suffix, scale) in units where value.hasSuffix(suffix) {
-                guard let number = Int64(value.dropLast(suffix.count)), number > 0 else { return nil }
-                self = .bytes(number * scale)
-                return
-            }
-            guard let number = Int64(value), number > 0 else { return nil }
-            self = .bytes(number)
+            guard let bytes = Quantity.size(value), bytes > 0 else { return nil }
+            self = .bytes(bytes)
         }
 
         func resolve(length: Int64) -> Int64 {

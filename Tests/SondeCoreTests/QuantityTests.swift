@@ -5,7 +5,7 @@ import Testing
 @Suite struct QuantityTests {
     @Test(arguments: [
         ("500ms", 0.5), ("5s", 5), ("2m", 120), ("1h", 3600), ("250us", 0.00025), ("250µs", 0.00025),
-        ("5", 5), ("0", 0), ("1.5s", 1.5), (" 10 s ", 10), ("1e3ms", 1),
+        ("5", 5), ("0", 0), ("1.5s", 1.5), (" 10 s ", 10), ("1e3ms", 1), ("7d", 604_800), ("0.5d", 43_200),
     ])
     func durationsAreSeconds(text: String, seconds: Double) {
         #expect(Quantity.duration(text) == seconds)

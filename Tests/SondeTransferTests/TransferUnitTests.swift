@@ -36,10 +36,13 @@ import Testing
 @Suite struct TrialPlanTests {
     @Test func offsetsParse() {
         #expect(TrialPlan.Offset(parsing: "1048576") == .bytes(1_048_576))
-        #expect(TrialPlan.Offset(parsing: "512k") == .bytes(512 * 1024))
+        #expect(TrialPlan.Offset(parsing: "512KiB") == .bytes(512 * 1024))
         #expect(TrialPlan.Offset(parsing: "4MiB") == .bytes(4 << 20))
+        // The one size parser's units: MB is 10^6 bytes, as in --message-size (it was refused here).
+        #expect(TrialPlan.Offset(parsing: "4MB") == .bytes(4_000_000))
+        #expect(TrialPlan.Offset(parsing: "1.5MiB") == .bytes(1_572_864))
         #expect(TrialPlan.Offset(parsing: "50%") == .fraction(0.5))
-        for bad in ["", "0", "-5", "100%", "0%", "x", "5 MB", "1.5M"] { #expect(TrialPlan.Offset(parsing: bad) == nil, "\(bad)") }
+        for bad in ["", "0", "-5", "100%", "0%", "x", "512k", "4m", "1.5M", "0B"] { #expect(TrialPlan.Offset(parsing: bad) == nil, "\(bad)") }
     }
 
     @Test func stopsAreDistinctAscendingInsideTheBodyAndKindsRotate() {
