@@ -101,12 +101,15 @@ let package = Package(
         // libsqlite3-dev), a row per run, check and threshold; its trends and index page.
         .target(name: "SondeHistory", dependencies: ["SondeCore", "SondeReport", .product(name: "GRDB", package: "GRDB.swift")]),
         // Check specs (one Codable spec per kind), suite files and their loader: what the CLI, suites
-        // and the scheduler produce alike, and what becomes each engine's options. BoundedYAML also
+        // and the scheduler produce alike, and what becomes each engine's options; and runs
+        // (Runs/): the lifecycle, the check driver and runners, captures, stop switches, driven by
+        // `RunSettings` (the CLI maps its flags to them, serve calls them directly). BoundedYAML also
         // imports Yams' CYaml (libyaml's event parser, to bound alias expansion before composing),
         // which Yams builds but does not export as a product, so it cannot be named here.
         .target(
             name: "SondeRun",
-            dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeTransfer", .product(name: "Yams", package: "Yams")]
+            dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
+                           "CSignalFlags", .product(name: "Yams", package: "Yams")]
         ),
         // `sonde serve`: the scheduler, /metrics, blackbox_exporter's /probe, on Hummingbird.
         .target(

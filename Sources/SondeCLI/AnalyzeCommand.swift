@@ -4,6 +4,7 @@ import SondeCapture
 import SondeCore
 import SondeHTTP
 import SondeReport
+import SondeRun
 
 /// `sonde analyze FILE…`: offline analysis of existing captures (tcpdump, tshark, Wireshark,
 /// sonde's own) into a run folder with the `captures` section.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SondeRun
 import SondeHTTP
 import SondeTarget
 
@@ -54,7 +55,7 @@ struct DemoCommand: AsyncParsableCommand {
             print("")
         }
         let groups = Self.suite(endpoints, count: count)
-        let status = await CheckDriver(command: "demo", arguments: Array(CommandLine.arguments.dropFirst()), report: report,
+        let status = await CheckDriver(command: "demo", arguments: Array(CommandLine.arguments.dropFirst()), settings: report.settings,
                                        capture: CaptureSession.Mode(rawValue: capture))
             .run([PlannedCheck(name: nil, runner: .probe(ProbeCheckRunner(groups: groups)))])
         await server.stop()

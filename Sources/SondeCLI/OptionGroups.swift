@@ -143,10 +143,16 @@ enum IPVersionFlag: String, EnumerableFlag {
 
 /// `--capture` (probe, soak, resume, run): a bare `--capture` arrives as `required` (`Sonde.runFromCommandLine`).
 struct CaptureOption: ParsableArguments {
-    @Option(name: .customLong("capture"), help: CaptureSession.help)
+    @Option(name: .customLong("capture"), help: ArgumentHelp(
+        "Capture the run's own packets with libpcap into capture.pcap and analyse them (needs root or CAP_NET_RAW). "
+            + "--capture=optional goes on without a capture when it cannot capture.", valueName: "required|optional"))
     var capture: String?
 
-    func validate() throws { try CaptureSession.validate(capture) }
+    func validate() throws {
+        if let capture, CaptureSession.Mode(rawValue: capture) == nil {
+            throw ValidationError("--capture takes no value, or =optional (got '\(capture)')")
+        }
+    }
 
     /// The mode asked for, nil without `--capture`.
     var mode: CaptureSession.Mode? { capture.flatMap(CaptureSession.Mode.init(rawValue:)) }
@@ -160,16 +166,8 @@ struct HistoryOption: ParsableArguments {
         valueName: "db"))
     var historyPath: String?
 
-    /// Adds the finished run in `folder` to `--history` (nothing without it). A failure is said on
-    /// stderr and changes nothing else: the run and its exit status stand.
-    func record(_ folder: RunFolder) {
-        guard let historyPath else { return }
-        do throws(TaskError) {
-            try HistoryStore.open(path: historyPath).record(runFolder: folder.path)
-        } catch {
-            printError("sonde: the run was not added to the history: \(error.message)")
-        }
-    }
+    /// Adds the finished run in `folder` to `--history` (nothing without it; `RunSettings.record`).
+    func record(_ folder: RunFolder) { RunSettings.record(folder, inHistory: historyPath) }
 }
 
 /// `--print-suite` (probe, soak, resume): print the suite entry of this command line instead of running it.

@@ -122,7 +122,7 @@ struct ProbeCommand: AsyncParsableCommand {
         if let keylog {
             runner.extraWarnings.append("TLS secrets were written to \(keylog) (--keylog): with that file, anyone can decrypt this run's capture.")
         }
-        let status = await CheckDriver(command: "probe", arguments: Array(CommandLine.arguments.dropFirst()), report: report,
+        let status = await CheckDriver(command: "probe", arguments: Array(CommandLine.arguments.dropFirst()), settings: report.settings,
                                        capture: capture.mode)
             .run([PlannedCheck(name: nil, runner: .probe(runner))])
         throw ExitCode(status.rawValue)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SondeCore
 import SondeReport
+import SondeRun
 
 /// `sonde report DIR`: re-renders a run folder from its journal (also one a killed run left),
 /// optionally against new thresholds. Writes the files in place, atomically.
@@ -66,7 +67,7 @@ struct ReportCommand: ParsableCommand {
                                                    arguments: Array(CommandLine.arguments.dropFirst()))
             }
             let baseline = try baselinePath.map { (path: String) throws(TaskError) in
-                try ReportOptions.loadBaseline(path, history: history, outputDirectory: output.outputDirectory)
+                try RunSettings.loadBaseline(path, historyPath: history.historyPath, outputDirectory: output.outputDirectory)
             }
             outcome = try ReportFiles.render(folder: runFolder, thresholds: thresholds, baseline: baseline,
                                              prometheusPath: prometheusPath)
@@ -78,7 +79,7 @@ struct ReportCommand: ParsableCommand {
         if json {
             if let data = FileManager.default.contents(atPath: runFolder.reportJSONPath) { StandardStreams.writeOutput(data) }
         } else {
-            let renderer = ReportOptions.terminalRenderer
+            let renderer = RunSettings.terminalRenderer
             for warning in outcome.run.warnings { printError("warning: \(warning)") }
             // The journal is a file: anything in it may be hostile.
             print(TerminalText.sanitized("run \(outcome.run.id) (\(outcome.run.command), \(outcome.run.status.rawValue))"))

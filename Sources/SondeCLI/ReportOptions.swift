@@ -3,6 +3,7 @@ import Foundation
 import SondeCore
 import SondeHistory
 import SondeReport
+import SondeRun
 
 /// Options every subcommand that writes a run folder takes.
 struct ReportOptions: ParsableArguments {
@@ -50,59 +51,24 @@ struct ReportOptions: ParsableArguments {
 
     var redactor: Redactor { redaction.redactor }
 
-    /// Reads the `--baseline` run (nil without one) before any network work starts (`loadBaseline(_:history:outputDirectory:)`).
-    func loadBaseline() throws(TaskError) -> JournalScan.Result? {
-        try baselinePath.map { (path) throws(TaskError) in try Self.loadBaseline(path, history: history, outputDirectory: outputDirectory) }
-    }
-
-    /// Reads a `--baseline`: a run folder, or `history:CHECK:median:N` from `history`'s `--history`
-    /// (default `<output-dir>/history.sqlite`), which is only read. Every command taking
-    /// `--baseline` (the run commands, `sonde report`) reads it here.
-    static func loadBaseline(_ baselinePath: String, history: HistoryOption, outputDirectory: String) throws(TaskError) -> JournalScan.Result {
-        if HistoryBaseline.isHistoryBaseline(baselinePath) {
-            let path = history.historyPath ?? (outputDirectory as NSString).appendingPathComponent(HistoryStore.defaultFileName)
-            let (run, summary) = try HistoryBaseline(parsing: baselinePath).load(from: HistoryStore.openForReading(path: path))
-            return JournalScan.Result(tool: ToolInfo(libcurl: nil, features: []), run: run, summary: summary)
-        }
-        do {
-            return try JournalScan.read(folder: RunFolder(existing: normalizedRunFolder(baselinePath)))
-        } catch {
-            throw TaskError(code: error.code, message: "--baseline: \(error.message)")
-        }
+    /// The run settings these options give (`validate` has run: the config file is in them).
+    var settings: RunSettings {
+        var settings = RunSettings()
+        settings.json = json
+        settings.outputDirectory = outputDirectory
+        settings.historyPath = history.historyPath
+        settings.noRedact = noRedact
+        settings.extraRedactions = extraRedactions
+        settings.thresholds = thresholds
+        settings.prometheusPath = prometheusPath
+        settings.baselinePath = baselinePath
+        return settings
     }
 
     /// A `--baseline history:…` that is malformed, as the usage error it is (a run folder is checked when read).
     static func validateBaseline(_ baselinePath: String?) throws {
         guard let baselinePath, HistoryBaseline.isHistoryBaseline(baselinePath) else { return }
         do throws(TaskError) { _ = try HistoryBaseline(parsing: baselinePath) } catch { throw ValidationError(error.message) }
-    }
-
-    /// Creates the run folder under `--output-dir` and the recorder that journals into it.
-    func openRecorder(run: RunInfo, tool: ToolInfo) throws(TaskError) -> RunRecorder {
-        let folder = try RunFolder(outputDirectory: outputDirectory, runID: run.id)
-        var run = run
-        run.id = folder.runID  // another name when the first was taken
-        return try RunRecorder(folder: folder, tool: tool, run: run)
-    }
-
-    /// Ends a run under these options (thresholds, baseline, Prometheus file), renders every
-    /// report file and adds the run to `--history`; nil, said on stderr, when the report could not
-    /// be written (a history that cannot be written is said, and the run stands).
-    func finish(_ recorder: RunRecorder, status: RunStatus, baseline: JournalScan.Result?) -> RunOutcome? {
-        let outcome: RunOutcome
-        do {
-            outcome = try recorder.finish(status: status, thresholds: thresholds, baseline: baseline, prometheusPath: prometheusPath)
-        } catch {
-            printError("sonde: could not write the report: \(error.message)")
-            return nil
-        }
-        history.record(recorder.folder)
-        return outcome
-    }
-
-    /// The terminal view: in colour on a TTY unless NO_COLOR is set.
-    static var terminalRenderer: TerminalRenderer {
-        TerminalRenderer(useColor: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
     }
 
     /// The parsed thresholds (`validate` has already rejected malformed ones).

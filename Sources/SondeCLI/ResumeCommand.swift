@@ -107,7 +107,7 @@ struct ResumeCommand: AsyncParsableCommand {
         let runner = ResumeCheckRunner(spec, redact: !report.noRedact, extraRedactions: report.extraRedactions)
         // A run with a random seed records it, so that it can be replayed.
         if seed == nil, !check { arguments += ["--seed", "\(runner.seed)"] }
-        let status = await CheckDriver(command: "resume", arguments: arguments, report: report,
+        let status = await CheckDriver(command: "resume", arguments: arguments, settings: report.settings,
                                        capture: capture.mode)
             .run([PlannedCheck(name: nil, runner: .resume(runner))])
         throw ExitCode(status.rawValue)

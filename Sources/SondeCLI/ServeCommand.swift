@@ -84,7 +84,11 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             printError("sonde serve: no history (\(error.message)); runs are still written and exported")
         }
-        let runner = ScheduledRunner(output: output.outputDirectory, redaction: redaction, config: current, history: history)
+        var settings = RunSettings()
+        settings.outputDirectory = output.outputDirectory
+        settings.noRedact = redaction.noRedact
+        settings.extraRedactions = redaction.extraRedactions
+        let runner = ScheduledRunner(settings: settings, config: current, history: history, log: say)
         let scheduler = CheckScheduler(run: { await runner.run($0) }, onResult: { record, skipped in
             state.record(record, skipped: skipped)
         })
@@ -150,70 +154,6 @@ struct ServeCommand: AsyncParsableCommand {
         state.reloaded(successfully: true)
         say("sonde serve: reloaded \(path): \(config.checks.count) scheduled checks, \(config.modules.count) modules, \(config.allow.patterns.count) allow patterns")
         return nil
-    }
-}
-
-/// One scheduled run of a check: a one-check run folder (`CheckDriver`, quiet), ended by its
-/// `run-timeout` (`StopSwitch`), its series kept for `/metrics`.
-struct ScheduledRunner: Sendable {
-    let output: String
-    let redaction: RedactionOptions
-    let config: CurrentConfig
-    /// Where every run is added (nil: none could be opened).
-    let history: HistoryStore?
-
-    func run(_ scheduled: ScheduledCheck) async -> CheckRunRecord {
-        let name = scheduled.check.name
-        let started = Date().timeIntervalSince1970
-        // Options made by parsing (a wrapped option read before it is parsed traps), then set.
-        guard var report = try? ReportOptions.parse([]) else {
-            return CheckRunRecord(check: name, result: "error", startedAt: started, finishedAt: Date().timeIntervalSince1970, families: nil, folder: nil)
-        }
-        report.outputDirectory = output
-        report.redaction = redaction
-        report.extraRedactions += RunCommand.namesCarryingEnvironment(config.value.loaded)
-        let planned: PlannedCheck
-        do throws(SpecProblem) { planned = try PlannedCheck(scheduled.check, report: report) } catch {
-            printError("sonde serve: check \(name): \(error.description)")
-            return CheckRunRecord(check: name, result: "error", startedAt: started, finishedAt: Date().timeIntervalSince1970, families: nil, folder: nil)
-        }
-        let stop = StopSwitch()
-        let timer = Task {
-            try await Task.sleep(nanoseconds: UInt64(scheduled.runTimeout * 1e9))
-            stop.pull()
-        }
-        let ended = await CheckDriver(command: "serve", arguments: ["--check", name], report: report, capture: nil, parallel: 1,
-                                      quiet: true, stop: stop).runReporting([planned])
-        timer.cancel()
-        let finishedAt = Date().timeIntervalSince1970
-        // The report's status (`timeout` when the switch ended it); without a report, the switch says.
-        let result = ended.finished?.run.status.rawValue ?? (stop.isPulled ? RunStatus.timeout.rawValue : RunStatus.error.rawValue)
-        var families = ended.finished.map {
-            PrometheusWriter.families(run: $0.run, summary: $0.summary, thresholds: $0.thresholds, soaks: $0.soaks, resume: $0.resume, checks: $0.checks)
-        }
-        // The phase histograms of the run's transactions, read back from its journal.
-        if let folder = ended.folder, let finished = ended.finished, finished.summary.transactions > 0 {
-            do throws(TaskError) {
-                families?.add(try PhaseHistograms.of(runFolder: folder).families)
-            } catch {
-                printError("sonde serve: check \(name): no phase histograms: \(error.message)")
-            }
-        }
-        var writeError = ended.folder != nil && ended.finished == nil ? "the report of check \(name) could not be written (see the log)" : nil
-        if let history, let folder = ended.folder, ended.finished != nil {
-            do throws(TaskError) { try history.record(runFolder: folder, vantage: config.value.vantage) } catch {
-                printError("sonde serve: check \(name): the run was not added to the history: \(error.message)")
-                writeError = "the history could not be written: \(error.message)"
-            }
-        }
-        if let days = config.value.keepDays {
-            for removed in RunFolderPruner.prune(outputDirectory: output, olderThanDays: days) {
-                say("sonde serve: keep: removed \(removed) (older than \(days) days)")
-            }
-        }
-        say("sonde serve: check \(name): \(result) in \(String(format: "%.2f", finishedAt - started)) s" + (ended.folder.map { " (\($0))" } ?? ""))
-        return CheckRunRecord(check: name, result: result, startedAt: started, finishedAt: finishedAt, families: families,
-                              folder: ended.folder, writeError: writeError)
     }
 }
 

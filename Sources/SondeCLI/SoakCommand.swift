@@ -119,7 +119,7 @@ struct SoakCommand: AsyncParsableCommand {
         let runner = SoakCheckRunner(options: options, url: url, displayURL: redactor.redact(url: url),
                                      discoverIdleTimeout: spec.discoveryMaxIdle)
         let status = await CheckDriver(command: "soak", arguments: Self.redact(arguments: Array(CommandLine.arguments.dropFirst()), redactor),
-                                       report: report, capture: capture.mode)
+                                       settings: report.settings, capture: capture.mode)
             .run([PlannedCheck(name: nil, runner: .soak(runner))])
         throw ExitCode(status.rawValue)
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CSignalFlags
 import Foundation
+import SondeRun
 import SondeTarget
 
 struct TargetCommand: AsyncParsableCommand {

@@ -3,13 +3,12 @@ import SondeCapture
 import SondeCore
 import SondeHTTP
 import SondeReport
-import SondeRun
 import SondeTransfer
 
 /// Runs a resume check inside a run: the verdict, then (unless `check`) the reference download
 /// and the trials; or, with an upload file, the upload trials. Each trial is journalled as it
 /// ends; Ctrl-C ends the trial under way. A progress bar on a TTY while bytes flow.
-struct ResumeCheckRunner {
+public struct ResumeCheckRunner {
     let url: String
     private(set) var settings: TransferSettings
     /// What runs: the verdict only, download trials, or upload trials.
@@ -19,7 +18,7 @@ struct ResumeCheckRunner {
         case uploads(trials: Int, options: UploadTrialOptions)
     }
     let work: Work
-    let seed: UInt64
+    public let seed: UInt64
 
     init(url: String, settings: TransferSettings, work: Work, seed: UInt64) {
         self.url = url
@@ -53,7 +52,7 @@ struct ResumeCheckRunner {
         let check = context.name, prefix = context.linePrefix
         let bars = !context.overlapping
         let display = settings.redactor.redact(url: url)
-        let renderer = ReportOptions.terminalRenderer
+        let renderer = RunSettings.terminalRenderer
         let shouldStop = { lifecycle.interrupted }
         // Each check of a suite has a folder of its own under transfers/, so that files of two
         // resume checks never meet.
@@ -109,7 +108,7 @@ struct ResumeCheckRunner {
     private func record(_ trial: ResumeTrial, recorder: RunRecorder, json: Bool, _ context: CheckContext) throws(TaskError) {
         if isatty(STDERR_FILENO) == 1 && !json && !context.overlapping { StandardStreams.writeError(Data("\r\u{1B}[K".utf8)) }
         try recorder.record(resumeTrial: trial, check: context.name)
-        if !json { print(context.linePrefix + ReportOptions.terminalRenderer.render(trial: trial)) }
+        if !json { print(context.linePrefix + RunSettings.terminalRenderer.render(trial: trial)) }
     }
 
     /// A progress bar on stderr when it is a TTY (and no --json), redrawn at most ten times a second.
@@ -146,7 +145,7 @@ struct ResumeCheckRunner {
 extension ResumeCheckRunner {
     /// The runner of a resume check's spec (valid: `problems()` came back empty); a random seed
     /// when the spec gives none.
-    init(_ spec: ResumeSpec, redact: Bool, extraRedactions: [String]) {
+    public init(_ spec: ResumeSpec, redact: Bool, extraRedactions: [String]) {
         let seed = spec.seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
         let trials = spec.trials ?? ResumeSpec.defaults.trials
         let work: Work

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import SondeCapture
 import SondeCore
@@ -9,23 +8,11 @@ import SondeReport
 /// URLs, through `--resolve` or getaddrinfo), the interface that carries them, and the capture
 /// around the run. The capture file is analysed with the same engine as `sonde analyze` once the
 /// run is over and journalled, so every report of the run carries it.
-struct CaptureSession {
+public struct CaptureSession {
     /// `--capture` (required: no privilege is an error) or `--capture=optional` (a warning).
-    enum Mode: String { case required, optional }
+    public enum Mode: String, Sendable { case required, optional }
 
     let capture: LiveCapture
-
-    /// The `--capture` option's help, the same for probe, resume and soak.
-    static let help = ArgumentHelp(
-        "Capture the run's own packets with libpcap into capture.pcap and analyse them (needs root or CAP_NET_RAW). "
-            + "--capture=optional goes on without a capture when it cannot capture.", valueName: "required|optional")
-
-    /// `--capture`'s value (a bare `--capture` arrives as `required`, see `Sonde.main`).
-    static func validate(_ value: String?) throws {
-        if let value, Mode(rawValue: value) == nil {
-            throw ValidationError("--capture takes no value, or =optional (got '\(value)')")
-        }
-    }
 
     /// Opens the capture of the flows between `localPorts` and `endpoints`, or explains why it
     /// cannot: nil and a warning when optional.

@@ -1,22 +1,21 @@
 import SondeCore
-import SondeRun
 
 /// One check of a run: its name in a suite (nil for a plain command's single check), its own
 /// thresholds, and its engine.
-struct PlannedCheck {
-    var name: String?
-    var thresholds: [Threshold] = []
-    var runner: CheckRunner
+public struct PlannedCheck {
+    public var name: String?
+    public var thresholds: [Threshold] = []
+    public var runner: CheckRunner
 
-    init(name: String?, thresholds: [Threshold] = [], runner: CheckRunner) {
+    public init(name: String?, thresholds: [Threshold] = [], runner: CheckRunner) {
         self.name = name
         self.thresholds = thresholds
         self.runner = runner
     }
 
     /// The engine of one validated suite check (`sonde run`, `sonde serve`).
-    init(_ check: SuiteCheck, report: ReportOptions) throws(SpecProblem) {
-        let redactor = report.redactor
+    public init(_ check: SuiteCheck, settings: RunSettings) throws(SpecProblem) {
+        let redactor = settings.redactor
         switch SpecRules.thresholds(check.spec.thresholds) {
         case .success(let parsed): thresholds = parsed
         case .failure(let problem): throw problem
@@ -28,7 +27,7 @@ struct PlannedCheck {
             runner = .soak(SoakCheckRunner(options: try spec.makeOptions(redactor: redactor), url: spec.url,
                                            displayURL: redactor.redact(url: spec.url), discoverIdleTimeout: spec.discoveryMaxIdle))
         case .resume(let spec):
-            runner = .resume(ResumeCheckRunner(spec, redact: !report.noRedact, extraRedactions: report.extraRedactions))
+            runner = .resume(ResumeCheckRunner(spec, redact: !settings.noRedact, extraRedactions: settings.extraRedactions))
         }
         name = check.name
     }

@@ -4,16 +4,16 @@ import Synchronization
 /// What ends a run early: SIGINT or SIGTERM for every run of the process, or this switch for one
 /// run (a scheduled check past its time limit). Engines poll `shouldEnd`. Pulled once, never reset.
 /// Threading: any thread.
-final class StopSwitch: Sendable {
+public final class StopSwitch: Sendable {
     private let pulled = Atomic<Bool>(false)
 
-    init() {}
+    public init() {}
 
     /// Whether SIGINT or SIGTERM arrived, or the switch was pulled.
-    var shouldEnd: Bool { sonde_received_signal() != 0 || pulled.load(ordering: .relaxed) }
+    public var shouldEnd: Bool { sonde_received_signal() != 0 || pulled.load(ordering: .relaxed) }
 
     /// Whether this switch (not a signal) was pulled.
-    var isPulled: Bool { pulled.load(ordering: .relaxed) }
+    public var isPulled: Bool { pulled.load(ordering: .relaxed) }
 
-    func pull() { pulled.store(true, ordering: .relaxed) }
+    public func pull() { pulled.store(true, ordering: .relaxed) }
 }

@@ -6,17 +6,22 @@ import SondeHTTP
 import SondeReport
 
 /// URLs that share one set of probe options.
-struct ProbeGroup {
-    var urls: [String]
-    var options: ProbeOptions
+public struct ProbeGroup {
+    public var urls: [String]
+    public var options: ProbeOptions
+
+    public init(urls: [String], options: ProbeOptions) {
+        self.urls = urls
+        self.options = options
+    }
 }
 
 /// Runs probe groups inside a run: the engine on a dedicated thread, the recorder (on its own
 /// thread) and the terminal view fed as tasks complete.
-struct ProbeCheckRunner {
+public struct ProbeCheckRunner {
     private(set) var groups: [ProbeGroup]
     /// Warnings the run's report carries besides the engine's (e.g. `--keylog` on).
-    var extraWarnings: [String] = []
+    public var extraWarnings: [String] = []
     private var runners: [(ProbeRunner, [String])] = []
     /// The check's Alt-Svc cache, shared by its runners; nil when every group turned Alt-Svc off
     /// or libcurl has no HTTP/3.
@@ -24,7 +29,7 @@ struct ProbeCheckRunner {
     /// Tasks shown in full on the terminal before the view switches to a progress count.
     static let detailedTasks = 30
 
-    init(groups: [ProbeGroup]) { self.groups = groups }
+    public init(groups: [ProbeGroup]) { self.groups = groups }
 
     /// Builds the engines (a usage error when libcurl refuses an option); connections bind to
     /// `localPorts` when a capture names them.
@@ -53,7 +58,7 @@ struct ProbeCheckRunner {
     func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
         let recorder = lifecycle.recorder
         let json = !lifecycle.terminal  // nothing for the terminal (--json, serve)
-        let renderer = ReportOptions.terminalRenderer
+        let renderer = RunSettings.terminalRenderer
         let progressOnTTY = isatty(STDERR_FILENO) == 1 && !context.overlapping
         let check = context.name, prefix = context.linePrefix
         let totalTasks = groups.reduce(0) { $0 + $1.urls.count * max(1, $1.options.count) }

@@ -25,7 +25,7 @@ struct CheckContext {
 
 /// The engine of one check, driven by `CheckDriver` inside a run's lifecycle. Each kind's runner
 /// does its own work and terminal lines; the driver owns everything around it.
-enum CheckRunner {
+public enum CheckRunner {
     case probe(ProbeCheckRunner)
     case soak(SoakCheckRunner)
     case resume(ResumeCheckRunner)

@@ -8,7 +8,7 @@ import SondeWebSocket
 /// Runs one soak (or idle-timeout discovery) inside a run: the engine on NIO's event loops, its
 /// events journalled as they come (`SoakJournalSink`, flushed every second), a status line on a
 /// TTY. Ctrl-C or SIGTERM closes every connection with 1000 first.
-struct SoakCheckRunner {
+public struct SoakCheckRunner {
     private(set) var options: SoakOptions
     /// The URL as given (for the capture's endpoints) and as shown (redacted).
     let url: String
@@ -16,7 +16,7 @@ struct SoakCheckRunner {
     /// Run the idle-timeout discovery up to this silence (s) instead of a soak.
     let discoverIdleTimeout: Double?
 
-    init(options: SoakOptions, url: String, displayURL: String, discoverIdleTimeout: Double?) {
+    public init(options: SoakOptions, url: String, displayURL: String, discoverIdleTimeout: Double?) {
         self.options = options
         self.url = url
         self.displayURL = displayURL
@@ -41,7 +41,7 @@ struct SoakCheckRunner {
         let sink = SoakJournalSink(recorder: recorder, check: context.name)
         let engine: SoakEngine
         do {
-            engine = try SoakEngine(options: options, sink: sink, redactor: lifecycle.report.redactor)
+            engine = try SoakEngine(options: options, sink: sink, redactor: lifecycle.settings.redactor)
             try recorder.record(soakStart: displayURL, config: options.config, startedAt: engine.clock.startedAt, check: context.name)
         } catch {
             return CheckOutcome(error: error, setupFailed: true)

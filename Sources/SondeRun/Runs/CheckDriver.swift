@@ -10,10 +10,10 @@ import SondeReport
 /// report and the terminal's end.
 ///
 /// A Ctrl-C ends the check under way; the checks after it do not start; the report holds what ran (130).
-struct CheckDriver {
+public struct CheckDriver {
     let command: String
     let arguments: [String]
-    let report: ReportOptions
+    let settings: RunSettings
     /// `--capture`, nil without.
     var capture: CaptureSession.Mode?
     /// Checks run at once at most (a suite's `parallel`); 1 runs them in order.
@@ -23,12 +23,23 @@ struct CheckDriver {
     /// Ends this run alone (a scheduled check's time limit); signals end every run anyway.
     var stop = StopSwitch()
 
+    public init(command: String, arguments: [String], settings: RunSettings, capture: CaptureSession.Mode? = nil, parallel: Int = 1,
+                quiet: Bool = false, stop: StopSwitch = StopSwitch()) {
+        self.command = command
+        self.arguments = arguments
+        self.settings = settings
+        self.capture = capture
+        self.parallel = parallel
+        self.quiet = quiet
+        self.stop = stop
+    }
+
     /// How a run ended: its exit status, and the report as written (nil when no report was written).
-    struct Ended {
-        var status: ExitStatus
-        var finished: RunOutcome?
+    public struct Ended: Sendable {
+        public var status: ExitStatus
+        public var finished: RunOutcome?
         /// The run folder, nil when none was made or it was removed (a run given up before its work).
-        var folder: String?
+        public var folder: String?
     }
 
     /// How one check went, for the run.
@@ -65,11 +76,11 @@ struct CheckDriver {
         return CheckRun(outcome: outcome, failedWork: outcome.failedWork || outcome.error != nil)
     }
 
-    func run(_ checks: [PlannedCheck]) async -> ExitStatus { await runReporting(checks).status }
+    public func run(_ checks: [PlannedCheck]) async -> ExitStatus { await runReporting(checks).status }
 
     /// Runs `checks` as one run; what `run` does, with the report for a caller that keeps it (serve).
-    func runReporting(_ checks: [PlannedCheck]) async -> Ended {
-        let redactor = report.redactor
+    public func runReporting(_ checks: [PlannedCheck]) async -> Ended {
+        let redactor = settings.redactor
         // A capture holds this run's connections only: they bind to a block of local ports that
         // the capture filter names.
         let localPorts = capture != nil ? LiveCapture.localPortBlock() : nil
@@ -81,7 +92,7 @@ struct CheckDriver {
             }
         }
         let warnings = Array(Set(checks.flatMap { $0.runner.warnings })).sorted()
-        guard let lifecycle = RunLifecycle.open(command: command, arguments: arguments, report: report,
+        guard let lifecycle = RunLifecycle.open(command: command, arguments: arguments, settings: settings,
                                                 insecure: checks.contains { $0.runner.insecure }, warnings: warnings, capture: capture,
                                                 quiet: quiet, stop: stop)
         else { return Ended(status: .usage) }

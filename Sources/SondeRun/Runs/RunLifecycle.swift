@@ -14,7 +14,7 @@ import SondeReport
 /// and the command exits 64 (usage). Threading: used from the command's task; the engine may run
 /// elsewhere, the lifecycle is not touched meanwhile.
 final class RunLifecycle {
-    let report: ReportOptions
+    let settings: RunSettings
     let recorder: RunRecorder
     let baseline: JournalScan.Result?
     let run: RunInfo
@@ -27,8 +27,8 @@ final class RunLifecycle {
     private(set) var finished: RunOutcome?
     private var signalsInstalled = false
 
-    private init(report: ReportOptions, recorder: RunRecorder, baseline: JournalScan.Result?, run: RunInfo, quiet: Bool, stop: StopSwitch) {
-        self.report = report
+    private init(settings: RunSettings, recorder: RunRecorder, baseline: JournalScan.Result?, run: RunInfo, quiet: Bool, stop: StopSwitch) {
+        self.settings = settings
         self.recorder = recorder
         self.baseline = baseline
         self.run = run
@@ -37,19 +37,19 @@ final class RunLifecycle {
     }
 
     /// Whether the run talks to the terminal (task lines, progress, summary): not with `--json`, not inside serve.
-    var terminal: Bool { !report.json && !quiet }
+    var terminal: Bool { !settings.json && !quiet }
 
     deinit {
         if signalsInstalled { sonde_reset_interrupt_handlers() }
     }
 
-    /// Loads `--baseline`, makes the run folder and its recorder; prints the run's warnings.
+    /// Loads the baseline, makes the run folder and its recorder; prints the run's warnings.
     /// - Returns: nil, said on stderr, when the baseline cannot be read or the folder made.
-    static func open(command: String, arguments: [String], report: ReportOptions, insecure: Bool,
+    static func open(command: String, arguments: [String], settings: RunSettings, insecure: Bool,
                      warnings: [String] = [], capture: CaptureSession.Mode?, quiet: Bool = false, stop: StopSwitch = StopSwitch()) -> RunLifecycle? {
-        let redactor = report.redactor
+        let redactor = settings.redactor
         let baseline: JournalScan.Result?
-        do { baseline = try report.loadBaseline() } catch {
+        do { baseline = try settings.loadBaseline() } catch {
             printError("sonde: \(error.message)")
             return nil
         }
@@ -59,13 +59,13 @@ final class RunLifecycle {
                               insecure: insecure, redacted: redactor.isEnabled, warnings: warnings, capture: capture?.rawValue)
         let recorder: RunRecorder
         do {
-            recorder = try report.openRecorder(run: runInfo, tool: CurlLibrary.toolInfo)
+            recorder = try settings.openRecorder(run: runInfo, tool: CurlLibrary.toolInfo)
         } catch {
             printError("sonde: \(error.message)")
             return nil
         }
-        if !report.json && !quiet { for warning in warnings { printError("warning: \(warning)") } }
-        return RunLifecycle(report: report, recorder: recorder, baseline: baseline, run: runInfo, quiet: quiet, stop: stop)
+        if !settings.json && !quiet { for warning in warnings { printError("warning: \(warning)") } }
+        return RunLifecycle(settings: settings, recorder: recorder, baseline: baseline, run: runInfo, quiet: quiet, stop: stop)
     }
 
     /// Starts the capture of the run's own flows (nothing without `mode`). False when a required
@@ -119,16 +119,16 @@ final class RunLifecycle {
             if signalsInstalled { sonde_reset_interrupt_handlers() }
             signalsInstalled = false
         }
-        guard let finished = report.finish(recorder, status: status, baseline: baseline) else { return .failure }
+        guard let finished = settings.finish(recorder, status: status, baseline: baseline) else { return .failure }
         self.finished = finished
         if let failure { printError("sonde: \(failure.message)") }
         if quiet { return finished.exitStatus }
-        if report.json {
+        if settings.json {
             printReportDocument(recorder.folder)
         } else {
-            render(finished, ReportOptions.terminalRenderer)
-            if !finished.thresholds.isEmpty { print(ReportOptions.terminalRenderer.render(thresholds: finished.thresholds)) }
-            printReportPaths(recorder.folder, har: har, prometheusPath: report.prometheusPath)
+            render(finished, RunSettings.terminalRenderer)
+            if !finished.thresholds.isEmpty { print(RunSettings.terminalRenderer.render(thresholds: finished.thresholds)) }
+            printReportPaths(recorder.folder, har: har, prometheusPath: settings.prometheusPath)
             if status == .interrupted { print("interrupted: " + interruptedNote) }
         }
         return finished.exitStatus

@@ -1,0 +1,91 @@
+import Foundation
+import SondeCore
+import SondeHistory
+import SondeReport
+
+/// What every run takes besides its checks: where its folder goes, how its report is judged,
+/// redacted, compared and added to the history, and whether stdout gets the report document.
+/// A plain value: the command line (`ReportOptions`), a suite and `sonde serve` each make one.
+public struct RunSettings: Sendable {
+    /// Print the report document (JSON) on stdout instead of the terminal view.
+    public var json = false
+    /// Where run folders are made.
+    public var outputDirectory = "Reports"
+    /// The run history a finished run is added to (nil: none); also where `history:` baselines are read
+    /// (default there: `<outputDirectory>/history.sqlite`).
+    public var historyPath: String?
+    /// Secrets are redacted unless this is set.
+    public var noRedact = false
+    /// Header and query names redacted besides the built-in ones.
+    public var extraRedactions: [String] = []
+    /// The run's own thresholds.
+    public var thresholds: [Threshold] = []
+    /// Also write the run's metrics in Prometheus text format to this file.
+    public var prometheusPath: String?
+    /// A run folder, or `history:CHECK:median:N`, to compare with.
+    public var baselinePath: String?
+
+    public init() {}
+
+    public var redactor: Redactor { Redactor(enabled: !noRedact, extraNames: extraRedactions) }
+
+    /// Reads the baseline (nil without one) before any network work starts.
+    public func loadBaseline() throws(TaskError) -> JournalScan.Result? {
+        try baselinePath.map { (path) throws(TaskError) in try Self.loadBaseline(path, historyPath: historyPath, outputDirectory: outputDirectory) }
+    }
+
+    /// Reads a baseline: a run folder, or `history:CHECK:median:N` from the history at
+    /// `historyPath` (default `<output-dir>/history.sqlite`), which is only read. Every command
+    /// taking `--baseline` (the run commands, `sonde report`) reads it here.
+    public static func loadBaseline(_ baselinePath: String, historyPath: String?, outputDirectory: String) throws(TaskError) -> JournalScan.Result {
+        if HistoryBaseline.isHistoryBaseline(baselinePath) {
+            let path = historyPath ?? (outputDirectory as NSString).appendingPathComponent(HistoryStore.defaultFileName)
+            let (run, summary) = try HistoryBaseline(parsing: baselinePath).load(from: HistoryStore.openForReading(path: path))
+            return JournalScan.Result(tool: ToolInfo(libcurl: nil, features: []), run: run, summary: summary)
+        }
+        do {
+            return try JournalScan.read(folder: RunFolder(existing: normalizedRunFolder(baselinePath)))
+        } catch {
+            throw TaskError(code: error.code, message: "--baseline: \(error.message)")
+        }
+    }
+
+    /// Creates the run folder under `outputDirectory` and the recorder that journals into it.
+    public func openRecorder(run: RunInfo, tool: ToolInfo) throws(TaskError) -> RunRecorder {
+        let folder = try RunFolder(outputDirectory: outputDirectory, runID: run.id)
+        var run = run
+        run.id = folder.runID  // another name when the first was taken
+        return try RunRecorder(folder: folder, tool: tool, run: run)
+    }
+
+    /// Ends a run under these settings (thresholds, baseline, Prometheus file), renders every
+    /// report file and adds the run to the history; nil, said on stderr, when the report could
+    /// not be written (a history that cannot be written is said, and the run stands).
+    public func finish(_ recorder: RunRecorder, status: RunStatus, baseline: JournalScan.Result?) -> RunOutcome? {
+        let outcome: RunOutcome
+        do {
+            outcome = try recorder.finish(status: status, thresholds: thresholds, baseline: baseline, prometheusPath: prometheusPath)
+        } catch {
+            printError("sonde: could not write the report: \(error.message)")
+            return nil
+        }
+        Self.record(recorder.folder, inHistory: historyPath)
+        return outcome
+    }
+
+    /// Adds the finished run in `folder` to the history at `historyPath` (nothing without one). A
+    /// failure is said on stderr and changes nothing else: the run and its exit status stand.
+    public static func record(_ folder: RunFolder, inHistory historyPath: String?) {
+        guard let historyPath else { return }
+        do throws(TaskError) {
+            try HistoryStore.open(path: historyPath).record(runFolder: folder.path)
+        } catch {
+            printError("sonde: the run was not added to the history: \(error.message)")
+        }
+    }
+
+    /// The terminal view: in colour on a TTY unless NO_COLOR is set.
+    public static var terminalRenderer: TerminalRenderer {
+        TerminalRenderer(useColor: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+    }
+}

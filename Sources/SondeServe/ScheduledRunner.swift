@@ -1,0 +1,75 @@
+import Foundation
+import SondeCore
+import SondeHistory
+import SondeReport
+import SondeRun
+
+/// One scheduled run of a check: a one-check run folder (`CheckDriver`, quiet), ended by its
+/// `run-timeout` (`StopSwitch`), its series kept for `/metrics`, added to the history, old run
+/// folders pruned. Serve calls the run library directly: no command-line option is parsed.
+public struct ScheduledRunner: Sendable {
+    /// The settings every scheduled run starts from (output folder, redaction).
+    let settings: RunSettings
+    let config: CurrentConfig
+    /// Where every run is added (nil: none could be opened).
+    let history: HistoryStore?
+    /// serve's log (a line on stdout).
+    let log: @Sendable (String) -> Void
+
+    public init(settings: RunSettings, config: CurrentConfig, history: HistoryStore?, log: @escaping @Sendable (String) -> Void) {
+        self.settings = settings
+        self.config = config
+        self.history = history
+        self.log = log
+    }
+
+    public func run(_ scheduled: ScheduledCheck) async -> CheckRunRecord {
+        let name = scheduled.check.name
+        let started = Date().timeIntervalSince1970
+        var settings = self.settings
+        // Values from the environment are secrets wherever a name does not already say so.
+        settings.extraRedactions += config.value.loaded.namesCarryingEnvironment
+        let planned: PlannedCheck
+        do throws(SpecProblem) { planned = try PlannedCheck(scheduled.check, settings: settings) } catch {
+            printError("sonde serve: check \(name): \(error.description)")
+            return CheckRunRecord(check: name, result: "error", startedAt: started, finishedAt: Date().timeIntervalSince1970, families: nil, folder: nil)
+        }
+        let stop = StopSwitch()
+        let timer = Task {
+            try await Task.sleep(nanoseconds: UInt64(scheduled.runTimeout * 1e9))
+            stop.pull()
+        }
+        let ended = await CheckDriver(command: "serve", arguments: ["--check", name], settings: settings, capture: nil, parallel: 1,
+                                      quiet: true, stop: stop).runReporting([planned])
+        timer.cancel()
+        let finishedAt = Date().timeIntervalSince1970
+        // The report's status (`timeout` when the switch ended it); without a report, the switch says.
+        let result = ended.finished?.run.status.rawValue ?? (stop.isPulled ? RunStatus.timeout.rawValue : RunStatus.error.rawValue)
+        var families = ended.finished.map {
+            PrometheusWriter.families(run: $0.run, summary: $0.summary, thresholds: $0.thresholds, soaks: $0.soaks, resume: $0.resume, checks: $0.checks)
+        }
+        // The phase histograms of the run's transactions, read back from its journal.
+        if let folder = ended.folder, let finished = ended.finished, finished.summary.transactions > 0 {
+            do throws(TaskError) {
+                families?.add(try PhaseHistograms.of(runFolder: folder).families)
+            } catch {
+                printError("sonde serve: check \(name): no phase histograms: \(error.message)")
+            }
+        }
+        var writeError = ended.folder != nil && ended.finished == nil ? "the report of check \(name) could not be written (see the log)" : nil
+        if let history, let folder = ended.folder, ended.finished != nil {
+            do throws(TaskError) { try history.record(runFolder: folder, vantage: config.value.vantage) } catch {
+                printError("sonde serve: check \(name): the run was not added to the history: \(error.message)")
+                writeError = "the history could not be written: \(error.message)"
+            }
+        }
+        if let days = config.value.keepDays {
+            for removed in RunFolderPruner.prune(outputDirectory: settings.outputDirectory, olderThanDays: days) {
+                log("sonde serve: keep: removed \(removed) (older than \(days) days)")
+            }
+        }
+        log("sonde serve: check \(name): \(result) in \(String(format: "%.2f", finishedAt - started)) s" + (ended.folder.map { " (\($0))" } ?? ""))
+        return CheckRunRecord(check: name, result: result, startedAt: started, finishedAt: finishedAt, families: families,
+                              folder: ended.folder, writeError: writeError)
+    }
+}
