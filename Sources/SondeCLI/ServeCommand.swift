@@ -130,15 +130,21 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Loads the config again: in force when it validates (the scheduler restarted with its
-    /// checks), else refused with the reason and the running config kept. nil on success; else
-    /// the problems' places, keys and messages without the file's content (for an HTTP answer:
-    /// the log has them whole).
+    /// checks), else refused with the reason and the running config kept (also when it drops
+    /// `web-config:`). nil on success; else where the problems are, without anything of the
+    /// file's content (for an HTTP answer: the log has them whole).
     static func reload(path: String, current: CurrentConfig, state: ServeState, scheduler: CheckScheduler, auth: ServeAuth) async -> String? {
         let config: ServeConfig
         do throws(SuiteLoader.Failure) { config = try ServeConfigLoader.load(path: path) } catch {
             printError("sonde serve: reload refused, the running config stays in force:\n\(error.description)")
             state.reloaded(successfully: false)
-            return error.withoutContent
+            return "the config was refused (serve's log has each problem in full):\n" + error.places
+        }
+        // A file truncated mid-save can lose its web-config: key, and with it every endpoint's authentication.
+        if current.value.web != nil && config.web == nil {
+            printError("sonde serve: reload refused, the running config stays in force: web-config: removing it takes a restart")
+            state.reloaded(successfully: false)
+            return "the config was refused: web-config: removing it takes a restart"
         }
         let before = current.value
         if config.listen != before.listen {

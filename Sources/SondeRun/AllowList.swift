@@ -33,6 +33,9 @@ public struct AllowList: Equatable, Sendable {
             let wildcard = "sonde-any-subdomain"
             let subdomains = text.contains("://*.")
             guard let target = Target(parsing: subdomains ? text.replacingOccurrences(of: "://*.", with: "://\(wildcard).") : text) else {
+                if URLComponents(string: text)?.host?.dropFirst(subdomains ? 2 : 0).contains("*") == true {
+                    return refused("has '*' in its host other than a leading '*.'")
+                }
                 return refused("is not scheme://host[:port]/path (http or https)")
             }
             let host = subdomains ? "*." + target.host.dropFirst(wildcard.count + 1) : target.host
@@ -83,13 +86,24 @@ public struct AllowList: Equatable, Sendable {
         /// Path and query (`/` when empty).
         public var path: String
 
-        /// nil when `text` is not an http(s) URL with a host, carries user information or has a
-        /// dot segment in its path.
+        /// A host name of letters, digits, `.`, `-` and `_`, or an IP literal (`URLComponents`
+        /// gives it decoded: `localhost%00.example.test` would match `*.example.test` and resolve
+        /// as `localhost`).
+        static func isPlainHost(_ host: String) -> Bool {
+            let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            if literal.contains(":") {
+                return literal.unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit || $0 == ":" || $0 == "." }
+            }
+            return host.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "." || $0 == "-" || $0 == "_") }
+        }
+
+        /// nil when `text` is not an http(s) URL with a plain host (`isPlainHost`), carries user
+        /// information or has a dot segment in its path.
         public init?(parsing text: String) {
             guard text.utf8.count <= 8192, !SpecRules.hasControlCharacters(text),
                   let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
                   scheme == "http" || scheme == "https", let host = components.host?.lowercased(), !host.isEmpty,
-                  components.user == nil, components.password == nil else { return nil }
+                  components.user == nil, components.password == nil, Self.isPlainHost(host) else { return nil }
             self.scheme = scheme
             self.host = host
             self.port = components.port ?? (scheme == "https" ? 443 : 80)

@@ -33,6 +33,11 @@ public enum ServeConfigLoader {
         var reader = SuiteReader(file: file, folder: folder, environment: environment, document: .serve)
         let config = reader.readServe(root)
         guard reader.problems.isEmpty, let config else { throw SuiteLoader.Failure(problems: reader.sortedProblems()) }
+        // A file truncated after its first lines (`listen:` alone) is as empty as an empty one.
+        if config.checks.isEmpty && config.modules.isEmpty && config.allow.patterns.isEmpty {
+            throw SuiteLoader.Failure(problems: [SuiteLoader.Problem(file: file, line: 0, column: 0, key: nil,
+                message: "the config has no checks, modules or allow patterns (a file truncated while it was saved?): serve would do nothing")])
+        }
         return config
     }
 }

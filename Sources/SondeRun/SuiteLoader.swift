@@ -72,40 +72,12 @@ public enum SuiteLoader {
         /// One problem a line (a problem's own continuation lines follow it).
         public var description: String { problems.map(\.description).joined(separator: "\n") }
 
-        /// One problem a line, each its place, key and message without anything quoted from the
-        /// file (`'…'` for a quoted value, `(got …)` for a number, no continuation lines): what
-        /// an HTTP answer may say, when the config path may be a link to a file nobody should read.
-        public var withoutContent: String {
-            problems.map { problem in
-                var copy = problem
-                copy.message = Self.elidingQuotes(String(problem.message.prefix { $0 != "\n" }))
-                return copy.description
-            }.joined(separator: "\n")
-        }
-
-        /// `text` with every `'…'` and `"…"` span and every `(got …)` replaced by an ellipsis. A
-        /// quote opens after a non-letter and closes before one (an apostrophe, `serve's`, is none).
-        static func elidingQuotes(_ text: String) -> String {
-            let characters = Array(text)
-            var result = ""
-            var quote: Character?
-            for (index, character) in characters.enumerated() {
-                let before = index > 0 ? characters[index - 1] : nil, after = index + 1 < characters.count ? characters[index + 1] : nil
-                if let open = quote {
-                    if character == open && !(after?.isLetter ?? false) {
-                        quote = nil
-                        result.append(character)
-                    }
-                } else if (character == "'" || character == "\"") && !(before?.isLetter ?? false) && !(before?.isNumber ?? false) {
-                    quote = character
-                    result.append(character)
-                    result.append("…")
-                } else {
-                    result.append(character)
-                }
-            }
-            if let quote { result.append(quote) }
-            return result.replacingOccurrences(of: #"\(got [^)]*\)"#, with: "(got …)", options: .regularExpression)
+        /// One problem a line, as an HTTP answer may say it when the config path may be a link to a
+        /// file nobody should read: `FILE:LINE:COLUMN` alone for a problem at a place in the file
+        /// (its key and message can quote the file: an unknown key is the file's own text), the
+        /// message for one about the file as a whole (sonde's own words: empty, too large, not UTF-8).
+        public var places: String {
+            problems.map { $0.line > 0 ? "\($0.file):\($0.line):\($0.column)" : $0.description }.joined(separator: "\n")
         }
     }
 

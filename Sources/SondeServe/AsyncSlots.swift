@@ -15,6 +15,16 @@ actor AsyncSlots {
     /// Waiters now.
     var waiting: Int { waiters.count }
 
+    /// Takes a slot, waiting in line; throws `Full` at once when `maxWaiting` wait already (checked
+    /// and queued in one step of the actor, so a burst cannot overshoot it).
+    func acquire(maxWaiting: Int) async throws {
+        if held >= limit || !waiters.isEmpty, waiters.count >= maxWaiting { throw Full() }
+        try await acquire()
+    }
+
+    /// `acquire(maxWaiting:)` found the line full.
+    struct Full: Error {}
+
     func acquire() async throws {
         if held < limit && waiters.isEmpty {
             held += 1

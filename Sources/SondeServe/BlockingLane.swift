@@ -25,9 +25,7 @@ final class BlockingLane: Sendable {
     /// `work`'s result, computed on the lane's queue once a slot is free.
     /// - Throws: `Busy` when too many jobs wait already, `CancellationError` when the task is cancelled while waiting.
     func run<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async throws -> Value {
-        let waiting = await slots.waiting, inUse = await slots.inUse
-        guard inUse < limit || waiting < maxWaiting else { throw Busy() }
-        try await slots.acquire()
+        do { try await slots.acquire(maxWaiting: maxWaiting) } catch is AsyncSlots.Full { throw Busy() }
         let value = await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in
             queue.async { continuation.resume(returning: work()) }
         }

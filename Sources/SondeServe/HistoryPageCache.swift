@@ -30,7 +30,8 @@ actor HistoryPageCache {
         rendering = (generation, task)
         let page = await task.value
         rendering = nil
-        if (cached?.generation ?? Int.min) <= generation { cached = (generation, page) }
+        // A failure (the database busy, say) is not kept: the next request draws again.
+        if case .success = page, (cached?.generation ?? Int.min) <= generation { cached = (generation, page) }
         return page
     }
 }

@@ -14,7 +14,9 @@ import Synchronization
 ///
 /// Timing tells nothing of which users exist: an unknown user's password is checked against a
 /// configured user's hash (the one of the highest cost) and refused whatever the outcome, so it
-/// costs what a known user's wrong password costs, as the exporter toolkit's dummy hash does.
+/// costs what a known user's wrong password costs, as the exporter toolkit's dummy hash does; and
+/// every refused password is answered no sooner than that check takes (the longest measured), so
+/// a user whose hash is cheaper is not told apart either.
 /// bcrypt runs on a `BlockingLane` (never on Swift's cooperative pool), on half the cores; when 64 more
 /// wait, a request that needs bcrypt is answered 503 at once.
 /// Threading: any thread (a mutex).
@@ -35,6 +37,8 @@ public final class ServeAuth: Sendable {
     }
 
     private let settings = Mutex(Settings())
+    /// The longest a check against the decoy took (ns): refusals are answered no sooner.
+    private let decoyNanoseconds = Atomic<UInt64>(0)
     /// Half the cores (at least one) check passwords: a flood of guesses leaves the rest to scrapes.
     private let bcrypt = BlockingLane(label: "sonde.serve.bcrypt", limit: ProcessInfo.processInfo.activeProcessorCount / 2, maxWaiting: 64)
 
@@ -48,6 +52,19 @@ public final class ServeAuth: Sendable {
         let users = config?.basicAuthUsers ?? [:]
         let decoy = users.values.max { Self.cost(of: $0) < Self.cost(of: $1) }.map(Self.normalized)
         settings.withLock { $0 = Settings(users: users, token: token, verified: [], decoy: decoy) }
+        decoyNanoseconds.store(0, ordering: .relaxed)
+        // One check against the decoy, at once, so that the first refusal already waits as long.
+        if let decoy {
+            Task { [self] in
+                let started = ContinuousClock.now
+                _ = try? await self.bcrypt.run { Bcrypt.verify("sonde-decoy-calibration", hash: decoy) }
+                _ = self.decoyNanoseconds.max(Self.nanoseconds(started.duration(to: .now)), ordering: .relaxed)
+            }
+        }
+    }
+
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        UInt64(max(0, duration.components.seconds)) * 1_000_000_000 + UInt64(max(0, duration.components.attoseconds / 1_000_000_000))
     }
 
     public var required: Bool { settings.withLock { !$0.users.isEmpty || $0.token != nil } }
@@ -57,24 +74,36 @@ public final class ServeAuth: Sendable {
         let (users, token, verified, decoy) = settings.withLock { ($0.users, $0.token, $0.verified, $0.decoy) }
         guard !users.isEmpty || token != nil else { return .admitted }
         guard let authorization else { return .refused }
-        if authorization.hasPrefix("Bearer "), let token {
+        // The scheme is case-insensitive (RFC 9110 §11.1).
+        let scheme = authorization.prefix { $0 != " " }.lowercased()
+        if scheme == "bearer", let token {
             let offered = Array(SHA256.hash(data: Data(authorization.dropFirst("Bearer ".count).utf8)))
             return Self.constantTimeEqual(offered, token) ? .admitted : .refused
         }
-        guard authorization.hasPrefix("Basic "), authorization.count < 4096,
+        guard scheme == "basic", authorization.count < 4096,
               let decoded = Data(base64Encoded: String(authorization.dropFirst("Basic ".count))),
               let pair = String(data: decoded, encoding: .utf8), let colon = pair.firstIndex(of: ":"), let decoy else { return .refused }
         let user = String(pair[..<colon]), password = String(pair[pair.index(after: colon)...])
         let hash = users[user].map(Self.normalized)
         let key = Array(SHA256.hash(data: Data((user + "\u{0}" + password + "\u{0}" + (hash ?? "")).utf8)))
         if hash != nil, verified.contains(key) { return .admitted }
+        let started = ContinuousClock.now
         let matches: Bool
         do {
             matches = try await bcrypt.run { Bcrypt.verify(password, hash: hash ?? decoy) }
         } catch {
             return .busy
         }
-        guard hash != nil, matches else { return .refused }
+        let nanoseconds = Self.nanoseconds(started.duration(to: .now))
+        if hash == nil || hash == decoy {
+            _ = decoyNanoseconds.max(nanoseconds, ordering: .relaxed)
+        }
+        guard hash != nil, matches else {
+            // A cheaper hash answers sooner: wait out the rest of a decoy check (off any thread).
+            let decoyTime = decoyNanoseconds.load(ordering: .relaxed)
+            if decoyTime > nanoseconds { try? await Task.sleep(nanoseconds: decoyTime - nanoseconds) }
+            return .refused
+        }
         settings.withLock { settings in if settings.verified.count < 10_000 { settings.verified.insert(key) } }
         return .admitted
     }

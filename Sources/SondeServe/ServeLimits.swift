@@ -34,12 +34,12 @@ public struct ServeLimits: Equatable, Sendable, CustomStringConvertible {
     static let reservedDescriptors = 128
     static let descriptorsPerProbe = 4
 
-    /// The maxima asked for, lowered to fit `fileLimit` descriptors (each at least 4).
+    /// The maxima asked for, lowered to fit `fileLimit` descriptors (to no fewer than 4).
     public init(maxConnections: Int = defaultMaxConnections, maxProbes: Int = defaultMaxProbes,
                 requestTimeout: Double = defaultRequestTimeout, fileLimit: Int) {
         let spare = max(0, fileLimit - Self.reservedDescriptors)
-        self.maxConnections = max(4, min(maxConnections, spare / 2))
-        self.maxProbes = max(4, min(maxProbes, (spare - self.maxConnections) / Self.descriptorsPerProbe))
+        self.maxConnections = min(maxConnections, max(4, spare / 2))
+        self.maxProbes = min(maxProbes, max(4, (spare - self.maxConnections) / Self.descriptorsPerProbe))
         self.requestTimeout = requestTimeout
         self.fileLimit = fileLimit
     }

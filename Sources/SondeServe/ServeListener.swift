@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
+import NIOCore
 import NIOSSL
 import SondeRun
 
@@ -18,7 +19,9 @@ public struct ServeListener: Sendable {
     /// address cannot be bound or the certificate and key cannot be loaded.
     public static func start(_ address: ListenAddress, _ context: ServeRoutes.Context, tls: WebConfig.TLS? = nil,
                              limits: ServeLimits) async throws -> ServeListener {
-        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .milliseconds(Int64(limits.requestTimeout * 1000))))
+        let requestTimeout = TimeAmount.milliseconds(Int64(limits.requestTimeout * 1000))
+        let http1 = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [RequestDeadlineHandler(limit: requestTimeout)],
+                                                                 idleTimeout: requestTimeout))
         let server: HTTPServerBuilder
         if let tls {
             let chain = try NIOSSLCertificate.fromPEMFile(tls.certFile).map { NIOSSLCertificateSource.certificate($0) }

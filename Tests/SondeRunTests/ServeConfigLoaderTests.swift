@@ -103,14 +103,16 @@ import Testing
         func list(_ patterns: String...) throws -> AllowList {
             AllowList(patterns: try patterns.map { try AllowList.Pattern.parse($0).get() })
         }
-        let allow = try list("https://api.example.com/v1/*", "http://127.0.0.1:8080/*", "https://*.cdn.example.com/*")
+        let allow = try list("https://api.example.com/v1/*", "http://127.0.0.1:8080/*", "https://*.cdn.example.com/*", "http://[::1]:8080/*")
         for target in ["https://api.example.com/v1/health", "https://API.example.com:443/v1/x?y=1", "http://127.0.0.1:8080/",
+                       "https://eu_west.cdn.example.com/x", "http://[::1]:8080/v",
                        "https://eu.cdn.example.com/big.bin"] {
             #expect(allow.allowing(target) != nil, "\(target) should pass")
         }
         for target in ["https://api.example.com/v2/health", "http://api.example.com/v1/health", "https://api.example.com:8443/v1/",
                        "http://127.0.0.1:8081/", "https://cdn.example.com/big.bin", "https://api.example.com.evil.net/v1/x",
-                       "https://user:pw@api.example.com/v1/x", "https://evilcdn.example.com/x", "not a url", "file:///etc/passwd"] {
+                       "https://user:pw@api.example.com/v1/x", "https://evilcdn.example.com/x", "not a url", "file:///etc/passwd",
+                       "https://localhost%00.cdn.example.com/x", "https://local%0ahost.cdn.example.com/x", "https://a%2fb.cdn.example.com/x"] {
             #expect(allow.allowing(target) == nil, "\(target) should be refused")
         }
         // Dot segments, in every spelling libcurl or a server resolves, are refused before matching.
@@ -166,7 +168,8 @@ extension ServeConfigLoaderTests {
         tls_server_config: {cert_file: cert.pem, key_file: key.pem, min_version: TLS13}
         basic_auth_users: {alice: "$2y$10$abcdefghijklmnopqrstuuJcdFZ7dDq0YH1lDZzEBLJqVxWSzqsBa"}
         """.utf8))
-        let config = try ServeConfigLoader.parse("web-config: web.yml\n", file: folder + "/sonde.yaml", folder: folder, environment: [:])
+        let config = try ServeConfigLoader.parse("web-config: web.yml\nmodules: {http_2xx: {prober: http}}\n", file: folder + "/sonde.yaml",
+                                                 folder: folder, environment: [:])
         #expect(config.web?.tls == WebConfig.TLS(certFile: folder + "/cert.pem", keyFile: folder + "/key.pem", minVersion: "TLS13"))
         #expect(config.web?.basicAuthUsers.keys.sorted() == ["alice"])
         #expect(config.web?.requiresAuth == true)

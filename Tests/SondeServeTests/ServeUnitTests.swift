@@ -11,6 +11,13 @@ import Testing
         #expect(try ScrapeTimeout.seconds(header: "4", moduleTimeout: 5).get() == 3.5)
         #expect(try ScrapeTimeout.seconds(header: nil, moduleTimeout: nil).get() == 119.5)
         #expect(try ScrapeTimeout.seconds(header: "0.2", moduleTimeout: 5).get() == 5, "a negative difference takes the module's")
+        // A client's header never makes a probe hold its place for a day: 120 s, or the module's longer timeout.
+        #expect(try ScrapeTimeout.seconds(header: "86400", moduleTimeout: nil).get() == 119.5)
+        #expect(try ScrapeTimeout.seconds(header: "86400", moduleTimeout: 300).get() == 299.5)
+        // Limits asked below the floor are kept; those above what descriptors allow are lowered.
+        #expect(ServeLimits(maxConnections: 1, maxProbes: 1, fileLimit: 1024).maxProbes == 1)
+        #expect(ServeLimits(fileLimit: 1024).maxConnections == 448 && ServeLimits(fileLimit: 1024).maxProbes == 100)
+        #expect(ServeLimits(fileLimit: 100).maxConnections == 4 && ServeLimits(fileLimit: 100).maxProbes == 4)
         for bad in ["soon", "-1", "nan", "inf", "1e9"] {
             #expect(throws: ScrapeTimeout.Refused.self) { try ScrapeTimeout.seconds(header: bad, moduleTimeout: 5).get() }
         }
