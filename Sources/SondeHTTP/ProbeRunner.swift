@@ -333,12 +333,23 @@ public final class ProbeRunner {
     private func makeTransaction(easy: EasyHandle, task: ActiveTask, result: CURLcode, activeSocket: Int32) -> (TransactionMetrics, TaskError?) {
         let status = easy.long(CURLINFO_RESPONSE_CODE)
         let secure = easy.schemeIsHTTPS
+        // libcurl's timers count from when it picked the transfer up, a little after sonde added it
+        // (more on a loaded machine): anchor them there, at the request's start (the C shim's
+        // CURLOPT_PREREQFUNCTION time) less libcurl's pretransfer offset, never before the add.
+        // The pick-up delay is part of the queue. A transfer that never got that far keeps
+        // sonde's own start. sonde's own instants are placed on that time base.
+        let preTransfer = easy.offset(CURLINFO_PRETRANSFER_TIME_T)
+        var anchor = task.hopStartMonotonic
+        if let requestStart = easy.requestStartMicros, preTransfer > 0 {
+            anchor = max(anchor, requestStart - preTransfer)
+        }
+        func sinceStart(_ instant: Int64?) -> Int64? { instant.map { $0 - anchor } }
         let timers = CurlTimers(
             nameLookup: easy.offset(CURLINFO_NAMELOOKUP_TIME_T), connect: easy.offset(CURLINFO_CONNECT_TIME_T),
-            appConnect: easy.offset(CURLINFO_APPCONNECT_TIME_T), preTransfer: easy.offset(CURLINFO_PRETRANSFER_TIME_T),
+            appConnect: easy.offset(CURLINFO_APPCONNECT_TIME_T), preTransfer: preTransfer,
             startTransfer: easy.offset(CURLINFO_STARTTRANSFER_TIME_T), total: easy.offset(CURLINFO_TOTAL_TIME_T),
-            requestBodyEnd: easy.requestBodyEndMicros.map { $0 - task.hopStartMonotonic },
-            postTransfer: easy.offset(ifAvailable: .postTransferTime))
+            requestStart: sinceStart(easy.requestStartMicros), requestBodyEnd: sinceStart(easy.requestBodyEndMicros),
+            firstResponseByte: sinceStart(easy.firstResponseByteMicros))
         let opened = easy.long(CURLINFO_NUM_CONNECTS) > 0
         let remoteAddress = easy.string(CURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : $0 }
         let remotePort = easy.long(CURLINFO_PRIMARY_PORT)
@@ -356,14 +367,6 @@ public final class ProbeRunner {
         }
         let timing = TransactionTiming(timers: timers, reused: reused, secure: secure, completed: result == CURLE_OK,
                                        networkStarted: !local)
-        // libcurl's timers count from when it picked the transfer up, a little after sonde added it
-        // (more on a loaded machine): anchor them there, at the request's start (the C shim's
-        // CURLOPT_PREREQFUNCTION time) less libcurl's pretransfer offset. The pick-up delay is
-        // part of the queue. A transfer that never got that far keeps sonde's own start.
-        var anchor = task.hopStartMonotonic
-        if let requestStart = easy.requestStartMicros, timers.preTransfer > 0 {
-            anchor = max(anchor, requestStart - timers.preTransfer)
-        }
         let start = task.hopStartWall.adding(microseconds: anchor - task.hopStartMonotonic)
         func date(_ offset: Int64?) -> Timestamp? { offset.map { start.adding(microseconds: $0) } }
 
