@@ -31,6 +31,9 @@ public final class ProbeRunner {
     private let redactor: Redactor
     private let registry: ConnectionRegistry
     private var certificatesByConnection: [Int: [PeerCertificate]] = [:]
+    /// Each new TLS connection's CURLINFO_CERTINFO lines, read when its transfer finished and
+    /// parsed into `certificatesByConnection` when a task on it is handed on (`withCertificates`).
+    private var certificateInfoByConnection: [Int: [[String]]] = [:]
     /// The fallback record of each connection that came out of an `--http3` race TCP won.
     private var fallbackByConnection: [Int: HTTP3Fallback] = [:]
     /// The registry's number for the current run's connection pool (its multi handle).
@@ -112,6 +115,17 @@ public final class ProbeRunner {
         }
 
         var gate = OriginGate<Worker>()
+        /// Finished tasks not yet handed to `onTask`, and when the first of them finished (µs).
+        /// They are handed on when no socket is ready (at most 50 ms late), so that parsing a new
+        /// connection's certificates (1.5–2.5 ms in a debug build) and the caller's work never hold
+        /// back the reading of other transfers' responses.
+        var undelivered: [ProbeTask] = []
+        var undeliveredSince: Int64 = 0
+        func deliver() {
+            for task in undelivered { onTask(withCertificates(task)) }
+            undelivered.removeAll()
+        }
+        defer { deliver() }
         var nextTask = 0
         var idle = workers
         var active = 0  // tasks in progress: in libcurl, or held by the gate
@@ -165,13 +179,17 @@ public final class ProbeRunner {
                 multi.remove(worker.easy)
                 if try finishHop(worker, result: result, multi: multi, gate: &gate) {
                     active -= 1
-                    if let task = worker.finishedTask { onTask(task) }
+                    if let task = worker.finishedTask {
+                        if undelivered.isEmpty { undeliveredSince = monotonicMicroseconds() }
+                        undelivered.append(task)
+                    }
                     worker.finishedTask = nil
                     idle.append(worker)
                 }
             }
             if !interrupted && shouldStop() {
                 interrupted = true
+                deliver()
                 for worker in workers where worker.task != nil {
                     multi.remove(worker.easy)
                     if var task = worker.task {
@@ -183,8 +201,15 @@ public final class ProbeRunner {
                 }
                 break
             }
-            // Wait for the network only when no idle worker has a task to start right away.
-            if active > 0 && (idle.isEmpty || nextTask >= totalTasks) { multi.wait(timeoutMs: 100) }
+            // Wait for the network only when no idle worker has a task to start right away. Finished
+            // tasks are handed on first, unless libcurl has work now (a transfer just added, a socket
+            // ready): then perform does it first.
+            if active > 0 && (idle.isEmpty || nextTask >= totalTasks) {
+                if !undelivered.isEmpty && monotonicMicroseconds() - undeliveredSince < 50_000
+                    && (multi.timeoutMs() == 0 || multi.wait(timeoutMs: 0) > 0) { continue }
+                deliver()
+                multi.wait(timeoutMs: 100)
+            }
         }
         return interrupted
     }
@@ -287,6 +312,20 @@ public final class ProbeRunner {
         return idle
     }
 
+    /// The task with each transaction's connection certificates (none for plain HTTP), parsing a
+    /// connection's CURLINFO_CERTINFO lines once, on first use.
+    private func withCertificates(_ task: ProbeTask) -> ProbeTask {
+        var task = task
+        for index in task.transactionMetrics.indices {
+            guard let id = task.transactionMetrics[index].connectionID else { continue }
+            if certificatesByConnection[id] == nil, let info = certificateInfoByConnection.removeValue(forKey: id) {
+                certificatesByConnection[id] = CertificateInfoParser.parse(info)
+            }
+            task.transactionMetrics[index].peerCertificates = certificatesByConnection[id] ?? []
+        }
+        return task
+    }
+
     /// Records the finished hop; starts the next hop of a redirect, or completes the task.
     /// - Returns: true when the task is complete (`worker.finishedTask` is set).
     private func finishHop(_ worker: Worker, result: CURLcode, multi: MultiHandle,
@@ -380,7 +419,6 @@ public final class ProbeRunner {
         default: protocolName = nil
         }
         var connectionID: Int? = nil
-        var certificates: [PeerCertificate] = []
         var fallback: HTTP3Fallback? = nil
         if usedConnection {
             let id: Int
@@ -392,14 +430,8 @@ public final class ProbeRunner {
                                            opened: opened)
             }
             connectionID = id
-            if secure {
-                if opened {
-                    certificates = CertificateInfoParser.parse(easy.certificateInfo())
-                    certificatesByConnection[id] = certificates
-                } else {
-                    certificates = certificatesByConnection[id] ?? []
-                }
-            }
+            // Read while libcurl has them; parsed when the task is handed on (`withCertificates`).
+            if secure && opened { certificateInfoByConnection[id] = easy.certificateInfo() }
             // An --http3 race whose connection is not QUIC fell back: say why, on every transaction it carries.
             if options.httpVersion == .http3 {
                 if opened, let protocolName, protocolName != "h3" {
@@ -459,7 +491,6 @@ public final class ProbeRunner {
             localAddress: localAddress, localPort: localPort > 0 ? localPort : nil,
             negotiatedTLSProtocolVersion: tls?.version, negotiatedTLSCipherSuite: tls?.cipher,
             tlsSessionReused: tls.map { $0.sessionReused },
-            peerCertificates: certificates,
             countOfRequestHeaderBytesSent: Int64(easy.long(CURLINFO_REQUEST_SIZE)),
             countOfRequestBodyBytesSent: easy.offset(CURLINFO_SIZE_UPLOAD_T),
             countOfResponseHeaderBytesReceived: Int64(easy.long(CURLINFO_HEADER_SIZE)),
