@@ -40,22 +40,10 @@ final class MultiHandle {
         return running
     }
 
-    /// Blocks until there is socket activity or `timeoutMs` passes (curl_multi_poll, which also
-    /// returns at libcurl's own next timeout); 0 only checks.
-    /// - Returns: the number of libcurl's sockets with activity.
-    @discardableResult
-    func wait(timeoutMs: Int32) -> Int32 {
+    /// Blocks until there is socket activity or `timeoutMs` passes (curl_multi_poll).
+    func wait(timeoutMs: Int32) {
         var ready: Int32 = 0
         _ = curl_multi_poll(raw, nil, 0, timeoutMs, &ready)
-        return ready
-    }
-
-    /// Milliseconds until libcurl wants `perform` called again (curl_multi_timeout): 0 when it
-    /// has work to do now (a transfer just added), -1 when it waits only for socket activity.
-    func timeoutMs() -> Int {
-        var timeout = -1
-        _ = curl_multi_timeout(raw, &timeout)
-        return timeout
     }
 
     /// The transfers that finished since the last call: the raw easy pointer and its result.

@@ -116,9 +116,9 @@ public final class ProbeRunner {
 
         var gate = OriginGate<Worker>()
         /// Finished tasks not yet handed to `onTask`, and when the first of them finished (µs).
-        /// They are handed on when no socket is ready (at most 50 ms late), so that parsing a new
-        /// connection's certificates (1.5–2.5 ms in a debug build) and the caller's work never hold
-        /// back the reading of other transfers' responses.
+        /// They are handed on once no transfer is in flight (at most 50 ms late), so that parsing a
+        /// new connection's certificates (1.5–2.5 ms in a debug build, more for a long chain) and
+        /// the caller's work do not hold back the requests and responses of other transfers.
         var undelivered: [ProbeTask] = []
         var undeliveredSince: Int64 = 0
         func deliver() {
@@ -187,6 +187,7 @@ public final class ProbeRunner {
                     idle.append(worker)
                 }
             }
+            if !undelivered.isEmpty && (active == 0 || monotonicMicroseconds() - undeliveredSince >= 50_000) { deliver() }
             if !interrupted && shouldStop() {
                 interrupted = true
                 deliver()
@@ -201,15 +202,8 @@ public final class ProbeRunner {
                 }
                 break
             }
-            // Wait for the network only when no idle worker has a task to start right away. Finished
-            // tasks are handed on first, unless libcurl has work now (a transfer just added, a socket
-            // ready): then perform does it first.
-            if active > 0 && (idle.isEmpty || nextTask >= totalTasks) {
-                if !undelivered.isEmpty && monotonicMicroseconds() - undeliveredSince < 50_000
-                    && (multi.timeoutMs() == 0 || multi.wait(timeoutMs: 0) > 0) { continue }
-                deliver()
-                multi.wait(timeoutMs: 100)
-            }
+            // Wait for the network only when no idle worker has a task to start right away.
+            if active > 0 && (idle.isEmpty || nextTask >= totalTasks) { multi.wait(timeoutMs: 100) }
         }
         return interrupted
     }
