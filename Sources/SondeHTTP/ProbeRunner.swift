@@ -142,9 +142,11 @@ public final class ProbeRunner {
             return true
         }
 
-        /// Starts the hops that waited for a connection being set up (they do not enter the gate again).
+        /// Starts the hops that waited for a connection being set up (they do not enter the gate again),
+        /// and lets libcurl send their requests at once, before any bookkeeping of this loop turn.
         func release(_ waiters: [Worker]) throws(TaskError) {
             for waiter in waiters { try startHop(waiter, multi: multi, gate: &gate, gated: false) }
+            if !waiters.isEmpty { _ = multi.perform() }
         }
         /// Whether the worker's ready connection multiplexes: h2 through ALPN (read from the TLS
         /// session while the transfer runs; once it is done, from the response's HTTP version),
