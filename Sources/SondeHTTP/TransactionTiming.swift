@@ -5,7 +5,7 @@ import SondeCore
 ///
 /// A libcurl timer is 0 when its milestone was not reached (a failed transfer) or did not apply.
 /// sonde's own instants are nil when not observed. libcurl 8.23 stamps PRETRANSFER and
-/// POSTTRANSFER after the request left (measured 35–110 µs late on a reused connection, over
+/// POSTTRANSFER after the request left (measured 35–150 µs late on a reused connection, over
 /// HTTP/2 about when the response arrived: docs/measurements.md, 2026-11-25), so the request's
 /// and the response's start are sonde's own instants, taken in libcurl's callbacks.
 public struct CurlTimers: Sendable, Equatable {
