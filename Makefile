@@ -39,7 +39,7 @@ run: build
 
 ## Unit and end-to-end tests (embedded target, nginx, curl -w, schema validation), on the provided
 ## libcurl; then the probe, resume and report suites again on Debian's libcurl 7.88.
-SYSTEM_LIBCURL_SUITES := CLITargetTests|CLIReportFormatTests|CLINginxTests|ResumeCLITests|LibcurlCLITests
+SYSTEM_LIBCURL_SUITES := CLITargetTests|CLIReportFormatTests|CLINginxTests|ResumeCLITests|LibcurlCLITests|ReusedTimingCLITests
 test: deps-test provide-libcurl system-libcurl
 	swift build --build-tests
 	@# The failures again at the end, where a log's tail shows them.

@@ -15,7 +15,7 @@ public struct ToolInfo: Codable, Sendable, Equatable {
     public var http2Library: String? = nil
     /// e.g. "ngtcp2/1.25.0 nghttp3/1.18.0"; nil without HTTP/3.
     public var quicLibrary: String? = nil
-    /// What that libcurl lacks of what sonde can use ("http3: …", "connId: …", "queueTime: …", "postTransferTime: …").
+    /// What that libcurl lacks of what sonde can use ("http3: …", "connId: …", "queueTime: …").
     public var libcurlLacks: [String]? = nil
     /// The CA bundle transfers verify against when no --cacert is given.
     public var caBundle: String? = nil

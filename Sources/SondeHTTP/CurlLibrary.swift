@@ -119,8 +119,6 @@ public enum CurlLibrary {
     public static var hasConnectionID: Bool { ModernCurlInfo.connectionID.available }
     /// libcurl 8.6.0 added CURLINFO_QUEUE_TIME_T (time a transfer waited in libcurl's queue).
     public static var hasQueueTime: Bool { ModernCurlInfo.queueTime.available }
-    /// libcurl 8.10.0 added CURLINFO_POSTTRANSFER_TIME_T (when the request's last byte was sent).
-    public static var hasPostTransferTime: Bool { ModernCurlInfo.postTransferTime.available }
 
     /// What the running libcurl lacks of what sonde can use, one sentence each; empty on a modern
     /// libcurl built with HTTP/3.
@@ -129,7 +127,6 @@ public enum CurlLibrary {
         if !supportsHTTP3 { missing.append("http3: no HTTP/3 (QUIC); --http3 and --http3-only are refused") }
         if !hasConnectionID { missing.append("connId: no CURLINFO_CONN_ID (libcurl 8.2.0)") }
         if !hasQueueTime { missing.append("queueTime: no CURLINFO_QUEUE_TIME_T (libcurl 8.6.0)") }
-        if !hasPostTransferTime { missing.append("postTransferTime: no CURLINFO_POSTTRANSFER_TIME_T (libcurl 8.10.0)") }
         return missing
     }
 

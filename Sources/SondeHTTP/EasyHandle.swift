@@ -39,6 +39,10 @@ public final class EasyHandle {
     private var requestBodyOffset = 0
     /// Monotonic µs when the last body byte was handed to libcurl; nil until then.
     private(set) var requestBodyEndMicros: Int64?
+    /// Monotonic µs of the first header callback after the request started (libcurl had read the
+    /// response's first bytes); nil until then. Headers before it (a proxy's CONNECT answer) do
+    /// not count.
+    private(set) var firstResponseByteMicros: Int64?
     /// Receives every chunk of the response body as libcurl delivers it; returning false aborts
     /// the transfer (CURLE_WRITE_ERROR). nil: the body is only counted.
     var bodyConsumer: ((UnsafeRawBufferPointer) -> Bool)?
@@ -103,6 +107,7 @@ public final class EasyHandle {
         tls = nil
         requestBodyOffset = 0
         requestBodyEndMicros = nil
+        firstResponseByteMicros = nil
         requestStartSlot.pointee = 0
         errorBuffer[0] = 0
         if let textLog { sonde_text_log_reset(textLog) }
@@ -277,6 +282,7 @@ public final class EasyHandle {
     // MARK: - Callbacks
 
     fileprivate func didReceiveHeader(_ bytes: UnsafeRawBufferPointer) {
+        if firstResponseByteMicros == nil && requestStartSlot.pointee > 0 { firstResponseByteMicros = monotonicMicroseconds() }
         var end = bytes.count
         while end > 0 && (bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D) { end -= 1 }
         let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])

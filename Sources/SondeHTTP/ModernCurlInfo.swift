@@ -12,17 +12,13 @@ enum ModernCurlInfo {
     /// CURLINFO_QUEUE_TIME_T (libcurl 8.6.0): µs the transfer waited in libcurl's queue before it
     /// had a connection to use.
     case queueTime
-    /// CURLINFO_POSTTRANSFER_TIME_T (libcurl 8.10.0): µs from the start until libcurl sent the
-    /// last byte of the request, on the same time base as PRETRANSFER and STARTTRANSFER.
-    case postTransferTime
 
-    /// The CURLINFO number (curl.h: CURLINFO_OFF_T + 64, + 65, + 67).
+    /// The CURLINFO number (curl.h: CURLINFO_OFF_T + 64, + 65).
     var info: CURLINFO {
         let index: UInt32
         switch self {
         case .connectionID: index = 64
         case .queueTime: index = 65
-        case .postTransferTime: index = 67
         }
         return CURLINFO(rawValue: UInt32(CURLINFO_OFF_T) + index)
     }
@@ -32,7 +28,6 @@ enum ModernCurlInfo {
         switch self {
         case .connectionID: return 0x08_02_00
         case .queueTime: return 0x08_06_00
-        case .postTransferTime: return 0x08_0A_00
         }
     }
 

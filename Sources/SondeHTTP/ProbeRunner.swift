@@ -34,6 +34,9 @@ public final class ProbeRunner {
     private let redactor: Redactor
     private let registry: ConnectionRegistry
     private var certificatesByConnection: [Int: [PeerCertificate]] = [:]
+    /// Each new TLS connection's CURLINFO_CERTINFO lines, read when its transfer finished and
+    /// parsed into `certificatesByConnection` when a task on it is handed on (`withCertificates`).
+    private var certificateInfoByConnection: [Int: [[String]]] = [:]
     /// The fallback record of each connection that came out of an `--http3` race TCP won.
     private var fallbackByConnection: [Int: HTTP3Fallback] = [:]
     /// The registry's number for the current run's connection pool (its multi handle).
@@ -120,6 +123,17 @@ public final class ProbeRunner {
         }
 
         var gate = OriginGate<Worker>()
+        /// Finished tasks not yet handed to `onTask`, and when the first of them finished (µs).
+        /// They are handed on once no transfer is in flight (at most 50 ms late), so that parsing a
+        /// new connection's certificates (1.5–2.5 ms in a debug build, more for a long chain) and
+        /// the caller's work do not hold back the requests and responses of other transfers.
+        var undelivered: [ProbeTask] = []
+        var undeliveredSince: Int64 = 0
+        func deliver() {
+            for task in undelivered { onTask(withCertificates(task)) }
+            undelivered.removeAll()
+        }
+        defer { deliver() }
         var nextTask = 0
         var idle = workers
         var active = 0  // tasks in progress: in libcurl, or held by the gate
@@ -136,9 +150,11 @@ public final class ProbeRunner {
             return true
         }
 
-        /// Starts the hops that waited for a connection being set up (they do not enter the gate again).
+        /// Starts the hops that waited for a connection being set up (they do not enter the gate again),
+        /// and lets libcurl send their requests at once, before any bookkeeping of this loop turn.
         func release(_ waiters: [Worker]) throws(TaskError) {
             for waiter in waiters { try startHop(waiter, multi: multi, gate: &gate, gated: false) }
+            if !waiters.isEmpty { _ = multi.perform() }
         }
         /// Whether the worker's ready connection multiplexes: h2 through ALPN (read from the TLS
         /// session while the transfer runs; once it is done, from the response's HTTP version),
@@ -173,13 +189,18 @@ public final class ProbeRunner {
                 multi.remove(worker.easy)
                 if try finishHop(worker, result: result, multi: multi, gate: &gate) {
                     active -= 1
-                    if let task = worker.finishedTask { onTask(task) }
+                    if let task = worker.finishedTask {
+                        if undelivered.isEmpty { undeliveredSince = monotonicMicroseconds() }
+                        undelivered.append(task)
+                    }
                     worker.finishedTask = nil
                     idle.append(worker)
                 }
             }
+            if !undelivered.isEmpty && (active == 0 || monotonicMicroseconds() - undeliveredSince >= 50_000) { deliver() }
             if !interrupted && shouldStop() {
                 interrupted = true
+                deliver()
                 for worker in workers where worker.task != nil {
                     multi.remove(worker.easy)
                     if var task = worker.task {
@@ -305,6 +326,20 @@ public final class ProbeRunner {
         return idle
     }
 
+    /// The task with each transaction's connection certificates (none for plain HTTP), parsing a
+    /// connection's CURLINFO_CERTINFO lines once, on first use.
+    private func withCertificates(_ task: ProbeTask) -> ProbeTask {
+        var task = task
+        for index in task.transactionMetrics.indices {
+            guard let id = task.transactionMetrics[index].connectionID else { continue }
+            if certificatesByConnection[id] == nil, let info = certificateInfoByConnection.removeValue(forKey: id) {
+                certificatesByConnection[id] = CertificateInfoParser.parse(info)
+            }
+            task.transactionMetrics[index].peerCertificates = certificatesByConnection[id] ?? []
+        }
+        return task
+    }
+
     /// Records the finished hop; starts the next hop of a redirect, or completes the task.
     /// - Returns: true when the task is complete (`worker.finishedTask` is set).
     private func finishHop(_ worker: Worker, result: CURLcode, multi: MultiHandle,
@@ -374,12 +409,23 @@ public final class ProbeRunner {
     private func makeTransaction(easy: EasyHandle, task: ActiveTask, result: CURLcode, activeSocket: Int32) -> (TransactionMetrics, TaskError?) {
         let status = easy.long(CURLINFO_RESPONSE_CODE)
         let secure = easy.schemeIsHTTPS
+        // libcurl's timers count from when it picked the transfer up, a little after sonde added it
+        // (more on a loaded machine): anchor them there, at the request's start (the C shim's
+        // CURLOPT_PREREQFUNCTION time) less libcurl's pretransfer offset, never before the add.
+        // The pick-up delay is part of the queue. A transfer that never got that far keeps
+        // sonde's own start. sonde's own instants are placed on that time base.
+        let preTransfer = easy.offset(CURLINFO_PRETRANSFER_TIME_T)
+        var anchor = task.hopStartMonotonic
+        if let requestStart = easy.requestStartMicros, preTransfer > 0 {
+            anchor = max(anchor, requestStart - preTransfer)
+        }
+        func sinceStart(_ instant: Int64?) -> Int64? { instant.map { $0 - anchor } }
         let timers = CurlTimers(
             nameLookup: easy.offset(CURLINFO_NAMELOOKUP_TIME_T), connect: easy.offset(CURLINFO_CONNECT_TIME_T),
-            appConnect: easy.offset(CURLINFO_APPCONNECT_TIME_T), preTransfer: easy.offset(CURLINFO_PRETRANSFER_TIME_T),
+            appConnect: easy.offset(CURLINFO_APPCONNECT_TIME_T), preTransfer: preTransfer,
             startTransfer: easy.offset(CURLINFO_STARTTRANSFER_TIME_T), total: easy.offset(CURLINFO_TOTAL_TIME_T),
-            requestBodyEnd: easy.requestBodyEndMicros.map { $0 - task.hopStartMonotonic },
-            postTransfer: easy.offset(ifAvailable: .postTransferTime))
+            requestStart: sinceStart(easy.requestStartMicros), requestBodyEnd: sinceStart(easy.requestBodyEndMicros),
+            firstResponseByte: sinceStart(easy.firstResponseByteMicros))
         let opened = easy.long(CURLINFO_NUM_CONNECTS) > 0
         let remoteAddress = easy.string(CURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : $0 }
         let remotePort = easy.long(CURLINFO_PRIMARY_PORT)
@@ -401,14 +447,6 @@ public final class ProbeRunner {
         }
         let timing = TransactionTiming(timers: timers, reused: reused, secure: secure, completed: result == CURLE_OK,
                                        networkStarted: !local)
-        // libcurl's timers count from when it picked the transfer up, a little after sonde added it
-        // (more on a loaded machine): anchor them there, at the request's start (the C shim's
-        // CURLOPT_PREREQFUNCTION time) less libcurl's pretransfer offset. The pick-up delay is
-        // part of the queue. A transfer that never got that far keeps sonde's own start.
-        var anchor = task.hopStartMonotonic
-        if let requestStart = easy.requestStartMicros, timers.preTransfer > 0 {
-            anchor = max(anchor, requestStart - timers.preTransfer)
-        }
         let start = task.hopStartWall.adding(microseconds: anchor - task.hopStartMonotonic)
         func date(_ offset: Int64?) -> Timestamp? { offset.map { start.adding(microseconds: $0) } }
 
@@ -422,7 +460,6 @@ public final class ProbeRunner {
         default: protocolName = nil
         }
         var connectionID: Int? = nil
-        var certificates: [PeerCertificate] = []
         var fallback: HTTP3Fallback? = nil
         if usedConnection {
             let id: Int
@@ -434,14 +471,8 @@ public final class ProbeRunner {
                                            opened: opened)
             }
             connectionID = id
-            if secure {
-                if opened {
-                    certificates = CertificateInfoParser.parse(easy.certificateInfo())
-                    certificatesByConnection[id] = certificates
-                } else {
-                    certificates = certificatesByConnection[id] ?? []
-                }
-            }
+            // Read while libcurl has them; parsed when the task is handed on (`withCertificates`).
+            if secure && opened { certificateInfoByConnection[id] = easy.certificateInfo() }
             // An --http3 race whose connection is not QUIC fell back: say why, on every transaction it carries.
             if options.httpVersion == .http3 {
                 if opened, let protocolName, protocolName != "h3" {
@@ -502,7 +533,6 @@ public final class ProbeRunner {
             localAddress: localAddress, localPort: localPort > 0 ? localPort : nil,
             negotiatedTLSProtocolVersion: tls?.version, negotiatedTLSCipherSuite: tls?.cipher,
             tlsSessionReused: tls.map { $0.sessionReused },
-            peerCertificates: certificates,
             countOfRequestHeaderBytesSent: Int64(easy.long(CURLINFO_REQUEST_SIZE)),
             countOfRequestBodyBytesSent: easy.offset(CURLINFO_SIZE_UPLOAD_T),
             countOfResponseHeaderBytesReceived: Int64(easy.long(CURLINFO_HEADER_SIZE)),

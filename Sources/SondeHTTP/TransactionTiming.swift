@@ -1,9 +1,13 @@
 import SondeCore
 
 /// libcurl's cumulative timers for one transfer, in microseconds from the transfer's start
-/// (`CURLINFO_*_TIME_T`), plus the one instant sonde measures itself.
+/// (`CURLINFO_*_TIME_T`), plus the instants sonde observes itself on the same time base.
 ///
-/// A timer is 0 when its milestone was not reached (a failed transfer) or did not apply.
+/// A libcurl timer is 0 when its milestone was not reached (a failed transfer) or did not apply.
+/// sonde's own instants are nil when not observed. libcurl 8.23 stamps PRETRANSFER and
+/// POSTTRANSFER after the request left (measured 35–150 µs late on a reused connection, over
+/// HTTP/2 about when the response arrived: docs/measurements.md, 2026-11-25), so the request's
+/// and the response's start are sonde's own instants, taken in libcurl's callbacks.
 public struct CurlTimers: Sendable, Equatable {
     public var nameLookup: Int64
     public var connect: Int64
@@ -11,30 +15,28 @@ public struct CurlTimers: Sendable, Equatable {
     public var preTransfer: Int64
     public var startTransfer: Int64
     public var total: Int64
+    /// When libcurl, its connection ready, was about to send the request (sonde's
+    /// CURLOPT_PREREQFUNCTION, called right before libcurl hands the request to the connection).
+    public var requestStart: Int64?
     /// When the last request body byte was handed to libcurl, measured by sonde's read
-    /// callback on the same time base; nil for requests without a body.
+    /// callback; nil for requests without a body.
     public var requestBodyEnd: Int64?
-    /// When libcurl sent the request's last byte (`CURLINFO_POSTTRANSFER_TIME_T`, libcurl 8.10.0
-    /// and later); nil on an older libcurl. 0 when not reached, like the others.
-    public var postTransfer: Int64?
+    /// When the first byte of the response reached sonde (the first CURLOPT_HEADERFUNCTION call
+    /// after the request started: libcurl had read and parsed the status line).
+    public var firstResponseByte: Int64?
 
     public init(nameLookup: Int64, connect: Int64, appConnect: Int64, preTransfer: Int64,
-                startTransfer: Int64, total: Int64, requestBodyEnd: Int64? = nil, postTransfer: Int64? = nil) {
+                startTransfer: Int64, total: Int64, requestStart: Int64? = nil, requestBodyEnd: Int64? = nil,
+                firstResponseByte: Int64? = nil) {
         self.nameLookup = nameLookup
         self.connect = connect
         self.appConnect = appConnect
         self.preTransfer = preTransfer
         self.startTransfer = startTransfer
         self.total = total
+        self.requestStart = requestStart
         self.requestBodyEnd = requestBodyEnd
-        self.postTransfer = postTransfer
-    }
-
-    /// The end of the request as libcurl or sonde saw it: libcurl's post-transfer time when it
-    /// has one (8.10+), else sonde's last-body-byte time; nil when neither is known.
-    var requestSent: Int64? {
-        if let postTransfer, postTransfer > 0 { return postTransfer }
-        return requestBodyEnd
+        self.firstResponseByte = firstResponseByte
     }
 }
 
@@ -42,8 +44,10 @@ public struct CurlTimers: Sendable, Equatable {
 ///
 /// Milestones are cumulative microsecond offsets from the transfer start and never decrease:
 /// `dnsEnd ≤ connectEnd ≤ tlsEnd(= ready) ≤ requestEnd ≤ responseStart ≤ responseEnd`.
-/// `requestEnd` is libcurl's post-transfer time on libcurl 8.10+, else the moment sonde handed
-/// libcurl the last body byte, else the pretransfer time (a request without a body).
+/// `requestStart` is sonde's pre-request instant (else libcurl's pretransfer time); `requestEnd`
+/// is the moment sonde handed libcurl the last body byte, or `requestStart` for a request without
+/// a body (libcurl sends its few hundred header bytes in the call that follows the pre-request
+/// callback); `responseStart` is sonde's first-header instant (else libcurl's starttransfer).
 /// Each phase is the difference of two consecutive milestones, so the phases add up to
 /// `total` exactly (in µs). On a reused connection there is no DNS, connect or TLS: `ready` is 0.
 public struct TransactionTiming: Sendable, Equatable {
@@ -95,15 +99,17 @@ public struct TransactionTiming: Sendable, Equatable {
                 ready = connectEnd
             }
         }
-        if ready != nil, let pre = reach(t.preTransfer) {
+        // sonde's own instants, where seen; 0 µs after the start is still reached.
+        let firstByte = t.firstResponseByte.map { max(1, $0) } ?? t.startTransfer
+        if ready != nil, let pre = reach(t.requestStart.map { max(1, $0) } ?? t.preTransfer) {
             requestStart = pre
-            // The request ends when its last byte went (never after the response began).
-            if let sent = t.requestSent, sent > pre {
-                let limit = t.startTransfer > 0 ? min(t.startTransfer, end) : end
+            // The request ends when its last body byte went (never after the response began).
+            if let sent = t.requestBodyEnd, sent > pre {
+                let limit = firstByte > 0 ? min(firstByte, end) : end
                 cursor = max(cursor, min(sent, limit))
             }
             requestEnd = cursor
-            responseStart = reach(t.startTransfer)
+            responseStart = reach(firstByte)
         }
 
         // Phases between consecutive reached milestones.

@@ -54,7 +54,7 @@ import Testing
             #expect((tool["tlsLibraryPath"] as? String)?.hasSuffix("/libssl.so.3") == true)
             #expect(tool["quicLibrary"] == nil)
             let lacks = try #require(tool["libcurlLacks"] as? [String])
-            #expect(lacks.map { $0.split(separator: ":")[0] } == ["http3", "connId", "queueTime", "postTransferTime"])
+            #expect(lacks.map { $0.split(separator: ":")[0] } == ["http3", "connId", "queueTime"])
         }
         // No HTTP/3 on 7.88: both flags are refused up front, with what to do.
         let refused = try Harness.sonde(["--libcurl", LibcurlFacts.system, "probe", "--http3-only", "--output-dir",

@@ -129,4 +129,60 @@ import Testing
             #expect(request >= connectEnd - 2_000, "request \(request) before the connection was ready at \(connectEnd)")
         }
     }
+
+    /// Eight HTTP/2 streams on one connection to nginx, whose certificate chain is 100 long (its
+    /// parse, the engine's bookkeeping for the connection's first transaction, takes milliseconds):
+    /// the engine starts the queued requests and reads every stream's response before that work,
+    /// so none of them waits for it. Before, the requests left or the responses were read after it.
+    @Test func streamsDoNotWaitForTheEnginesBookkeeping() throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        var chain = try String(contentsOfFile: nginx.certificate, encoding: .utf8)
+        for index in 0..<99 {
+            let key = nginx.directory + "/extra\(index).key", certificate = nginx.directory + "/extra\(index).pem"
+            let made = try Harness.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                                                            "-nodes", "-days", "7", "-keyout", key, "-out", certificate,
+                                                            "-subj", "/CN=extra \(index)"])
+            try #require(made.status == 0, "\(made.stderr)")
+            chain += try String(contentsOfFile: certificate, encoding: .utf8)
+        }
+        try chain.write(toFile: nginx.certificate, atomically: true, encoding: .utf8)
+        let pid = try #require(Int32((try String(contentsOfFile: nginx.directory + "/nginx.pid", encoding: .utf8))
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        kill(pid, SIGHUP)
+        let url = "https://127.0.0.1:\(nginx.https)/1k.bin"
+        let reloaded = Harness.waitFor(seconds: 10) {
+            let probe = try? Harness.sonde(["probe", "--json", "-k", "--output-dir", Harness.temporaryDirectory(), url])
+            let report = probe.flatMap { try? Harness.json($0.stdout) }
+            let first = ((report?["probes"] as? [[String: Any]])?.first?["transactionMetrics"] as? [[String: Any]])?.first
+            return (first?["peerCertificates"] as? [Any])?.count == 100
+        }
+        try #require(reloaded, "nginx did not send the 100-certificate chain")
+
+        let work = Harness.temporaryDirectory()
+        let file = work + "/h2.pcap"
+        var report: [String: Any] = [:]
+        try CLICaptureTests.capture("/usr/bin/tcpdump", ["-i", "lo", "-U", "--immediate-mode", "-B", "65536", "-w", file, "tcp port \(nginx.https)"],
+                                    file: file, ready: "listening on", connections: 1) {
+            let result = try Harness.sonde(["probe", "--json", "-k", "--http2", "--parallel", "8", "--count", "8",
+                                            "--output-dir", work + "/reports", url])
+            #expect(result.status == 0, "\(result.stderr)")
+            report = try Harness.json(result.stdout)
+        }
+        let transactions = (report["probes"] as? [[String: Any]] ?? []).flatMap { ($0["transactionMetrics"] as? [[String: Any]]) ?? [] }
+        #expect(transactions.count == 8)
+        let opener = try #require(transactions.first { $0["isReusedConnection"] as? Bool == false })
+        let streams = transactions.filter { $0["isReusedConnection"] as? Bool == true }
+        #expect(streams.count == 7, "one connection for all eight")
+        let openerRequest = try #require(Self.micros(opener["requestStartDate"]))
+        let lastRequest = try #require(streams.compactMap { Self.micros($0["requestStartDate"]) }.max())
+        let lastResponse = try #require(streams.compactMap { Self.micros($0["responseStartDate"]) }.max())
+        // The server's last record before the last response was read: the wire's end of the responses.
+        let wire = try Self.packets(file).filter { $0.sourcePort == nginx.https && $0.length > 0 && $0.at <= lastResponse }
+        let lastOnWire = try #require(wire.last)
+        let phases = streams.map { $0["phases"] ?? "" }
+        // Parsing 100 certificates takes 40 ms or more in a debug build; 20 ms of slack for a loaded machine.
+        #expect(lastRequest - openerRequest < 20_000, "the queued requests left \(lastRequest - openerRequest) µs after the first: \(phases)")
+        #expect(lastResponse - lastOnWire.at < 20_000, "the last response was read \(lastResponse - lastOnWire.at) µs after its bytes came: \(phases)")
+    }
 }

@@ -48,28 +48,37 @@ import Testing
         #expect(sum(t) == 1_100)
     }
 
-    /// libcurl 8.10+: the request ends when libcurl sent its last byte (CURLINFO_POSTTRANSFER_TIME_T),
-    /// later than sonde's read callback handed it over, and never after the response began.
-    @Test func postTransferEndsSend() {
-        let timers = CurlTimers(nameLookup: 10, connect: 20, appConnect: 0, preTransfer: 30, startTransfer: 1_000,
-                                total: 1_100, requestBodyEnd: 600, postTransfer: 700)
-        let t = TransactionTiming(timers: timers, reused: false, secure: false, completed: true)
-        #expect(t.requestEnd == 700 && t.send == 680 && t.wait == 300)
-        #expect(sum(t) == 1_100)
-        // A GET: post-transfer is pretransfer, send stays the pretransfer step.
-        let get = TransactionTiming(timers: CurlTimers(nameLookup: 10, connect: 20, appConnect: 0, preTransfer: 30,
-                                                       startTransfer: 500, total: 600, postTransfer: 30),
-                                    reused: false, secure: false, completed: true)
-        #expect(get.send == 10 && get.wait == 470 && sum(get) == 600)
-        // A server that answers before the upload is done (a 413): send stops at the response.
-        let early = TransactionTiming(timers: CurlTimers(nameLookup: 10, connect: 20, appConnect: 0, preTransfer: 30,
-                                                         startTransfer: 400, total: 900, postTransfer: 800),
-                                      reused: false, secure: false, completed: true)
+    /// sonde's own instants win over libcurl's pretransfer and starttransfer: libcurl 8.23 stamps
+    /// pretransfer after the request left (here at 700, the step that read the response at 720),
+    /// so the request's start is the pre-request callback's instant (40), a bodyless request ends
+    /// there, and wait runs to the first header callback (760).
+    @Test func observedInstantsPlaceTheRequestAndTheResponse() {
+        let timers = CurlTimers(nameLookup: 0, connect: 0, appConnect: 0, preTransfer: 700, startTransfer: 720,
+                                total: 800, requestStart: 40, firstResponseByte: 760)
+        let t = TransactionTiming(timers: timers, reused: true, secure: true, completed: true)
+        #expect(t.requestStart == 40 && t.requestEnd == 40 && t.responseStart == 760)
+        #expect(t.send == 40 && t.wait == 720 && t.receive == 40 && sum(t) == 800)
+        // A fresh connection: send runs from the TLS handshake's end to the pre-request instant.
+        let fresh = TransactionTiming(timers: CurlTimers(nameLookup: 10, connect: 20, appConnect: 300, preTransfer: 900,
+                                                         startTransfer: 950, total: 1_000, requestStart: 310, firstResponseByte: 960),
+                                      reused: false, secure: true, completed: true)
+        #expect(fresh.send == 10 && fresh.wait == 650 && fresh.receive == 40 && sum(fresh) == 1_000)
+        // With a body, the request ends at the last body byte, never after the response began.
+        let upload = TransactionTiming(timers: CurlTimers(nameLookup: 0, connect: 0, appConnect: 0, preTransfer: 900,
+                                                          startTransfer: 950, total: 1_000, requestStart: 40,
+                                                          requestBodyEnd: 600, firstResponseByte: 700),
+                                       reused: true, secure: false, completed: true)
+        #expect(upload.requestEnd == 600 && upload.send == 600 && upload.wait == 100)
+        let early = TransactionTiming(timers: CurlTimers(nameLookup: 0, connect: 0, appConnect: 0, preTransfer: 30,
+                                                         startTransfer: 400, total: 900, requestStart: 30,
+                                                         requestBodyEnd: 800, firstResponseByte: 400),
+                                      reused: true, secure: false, completed: true)
         #expect(early.requestEnd == 400 && early.wait == 0 && sum(early) == 900)
-        // 0 means not reached (a failed transfer): sonde's own body end still counts.
-        let unreached = CurlTimers(nameLookup: 10, connect: 20, appConnect: 0, preTransfer: 30, startTransfer: 1_000,
-                                   total: 1_100, requestBodyEnd: 600, postTransfer: 0)
-        #expect(TransactionTiming(timers: unreached, reused: false, secure: false, completed: true).requestEnd == 600)
+        // An instant 0 µs after the start is still reached.
+        let zero = TransactionTiming(timers: CurlTimers(nameLookup: 0, connect: 0, appConnect: 0, preTransfer: 50,
+                                                        startTransfer: 60, total: 100, requestStart: 0, firstResponseByte: 70),
+                                     reused: true, secure: false, completed: true)
+        #expect(zero.requestStart == 1 && zero.wait == 69 && sum(zero) == 100)
     }
 
     @Test func failedConnectChargesTheRemainingTimeToConnect() {
@@ -117,8 +126,9 @@ import Testing
             func next() -> Int64 { Int64(generator.next() % 10_000) }
             let timers = CurlTimers(nameLookup: next(), connect: next(), appConnect: next(), preTransfer: next(),
                                     startTransfer: next(), total: next(),
+                                    requestStart: generator.next() % 2 == 0 ? nil : next(),
                                     requestBodyEnd: generator.next() % 2 == 0 ? nil : next(),
-                                    postTransfer: generator.next() % 2 == 0 ? nil : next())
+                                    firstResponseByte: generator.next() % 2 == 0 ? nil : next())
             let reused = generator.next() % 3 == 0
             let secure = generator.next() % 2 == 0
             let completed = generator.next() % 4 != 0
