@@ -24,7 +24,9 @@ import Testing
                                         "--backoff-initial", "50ms", "-H", "Authorization: Bearer hunter2",
                                         "--prom", prom, "--output-dir", output], timeout: 60)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("✓ soak recovered"))
+        // A drop in the last moments may still be down when the soak ends: the verdict then says so.
+        #expect(result.stdout.contains("✓ soak recovered") || (result.stdout.contains("✓ soak passed;") && result.stdout.contains("still down at the end")),
+                "\(result.stdout)")
         #expect(result.stdout.contains("disconnects: eof"))
         let folder = try onlyFolder(output)
         #expect(try Harness.validate([folder + "/report.json"]).status == 0)
