@@ -90,7 +90,10 @@ func soak(_ url: String, seconds: Double, caFile: String? = nil, _ configure: (i
         let timedOut = attempts.filter { $0.cause == .pongTimeout }
         #expect(!timedOut.isEmpty)
         #expect(timedOut.allSatisfy { $0.pings.missed == 1 && $0.pings.answered == 0 })
-        #expect(sink.missed == timedOut.count)
+        // The soak's end can cut an attempt whose pong was just missed (its cause is then `ended`):
+        // one missed ping more than pong timeouts, never fewer. Seen once in a loaded full run.
+        #expect(sink.missed == timedOut.count || (sink.missed == timedOut.count + 1 && attempts.last?.cause != .pongTimeout),
+                "missed \(sink.missed), pong timeouts \(timedOut.count), last cause \(String(describing: attempts.last?.cause))")
         #expect(attempts.count >= 2)
     }
 
