@@ -29,13 +29,13 @@ public struct BackoffPolicy: Codable, Sendable, Equatable {
     public static let maxDelayMs: Double = 86_400_000
 
     /// Why a policy is unusable, in words (with the bound that was passed), or nil when it is fine.
-    public var problem: String? {
-        if !(initialMs > 0) || !initialMs.isFinite { return "the initial backoff must be a positive duration" }
-        if initialMs > Self.maxDelayMs { return "the initial backoff must be at most 24 hours (24h)" }
-        if !(maxMs >= initialMs) || !maxMs.isFinite { return "the maximum backoff must be at least the initial backoff" }
-        if !(multiplier >= 1) || !multiplier.isFinite { return "the backoff multiplier must be at least 1" }
-        if maxMs > Self.maxDelayMs { return "the maximum backoff must be at most 24 hours (24h)" }
-        if multiplier > 1000 { return "the backoff multiplier must be at most 1000" }
+    public var problem: SettingProblem? {
+        if !(initialMs > 0) || !initialMs.isFinite { return SettingProblem(key: "backoff-initial", "the initial backoff must be a positive duration") }
+        if initialMs > Self.maxDelayMs { return SettingProblem(key: "backoff-initial", "the initial backoff must be at most 24 hours (24h)") }
+        if !(maxMs >= initialMs) || !maxMs.isFinite { return SettingProblem(key: "backoff-max", "the maximum backoff must be at least the initial backoff") }
+        if !(multiplier >= 1) || !multiplier.isFinite { return SettingProblem(key: "backoff-multiplier", "the backoff multiplier must be at least 1") }
+        if maxMs > Self.maxDelayMs { return SettingProblem(key: "backoff-max", "the maximum backoff must be at most 24 hours (24h)") }
+        if multiplier > 1000 { return SettingProblem(key: "backoff-multiplier", "the backoff multiplier must be at most 1000") }
         return nil
     }
 

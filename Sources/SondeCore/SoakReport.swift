@@ -229,37 +229,36 @@ public struct SoakConfig: Codable, Sendable, Equatable {
         self.insecure = insecure
     }
 
-    /// Why a soak with this config cannot run, in words (naming the option), or nil.
     /// The longest soak (and ramp) accepted, seconds: 30 days.
     public static let maxDurationS: Double = 30 * 86_400
     /// The longest ping interval, pong timeout, connect timeout and stable-after, seconds: a day.
     public static let maxIntervalS: Double = 86_400
 
-    /// Why these settings cannot run (in words, with the bound), or nil. Every duration is
-    /// bounded above so that no conversion to nanoseconds or microseconds can overflow.
-    public func problem(maxMessageSize: Int) -> String? {
+    /// Why these settings cannot run (the setting's key, and in words with the bound), or nil.
+    /// Every duration is bounded above so that no conversion to nanoseconds or microseconds can overflow.
+    public func problem(maxMessageSize: Int) -> SettingProblem? {
         if let problem = backoff.problem { return problem }
-        if !(durationS > 0) || !durationS.isFinite { return "--duration must be a positive duration" }
-        if durationS > Self.maxDurationS { return "--duration must be at most 30 days (720h)" }
-        if rampS > Self.maxDurationS { return "--ramp must be at most 30 days (720h)" }
-        for (name, value) in [("--ping-interval", pingIntervalS), ("--pong-timeout", pongTimeoutS),
-                              ("--connect-timeout", connectTimeoutS), ("--stable-after", stableAfterS)] where value > Self.maxIntervalS {
-            return "\(name) must be at most 24 hours (24h)"
+        if !(durationS > 0) || !durationS.isFinite { return SettingProblem(key: "duration", "must be a positive duration") }
+        if durationS > Self.maxDurationS { return SettingProblem(key: "duration", "must be at most 30 days (720h)") }
+        if rampS > Self.maxDurationS { return SettingProblem(key: "ramp", "must be at most 30 days (720h)") }
+        for (key, value) in [("ping-interval", pingIntervalS), ("pong-timeout", pongTimeoutS),
+                             ("connect-timeout", connectTimeoutS), ("stable-after", stableAfterS)] where value > Self.maxIntervalS {
+            return SettingProblem(key: key, "must be at most 24 hours (24h)")
         }
-        if connections < 1 { return "--connections must be at least 1" }
-        if connections > 100_000 { return "--connections is limited to 100000" }
-        if pingIntervalS < 0 || !pingIntervalS.isFinite { return "--ping-interval must not be negative" }
-        if pingIntervalS > 0 && pingIntervalS < 0.01 { return "--ping-interval must be at least 10ms" }
-        if !(pongTimeoutS > 0) { return "--pong-timeout must be a positive duration" }
+        if connections < 1 { return SettingProblem(key: "connections", "must be at least 1") }
+        if connections > 100_000 { return SettingProblem(key: "connections", "is limited to 100000") }
+        if pingIntervalS < 0 || !pingIntervalS.isFinite { return SettingProblem(key: "ping-interval", "must not be negative") }
+        if pingIntervalS > 0 && pingIntervalS < 0.01 { return SettingProblem(key: "ping-interval", "must be at least 10ms") }
+        if !(pongTimeoutS > 0) { return SettingProblem(key: "pong-timeout", "must be a positive duration") }
         if messageRate < 0 || messageRate > 10_000 || !messageRate.isFinite {
-            return "--message-rate must be between 0 and 10000 per second"
+            return SettingProblem(key: "message-rate", "must be between 0 and 10000 per second")
         }
         if messageSize < 16 || messageSize > maxMessageSize {
-            return "--message-size must be between 16 bytes and \(maxMessageSize) bytes"
+            return SettingProblem(key: "message-size", "must be between 16 bytes and \(maxMessageSize) bytes")
         }
-        if rampS < 0 || !rampS.isFinite { return "--ramp must not be negative" }
-        if let attempts = maxAttempts, attempts < 1 { return "--max-attempts must be at least 1" }
-        if !(connectTimeoutS > 0) { return "--connect-timeout must be a positive duration" }
+        if rampS < 0 || !rampS.isFinite { return SettingProblem(key: "ramp", "must not be negative") }
+        if let attempts = maxAttempts, attempts < 1 { return SettingProblem(key: "max-attempts", "must be at least 1") }
+        if !(connectTimeoutS > 0) { return SettingProblem(key: "connect-timeout", "must be a positive duration") }
         return nil
     }
 }

@@ -85,7 +85,7 @@ public struct ResumeSpec: CheckSpec {
             parsedOffsets().failure,
             parsedKinds().failure,
         ].compactMap { $0 }
-        if let problem = retryPolicy.backoff.problem { problems.append(SpecRules.backoffProblem(problem)) }
+        if let problem = retryPolicy.backoff.problem { problems.append(SpecProblem(key: problem.key, problem.message)) }
         return problems
     }
 

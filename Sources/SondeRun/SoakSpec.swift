@@ -67,17 +67,9 @@ public struct SoakSpec: CheckSpec {
             problems.append(SpecProblem(key: "max-idle", "must be between 1s and 24h"))
         }
         if problems.isEmpty, let problem = config(redactor: Redactor()).problem(maxMessageSize: SoakOptions.defaultMaxFrameSize) {
-            problems.append(Self.problem(fromOptionMessage: problem))
+            problems.append(SpecProblem(key: problem.key, problem.message))
         }
         return problems
-    }
-
-    /// A message in the form `--name rest` as the problem of key `name` (a backoff problem by what it names).
-    static func problem(fromOptionMessage message: String) -> SpecProblem {
-        if message.contains("backoff") { return SpecRules.backoffProblem(message) }
-        guard message.hasPrefix("--"), let space = message.firstIndex(of: " ") else { return SpecProblem(key: nil, message) }
-        return SpecProblem(key: String(message[message.index(message.startIndex, offsetBy: 2)..<space]),
-                           String(message[message.index(after: space)...]))
     }
 
     public func resolvingPaths(against folder: String) -> SoakSpec {

@@ -100,12 +100,6 @@ public enum SpecRules {
         return nil
     }
 
-    /// The key of a `BackoffPolicy.problem`, by what it names.
-    public static func backoffProblem(_ message: String) -> SpecProblem {
-        let key = message.contains("multiplier") ? "backoff-multiplier" : (message.contains("initial") ? "backoff-initial" : "backoff-max")
-        return SpecProblem(key: key, message)
-    }
-
     /// `host:port:address` entries (curl's `--resolve`).
     public static func resolveEntries(_ entries: [String]?) -> SpecProblem? {
         for entry in entries ?? [] where entry.split(separator: ":", omittingEmptySubsequences: false).count < 3 {

@@ -20,7 +20,7 @@ public final class SoakEngine: @unchecked Sendable {
     /// Builds the engine; a TLS setting that cannot work (an unreadable `--cacert`) is an error here.
     public init(options: SoakOptions, sink: SoakEventSink, redactor: Redactor,
                 group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(TaskError) {
-        if let problem = options.problem { throw TaskError(code: .internalError, message: problem) }
+        if let problem = options.problem { throw TaskError(code: .internalError, message: problem.description) }
         self.options = options
         self.sink = sink
         self.group = group

@@ -31,9 +31,9 @@ public struct SoakOptions: Sendable {
     public static let defaultMaxFrameSize = 1 << 24
 
     /// Why these options cannot run, in words, or nil.
-    public var problem: String? {
+    public var problem: SettingProblem? {
         // SwiftNIO's frame decoder traps on a limit over UInt32.max.
-        guard maxFrameSize >= 16 && maxFrameSize <= Int(UInt32.max) else { return "the maximum frame size must be 16 bytes to 4 GiB" }
+        guard maxFrameSize >= 16 && maxFrameSize <= Int(UInt32.max) else { return SettingProblem(key: "max-frame-size", "must be 16 bytes to 4 GiB") }
         return config.problem(maxMessageSize: maxFrameSize)
     }
 }
