@@ -182,3 +182,45 @@ extension CheckSpec {
         if let problem = problems().first { throw ValidationError(problem.description) }
     }
 }
+
+/// `--json` (every command that writes a run folder, and `sonde report`).
+struct JSONOutputOption: ParsableArguments {
+    @Flag(name: .long, help: "Print the report document (JSON) on stdout instead of the terminal view.")
+    var json = false
+}
+
+/// `--threshold`, `--prom`, `--baseline`: how a run is judged, exported and compared (the run
+/// commands; `sonde report`, whose thresholds replace the run's own).
+struct JudgementOptions: ParsableArguments {
+    @Option(name: .customLong("threshold"), help: ArgumentHelp(
+        "A pass/fail rule on the run's metrics (repeatable), e.g. 'wait.p95<200ms', 'errors.rate<1%'. A failing one exits 99 "
+            + "(sonde report: evaluated instead of the run's own).",
+        discussion: "Metrics: \(ThresholdMetric.catalogue). Durations take a unit (us, ms, s, m, h, d); rates % or a fraction.",
+        valueName: "expr"))
+    var thresholdExpressions: [String] = []
+
+    @Option(name: .customLong("prom"), help: ArgumentHelp(
+        "Also write the run's metrics in Prometheus text format to this file (for node_exporter's textfile collector).",
+        valueName: "file"))
+    var prometheusPath: String?
+
+    @Option(name: .customLong("baseline"), help: ArgumentHelp(
+        "Compare this run with an earlier run folder, or with history:CHECK:median:N (the median of a check's newest N runs in --history), "
+            + "phase by phase; enables .delta thresholds (e.g. 'wait.p95.delta<10%').",
+        valueName: "run-folder"))
+    var baselinePath: String?
+
+    /// The parsed thresholds (`validate` has already rejected malformed ones).
+    var thresholds: [Threshold] { (try? parsedThresholds(thresholdExpressions)) ?? [] }
+
+    func validate() throws {
+        _ = try parsedThresholds(thresholdExpressions)
+        try Self.validateBaseline(baselinePath)
+    }
+
+    /// A `--baseline history:…` that is malformed, as the usage error it is (a run folder is checked when read).
+    static func validateBaseline(_ baselinePath: String?) throws {
+        guard let baselinePath, HistoryBaseline.isHistoryBaseline(baselinePath) else { return }
+        do throws(TaskError) { _ = try HistoryBaseline(parsing: baselinePath) } catch { throw ValidationError(error.message) }
+    }
+}

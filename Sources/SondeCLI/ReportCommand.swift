@@ -32,51 +32,37 @@ struct ReportCommand: ParsableCommand {
     @Option(name: .customLong("from-journal"), help: "The run folder to rebuild (the same as the argument).")
     var fromJournal: String?
 
-    @Flag(name: .long, help: "Print the report document (JSON) on stdout instead of the terminal view.")
-    var json = false
-
-    @Option(name: .customLong("threshold"), help: ArgumentHelp("Evaluate this threshold instead of the run's own (repeatable).",
-                                                             valueName: "expr"))
-    var thresholdExpressions: [String] = []
-
-    @Option(name: .customLong("prom"), help: ArgumentHelp("Also write the Prometheus text file.", valueName: "file"))
-    var prometheusPath: String?
-
-    @Option(name: .customLong("baseline"), help: ArgumentHelp(
-        "Compare with an earlier run folder, or with history:CHECK:median:N (the median of a check's newest N runs in --history), "
-            + "phase by phase; enables .delta thresholds.", valueName: "run-folder"))
-    var baselinePath: String?
+    @OptionGroup var jsonOutput: JSONOutputOption
+    @OptionGroup var judgement: JudgementOptions
 
     func validate() throws {
         guard folders.isEmpty != (fromJournal == nil) else {
             throw ValidationError("give the run folder as arguments or with --from-journal, not both and not neither")
         }
-        _ = try parsedThresholds(thresholdExpressions)
-        try ReportOptions.validateBaseline(baselinePath)
     }
 
     func run() throws {
         let paths = (fromJournal.map { [$0] } ?? folders).map(normalizedRunFolder)
         for path in paths { Self.removeLeftoverSecrets(in: path) }
         var runFolder = RunFolder(existing: paths[0])
-        let thresholds = thresholdExpressions.isEmpty ? nil : try parsedThresholds(thresholdExpressions)
+        let thresholds = judgement.thresholdExpressions.isEmpty ? nil : judgement.thresholds
         let outcome: RunOutcome
         do {
             if paths.count > 1 {
                 runFolder = try JournalMerge.merge(paths.map { RunFolder(existing: $0) }, outputDirectory: output.outputDirectory,
                                                    arguments: Array(CommandLine.arguments.dropFirst()))
             }
-            let baseline = try baselinePath.map { (path: String) throws(TaskError) in
+            let baseline = try judgement.baselinePath.map { (path: String) throws(TaskError) in
                 try RunSettings.loadBaseline(path, historyPath: history.historyPath, outputDirectory: output.outputDirectory)
             }
             outcome = try ReportFiles.render(folder: runFolder, thresholds: thresholds, baseline: baseline,
-                                             prometheusPath: prometheusPath)
+                                             prometheusPath: judgement.prometheusPath)
         } catch {
             printError("sonde: \(error.message)")
             throw ExitCode(ExitStatus.usage.rawValue)
         }
         history.record(runFolder)
-        if json {
+        if jsonOutput.json {
             if let data = FileManager.default.contents(atPath: runFolder.reportJSONPath) { StandardStreams.writeOutput(data) }
         } else {
             let renderer = RunSettings.terminalRenderer
@@ -88,7 +74,7 @@ struct ReportCommand: ParsableCommand {
             if let comparison = outcome.baseline { print(renderer.render(baseline: comparison)) }
             if !outcome.thresholds.isEmpty { print(renderer.render(thresholds: outcome.thresholds)) }
             for file in [runFolder.reportHTMLPath, runFolder.reportJSONPath, runFolder.reportHARPath, runFolder.junitPath]
-                + (prometheusPath.map { [$0] } ?? []) {
+                + (judgement.prometheusPath.map { [$0] } ?? []) {
                 print("wrote \(file)")
             }
         }

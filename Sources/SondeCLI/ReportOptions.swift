@@ -7,8 +7,9 @@ import SondeRun
 
 /// Options every subcommand that writes a run folder takes.
 struct ReportOptions: ParsableArguments {
-    @Flag(name: .long, help: "Print the report document (JSON) on stdout instead of the terminal view.")
-    var json = false
+    @OptionGroup var jsonOutput: JSONOutputOption
+
+    var json: Bool { jsonOutput.json }
 
     @OptionGroup var output: OutputDirectoryOption
 
@@ -27,22 +28,20 @@ struct ReportOptions: ParsableArguments {
         set { redaction.extraRedactions = newValue }
     }
 
-    @Option(name: .customLong("threshold"), help: ArgumentHelp(
-        "A pass/fail rule on the run's metrics (repeatable), e.g. 'wait.p95<200ms', 'errors.rate<1%'. A failing one exits 99.",
-        discussion: "Metrics: \(ThresholdMetric.catalogue). Durations take a unit (us, ms, s, m, h); rates % or a fraction.",
-        valueName: "expr"))
-    var thresholdExpressions: [String] = []
+    @OptionGroup var judgement: JudgementOptions
 
-    @Option(name: .customLong("prom"), help: ArgumentHelp(
-        "Also write the run's metrics in Prometheus text format to this file (for node_exporter's textfile collector).",
-        valueName: "file"))
-    var prometheusPath: String?
-
-    @Option(name: .customLong("baseline"), help: ArgumentHelp(
-        "Compare this run with an earlier run folder, or with history:CHECK:median:N (the median of a check's newest N runs in --history), "
-            + "phase by phase; enables .delta thresholds (e.g. 'wait.p95.delta<10%').",
-        valueName: "run-folder"))
-    var baselinePath: String?
+    var thresholdExpressions: [String] {
+        get { judgement.thresholdExpressions }
+        set { judgement.thresholdExpressions = newValue }
+    }
+    var prometheusPath: String? {
+        get { judgement.prometheusPath }
+        set { judgement.prometheusPath = newValue }
+    }
+    var baselinePath: String? {
+        get { judgement.baselinePath }
+        set { judgement.baselinePath = newValue }
+    }
 
     @Option(name: .customLong("config"), help: ArgumentHelp(
         "A YAML file with thresholds, redact, baseline and prom settings (command-line options add to or override it).",
@@ -65,12 +64,6 @@ struct ReportOptions: ParsableArguments {
         return settings
     }
 
-    /// A `--baseline history:…` that is malformed, as the usage error it is (a run folder is checked when read).
-    static func validateBaseline(_ baselinePath: String?) throws {
-        guard let baselinePath, HistoryBaseline.isHistoryBaseline(baselinePath) else { return }
-        do throws(TaskError) { _ = try HistoryBaseline(parsing: baselinePath) } catch { throw ValidationError(error.message) }
-    }
-
     /// The parsed thresholds (`validate` has already rejected malformed ones).
     var thresholds: [Threshold] { (try? parsedThresholds(thresholdExpressions)) ?? [] }
 
@@ -85,7 +78,7 @@ struct ReportOptions: ParsableArguments {
             if prometheusPath == nil { prometheusPath = config.prom }
         }
         _ = try parsedThresholds(thresholdExpressions)
-        try Self.validateBaseline(baselinePath)
+        try JudgementOptions.validateBaseline(baselinePath)
     }
 }
 
