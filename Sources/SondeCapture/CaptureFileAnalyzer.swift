@@ -12,7 +12,7 @@ import SondeCore
 /// with `complete: false` and the reason in `problems`. Unknown link types are an error that
 /// names the type.
 public enum CaptureFileAnalyzer {
-    /// Link types sonde decodes, by libpcap name (for messages and the README).
+    /// Link types sonde decodes, by libpcap name (for messages and docs/analyze.md).
     public static let supportedLinkTypes = ["EN10MB (Ethernet, with 802.1Q/802.1ad tags)", "LINUX_SLL", "LINUX_SLL2",
                                             "RAW (IPv4/IPv6)", "NULL and LOOP (BSD loopback)"]
 

@@ -1,6 +1,6 @@
 /// A value that writes itself as one JSON value into a `JSONOutput`, without going through
 /// `Encoder`. The per-transaction journal path uses this: Foundation's `JSONEncoder` spent half of
-/// a probe run's CPU time on dynamic casts and key sorting (measured with `perf`, see README).
+/// a probe run's CPU time on dynamic casts and key sorting (measured with `perf`, see docs/performance.md).
 ///
 /// Invariant: what `writeJSON` produces decodes with the type's `Decodable` conformance to an
 /// equal value (checked by `JSONOutputTests` for every conforming type).

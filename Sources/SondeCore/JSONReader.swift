@@ -4,7 +4,7 @@ import Glibc
 
 /// A value that reads itself from a `JSONReader`: the counterpart of `JSONWritable`, used where
 /// `JSONDecoder` is too slow (re-rendering a 100,000-task journal: `JSONDecoder` spent ~200 µs
-/// per task line in generic metadata lookups, measured with `perf`; see README, Performance).
+/// per task line in generic metadata lookups, measured with `perf`; see docs/performance.md).
 ///
 /// Invariant: `T(reading:)` accepts what `writeJSON` writes and what `JSONEncoder` writes for the
 /// same type (keys in any order, unknown keys skipped, absent optionals nil); it throws on

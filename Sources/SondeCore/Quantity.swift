@@ -20,9 +20,9 @@ public enum Quantity {
         ("kib", 1024), ("mib", 1_048_576), ("gib", 1_073_741_824), ("kb", 1000), ("mb", 1_000_000), ("gb", 1_000_000_000),
         ("b", 1),
     ]
-    /// What the README and every error message say about durations.
+    /// What the docs (docs/suites.md) and every error message say about durations.
     public static let durationHint = "a number with a unit: 500ms, 5s, 2m, 1h, 7d (a bare number means seconds)"
-    /// What the README and every error message say about sizes.
+    /// What the docs (docs/suites.md) and every error message say about sizes.
     public static let sizeHint = "a number of bytes, or with a unit: 512KiB, 16MiB, 1GiB (KB, MB, GB are powers of 1000)"
 
     /// A duration split into its number and its unit as written (unit "" for a bare number).

@@ -110,7 +110,7 @@ public enum JUnitWriter {
     /// One task's test case.
     ///
     /// Written as bytes, not through String interpolation: this runs once per task on the
-    /// recorder's thread (7,500 instructions a task as interpolation; README, Performance).
+    /// recorder's thread (7,500 instructions a task as interpolation; docs/performance.md).
     public static func testCase(_ task: ProbeTask) -> [UInt8] {
         let method = task.transactionMetrics.first?.request.method ?? "GET"
         var line: [UInt8] = []

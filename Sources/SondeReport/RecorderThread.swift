@@ -3,7 +3,7 @@ import SondeCore
 
 /// Runs a `RunRecorder` on its own thread, so the engine's thread only hands finished tasks
 /// over and goes back to driving libcurl (encoding a journal line and updating the histograms
-/// cost about as much CPU as the transfer itself; see README, Performance).
+/// cost about as much CPU as the transfer itself; see docs/performance.md).
 ///
 /// Invariants: tasks are recorded in the order they were submitted; at most `capacity` tasks wait
 /// (the engine blocks when the recorder falls that far behind, so memory stays bounded); the first
@@ -13,7 +13,7 @@ import SondeCore
 /// Priority: the thread runs at `SCHED_IDLE` where it can be raised again (`BackgroundPriority`),
 /// so recording only uses CPU time that neither the engine nor the server under test wants: on a
 /// saturated machine a normal-priority recorder preempted the engine mid-transfer and inflated
-/// what it measured (README, Performance). It is raised to normal priority while the engine waits
+/// what it measured (docs/performance.md). It is raised to normal priority while the engine waits
 /// on a full queue, while a queued task has waited longer than the journal's flush interval, and
 /// for `finish`; it lowers itself again once it has caught up.
 public final class RecorderThread: @unchecked Sendable {

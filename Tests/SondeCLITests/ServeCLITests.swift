@@ -223,7 +223,7 @@ import Testing
     /// `/metrics` has each check's latest run as real histograms (`sonde_http_phase_duration_seconds`):
     /// promtool finds nothing wrong with them, and Prometheus's `histogram_quantile` over the scraped
     /// buckets lands in the bucket that holds the run's own median (the summary beside them).
-    /// The buckets README documents for `sonde_http_phase_duration_seconds` (seconds, +Inf beside them).
+    /// The buckets docs/serve.md documents for `sonde_http_phase_duration_seconds` (seconds, +Inf beside them).
     static let histogramBounds = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
     @Test func phaseHistogramsOnMetricsThroughPrometheus() throws {

@@ -34,7 +34,7 @@ import Testing
 
     /// The target: with 100,000 runs, `sonde history` (the trends) and the index page in
     /// under 1 s. A debug build on a busy 2-core machine (tests run in parallel) takes several
-    /// times longer: there the bound is 10 s (the release figure is in README.md, History).
+    /// times longer: there the bound is 10 s (the release figure is in docs/history.md).
     @Test func aHundredThousandRunsReadAndRenderQuickly() throws {
         let directory = HistoryFixtures.temporaryDirectory()
         let store = try HistoryStore.open(path: directory + "/history.sqlite")
