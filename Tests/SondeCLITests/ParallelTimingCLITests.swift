@@ -98,13 +98,16 @@ import Testing
             #expect(result.status == 0, "\(result.stderr)")
             report = try Harness.json(result.stdout)
         }
-        let wire = try Self.packets(file)
+        let transactions = (report["probes"] as? [[String: Any]] ?? []).flatMap { ($0["transactionMetrics"] as? [[String: Any]]) ?? [] }
+        #expect(transactions.count == 8)
+        // The shared target serves other suites running beside this one: only this run's flows count.
+        let ports = Set(transactions.compactMap { $0["localPort"] as? Int })
+        #expect(ports.count == 1, "one connection for every stream: local ports \(ports.sorted())")
+        let wire = try Self.packets(file).filter { ports.contains($0.sourcePort) || ports.contains($0.destinationPort) }
         let synPackets = wire.filter { $0.destinationPort == port && $0.syn && !$0.ack }
         #expect(synPackets.count == 1, "one connection for every stream: \(synPackets.count) SYNs")
         let syn = try #require(synPackets.first)
         let last = try #require(wire.last)
-        let transactions = (report["probes"] as? [[String: Any]] ?? []).flatMap { ($0["transactionMetrics"] as? [[String: Any]]) ?? [] }
-        #expect(transactions.count == 8)
         let opener = try #require(transactions.first { $0["isReusedConnection"] as? Bool == false })
         let connectStart = try #require(Self.micros(opener["connectStartDate"]))
         let connectEnd = try #require(Self.micros(opener["connectEndDate"]))
