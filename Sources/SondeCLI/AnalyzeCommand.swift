@@ -62,12 +62,13 @@ struct AnalyzeCommand: ParsableCommand {
         }
         report.history.record(folder)
         if report.json {
-            if let data = FileManager.default.contents(atPath: folder.reportJSONPath) { StandardStreams.writeOutput(data) }
+            printReportDocument(folder)
         } else {
             let renderer = TerminalRenderer(useColor: false)
             for capture in captures { print(renderer.render(capture: capture)) }
-            print("report: \(folder.reportHTMLPath)")
-            print("        \(folder.reportJSONPath)")
+            if !outcome.thresholds.isEmpty { print(RunSettings.terminalRenderer.render(thresholds: outcome.thresholds)) }
+            // The end every run command has: the files, the HTML report's path last.
+            printReportPaths(folder, har: false, prometheusPath: report.prometheusPath)
         }
         throw ExitCode(outcome.exitStatus.rawValue)
     }

@@ -63,7 +63,7 @@ struct ReportCommand: ParsableCommand {
         }
         history.record(runFolder)
         if jsonOutput.json {
-            if let data = FileManager.default.contents(atPath: runFolder.reportJSONPath) { StandardStreams.writeOutput(data) }
+            printReportDocument(runFolder)
         } else {
             let renderer = RunSettings.terminalRenderer
             for warning in outcome.run.warnings { printError("warning: \(warning)") }
@@ -73,10 +73,8 @@ struct ReportCommand: ParsableCommand {
             for soak in outcome.soaks { print(renderer.render(soak: soak)) }
             if let comparison = outcome.baseline { print(renderer.render(baseline: comparison)) }
             if !outcome.thresholds.isEmpty { print(renderer.render(thresholds: outcome.thresholds)) }
-            for file in [runFolder.reportHTMLPath, runFolder.reportJSONPath, runFolder.reportHARPath, runFolder.junitPath]
-                + (judgement.prometheusPath.map { [$0] } ?? []) {
-                print("wrote \(file)")
-            }
+            // The end every run command has: the files, the HTML report's path last.
+            printReportPaths(runFolder, har: outcome.summary.tasks > 0, prometheusPath: judgement.prometheusPath)
         }
         throw ExitCode(outcome.exitStatus.rawValue)
     }

@@ -128,4 +128,15 @@ import Testing
         #expect(result.status == 64, "\(result.stderr)")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []).isEmpty, "no run folder is left")
     }
+
+    /// `sonde analyze` ended with the JSON's path and `sonde report` with "wrote …" lines: every
+    /// command that writes a run now ends as the run commands do, the HTML report's path last.
+    @Test func analyzeAndReportEndWithTheReportPath() throws {
+        let output = Harness.temporaryDirectory()
+        let analyzed = try Harness.sonde(["analyze", Harness.root + "/Tests/SondeCaptureTests/Corpus/absurd-length.pcap", "--output-dir", output])
+        let folder = output + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: output).first { $0.contains("-analyze-") }))
+        #expect(analyzed.stdout.split(separator: "\n").last.map(String.init) == "report: " + folder + "/report.html", "\(analyzed.stdout)")
+        let rebuilt = try Harness.sonde(["report", folder])
+        #expect(rebuilt.stdout.split(separator: "\n").last.map(String.init) == "report: " + folder + "/report.html", "\(rebuilt.stdout)")
+    }
 }
