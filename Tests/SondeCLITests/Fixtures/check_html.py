@@ -30,7 +30,7 @@ def main() -> int:
     page, screenshot = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     width = int(sys.argv[3]) if len(sys.argv) > 3 else 1200
     url = "file://" + page
-    with tempfile.TemporaryDirectory() as profile:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         net_log = os.path.join(profile, "net.json")
         started = time.monotonic()
         dom = chromium([f"--log-net-log={net_log}", "--dump-dom", url], profile)

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -63,10 +64,12 @@ async def measure(page_path: str, width: int, port: int) -> str:
 def main() -> int:
     page_path = sys.argv[1]
     width = int(sys.argv[2]) if len(sys.argv) > 2 else 1400
-    with tempfile.TemporaryDirectory() as profile:
+    # Chromium's helper processes may still write to the profile as it is removed: its whole
+    # process group is killed, and what is left behind is not an error of the page.
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         browser = subprocess.Popen([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                                     f"--user-data-dir={profile}", "--remote-debugging-port=0", "about:blank"],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
         killer = threading.Timer(60, browser.kill)
         killer.start()
         try:
@@ -85,7 +88,10 @@ def main() -> int:
             return 0
         finally:
             killer.cancel()
-            browser.kill()
+            try:
+                os.killpg(browser.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             browser.wait()
 
 
