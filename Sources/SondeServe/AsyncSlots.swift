@@ -12,9 +12,6 @@ actor AsyncSlots {
     /// Holders now.
     var inUse: Int { held }
 
-    /// Waiters now.
-    var waiting: Int { waiters.count }
-
     /// Takes a slot, waiting in line; throws `Full` at once when `maxWaiting` wait already (checked
     /// and queued in one step of the actor, so a burst cannot overshoot it).
     func acquire(maxWaiting: Int) async throws {

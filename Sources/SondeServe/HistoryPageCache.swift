@@ -8,7 +8,7 @@ import SondeCore
 /// Threading: an actor.
 actor HistoryPageCache {
     private var cached: (generation: Int, page: Result<String, TaskError>)?
-    private var rendering: (generation: Int, task: Task<Result<String, TaskError>, Never>)?
+    private var rendering: Task<Result<String, TaskError>, Never>?
     private let lane = BlockingLane(label: "sonde.serve.history-page", limit: 1, maxWaiting: 4)
 
     /// The page of `generation`: the cached one, the one being rendered, or a new rendering of `render`.
@@ -16,7 +16,7 @@ actor HistoryPageCache {
         if let cached, cached.generation == generation { return cached.page }
         // One rendering at a time: a request for a newer generation takes the page under way
         // (at most one run old); the next request draws its own.
-        if let rendering { return await rendering.task.value }
+        if let rendering { return await rendering.value }
         let lane = self.lane
         let task = Task<Result<String, TaskError>, Never> {
             do {
@@ -27,7 +27,7 @@ actor HistoryPageCache {
                 return .failure(TaskError(code: .localIOError, message: "the page is being drawn; try again"))
             }
         }
-        rendering = (generation, task)
+        rendering = task
         let page = await task.value
         rendering = nil
         // A failure (the database busy, say) is not kept: the next request draws again.

@@ -56,15 +56,22 @@ public final class ServeAuth: Sendable {
         // One check against the decoy, at once, so that the first refusal already waits as long.
         if let decoy {
             Task { [self] in
-                let started = ContinuousClock.now
-                _ = try? await self.bcrypt.run { Bcrypt.verify("sonde-decoy-calibration", hash: decoy) }
-                _ = self.decoyNanoseconds.max(Self.nanoseconds(started.duration(to: .now)), ordering: .relaxed)
+                if let (_, took) = try? await self.verify("sonde-decoy-calibration", hash: decoy) {
+                    _ = self.decoyNanoseconds.max(took, ordering: .relaxed)
+                }
             }
         }
     }
 
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
-        UInt64(max(0, duration.components.seconds)) * 1_000_000_000 + UInt64(max(0, duration.components.attoseconds / 1_000_000_000))
+    /// Whether `password` matches `hash`, and how long bcrypt took (ns) on the lane's thread: the
+    /// time waited for a turn is not counted, so a queue of guesses does not lengthen every refusal.
+    /// - Throws: `BlockingLane.Busy` when too many checks wait.
+    private func verify(_ password: String, hash: String) async throws -> (matches: Bool, nanoseconds: UInt64) {
+        try await bcrypt.run {
+            let started = DispatchTime.now().uptimeNanoseconds
+            let matches = Bcrypt.verify(password, hash: hash)
+            return (matches, DispatchTime.now().uptimeNanoseconds - started)
+        }
     }
 
     public var required: Bool { settings.withLock { !$0.users.isEmpty || $0.token != nil } }
@@ -87,14 +94,12 @@ public final class ServeAuth: Sendable {
         let hash = users[user].map(Self.normalized)
         let key = Array(SHA256.hash(data: Data((user + "\u{0}" + password + "\u{0}" + (hash ?? "")).utf8)))
         if hash != nil, verified.contains(key) { return .admitted }
-        let started = ContinuousClock.now
-        let matches: Bool
+        let matches: Bool, nanoseconds: UInt64
         do {
-            matches = try await bcrypt.run { Bcrypt.verify(password, hash: hash ?? decoy) }
+            (matches, nanoseconds) = try await verify(password, hash: hash ?? decoy)
         } catch {
             return .busy
         }
-        let nanoseconds = Self.nanoseconds(started.duration(to: .now))
         if hash == nil || hash == decoy {
             _ = decoyNanoseconds.max(nanoseconds, ordering: .relaxed)
         }
@@ -138,8 +143,7 @@ struct ServeAuthMiddleware<Context: RequestContext>: RouterMiddleware {
                             headers: [.wwwAuthenticate: "Basic realm=\"sonde serve\"", .contentType: "text/plain; charset=utf-8"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: "Unauthorized\n")))
         case .busy:
-            return Response(status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "1"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: "too many password checks under way; try again\n")))
+            return ServeRoutes.busy("too many password checks under way; try again\n")
         }
     }
 }

@@ -76,7 +76,7 @@ public enum ServeRoutes {
             let id = request.parameters.get("id") ?? "", file = request.parameters.get("file") ?? "", directory = context.outputDirectory
             // A report can be large: read off the cooperative pool.
             return (try? await fileLane.run { runFile(id: id, file: file, outputDirectory: directory) })
-                ?? text("too many reports being read; try again\n", status: .serviceUnavailable)
+                ?? busy("too many reports being read; try again\n")
         }
         router.get("/checks") { _, _ in
             text(ServeIndexPage.render(runs: context.state.latestRuns, config: context.config.value), type: htmlType)
@@ -125,8 +125,7 @@ public enum ServeRoutes {
         case .failure(let refused): return text(refused.message + "\n", status: .internalServerError)
         }
         guard context.probes.enter() else {
-            return Response(status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "1"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: "too many probes under way (at most \(context.probes.limit) at once)\n")))
+            return busy("too many probes under way (at most \(context.probes.limit) at once)\n")
         }
         defer { context.probes.leave() }
         let debug = parameters.get("debug") == "true"
@@ -144,6 +143,13 @@ public enum ServeRoutes {
     static func text(_ body: String, status: HTTPResponse.Status = .ok, type: String = "text/plain; charset=utf-8") -> Response {
         Response(status: status, headers: [.contentType: type, .init("X-Content-Type-Options")!: "nosniff"],
                  body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// 503 with `Retry-After: 1`: a bound of `ServeLimits` or a `BlockingLane` is full, try again.
+    static func busy(_ body: String) -> Response {
+        var response = text(body, status: .serviceUnavailable)
+        response.headers[.retryAfter] = "1"
+        return response
     }
 
     /// A value from the request, shown in an answer: control characters as escapes, at most 256 characters.
