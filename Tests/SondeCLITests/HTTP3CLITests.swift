@@ -173,7 +173,18 @@ struct HTTP3CLITests {
             #expect(evidence["transport"] as? String == "quic" && evidence["clientInitialSeen"] as? Bool == true)
             #expect(evidence["flow"] as? String == "127.0.0.1:\(transaction["localPort"] as? Int ?? 0) > 127.0.0.1:\(server.quicPort)")
             #expect(evidence["reuseAgrees"] as? Bool == true, "\(evidence)")
-            #expect(evidence["connectAgrees"] as? Bool == true, "\(evidence) vs \(transaction["phases"] ?? "")")
+            // libcurl marks a QUIC connect at its first *read* that does not fail, even one that
+            // finds nothing (lib/vquic/vquic.c, vquic_recv_packets): on a loaded machine its
+            // connect phase can end before the server's first datagram. sonde reports that as a
+            // disagreement, which is its job; the test then wants the early end, nothing else.
+            if evidence["connectAgrees"] as? Bool == false {
+                let phases = transaction["phases"] as? [String: Any] ?? [:]
+                let connect = phases["connect"] as? Double ?? .infinity
+                #expect(connect + 1 < (evidence["initialRttMs"] as? Double ?? 0),
+                        "a disagreement other than libcurl's early connect mark: \(evidence) vs \(phases)")
+            } else {
+                #expect(evidence["connectAgrees"] as? Bool == true, "\(evidence) vs \(transaction["phases"] ?? "")")
+            }
             #expect(evidence["tlsAgrees"] as? Bool == true, "\(evidence) vs \(transaction["phases"] ?? "")")
             #expect((evidence["packets"] as? [[String: Any]])?.first?["flags"] as? String == "initial")
         }
