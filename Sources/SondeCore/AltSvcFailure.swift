@@ -6,7 +6,7 @@
 /// Invariants: set only on the first transaction of a hop whose attempt on the alternative
 /// ended without a response; `durationMs` is that attempt's own time (libcurl's total), not
 /// part of the transaction's phases, which are the TCP attempt's.
-public struct AltSvcFailure: Codable, Sendable, Equatable {
+public struct AltSvcFailure: Sendable, Equatable {
     /// Where the alternative came from (a response of this run, or the `--alt-svc` file).
     public var source: AltSvcUse.Source
     /// The alternative tried, `host:port` (UDP, QUIC).
@@ -36,34 +36,15 @@ public struct AltSvcFailure: Codable, Sendable, Equatable {
     }
 }
 
-extension AltSvcFailure: JSONWritable {
-    public func writeJSON(to output: inout JSONOutput) {
-        output.object { o in
-            o.member("source", source.rawValue)
-            o.member("alternative", alternative)
-            o.member("error", error)
-            o.member("startedAt", startedAt)
-            o.member("durationMs", durationMs)
-        }
-    }
-}
+extension AltSvcFailure: FieldModel {
+    public static let blank = AltSvcFailure(source: .response, alternative: "", error: .blank, startedAt: TaskInterval.blank.start, durationMs: 0)
+    public static var schemaName: String? { "altSvcFailure" }
 
-extension AltSvcFailure: JSONReadable {
-    public init(reading reader: inout JSONReader) throws(JSONReadError) {
-        var source: AltSvcUse.Source?, alternative: String?, error: TaskError?, startedAt: Timestamp?, duration: Double?
-        try reader.readObject { (r: inout JSONReader, key: JSONKey) throws(JSONReadError) in
-            switch key {
-            case "source": source = AltSvcUse.Source(rawValue: try r.readString())
-            case "alternative": alternative = try r.readString()
-            case "error": error = try r.readOptional(TaskError.self)
-            case "startedAt": startedAt = try r.readOptional(Timestamp.self)
-            case "durationMs": duration = try r.readOptionalDouble()
-            default: try r.skipValue()
-            }
-        }
-        guard let source, let alternative, let error, let startedAt, let duration else {
-            throw reader.error("an altSvcFailure needs a source, an alternative, an error, startedAt and durationMs")
-        }
-        self.init(source: source, alternative: alternative, error: error, startedAt: startedAt, durationMs: duration)
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("source", &source, .required)
+        try v.visit("alternative", &alternative, FieldRule(required: true, unit: .nonEmpty))
+        try v.visit("error", &error, .required)
+        try v.visit("startedAt", &startedAt, .required)
+        try v.visit("durationMs", &durationMs, .requiredMilliseconds)
     }
 }

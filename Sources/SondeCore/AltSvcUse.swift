@@ -2,9 +2,9 @@
 /// advertised h3 in an `Alt-Svc` response header (RFC 7838), and the next new connection to it
 /// went to that alternative over QUIC, as URLSession does. Set on every transaction such a
 /// connection carries; nil on any other.
-public struct AltSvcUse: Codable, Sendable, Equatable {
+public struct AltSvcUse: Sendable, Equatable {
     /// Where the advertisement came from.
-    public enum Source: String, Codable, Sendable {
+    public enum Source: String, Sendable, CaseIterable, ModelValue {
         /// A response of this run (`header`, `advertisedOnConnection`, `advertisedOver` and
         /// `advertisedAt` say which).
         case response
@@ -37,21 +37,6 @@ public struct AltSvcUse: Codable, Sendable, Equatable {
         self.advertisedAt = advertisedAt
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case source, alternative, header, advertisedOnConnection, advertisedOver, advertisedAt
-    }
-
-    /// Every key, `null` for absent values, as `writeJSON` writes them (and the schema wants).
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(source, forKey: .source)
-        try c.encode(alternative, forKey: .alternative)
-        try c.encode(header, forKey: .header)
-        try c.encode(advertisedOnConnection, forKey: .advertisedOnConnection)
-        try c.encode(advertisedOver, forKey: .advertisedOver)
-        try c.encode(advertisedAt, forKey: .advertisedAt)
-    }
-
     /// One line for people: "h2 connection #1 advertised h3=":4433"; ma=3600 → 127.0.0.1:4433".
     public var summary: String {
         switch source {
@@ -64,35 +49,16 @@ public struct AltSvcUse: Codable, Sendable, Equatable {
     }
 }
 
-extension AltSvcUse: JSONWritable {
-    public func writeJSON(to output: inout JSONOutput) {
-        output.object { o in
-            o.member("source", source.rawValue)
-            o.member("alternative", alternative)
-            o.member("header", header)
-            o.member("advertisedOnConnection", advertisedOnConnection)
-            o.member("advertisedOver", advertisedOver)
-            o.member("advertisedAt", advertisedAt)
-        }
-    }
-}
+extension AltSvcUse: FieldModel {
+    public static let blank = AltSvcUse(source: .response, alternative: "")
+    public static var schemaName: String? { "altSvc" }
 
-extension AltSvcUse: JSONReadable {
-    public init(reading reader: inout JSONReader) throws(JSONReadError) {
-        var source: Source?, alternative: String?, header: String?, connection: Int?, over: String?, at: Timestamp?
-        try reader.readObject { (r: inout JSONReader, key: JSONKey) throws(JSONReadError) in
-            switch key {
-            case "source": source = Source(rawValue: try r.readString())
-            case "alternative": alternative = try r.readString()
-            case "header": header = try r.readOptionalString()
-            case "advertisedOnConnection": connection = try r.readOptionalInt()
-            case "advertisedOver": over = try r.readOptionalString()
-            case "advertisedAt": at = try r.readOptional(Timestamp.self)
-            default: try r.skipValue()
-            }
-        }
-        guard let source, let alternative else { throw reader.error("an altSvc needs a known source and an alternative") }
-        self.init(source: source, alternative: alternative, header: header, advertisedOnConnection: connection,
-                  advertisedOver: over, advertisedAt: at)
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("source", &source, .required)
+        try v.visit("alternative", &alternative, FieldRule(required: true, unit: .nonEmpty))
+        try v.visit("header", &header, .field)
+        try v.visit("advertisedOnConnection", &advertisedOnConnection, .field)
+        try v.visit("advertisedOver", &advertisedOver, .field)
+        try v.visit("advertisedAt", &advertisedAt, .field)
     }
 }

@@ -256,7 +256,9 @@ public struct FlowEvidence: Codable, Sendable, Equatable {
     /// One packet on a timeline: when (µs after a reference instant: the connection's first packet
     /// in `flows[]`, the transaction's fetch start in a transaction's `capture`), which way, how
     /// much payload, which flags ("S", "SA", "A", "PA", "FA", "R", …).
-    public struct PacketMark: Codable, Sendable, Equatable, JSONWritable {
+    public struct PacketMark: Sendable, Equatable {
+        /// TCP flags as letters, or QUIC packet types joined by "+", or "?".
+        static let flagsPattern = #"^(S?F?R?P?A?|(initial|0rtt|handshake|retry|versionNegotiation|1rtt|unknownVersion)(\+(initial|0rtt|handshake|retry|versionNegotiation|1rtt|unknownVersion))*|\?)$"#
         public var offsetUs: Int64
         public var fromClient: Bool
         public var payload: Int
@@ -268,14 +270,18 @@ public struct FlowEvidence: Codable, Sendable, Equatable {
             self.payload = payload
             self.flags = flags
         }
+    }
+}
 
-        public func writeJSON(to output: inout JSONOutput) {
-            output.object { o in
-                o.member("flags", flags)
-                o.member("fromClient", fromClient)
-                o.member("offsetUs", offsetUs)
-                o.member("payload", payload)
-            }
-        }
+/// Keys in alphabetical order, as `JSONEncoder` with `.sortedKeys` writes them.
+extension FlowEvidence.PacketMark: FieldModel {
+    public static let blank = FlowEvidence.PacketMark(offsetUs: 0, fromClient: false, payload: 0, flags: "")
+    public static var schemaName: String? { "packetMark" }
+
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("flags", &flags, FieldRule(pattern: Self.flagsPattern))
+        try v.visit("fromClient", &fromClient, .field)
+        try v.visit("offsetUs", &offsetUs, FieldRule(unit: .microseconds))
+        try v.visit("payload", &payload, .count)
     }
 }

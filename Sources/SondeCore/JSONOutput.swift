@@ -99,6 +99,14 @@ public struct JSONOutput {
         pendingValueAfterKey = true
     }
 
+    /// Writes `"name":` for a name known only at run time (escaped); `key(_:)` for literals.
+    public mutating func key(named name: String) {
+        separate()
+        appendQuoted(name)
+        appendByte(UInt8(ascii: ":"))
+        pendingValueAfterKey = true
+    }
+
     // MARK: Scalars
 
     public mutating func null() {

@@ -62,6 +62,29 @@ public struct JSONReader {
         }
     }
 
+    /// The pull form of `readObject`, for `JSONFieldReader`: `beginObject` reads the `{`, then each
+    /// `nextKey` call reads the next member's key and its `:` (the caller reads or skips the value)
+    /// or, at the end, the `}` and returns nil. `first` is true until the first key is read.
+    mutating func beginObject() throws(JSONReadError) {
+        try expect(UInt8(ascii: "{"))
+    }
+
+    mutating func nextKey(first: inout Bool) throws(JSONReadError) -> JSONKey? {
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") { index += 1; return nil }
+        if !first { try expect(UInt8(ascii: ",")); skipWhitespace() }
+        first = false
+        let key = try readKey()
+        try expect(UInt8(ascii: ":"))
+        return key
+    }
+
+    /// Where the reader stands (a byte offset), to come back to a value read ahead of its turn.
+    var offset: Int {
+        get { index }
+        set { index = newValue }
+    }
+
     /// Reads an array, calling `element` once per element (which must read it).
     public mutating func readArray(_ element: (inout JSONReader) throws(JSONReadError) -> Void) throws(JSONReadError) {
         try expect(UInt8(ascii: "["))

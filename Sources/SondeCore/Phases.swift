@@ -9,7 +9,7 @@
 ///   (TTFB); `receive` from the first to the last response byte.
 ///
 /// HAR differs: there, `connect` includes `ssl`. The HAR renderer converts.
-public struct Phases: Codable, Sendable, Equatable {
+public struct Phases: Sendable, Equatable {
     public var dns: Double?
     public var connect: Double?
     public var tls: Double?
@@ -29,37 +29,50 @@ public struct Phases: Codable, Sendable, Equatable {
         self.total = total
     }
 
-    /// The phase names in order, as they appear in reports and thresholds.
-    public static let names = ["dns", "connect", "tls", "send", "wait", "receive", "total"]
-
-    /// The values in `names` order (nil where a phase did not happen).
-    public var values: [Double?] { [dns, connect, tls, send, wait, receive, total] }
-
-    /// The value of the phase called `name`, or nil when it did not happen or is unknown.
-    public func value(named name: String) -> Double? {
-        switch name {
-        case "dns": return dns
-        case "connect": return connect
-        case "tls": return tls
-        case "send": return send
-        case "wait": return wait
-        case "receive": return receive
-        case "total": return total
-        default: return nil
+    /// The duration of `phase`, nil when it did not happen.
+    public subscript(phase: Phase) -> Double? {
+        get {
+            switch phase {
+            case .dns: dns
+            case .connect: connect
+            case .tls: tls
+            case .send: send
+            case .wait: wait
+            case .receive: receive
+            case .total: total
+            }
+        }
+        set {
+            switch phase {
+            case .dns: dns = newValue
+            case .connect: connect = newValue
+            case .tls: tls = newValue
+            case .send: send = newValue
+            case .wait: wait = newValue
+            case .receive: receive = newValue
+            case .total: total = newValue
+            }
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case dns, connect, tls, send, wait, receive, total }
+    /// The phase names in order, as they appear in reports and thresholds.
+    public static let names = Phase.allCases.map(\.name)
 
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(dns, forKey: .dns)
-        try c.encode(connect, forKey: .connect)
-        try c.encode(tls, forKey: .tls)
-        try c.encode(send, forKey: .send)
-        try c.encode(wait, forKey: .wait)
-        try c.encode(receive, forKey: .receive)
-        try c.encode(total, forKey: .total)
+    /// The values in `names` order (nil where a phase did not happen).
+    public var values: [Double?] { Phase.allCases.map { self[$0] } }
+
+    /// The value of the phase called `name`, or nil when it did not happen or is unknown.
+    public func value(named name: String) -> Double? {
+        Phase(rawValue: name).flatMap { self[$0] }
+    }
+}
+
+extension Phases: FieldModel {
+    public static let blank = Phases()
+    public static var schemaName: String? { "phases" }
+
+    public mutating func visitFields<Visitor: FieldVisitor>(_ visitor: inout Visitor) throws(Visitor.Failure) {
+        for phase in Phase.allCases { try visitor.visit(phase.key, &self[phase], .milliseconds) }
     }
 }
 
@@ -67,18 +80,4 @@ public struct Phases: Codable, Sendable, Equatable {
 @inline(__always)
 public func milliseconds(fromMicroseconds micros: Int64) -> Double {
     Double(micros) / 1000.0
-}
-
-extension Phases: JSONWritable {
-    public func writeJSON(to output: inout JSONOutput) {
-        output.object { o in
-            o.member("dns", dns)
-            o.member("connect", connect)
-            o.member("tls", tls)
-            o.member("send", send)
-            o.member("wait", wait)
-            o.member("receive", receive)
-            o.member("total", total)
-        }
-    }
 }

@@ -1,6 +1,6 @@
 /// One task of a probe run: a URL fetched once, with every redirect hop as its own transaction.
 /// Named after `URLSessionTaskMetrics`.
-public struct ProbeTask: Codable, Sendable, Equatable {
+public struct ProbeTask: Sendable, Equatable {
     /// The URL as the user gave it (redacted).
     public var url: String
     /// 0 for the first run of this URL, 1 for the first repeat (`--count`), and so on.
@@ -23,23 +23,10 @@ public struct ProbeTask: Codable, Sendable, Equatable {
         self.transactionMetrics = transactionMetrics
         self.check = check
     }
-
-    private enum CodingKeys: String, CodingKey { case check, url, iteration, taskInterval, redirectCount, error, transactionMetrics }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeIfPresent(check, forKey: .check)
-        try c.encode(url, forKey: .url)
-        try c.encode(iteration, forKey: .iteration)
-        try c.encode(taskInterval, forKey: .taskInterval)
-        try c.encode(redirectCount, forKey: .redirectCount)
-        try c.encode(error, forKey: .error)
-        try c.encode(transactionMetrics, forKey: .transactionMetrics)
-    }
 }
 
 /// When a task started and how long it took, redirects included.
-public struct TaskInterval: Codable, Sendable, Equatable {
+public struct TaskInterval: Sendable, Equatable {
     public var start: Timestamp
     /// Milliseconds, microsecond resolution.
     public var durationMs: Double
@@ -49,25 +36,26 @@ public struct TaskInterval: Codable, Sendable, Equatable {
     }
 }
 
-extension ProbeTask: JSONWritable {
-    public func writeJSON(to output: inout JSONOutput) {
-        output.object { o in
-            if let check { o.member("check", check) }
-            o.member("url", url)
-            o.member("iteration", iteration)
-            o.member("taskInterval", taskInterval)
-            o.member("redirectCount", redirectCount)
-            o.member("error", error)
-            o.member("transactionMetrics", transactionMetrics)
-        }
+extension ProbeTask: FieldModel {
+    public static let blank = ProbeTask(url: "", iteration: 0, taskInterval: .blank, redirectCount: 0, error: nil, transactionMetrics: [])
+    public static var schemaName: String? { "probeTask" }
+
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("check", &check, FieldRule(omitsNil: true, unit: .nonEmpty))
+        try v.visit("url", &url, .required)
+        try v.visit("iteration", &iteration, .requiredCount)
+        try v.visit("taskInterval", &taskInterval, .required)
+        try v.visit("redirectCount", &redirectCount, .requiredCount)
+        try v.visit("error", &error, .field)
+        try v.visit("transactionMetrics", &transactionMetrics, .required)
     }
 }
 
-extension TaskInterval: JSONWritable {
-    public func writeJSON(to output: inout JSONOutput) {
-        output.object { o in
-            o.member("start", start)
-            o.member("durationMs", durationMs)
-        }
+extension TaskInterval: FieldModel {
+    public static let blank = TaskInterval(start: Timestamp(microsecondsSince1970: 0), durationMs: 0)
+
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("start", &start, .required)
+        try v.visit("durationMs", &durationMs, .requiredMilliseconds)
     }
 }

@@ -1,5 +1,5 @@
 /// A failure as data: a stable code for machines, a message a person can act on, and the evidence.
-public struct TaskError: Codable, Sendable, Equatable, Error {
+public struct TaskError: Sendable, Equatable, Error {
     public var code: ErrorCode
     public var message: String
     /// libcurl's CURLcode when the failure came from libcurl, else nil.
@@ -13,20 +13,10 @@ public struct TaskError: Codable, Sendable, Equatable, Error {
         self.curlCode = curlCode
         self.reason = reason
     }
-
-    private enum CodingKeys: String, CodingKey { case code, message, curlCode, reason }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(code, forKey: .code)
-        try c.encode(message, forKey: .message)
-        try c.encode(curlCode, forKey: .curlCode)
-        try c.encode(reason, forKey: .reason)
-    }
 }
 
 /// The error taxonomy shared by every engine. Raw values are part of the report format.
-public enum ErrorCode: String, Codable, Sendable, CaseIterable {
+public enum ErrorCode: String, Sendable, CaseIterable, ModelValue {
     case malformedURL
     case unsupportedScheme
     case dnsFailure
@@ -60,13 +50,14 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case internalError
 }
 
-extension TaskError: JSONWritable {
-    public func writeJSON(to output: inout JSONOutput) {
-        output.object { o in
-            o.member("code", code.rawValue)
-            o.member("message", message)
-            o.member("curlCode", curlCode)
-            o.member("reason", reason)
-        }
+extension TaskError: FieldModel {
+    public static let blank = TaskError(code: .internalError, message: "")
+    public static var schemaName: String? { "error" }
+
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("code", &code, .required)
+        try v.visit("message", &message, FieldRule(required: true, unit: .nonEmpty))
+        try v.visit("curlCode", &curlCode, .field)
+        try v.visit("reason", &reason, .field)
     }
 }

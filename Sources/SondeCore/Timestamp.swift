@@ -168,3 +168,11 @@ public func monotonicMicroseconds() -> Int64 {
     clock_gettime(CLOCK_MONOTONIC, &spec)
     return Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1_000
 }
+
+extension Timestamp: JSONReadable {
+    public init(reading reader: inout JSONReader) throws(JSONReadError) {
+        let text = try reader.readString()
+        guard let value = Timestamp(iso8601: text) else { throw reader.error("not an ISO 8601 UTC timestamp: \(text)") }
+        self = value
+    }
+}

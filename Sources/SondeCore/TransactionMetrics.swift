@@ -3,7 +3,7 @@
 /// Every redirect hop is its own transaction. Dates are wall-clock instants with microsecond
 /// precision; a date is `nil` when its step did not happen (for example the DNS and connect
 /// dates of a transaction on a reused connection). Byte counts are exact counts from libcurl.
-public struct TransactionMetrics: Codable, Sendable, Equatable {
+public struct TransactionMetrics: Sendable, Equatable {
     public var request: RequestRecord
     public var response: ResponseRecord?
 
@@ -121,62 +121,11 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
         self.phases = phases
         self.capture = capture
     }
-
-    private enum CodingKeys: String, CodingKey {
-        case request, response, fetchStartDate, domainLookupStartDate, domainLookupEndDate, connectStartDate
-        case secureConnectionStartDate, secureConnectionEndDate, connectEndDate, requestStartDate, requestEndDate
-        case responseStartDate, responseEndDate, networkProtocolName, queue, libcurlQueue, isReusedConnection
-        case isProxyConnection, connectionID, http3Fallback, altSvc, altSvcFailure, remoteAddress, remotePort, localAddress, localPort
-        case negotiatedTLSProtocolVersion, negotiatedTLSCipherSuite, tlsSessionReused, peerCertificates
-        case countOfRequestHeaderBytesSent, countOfRequestBodyBytesSent
-        case countOfResponseHeaderBytesReceived, countOfResponseBodyBytesReceived, phases, capture
-    }
-
-    /// Encodes every key, writing `null` for absent values, so a report always has the full shape.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(request, forKey: .request)
-        try c.encode(response, forKey: .response)
-        try c.encode(fetchStartDate, forKey: .fetchStartDate)
-        try c.encode(domainLookupStartDate, forKey: .domainLookupStartDate)
-        try c.encode(domainLookupEndDate, forKey: .domainLookupEndDate)
-        try c.encode(connectStartDate, forKey: .connectStartDate)
-        try c.encode(secureConnectionStartDate, forKey: .secureConnectionStartDate)
-        try c.encode(secureConnectionEndDate, forKey: .secureConnectionEndDate)
-        try c.encode(connectEndDate, forKey: .connectEndDate)
-        try c.encode(requestStartDate, forKey: .requestStartDate)
-        try c.encode(requestEndDate, forKey: .requestEndDate)
-        try c.encode(responseStartDate, forKey: .responseStartDate)
-        try c.encode(responseEndDate, forKey: .responseEndDate)
-        try c.encode(networkProtocolName, forKey: .networkProtocolName)
-        try c.encode(queue, forKey: .queue)
-        try c.encode(libcurlQueue, forKey: .libcurlQueue)
-        try c.encode(isReusedConnection, forKey: .isReusedConnection)
-        try c.encode(isProxyConnection, forKey: .isProxyConnection)
-        try c.encode(connectionID, forKey: .connectionID)
-        try c.encode(http3Fallback, forKey: .http3Fallback)
-        try c.encode(altSvc, forKey: .altSvc)
-        try c.encode(altSvcFailure, forKey: .altSvcFailure)
-        try c.encode(remoteAddress, forKey: .remoteAddress)
-        try c.encode(remotePort, forKey: .remotePort)
-        try c.encode(localAddress, forKey: .localAddress)
-        try c.encode(localPort, forKey: .localPort)
-        try c.encode(negotiatedTLSProtocolVersion, forKey: .negotiatedTLSProtocolVersion)
-        try c.encode(negotiatedTLSCipherSuite, forKey: .negotiatedTLSCipherSuite)
-        try c.encode(tlsSessionReused, forKey: .tlsSessionReused)
-        try c.encode(peerCertificates, forKey: .peerCertificates)
-        try c.encode(countOfRequestHeaderBytesSent, forKey: .countOfRequestHeaderBytesSent)
-        try c.encode(countOfRequestBodyBytesSent, forKey: .countOfRequestBodyBytesSent)
-        try c.encode(countOfResponseHeaderBytesReceived, forKey: .countOfResponseHeaderBytesReceived)
-        try c.encode(countOfResponseBodyBytesReceived, forKey: .countOfResponseBodyBytesReceived)
-        try c.encode(phases, forKey: .phases)
-        try c.encode(capture, forKey: .capture)
-    }
 }
 
 /// How an `--http3` race ended on TCP: QUIC failed (or was not ready first) and libcurl fell
 /// back to HTTP/2 or HTTP/1.1 over TCP+TLS (`networkProtocolName` says which).
-public struct HTTP3Fallback: Codable, Sendable, Equatable {
+public struct HTTP3Fallback: Sendable, Equatable {
     /// libcurl's own account of the failed QUIC attempt: its verbose lines about it (e.g.
     /// "sendmsg() returned -1 (errno 111); QUIC connect to 127.0.0.1 port 8443 failed: Failed
     /// sending data to the peer"), joined with "; ", at most `maxReasonLength` characters; or, when
@@ -191,14 +140,8 @@ public struct HTTP3Fallback: Codable, Sendable, Equatable {
     }
 }
 
-extension HTTP3Fallback: JSONWritable {
-    public func writeJSON(to output: inout JSONOutput) {
-        output.object { o in o.member("reason", reason) }
-    }
-}
-
 /// A header as sent or received; order and repeated names are kept (as in HAR).
-public struct HeaderField: Codable, Sendable, Equatable {
+public struct HeaderField: Sendable, Equatable {
     public var name: String
     public var value: String
     public init(name: String, value: String) {
@@ -207,7 +150,7 @@ public struct HeaderField: Codable, Sendable, Equatable {
     }
 }
 
-public struct RequestRecord: Codable, Sendable, Equatable {
+public struct RequestRecord: Sendable, Equatable {
     public var method: String
     public var url: String
     public var headers: [HeaderField]
@@ -218,7 +161,7 @@ public struct RequestRecord: Codable, Sendable, Equatable {
     }
 }
 
-public struct ResponseRecord: Codable, Sendable, Equatable {
+public struct ResponseRecord: Sendable, Equatable {
     public var statusCode: Int
     public var headers: [HeaderField]
     public init(statusCode: Int, headers: [HeaderField]) {
@@ -231,7 +174,7 @@ public struct ResponseRecord: Codable, Sendable, Equatable {
 /// sonde reads from its DER (the "Cert:" PEM of the same info): its fingerprint, its DNS names,
 /// and its names as Go's crypto/x509 writes them (blackbox_exporter's `probe_ssl_last_chain_info`).
 /// The DER facts are nil when libcurl gave no PEM or the DER did not parse.
-public struct PeerCertificate: Codable, Sendable, Equatable {
+public struct PeerCertificate: Sendable, Equatable {
     /// OpenSSL's one-line form (`O = sonde, CN = localhost`), as libcurl gives it.
     public var subject: String
     public var issuer: String
@@ -274,7 +217,7 @@ public struct PeerCertificate: Codable, Sendable, Equatable {
 
 /// The packet evidence of one transaction's TCP or QUIC connection (`--capture`), matched by its
 /// 4-tuple (libcurl's local port), and how it squares with libcurl's own view.
-public struct CaptureEvidence: Codable, Sendable, Equatable {
+public struct CaptureEvidence: Sendable, Equatable {
     /// The connection's tuple, as in `captures[].flows[].tuple` or `captures[].quicFlows[].tuple`.
     public var flow: String
     /// "tcp", or "quic" for an h3 transaction's connection (then the fields below have the QUIC
@@ -334,157 +277,132 @@ public struct CaptureEvidence: Codable, Sendable, Equatable {
         self.tlsAgrees = tlsAgrees
         self.packets = packets
     }
+}
 
-    private enum CodingKeys: String, CodingKey {
-        case flow, transport, synSeen, clientInitialSeen, synToSynAckMs, initialRttMs, retransmissions, resets, reuseAgrees
-        case connectAgrees, tlsVersion, tlsHandshakeMs, tlsAgrees, packets
-    }
+extension TransactionMetrics: FieldModel {
+    public static let blank = TransactionMetrics(request: RequestRecord(method: "", url: "", headers: []))
+    public static var schemaName: String? { "transaction" }
 
-    /// `transport` and `clientInitialSeen` may be missing: evidence written before QUIC still reads.
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        flow = try c.decode(String.self, forKey: .flow)
-        transport = try c.decodeIfPresent(String.self, forKey: .transport) ?? "tcp"
-        synSeen = try c.decode(Bool.self, forKey: .synSeen)
-        clientInitialSeen = try c.decodeIfPresent(Bool.self, forKey: .clientInitialSeen)
-        synToSynAckMs = try c.decodeIfPresent(Double.self, forKey: .synToSynAckMs)
-        initialRttMs = try c.decodeIfPresent(Double.self, forKey: .initialRttMs)
-        retransmissions = try c.decode(Int.self, forKey: .retransmissions)
-        resets = try c.decode(Int.self, forKey: .resets)
-        reuseAgrees = try c.decodeIfPresent(Bool.self, forKey: .reuseAgrees)
-        connectAgrees = try c.decodeIfPresent(Bool.self, forKey: .connectAgrees)
-        tlsVersion = try c.decodeIfPresent(String.self, forKey: .tlsVersion)
-        tlsHandshakeMs = try c.decodeIfPresent(Double.self, forKey: .tlsHandshakeMs)
-        tlsAgrees = try c.decodeIfPresent(Bool.self, forKey: .tlsAgrees)
-        packets = try c.decode([FlowEvidence.PacketMark].self, forKey: .packets)
-    }
-
-    /// Absent values are written as null, as `JSONOutput` writes them.
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(flow, forKey: .flow)
-        try c.encode(transport, forKey: .transport)
-        try c.encode(synSeen, forKey: .synSeen)
-        try c.encode(clientInitialSeen, forKey: .clientInitialSeen)
-        try c.encode(synToSynAckMs, forKey: .synToSynAckMs)
-        try c.encode(initialRttMs, forKey: .initialRttMs)
-        try c.encode(retransmissions, forKey: .retransmissions)
-        try c.encode(resets, forKey: .resets)
-        try c.encode(reuseAgrees, forKey: .reuseAgrees)
-        try c.encode(connectAgrees, forKey: .connectAgrees)
-        try c.encode(tlsVersion, forKey: .tlsVersion)
-        try c.encode(tlsHandshakeMs, forKey: .tlsHandshakeMs)
-        try c.encode(tlsAgrees, forKey: .tlsAgrees)
-        try c.encode(packets, forKey: .packets)
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("request", &request, .required)
+        try v.visit("response", &response, .field)
+        try v.visit("fetchStartDate", &fetchStartDate, .field)
+        try v.visit("domainLookupStartDate", &domainLookupStartDate, .field)
+        try v.visit("domainLookupEndDate", &domainLookupEndDate, .field)
+        try v.visit("connectStartDate", &connectStartDate, .field)
+        try v.visit("secureConnectionStartDate", &secureConnectionStartDate, .field)
+        try v.visit("secureConnectionEndDate", &secureConnectionEndDate, .field)
+        try v.visit("connectEndDate", &connectEndDate, .field)
+        try v.visit("requestStartDate", &requestStartDate, .field)
+        try v.visit("requestEndDate", &requestEndDate, .field)
+        try v.visit("responseStartDate", &responseStartDate, .field)
+        try v.visit("responseEndDate", &responseEndDate, .field)
+        try v.visit("networkProtocolName", &networkProtocolName, FieldRule(values: ["http/1.0", "http/1.1", "h2", "h2c", "h3"]))
+        try v.visit("queue", &queue, .milliseconds)
+        try v.visit("libcurlQueue", &libcurlQueue, .milliseconds)
+        try v.visit("isReusedConnection", &isReusedConnection, .required)
+        try v.visit("isProxyConnection", &isProxyConnection, .required)
+        try v.visit("connectionID", &connectionID, FieldRule(unit: .identifier))
+        try v.visit("http3Fallback", &http3Fallback, .field)
+        try v.visit("altSvc", &altSvc, .field)
+        try v.visit("altSvcFailure", &altSvcFailure, .field)
+        try v.visit("remoteAddress", &remoteAddress, .field)
+        try v.visit("remotePort", &remotePort, .port)
+        try v.visit("localAddress", &localAddress, .field)
+        try v.visit("localPort", &localPort, .port)
+        try v.visit("negotiatedTLSProtocolVersion", &negotiatedTLSProtocolVersion, .field)
+        try v.visit("negotiatedTLSCipherSuite", &negotiatedTLSCipherSuite, .field)
+        try v.visit("tlsSessionReused", &tlsSessionReused, .field)
+        try v.visit("peerCertificates", &peerCertificates, .field)
+        try v.visit("countOfRequestHeaderBytesSent", &countOfRequestHeaderBytesSent, .requiredCount)
+        try v.visit("countOfRequestBodyBytesSent", &countOfRequestBodyBytesSent, .requiredCount)
+        try v.visit("countOfResponseHeaderBytesReceived", &countOfResponseHeaderBytesReceived, .requiredCount)
+        try v.visit("countOfResponseBodyBytesReceived", &countOfResponseBodyBytesReceived, .requiredCount)
+        try v.visit("phases", &phases, .required)
+        try v.visit("capture", &capture, .field)
     }
 }
 
-extension TransactionMetrics: JSONWritable {
-    public func writeJSON(to output: inout JSONOutput) {
-        output.object { o in
-            o.member("request", request)
-            o.member("response", response)
-            o.member("fetchStartDate", fetchStartDate)
-            o.member("domainLookupStartDate", domainLookupStartDate)
-            o.member("domainLookupEndDate", domainLookupEndDate)
-            o.member("connectStartDate", connectStartDate)
-            o.member("secureConnectionStartDate", secureConnectionStartDate)
-            o.member("secureConnectionEndDate", secureConnectionEndDate)
-            o.member("connectEndDate", connectEndDate)
-            o.member("requestStartDate", requestStartDate)
-            o.member("requestEndDate", requestEndDate)
-            o.member("responseStartDate", responseStartDate)
-            o.member("responseEndDate", responseEndDate)
-            o.member("networkProtocolName", networkProtocolName)
-            o.member("queue", queue)
-            o.member("libcurlQueue", libcurlQueue)
-            o.member("isReusedConnection", isReusedConnection)
-            o.member("isProxyConnection", isProxyConnection)
-            o.member("connectionID", connectionID)
-            o.member("http3Fallback", http3Fallback)
-            o.member("altSvc", altSvc)
-            o.member("altSvcFailure", altSvcFailure)
-            o.member("remoteAddress", remoteAddress)
-            o.member("remotePort", remotePort)
-            o.member("localAddress", localAddress)
-            o.member("localPort", localPort)
-            o.member("negotiatedTLSProtocolVersion", negotiatedTLSProtocolVersion)
-            o.member("negotiatedTLSCipherSuite", negotiatedTLSCipherSuite)
-            o.member("tlsSessionReused", tlsSessionReused)
-            o.member("peerCertificates", peerCertificates)
-            o.member("countOfRequestHeaderBytesSent", countOfRequestHeaderBytesSent)
-            o.member("countOfRequestBodyBytesSent", countOfRequestBodyBytesSent)
-            o.member("countOfResponseHeaderBytesReceived", countOfResponseHeaderBytesReceived)
-            o.member("countOfResponseBodyBytesReceived", countOfResponseBodyBytesReceived)
-            o.member("phases", phases)
-            o.member("capture", capture)
-        }
+extension HTTP3Fallback: FieldModel {
+    public static let blank = HTTP3Fallback(reason: "")
+
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("reason", &reason, FieldRule(required: true, unit: .nonEmpty))
     }
 }
 
-extension HeaderField: JSONWritable {
+extension HeaderField: FieldModel {
+    public static let blank = HeaderField(name: "", value: "")
+
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("name", &name, .required)
+        try v.visit("value", &value, .required)
+    }
+
+    /// The same bytes the fields would write, in one step (each task writes some twenty headers).
     public func writeJSON(to output: inout JSONOutput) {
         output.nameValueObject(name: name, value: value)
     }
 }
 
-extension RequestRecord: JSONWritable {
-    public func writeJSON(to output: inout JSONOutput) {
-        output.object { o in
-            o.member("method", method)
-            o.member("url", url)
-            o.member("headers", headers)
-        }
+extension RequestRecord: FieldModel {
+    public static let blank = RequestRecord(method: "", url: "", headers: [])
+
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("method", &method, .required)
+        try v.visit("url", &url, .required)
+        try v.visit("headers", &headers, .required)
     }
 }
 
-extension ResponseRecord: JSONWritable {
-    public func writeJSON(to output: inout JSONOutput) {
-        output.object { o in
-            o.member("statusCode", statusCode)
-            o.member("headers", headers)
-        }
+extension ResponseRecord: FieldModel {
+    public static let blank = ResponseRecord(statusCode: 0, headers: [])
+
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("statusCode", &statusCode, FieldRule(required: true, unit: .statusCode))
+        try v.visit("headers", &headers, .required)
     }
 }
 
-extension PeerCertificate: JSONWritable {
-    public func writeJSON(to output: inout JSONOutput) {
-        output.object { o in
-            o.member("subject", subject)
-            o.member("issuer", issuer)
-            o.member("serialNumber", serialNumber)
-            o.member("signatureAlgorithm", signatureAlgorithm)
-            o.member("publicKeyAlgorithm", publicKeyAlgorithm)
-            o.member("notBefore", notBefore)
-            o.member("notAfter", notAfter)
-            o.member("fingerprintSHA256", fingerprintSHA256)
-            o.key("dnsNames")
-            if let dnsNames { o.array(dnsNames) { $0.string($1) } } else { o.null() }
-            o.key("ipAddresses")
-            if let ipAddresses { o.array(ipAddresses) { $0.string($1) } } else { o.null() }
-            o.member("subjectDN", subjectDN)
-            o.member("issuerDN", issuerDN)
-        }
+extension PeerCertificate: FieldModel {
+    public static let blank = PeerCertificate(subject: "", issuer: "")
+    public static var schemaName: String? { "certificate" }
+
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("subject", &subject, .required)
+        try v.visit("issuer", &issuer, .required)
+        try v.visit("serialNumber", &serialNumber, .field)
+        try v.visit("signatureAlgorithm", &signatureAlgorithm, .field)
+        try v.visit("publicKeyAlgorithm", &publicKeyAlgorithm, .field)
+        try v.visit("notBefore", &notBefore, .field)
+        try v.visit("notAfter", &notAfter, .field)
+        try v.visit("fingerprintSHA256", &fingerprintSHA256, FieldRule(pattern: "^[0-9a-f]{64}$"))
+        try v.visit("dnsNames", &dnsNames, .field)
+        try v.visit("ipAddresses", &ipAddresses, .field)
+        try v.visit("subjectDN", &subjectDN, .field)
+        try v.visit("issuerDN", &issuerDN, .field)
     }
 }
 
-extension CaptureEvidence: JSONWritable {
-    public func writeJSON(to output: inout JSONOutput) {
-        output.object { o in
-            o.member("clientInitialSeen", clientInitialSeen)
-            o.member("connectAgrees", connectAgrees)
-            o.member("flow", flow)
-            o.member("initialRttMs", initialRttMs)
-            o.member("packets", packets)
-            o.member("resets", resets)
-            o.member("retransmissions", retransmissions)
-            o.member("reuseAgrees", reuseAgrees)
-            o.member("synSeen", synSeen)
-            o.member("synToSynAckMs", synToSynAckMs)
-            o.member("tlsAgrees", tlsAgrees)
-            o.member("tlsHandshakeMs", tlsHandshakeMs)
-            o.member("tlsVersion", tlsVersion)
-            o.member("transport", transport)
-        }
+/// Keys in alphabetical order, as `JSONEncoder` with `.sortedKeys` writes them.
+extension CaptureEvidence: FieldModel {
+    public static let blank = CaptureEvidence(flow: "")
+    public static var schemaName: String? { "captureEvidence" }
+
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("clientInitialSeen", &clientInitialSeen, .field)
+        try v.visit("connectAgrees", &connectAgrees, .field)
+        try v.visit("flow", &flow, .required)
+        try v.visit("initialRttMs", &initialRttMs, .milliseconds)
+        try v.visit("packets", &packets, .field)
+        try v.visit("resets", &resets, .count)
+        try v.visit("retransmissions", &retransmissions, .count)
+        try v.visit("reuseAgrees", &reuseAgrees, .field)
+        try v.visit("synSeen", &synSeen, .field)
+        try v.visit("synToSynAckMs", &synToSynAckMs, .milliseconds)
+        try v.visit("tlsAgrees", &tlsAgrees, .field)
+        try v.visit("tlsHandshakeMs", &tlsHandshakeMs, .milliseconds)
+        try v.visit("tlsVersion", &tlsVersion, .field)
+        try v.visit("transport", &transport, FieldRule(values: ["tcp", "quic"]))
     }
 }

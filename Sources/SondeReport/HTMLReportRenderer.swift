@@ -4,10 +4,10 @@ import SondeCore
 /// and dark themes, readable at phone width. Draws from the summary and a bounded sample of
 /// tasks, never one row per transaction of a large run. Every string is escaped.
 public enum HTMLReportRenderer {
-    private static let phaseColors: [(String, String)] = [
-        ("dns", "#14b8a6"), ("connect", "#f59e0b"), ("tls", "#a855f7"), ("send", "#3b82f6"),
-        ("wait", "#22c55e"), ("receive", "#ef4444"),
-    ]
+    /// The timeline's phases and their colours (`Phase.style`).
+    private static let phaseColors: [(phase: Phase, color: String)] = Phase.timeline.compactMap { phase in
+        phase.style.map { (phase, $0.htmlColor) }
+    }
     /// A hop's wait in sonde's queue, drawn before its phases.
     private static let queueColor = "#9ca3af"
     /// The page's Content-Security-Policy (a meta tag): no script, no fetch, inline styles and
@@ -267,20 +267,23 @@ public enum HTMLReportRenderer {
         }.max() ?? origin + 1
         let span = Double(max(1, end - origin))
         var legend = ""
-        for (name, color) in [("queue", queueColor)] + phaseColors { legend += "<span><i style=\"background:\(color)\"></i>\(name)</span>" }
+        for (name, color) in [("queue", queueColor)] + phaseColors.map({ ($0.phase.name, $0.color) }) {
+            legend += "<span><i style=\"background:\(color)\"></i>\(name)</span>"
+        }
         var rows = ""
         for (task, t) in transactions {
             let left = Double((t.fetchStartDate?.microsecondsSince1970 ?? origin) - origin) / span * 100
             // The bar's own length (µs): its queue and total, else its phases. Its segments and
             // marks are placed on this, so a bar drawn wider than its share keeps its proportions.
-            let phaseSum = phaseColors.compactMap { t.phases.value(named: $0.0) }.reduce(0, +)
+            let phaseSum = phaseColors.compactMap { t.phases[$0.phase] }.reduce(0, +)
             let own = max(1, ((t.queue ?? 0) + (t.phases.total ?? phaseSum)) * 1000)
             var segments = ""
             if let queue = t.queue, queue > 0 {
                 segments += "<i style=\"width:\(percent(queue * 1000 / own * 100));background:\(queueColor)\" title=\"queue \(formatMs(queue)) ms (waiting in sonde's queue before libcurl started this hop)\"></i>"
             }
-            for (name, color) in phaseColors {
-                guard let value = t.phases.value(named: name), value > 0 else { continue }
+            for (phase, color) in phaseColors {
+                let name = phase.name
+                guard let value = t.phases[phase], value > 0 else { continue }
                 let width = value * 1000 / own * 100
                 segments += "<i style=\"width:\(percent(width));background:\(color)\" title=\"\(name) \(formatMs(value)) ms\"></i>"
             }

@@ -66,11 +66,11 @@ public enum PrometheusWriter {
             families.add(name, type, help, samples.map { sample -> Sample in (labels + sample.labels, sample.value) })
         }
         if let summary {
-            let median = { (phase: String) in summary.all[phase].map { $0.p50 / 1000 } }
+            // blackbox's phases (`Phase.blackboxPhase`), each the sum of its phases' medians.
             var phases: [Sample] = []
-            for (label, value) in [("resolve", median("dns")), ("connect", median("connect")), ("tls", median("tls")),
-                                   ("processing", sum(median("send"), median("wait"))), ("transfer", median("receive"))] {
-                if let value { phases.append(([("phase", label)], value)) }
+            for label in Phase.blackboxPhases {
+                let medians = Phase.allCases.filter { $0.blackboxPhase == label }.map { summary.all[$0.name].map { $0.p50 / 1000 } }
+                if let value = medians.reduce(nil, sum) { phases.append(([("phase", label)], value)) }
             }
             metric("probe_http_duration_seconds", "gauge", "Median duration of each phase over the run's transactions.", phases)
             if summary.protocols.count == 1, let name = summary.protocols.keys.first, let version = httpVersion(name) {

@@ -12,10 +12,6 @@ public struct TerminalRenderer: Sendable {
 
     public init(useColor: Bool) { self.useColor = useColor }
 
-    private static let phaseLetters: [(name: String, letter: Character, color: String)] = [
-        ("dns", "d", "36"), ("connect", "c", "33"), ("tls", "t", "35"), ("send", "s", "34"),
-        ("wait", "w", "32"), ("receive", "r", "31"),
-    ]
 
     private func paint(_ text: String, _ code: String) -> String {
         useColor ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
@@ -66,9 +62,8 @@ public struct TerminalRenderer: Sendable {
             lines.append("    " + paint("↩ Alt-Svc alternative failed:", "33") + " " + shown(failure.summary))
         }
         let p = t.phases
-        let parts = Self.phaseLetters.map { phase -> String in
-            let value = p.value(named: phase.name)
-            return "\(phase.name) " + (value.map(formatMs) ?? "–")
+        let parts = Phase.timeline.map { phase -> String in
+            "\(phase.name) " + (p[phase].map(formatMs) ?? "–")
         }
         // A hop that waited in sonde's queue (--parallel) says so first: its phases start after it.
         // (Under 0.1 ms it is only libcurl picking the transfer up.)
@@ -84,14 +79,14 @@ public struct TerminalRenderer: Sendable {
         var result = ""
         var used = 0
         var carried = 0.0
-        for phase in Self.phaseLetters {
-            guard let value = phases.value(named: phase.name), value > 0 else { continue }
+        for phase in Phase.timeline {
+            guard let value = phases[phase], value > 0, let style = phase.style else { continue }
             let exact = Double(barWidth) * value / total + carried
             let cells = max(1, Int(saturating: exact.rounded(.down)))
             carried = exact - Double(cells)
             let count = min(cells, barWidth - used)
             guard count > 0 else { break }
-            result += paint(String(repeating: phase.letter, count: count), phase.color)
+            result += paint(String(repeating: style.letter, count: count), style.ansiColor)
             used += count
         }
         if used < barWidth { result += String(repeating: " ", count: barWidth - used) }

@@ -31,25 +31,23 @@ struct BlackboxExposition {
                      "probe_http_status_code", "probe_http_uncompressed_body_length", "probe_http_version"] {
             set(name, 0)
         }
-        for phase in Self.blackboxPhases { set("probe_http_duration_seconds", 0, labels: [("phase", phase)]) }
+        for phase in Phase.blackboxPhases { set("probe_http_duration_seconds", 0, labels: [("phase", phase)]) }
     }
 
-    static let blackboxPhases = ["connect", "processing", "resolve", "tls", "transfer"]
 
     /// The task's figures: blackbox's phases summed over every hop (its resolve is the lookup
     /// before the first hop plus libcurl's for later hops), the final response's facts, and sonde's own series.
     mutating func record(_ task: ProbeTask, resolveSeconds: Double) {
         let hops = task.transactionMetrics
-        func total(_ value: (Phases) -> Double?) -> Double { hops.reduce(0) { $0 + (value($1.phases) ?? 0) } / 1000 }
-        set("probe_http_duration_seconds", resolveSeconds + total { $0.dns }, labels: [("phase", "resolve")])
-        set("probe_http_duration_seconds", total { $0.connect }, labels: [("phase", "connect")])
-        set("probe_http_duration_seconds", total { $0.tls }, labels: [("phase", "tls")])
-        set("probe_http_duration_seconds", total { ($0.send ?? 0) + ($0.wait ?? 0) }, labels: [("phase", "processing")])
-        set("probe_http_duration_seconds", total { $0.receive }, labels: [("phase", "transfer")])
+        func total(_ phase: Phase) -> Double { hops.reduce(0) { $0 + ($1.phases[phase] ?? 0) } / 1000 }
+        // blackbox's phases (`Phase.blackboxPhase`), summed over every hop; resolve adds the lookup before the first.
+        for label in Phase.blackboxPhases {
+            let seconds = Phase.allCases.filter { $0.blackboxPhase == label }.reduce(0) { $0 + total($1) }
+            set("probe_http_duration_seconds", seconds + (label == Phase.dns.blackboxPhase ? resolveSeconds : 0), labels: [("phase", label)])
+        }
         set("probe_http_redirects", Double(task.redirectCount))
-        for phase in Phases.names {
-            set("sonde_probe_phase_seconds", hops.reduce(0) { $0 + (($1.phases.values[Phases.names.firstIndex(of: phase) ?? 0]) ?? 0) } / 1000,
-                labels: [("phase", phase)])
+        for phase in Phase.allCases {
+            set("sonde_probe_phase_seconds", total(phase), labels: [("phase", phase.name)])
         }
         set("sonde_probe_transactions", Double(hops.count))
         set("sonde_probe_transactions_reused", Double(hops.filter(\.isReusedConnection).count))

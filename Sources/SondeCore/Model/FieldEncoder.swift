@@ -1,0 +1,11 @@
+/// `Encodable` from the fields: every key written (`null` for an absent value) unless the rule
+/// leaves it out when nil, so a report has its full shape whatever encoder writes it.
+struct FieldEncoder: FieldVisitor {
+    typealias Failure = any Error
+    var container: KeyedEncodingContainer<FieldCodingKey>
+
+    mutating func visit<Value: ModelValue>(_ name: StaticString, _ value: inout Value, _ rule: FieldRule) throws(any Error) {
+        if rule.omitsNil && value.isAbsent { return }
+        try container.encode(value, forKey: FieldCodingKey(name))
+    }
+}
