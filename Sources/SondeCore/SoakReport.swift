@@ -265,7 +265,7 @@ public struct SoakConfig: Codable, Sendable, Equatable {
 
 /// What ended a WebSocket connection (or kept an attempt from opening). Raw values are part of
 /// the report format.
-public enum DisconnectCause: String, Codable, Sendable, CaseIterable {
+public enum DisconnectCause: String, Sendable, CaseIterable, ModelValue {
     /// A close frame arrived (or was sent by sonde after a protocol problem); see closedBy/closeCode.
     case closeFrame
     /// The TCP connection was reset (RST) without a close frame.
@@ -288,7 +288,7 @@ public enum DisconnectCause: String, Codable, Sendable, CaseIterable {
 }
 
 /// One connection attempt of a soak: its handshake, and when open, how it ended.
-public struct SoakAttempt: Codable, Sendable, Equatable {
+public struct SoakAttempt: Sendable, Equatable {
     /// 0-based logical connection.
     public var connection: Int
     /// 1-based attempt of that connection.
@@ -329,7 +329,7 @@ public struct SoakAttempt: Codable, Sendable, Equatable {
         messages = Messages()
     }
 
-    public struct Pings: Codable, Sendable, Equatable {
+    public struct Pings: Sendable, Equatable {
         public var sent = 0
         public var answered = 0
         public var missed = 0
@@ -340,7 +340,7 @@ public struct SoakAttempt: Codable, Sendable, Equatable {
         public init() {}
     }
 
-    public struct Messages: Codable, Sendable, Equatable {
+    public struct Messages: Sendable, Equatable {
         public var sent = 0
         public var received = 0
         public var lost = 0
@@ -353,7 +353,7 @@ public struct SoakAttempt: Codable, Sendable, Equatable {
     }
 
     /// Data messages the server sent of its own accord on one connection, and their payload bytes.
-    public struct ServerMessages: Codable, Sendable, Equatable {
+    public struct ServerMessages: Sendable, Equatable {
         public var count = 0
         public var bytes = 0
         public init() {}
@@ -362,7 +362,7 @@ public struct SoakAttempt: Codable, Sendable, Equatable {
 
 /// The opening handshake of one attempt (RFC 6455 §4): phases in ms, null when a phase did
 /// not happen (no DNS for an IP literal, no TLS for ws://) or was not reached.
-public struct WebSocketHandshake: Codable, Sendable, Equatable {
+public struct WebSocketHandshake: Sendable, Equatable {
     public var dnsMs: Double?
     public var connectMs: Double?
     public var tlsMs: Double?
@@ -427,58 +427,6 @@ public struct IdleTimeoutFindings: Codable, Sendable, Equatable {
 
 // Explicit encoders, so that absent values are written as null (the report's keys are stable;
 // synthesized Codable would leave them out).
-
-extension SoakAttempt {
-    private enum CodingKeys: String, CodingKey {
-        case connection, attempt, startedAt, backoffMs, backoffFailure, handshake, error, openedAt, closedAt
-        case closeCode, closeReason, closedBy, cause, timeToRecoverMs, pings, messages, gaveUp
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(connection, forKey: .connection)
-        try c.encode(attempt, forKey: .attempt)
-        try c.encode(startedAt, forKey: .startedAt)
-        try c.encode(backoffMs, forKey: .backoffMs)
-        try c.encode(backoffFailure, forKey: .backoffFailure)
-        try c.encode(handshake, forKey: .handshake)
-        try c.encode(error, forKey: .error)
-        try c.encode(openedAt, forKey: .openedAt)
-        try c.encode(closedAt, forKey: .closedAt)
-        try c.encode(closeCode, forKey: .closeCode)
-        try c.encode(closeReason, forKey: .closeReason)
-        try c.encode(closedBy, forKey: .closedBy)
-        try c.encode(cause, forKey: .cause)
-        try c.encode(timeToRecoverMs, forKey: .timeToRecoverMs)
-        try c.encode(pings, forKey: .pings)
-        try c.encode(messages, forKey: .messages)
-        try c.encode(gaveUp, forKey: .gaveUp)
-    }
-}
-
-extension WebSocketHandshake {
-    private enum CodingKeys: String, CodingKey {
-        case dnsMs, connectMs, tlsMs, upgradeMs, totalMs, statusCode, subprotocol, extensions, responseHeaders
-        case remoteAddress, remotePort, localPort, tlsProtocolVersion
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(dnsMs, forKey: .dnsMs)
-        try c.encode(connectMs, forKey: .connectMs)
-        try c.encode(tlsMs, forKey: .tlsMs)
-        try c.encode(upgradeMs, forKey: .upgradeMs)
-        try c.encode(totalMs, forKey: .totalMs)
-        try c.encode(statusCode, forKey: .statusCode)
-        try c.encode(subprotocol, forKey: .subprotocol)
-        try c.encode(extensions, forKey: .extensions)
-        try c.encode(responseHeaders, forKey: .responseHeaders)
-        try c.encode(remoteAddress, forKey: .remoteAddress)
-        try c.encode(remotePort, forKey: .remotePort)
-        try c.encode(localPort, forKey: .localPort)
-        try c.encode(tlsProtocolVersion, forKey: .tlsProtocolVersion)
-    }
-}
 
 extension SoakReport {
     private enum CodingKeys: String, CodingKey {

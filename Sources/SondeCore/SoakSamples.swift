@@ -1,7 +1,7 @@
 /// The fine-grained measurements of a soak between two journal flushes: ping RTTs with their
 /// time (for the histogram and the timeline), missed pings, echo RTTs. Compact arrays, because a
 /// soak of thousands of connections produces thousands of these a second.
-public struct SoakSamples: Codable, Sendable, Equatable {
+public struct SoakSamples: Sendable, Equatable {
     /// `[connection, attempt, µs since the soak started, RTT µs]`.
     public var pings: [[Int64]]
     /// `[connection, attempt, µs since the soak started]` of pings whose pong never came.

@@ -12,7 +12,8 @@ import Testing
         ("phases", Phases.schemaDefinition), ("certificate", PeerCertificate.schemaDefinition),
         ("captureEvidence", CaptureEvidence.schemaDefinition), ("packetMark", FlowEvidence.PacketMark.schemaDefinition),
         ("error", TaskError.schemaDefinition), ("altSvc", AltSvcUse.schemaDefinition),
-        ("altSvcFailure", AltSvcFailure.schemaDefinition),
+        ("altSvcFailure", AltSvcFailure.schemaDefinition), ("soakAttempt", SoakAttempt.schemaDefinition),
+        ("wsHandshake", WebSocketHandshake.schemaDefinition),
     ]
 
     static let schemaPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
