@@ -3,7 +3,7 @@
 ///
 /// Invariants: `connectMs` and `tlsMs` are nil on a reused connection (nothing was set up for
 /// the request) and `tlsMs` is nil without TLS; all durations are milliseconds (µs precision).
-public struct RequestConnection: Codable, Sendable, Equatable {
+public struct RequestConnection: Sendable, Equatable {
     /// True when the request went out on a connection left in the pool by an earlier request.
     public var isReusedConnection: Bool
     /// The client's port of the connection, nil when libcurl had none (no connection).
@@ -20,15 +20,15 @@ public struct RequestConnection: Codable, Sendable, Equatable {
         self.connectMs = connectMs
         self.tlsMs = tlsMs
     }
+}
 
-    private enum CodingKeys: String, CodingKey { case isReusedConnection, localPort, connectMs, tlsMs }
+extension RequestConnection: FieldModel {
+    public static let blank = RequestConnection(isReusedConnection: false, localPort: nil, connectMs: nil, tlsMs: nil)
 
-    /// Every key, `null` for absent values (the schema wants them all).
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(isReusedConnection, forKey: .isReusedConnection)
-        try c.encode(localPort, forKey: .localPort)
-        try c.encode(connectMs, forKey: .connectMs)
-        try c.encode(tlsMs, forKey: .tlsMs)
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("isReusedConnection", &isReusedConnection, .required)
+        try v.visit("localPort", &localPort, .port)
+        try v.visit("connectMs", &connectMs, .milliseconds)
+        try v.visit("tlsMs", &tlsMs, .milliseconds)
     }
 }

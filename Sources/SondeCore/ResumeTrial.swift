@@ -6,7 +6,7 @@
 /// `bytesTransferred` counts every body byte received, `bytesWasted` those received and then
 /// thrown away (a restart from zero, a rejected range), so for a finished download
 /// `bytesTransferred - bytesWasted == length`.
-public struct ResumeTrial: Codable, Sendable, Equatable {
+public struct ResumeTrial: Sendable, Equatable {
     /// 1-based number within the run.
     public var trial: Int
     /// Redacted.
@@ -66,39 +66,10 @@ public struct ResumeTrial: Codable, Sendable, Equatable {
         self.progress = progress
         self.error = error
     }
-
-    private enum CodingKeys: String, CodingKey {
-        case trial, url, direction, `protocol`, length, interruptions, retries, bytesTransferred, bytesWasted, sha256,
-             expectedSha256, expectedFrom, verifiedBy, intact, durationMs, goodputMbps, progress, error, check
-    }
-
-    /// Absent values are written as null, so every trial has every key (but `check`, absent outside checks).
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeIfPresent(check, forKey: .check)
-        try c.encode(trial, forKey: .trial)
-        try c.encode(url, forKey: .url)
-        try c.encode(direction, forKey: .direction)
-        try c.encode(`protocol`, forKey: .protocol)
-        try c.encode(length, forKey: .length)
-        try c.encode(interruptions, forKey: .interruptions)
-        try c.encode(retries, forKey: .retries)
-        try c.encode(bytesTransferred, forKey: .bytesTransferred)
-        try c.encode(bytesWasted, forKey: .bytesWasted)
-        try c.encode(sha256, forKey: .sha256)
-        try c.encode(expectedSha256, forKey: .expectedSha256)
-        try c.encode(expectedFrom, forKey: .expectedFrom)
-        try c.encode(verifiedBy, forKey: .verifiedBy)
-        try c.encode(intact, forKey: .intact)
-        try c.encode(durationMs, forKey: .durationMs)
-        try c.encode(goodputMbps, forKey: .goodputMbps)
-        try c.encode(progress, forKey: .progress)
-        try c.encode(error, forKey: .error)
-    }
 }
 
 /// How a transfer was interrupted.
-public enum InterruptionKind: String, Codable, Sendable, CaseIterable {
+public enum InterruptionKind: String, Sendable, CaseIterable, ModelValue {
     /// The client cancelled the transfer (URLSession's `cancel(byProducingResumeData:)`).
     case clientAbort
     /// The connection was cut under the transfer (sonde shuts the socket down, as a path would).
@@ -111,7 +82,7 @@ public enum InterruptionKind: String, Codable, Sendable, CaseIterable {
 }
 
 /// One interruption of a trial and how the resume after it was answered.
-public struct ResumeInterruption: Codable, Sendable, Equatable {
+public struct ResumeInterruption: Sendable, Equatable {
     /// Body bytes on disk when the transfer stopped.
     public var atByte: Int64
     public var kind: InterruptionKind
@@ -139,22 +110,10 @@ public struct ResumeInterruption: Codable, Sendable, Equatable {
         self.evidence = evidence
         self.resumeConnection = resumeConnection
     }
-
-    private enum CodingKeys: String, CodingKey { case atByte, kind, answeredWith, resumeLatencyMs, evidence, resumeConnection }
-
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(atByte, forKey: .atByte)
-        try c.encode(kind, forKey: .kind)
-        try c.encode(answeredWith, forKey: .answeredWith)
-        try c.encode(resumeLatencyMs, forKey: .resumeLatencyMs)
-        try c.encode(evidence, forKey: .evidence)
-        try c.encode(resumeConnection, forKey: .resumeConnection)
-    }
 }
 
 /// One retry of a failed request, under the shared retry policy.
-public struct TransferRetry: Codable, Sendable, Equatable {
+public struct TransferRetry: Sendable, Equatable {
     /// What failed: an error code (`timedOut`, `connectionReset`, …) or `httpStatus`.
     public var reason: String
     /// The HTTP status when the failure was a status (429, 503, …).
@@ -170,14 +129,59 @@ public struct TransferRetry: Codable, Sendable, Equatable {
         self.retryAfter = retryAfter
         self.delayMs = delayMs
     }
+}
 
-    private enum CodingKeys: String, CodingKey { case reason, status, retryAfter, delayMs }
+extension ResumeTrial: FieldModel {
+    public static let blank = ResumeTrial(trial: 0, url: "", direction: "", protocol: "", length: nil, interruptions: [], retries: [],
+                                          bytesTransferred: 0, bytesWasted: 0, sha256: nil, expectedSha256: nil, expectedFrom: nil,
+                                          durationMs: 0, progress: [], error: nil)
+    public static var schemaName: String? { "resumeTrial" }
 
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(reason, forKey: .reason)
-        try c.encode(status, forKey: .status)
-        try c.encode(retryAfter, forKey: .retryAfter)
-        try c.encode(delayMs, forKey: .delayMs)
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("check", &check, FieldRule(omitsNil: true, unit: .nonEmpty))
+        try v.visit("trial", &trial, FieldRule(required: true, unit: .identifier))
+        try v.visit("url", &url, .required)
+        try v.visit("direction", &direction, FieldRule(required: true, values: ["download", "upload"]))
+        try v.visit("protocol", &`protocol`, .required)
+        try v.visit("length", &length, .count)
+        try v.visit("interruptions", &interruptions, .required)
+        try v.visit("retries", &retries, .required)
+        try v.visit("bytesTransferred", &bytesTransferred, .requiredCount)
+        try v.visit("bytesWasted", &bytesWasted, .requiredCount)
+        try v.visit("sha256", &sha256, FieldRule(pattern: "^[0-9a-f]{64}$"))
+        try v.visit("expectedSha256", &expectedSha256, FieldRule(pattern: "^[0-9a-f]{64}$"))
+        try v.visit("expectedFrom", &expectedFrom, FieldRule(values: ["reference", "Repr-Digest", "file"]))
+        try v.visit("verifiedBy", &verifiedBy, FieldRule(values: ["download", "Repr-Digest", "GET"]))
+        try v.visit("intact", &intact, .required)
+        try v.visit("durationMs", &durationMs, .requiredMilliseconds)
+        try v.visit("goodputMbps", &goodputMbps, FieldRule(unit: .nonNegative))
+        try v.visit("progress", &progress, FieldRule(required: true, unit: .nonNegative))
+        try v.visit("error", &error, .field)
+    }
+}
+
+extension ResumeInterruption: FieldModel {
+    public static let blank = ResumeInterruption(atByte: 0, kind: .unplanned)
+    public static var schemaName: String? { "resumeInterruption" }
+
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("atByte", &atByte, .requiredCount)
+        try v.visit("kind", &kind, .required)
+        try v.visit("answeredWith", &answeredWith, .field)
+        try v.visit("resumeLatencyMs", &resumeLatencyMs, .milliseconds)
+        try v.visit("evidence", &evidence, .field)
+        try v.visit("resumeConnection", &resumeConnection, .field)
+    }
+}
+
+extension TransferRetry: FieldModel {
+    public static let blank = TransferRetry(reason: "", status: nil, retryAfter: nil, delayMs: 0)
+    public static var schemaName: String? { "transferRetry" }
+
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("reason", &reason, .required)
+        try v.visit("status", &status, .field)
+        try v.visit("retryAfter", &retryAfter, .field)
+        try v.visit("delayMs", &delayMs, .requiredMilliseconds)
     }
 }

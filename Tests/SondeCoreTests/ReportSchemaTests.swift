@@ -13,7 +13,8 @@ import Testing
         ("captureEvidence", CaptureEvidence.schemaDefinition), ("packetMark", FlowEvidence.PacketMark.schemaDefinition),
         ("error", TaskError.schemaDefinition), ("altSvc", AltSvcUse.schemaDefinition),
         ("altSvcFailure", AltSvcFailure.schemaDefinition), ("soakAttempt", SoakAttempt.schemaDefinition),
-        ("wsHandshake", WebSocketHandshake.schemaDefinition),
+        ("wsHandshake", WebSocketHandshake.schemaDefinition), ("resumeTrial", ResumeTrial.schemaDefinition),
+        ("resumeInterruption", ResumeInterruption.schemaDefinition), ("transferRetry", TransferRetry.schemaDefinition),
     ]
 
     static let schemaPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -23,6 +23,8 @@ public struct FieldRule: Sendable {
         case nonEmpty
         /// A number sonde counts from 1 (connection ids).
         case identifier
+        /// A finite number never below 0 (a rate).
+        case nonNegative
     }
 
     /// A reader refuses the object when this key is missing (an absent optional key is nil, an
@@ -71,6 +73,8 @@ public struct FieldRule: Sendable {
             return value.isFinite && abs(value) <= Self.maxDurationMs ? nil : "\(name) \(value) ms is outside ±10^11 ms (about three years)"
         case .microseconds:
             return abs(value) <= Self.maxDurationMs * 1000 ? nil : "\(name) of \(Int64(clamping: value)) µs is out of range"
+        case .nonNegative:
+            return value.isFinite && value >= 0 ? nil : "\(name) \(value) is not a finite number ≥ 0"
         case .count:
             return (0...Double(Self.maxCount)).contains(value) ? nil : "\(name) \(Int64(clamping: value)) is not between 0 and 10^12"
         case .port:

@@ -90,12 +90,14 @@ public indirect enum ModelSchema: Sendable, Equatable {
         }
     }
 
-    /// This schema with what `rule` says of it: its bounds, values or pattern (through `nullable`);
+    /// This schema with what `rule` says of it: its bounds, values or pattern (through `nullable`
+    /// and to an array's elements);
     /// a field left out when nil is never `null`.
     func bounded(by rule: FieldRule) -> ModelSchema {
         if case .nullable(let wrapped) = self {
             return rule.omitsNil ? wrapped.bounded(by: rule) : .nullable(wrapped.bounded(by: rule))
         }
+        if case .array(let element) = self { return .array(element.bounded(by: rule)) }
         if let values = rule.values { return .enumeration(values) }
         if let pattern = rule.pattern { return .pattern(pattern) }
         switch rule.unit {
@@ -103,7 +105,7 @@ public indirect enum ModelSchema: Sendable, Equatable {
         case .nonEmpty: return .bounded(self, minimum: 1, maximum: nil)
         case .milliseconds: return .bounded(self, minimum: 0, maximum: nil)
         case .microseconds: return self
-        case .count: return .bounded(self, minimum: 0, maximum: nil)
+        case .count, .nonNegative: return .bounded(self, minimum: 0, maximum: nil)
         case .port: return .bounded(self, minimum: 1, maximum: 65_535)
         case .identifier: return .bounded(self, minimum: 1, maximum: nil)
         case .statusCode: return .bounded(self, minimum: 100, maximum: 999)
