@@ -145,23 +145,26 @@ public enum JournalScan {
         var oversized = 0
         var lastTaskEnd: Timestamp?
         try JournalReader.forEachLine(path: folder.journalPath, onOversized: { oversized += 1 }) { (line: ArraySlice<UInt8>) throws(TaskError) in
+            // The line's kind, found once: sonde's own compact task and soak lines by their fixed
+            // prefix, any other line by its `type` member. One decoder per kind reads it.
             var taskJSON = ReportJSONWriter.taskJSON(inJournalLine: line)
-            var soakKind = taskJSON == nil ? soakLineKind(line) : nil
-            if taskJSON == nil && soakKind == nil {
-                // Not a task or soak line in sonde's own compact form: read by structure. A line that is
-                // not an object with a known `type` is skipped at once (no decoder would take it).
-                guard let envelope = JournalEnvelope(line), JournalEntryKind(rawValue: envelope.type) != nil else {
+            let kind: JournalEntryKind
+            if taskJSON != nil {
+                kind = .probe
+            } else if let soakKind = soakLineKind(line) {
+                kind = soakKind
+            } else {
+                // A line that is not an object with a known `type` is skipped at once.
+                guard let envelope = JournalEnvelope(line), let known = JournalEntryKind(rawValue: envelope.type) else {
                     skipped += 1
                     return
                 }
-                if envelope.type == JournalEntryKind.probe.rawValue {
-                    taskJSON = envelope.member(JournalEntryKind.probe.rawValue)
-                } else if let kind = JournalEntryKind(rawValue: envelope.type), [.soak, .wsAttempt, .wsSamples, .wsIdle].contains(kind) {
-                    soakKind = kind
-                }
+                kind = known
+                if kind == .probe { taskJSON = envelope.member(JournalEntryKind.probe.rawValue) }
             }
-            if let taskJSON {
-                guard runLine != nil, let journalled = ReportJSONWriter.decodeTask(taskJSON, fallback: decoder) else {
+            switch kind {
+            case .probe:
+                guard runLine != nil, let taskJSON, let journalled = ReportJSONWriter.decodeTask(taskJSON, fallback: decoder) else {
                     skipped += 1
                     return
                 }
@@ -181,49 +184,51 @@ public enum JournalScan {
                 let end = task.taskInterval.start.adding(microseconds: Int64(task.taskInterval.durationMs * 1000))
                 if lastTaskEnd.map({ end > $0 }) ?? true { lastTaskEnd = end }
                 try onTask(task, taskJSON)
-            } else if let kind = soakKind {
-                switch kind {
-                case .soak:
-                    guard let decoded = try? decoder.decode(SoakStartLine.self, from: Data(line)) else { skipped += 1; return }
-                    let start = decoded.soak
-                    let builder = SoakReportBuilder(url: start.url, config: start.config, startedAt: start.startedAt, check: start.check)
-                    if let index = soaks.lastIndex(where: { $0.check == start.check }) { soaks[index] = builder } else { soaks.append(builder) }
-                case .wsAttempt:
-                    guard let read = readSoakLine(SoakAttempt.self, in: line, member: SoakAttemptLine.member,
-                                                  prefix: SoakAttemptLine.prefix, suffix: SoakAttemptLine.suffix, decoder: decoder),
-                          let index = soaks.lastIndex(where: { $0.check == read.check }) else { skipped += 1; return }
-                    soaks[index].add(read.value)
-                case .wsSamples:
-                    guard let read = readSoakLine(SoakSamples.self, in: line, member: SoakSamplesLine.member,
-                                                  prefix: SoakSamplesLine.prefix, suffix: SoakSamplesLine.suffix, decoder: decoder),
-                          let index = soaks.lastIndex(where: { $0.check == read.check }) else { skipped += 1; return }
-                    soaks[index].add(read.value)
-                default:
-                    guard let decoded = try? decoder.decode(SoakIdleLine.self, from: Data(line)),
-                          let index = soaks.lastIndex(where: { $0.check == decoded.check }) else { skipped += 1; return }
-                    soaks[index].set(idleTimeout: decoded.findings)
-                }
-            } else if runLine == nil, let decoded = try? decoder.decode(RunLine.self, from: Data(line)), decoded.type == .run {
+            case .soak:
+                guard let decoded = try? decoder.decode(SoakStartLine.self, from: Data(line)) else { skipped += 1; return }
+                let start = decoded.soak
+                let builder = SoakReportBuilder(url: start.url, config: start.config, startedAt: start.startedAt, check: start.check)
+                if let index = soaks.lastIndex(where: { $0.check == start.check }) { soaks[index] = builder } else { soaks.append(builder) }
+            case .wsAttempt:
+                guard let read = readSoakLine(SoakAttempt.self, in: line, member: SoakAttemptLine.member,
+                                              prefix: SoakAttemptLine.prefix, suffix: SoakAttemptLine.suffix, decoder: decoder),
+                      let index = soaks.lastIndex(where: { $0.check == read.check }) else { skipped += 1; return }
+                soaks[index].add(read.value)
+            case .wsSamples:
+                guard let read = readSoakLine(SoakSamples.self, in: line, member: SoakSamplesLine.member,
+                                              prefix: SoakSamplesLine.prefix, suffix: SoakSamplesLine.suffix, decoder: decoder),
+                      let index = soaks.lastIndex(where: { $0.check == read.check }) else { skipped += 1; return }
+                soaks[index].add(read.value)
+            case .wsIdle:
+                guard let decoded = try? decoder.decode(SoakIdleLine.self, from: Data(line)),
+                      let index = soaks.lastIndex(where: { $0.check == decoded.check }) else { skipped += 1; return }
+                soaks[index].set(idleTimeout: decoded.findings)
+            case .run:
+                guard runLine == nil, let decoded = try? decoder.decode(RunLine.self, from: Data(line)) else { skipped += 1; return }
                 runLine = decoded
                 onRunLine(decoded)
-            } else if let decoded = try? decoder.decode(EndLine.self, from: Data(line)), decoded.type == .end {
+            case .end:
+                guard let decoded = try? decoder.decode(EndLine.self, from: Data(line)) else { skipped += 1; return }
                 endLine = decoded
-            } else if let decoded = try? decoder.decode(CaptureLine.self, from: Data(line)), decoded.type == .capture {
+            case .capture:
+                guard let decoded = try? decoder.decode(CaptureLine.self, from: Data(line)) else { skipped += 1; return }
                 captures.append(decoded.capture)
-            } else if let decoded = try? decoder.decode(ResumeTrialLine.self, from: Data(line)), decoded.type == .resumeTrial {
+            case .resumeTrial:
+                guard let decoded = try? decoder.decode(ResumeTrialLine.self, from: Data(line)) else { skipped += 1; return }
                 resume.trials.append(decoded.trial)
-            } else if let decoded = try? decoder.decode(ResumeVerdictLine.self, from: Data(line)), decoded.type == .resumeVerdict {
+            case .resumeVerdict:
+                guard let decoded = try? decoder.decode(ResumeVerdictLine.self, from: Data(line)) else { skipped += 1; return }
                 resume.verdicts.append(decoded.verdict)
-            } else if let decoded = try? decoder.decode(CheckBeginLine.self, from: Data(line)), decoded.type == .checkBegin,
-                      CheckReport.nameProblem(decoded.check.name) == nil, checkIndex[decoded.check.name] == nil {
+            case .checkBegin:
+                guard let decoded = try? decoder.decode(CheckBeginLine.self, from: Data(line)),
+                      CheckReport.nameProblem(decoded.check.name) == nil, checkIndex[decoded.check.name] == nil else { skipped += 1; return }
                 checkIndex[decoded.check.name] = checks.count
                 checks.append(CheckBuilder(begin: decoded.check))
                 checkSamplers.append(TaskSampler())
-            } else if let decoded = try? decoder.decode(CheckEndLine.self, from: Data(line)), decoded.type == .checkEnd,
-                      let index = checkIndex[decoded.check.name], checks[index].end == nil {
+            case .checkEnd:
+                guard let decoded = try? decoder.decode(CheckEndLine.self, from: Data(line)),
+                      let index = checkIndex[decoded.check.name], checks[index].end == nil else { skipped += 1; return }
                 checks[index].end = decoded.check
-            } else {
-                skipped += 1
             }
         }
         guard let runLine else { throw notAJournal(folder) }
