@@ -32,13 +32,23 @@ extension FieldModel {
         self = try Self.readFields(from: &reader)
     }
 
+    /// One pass when the keys come in the fields' order (sonde's own output), a second by index
+    /// when they do not (`JSONFieldReader`).
     static func readFields(from reader: inout JSONReader) throws(JSONReadError) -> Self {
-        var value = Self.blank
         try reader.beginObject()
-        try withUnsafeMutablePointer(to: &reader) { (pointer: UnsafeMutablePointer<JSONReader>) throws(JSONReadError) in
+        let start = reader.offset
+        var value = Self.blank
+        let inOrder = try withUnsafeMutablePointer(to: &reader) { (pointer: UnsafeMutablePointer<JSONReader>) throws(JSONReadError) -> Bool in
             var fieldReader = JSONFieldReader(reader: pointer, typeName: Self.self)
             try value.visitFields(&fieldReader)
-            try fieldReader.finish()
+            return try fieldReader.finish()
+        }
+        if inOrder { return value }
+        reader.offset = start
+        value = Self.blank
+        try withUnsafeMutablePointer(to: &reader) { (pointer: UnsafeMutablePointer<JSONReader>) throws(JSONReadError) in
+            var indexed = try JSONIndexedFieldReader(reader: pointer, typeName: Self.self)
+            try value.visitFields(&indexed)
         }
         return value
     }

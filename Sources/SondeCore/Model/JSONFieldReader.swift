@@ -1,16 +1,22 @@
-/// Reads an object's members into the fields `visitFields` names (`FieldModel.init(reading:)`).
+/// Reads an object's members into the fields `visitFields` names, in one pass when the keys come
+/// in the order of the `visit` calls, as sonde writes them (`FieldModel.init(reading:)`).
 ///
-/// Keys come in any order. The common case, keys in the order sonde writes them, reads each value
-/// straight into its field; a key met before its field (or unknown) is remembered with its value's
-/// offset and skipped, and read from there when its field comes. `reader` points at the caller's
-/// reader, positioned after the object's `{`, valid for the walk only.
+/// Each `visit` compares its key with the next key of the stream: equal, the value is read into the
+/// field; not equal, the field is taken as absent and the key waits for a later field. A key left
+/// over at the end that names such a field means the keys came in another order (`JSONEncoder`
+/// sorts them): `finish` then returns false and the caller reads the object again with
+/// `JSONIndexedFieldReader`. Unknown keys are skipped. `reader` points at the caller's reader,
+/// positioned after the object's `{`, valid for the walk only.
 struct JSONFieldReader: FieldVisitor {
     typealias Failure = JSONReadError
     let reader: UnsafeMutablePointer<JSONReader>
     /// The model being read, for messages.
     let typeName: Any.Type
-    /// Keys read before their field, with their value's offset.
-    private var early: [(key: JSONKey, offset: Int)] = []
+    /// The next key of the stream, read and not yet matched to a field (its `:` consumed).
+    private var pending: JSONKey?
+    /// Fields taken as absent so far, and the first of them a reader must find.
+    private var absent: [StaticString] = []
+    private var missingRequired: StaticString?
     private var first = true
     private var closed = false
 
@@ -19,32 +25,36 @@ struct JSONFieldReader: FieldVisitor {
         self.typeName = typeName
     }
 
+    @inline(__always)
     mutating func visit<Value: ModelValue>(_ name: StaticString, _ value: inout Value, _ rule: FieldRule) throws(JSONReadError) {
-        if !early.isEmpty, let index = early.firstIndex(where: { $0.key == name }) {
-            let resume = reader.pointee.offset
-            reader.pointee.offset = early[index].offset
+        if pending == nil, !closed {
+            pending = try reader.pointee.nextKey(first: &first)
+            if pending == nil { closed = true }
+        }
+        if let key = pending, key == name {
+            pending = nil
             value = try Value.readModelValue(from: &reader.pointee)
-            reader.pointee.offset = resume
-            early.remove(at: index)
             return
         }
-        while !closed {
-            guard let key = try reader.pointee.nextKey(first: &first) else { closed = true; break }
-            if key == name {
-                value = try Value.readModelValue(from: &reader.pointee)
-                return
-            }
-            early.append((key, reader.pointee.offset))
-            try reader.pointee.skipValue()
-        }
-        if rule.required { throw reader.pointee.error("\(typeName) needs \(name)") }
+        absent.append(name)
+        if rule.required, missingRequired == nil { missingRequired = name }
     }
 
-    /// Skips the members no field asked for, through the object's `}`.
-    mutating func finish() throws(JSONReadError) {
+    /// Reads what is left of the object through its `}`: true when every key was matched or is
+    /// unknown (then the fields hold the object), false when a key left over names a field taken
+    /// as absent (the keys came in another order: read the object again by index). Throws when
+    /// a required key is missing.
+    mutating func finish() throws(JSONReadError) -> Bool {
         while !closed {
-            guard try reader.pointee.nextKey(first: &first) != nil else { closed = true; break }
+            if pending == nil {
+                pending = try reader.pointee.nextKey(first: &first)
+                if pending == nil { closed = true; break }
+            }
+            if let key = pending, absent.contains(where: { key == $0 }) { return false }
+            pending = nil
             try reader.pointee.skipValue()
         }
+        if let missingRequired { throw reader.pointee.error("\(typeName) needs \(missingRequired)") }
+        return true
     }
 }
