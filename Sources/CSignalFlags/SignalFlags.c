@@ -57,3 +57,11 @@ int sonde_take_hangup(void) {
     received_hangup = 0;
     return 1;
 }
+
+void sonde_stop_flag_pull(sonde_stop_flag *flag) {
+    __atomic_store_n(&flag->pulled, 1, __ATOMIC_RELAXED);
+}
+
+int sonde_stop_flag_is_pulled(const sonde_stop_flag *flag) {
+    return __atomic_load_n(&flag->pulled, __ATOMIC_RELAXED);
+}

@@ -272,6 +272,7 @@ static int watch_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow, 
     (void)dltotal; (void)ultotal;
     sonde_progress_state *state = (sonde_progress_state *)userdata;
     if (sonde_received_signal() != 0) return 1;
+    if (state->stop != NULL && sonde_stop_flag_is_pulled(state->stop)) return 1;
     long long now = monotonic_us();
     if ((long long)dlnow != state->last_dlnow || (long long)ulnow != state->last_ulnow) {
         state->last_dlnow = (long long)dlnow;

@@ -115,6 +115,16 @@ public final class StreamingTransfer {
 
     deinit { progress.deallocate() }
 
+    /// The run's stop, kept alive while the progress callback may read it.
+    private var stop: RunStop?
+
+    /// Ends every later transfer within about a second of `stop` being pulled (error
+    /// `interrupted`), a stalled one included; nil watches signals only.
+    public func watch(stop: RunStop?) {
+        self.stop = stop
+        progress.pointee.stop = stop.map { UnsafePointer($0.flag) }
+    }
+
     /// Why `url` cannot be transferred (malformed, or not http/https), or nil when it can.
     public static func problem(url: String) -> String? {
         guard let parts = URLParts(url) else { return "'\(url)' is not a URL libcurl can parse" }
@@ -189,6 +199,9 @@ public final class StreamingTransfer {
         if code != CURLE_OK && !(result.abortedByConsumer && code == CURLE_WRITE_ERROR) && !(sourceAborted && code == CURLE_ABORTED_BY_CALLBACK) {
             if code == CURLE_ABORTED_BY_CALLBACK && sonde_received_signal() != 0 {
                 result.error = TaskError(code: .interrupted, message: "interrupted by signal \(sonde_received_signal())",
+                                         curlCode: Int(code.rawValue))
+            } else if code == CURLE_ABORTED_BY_CALLBACK && stop?.isPulled == true {
+                result.error = TaskError(code: .interrupted, message: "stopped: the run ended (its time limit) during the transfer",
                                          curlCode: Int(code.rawValue))
             } else if code == CURLE_ABORTED_BY_CALLBACK && progress.pointee.stalled == 1 {
                 result.error = TaskError(code: .timedOut, message: "the transfer stalled: nothing moved for \(stallTimeoutMs ?? 0) ms "

@@ -39,7 +39,7 @@ public final class DownloadTrialRunner {
     /// - Parameter worker: how to start a worker process for `processKill` stops; without one,
     ///   that kind is refused.
     public init(url: String, settings: TransferSettings, options: DownloadTrialOptions, worker: WorkerCommand?,
-                seed: UInt64) throws(TaskError) {
+                seed: UInt64, stop: RunStop? = nil) throws(TaskError) {
         if options.kinds.contains(.processKill) && worker == nil {
             throw TaskError(code: .internalError, message: "processKill interruptions need a worker command")
         }
@@ -50,6 +50,7 @@ public final class DownloadTrialRunner {
         self.redactor = settings.redactor
         self.generator = SeededGenerator(seed: seed)
         transfer = try StreamingTransfer(options: settings.probeOptions, redactor: redactor, stallTimeoutMs: settings.stallTimeoutMs)
+        transfer.watch(stop: stop)
         try TransferSettings.prepareWorkDirectory(options.workDirectory)
         workerInput = worker != nil ? try settings.encodedForWorker() : []
     }
@@ -114,6 +115,7 @@ public final class DownloadTrialRunner {
                                       input: workerInput, timeoutSeconds: options.workerTimeoutSeconds) {
                     let size = (try? FileManager.default.attributesOfItem(atPath: partialPath)[.size] as? Int64) ?? nil
                     if let size { sample(size) }
+                    return shouldStop()
                 }
                 // A new process picks up: resume data and the partial file from disk, nothing from memory.
                 do {
@@ -141,6 +143,8 @@ public final class DownloadTrialRunner {
                     leg.error = TaskError(code: .internalError, message: message)
                 case .timedOut:
                     leg.error = TaskError(code: .timedOut, message: "the worker process ran longer than \(Int(options.workerTimeoutSeconds)) s")
+                case .stopped:
+                    leg.error = TaskError(code: .interrupted, message: "stopped: the run ended during the worker's leg")
                 }
             } else {
                 leg = DownloadLeg.run(transfer: transfer, state: &state, file: file, stop: stop, forceRestart: forceRestart,

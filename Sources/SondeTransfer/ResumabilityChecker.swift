@@ -12,9 +12,11 @@ public struct ResumabilityChecker {
     private let headers: [HeaderField]
     private let redactor: Redactor
 
-    public init(settings: TransferSettings) throws(TaskError) {
+    /// - Parameter stop: the run's stop, which ends a request under way (nil: signals only).
+    public init(settings: TransferSettings, stop: RunStop? = nil) throws(TaskError) {
         transfer = try StreamingTransfer(options: settings.probeOptions, redactor: settings.redactor,
                                          stallTimeoutMs: settings.stallTimeoutMs)
+        transfer.watch(stop: stop)
         headers = settings.headers
         redactor = settings.redactor
     }

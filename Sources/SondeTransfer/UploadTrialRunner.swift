@@ -44,7 +44,8 @@ public final class UploadTrialRunner {
     public let fileSha256: String
     public let length: Int64
 
-    public init(url: String, settings: TransferSettings, options: UploadTrialOptions, worker: WorkerCommand?, seed: UInt64) throws(TaskError) {
+    public init(url: String, settings: TransferSettings, options: UploadTrialOptions, worker: WorkerCommand?, seed: UInt64,
+                stop: RunStop? = nil) throws(TaskError) {
         if options.kinds.contains(.processKill) && worker == nil {
             throw TaskError(code: .internalError, message: "processKill interruptions need a worker command")
         }
@@ -56,6 +57,7 @@ public final class UploadTrialRunner {
         generator = SeededGenerator(seed: seed)
         (fileSha256, length) = try Self.hash(options.filePath)
         transfer = try StreamingTransfer(options: settings.probeOptions, redactor: redactor, stallTimeoutMs: settings.stallTimeoutMs)
+        transfer.watch(stop: stop)
         try TransferSettings.prepareWorkDirectory(options.workDirectory)
         workerInput = worker != nil ? try settings.encodedForWorker() : []
     }
@@ -163,7 +165,7 @@ public final class UploadTrialRunner {
                 try? FileManager.default.removeItem(atPath: legPath)
                 var extra = ["--upload-state", statePath, "--settings-fd", "\(WorkerCommand.inputDescriptor)", "--die-at", "\(stop.atByte)", "--leg-report", legPath]
                 if case .append(let offset) = kind { extra += ["--offset", "\(offset)"] }
-                let exit = worker.run(extra: extra, input: workerInput, timeoutSeconds: options.workerTimeoutSeconds) {}
+                let exit = worker.run(extra: extra, input: workerInput, timeoutSeconds: options.workerTimeoutSeconds) { shouldStop() }
                 if let saved = try? UploadState.load(from: statePath) { state = saved }
                 leg = FileManager.default.contents(atPath: legPath).flatMap { try? JSONDecoder().decode(UploadLegReport.self, from: $0) }
                     ?? UploadLegReport()

@@ -32,12 +32,14 @@ public struct WorkerCommand: Sendable {
         case signalled(Int32)
         case failedToStart(String)
         case timedOut
+        /// `poll` asked for the end (the run stopped): the child was killed.
+        case stopped
     }
 
     /// Starts the child with `input` readable on its descriptor `inputDescriptor` (a pipe, at its
     /// end after `input`), calls `poll` about every 10 ms while it runs, and waits for it (at most
-    /// `timeoutSeconds`, then it is killed).
-    func run(extra: [String], input: [UInt8] = [], timeoutSeconds: Double, poll: () -> Void) -> Exit {
+    /// `timeoutSeconds`, then it is killed; at once when `poll` returns true).
+    func run(extra: [String], input: [UInt8] = [], timeoutSeconds: Double, poll: () -> Bool) -> Exit {
         let readEnd: Int32
         switch Self.inputPipe(holding: input) {
         case .success(let descriptor): readEnd = descriptor
@@ -69,7 +71,11 @@ public struct WorkerCommand: Sendable {
                 waitpid(pid, &status, 0)
                 return .timedOut
             }
-            poll()
+            if poll() {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                return .stopped
+            }
             usleep(10_000)
         }
         let signal = status & 0x7f

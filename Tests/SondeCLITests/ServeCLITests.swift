@@ -420,6 +420,25 @@ import Testing
         #expect(metrics["sonde_serve_last_run_success{check=\"hung\"}"] == 0)
     }
 
+    /// A run's time limit reaches a transfer under way (issue 28 #2): a resume check whose
+    /// reference download stalls (the target sends 1,000 bytes, then nothing for 60 s) ends at its
+    /// `run-timeout` of 2 s, where libcurl's progress callback sees the run's stop, not at the
+    /// 30 s stall timeout nor the 60 s stall. Before, the stop reached the trial loop only between
+    /// requests: the run ended at 30 s.
+    @Test func aRunTimeoutStopsATransferUnderWay() throws {
+        let target = try TargetProcess.get()
+        let serve = try Serve(config: Self.probeConfig(target, extra: """
+        checks:
+          - {name: stuck, kind: resume, url: "\(target.http)/bytes/5000000?stallAfter=1000&stallMs=60000", trials: 1, every: 1m, run-timeout: 2s}
+        """))
+        defer { serve.stop() }
+        let started = Date()
+        #expect(Harness.waitFor(seconds: 25) { serve.logText().contains("check stuck: ") }, "\(serve.logText())")
+        let took = Date().timeIntervalSince(started)
+        #expect(serve.logText().contains("check stuck: timeout"), "\(serve.logText())")
+        #expect(took < 10, "the run ended \(took) s after serve started (limit 2 s)")
+    }
+
     /// A run its `run-timeout` ended is `timeout` everywhere: report.json (run and check, valid by
     /// the schema), `sonde_check_success{status}`, `sonde_serve_runs_total{result}` and the
     /// history; never `interrupted`, which is what an operator's SIGTERM leaves.

@@ -20,4 +20,14 @@ void sonde_install_hangup_handler(void);
 /// Whether SIGHUP arrived since the last call (the flag is cleared).
 int sonde_take_hangup(void);
 
+/// The stop of one run (a scheduled check past its time limit), as opposed to a signal, which
+/// stops every run of the process: engines poll it, and libcurl's progress callback reads it, so
+/// that a transfer stops within a second of it. Pulled once, never reset. Any thread.
+typedef struct {
+    int pulled;  ///< read and written only through the two functions below (atomic)
+} sonde_stop_flag;
+
+void sonde_stop_flag_pull(sonde_stop_flag *flag);
+int sonde_stop_flag_is_pulled(const sonde_stop_flag *flag);
+
 #endif

@@ -10,6 +10,7 @@
 
 #include <curl/curl.h>
 #include <stddef.h>
+#include "SignalFlags.h"
 
 /// The signature shared by CURLOPT_WRITEFUNCTION, CURLOPT_HEADERFUNCTION and CURLOPT_READFUNCTION.
 typedef size_t (*sonde_data_callback)(char *buffer, size_t size, size_t nitems, void *userdata);
@@ -39,8 +40,8 @@ CURLcode sonde_easy_getinfo_certinfo(CURL *handle, struct curl_certinfo **value)
 
 /// Progress watch of one easy handle (CURLOPT_XFERINFOFUNCTION), libcurl calls it at least
 /// about once a second: the transfer aborts (CURLE_ABORTED_BY_CALLBACK) once SIGINT or SIGTERM
-/// was recorded by `sonde_install_interrupt_handlers`, or when no byte moved either way for
-/// `stall_us` microseconds (`stalled` is then 1). Reset it with `sonde_progress_reset` before
+/// was recorded by `sonde_install_interrupt_handlers`, once `stop` (when set) was pulled, or when
+/// no byte moved either way for `stall_us` microseconds (`stalled` is then 1). Reset it with `sonde_progress_reset` before
 /// each transfer.
 typedef struct {
     long long stall_us;        ///< 0: no stall limit
@@ -48,6 +49,7 @@ typedef struct {
     long long last_dlnow;
     long long last_ulnow;
     int stalled;
+    const sonde_stop_flag *stop;  ///< the run's stop, or NULL; must outlive the handle's transfers
 } sonde_progress_state;
 
 /// Installs the watch; `state` must outlive the handle's transfers.

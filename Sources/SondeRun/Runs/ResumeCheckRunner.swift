@@ -62,20 +62,21 @@ public struct ResumeCheckRunner {
             if check != nil { try NoFollowFile.ensureDirectory(transfers, mode: 0o700) }
             switch work {
             case .verdict:
-                let verdict = try ResumabilityChecker(settings: settings).verdict(url: url, reference: nil)
+                let verdict = try ResumabilityChecker(settings: settings, stop: lifecycle.stop.run).verdict(url: url, reference: nil)
                 try recorder.record(resumeVerdict: verdict, check: check)
                 if !json { print(prefix + renderer.render(verdict: verdict)) }
             case .downloads(let trials, var options):
                 options.workDirectory = workDirectory
                 let worker = options.kinds.contains(.processKill) ? try Self.workerCommand() : nil
-                let runner = try DownloadTrialRunner(url: url, settings: settings, options: options, worker: worker, seed: seed)
+                let runner = try DownloadTrialRunner(url: url, settings: settings, options: options, worker: worker, seed: seed,
+                                                     stop: lifecycle.stop.run)
                 if !json { print(prefix + "resume \(display): reference download, then \(trials) trial\(trials == 1 ? "" : "s"); report in \(recorder.folder.path)") }
                 let reference = try runner.reference()
                 if !json {
                     print(prefix + "reference: \(reference.length) bytes in \(formatMs(reference.durationMs)) ms, sha256 \(reference.sha256)"
                         + (reference.validator.map { ", validator \($0)" } ?? ", no validator"))
                 }
-                let verdict = try ResumabilityChecker(settings: settings).verdict(url: url, reference: reference)
+                let verdict = try ResumabilityChecker(settings: settings, stop: lifecycle.stop.run).verdict(url: url, reference: reference)
                 try recorder.record(resumeVerdict: verdict, check: check)
                 if !json { print(prefix + renderer.render(verdict: verdict) + "\n") }
                 for number in 1...trials {
@@ -87,7 +88,8 @@ public struct ResumeCheckRunner {
             case .uploads(let trials, var options):
                 options.workDirectory = workDirectory
                 let worker = options.kinds.contains(.processKill) ? try Self.workerCommand() : nil
-                let runner = try UploadTrialRunner(url: url, settings: settings, options: options, worker: worker, seed: seed)
+                let runner = try UploadTrialRunner(url: url, settings: settings, options: options, worker: worker, seed: seed,
+                                                   stop: lifecycle.stop.run)
                 if !json {
                     print(prefix + "upload \(options.filePath) (\(runner.length) bytes, sha256 \(runner.fileSha256)) to \(display) "
                         + "with \(options.uploadProtocol.name): \(trials) trial\(trials == 1 ? "" : "s"); report in \(recorder.folder.path)")
