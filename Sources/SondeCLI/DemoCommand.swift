@@ -19,17 +19,12 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Fetches per URL in the cold/warm groups.")
     var count = 3
 
-    @Option(name: .customLong("capture"), help: ArgumentHelp(
-        "Capture the run's packets: optional (when privileged, else a warning), required, or off.", valueName: "optional|required|off"))
-    var capture = "optional"
+    @OptionGroup var capture: CaptureOption
 
     @OptionGroup var report: ReportOptions
 
     func validate() throws {
         guard (1...1000).contains(count) else { throw ValidationError("--count must be between 1 and 1000") }
-        guard capture == "off" || CaptureSession.Mode(rawValue: capture) != nil else {
-            throw ValidationError("--capture is optional, required or off (got '\(capture)')")
-        }
     }
 
     func run() async throws {
@@ -56,7 +51,7 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let groups = Self.suite(endpoints, count: count)
         let status = await CheckDriver(command: "demo", arguments: Array(CommandLine.arguments.dropFirst()), settings: report.settings,
-                                       capture: CaptureSession.Mode(rawValue: capture))
+                                       capture: capture.mode(byDefault: .optional))
             .run([PlannedCheck(name: nil, runner: .probe(ProbeCheckRunner(groups: groups)))])
         await server.stop()
         try? FileManager.default.removeItem(atPath: directory)

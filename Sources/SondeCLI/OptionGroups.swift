@@ -145,17 +145,24 @@ enum IPVersionFlag: String, EnumerableFlag {
 struct CaptureOption: ParsableArguments {
     @Option(name: .customLong("capture"), help: ArgumentHelp(
         "Capture the run's own packets with libpcap into capture.pcap and analyse them (needs root or CAP_NET_RAW). "
-            + "--capture=optional goes on without a capture when it cannot capture.", valueName: "required|optional"))
+            + "--capture=optional goes on without a capture when it cannot capture; --capture=off captures nothing "
+            + "(sonde demo captures optionally unless told off).", valueName: "required|optional|off"))
     var capture: String?
 
     func validate() throws {
-        if let capture, CaptureSession.Mode(rawValue: capture) == nil {
-            throw ValidationError("--capture takes no value, or =optional (got '\(capture)')")
+        if let capture, capture != "off", CaptureSession.Mode(rawValue: capture) == nil {
+            throw ValidationError("--capture takes no value, or =optional, or =off (got '\(capture)')")
         }
     }
 
-    /// The mode asked for, nil without `--capture`.
-    var mode: CaptureSession.Mode? { capture.flatMap(CaptureSession.Mode.init(rawValue:)) }
+    /// The mode asked for, nil without `--capture` and with `--capture=off`.
+    var mode: CaptureSession.Mode? { mode(byDefault: nil) }
+
+    /// The mode asked for; `byDefault` without `--capture`, nil with `--capture=off`.
+    func mode(byDefault: CaptureSession.Mode?) -> CaptureSession.Mode? {
+        guard let capture else { return byDefault }
+        return CaptureSession.Mode(rawValue: capture)
+    }
 }
 
 

@@ -45,4 +45,17 @@ import Testing
         #expect(soak.messageSize?.bytes == 1024 && soak.pingInterval?.seconds == 0.25 && soak.duration?.seconds == 120)
         #expect(throws: (any Error).self) { try SoakCommand.parse(["ws://h/", "--message-size", "1 parsec"]) }
     }
+
+    /// One `--capture` option for every command (issue 28 #3): demo captures optionally unless
+    /// told off, the others only when asked; `off` and a bad value mean the same everywhere.
+    @Test func captureIsOneOptionEverywhere() throws {
+        #expect(try DemoCommand.parse([]).capture.mode(byDefault: .optional) == .optional)
+        #expect(try DemoCommand.parse(["--capture=off"]).capture.mode(byDefault: .optional) == nil)
+        #expect(try DemoCommand.parse(["--capture=required"]).capture.mode(byDefault: .optional) == .required)
+        #expect(try ProbeCommand.parse(["https://h/"]).capture.mode == nil)
+        #expect(try ProbeCommand.parse(["--capture=off", "https://h/"]).capture.mode == nil)
+        #expect(try ProbeCommand.parse(["--capture=optional", "https://h/"]).capture.mode == .optional)
+        #expect(throws: (any Error).self) { try DemoCommand.parse(["--capture=bogus"]) }
+        #expect(throws: (any Error).self) { try ProbeCommand.parse(["--capture=bogus", "https://h/"]) }
+    }
 }
