@@ -41,8 +41,19 @@ extension Thread {
 /// Runs blocking work (the libcurl event loop) on its own thread, off Swift's cooperative pool,
 /// so that in-process servers (the embedded target, `sonde serve`) keep their threads. The thread
 /// is named `name` (`Thread.startNamed`).
-public func runOnDedicatedThread<T>(named name: String, _ body: @escaping () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread.startNamed(name, stackSize: 8 << 20) { continuation.resume(returning: body()) }
+///
+/// `body` need not be `Sendable`: the engines it drives are made by the caller for this run and
+/// confined to the new thread, and the caller is suspended until `body` returns, so nothing of
+/// the caller's runs beside it on what it captured (`BodyHandoff`).
+public func runOnDedicatedThread<T: Sendable>(named name: String, _ body: @escaping () -> T) async -> T {
+    let handoff = BodyHandoff(body: body)
+    return await withCheckedContinuation { continuation in
+        Thread.startNamed(name, stackSize: 8 << 20) { continuation.resume(returning: handoff.body()) }
     }
+}
+
+/// `runOnDedicatedThread`'s body on its way to the thread that runs it. `@unchecked Sendable`:
+/// the body is called once, on that thread, while its caller waits for the result.
+private struct BodyHandoff<T>: @unchecked Sendable {
+    let body: () -> T
 }

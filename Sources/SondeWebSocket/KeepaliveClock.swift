@@ -39,17 +39,20 @@ final class KeepaliveClock {
         var interval: Double
         var timeout: Double
     }
-    private static let clocks = NIOLockedValueBox([Key: KeepaliveClock]())
+    /// Every loop's clocks, each bound to its loop (`NIOLoopBound` checks that it is used there).
+    private static let clocks = NIOLockedValueBox([Key: NIOLoopBound<KeepaliveClock>]())
 
     /// The clock of `loop` for sessions with this ping interval (0: none) and pong timeout (s).
+    /// Call on `loop`.
     static func on(_ loop: EventLoop, pingIntervalS: Double, pongTimeoutS: Double) -> KeepaliveClock {
         let key = Key(loop: ObjectIdentifier(loop), interval: pingIntervalS, timeout: pongTimeoutS)
-        return clocks.withLockedValue { clocks in
+        let bound = clocks.withLockedValue { clocks in
             if let clock = clocks[key] { return clock }
-            let clock = KeepaliveClock(loop: loop, pingIntervalS: pingIntervalS, pongTimeoutS: pongTimeoutS)
+            let clock = NIOLoopBound(KeepaliveClock(loop: loop, pingIntervalS: pingIntervalS, pongTimeoutS: pongTimeoutS), eventLoop: loop)
             clocks[key] = clock
             return clock
         }
+        return bound.value
     }
 
     /// Starts pinging `session` an interval from now (if this clock pings at all).

@@ -27,11 +27,13 @@ struct WebSocketHandshaker {
               completion: @escaping Completion) {
         let observer = HandshakeObserver(options: options, redactor: redactor, loop: loop, makeSession: makeSession,
                                          completion: completion)
+        // The observer lives on `loop`, where every callback below runs (NIOLoopBound checks it).
+        let bound = NIOLoopBound(observer, eventLoop: loop)
         let url = options.url
         let started = monotonicNanos()
         if url.hostIsAddress {
             do {
-                connect(to: try SocketAddress(ipAddress: url.host, port: url.port), observer: observer, loop: loop)
+                connect(to: try SocketAddress(ipAddress: url.host, port: url.port), observer: bound, loop: loop)
             } catch {
                 observer.fail(TaskError(code: .malformedURL, message: "\(url.host) is not a usable address: \(error)"))
             }
@@ -41,12 +43,12 @@ struct WebSocketHandshaker {
             try SocketAddress.makeAddressResolvingHost(url.host, port: url.port)
         }
         resolution.whenComplete { result in
-            observer.handshake.dnsMs = milliseconds(since: started)
+            bound.value.handshake.dnsMs = milliseconds(since: started)
             switch result {
             case .success(let address):
-                connect(to: address, observer: observer, loop: loop)
+                connect(to: address, observer: bound, loop: loop)
             case .failure(let error):
-                observer.fail(TaskError(code: .dnsFailure, message: "could not resolve \(url.host): \(error)"))
+                bound.value.fail(TaskError(code: .dnsFailure, message: "could not resolve \(url.host): \(error)"))
             }
         }
     }
@@ -55,7 +57,8 @@ struct WebSocketHandshaker {
     /// a 4-tuple still in TIME_WAIT), before the connection fails.
     static let localPortAttempts = 16
 
-    private func connect(to address: SocketAddress, observer: HandshakeObserver, loop: EventLoop, attempt: Int = 1) {
+    private func connect(to address: SocketAddress, observer bound: NIOLoopBound<HandshakeObserver>, loop: EventLoop, attempt: Int = 1) {
+        let observer = bound.value
         let url = options.url
         let timeout = TimeAmount.nanoseconds(Int64(options.config.connectTimeoutS * 1e9))
         if attempt == 1 { observer.startTimer(timeout) }
@@ -66,7 +69,7 @@ struct WebSocketHandshaker {
             // Protocol errors are the session's to handle: it records why, then sends the close frame.
             maxFrameSize: options.maxFrameSize, automaticErrorHandling: false,
             upgradePipelineHandler: { channel, head in
-                channel.eventLoop.makeCompletedFuture { try observer.upgraded(channel: channel, response: head) }
+                channel.eventLoop.makeCompletedFuture { try bound.value.upgraded(channel: channel, response: head) }
             })
         if attempt == 1 { observer.connectStarted = monotonicNanos() }
         var bootstrap = ClientBootstrap(group: loop)
@@ -88,17 +91,17 @@ struct WebSocketHandshaker {
                     try sync.addHTTPClientHandlers(
                         leftOverBytesStrategy: .forwardBytes,
                         withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
-                    try sync.addHandler(observer)
+                    try sync.addHandler(bound.value)
                 }
             }
             .connect(to: address)
             .whenFailure { error in
                 if options.localPorts != nil, attempt < Self.localPortAttempts, let io = error as? IOError,
                    io.errnoCode == EADDRINUSE || io.errnoCode == EADDRNOTAVAIL {
-                    connect(to: address, observer: observer, loop: loop, attempt: attempt + 1)
+                    connect(to: address, observer: bound, loop: loop, attempt: attempt + 1)
                     return
                 }
-                observer.fail(WebSocketErrorClassifier.classify(connectError: error, url: url))
+                bound.value.fail(WebSocketErrorClassifier.classify(connectError: error, url: url))
             }
     }
 }
