@@ -5,8 +5,8 @@
 /// - `equal`: capped/2 + uniform in [0, capped/2];
 /// - `none`: exactly capped.
 /// Shared by the WebSocket soak (reconnects) and the transfer trials (retries).
-public struct BackoffPolicy: Codable, Sendable, Equatable {
-    public enum Jitter: String, Codable, Sendable, CaseIterable {
+public struct BackoffPolicy: Sendable, Equatable {
+    public enum Jitter: String, Sendable, CaseIterable, ModelValue {
         case full, equal, none
     }
 

@@ -41,7 +41,7 @@ public struct LatencyDistribution: Sendable {
 }
 
 /// A summary of a distribution, in milliseconds. Percentiles are HdrHistogram's (within 0.1 %).
-public struct DistributionSummary: Codable, Sendable, Equatable {
+public struct DistributionSummary: Sendable, Equatable {
     public var count: Int
     public var min: Double
     public var p50: Double

@@ -1,6 +1,6 @@
 /// One WebSocket soak (`sonde soak URL`): the report's `soaks[]` entry, built by
 /// `SoakReportBuilder` from the attempts and samples the run journalled.
-public struct SoakReport: Codable, Sendable {
+public struct SoakReport: Sendable {
     /// The URL as given, redacted.
     public var url: String
     public var config: SoakConfig
@@ -56,7 +56,7 @@ public struct SoakReport: Codable, Sendable {
         self.check = check
     }
 
-    public struct PingSummary: Codable, Sendable, Equatable {
+    public struct PingSummary: Sendable, Equatable {
         public var sent = 0
         public var answered = 0
         /// Pings whose pong did not come within the pong timeout (each one closed its connection).
@@ -72,7 +72,7 @@ public struct SoakReport: Codable, Sendable {
         public init() {}
     }
 
-    public struct MessageSummary: Codable, Sendable, Equatable {
+    public struct MessageSummary: Sendable, Equatable {
         public var sent = 0
         /// Distinct messages echoed back intact.
         public var received = 0
@@ -91,7 +91,7 @@ public struct SoakReport: Codable, Sendable {
 
     /// Data messages the server sent of its own accord (greetings, subscriptions, presence):
     /// every text or binary message that does not carry sonde's message header.
-    public struct ServerMessageSummary: Codable, Sendable, Equatable {
+    public struct ServerMessageSummary: Sendable, Equatable {
         public var count = 0
         /// Their payload bytes (reassembled).
         public var bytes = 0
@@ -104,7 +104,7 @@ public struct SoakReport: Codable, Sendable {
 
     /// Invariants: `count` ≤ the disconnects (one recovery per outage, an outage begins with one
     /// disconnect); `count` ≤ `attempts`; `timeToRecoverMs` has at most `count` values.
-    public struct ReconnectSummary: Codable, Sendable, Equatable {
+    public struct ReconnectSummary: Sendable, Equatable {
         /// Recoveries: attempts that opened after their connection had been open and was
         /// disconnected, one per outage however many attempts it took (`ws.reconnects.count`).
         public var count = 0
@@ -121,14 +121,14 @@ public struct SoakReport: Codable, Sendable {
     }
 
     /// What ended connections that were open (a failed handshake is a failed attempt, not here).
-    public struct DisconnectSummary: Codable, Sendable, Equatable {
+    public struct DisconnectSummary: Sendable, Equatable {
         public var byCause: [String: Int] = [:]
         public var byCloseCode: [String: Int] = [:]
         public init() {}
     }
 
     /// The delays waited before retry `failure` of any connection, beside the policy's range.
-    public struct BackoffStep: Codable, Sendable, Equatable {
+    public struct BackoffStep: Sendable, Equatable {
         /// 1 for the delay after the first failure in a row.
         public var failure: Int
         public var policyMinMs: Double
@@ -142,7 +142,7 @@ public struct SoakReport: Codable, Sendable {
 
     /// Ping RTTs of one connection over time (ms since the soak started, RTT ms); missed pings,
     /// disconnects (of an open connection) and failed attempts as separate marks.
-    public struct PingSeries: Codable, Sendable, Equatable {
+    public struct PingSeries: Sendable, Equatable {
         public var connection: Int
         public var points: [[Double]]
         public var missedAtMs: [Double]
@@ -159,7 +159,7 @@ public struct SoakReport: Codable, Sendable {
             self.failedAttemptsAtMs = failedAttemptsAtMs
         }
 
-        public struct Disconnect: Codable, Sendable, Equatable {
+        public struct Disconnect: Sendable, Equatable {
             public var atMs: Double
             public var cause: String
             public var closeCode: Int?
@@ -174,21 +174,12 @@ public struct SoakReport: Codable, Sendable {
                 self.recoveredAtMs = recoveredAtMs
             }
 
-            private enum CodingKeys: String, CodingKey { case atMs, cause, closeCode, recoveredAtMs }
-
-            public func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: CodingKeys.self)
-                try c.encode(atMs, forKey: .atMs)
-                try c.encode(cause, forKey: .cause)
-                try c.encode(closeCode, forKey: .closeCode)
-                try c.encode(recoveredAtMs, forKey: .recoveredAtMs)
-            }
         }
     }
 }
 
 /// The options of a soak as the report records them.
-public struct SoakConfig: Codable, Sendable, Equatable {
+public struct SoakConfig: Sendable, Equatable {
     public var durationS: Double
     public var connections: Int
     /// Starts are spread evenly over this many seconds.
@@ -387,7 +378,7 @@ public struct WebSocketHandshake: Sendable, Equatable {
 
 /// What `--discover-idle-timeout` found: the longest silence a connection survived and the
 /// shortest one that was cut, and what cut it.
-public struct IdleTimeoutFindings: Codable, Sendable, Equatable {
+public struct IdleTimeoutFindings: Sendable, Equatable {
     public var maxIdleS: Double
     /// Longest planned silence after which the connection still answered a ping, s.
     public var longestSurvivedS: Double?
@@ -406,7 +397,7 @@ public struct IdleTimeoutFindings: Codable, Sendable, Equatable {
         self.probes = probes
     }
 
-    public struct Probe: Codable, Sendable, Equatable {
+    public struct Probe: Sendable, Equatable {
         /// The silence planned, s.
         public var plannedS: Double
         public var survived: Bool
@@ -422,92 +413,5 @@ public struct IdleTimeoutFindings: Codable, Sendable, Equatable {
             self.cause = cause
             self.closeCode = closeCode
         }
-    }
-}
-
-// Explicit encoders, so that absent values are written as null (the report's keys are stable;
-// synthesized Codable would leave them out).
-
-extension SoakReport {
-    private enum CodingKeys: String, CodingKey {
-        case url, config, connections, startedAt, finishedAt, attempts, pings, messages, reconnects, disconnects
-        case backoffSchedule, upAtEnd, gaveUp, idleTimeout, timeline, passed, problems, check
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeIfPresent(check, forKey: .check)
-        try c.encode(url, forKey: .url)
-        try c.encode(config, forKey: .config)
-        try c.encode(connections, forKey: .connections)
-        try c.encode(startedAt, forKey: .startedAt)
-        try c.encode(finishedAt, forKey: .finishedAt)
-        try c.encode(attempts, forKey: .attempts)
-        try c.encode(pings, forKey: .pings)
-        try c.encode(messages, forKey: .messages)
-        try c.encode(reconnects, forKey: .reconnects)
-        try c.encode(disconnects, forKey: .disconnects)
-        try c.encode(backoffSchedule, forKey: .backoffSchedule)
-        try c.encode(upAtEnd, forKey: .upAtEnd)
-        try c.encode(gaveUp, forKey: .gaveUp)
-        try c.encode(idleTimeout, forKey: .idleTimeout)
-        try c.encode(timeline, forKey: .timeline)
-        try c.encode(passed, forKey: .passed)
-        try c.encode(problems, forKey: .problems)
-    }
-}
-
-extension SoakReport.PingSummary {
-    private enum CodingKeys: String, CodingKey { case sent, answered, missed, unanswered, unsolicitedPongs, serverPings, rttMs }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(sent, forKey: .sent)
-        try c.encode(answered, forKey: .answered)
-        try c.encode(missed, forKey: .missed)
-        try c.encode(unanswered, forKey: .unanswered)
-        try c.encode(unsolicitedPongs, forKey: .unsolicitedPongs)
-        try c.encode(serverPings, forKey: .serverPings)
-        try c.encode(rttMs, forKey: .rttMs)
-    }
-}
-
-extension SoakReport.MessageSummary {
-    private enum CodingKeys: String, CodingKey { case sent, received, lost, duplicated, reordered, corrupted, rttMs, fromServer }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(sent, forKey: .sent)
-        try c.encode(received, forKey: .received)
-        try c.encode(lost, forKey: .lost)
-        try c.encode(duplicated, forKey: .duplicated)
-        try c.encode(reordered, forKey: .reordered)
-        try c.encode(corrupted, forKey: .corrupted)
-        try c.encode(rttMs, forKey: .rttMs)
-        try c.encode(fromServer, forKey: .fromServer)
-    }
-}
-
-extension SoakReport.ServerMessageSummary {
-    private enum CodingKeys: String, CodingKey { case count, bytes, ratePerSecond }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(count, forKey: .count)
-        try c.encode(bytes, forKey: .bytes)
-        try c.encode(ratePerSecond, forKey: .ratePerSecond)
-    }
-}
-
-extension SoakReport.ReconnectSummary {
-    private enum CodingKeys: String, CodingKey { case count, attempts, failedAttempts, byCause, timeToRecoverMs }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(count, forKey: .count)
-        try c.encode(attempts, forKey: .attempts)
-        try c.encode(failedAttempts, forKey: .failedAttempts)
-        try c.encode(byCause, forKey: .byCause)
-        try c.encode(timeToRecoverMs, forKey: .timeToRecoverMs)
     }
 }

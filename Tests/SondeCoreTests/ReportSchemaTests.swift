@@ -15,6 +15,7 @@ import Testing
         ("altSvcFailure", AltSvcFailure.schemaDefinition), ("soakAttempt", SoakAttempt.schemaDefinition),
         ("wsHandshake", WebSocketHandshake.schemaDefinition), ("resumeTrial", ResumeTrial.schemaDefinition),
         ("resumeInterruption", ResumeInterruption.schemaDefinition), ("transferRetry", TransferRetry.schemaDefinition),
+        ("soak", SoakReport.schemaDefinition), ("distribution", DistributionSummary.schemaDefinition),
     ]
 
     static let schemaPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -18,6 +18,8 @@ public indirect enum ModelSchema: Sendable, Equatable {
     case bounded(ModelSchema, minimum: Int64?, maximum: Int64?)
     /// A string matching a regular expression.
     case pattern(String)
+    /// An object whose every member has this schema (a name → value map).
+    case map(ModelSchema)
 
     public struct Property: Sendable, Equatable {
         public var name: String
@@ -70,6 +72,12 @@ public indirect enum ModelSchema: Sendable, Equatable {
                     }
                 }
             }
+        case .map(let value):
+            output.object { o in
+                o.member("type", "object")
+                o.key("additionalProperties")
+                value.write(to: &o)
+            }
         case .pattern(let expression):
             output.object { o in
                 o.member("type", "string")
@@ -98,6 +106,7 @@ public indirect enum ModelSchema: Sendable, Equatable {
             return rule.omitsNil ? wrapped.bounded(by: rule) : .nullable(wrapped.bounded(by: rule))
         }
         if case .array(let element) = self { return .array(element.bounded(by: rule)) }
+        if case .map(let value) = self { return .map(value.bounded(by: rule)) }
         if let values = rule.values { return .enumeration(values) }
         if let pattern = rule.pattern { return .pattern(pattern) }
         switch rule.unit {

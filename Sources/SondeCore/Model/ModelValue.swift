@@ -87,6 +87,31 @@ extension Array: ModelValue where Element: ModelValue {
     }
 }
 
+/// A map from names to values (counts by cause, by close code): keys written sorted, as
+/// `JSONEncoder` with `.sortedKeys` writes them.
+extension Dictionary: ModelValue where Key == String, Value: ModelValue {
+    public func writeModelValue(to output: inout JSONOutput) {
+        output.object { object in
+            for key in keys.sorted() {
+                object.key(named: key)
+                self[key]!.writeModelValue(to: &object)
+            }
+        }
+    }
+    public static func readModelValue(from reader: inout JSONReader) throws(JSONReadError) -> [String: Value] {
+        var result: [String: Value] = [:]
+        try reader.readObject { (member: inout JSONReader, key: JSONKey) throws(JSONReadError) in
+            result[key.description] = try Value.readModelValue(from: &member)
+        }
+        return result
+    }
+    public static var modelSchema: ModelSchema { .map(Value.modelSchema) }
+    public func rangeProblem(_ rule: FieldRule, name: StaticString) -> String? {
+        for value in values { if let problem = value.rangeProblem(rule, name: name) { return problem } }
+        return nil
+    }
+}
+
 /// A string enum is a model value by its raw value; its schema lists every case.
 extension ModelValue where Self: RawRepresentable, Self.RawValue == String, Self: CaseIterable {
     public func writeModelValue(to output: inout JSONOutput) { output.string(rawValue) }
