@@ -3,7 +3,7 @@
 /// "cold" transactions opened a new connection; "warm" ones reused one. That is the honest
 /// split: with `--no-reuse` every transaction is cold, and a server that closes keep-alive
 /// connections turns repeats cold too.
-public struct ProbeSummary: Codable, Sendable {
+public struct ProbeSummary: Sendable {
     public var tasks = 0
     public var failedTasks = 0
     public var transactions = 0
@@ -26,7 +26,7 @@ public struct ProbeSummary: Codable, Sendable {
     public init() {}
 
     /// One protocol's phase distributions.
-    public struct ProtocolPhases: Codable, Sendable, Equatable {
+    public struct ProtocolPhases: Sendable, Equatable {
         public var cold: [String: DistributionSummary] = [:]
         public var warm: [String: DistributionSummary] = [:]
         public init(cold: [String: DistributionSummary] = [:], warm: [String: DistributionSummary] = [:]) {
@@ -34,44 +34,36 @@ public struct ProbeSummary: Codable, Sendable {
             self.warm = warm
         }
     }
+}
 
-    private enum CodingKeys: String, CodingKey {
-        case tasks, failedTasks, transactions, reusedTransactions, errorsByCode, protocols, statusCodes
-        case earliestCertificateExpiry, all, cold, warm, byProtocol
+/// Keys in the sorted order `JSONEncoder` writes. `byProtocol` may be missing: reports written
+/// before it existed still read.
+extension ProbeSummary: FieldModel {
+    public static let blank = ProbeSummary()
+    public static var schemaName: String? { "summary" }
+
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("all", &all, .required)
+        try v.visit("byProtocol", &byProtocol, .field)
+        try v.visit("cold", &cold, .required)
+        try v.visit("earliestCertificateExpiry", &earliestCertificateExpiry, .field)
+        try v.visit("errorsByCode", &errorsByCode, .requiredCount)
+        try v.visit("failedTasks", &failedTasks, .requiredCount)
+        try v.visit("protocols", &protocols, .requiredCount)
+        try v.visit("reusedTransactions", &reusedTransactions, .requiredCount)
+        try v.visit("statusCodes", &statusCodes, .requiredCount)
+        try v.visit("tasks", &tasks, .requiredCount)
+        try v.visit("transactions", &transactions, .requiredCount)
+        try v.visit("warm", &warm, .required)
     }
+}
 
-    /// Explicit so that an absent `earliestCertificateExpiry` is written as null, as the schema wants.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(tasks, forKey: .tasks)
-        try c.encode(failedTasks, forKey: .failedTasks)
-        try c.encode(transactions, forKey: .transactions)
-        try c.encode(reusedTransactions, forKey: .reusedTransactions)
-        try c.encode(errorsByCode, forKey: .errorsByCode)
-        try c.encode(protocols, forKey: .protocols)
-        try c.encode(statusCodes, forKey: .statusCodes)
-        try c.encode(earliestCertificateExpiry, forKey: .earliestCertificateExpiry)
-        try c.encode(all, forKey: .all)
-        try c.encode(cold, forKey: .cold)
-        try c.encode(warm, forKey: .warm)
-        try c.encode(byProtocol, forKey: .byProtocol)
-    }
+extension ProbeSummary.ProtocolPhases: FieldModel {
+    public static let blank = ProbeSummary.ProtocolPhases()
 
-    /// Explicit so that reports written before `byProtocol` existed still decode.
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        tasks = try c.decode(Int.self, forKey: .tasks)
-        failedTasks = try c.decode(Int.self, forKey: .failedTasks)
-        transactions = try c.decode(Int.self, forKey: .transactions)
-        reusedTransactions = try c.decode(Int.self, forKey: .reusedTransactions)
-        errorsByCode = try c.decode([String: Int].self, forKey: .errorsByCode)
-        protocols = try c.decode([String: Int].self, forKey: .protocols)
-        statusCodes = try c.decode([String: Int].self, forKey: .statusCodes)
-        earliestCertificateExpiry = try c.decodeIfPresent(Timestamp.self, forKey: .earliestCertificateExpiry)
-        all = try c.decode([String: DistributionSummary].self, forKey: .all)
-        cold = try c.decode([String: DistributionSummary].self, forKey: .cold)
-        warm = try c.decode([String: DistributionSummary].self, forKey: .warm)
-        byProtocol = try c.decodeIfPresent([String: ProtocolPhases].self, forKey: .byProtocol) ?? [:]
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("cold", &cold, .required)
+        try v.visit("warm", &warm, .required)
     }
 }
 

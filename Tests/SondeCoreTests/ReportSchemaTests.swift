@@ -16,6 +16,7 @@ import Testing
         ("wsHandshake", WebSocketHandshake.schemaDefinition), ("resumeTrial", ResumeTrial.schemaDefinition),
         ("resumeInterruption", ResumeInterruption.schemaDefinition), ("transferRetry", TransferRetry.schemaDefinition),
         ("soak", SoakReport.schemaDefinition), ("distribution", DistributionSummary.schemaDefinition),
+        ("summary", ProbeSummary.schemaDefinition),
     ]
 
     static let schemaPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
