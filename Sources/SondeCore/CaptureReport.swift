@@ -1,7 +1,7 @@
 /// The packet evidence of one capture (a live `--capture` or `sonde analyze FILE`): the report's
 /// `captures[]` entries. Counting rules follow Wireshark's TCP analysis (see `TCPFlowAnalyzer`) and
 /// tshark's QUIC dissector (see `QUICFlowAnalyzer`).
-public struct CaptureReport: Codable, Sendable, Equatable {
+public struct CaptureReport: Sendable, Equatable {
     public var file: String
     /// The interface captured on (live captures), nil for a file analysed offline.
     public var interface: String?
@@ -39,31 +39,11 @@ public struct CaptureReport: Codable, Sendable, Equatable {
         self.flows = flows
         self.quicFlows = quicFlows
     }
-
-    private enum CodingKeys: String, CodingKey {
-        case file, interface, filter, linkType, packets, otherPackets, drops, complete, problems, flows, quicFlows
-    }
-
-    /// `quicFlows` may be missing: journals written before QUIC was analysed still read.
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        file = try c.decode(String.self, forKey: .file)
-        interface = try c.decodeIfPresent(String.self, forKey: .interface)
-        filter = try c.decodeIfPresent(String.self, forKey: .filter)
-        linkType = try c.decode(String.self, forKey: .linkType)
-        packets = try c.decode(Int.self, forKey: .packets)
-        otherPackets = try c.decode(Int.self, forKey: .otherPackets)
-        drops = try c.decodeIfPresent(Int.self, forKey: .drops)
-        complete = try c.decode(Bool.self, forKey: .complete)
-        problems = try c.decode([String].self, forKey: .problems)
-        flows = try c.decode([FlowEvidence].self, forKey: .flows)
-        quicFlows = try c.decodeIfPresent([QUICFlowEvidence].self, forKey: .quicFlows) ?? []
-    }
 }
 
 /// One TCP connection seen in a capture. The client is the side that sent the first SYN (or,
 /// when the capture starts mid-connection, the side of the first packet seen).
-public struct FlowEvidence: Codable, Sendable, Equatable {
+public struct FlowEvidence: Sendable, Equatable {
     /// "client-address:port > server-address:port" (IPv6 addresses in brackets).
     public var tuple: String
     public var clientAddress: String
@@ -111,7 +91,7 @@ public struct FlowEvidence: Codable, Sendable, Equatable {
         self.packets = packets
     }
 
-    public struct Handshake: Codable, Sendable, Equatable {
+    public struct Handshake: Sendable, Equatable {
         public var synAt: Timestamp?
         public var synAckAt: Timestamp?
         public var ackAt: Timestamp?
@@ -131,7 +111,7 @@ public struct FlowEvidence: Codable, Sendable, Equatable {
         }
     }
 
-    public struct TCPOptions: Codable, Sendable, Equatable {
+    public struct TCPOptions: Sendable, Equatable {
         public var mss: Int?
         public var windowScale: Int?
         public var sackPermitted: Bool
@@ -146,7 +126,7 @@ public struct FlowEvidence: Codable, Sendable, Equatable {
     }
 
     /// Counters of one direction, Wireshark's definitions.
-    public struct Direction: Codable, Sendable, Equatable {
+    public struct Direction: Sendable, Equatable {
         public var segments = 0
         /// Bytes on the wire (IP packets' total lengths).
         public var bytes = 0
@@ -161,35 +141,9 @@ public struct FlowEvidence: Codable, Sendable, Equatable {
         /// Segments that filled the receiver's advertised window (Wireshark's `window_full`).
         public var windowFull = 0
         public init() {}
-
-        private enum CodingKeys: String, CodingKey {
-            case segments, bytes, payloadBytes, retransmissions, fastRetransmissions, outOfOrder, duplicateAcks
-            case zeroWindows, keepAlives, windowFull
-        }
-
-        /// `windowFull` may be missing: journals written before it was counted still read.
-        public init(from decoder: Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            segments = try c.decode(Int.self, forKey: .segments)
-            bytes = try c.decode(Int.self, forKey: .bytes)
-            payloadBytes = try c.decode(Int.self, forKey: .payloadBytes)
-            retransmissions = try c.decode(Int.self, forKey: .retransmissions)
-            fastRetransmissions = try c.decode(Int.self, forKey: .fastRetransmissions)
-            outOfOrder = try c.decode(Int.self, forKey: .outOfOrder)
-            duplicateAcks = try c.decode(Int.self, forKey: .duplicateAcks)
-            zeroWindows = try c.decode(Int.self, forKey: .zeroWindows)
-            keepAlives = try c.decode(Int.self, forKey: .keepAlives)
-            windowFull = try c.decodeIfPresent(Int.self, forKey: .windowFull) ?? 0
-        }
     }
 
-    /// TLS milestones read from the record layer, which stays cleartext: record types and, up to
-    /// the ServerHello, the handshake messages. Each time is that of the packet holding the
-    /// record's first byte. TLS 1.3 encrypts everything after the ServerHello, so there the
-    /// client's Finished is its first encrypted record, the server's Finished is not visible, and
-    /// the server's first application data is its first encrypted record after the client's
-    /// Finished (which can be a NewSessionTicket: without the keys the two look the same).
-    public struct TLS: Codable, Sendable, Equatable {
+    public struct TLS: Sendable, Equatable {
         public var clientHelloAt: Timestamp?
         /// The ClientHello's server_name (SNI); nil when it sent none (an IP-address URL).
         public var serverName: String?

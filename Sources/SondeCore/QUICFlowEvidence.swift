@@ -3,7 +3,7 @@
 /// nothing is decrypted. The client is the sender of the connection's first datagram (the
 /// receiver when that datagram is a Retry or Version Negotiation, which only servers send).
 /// Counting rules are those of tshark's QUIC dissector, so the figures can be checked against it.
-public struct QUICFlowEvidence: Codable, Sendable, Equatable {
+public struct QUICFlowEvidence: Sendable, Equatable {
     /// "client-address:port > server-address:port" (IPv6 addresses in brackets).
     public var tuple: String
     public var clientAddress: String
@@ -74,7 +74,7 @@ public struct QUICFlowEvidence: Codable, Sendable, Equatable {
     }
 
     /// Counters of one direction.
-    public struct Direction: Codable, Sendable, Equatable {
+    public struct Direction: Sendable, Equatable {
         /// UDP datagrams.
         public var datagrams = 0
         /// Bytes on the wire (IP packets' total lengths).

@@ -16,7 +16,9 @@ import Testing
         ("wsHandshake", WebSocketHandshake.schemaDefinition), ("resumeTrial", ResumeTrial.schemaDefinition),
         ("resumeInterruption", ResumeInterruption.schemaDefinition), ("transferRetry", TransferRetry.schemaDefinition),
         ("soak", SoakReport.schemaDefinition), ("distribution", DistributionSummary.schemaDefinition),
-        ("summary", ProbeSummary.schemaDefinition),
+        ("summary", ProbeSummary.schemaDefinition), ("capture", CaptureReport.schemaDefinition),
+        ("flow", FlowEvidence.schemaDefinition), ("flowDirection", FlowEvidence.Direction.schemaDefinition),
+        ("quicFlow", QUICFlowEvidence.schemaDefinition), ("quicDirection", QUICFlowEvidence.Direction.schemaDefinition),
     ]
 
     static let schemaPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
