@@ -152,5 +152,5 @@ let package = Package(
                                                              .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "SondeCLITests", dependencies: ["SondeCore", "SondeTarget", "SondeHistory"], resources: [.copy("Fixtures")]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

@@ -50,7 +50,7 @@ struct TargetCommand: AsyncParsableCommand {
             Ctrl-C stops it.
             """)
         }
-        fflush(stdout)
+        fflush(nil)  // every output stream (stdout is a C global Swift 6 will not touch)
         sonde_install_interrupt_handlers()
         let deadline = maxSeconds > 0 ? Date().addingTimeInterval(maxSeconds) : nil
         // Stop when the process that started us goes away (tests, scripts), so no target is orphaned.

@@ -3,6 +3,7 @@ import CurlShim
 import Glibc
 #endif
 import SondeCore
+import Synchronization
 
 /// Process-wide libcurl facts: one-time initialisation and what the linked build supports.
 public enum CurlLibrary {
@@ -14,17 +15,17 @@ public enum CurlLibrary {
 
     @discardableResult
     public static func initialise() -> Bool {
-        initialiseCalled = true
+        initialiseCalled.store(true, ordering: .relaxed)
         return initialised
     }
-    nonisolated(unsafe) private static var initialiseCalled = false
+    private static let initialiseCalled = Atomic<Bool>(false)
 
     /// Makes libcurl's OpenSSL backend write the TLS secrets of every connection to `path` in the
     /// SSLKEYLOGFILE format (RFC 9850), so that Wireshark can decrypt a capture. libcurl reads the
     /// `SSLKEYLOGFILE` variable once, in `curl_global_init`: this must come before any other use of
     /// libcurl in the process. The file is created readable by its owner only (it holds secrets).
     public static func enableKeyLog(path: String) throws(TaskError) {
-        guard !initialiseCalled else {
+        guard !initialiseCalled.load(ordering: .relaxed) else {
             throw TaskError(code: .internalError, message: "--keylog came after libcurl was initialised")
         }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)

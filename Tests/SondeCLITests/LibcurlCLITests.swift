@@ -149,21 +149,28 @@ enum LibcurlFacts {
 
     /// The `tool` block of `sonde version --json` as this test process's environment runs it (the
     /// libcurl in use: LD_LIBRARY_PATH, SONDE_LIBCURL, RUNPATH or the system's).
-    static let runningTool: [String: Any] = {
+    static let runningTool: RunningTool = {
         guard let result = try? Harness.run("/usr/bin/env", [Harness.sonde, "version", "--json"], timeout: 30),
-              let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else { return [:] }
-        return object
+              let tool = try? JSONDecoder().decode(RunningTool.self, from: Data(result.stdout.utf8)) else { return RunningTool() }
+        return tool
     }()
 
+    /// What the tests read of `sonde version --json`.
+    struct RunningTool: Decodable, Sendable {
+        var features: [String]? = nil
+        var libcurl: String? = nil
+        var libcurlLacks: [String]? = nil
+    }
+
     /// True when the sonde under test runs on a libcurl with HTTP/3.
-    static var runningHasHTTP3: Bool { (runningTool["features"] as? [String])?.contains("http3") == true }
+    static var runningHasHTTP3: Bool { runningTool.features?.contains("http3") == true }
 
     /// The running libcurl's version, e.g. "8.23.0" or "7.88.1".
-    static var runningVersion: String { runningTool["libcurl"] as? String ?? "unknown" }
+    static var runningVersion: String { runningTool.libcurl ?? "unknown" }
     /// Its major version (0 when unknown).
     static var runningMajor: Int { Int(runningVersion.prefix { $0 != "." }) ?? 0 }
     /// True when the running libcurl lacks `feature`, as `sonde version` lists it ("connId", "queueTime", …).
     static func runningLacks(_ feature: String) -> Bool {
-        (runningTool["libcurlLacks"] as? [String] ?? []).contains { $0.hasPrefix(feature + ":") }
+        (runningTool.libcurlLacks ?? []).contains { $0.hasPrefix(feature + ":") }
     }
 }

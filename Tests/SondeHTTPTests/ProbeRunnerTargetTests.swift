@@ -16,12 +16,10 @@ func probe(_ urls: [String], _ configure: (inout ProbeOptions) -> Void = { _ in 
     var options = ProbeOptions()
     configure(&options)
     let runner = try ProbeRunner(options: options, redactor: Redactor())
-    return await withCheckedContinuation { continuation in
-        Thread {
-            var tasks: [ProbeTask] = []
-            _ = try? runner.run(urls: urls, shouldStop: { false }, onTask: { tasks.append($0) })
-            continuation.resume(returning: tasks)
-        }.start()
+    return await runOnDedicatedThread(named: "sonde-test") {
+        var tasks: [ProbeTask] = []
+        _ = try? runner.run(urls: urls, shouldStop: { false }, onTask: { tasks.append($0) })
+        return tasks
     }
 }
 

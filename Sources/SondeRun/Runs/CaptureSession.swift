@@ -8,7 +8,7 @@ import SondeReport
 /// URLs, through `--resolve` or getaddrinfo), the interface that carries them, and the capture
 /// around the run. The capture file is analysed with the same engine as `sonde analyze` once the
 /// run is over and journalled, so every report of the run carries it.
-public struct CaptureSession {
+public struct CaptureSession: Sendable {
     /// `--capture` (required: no privilege is an error) or `--capture=optional` (a warning).
     public enum Mode: String, Sendable { case required, optional }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SondeCapture
 import SondeCore
 import SondeReport
@@ -10,7 +11,7 @@ import SondeReport
 /// report and the terminal's end.
 ///
 /// A Ctrl-C ends the check under way; the checks after it do not start; the report holds what ran (130).
-public struct CheckDriver {
+public struct CheckDriver: Sendable {
     let command: String
     let arguments: [String]
     let settings: RunSettings
@@ -76,10 +77,10 @@ public struct CheckDriver {
         return CheckRun(outcome: outcome, failedWork: outcome.failedWork || outcome.error != nil)
     }
 
-    public func run(_ checks: [PlannedCheck]) async -> ExitStatus { await runReporting(checks).status }
+    public func run(_ checks: sending [PlannedCheck]) async -> ExitStatus { await runReporting(checks).status }
 
     /// Runs `checks` as one run; what `run` does, with the report for a caller that keeps it (serve).
-    public func runReporting(_ checks: [PlannedCheck]) async -> Ended {
+    public func runReporting(_ checks: sending [PlannedCheck]) async -> Ended {
         let redactor = settings.redactor
         // A capture holds this run's connections only: they bind to a block of local ports that
         // the capture filter names.
@@ -103,43 +104,33 @@ public struct CheckDriver {
 
         let suite = checks.contains { $0.name != nil }
         let width = max(1, min(parallel, checks.count))
+        let har = checks.contains { if case .probe = $0.runner { return true } else { return false } }
+        let note = interruptedNote(checks)
+        if width > 1 {
+            // The checks go to their tasks, one each: none is left here to render on its own.
+            let (failedWork, runError) = await runAtOnce(checks, width: width, in: lifecycle)
+            let status = lifecycle.finish(error: runError, failedWork: failedWork, har: har, interruptedNote: note) { finished, renderer in
+                print("")
+                print(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume))
+            }
+            return Ended(status: status, finished: lifecycle.finished, folder: lifecycle.recorder.folder.path)
+        }
         var runError: TaskError?
         var failedWork = false
-        if width == 1 {
-            for check in checks {
-                if lifecycle.interrupted { break }
-                let ran = await run(check, in: lifecycle, CheckContext(name: check.name))
-                if ran.outcome?.setupFailed == true && !suite, let error = ran.outcome?.error {
-                    // Nothing of the only check ran: the run is given up as a usage error.
-                    return Ended(status: lifecycle.abandon(error, prefix: "sonde \(command)"))
-                }
-                failedWork = failedWork || ran.failedWork
-                if let error = ran.runError {
-                    runError = error
-                    break
-                }
+        for check in checks {
+            if lifecycle.interrupted { break }
+            let ran = await run(check, in: lifecycle, CheckContext(name: check.name))
+            if ran.outcome?.setupFailed == true && !suite, let error = ran.outcome?.error {
+                // Nothing of the only check ran: the run is given up as a usage error.
+                return Ended(status: lifecycle.abandon(error, prefix: "sonde \(command)"))
             }
-        } else {
-            // Up to `width` checks at once, started in their order; a Ctrl-C starts no more.
-            await withTaskGroup(of: CheckRun.self) { group in
-                var next = 0
-                func startNext() {
-                    guard next < checks.count, runError == nil, !lifecycle.interrupted else { return }
-                    let check = checks[next]
-                    next += 1
-                    group.addTask { await self.run(check, in: lifecycle, CheckContext(name: check.name, overlapping: true)) }
-                }
-                for _ in 0..<width { startNext() }
-                while let ran = await group.next() {
-                    failedWork = failedWork || ran.failedWork
-                    if runError == nil { runError = ran.runError }
-                    startNext()
-                }
+            failedWork = failedWork || ran.failedWork
+            if let error = ran.runError {
+                runError = error
+                break
             }
         }
-
-        let har = checks.contains { if case .probe = $0.runner { return true } else { return false } }
-        let status = lifecycle.finish(error: runError, failedWork: failedWork, har: har, interruptedNote: interruptedNote(checks)) { finished, renderer in
+        let status = lifecycle.finish(error: runError, failedWork: failedWork, har: har, interruptedNote: note) { finished, renderer in
             if suite {
                 print("")
                 print(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume))
@@ -148,6 +139,28 @@ public struct CheckDriver {
             }
         }
         return Ended(status: status, finished: lifecycle.finished, folder: lifecycle.recorder.folder.path)
+    }
+
+    /// Runs up to `width` checks at once, started in their order; a Ctrl-C starts no more. Each
+    /// check (its prepared engines) is handed to the task that runs it, taken from `pending`.
+    private func runAtOnce(_ checks: sending [PlannedCheck], width: Int, in lifecycle: RunLifecycle) async -> (failedWork: Bool, runError: TaskError?) {
+        let pending = Mutex(checks)
+        var runError: TaskError?
+        var failedWork = false
+        await withTaskGroup(of: CheckRun.self) { group in
+            func startNext() {
+                guard runError == nil, !lifecycle.interrupted,
+                      let check = pending.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { return }
+                group.addTask { await self.run(check, in: lifecycle, CheckContext(name: check.name, overlapping: true)) }
+            }
+            for _ in 0..<width { startNext() }
+            while let ran = await group.next() {
+                failedWork = failedWork || ran.failedWork
+                if runError == nil { runError = ran.runError }
+                startNext()
+            }
+        }
+        return (failedWork, runError)
     }
 
     private func interruptedNote(_ checks: [PlannedCheck]) -> String {

@@ -1,5 +1,6 @@
 import CSignalFlags
 import Foundation
+import Synchronization
 import SondeCore
 import SondeHTTP
 import SondeReport
@@ -11,9 +12,9 @@ import SondeReport
 /// engine between `open` and `finish`.
 ///
 /// Every step that cannot go on says why on stderr; `open` and `startCapture` then return nil
-/// and the command exits 64 (usage). Threading: used from the command's task; the engine may run
-/// elsewhere, the lifecycle is not touched meanwhile.
-final class RunLifecycle {
+/// and the command exits 64 (usage). Threading: opened, captured and finished from the command's
+/// task; checks running at once (a suite's `parallel`) share it meanwhile, reading only.
+final class RunLifecycle: Sendable {
     let settings: RunSettings
     let recorder: RunRecorder
     let baseline: JournalScan.Result?
@@ -22,10 +23,16 @@ final class RunLifecycle {
     let quiet: Bool
     /// Ends this run alone (a scheduled check's time limit), as a signal ends every run.
     let stop: StopSwitch
-    private(set) var capture: CaptureSession?
+    /// What changes over the run's life: the capture, the finished report, the signal scope.
+    private struct State {
+        var capture: CaptureSession?
+        var finished: RunOutcome?
+        var signalsInstalled = false
+    }
+    private let state = Mutex(State())
+    var capture: CaptureSession? { state.withLock { $0.capture } }
     /// The run as its report holds it, once `finish` wrote it.
-    private(set) var finished: RunOutcome?
-    private var signalsInstalled = false
+    var finished: RunOutcome? { state.withLock { $0.finished } }
 
     private init(settings: RunSettings, recorder: RunRecorder, baseline: JournalScan.Result?, run: RunInfo, quiet: Bool, stop: StopSwitch) {
         self.settings = settings
@@ -40,7 +47,7 @@ final class RunLifecycle {
     var terminal: Bool { !settings.json && !quiet }
 
     deinit {
-        if signalsInstalled { sonde_reset_interrupt_handlers() }
+        if state.withLock({ $0.signalsInstalled }) { sonde_reset_interrupt_handlers() }
     }
 
     /// Loads the baseline, makes the run folder and its recorder; prints the run's warnings.
@@ -74,16 +81,16 @@ final class RunLifecycle {
         guard let mode, let localPorts else { return true }
         guard let started = CaptureSession.start(mode: mode, endpoints: endpoints, localPorts: localPorts, recorder: recorder,
                                                  json: !terminal) else { return false }
-        capture = started
+        state.withLock { $0.capture = started }
         return true
     }
 
     /// From here until `finish` (or the lifecycle's end), SIGINT and SIGTERM stop the run
     /// gracefully: the engine polls `interrupted`.
     func catchSignals() {
-        guard !signalsInstalled else { return }
+        guard !state.withLock({ $0.signalsInstalled }) else { return }
         sonde_install_interrupt_handlers()
-        signalsInstalled = true
+        state.withLock { $0.signalsInstalled = true }
     }
 
     /// Gives the run up before its work began (an engine that cannot be set up): says why, and
@@ -116,11 +123,11 @@ final class RunLifecycle {
         let status = RunStatus.of(timedOut: timedOut, interrupted: interrupted, error: failure != nil, failedWork: failedWork)
         // A second Ctrl-C while the reports are written is still caught: the handlers go at the end.
         defer {
-            if signalsInstalled { sonde_reset_interrupt_handlers() }
-            signalsInstalled = false
+            if state.withLock({ $0.signalsInstalled }) { sonde_reset_interrupt_handlers() }
+            state.withLock { $0.signalsInstalled = false }
         }
         guard let finished = settings.finish(recorder, status: status, baseline: baseline) else { return .failure }
-        self.finished = finished
+        state.withLock { $0.finished = finished }
         if let failure { printError("sonde: \(failure.message)") }
         if quiet { return finished.exitStatus }
         if settings.json {
