@@ -1,5 +1,6 @@
 /// One phase of a transaction, and the one table of what each view makes of it: the report's key,
-/// the terminal's letter and colour, the HTML's colour, blackbox_exporter's `phase` label. Every
+/// the terminal's letter and colour, the HTML's colour, the HAR timing slot, blackbox_exporter's
+/// `phase` label (Prometheus's `phase` label is the key). Every
 /// view reads its phases from here; adding a phase is a case here and its property on `Phases`.
 public enum Phase: String, CaseIterable, Sendable {
     case dns, connect, tls, send, wait, receive, total
@@ -44,6 +45,20 @@ public enum Phase: String, CaseIterable, Sendable {
         case .tls: "tls"
         case .send, .wait: "processing"
         case .receive: "transfer"
+        case .total: nil
+        }
+    }
+
+    /// The HAR 1.2 `timings` slot this phase fills (`tls` is HAR's `ssl`); nil for `total`. HAR's
+    /// `connect` includes `ssl`, which the HAR writer adds.
+    public var harSlot: StaticString? {
+        switch self {
+        case .dns: "dns"
+        case .connect: "connect"
+        case .tls: "ssl"
+        case .send: "send"
+        case .wait: "wait"
+        case .receive: "receive"
         case .total: nil
         }
     }

@@ -98,12 +98,9 @@ public struct HARWriter {
             o.key("timings")
             o.object { m in
                 m.member("blocked", timings.blocked)
-                m.member("dns", timings.dns)
-                m.member("connect", timings.connect)
-                m.member("send", timings.send)
-                m.member("wait", timings.wait)
-                m.member("receive", timings.receive)
-                m.member("ssl", timings.ssl)
+                for phase in Phase.timeline {
+                    if let slot = phase.harSlot, let value = timings[phase] { m.member(slot, value) }
+                }
             }
             if let address = t.remoteAddress { o.member("serverIPAddress", address) }
             if let id = t.connectionID { o.member("connection", String(id)) }
@@ -133,6 +130,19 @@ public struct HARWriter {
             send = p.send ?? 0
             wait = p.wait ?? 0
             receive = p.receive ?? 0
+        }
+
+        /// The value of `phase`'s HAR slot (`Phase.harSlot`).
+        subscript(phase: Phase) -> Double? {
+            switch phase {
+            case .dns: dns
+            case .connect: connect
+            case .tls: ssl
+            case .send: send
+            case .wait: wait
+            case .receive: receive
+            case .total: nil
+            }
         }
 
         /// The sum, rounded to the microsecond the timings have (a sum of doubles is not exact:
