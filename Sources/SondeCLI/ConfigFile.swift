@@ -14,52 +14,36 @@ import SondeRun
 /// ```
 ///
 /// Unknown keys, wrong types and malformed thresholds are errors that name the file and the key,
-/// so a typo never silently turns a gate off. The file is read through `BoundedYAML` (at most
-/// 1 MiB, at most 100,000 nodes with aliases expanded), so a hostile file is refused, not obeyed.
-struct ConfigFile: Equatable {
+/// so a typo never silently turns a gate off. Read as every YAML file from outside is
+/// (`YAMLDocument`: at most 1 MiB, at most 100,000 nodes with aliases expanded), so a hostile
+/// file is refused, not obeyed.
+struct ConfigFile: Equatable, Decodable {
     var thresholds: [String] = []
     var redact: [String] = []
     var baseline: String?
     var prom: String?
 
-    static let keys = ["thresholds", "redact", "baseline", "prom"]
+    private enum Key: String, CodingKey, CaseIterable { case thresholds, redact, baseline, prom }
+
+    static let keys = Key.allCases.map(\.rawValue)
 
     struct Problem: Error, CustomStringConvertible {
         var description: String
     }
 
+    init() {}
+
     static func load(path: String) throws(Problem) -> ConfigFile {
-        let document: Any?
-        do throws(BoundedYAML.Problem) { document = try BoundedYAML.load(path: path, what: "--config \(path)") } catch {
-            throw Problem(description: error.description)
+        let config: ConfigFile?
+        do throws(SuiteLoader.Failure) { config = try YAMLDocument.read(ConfigFile.self, path: path, what: "--config \(path)") } catch {
+            // Every message names the file; a problem at a place in it adds the line and column.
+            throw Problem(description: error.problems.map { problem in
+                problem.line == 0 ? problem.message
+                    : problem.message.hasPrefix("--config") ? "\(problem.message) (line \(problem.line), column \(problem.column))"
+                    : "--config \(problem.description)"
+            }.joined(separator: "\n"))
         }
-        return try interpret(document, path: path)
-    }
-
-    static func parse(_ text: String, path: String) throws(Problem) -> ConfigFile {
-        let document: Any?
-        do throws(BoundedYAML.Problem) { document = try BoundedYAML.parse(text, what: "--config \(path)") } catch {
-            throw Problem(description: error.description)
-        }
-        return try interpret(document, path: path)
-    }
-
-    private static func interpret(_ document: Any?, path: String) throws(Problem) -> ConfigFile {
-        guard let document else { return ConfigFile() }  // an empty file
-        guard let mapping = document as? [String: Any] else {
-            throw Problem(description: "--config \(path) must be a mapping of \(keys.joined(separator: ", "))")
-        }
-        var config = ConfigFile()
-        for (key, value) in mapping.sorted(by: { $0.key < $1.key }) {
-            switch key {
-            case "thresholds": config.thresholds = try strings(value, key, path)
-            case "redact": config.redact = try strings(value, key, path)
-            case "baseline": config.baseline = try string(value, key, path)
-            case "prom": config.prom = try string(value, key, path)
-            default:
-                throw Problem(description: "--config \(path): unknown key '\(key)'; known keys: \(keys.joined(separator: ", "))")
-            }
-        }
+        guard let config else { return ConfigFile() }  // an empty file
         for expression in config.thresholds {
             do throws(ThresholdSyntaxError) { _ = try Threshold(parsing: expression) } catch {
                 throw Problem(description: "--config \(path): \(error.message)")
@@ -68,21 +52,38 @@ struct ConfigFile: Equatable {
         return config
     }
 
-    private static func strings(_ value: Any, _ key: String, _ path: String) throws(Problem) -> [String] {
-        if let list = value as? [Any] {
-            var result: [String] = []
-            for item in list { result.append(try string(item, key, path)) }
-            return result
+    /// Every key known, each text or a list of text (a number is its text).
+    init(from decoder: any Decoder) throws {
+        let container: KeyedDecodingContainer<Key>
+        do { container = try decoder.container(keyedBy: Key.self) } catch {
+            throw ProblemText("must be a mapping of \(Self.keys.joined(separator: ", "))")
         }
-        return [try string(value, key, path)]
+        if let unknown = try decoder.container(keyedBy: AnyKey.self).allKeys.first(where: { Key(stringValue: $0.stringValue) == nil }) {
+            throw ProblemText("unknown key '\(unknown.stringValue)'; known keys: \(Self.keys.joined(separator: ", "))")
+        }
+        thresholds = try Self.texts(container, .thresholds) ?? []
+        redact = try Self.texts(container, .redact) ?? []
+        baseline = try Self.texts(container, .baseline, one: true)?.first
+        prom = try Self.texts(container, .prom, one: true)?.first
     }
 
-    private static func string(_ value: Any, _ key: String, _ path: String) throws(Problem) -> String {
-        switch value {
-        case let text as String: return text
-        case let number as Int: return String(number)
-        case let number as Double: return String(number)
-        default: throw Problem(description: "--config \(path): '\(key)' must be text or a list of text")
-        }
+    private static func texts(_ container: KeyedDecodingContainer<Key>, _ key: Key, one: Bool = false) throws -> [String]? {
+        guard container.contains(key) else { return nil }
+        if let text = try? container.decode(String.self, forKey: key) { return [text] }
+        if !one, let list = try? container.decode([String].self, forKey: key) { return list }
+        throw ProblemText("'\(key.rawValue)' must be text" + (one ? "" : " or a list of text"))
+    }
+
+    /// A problem in words, as `YAMLDocument` passes it on.
+    private struct ProblemText: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }

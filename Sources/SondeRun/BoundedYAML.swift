@@ -1,9 +1,9 @@
 import CYaml
 import Foundation
-import Yams
 
-/// Loads a small YAML file that comes from outside (`--config`, and suite files later) with
-/// bounds, so a hostile or mistaken file cannot exhaust memory or time:
+/// The bounds on a YAML file that comes from outside (suites, serve's config, web config,
+/// `--config`; `YAMLDocument` and `SuiteLoader` apply them), so a hostile or mistaken file
+/// cannot exhaust memory or time:
 ///
 /// - the file is at most `maxBytes` (read with a bounded read, never more);
 /// - before Yams builds anything, one pass over libyaml's events counts the nodes the document
@@ -23,29 +23,6 @@ public enum BoundedYAML {
     public struct Problem: Error, CustomStringConvertible, Sendable {
         public var description: String
         public init(description: String) { self.description = description }
-    }
-
-    /// Reads and parses the YAML file at `path`; nil for an empty document.
-    /// - Parameter what: how messages name the file, e.g. "--config config.yaml".
-    public static func load(path: String, what: String) throws(Problem) -> Any? {
-        let bytes = try read(path: path, what: what)
-        guard let text = String(validatingUTF8: bytes.map { CChar(bitPattern: $0) } + [0]) ?? nil else {
-            throw Problem(description: "\(what) is not UTF-8 text")
-        }
-        return try parse(text, what: what)
-    }
-
-    /// Parses `text` within the bounds (see the type's comment).
-    public static func parse(_ text: String, what: String) throws(Problem) -> Any? {
-        guard text.utf8.count <= maxBytes else {
-            throw Problem(description: "\(what) is larger than \(maxBytes / 1024) KiB, the most sonde reads")
-        }
-        try checkExpansion(text, what: what)
-        do {
-            return try Yams.load(yaml: text)
-        } catch {
-            throw Problem(description: "\(what) is not valid YAML: \(error)")
-        }
     }
 
     /// At most `maxBytes` of the regular file at `path` (one byte more means too large).

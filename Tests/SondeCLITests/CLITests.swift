@@ -363,7 +363,8 @@ import Testing
 
         for (text, problem) in [("threshold: [a]\n", "unknown key 'threshold'"), ("thresholds: [wait.p95<2kb]\n", "'kb' is not a duration"),
                                 ("thresholds: [a\n", "not valid YAML"), ("- a\n- b\n", "must be a mapping"),
-                                ("redact: {a: 1}\n", "must be text or a list")] {
+                                ("redact: {a: 1}\n", "must be text or a list"), ("baseline: [a, b]\n", "'baseline' must be text"),
+                                (Self.aliasBomb, "alias bomb")] {
             try text.write(toFile: config, atomically: true, encoding: .utf8)
             let bad = try Harness.sonde(["probe", "--config", config, "--output-dir", output + "/bad", target.http + "/"])
             #expect(bad.status == 64 && bad.stderr.contains(problem), "\(text): \(bad.stderr)")
@@ -371,6 +372,11 @@ import Testing
         let missing = try Harness.sonde(["probe", "--config", output + "/nope.yaml", target.http + "/"])
         #expect(missing.status == 64 && missing.stderr.contains("cannot read --config"))
     }
+
+    /// Ten aliases of ten aliases, nine levels deep: a billion nodes once expanded, 200 bytes.
+    static let aliasBomb = "a: &a [x,x,x,x,x,x,x,x,x,x]\n" + (0..<8).map { level in
+        "b\(level): &b\(level) [" + Array(repeating: level == 0 ? "*a" : "*b\(level - 1)", count: 10).joined(separator: ",") + "]"
+    }.joined(separator: "\n") + "\n"
 
     @Test func severalRunsMergeIntoOne() throws {
         let target = try TargetProcess.get()
