@@ -52,4 +52,36 @@ import Testing
         let text = #"{"x":"# + deep + "}"
         #expect(throws: JSONReadError.self) { try JSONReader.read(ProbeTask.self, from: Array(text.utf8)) }
     }
+
+    /// The field reader's two passes (`JSONFieldReader`, `JSONIndexedFieldReader`): keys in the
+    /// fields' order read in one pass; any other order, unknown keys and duplicates read by index;
+    /// a missing required key is named; a line of 200,000 unknown keys is read in linear time.
+    @Test func fieldReaderTakesAnyOrderAndNamesWhatIsMissing() throws {
+        let task = JSONOutputTests.fullTask()
+        let written = String(decoding: JSONOutputTests.written(task), as: UTF8.self)
+        // The task's members, last first (each member of the top object on its own).
+        var members: [String] = []
+        var reader = JSONReader(Array(written.utf8))
+        try reader.readObject { (member: inout JSONReader, key: JSONKey) throws(JSONReadError) in
+            let range = try member.readRawValue()
+            members.append("\"\(key)\":" + String(decoding: Array(written.utf8)[range], as: UTF8.self))
+        }
+        let reversed = "{" + members.reversed().joined(separator: ",") + "}"
+        #expect(try JSONReader.read(ProbeTask.self, from: Array(reversed.utf8)) == task)
+        let duplicated = "{" + (members + [#""url":"last""#]).joined(separator: ",") + "}"
+        #expect(try JSONReader.read(ProbeTask.self, from: Array(duplicated.utf8)).url == task.url, "in order: the first wins")
+
+        let missing = "{" + members.filter { !$0.hasPrefix(#""redirectCount""#) }.joined(separator: ",") + "}"
+        #expect {
+            try JSONReader.read(ProbeTask.self, from: Array(missing.utf8))
+        } throws: { error in
+            (error as? JSONReadError)?.problem.contains("redirectCount") == true
+        }
+
+        let noise = (0..<200_000).map { #""k\#($0)":0"# }.joined(separator: ",")
+        let flooded = "{" + noise + "," + members.joined(separator: ",") + "}"
+        let started = Date()
+        #expect(try JSONReader.read(ProbeTask.self, from: Array(flooded.utf8)) == task)
+        #expect(Date().timeIntervalSince(started) < 10, "200,000 unknown keys took \(Date().timeIntervalSince(started)) s")
+    }
 }
