@@ -71,11 +71,15 @@ public enum JournalScan {
     /// The kind of a soak line, told by its tail: the encoder sorts keys, and `type` sorts after
     /// every other key of those lines, so they end with `"type":"<kind>"}`.
     static func soakLineKind(_ line: ArraySlice<UInt8>) -> JournalEntryKind? {
-        for kind in [JournalEntryKind.soak, .wsAttempt, .wsSamples, .wsIdle] {
-            let suffix = Array(#","type":"\#(kind.rawValue)"}"#.utf8)
-            if line.count > suffix.count && line.suffix(suffix.count).elementsEqual(suffix) { return kind }
+        for (kind, suffix) in soakLineSuffixes where line.count > suffix.count && line.suffix(suffix.count).elementsEqual(suffix) {
+            return kind
         }
         return nil
+    }
+
+    /// `,"type":"<kind>"}` of each soak line kind, made once (a soak journals a line per attempt change).
+    private static let soakLineSuffixes: [(JournalEntryKind, [UInt8])] = [JournalEntryKind.soak, .wsAttempt, .wsSamples, .wsIdle].map {
+        ($0, Array(#","type":"\#($0.rawValue)"}"#.utf8))
     }
 
     /// The captures of a run whose run line asked for one (`run.capture`; journals written before
