@@ -46,23 +46,12 @@ public struct JSONReader {
 
     /// Calls `member` with each key of an object; `member` must read (or skip) the value.
     public mutating func readObject(_ member: (inout JSONReader, JSONKey) throws(JSONReadError) -> Void) throws(JSONReadError) {
-        try expect(UInt8(ascii: "{"))
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") { index += 1; return }
-        while true {
-            skipWhitespace()
-            let key = try readKey()
-            skipWhitespace()
-            try expect(UInt8(ascii: ":"))
-            try member(&self, key)
-            skipWhitespace()
-            guard let next = next() else { throw error("unterminated object") }
-            if next == UInt8(ascii: "}") { return }
-            guard next == UInt8(ascii: ",") else { throw error("expected , or } in an object") }
-        }
+        try beginObject()
+        var first = true
+        while let key = try nextKey(first: &first) { try member(&self, key) }
     }
 
-    /// The pull form of `readObject`, for `JSONFieldReader`: `beginObject` reads the `{`, then each
+    /// The pull form of `readObject` (which is built on it) for `JSONFieldReader`: `beginObject` reads the `{`, then each
     /// `nextKey` call reads the next member's key and its `:` (the caller reads or skips the value)
     /// or, at the end, the `}` and returns nil. `first` is true until the first key is read.
     mutating func beginObject() throws(JSONReadError) {
@@ -71,8 +60,13 @@ public struct JSONReader {
 
     mutating func nextKey(first: inout Bool) throws(JSONReadError) -> JSONKey? {
         skipWhitespace()
-        if peek() == UInt8(ascii: "}") { index += 1; return nil }
-        if !first { try expect(UInt8(ascii: ",")); skipWhitespace() }
+        guard let next = peek() else { throw error("unterminated object") }
+        if next == UInt8(ascii: "}") { index += 1; return nil }
+        if !first {
+            guard next == UInt8(ascii: ",") else { throw error("expected , or } in an object") }
+            index += 1
+            skipWhitespace()
+        }
         first = false
         let key = try readKey()
         try expect(UInt8(ascii: ":"))

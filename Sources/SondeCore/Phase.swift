@@ -65,4 +65,7 @@ public enum Phase: String, CaseIterable, Sendable {
 
     /// blackbox_exporter's phase labels, sorted as it registers them.
     public static let blackboxPhases: [String] = Array(Set(allCases.compactMap(\.blackboxPhase))).sorted()
+
+    /// The phases whose time blackbox_exporter's `phase` label `label` sums (`blackboxPhase`).
+    public static func phases(inBlackboxPhase label: String) -> [Phase] { allCases.filter { $0.blackboxPhase == label } }
 }

@@ -58,7 +58,7 @@ enum SoakSamplesLine {
 }
 
 /// `,"check":"<name, JSON-escaped>","type":"<kind>"}`, or without the check when it is nil.
-private func soakLineSuffix(check: String?, kind: JournalEntryKind) -> [UInt8] {
+func soakLineSuffix(check: String?, kind: JournalEntryKind) -> [UInt8] {
     var output = JSONOutput(capacity: 64)
     if let check { output.string(check) }
     let name = check == nil ? [] : Array(#","check":"#.utf8) + output.bytes

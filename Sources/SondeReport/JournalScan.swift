@@ -79,7 +79,7 @@ public enum JournalScan {
 
     /// `,"type":"<kind>"}` of each soak line kind, made once (a soak journals a line per attempt change).
     private static let soakLineSuffixes: [(JournalEntryKind, [UInt8])] = [JournalEntryKind.soak, .wsAttempt, .wsSamples, .wsIdle].map {
-        ($0, Array(#","type":"\#($0.rawValue)"}"#.utf8))
+        ($0, soakLineSuffix(check: nil, kind: $0))
     }
 
     /// The captures of a run whose run line asked for one (`run.capture`; journals written before

@@ -69,7 +69,7 @@ public enum PrometheusWriter {
             // blackbox's phases (`Phase.blackboxPhase`), each the sum of its phases' medians.
             var phases: [Sample] = []
             for label in Phase.blackboxPhases {
-                let medians = Phase.allCases.filter { $0.blackboxPhase == label }.map { summary.all[$0.name].map { $0.p50 / 1000 } }
+                let medians = Phase.phases(inBlackboxPhase: label).map { summary.all[$0.name].map { $0.p50 / 1000 } }
                 if let value = medians.reduce(nil, sum) { phases.append(([("phase", label)], value)) }
             }
             metric("probe_http_duration_seconds", "gauge", "Median duration of each phase over the run's transactions.", phases)

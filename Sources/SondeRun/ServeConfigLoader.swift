@@ -7,16 +7,7 @@ import Yams
 /// optionally `run-timeout:`); the rest is serve's own (`SuiteReader+Serve`). An empty file is refused.
 public enum ServeConfigLoader {
     public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(SuiteLoader.Failure) -> ServeConfig {
-        func failure(_ message: String) -> SuiteLoader.Failure {
-            SuiteLoader.Failure(problems: [SuiteLoader.Problem(file: path, line: 0, column: 0, key: nil, message: message)])
-        }
-        let bytes: [UInt8]
-        do throws(BoundedYAML.Problem) {
-            bytes = try BoundedYAML.read(path: path, what: "the config file")
-        } catch {
-            throw failure(error.description)
-        }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw failure("the config file is not UTF-8 text") }
+        let text = try SuiteLoader.readText(path: path, what: "the config file")
         let folder = (path as NSString).deletingLastPathComponent
         return try parse(text, file: path, folder: folder.isEmpty ? "." : folder, environment: environment)
     }

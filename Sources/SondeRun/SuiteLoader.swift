@@ -87,16 +87,7 @@ public enum SuiteLoader {
     /// Reads the suite file at `path` (a regular UTF-8 file of at most `BoundedYAML.maxBytes`) and
     /// validates all of it. Relative paths in it are resolved against `path`'s folder.
     public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(Failure) -> Loaded {
-        func failure(_ message: String) -> Failure {
-            Failure(problems: [Problem(file: path, line: 0, column: 0, key: nil, message: message)])
-        }
-        let bytes: [UInt8]
-        do throws(BoundedYAML.Problem) {
-            bytes = try BoundedYAML.read(path: path, what: fileWords)
-        } catch {
-            throw failure(error.description)
-        }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw failure("\(fileWords) is not UTF-8 text") }
+        let text = try readText(path: path, what: fileWords)
         let folder = (path as NSString).deletingLastPathComponent
         return try parse(text, file: path, folder: folder.isEmpty ? "." : folder, environment: environment)
     }
@@ -111,6 +102,18 @@ public enum SuiteLoader {
         let loaded = reader.read(root)
         guard reader.problems.isEmpty, let loaded else { throw Failure(problems: reader.sortedProblems()) }
         return loaded
+    }
+
+    /// The text of the YAML file at `path`: a regular UTF-8 file of at most `BoundedYAML.maxBytes`
+    /// (`what` names it in the problem otherwise). Suites, serve's config and `YAMLDocument` read so.
+    static func readText(path: String, what: String) throws(Failure) -> String {
+        func failure(_ message: String) -> Failure {
+            Failure(problems: [Problem(file: path, line: 0, column: 0, key: nil, message: message)])
+        }
+        let bytes: [UInt8]
+        do throws(BoundedYAML.Problem) { bytes = try BoundedYAML.read(path: path, what: what) } catch { throw failure(error.description) }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw failure("\(what) is not UTF-8 text") }
+        return text
     }
 
     /// The YAML document of `text` (nil when empty), after `BoundedYAML`'s bounds; `what` names the file in messages.

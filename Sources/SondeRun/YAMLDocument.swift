@@ -17,9 +17,7 @@ public enum YAMLDocument {
         func failure(line: Int = 0, column: Int = 0, _ message: String) -> SuiteLoader.Failure {
             SuiteLoader.Failure(problems: [SuiteLoader.Problem(file: path, line: line, column: column, key: nil, message: message)])
         }
-        let bytes: [UInt8]
-        do throws(BoundedYAML.Problem) { bytes = try BoundedYAML.read(path: path, what: what) } catch { throw failure(error.description) }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw failure("\(what) is not UTF-8 text") }
+        let text = try SuiteLoader.readText(path: path, what: what)
         guard let root = try SuiteLoader.compose(text, file: path, what: what) else { return nil }
         do {
             return try YAMLDecoder().decode(T.self, from: root)

@@ -42,7 +42,7 @@ struct BlackboxExposition {
         func total(_ phase: Phase) -> Double { hops.reduce(0) { $0 + ($1.phases[phase] ?? 0) } / 1000 }
         // blackbox's phases (`Phase.blackboxPhase`), summed over every hop; resolve adds the lookup before the first.
         for label in Phase.blackboxPhases {
-            let seconds = Phase.allCases.filter { $0.blackboxPhase == label }.reduce(0) { $0 + total($1) }
+            let seconds = Phase.phases(inBlackboxPhase: label).reduce(0) { $0 + total($1) }
             set("probe_http_duration_seconds", seconds + (label == Phase.dns.blackboxPhase ? resolveSeconds : 0), labels: [("phase", label)])
         }
         set("probe_http_redirects", Double(task.redirectCount))

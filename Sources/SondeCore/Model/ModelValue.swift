@@ -92,9 +92,9 @@ extension Array: ModelValue where Element: ModelValue {
 extension Dictionary: ModelValue where Key == String, Value: ModelValue {
     public func writeModelValue(to output: inout JSONOutput) {
         output.object { object in
-            for key in keys.sorted() {
+            for (key, value) in sorted(by: { $0.key < $1.key }) {
                 object.key(named: key)
-                self[key]!.writeModelValue(to: &object)
+                value.writeModelValue(to: &object)
             }
         }
     }
