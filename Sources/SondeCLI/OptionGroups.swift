@@ -27,11 +27,8 @@ struct RedactionOptions: ParsableArguments {
 
 /// `-k/--insecure`, `--cacert` (probe, soak, resume).
 struct TLSOptions: ParsableArguments {
-    @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's TLS certificate (recorded in the report).")
-    var insecure = false
-    @Option(name: .customLong("cacert"), help: ArgumentHelp("Trust the CA certificates in this PEM file instead of the system's (as curl's --cacert).",
-                                                            valueName: "file"))
-    var cacert: String?
+    @Flag(name: .key(.insecure), help: .key(.insecure)) var insecure = false
+    @Option(name: .key(.cacert), help: .key(.cacert)) var cacert: String?
 
     func apply(to spec: inout some TLSKeys) {
         if insecure { spec.insecure = true }
@@ -41,9 +38,7 @@ struct TLSOptions: ParsableArguments {
 
 /// `-H/--header` (probe, soak, resume).
 struct HeaderOptions: ParsableArguments {
-    @Option(name: [.customShort("H"), .customLong("header")],
-            help: "Add a request header, 'Name: value' (repeatable; secrets are redacted in the report).")
-    var headers: [String] = []
+    @Option(name: .key(.headers), help: .key(.headers)) var headers: [String] = []
 
     func apply(to spec: inout some HeaderKeys) {
         if !headers.isEmpty { spec.headers = headers }
@@ -52,18 +47,14 @@ struct HeaderOptions: ParsableArguments {
 
 /// `--connect-timeout` (probe, soak, resume).
 struct ConnectTimeoutOption: ParsableArguments {
-    @Option(name: .customLong("connect-timeout"), help: ArgumentHelp(
-        "How long a connect (TCP, TLS and, for soak, the upgrade) may take, e.g. 5s (at most 24h; default: 10s for soak, libcurl's 300s otherwise).",
-        valueName: "duration"))
-    var connectTimeout: DurationValue?
+    @Option(name: .key(.connectTimeout), help: .key(.connectTimeout)) var connectTimeout: DurationValue?
 
     func apply(to spec: inout some ConnectTimeoutKey) { spec.connectTimeout = connectTimeout }
 }
 
 /// `--resolve` (probe, resume).
 struct ResolveOption: ParsableArguments {
-    @Option(name: .customLong("resolve"), help: "Use this address for host:port, as host:port:address (repeatable), as curl --resolve.")
-    var resolve: [String] = []
+    @Option(name: .key(.resolve), help: .key(.resolve)) var resolve: [String] = []
 
     func apply(to spec: inout some ResolveKey) {
         if !resolve.isEmpty { spec.resolve = resolve }
@@ -72,16 +63,10 @@ struct ResolveOption: ParsableArguments {
 
 /// `--backoff-initial`, `--backoff-max`, `--backoff-multiplier`, `--jitter` (soak reconnects, resume retries).
 struct BackoffOptions: ParsableArguments {
-    @Option(name: .customLong("backoff-initial"), help: ArgumentHelp("Delay before the first reconnect or retry (default: 500ms soak, 200ms resume).",
-                                                                     valueName: "duration"))
-    var backoffInitial: DurationValue?
-    @Option(name: .customLong("backoff-max"), help: ArgumentHelp("Longest delay between reconnects or retries, before jitter (default: 30s soak, 10s resume).",
-                                                                 valueName: "duration"))
-    var backoffMax: DurationValue?
-    @Option(name: .customLong("backoff-multiplier"), help: "Growth of the delay per failure in a row (default 2).")
-    var backoffMultiplier: Double?
-    @Option(name: .customLong("jitter"), help: "Jitter of the delay: full (0…delay, the default), equal (delay/2…delay) or none.")
-    var jitter: String?
+    @Option(name: .key(.backoffInitial), help: .key(.backoffInitial)) var backoffInitial: DurationValue?
+    @Option(name: .key(.backoffMax), help: .key(.backoffMax)) var backoffMax: DurationValue?
+    @Option(name: .key(.backoffMultiplier), help: .key(.backoffMultiplier)) var backoffMultiplier: Double?
+    @Option(name: .key(.jitter), help: .key(.jitter)) var jitter: String?
 
     func apply(to spec: inout some BackoffKeys) {
         spec.backoffInitial = backoffInitial
@@ -91,29 +76,10 @@ struct BackoffOptions: ParsableArguments {
     }
 }
 
-/// The HTTP version flags, one enumerable flag (at most one of them).
+/// The HTTP version flags, one enumerable flag (at most one of them), named and worded by the
+/// probe's version keys.
 enum HTTPVersionFlag: String, EnumerableFlag {
     case http1_1, http2, http2PriorKnowledge, http3, http3Only
-
-    static func name(for value: HTTPVersionFlag) -> NameSpecification {
-        switch value {
-        case .http1_1: return .customLong("http1.1")
-        case .http2: return .customLong("http2")
-        case .http2PriorKnowledge: return .customLong("http2-prior-knowledge")
-        case .http3: return .customLong("http3")
-        case .http3Only: return .customLong("http3-only")
-        }
-    }
-
-    static func help(for value: HTTPVersionFlag) -> ArgumentHelp? {
-        switch value {
-        case .http1_1: return "Use HTTP/1.1."
-        case .http2: return "Use HTTP/2 over TLS through ALPN (HTTP/1.1 for http://)."
-        case .http2PriorKnowledge: return "Use HTTP/2 in cleartext without upgrade (h2c)."
-        case .http3: return "Use HTTP/3, racing QUIC against TCP and falling back to HTTP/2 or 1.1 (needs a libcurl built with QUIC; see sonde version)."
-        case .http3Only: return "Use HTTP/3 over QUIC only, without fallback (needs a libcurl built with QUIC)."
-        }
-    }
 
     var preference: HTTPVersionPreference {
         switch self {
@@ -124,19 +90,29 @@ enum HTTPVersionFlag: String, EnumerableFlag {
         case .http3Only: return .http3Only
         }
     }
+
+    /// The spec key this flag sets.
+    var key: SpecKey {
+        switch self {
+        case .http1_1: return .http11
+        case .http2: return .http2
+        case .http2PriorKnowledge: return .http2PriorKnowledge
+        case .http3: return .http3
+        case .http3Only: return .http3Only
+        }
+    }
+
+    static func name(for value: HTTPVersionFlag) -> NameSpecification { .key(value.key) }
+    static func help(for value: HTTPVersionFlag) -> ArgumentHelp? { .key(value.key) }
 }
 
 /// `-4/--ipv4`, `-6/--ipv6`, one enumerable flag.
 enum IPVersionFlag: String, EnumerableFlag {
     case ipv4, ipv6
 
-    static func name(for value: IPVersionFlag) -> NameSpecification {
-        value == .ipv4 ? [.customShort("4"), .customLong("ipv4")] : [.customShort("6"), .customLong("ipv6")]
-    }
-
-    static func help(for value: IPVersionFlag) -> ArgumentHelp? {
-        value == .ipv4 ? "Resolve names to IPv4 addresses only." : "Resolve names to IPv6 addresses only."
-    }
+    var key: SpecKey { self == .ipv4 ? .ipv4 : .ipv6 }
+    static func name(for value: IPVersionFlag) -> NameSpecification { .key(value.key) }
+    static func help(for value: IPVersionFlag) -> ArgumentHelp? { .key(value.key) }
 
     var preference: IPVersion { self == .ipv4 ? .v4 : .v6 }
 }

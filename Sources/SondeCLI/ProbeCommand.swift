@@ -13,54 +13,33 @@ struct ProbeCommand: AsyncParsableCommand {
         Every run writes <output-dir>/<run-id>/report.json, report.html and journal.jsonl.
         """)
 
-    @Argument(help: "The URLs to fetch (http:// or https://).")
-    var urls: [String]
+    @Argument(help: .key(.urls)) var urls: [String]
 
-    @Option(name: .shortAndLong, help: "Fetch each URL this many times on the same connection pool (the first is cold, the rest can be warm; default 1).")
-    var count: Int?
-    @Option(name: .long, help: "Run this many tasks at once through one curl multi handle (HTTP/2 multiplexes when it can; default 1).")
-    var parallel: Int?
-    @Flag(help: "The HTTP version (default: HTTP/2 over TLS when ALPN offers it, HTTP/1.1 in cleartext).")
-    var httpVersion: HTTPVersionFlag?
+    @Option(name: .key(.count), help: .key(.count)) var count: Int?
+    @Option(name: .key(.parallel), help: .key(.parallel)) var parallel: Int?
+    @Flag var httpVersion: HTTPVersionFlag?
 
-    @Option(name: [.customShort("X"), .customLong("request")], help: "The request method.")
-    var method: String?
+    @Option(name: .key(.request), help: .key(.request)) var method: String?
     @OptionGroup var headers: HeaderOptions
-    @Option(name: [.customShort("d"), .customLong("data")], help: "Send this request body (POST unless -X says otherwise).")
-    var data: String?
-    @Option(name: .customLong("data-file"), help: "Send the contents of this file as the request body.")
-    var dataFile: String?
+    @Option(name: .key(.data), help: .key(.data)) var data: String?
+    @Option(name: .key(.dataFile), help: .key(.dataFile)) var dataFile: String?
 
-    @Option(name: [.customShort("m"), .customLong("timeout")], help: ArgumentHelp(
-        "How long one transfer (each hop of a redirect chain) may take before it fails as timed out, e.g. 500ms, 30s, 2m "
-            + "(a bare number means seconds); at most 24h, 0 for no limit (default 30s).",
-        valueName: "duration"))
-    var timeout: DurationValue?
+    @Option(name: .key(.timeout), help: .key(.timeout)) var timeout: DurationValue?
     @OptionGroup var connectTimeout: ConnectTimeoutOption
 
     @OptionGroup var tls: TLSOptions
-    @Option(name: .customLong("pinned-pubkey"), help: "Require this public key: a PEM/DER file or sha256//BASE64 hashes separated by ';'.")
-    var pinnedPubkey: String?
+    @Option(name: .key(.pinnedPubkey), help: .key(.pinnedPubkey)) var pinnedPubkey: String?
 
     @Flag var ipVersion: IPVersionFlag?
     @OptionGroup var resolve: ResolveOption
-    @Option(name: .customLong("doh-url"), help: "Resolve names with DNS-over-HTTPS through this resolver URL.")
-    var dohURL: String?
-    @Option(name: [.customShort("x"), .customLong("proxy")], help: "Use this proxy (environment proxy variables are ignored).")
-    var proxy: String?
+    @Option(name: .key(.dohURL), help: .key(.dohURL)) var dohURL: String?
+    @Option(name: .key(.proxy), help: .key(.proxy)) var proxy: String?
 
-    @Flag(name: .customLong("no-reuse"), help: "Open a fresh connection for every task and close it afterwards.")
-    var noReuse = false
-    @Option(name: .customLong("alt-svc"), help: ArgumentHelp(
-        "Keep the Alt-Svc cache in this file across runs (libcurl's format; read at the start, written at the end). "
-            + "Without it the cache lasts for the run.", valueName: "file"))
-    var altSvc: String?
-    @Flag(name: .customLong("no-alt-svc"), help: "Never follow an origin's Alt-Svc advertisement to HTTP/3 (by default a new connection goes to h3 once the origin advertised it, as URLSession does).")
-    var noAltSvc = false
-    @Option(name: .customLong("max-redirects"), help: "Follow at most this many redirects per task (default 10).")
-    var maxRedirects: Int?
-    @Option(name: .customLong("expect-status"), help: "Final status codes that count as success, e.g. 200-299,404 (default: any below 400).")
-    var expectStatus: String?
+    @Flag(name: .key(.noReuse), help: .key(.noReuse)) var noReuse = false
+    @Option(name: .key(.altSvc), help: .key(.altSvc)) var altSvc: String?
+    @Flag(name: .key(.noAltSvc), help: .key(.noAltSvc)) var noAltSvc = false
+    @Option(name: .key(.maxRedirects), help: .key(.maxRedirects)) var maxRedirects: Int?
+    @Option(name: .key(.expectStatus), help: .key(.expectStatus)) var expectStatus: String?
 
     @OptionGroup var capture: CaptureOption
     @Option(name: .customLong("keylog"), help: ArgumentHelp(

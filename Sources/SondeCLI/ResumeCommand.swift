@@ -24,40 +24,23 @@ struct ResumeCommand: AsyncParsableCommand {
     @Argument(help: "The http:// or https:// URL of the resource (with --upload: where uploads are created).")
     var url: String
 
-    @Option(name: .customLong("upload"), help: ArgumentHelp("Run upload trials of this file instead of download trials.", valueName: "file"))
-    var uploadFile: String?
-    @Option(name: .customLong("protocol"), help: "With --upload: ietf (Resumable Uploads for HTTP, the draft URLSession speaks; the default) or tus (tus 1.0).")
-    var uploadProtocol: String?
-    @Option(name: .customLong("interop-version"), help: "With --protocol ietf: the draft's interop version, 3 (iOS 17), 5 (iOS 18.0), 6 (iOS 18.1) … 8 (draft -11, the default).")
-    var interopVersion: Int?
+    @Option(name: .key(.upload), help: .key(.upload)) var uploadFile: String?
+    @Option(name: .key(.uploadProtocol), help: .key(.uploadProtocol)) var uploadProtocol: String?
+    @Option(name: .key(.interopVersion), help: .key(.interopVersion)) var interopVersion: Int?
 
-    @Flag(name: .long, help: "Only the resumability verdict: no reference download, no trials.")
-    var check = false
-    @Flag(name: .customLong("http3"), help: "Run the verdict and the trials over HTTP/3, racing QUIC against TCP as libcurl does (needs a libcurl with QUIC; see sonde version).")
-    var http3 = false
-    @Flag(name: .customLong("http3-only"), help: "Run the verdict and the trials over HTTP/3 only, without fallback to TCP.")
-    var http3Only = false
-    @Option(name: .long, help: "How many interrupted downloads to run (default 10).")
-    var trials: Int?
-    @Option(name: .customLong("interrupts-per-trial"), help: "Interruptions per trial, at random offsets (0: uninterrupted control downloads; default 1).")
-    var interruptsPerTrial: Int?
-    @Option(name: .customLong("interrupt-at"), help: ArgumentHelp(
-        "Interrupt at these offsets instead (comma-separated or repeated): bytes (1048576, 512k, 4MiB) or a share of the length (50%).",
-        valueName: "offsets"))
-    var interruptAt: [String] = []
-    @Option(name: .customLong("kinds"), help: "Interruption kinds to take in turn: abort, drop, kill (comma-separated; default all three).")
-    var kinds: String?
-    @Option(name: .long, help: "Seed of the random offsets, kinds and jitter, to replay a run (default: a random one, recorded in the report).")
-    var seed: UInt64?
-    @Flag(name: .customLong("keep-files"), help: "Keep each trial's file: trial-N.bin when it verified, trial-N.corrupt when not.")
-    var keepFiles = false
+    @Flag(name: .key(.check), help: .key(.check)) var check = false
+    @Flag(name: .key(.resumeHTTP3), help: .key(.resumeHTTP3)) var http3 = false
+    @Flag(name: .key(.resumeHTTP3Only), help: .key(.resumeHTTP3Only)) var http3Only = false
+    @Option(name: .key(.trials), help: .key(.trials)) var trials: Int?
+    @Option(name: .key(.interruptsPerTrial), help: .key(.interruptsPerTrial)) var interruptsPerTrial: Int?
+    @Option(name: .key(.interruptAt), help: .key(.interruptAt)) var interruptAt: [String] = []
+    @Option(name: .key(.kinds), help: .key(.kinds)) var kinds: String?
+    @Option(name: .key(.seed), help: .key(.seed)) var seed: UInt64?
+    @Flag(name: .key(.keepFiles), help: .key(.keepFiles)) var keepFiles = false
 
-    @Option(name: .customLong("retries"), help: "Retries per trial of what is retryable (timeouts, resets, 5xx, 429; never other 4xx; default 5).")
-    var retries: Int?
+    @Option(name: .key(.retries), help: .key(.retries)) var retries: Int?
     @OptionGroup var backoff: BackoffOptions
-    @Option(name: .customLong("stall-timeout"), help: ArgumentHelp("A transfer that receives nothing for this long fails (timedOut) and is retried (default 30s).",
-                                                                   valueName: "duration"))
-    var stallTimeout: DurationValue?
+    @Option(name: .key(.stallTimeout), help: .key(.stallTimeout)) var stallTimeout: DurationValue?
     @OptionGroup var connectTimeout: ConnectTimeoutOption
 
     @OptionGroup var headers: HeaderOptions

@@ -16,46 +16,28 @@ struct SoakCommand: AsyncParsableCommand {
         connection with 1000 and writes the report; after a kill, `sonde report <run-folder>` rebuilds it.
         """)
 
-    @Argument(help: "The WebSocket URL (ws:// or wss://).")
-    var url: String
+    @Argument(help: "The WebSocket URL (ws:// or wss://).") var url: String
 
-    @Option(name: .long, help: ArgumentHelp("How long to hold the connections (default 60s).", valueName: "duration"))
-    var duration: DurationValue?
-    @Option(name: .long, help: "Connections to hold at once, each reconnecting on its own (default 1).")
-    var connections: Int?
-    @Option(name: .long, help: ArgumentHelp("Spread the connection starts evenly over this long (default 0s).", valueName: "duration"))
-    var ramp: DurationValue?
+    @Option(name: .key(.duration), help: .key(.duration)) var duration: DurationValue?
+    @Option(name: .key(.connections), help: .key(.connections)) var connections: Int?
+    @Option(name: .key(.ramp), help: .key(.ramp)) var ramp: DurationValue?
 
-    @Option(name: .customLong("ping-interval"), help: ArgumentHelp("Send a ping this often on every connection (0: no pings; default 25s).", valueName: "duration"))
-    var pingInterval: DurationValue?
-    @Option(name: .customLong("pong-timeout"), help: ArgumentHelp(
-        "A pong missing this long after its ping marks the connection dead: close and reconnect (default 10s).", valueName: "duration"))
-    var pongTimeout: DurationValue?
+    @Option(name: .key(.pingInterval), help: .key(.pingInterval)) var pingInterval: DurationValue?
+    @Option(name: .key(.pongTimeout), help: .key(.pongTimeout)) var pongTimeout: DurationValue?
 
-    @Option(name: .customLong("message-rate"), help: "Sequence-numbered messages per second per connection, checked in their echo (0: none, the default).")
-    var messageRate: Double?
-    @Option(name: .customLong("message-size"), help: ArgumentHelp("Size of each message: bytes, or with a unit such as 4KiB (at least 16 bytes; default 64).",
-                                                                   valueName: "size"))
-    var messageSize: SizeValue?
+    @Option(name: .key(.messageRate), help: .key(.messageRate)) var messageRate: Double?
+    @Option(name: .key(.messageSize), help: .key(.messageSize)) var messageSize: SizeValue?
 
-    @Option(name: .customLong("subprotocol"), help: "Offer this subprotocol (Sec-WebSocket-Protocol; repeatable, in order of preference).")
-    var subprotocols: [String] = []
+    @Option(name: .key(.subprotocols), help: .key(.subprotocols)) var subprotocols: [String] = []
     @OptionGroup var headers: HeaderOptions
 
     @OptionGroup var backoff: BackoffOptions
-    @Option(name: .customLong("max-attempts"), help: "Stop reconnecting a connection after this many failures in a row (default: never).")
-    var maxAttempts: Int?
-    @Option(name: .customLong("stable-after"), help: ArgumentHelp("A connection up this long resets its backoff to the initial delay (default 10s).",
-                                                                  valueName: "duration"))
-    var stableAfter: DurationValue?
+    @Option(name: .key(.maxAttempts), help: .key(.maxAttempts)) var maxAttempts: Int?
+    @Option(name: .key(.stableAfter), help: .key(.stableAfter)) var stableAfter: DurationValue?
     @OptionGroup var connectTimeout: ConnectTimeoutOption
 
-    @Flag(name: .customLong("discover-idle-timeout"), help: ArgumentHelp(
-        "Instead of a soak, find the longest silence a connection survives: silent connections of 1 s, 2 s, 3 s, 5 s, … up to --max-idle, in parallel, each pinged once at the end of its silence."))
-    var discoverIdleTimeout = false
-    @Option(name: .customLong("max-idle"), help: ArgumentHelp("The longest silence --discover-idle-timeout tries (the discovery takes about this long; default 10m).",
-                                                              valueName: "duration"))
-    var maxIdle: DurationValue?
+    @Flag(name: .key(.discoverIdleTimeout), help: .key(.discoverIdleTimeout)) var discoverIdleTimeout = false
+    @Option(name: .key(.maxIdle), help: .key(.maxIdle)) var maxIdle: DurationValue?
 
     @OptionGroup var tls: TLSOptions
 

@@ -62,13 +62,16 @@ public struct SpecProblem: Error, Equatable, Sendable, CustomStringConvertible {
 /// by a suite file and (later) by the scheduler, whose keys are the command's long option names
 /// without the dashes (repeatable options in the plural: `headers`, `thresholds`, `subprotocols`),
 /// `url`/`urls` for the positional arguments. A property that is nil was not given: the kind's
-/// default applies when the check runs, and `--print-suite` leaves it out.
+/// default applies when the check runs, and `--print-suite` leaves it out. `Codable` comes from
+/// `visitKeys` (SpecKeyCoding.swift).
 public protocol CheckSpec: Codable, Equatable, Sendable {
     static var kind: CheckKind { get }
-    /// Every key a check of this kind takes, in the order `--print-suite` writes them.
-    static var keys: [String] { get }
-    /// Keys whose values are file paths: a relative one in a suite file is read from the suite file's folder.
-    static var pathKeys: [String] { get }
+    /// A spec with its required keys empty: what decoding fills in, and what the key table is read from.
+    static var unfilled: Self { get }
+    /// Visits every key of this kind once, in the order `--print-suite` writes them: the one
+    /// declaration of the kind's keys (`SpecKey`). Decoding, encoding, the bound checks, the key
+    /// table (`keys`, `pathKeys`, `SuiteValueType.of`) and the suite schema follow from it.
+    mutating func visitKeys<V: SpecKeyVisitor>(_ v: inout V)
     /// The check's own pass/fail rules (`--threshold`), as written.
     var thresholds: [String]? { get set }
     /// Everything that keeps this spec from running, key by key (empty when it can run). Checks

@@ -5,7 +5,8 @@ import SondeHTTP
 /// The spec of a probe check (`sonde probe`, `kind: probe`): URLs fetched through libcurl with
 /// URLSessionTaskMetrics-style timing. Keys are `sonde probe`'s long options (see `CheckSpec`);
 /// the HTTP version is one of the flags `http1.1`, `http2`, `http2-prior-knowledge`, `http3`,
-/// `http3-only` set to true, the address family `ipv4` or `ipv6`.
+/// `http3-only` set to true, the address family `ipv4` or `ipv6`. The keys are declared once, in
+/// `visitKeys` (`SpecKey`): decoding, encoding, bounds and the suite schema follow from them.
 public struct ProbeSpec: CheckSpec {
     public static let kind = CheckKind.probe
 
@@ -46,83 +47,32 @@ public struct ProbeSpec: CheckSpec {
     /// A silent server holds a hop this long at most unless `timeout` says otherwise.
     public static let defaultTimeout = DurationValue(seconds: 30)
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case urls, count, parallel
-        case http11 = "http1.1", http2, http2PriorKnowledge = "http2-prior-knowledge", http3, http3Only = "http3-only"
-        case request, headers, data, dataFile = "data-file", timeout, connectTimeout = "connect-timeout"
-        case insecure, cacert, pinnedPubkey = "pinned-pubkey", ipv4, ipv6, resolve, dohURL = "doh-url", proxy
-        case noReuse = "no-reuse", altSvc = "alt-svc", noAltSvc = "no-alt-svc", maxRedirects = "max-redirects", expectStatus = "expect-status", thresholds
-    }
+    public static var unfilled: ProbeSpec { ProbeSpec(urls: []) }
 
-    public static let keys = CodingKeys.allCases.map(\.rawValue)
-    public static let pathKeys = ["data-file", "cacert", "pinned-pubkey", "alt-svc"]
-
-    /// The version flags and the preference each stands for.
-    static let versionKeys: [(CodingKeys, HTTPVersionPreference)] = [
-        (.http11, .http1_1), (.http2, .http2), (.http2PriorKnowledge, .http2PriorKnowledge), (.http3, .http3), (.http3Only, .http3Only),
-    ]
-
-    public init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        urls = try container.decode([String].self, forKey: .urls)
-        count = try container.decodeIfPresent(Int.self, forKey: .count)
-        parallel = try container.decodeIfPresent(Int.self, forKey: .parallel)
-        let versions = try Self.versionKeys.filter { try container.decodeIfPresent(Bool.self, forKey: $0.0) == true }
-        guard versions.count <= 1 else {
-            throw DecodingError.dataCorruptedError(forKey: versions[1].0, in: container,
-                                                   debugDescription: "choose one of http1.1, http2, http2-prior-knowledge, http3, http3-only")
-        }
-        httpVersion = versions.first?.1
-        request = try container.decodeIfPresent(String.self, forKey: .request)
-        headers = try container.decodeIfPresent([String].self, forKey: .headers)
-        data = try container.decodeIfPresent(String.self, forKey: .data)
-        dataFile = try container.decodeIfPresent(String.self, forKey: .dataFile)
-        timeout = try container.decodeIfPresent(DurationValue.self, forKey: .timeout)
-        connectTimeout = try container.decodeIfPresent(DurationValue.self, forKey: .connectTimeout)
-        insecure = try container.decodeIfPresent(Bool.self, forKey: .insecure)
-        cacert = try container.decodeIfPresent(String.self, forKey: .cacert)
-        pinnedPubkey = try container.decodeIfPresent(String.self, forKey: .pinnedPubkey)
-        let v4 = try container.decodeIfPresent(Bool.self, forKey: .ipv4) == true
-        let v6 = try container.decodeIfPresent(Bool.self, forKey: .ipv6) == true
-        guard !(v4 && v6) else { throw DecodingError.dataCorruptedError(forKey: .ipv6, in: container, debugDescription: "choose one of ipv4 and ipv6") }
-        ipVersion = v4 ? .v4 : (v6 ? .v6 : nil)
-        resolve = try container.decodeIfPresent([String].self, forKey: .resolve)
-        dohURL = try container.decodeIfPresent(String.self, forKey: .dohURL)
-        proxy = try container.decodeIfPresent(String.self, forKey: .proxy)
-        noReuse = try container.decodeIfPresent(Bool.self, forKey: .noReuse)
-        altSvc = try container.decodeIfPresent(String.self, forKey: .altSvc)
-        noAltSvc = try container.decodeIfPresent(Bool.self, forKey: .noAltSvc)
-        maxRedirects = try container.decodeIfPresent(Int.self, forKey: .maxRedirects)
-        expectStatus = try container.decodeIfPresent(String.self, forKey: .expectStatus)
-        thresholds = try container.decodeIfPresent([String].self, forKey: .thresholds)
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(urls, forKey: .urls)
-        try container.encodeIfPresent(count, forKey: .count)
-        try container.encodeIfPresent(parallel, forKey: .parallel)
-        if let httpVersion, let key = Self.versionKeys.first(where: { $0.1 == httpVersion })?.0 { try container.encode(true, forKey: key) }
-        try container.encodeIfPresent(request, forKey: .request)
-        try container.encodeIfPresent(headers, forKey: .headers)
-        try container.encodeIfPresent(data, forKey: .data)
-        try container.encodeIfPresent(dataFile, forKey: .dataFile)
-        try container.encodeIfPresent(timeout, forKey: .timeout)
-        try container.encodeIfPresent(connectTimeout, forKey: .connectTimeout)
-        try container.encodeIfPresent(insecure, forKey: .insecure)
-        try container.encodeIfPresent(cacert, forKey: .cacert)
-        try container.encodeIfPresent(pinnedPubkey, forKey: .pinnedPubkey)
-        if ipVersion == .v4 { try container.encode(true, forKey: .ipv4) }
-        if ipVersion == .v6 { try container.encode(true, forKey: .ipv6) }
-        try container.encodeIfPresent(resolve, forKey: .resolve)
-        try container.encodeIfPresent(dohURL, forKey: .dohURL)
-        try container.encodeIfPresent(proxy, forKey: .proxy)
-        try container.encodeIfPresent(noReuse, forKey: .noReuse)
-        try container.encodeIfPresent(altSvc, forKey: .altSvc)
-        try container.encodeIfPresent(noAltSvc, forKey: .noAltSvc)
-        try container.encodeIfPresent(maxRedirects, forKey: .maxRedirects)
-        try container.encodeIfPresent(expectStatus, forKey: .expectStatus)
-        try container.encodeIfPresent(thresholds, forKey: .thresholds)
+    public mutating func visitKeys<V: SpecKeyVisitor>(_ v: inout V) {
+        v.visitRequired(.urls, &urls)
+        v.visit(.count, &count)
+        v.visit(.parallel, &parallel)
+        v.visitFlags(SpecKey.httpVersionFlags, &httpVersion, conflict: "choose one of http1.1, http2, http2-prior-knowledge, http3, http3-only")
+        v.visit(.request, &request)
+        v.visit(.headers, &headers)
+        v.visit(.data, &data)
+        v.visit(.dataFile, &dataFile)
+        v.visit(.timeout, &timeout)
+        v.visit(.connectTimeout, &connectTimeout)
+        v.visit(.insecure, &insecure)
+        v.visit(.cacert, &cacert)
+        v.visit(.pinnedPubkey, &pinnedPubkey)
+        v.visitFlags([(.ipv4, IPVersion.v4), (.ipv6, IPVersion.v6)], &ipVersion, conflict: "choose one of ipv4 and ipv6")
+        v.visit(.resolve, &resolve)
+        v.visit(.dohURL, &dohURL)
+        v.visit(.proxy, &proxy)
+        v.visit(.noReuse, &noReuse)
+        v.visit(.altSvc, &altSvc)
+        v.visit(.noAltSvc, &noAltSvc)
+        v.visit(.maxRedirects, &maxRedirects)
+        v.visit(.expectStatus, &expectStatus)
+        v.visit(.thresholds, &thresholds)
     }
 
     public func problems() -> [SpecProblem] {
@@ -130,12 +80,8 @@ public struct ProbeSpec: CheckSpec {
         // On the command line a URL libcurl cannot fetch is its task's own error (`unsupportedScheme`,
         // `malformedURL`), reported with the others; a suite refuses it (`urlProblems`).
         if urls.isEmpty { problems.append(SpecProblem(key: "urls", "give at least one URL")) }
+        problems += boundProblems
         problems += [
-            SpecRules.number(count, key: "count", within: 1...10_000_000),
-            SpecRules.number(parallel, key: "parallel", within: 1...1024),
-            SpecRules.number(maxRedirects, key: "max-redirects", within: 0...1000),
-            SpecRules.duration(timeout, key: "timeout", within: 0...SpecRules.maxTimeoutS),
-            connectTimeoutProblem,
             headerProblem,
             resolveProblem,
             SpecRules.readableFile(dataFile, key: "data-file", maxBytes: Self.maxBodyBytes),

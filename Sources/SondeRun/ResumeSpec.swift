@@ -46,16 +46,35 @@ public struct ResumeSpec: CheckSpec {
     public static let defaults = (trials: 10, interruptsPerTrial: 1, kinds: "abort,drop,kill", retries: 5, backoffInitial: 0.2,
                                   backoffMax: 10.0, multiplier: 2.0, stallTimeout: 30.0, interopVersion: 8)
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case url, upload, `protocol`, interopVersion = "interop-version", check, http3, http3Only = "http3-only", trials
-        case interruptsPerTrial = "interrupts-per-trial"
-        case interruptAt = "interrupt-at", kinds, seed, keepFiles = "keep-files", retries
-        case backoffInitial = "backoff-initial", backoffMax = "backoff-max", backoffMultiplier = "backoff-multiplier", jitter
-        case stallTimeout = "stall-timeout", connectTimeout = "connect-timeout", headers, insecure, cacert, resolve, thresholds
-    }
+    public static var unfilled: ResumeSpec { ResumeSpec(url: "") }
 
-    public static let keys = CodingKeys.allCases.map(\.rawValue)
-    public static let pathKeys = ["upload", "cacert"]
+    public mutating func visitKeys<V: SpecKeyVisitor>(_ v: inout V) {
+        v.visitRequired(.url, &url)
+        v.visit(.upload, &upload)
+        v.visit(.uploadProtocol, &`protocol`)
+        v.visit(.interopVersion, &interopVersion)
+        v.visit(.check, &check)
+        v.visit(.resumeHTTP3, &http3)
+        v.visit(.resumeHTTP3Only, &http3Only)
+        v.visit(.trials, &trials)
+        v.visit(.interruptsPerTrial, &interruptsPerTrial)
+        v.visit(.interruptAt, &interruptAt)
+        v.visit(.kinds, &kinds)
+        v.visit(.seed, &seed)
+        v.visit(.keepFiles, &keepFiles)
+        v.visit(.retries, &retries)
+        v.visit(.backoffInitial, &backoffInitial)
+        v.visit(.backoffMax, &backoffMax)
+        v.visit(.backoffMultiplier, &backoffMultiplier)
+        v.visit(.jitter, &jitter)
+        v.visit(.stallTimeout, &stallTimeout)
+        v.visit(.connectTimeout, &connectTimeout)
+        v.visit(.headers, &headers)
+        v.visit(.insecure, &insecure)
+        v.visit(.cacert, &cacert)
+        v.visit(.resolve, &resolve)
+        v.visit(.thresholds, &thresholds)
+    }
 
     public func problems() -> [SpecProblem] {
         var problems: [SpecProblem] = []
@@ -69,14 +88,9 @@ public struct ResumeSpec: CheckSpec {
         if httpVersion.wantsHTTP3 && !url.lowercased().hasPrefix("https://") {
             problems.append(SpecProblem(key: http3Only == true ? "http3-only" : "http3", "needs an https:// URL (QUIC is TLS)"))
         }
-        if let problem = SpecRules.number(interopVersion, key: "interop-version", within: UploadProtocol.ietfVersions) { problems.append(problem) }
         if let problem = SpecRules.plainText(url, key: "url") { problems.append(problem) }
+        problems += boundProblems
         problems += [
-            SpecRules.number(trials, key: "trials", within: 1...100_000),
-            SpecRules.number(interruptsPerTrial, key: "interrupts-per-trial", within: 0...1000),
-            SpecRules.number(retries, key: "retries", within: 0...100),
-            SpecRules.duration(stallTimeout, key: "stall-timeout", within: 1...SpecRules.maxTimeoutS),
-            connectTimeoutProblem,
             headerProblem,
             resolveProblem,
             tlsProblem,

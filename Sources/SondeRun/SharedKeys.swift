@@ -50,13 +50,6 @@ extension HeaderKeys {
     var headerFields: [HeaderField] { (try? SpecRules.headerFields(headers).get()) ?? [] }
 }
 
-extension ConnectTimeoutKey {
-    /// `connect-timeout` is longer than 0 and at most a day (soak's bound is its config's).
-    var connectTimeoutProblem: SpecProblem? {
-        SpecRules.duration(connectTimeout, key: "connect-timeout", within: 0.001...SpecRules.maxTimeoutS)
-    }
-}
-
 extension ResolveKey {
     /// Every `resolve` entry is `host:port:address`.
     var resolveProblem: SpecProblem? { SpecRules.resolveEntries(resolve) }

@@ -37,25 +37,41 @@ public struct SoakSpec: CheckSpec {
     public static let defaults = (duration: 60.0, connections: 1, ramp: 0.0, pingInterval: 25.0, pongTimeout: 10.0, messageSize: Int64(64),
                                   backoffInitial: 0.5, backoffMax: 30.0, multiplier: 2.0, stableAfter: 10.0, connectTimeout: 10.0, maxIdle: 600.0)
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case url, duration, connections, ramp, pingInterval = "ping-interval", pongTimeout = "pong-timeout"
-        case messageRate = "message-rate", messageSize = "message-size", subprotocols, headers
-        case backoffInitial = "backoff-initial", backoffMax = "backoff-max", backoffMultiplier = "backoff-multiplier", jitter
-        case maxAttempts = "max-attempts", stableAfter = "stable-after", connectTimeout = "connect-timeout"
-        case discoverIdleTimeout = "discover-idle-timeout", maxIdle = "max-idle", insecure, cacert, thresholds
-    }
+    public static var unfilled: SoakSpec { SoakSpec(url: "") }
 
-    public static let keys = CodingKeys.allCases.map(\.rawValue)
-    public static let pathKeys = ["cacert"]
+    public mutating func visitKeys<V: SpecKeyVisitor>(_ v: inout V) {
+        v.visitRequired(.url, &url)
+        v.visit(.duration, &duration)
+        v.visit(.connections, &connections)
+        v.visit(.ramp, &ramp)
+        v.visit(.pingInterval, &pingInterval)
+        v.visit(.pongTimeout, &pongTimeout)
+        v.visit(.messageRate, &messageRate)
+        v.visit(.messageSize, &messageSize)
+        v.visit(.subprotocols, &subprotocols)
+        v.visit(.headers, &headers)
+        v.visit(.backoffInitial, &backoffInitial)
+        v.visit(.backoffMax, &backoffMax)
+        v.visit(.backoffMultiplier, &backoffMultiplier)
+        v.visit(.jitter, &jitter)
+        v.visit(.maxAttempts, &maxAttempts)
+        v.visit(.stableAfter, &stableAfter)
+        v.visit(.connectTimeout, &connectTimeout)
+        v.visit(.discoverIdleTimeout, &discoverIdleTimeout)
+        v.visit(.maxIdle, &maxIdle)
+        v.visit(.insecure, &insecure)
+        v.visit(.cacert, &cacert)
+        v.visit(.thresholds, &thresholds)
+    }
 
     public func problems() -> [SpecProblem] {
         var problems: [SpecProblem] = []
         do throws(TaskError) { _ = try WebSocketURL(url) } catch { problems.append(SpecProblem(key: "url", error.message)) }
+        problems += boundProblems
         problems += [
             headerProblem,
             jitterProblem,
             tlsProblem,
-            SpecRules.number(maxAttempts, key: "max-attempts", within: 1...1_000_000),
             thresholdProblem,
         ].compactMap { $0 }
         for subprotocol in subprotocols ?? [] where subprotocol.isEmpty || subprotocol.contains(" ") || subprotocol.contains(",")

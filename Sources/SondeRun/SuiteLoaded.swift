@@ -48,11 +48,5 @@ extension SuiteLoader {
     }
 
     /// Every key a check of `kind` takes, in its spec's order.
-    public static func keys(of kind: CheckKind) -> [String] {
-        switch kind {
-        case .probe: return ProbeSpec.keys
-        case .soak: return SoakSpec.keys
-        case .resume: return ResumeSpec.keys
-        }
-    }
+    public static func keys(of kind: CheckKind) -> [String] { kind.keyTable.map(\.name) }
 }

@@ -1,8 +1,7 @@
 /// The type of value a suite key takes, for messages (`count: expected a whole number (got '5x')`)
 /// and for the JSON Schema, which a test holds to this table.
 ///
-/// Invariant: `SuiteValueType.of` has an entry for every key of every kind (a test checks it), and a
-/// key means the same type in every kind that has it.
+/// Invariant: a key means the same type in every kind that has it (a test checks it).
 public enum SuiteValueType: String, CaseIterable, Sendable {
     case text, integer, unsigned, number, boolean, duration, size, textList
 
@@ -20,21 +19,10 @@ public enum SuiteValueType: String, CaseIterable, Sendable {
         }
     }
 
-    /// Every key of every kind and its type.
+    /// Every key of every kind and its type, from the kinds' key tables (`CheckSpec.visitKeys`).
     public static let of: [String: SuiteValueType] = {
         var table: [String: SuiteValueType] = [:]
-        for key in ["url", "request", "data", "data-file", "cacert", "pinned-pubkey", "doh-url", "proxy", "expect-status",
-                    "jitter", "upload", "protocol", "kinds", "alt-svc"] { table[key] = .text }
-        for key in ["count", "parallel", "max-redirects", "connections", "max-attempts", "interop-version", "trials",
-                    "interrupts-per-trial", "retries"] { table[key] = .integer }
-        table["seed"] = .unsigned
-        for key in ["message-rate", "backoff-multiplier"] { table[key] = .number }
-        for key in ["http1.1", "http2", "http2-prior-knowledge", "http3", "http3-only", "insecure", "ipv4", "ipv6", "no-reuse",
-                    "no-alt-svc", "discover-idle-timeout", "check", "keep-files"] { table[key] = .boolean }
-        for key in ["timeout", "connect-timeout", "duration", "ramp", "ping-interval", "pong-timeout", "backoff-initial",
-                    "backoff-max", "stable-after", "max-idle", "stall-timeout"] { table[key] = .duration }
-        table["message-size"] = .size
-        for key in ["urls", "headers", "resolve", "thresholds", "subprotocols", "interrupt-at"] { table[key] = .textList }
+        for key in CheckKind.allCases.flatMap(\.keyTable) { table[key.name] = key.type }
         return table
     }()
 }

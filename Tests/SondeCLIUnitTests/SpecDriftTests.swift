@@ -44,6 +44,66 @@ import Testing
         #expect(try Self.keys(of: ResumeCommand.self) == Set(ResumeSpec.keys))
     }
 
+    /// A value of `key` that passes its checks, as the command line writes it and as a suite
+    /// file's JSON form holds it (files named by path keys exist in `folder`).
+    static func sample(_ key: SpecKey, folder: String) -> (argument: String?, json: Any) {
+        if key.type == .boolean { return (nil, true) }
+        let text: String
+        switch key.name {
+        case "upload", "data-file", "cacert": text = folder + "/file"
+        case "alt-svc": text = folder + "/alt-svc.txt"
+        case "pinned-pubkey": text = "sha256//AAAA"
+        case "doh-url": text = "https://dns.example/dns-query"
+        case "proxy": text = "http://127.0.0.1:3128"
+        case "expect-status": text = "200-299,404"
+        case "request": text = "PUT"
+        case "resolve": text = "h:443:127.0.0.1"
+        case "headers": text = "A: b"
+        case "kinds": text = "drop"
+        case "interrupt-at": text = "50%"
+        case "subprotocols": text = "chat"
+        default: text = key.choices.last ?? "x"
+        }
+        switch key.type {
+        case .integer, .unsigned:
+            var value = 7
+            switch key.bound {
+            case .integer(let range)?: value = range.lowerBound + 1
+            case .atLeast(let minimum)?: value = minimum + 1
+            default: break
+            }
+            return (String(value), value)
+        case .number: return ("2.5", 2.5)
+        case .duration: return ("2s", "2s")
+        case .size: return ("64", 64)
+        case .textList: return (text, [text])
+        case .text, .boolean: return (text, text)
+        }
+    }
+
+    /// Every key of every kind, given alone on the command line and alone in a suite's check,
+    /// makes the same spec: the option sets the key of its name, with the same value.
+    @Test func everyOptionSetsItsKeyAsTheSuiteDoes() throws {
+        let folder = NSTemporaryDirectory() + "sonde-drift-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        FileManager.default.createFile(atPath: folder + "/file", contents: Data("x".utf8))
+        func check<Spec: CheckSpec>(_ spec: Spec.Type, url: String, urlKey: String, parse: ([String]) throws -> Spec) throws {
+            for key in Spec.keyTable where key.name != urlKey && key.name != "thresholds" {
+                let (argument, json) = Self.sample(key, folder: folder)
+                let option = "--" + (SpecProblem.optionName(forKey: key.name) ?? key.name)
+                let fromCommand = try parse([url, option] + (argument.map { [$0] } ?? []))
+                let document: [String: Any] = [urlKey: urlKey == "urls" ? [url] as Any : url, key.name: json]
+                let fromSuite = try JSONDecoder().decode(Spec.self, from: try JSONSerialization.data(withJSONObject: document))
+                #expect(fromCommand == fromSuite, "\(Spec.kind) \(key.name): the option made \(fromCommand), the suite key \(fromSuite)")
+                #expect(fromCommand != (try parse([url])), "\(Spec.kind) \(option) changed nothing")
+            }
+        }
+        try check(ProbeSpec.self, url: "https://h/", urlKey: "urls") { try ProbeCommand.parse($0).spec }
+        try check(SoakSpec.self, url: "wss://h/", urlKey: "url") { try SoakCommand.parse($0).spec }
+        try check(ResumeSpec.self, url: "https://h/", urlKey: "url") { try ResumeCommand.parse($0).spec }
+    }
+
     /// The repeatable options' keys are the plurals `SpecProblem.optionName` maps back.
     @Test func pluralKeysMapBackToTheirOptions() {
         for (option, key) in Self.plural { #expect(SpecProblem.optionName(forKey: key) == option) }

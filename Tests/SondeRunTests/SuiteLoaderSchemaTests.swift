@@ -27,6 +27,37 @@ import Testing
         return byKind
     }
 
+    /// The kinds' branches and the `defaults` properties are what the key tables derive
+    /// (`SuiteSchema`): a key added to a spec and not to the file fails here;
+    /// scripts/update-report-schema.sh writes them into the file.
+    @Test func theSchemaHoldsTheKeyTables() throws {
+        var derived: [String: Any] = ["defaults": SuiteSchema.defaultsProperties(), "defaultsOrder": SuiteReader.defaultsKeys]
+        for kind in CheckKind.allCases {
+            derived[kind.rawValue] = SuiteSchema.branch(kind)
+            derived[kind.rawValue + "Order"] = ["name", "kind"] + SuiteLoader.keys(of: kind)
+        }
+        if let path = ProcessInfo.processInfo.environment["SONDE_DERIVED_SUITE_SCHEMA_OUT"] {
+            try JSONSerialization.data(withJSONObject: derived, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
+        }
+        let kinds = try Self.kindSchemas()
+        for kind in CheckKind.allCases {
+            let held = try #require(kinds[kind.rawValue]) as NSDictionary
+            #expect(held == SuiteSchema.branch(kind) as NSDictionary, "the \(kind) branch differs from its keys; run scripts/update-report-schema.sh")
+        }
+        let properties = try #require(try Self.schema()["properties"] as? [String: Any])
+        let defaults = try #require((properties["defaults"] as? [String: Any])?["properties"] as? [String: Any])
+        #expect(defaults as NSDictionary == SuiteSchema.defaultsProperties() as NSDictionary, "defaults differ from the keys; run scripts/update-report-schema.sh")
+    }
+
+    /// A key two kinds share has one type (`SuiteValueType.of` keeps one per name).
+    @Test func aSharedKeyHasOneType() {
+        var types: [String: SuiteValueType] = [:]
+        for key in CheckKind.allCases.flatMap(\.keyTable) {
+            #expect(types[key.name].map { $0 == key.type } ?? true, "\(key.name)")
+            types[key.name] = key.type
+        }
+    }
+
     @Test func schemaKeysEqualTheSpecsKeys() throws {
         let kinds = try Self.kindSchemas()
         #expect(Set(kinds.keys) == Set(CheckKind.allCases.map(\.rawValue)))

@@ -1,0 +1,69 @@
+/// The keys a kind's `visitKeys` lists, in order (flags one by one).
+struct SpecKeyCollector: SpecKeyVisitor {
+    private(set) var keys: [SpecKey] = []
+
+    mutating func visit<T: SpecValue>(_ key: SpecKey, _ value: inout T?) { keys.append(key) }
+    mutating func visitRequired<T: SpecValue>(_ key: SpecKey, _ value: inout T) { keys.append(key) }
+    mutating func visitFlags<T: Equatable & Sendable>(_ flags: [(key: SpecKey, value: T)], _ choice: inout T?, conflict: String) {
+        keys += flags.map(\.key)
+    }
+}
+
+/// Each given value outside its key's `SpecKey.Bound`, as a problem in the command line's and the
+/// suite's words (`SpecRules.number`, `SpecRules.duration`).
+struct SpecBoundCheck: SpecKeyVisitor {
+    private(set) var problems: [SpecProblem] = []
+
+    mutating func visit<T: SpecValue>(_ key: SpecKey, _ value: inout T?) {
+        guard let bound = key.bound, let value else { return }
+        let problem: SpecProblem?
+        switch bound {
+        case .integer(let range): problem = SpecRules.number(value as? Int, key: key.name, within: range)
+        case .atLeast(let minimum): problem = SpecRules.number(value as? Int, key: key.name, within: minimum...Int.max)
+        case .number(let range):
+            let number = value as? Double
+            problem = number.map { !$0.isFinite } == true ? SpecProblem(key: key.name, "must be a finite number")
+                : SpecRules.number(number, key: key.name, within: range)
+        case .duration(let range): problem = SpecRules.duration(value as? DurationValue, key: key.name, within: range)
+        }
+        if let problem { problems.append(problem) }
+    }
+
+    mutating func visitRequired<T: SpecValue>(_ key: SpecKey, _ value: inout T) {}
+    mutating func visitFlags<T: Equatable & Sendable>(_ flags: [(key: SpecKey, value: T)], _ choice: inout T?, conflict: String) {}
+}
+
+extension CheckSpec {
+    /// Every key of this kind, in `visitKeys` order.
+    public static var keyTable: [SpecKey] {
+        var spec = unfilled
+        var collector = SpecKeyCollector()
+        spec.visitKeys(&collector)
+        return collector.keys
+    }
+
+    /// Every key name this kind takes, in the order `--print-suite` writes them.
+    public static var keys: [String] { keyTable.map(\.name) }
+
+    /// Keys whose values are file paths: a relative one in a suite file is read from the suite file's folder.
+    public static var pathKeys: [String] { keyTable.filter(\.isPath).map(\.name) }
+
+    /// The given values outside their keys' bounds.
+    var boundProblems: [SpecProblem] {
+        var spec = self
+        var check = SpecBoundCheck()
+        spec.visitKeys(&check)
+        return check.problems
+    }
+}
+
+extension CheckKind {
+    /// The keys of a check of this kind, in `visitKeys` order.
+    public var keyTable: [SpecKey] {
+        switch self {
+        case .probe: return ProbeSpec.keyTable
+        case .soak: return SoakSpec.keyTable
+        case .resume: return ResumeSpec.keyTable
+        }
+    }
+}
