@@ -117,7 +117,7 @@ public struct ResumeSpec: CheckSpec {
         var offsets: [TrialPlan.Offset] = []
         for item in items {
             guard let offset = TrialPlan.Offset(parsing: item) else {
-                return .failure(SpecProblem(key: "interrupt-at", "'\(item)' is not a byte offset (1048576, 512k, 4MiB) or a share (50%)"))
+                return .failure(SpecProblem(key: "interrupt-at", "'\(item)' is not a byte offset (1048576, 512KiB, 4MB) or a share (50%)"))
             }
             offsets.append(offset)
         }

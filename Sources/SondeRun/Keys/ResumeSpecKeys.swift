@@ -28,7 +28,7 @@ extension SpecKey {
     public static let interruptAt = SpecKey(
         "interrupt-at", .textList, schemaShape: .offsets, valueName: "offsets",
         summary: "Offsets: bytes (512KiB) or shares (50%); an item may hold several, comma-separated",
-        help: "Interrupt at these offsets instead (comma-separated or repeated): bytes (1048576, 512k, 4MiB) or a share of the length (50%).")
+        help: "Interrupt at these offsets instead (comma-separated or repeated): bytes (1048576, 512KiB, 4MB) or a share of the length (50%).")
     public static let kinds = SpecKey("kinds", .text, summary: "Interruption kinds in turn: abort, drop, kill (comma-separated)",
                                       help: "Interruption kinds to take in turn: abort, drop, kill (comma-separated; default all three).")
     public static let seed = SpecKey("seed", .unsigned, summary: "Random seed of the trial plan",
