@@ -28,7 +28,7 @@ python3 - "$sonde" "$work/loop" "$url" "$work/h3/ca.pem" "$work/reports" <<'PY'
 import os, resource, shutil, statistics, subprocess, sys, time
 sonde, loop, url, ca, reports = sys.argv[1:6]
 commands = {
-    "sonde": [sonde, "probe", "--http3-only", "--count", "1000", "--cacert", ca, "--output-dir", reports, url],
+    "sonde": [sonde, "probe", "--client", "plain", "--http3-only", "--count", "1000", "--cacert", ca, "--output-dir", reports, url],
     "loop": [loop, url, "1000", "3only", ca],
 }
 def timed(name):

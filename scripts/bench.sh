@@ -20,7 +20,7 @@ python3 - "$sonde" "$url" "$work/reports" <<'PY'
 import shutil, statistics, subprocess, sys, time
 sonde, url, reports = sys.argv[1:4]
 commands = {
-    "sonde": [sonde, "probe", "--http1.1", "--count", "1000", "--output-dir", reports, url],
+    "sonde": [sonde, "probe", "--client", "plain", "--http1.1", "--count", "1000", "--output-dir", reports, url],
     "curl": ["curl", "-s", "--http1.1", "-o", "/dev/null", "-w",
              "%{time_namelookup} %{time_connect} %{time_starttransfer} %{time_total} %{num_connects}\n", url + "?[1-1000]"],
 }
@@ -56,7 +56,7 @@ account() { python3 "$here/scripts/bench/cpu-account.py" "$worker" 20000 -- "$@"
 mkdir "$work/parallel"
 for round in 1 2 3 4 5; do
   account "$work/libcurl-floor" "$url" 20000 32 > "$work/parallel/floor.$round.json"
-  account "$sonde" probe --http1.1 --parallel 32 --count 20000 --output-dir "$work/reports" "$url" > "$work/parallel/sonde.$round.json"
+  account "$sonde" probe --client plain --http1.1 --parallel 32 --count 20000 --output-dir "$work/reports" "$url" > "$work/parallel/sonde.$round.json"
   # The load phase alone, as h2load times itself: first request start to last response end, from the report.
   python3 - "$work"/reports/*/report.json > "$work/parallel/load.$round" <<'PY'
 import json, sys
@@ -97,7 +97,7 @@ print(f"   and sonde's whole process {2e6/target - server['h2load']:.1f} µs: wh
 PY
 
 echo "3) 100,000 transactions in one run: peak RSS (GNU time)"
-/usr/bin/time -f "%M %e" -o "$work/rss.txt" "$sonde" probe --http1.1 --parallel 8 --count 100000 --output-dir "$work/reports" "$url" >/dev/null
+/usr/bin/time -f "%M %e" -o "$work/rss.txt" "$sonde" probe --client plain --http1.1 --parallel 8 --count 100000 --output-dir "$work/reports" "$url" >/dev/null
 read -r rss seconds < "$work/rss.txt"
 report=$(ls "$work"/reports/*/report.json)
 python3 - "$rss" "$seconds" "$report" <<'PY'

@@ -10,6 +10,13 @@ mkdir -p "$dir/www" "$dir/tmp"
 head -c 1024 /dev/zero | tr '\0' 'a' > "$dir/www/1k.bin"
 # Random bytes for resume trials: a splice of the wrong ranges cannot hash right by accident.
 head -c 3000000 /dev/urandom > "$dir/www/3m.bin"
+# Bodies for the client profiles (Content-Encoding): text that compresses, a decompression bomb
+# (20 MB of zeros, about 20 KB gzipped) and a gzip stream cut in half.
+mkdir -p "$dir/encoded"
+for i in $(seq 1 4000); do printf '{"id":%d,"name":"item %d","tags":["a","b","c"]},\n' "$i" "$i"; done > "$dir/www/items.json"
+head -c 20000000 /dev/zero | gzip -9 > "$dir/encoded/bomb.gz"
+gzip -9 -c "$dir/www/items.json" > "$dir/encoded/items.json.gz"
+head -c "$(( $(stat -c %s "$dir/encoded/items.json.gz") / 2 ))" "$dir/encoded/items.json.gz" > "$dir/encoded/truncated.gz"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 7 \
   -keyout "$dir/key.pem" -out "$dir/cert.pem" -subj "/CN=localhost" \
   -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" >/dev/null 2>&1

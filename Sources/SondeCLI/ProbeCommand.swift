@@ -40,6 +40,7 @@ struct ProbeCommand: AsyncParsableCommand {
     @Flag(name: .key(.noAltSvc), help: .key(.noAltSvc)) var noAltSvc = false
     @Option(name: .key(.maxRedirects), help: .key(.maxRedirects)) var maxRedirects: Int?
     @Option(name: .key(.expectStatus), help: .key(.expectStatus)) var expectStatus: String?
+    @Option(name: .key(.client), help: .key(.client)) var client: String?
 
     @OptionGroup var capture: CaptureOption
     @Option(name: .customLong("keylog"), help: ArgumentHelp(
@@ -73,6 +74,7 @@ struct ProbeCommand: AsyncParsableCommand {
         if noAltSvc { spec.noAltSvc = true }
         spec.maxRedirects = maxRedirects
         spec.expectStatus = expectStatus
+        spec.client = client
         return spec
     }
 

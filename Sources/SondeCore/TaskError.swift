@@ -45,6 +45,9 @@ public enum ErrorCode: String, Sendable, CaseIterable, ModelValue {
     case unsupportedFeature
     case interrupted
     case localIOError
+    /// The body's Content-Encoding did not decode (truncated or corrupt gzip, deflate or br;
+    /// reason `decodedTooLarge`: it decoded past its bound, a decompression bomb).
+    case contentDecodingFailed
     /// A transferred file whose SHA-256 does not match what the server or the reference says.
     case corruptTransfer
     case internalError

@@ -61,7 +61,14 @@ public struct TransactionMetrics: Sendable, Equatable {
     public var countOfRequestHeaderBytesSent: Int64
     public var countOfRequestBodyBytesSent: Int64
     public var countOfResponseHeaderBytesReceived: Int64
+    /// The response body's bytes as they came off the wire (before any Content-Encoding was decoded).
     public var countOfResponseBodyBytesReceived: Int64
+    /// The response body's bytes after its Content-Encoding was decoded (what the app reads);
+    /// equal to `countOfResponseBodyBytesReceived` when nothing was decoded. nil in reports
+    /// written before sonde recorded it.
+    public var countOfResponseBodyBytesAfterDecoding: Int64? = nil
+    /// The response's `Content-Encoding` (`gzip`, `br`, …) as the server sent it; nil without one.
+    public var contentEncoding: String? = nil
 
     public var phases: Phases
     /// Packet-level evidence of this transaction's flow; nil unless a capture ran.
@@ -318,6 +325,8 @@ extension TransactionMetrics: FieldModel {
         try v.visit("countOfRequestBodyBytesSent", &countOfRequestBodyBytesSent, .requiredCount)
         try v.visit("countOfResponseHeaderBytesReceived", &countOfResponseHeaderBytesReceived, .requiredCount)
         try v.visit("countOfResponseBodyBytesReceived", &countOfResponseBodyBytesReceived, .requiredCount)
+        try v.visit("countOfResponseBodyBytesAfterDecoding", &countOfResponseBodyBytesAfterDecoding, .count)
+        try v.visit("contentEncoding", &contentEncoding, .field)
         try v.visit("phases", &phases, .required)
         try v.visit("capture", &capture, .field)
     }

@@ -131,7 +131,9 @@ public enum CurlErrorClassifier {
             return error(.connectionClosed, "the connection to \(target) failed while the request body was being sent")
         case CURLE_GOT_NOTHING:
             return error(.emptyReply, "the server closed the connection without sending a response")
-        case CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING,
+        case CURLE_BAD_CONTENT_ENCODING:
+            return error(.contentDecodingFailed, "the body's Content-Encoding could not be decoded (truncated or corrupt)")
+        case CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_WEIRD_SERVER_REPLY,
              CURLE_HTTP_RETURNED_ERROR, CURLE_RANGE_ERROR, CURLE_HTTP3, CURLE_QUIC_CONNECT_ERROR:
             return error(.protocolError, "the server's reply broke the protocol")
         case CURLE_TOO_MANY_REDIRECTS:

@@ -7,6 +7,13 @@ extension EasyHandle {
     func configureTransport(_ options: ProbeOptions) throws(TaskError) {
         try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
         try set(CURLOPT_USERAGENT, string: options.userAgent)
+        // A header the user gave wins over the client's own (`clientAddedHeaders` is then empty).
+        if let encoding = options.client.acceptEncoding, !options.clientAddedHeaders.isEmpty {
+            try set(CURLOPT_ACCEPT_ENCODING, string: encoding)
+            decodedBodyLimit = options.decodedBodyLimit
+        } else {
+            decodedBodyLimit = nil
+        }
         switch options.httpVersion {
         case .automatic: break
         case .http1_1: try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))

@@ -34,6 +34,10 @@ public final class EasyHandle {
     /// The status code of the response block being received (from its status line); nil before one.
     private var blockStatus: Int?
     private(set) var bodyBytesReceived: Int64 = 0
+    /// Set when libcurl decodes the body (`configureTransport`): the decoded body's bound.
+    var decodedBodyLimit: DecodedBodyLimit?
+    /// The decoded body went past `decodedBodyLimit`: the write callback cut the transfer.
+    private(set) var decodedBodyLimitExceeded = false
     private(set) var tls: NegotiatedTLS?
     private var requestBody: [UInt8] = []
     private var requestBodyOffset = 0
@@ -104,6 +108,7 @@ public final class EasyHandle {
         informationalHeads.removeAll()
         blockStatus = nil
         bodyBytesReceived = 0
+        decodedBodyLimitExceeded = false
         tls = nil
         requestBodyOffset = 0
         requestBodyEndMicros = nil
@@ -342,8 +347,14 @@ public final class EasyHandle {
         return space + 4 == line.count || line[space + 4] == 0x20 ? code : nil
     }
 
-    fileprivate func didReceiveBody(count: Int) {
+    /// Counts decoded body bytes; false when the decoded body passed its bound (the transfer is cut).
+    fileprivate func didReceiveBody(count: Int) -> Bool {
         bodyBytesReceived += Int64(count)
+        guard let limit = decodedBodyLimit, bodyBytesReceived > limit.ratioFloor || bodyBytesReceived > limit.maxBytes else { return true }
+        // libcurl counts the body as it came off the wire (before decoding) in SIZE_DOWNLOAD.
+        guard limit.isExceeded(decoded: bodyBytesReceived, wire: offset(CURLINFO_SIZE_DOWNLOAD_T)) else { return true }
+        decodedBodyLimitExceeded = true
+        return false
     }
 
     fileprivate func fillRequestBody(_ buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
@@ -384,7 +395,7 @@ private let easyWriteCallback: sonde_data_callback = { buffer, size, count, user
     let length = size * count
     guard let userdata else { return length }
     let easy = Unmanaged<EasyHandle>.fromOpaque(userdata).takeUnretainedValue()
-    easy.didReceiveBody(count: length)
+    guard easy.didReceiveBody(count: length) else { return 0 }
     if let consumer = easy.bodyConsumer, !consumer(UnsafeRawBufferPointer(start: buffer, count: length)) { return 0 }
     return length
 }

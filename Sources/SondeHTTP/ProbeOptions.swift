@@ -67,6 +67,16 @@ public struct ProbeOptions: Sendable {
     /// Final status codes that count as success; nil means any status below 400.
     public var acceptedStatus: StatusSet? = nil
     public var userAgent = "sonde/\(SondeVersion.current)"
+    /// The client whose requests are imitated (engine default `plain`: nothing added; a probe
+    /// check's default is `urlsession`, `ProbeSpec`). With an `Accept-Encoding`, libcurl decodes
+    /// the body and `decodedBodyLimit` bounds it.
+    public var client = ClientProfile.plain
+    public var decodedBodyLimit = DecodedBodyLimit()
+
+    /// The headers `client` adds to every request: none when `headers` has its own Accept-Encoding.
+    public var clientAddedHeaders: [HeaderField] {
+        headers.contains { $0.name.lowercased() == "accept-encoding" } ? [] : client.addedHeaders
+    }
     /// Which redirect targets may be followed (absolute URLs); nil: any. `sonde serve`'s `/probe`
     /// keeps every hop inside its allow list.
     public var redirectAllowed: (@Sendable (String) -> Bool)? = nil

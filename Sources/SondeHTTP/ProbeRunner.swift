@@ -114,7 +114,8 @@ public final class ProbeRunner {
             try configure(easy)
             workers.append(Worker(easy: easy))
         }
-        let redactedHeaders = redactor.redact(headers: options.headers)
+        let clientHeaders = options.clientAddedHeaders
+        let redactedHeaders = redactor.redact(headers: options.headers + clientHeaders)
         var byHandle: [UnsafeMutableRawPointer: Worker] = [:]
         var byID: [ObjectIdentifier: Worker] = [:]
         for worker in workers {
@@ -145,7 +146,7 @@ public final class ProbeRunner {
             let iteration = nextTask / urls.count
             nextTask += 1
             worker.task = ActiveTask(url: url, iteration: iteration, method: options.method, body: options.body,
-                                     headers: options.headers, redactedHeaders: redactedHeaders, redactor: redactor)
+                                     headers: options.headers, clientHeaders: clientHeaders, redactedHeaders: redactedHeaders, redactor: redactor)
             try startHop(worker, multi: multi, gate: &gate)
             return true
         }
@@ -444,6 +445,13 @@ public final class ProbeRunner {
             if let alternative { facts.remote = AltSvcCache.authority(host: alternative.host, port: alternative.port) }
             failure = CurlErrorClassifier.classify(facts)
             local = facts.isLocal
+            if easy.decodedBodyLimitExceeded, let limit = easy.decodedBodyLimit {
+                failure = TaskError(code: .contentDecodingFailed,
+                                    message: "the body decoded to \(easy.bodyBytesReceived) bytes, more than \(limit.ratio)× what came off the wire "
+                                        + "(or more than \(limit.maxBytes >> 20) MiB): cut as a decompression bomb",
+                                    curlCode: Int(result.rawValue), reason: "decodedTooLarge")
+                local = false
+            }
         }
         let timing = TransactionTiming(timers: timers, reused: reused, secure: secure, completed: result == CURLE_OK,
                                        networkStarted: !local)
@@ -505,7 +513,7 @@ public final class ProbeRunner {
         }
         let tls = secure ? easy.tls : nil
         let fresh = !reused
-        let transaction = TransactionMetrics(
+        var transaction = TransactionMetrics(
             request: RequestRecord(method: task.method, url: redactor.redact(url: task.currentURL),
                                    headers: task.redactedHeaders),
             response: status > 0 ? ResponseRecord(statusCode: status, headers: responseHeaders) : nil,
@@ -536,8 +544,10 @@ public final class ProbeRunner {
             countOfRequestHeaderBytesSent: Int64(easy.long(CURLINFO_REQUEST_SIZE)),
             countOfRequestBodyBytesSent: easy.offset(CURLINFO_SIZE_UPLOAD_T),
             countOfResponseHeaderBytesReceived: Int64(easy.long(CURLINFO_HEADER_SIZE)),
-            countOfResponseBodyBytesReceived: easy.bodyBytesReceived,
+            countOfResponseBodyBytesReceived: easy.decodedBodyLimit == nil ? easy.bodyBytesReceived : easy.offset(CURLINFO_SIZE_DOWNLOAD_T),
             phases: timing.phases)
+        transaction.countOfResponseBodyBytesAfterDecoding = easy.bodyBytesReceived
+        transaction.contentEncoding = responseHeaders.last { $0.name.lowercased() == "content-encoding" }?.value
         return (transaction, failure)
     }
 }
@@ -578,8 +588,10 @@ private struct ActiveTask {
     var currentURL: String
     var method: String
     var body: [UInt8]?
-    /// The request headers sent; `redactedHeaders` is what the report shows of them.
-    var headers: [HeaderField] { didSet { redactedHeaders = redactor.redact(headers: headers) } }
+    /// The request headers sent; `redactedHeaders` is what the report shows of them, with the
+    /// ones libcurl adds for the client profile (`clientHeaders`).
+    var headers: [HeaderField] { didSet { redactedHeaders = redactor.redact(headers: headers + clientHeaders) } }
+    let clientHeaders: [HeaderField]
     private(set) var redactedHeaders: [HeaderField]
     let redactor: Redactor
     var transactions: [TransactionMetrics] = []
@@ -597,8 +609,9 @@ private struct ActiveTask {
     /// without one); recorded on the hop's transaction.
     var altSvcFailure: AltSvcFailure? = nil
 
-    init(url: String, iteration: Int, method: String, body: [UInt8]?, headers: [HeaderField],
+    init(url: String, iteration: Int, method: String, body: [UInt8]?, headers: [HeaderField], clientHeaders: [HeaderField],
          redactedHeaders: [HeaderField], redactor: Redactor) {
+        self.clientHeaders = clientHeaders
         self.url = url
         self.iteration = iteration
         self.currentURL = url

@@ -40,6 +40,8 @@ public struct ProbeSpec: CheckSpec {
     public var noAltSvc: Bool?
     public var maxRedirects: Int?
     public var expectStatus: String?
+    /// `urlsession` (the default), `okhttp` or `plain` (`ClientProfile`).
+    public var client: String?
     public var thresholds: [String]?
 
     public init(urls: [String]) { self.urls = urls }
@@ -72,6 +74,7 @@ public struct ProbeSpec: CheckSpec {
         v.visit(.noAltSvc, &noAltSvc)
         v.visit(.maxRedirects, &maxRedirects)
         v.visit(.expectStatus, &expectStatus)
+        v.visit(.client, &client)
         v.visit(.thresholds, &thresholds)
     }
 
@@ -96,6 +99,9 @@ public struct ProbeSpec: CheckSpec {
         if let altSvc, let problem = SpecRules.writableFile(altSvc, key: "alt-svc", maxBytes: 1 << 20) { problems.append(problem) }
         if let expectStatus, StatusSet(parsing: expectStatus) == nil {
             problems.append(SpecProblem(key: "expect-status", "'\(expectStatus)' is not a list of status codes or ranges like 200-299,404"))
+        }
+        if let client, ClientProfile(rawValue: client) == nil {
+            problems.append(SpecProblem(key: "client", "must be one of \(SpecKey.client.choices.joined(separator: ", ")) (got '\(client)')"))
         }
         if let request, request.isEmpty || request.contains(" ") || SpecRules.hasControlCharacters(request) {
             problems.append(SpecProblem(key: "request", "'\(request)' is not a valid method"))
@@ -154,6 +160,7 @@ public struct ProbeSpec: CheckSpec {
         options.altSvcFile = altSvc
         options.maxRedirects = maxRedirects ?? 10
         options.acceptedStatus = expectStatus.flatMap(StatusSet.init(parsing:))
+        options.client = client.flatMap(ClientProfile.init(rawValue:)) ?? .urlsession
         return options
     }
 }

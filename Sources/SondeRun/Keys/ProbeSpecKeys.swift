@@ -53,6 +53,11 @@ extension SpecKey {
         "expect-status", .text, schemaShape: .textOrInteger, summary: "Status codes or ranges that count as success, like 200-299,404",
         help: "Final status codes that count as success, e.g. 200-299,404 (default: any below 400).")
 
+    public static let client = SpecKey(
+        "client", .text, choices: ClientProfile.allCases.map(\.rawValue), summary: "The client whose requests are imitated (default urlsession)",
+        help: "Send requests as this client does: urlsession (Accept-Encoding: gzip, deflate, br, bodies decoded; the default), "
+            + "okhttp (gzip) or plain (nothing added, as curl without --compressed).")
+
     /// The HTTP version flags of a probe and the preference each stands for.
     static let httpVersionFlags: [(key: SpecKey, value: HTTPVersionPreference)] = [
         (.http11, .http1_1), (.http2, .http2), (.http2PriorKnowledge, .http2PriorKnowledge), (.http3, .http3), (.http3Only, .http3Only),
