@@ -439,6 +439,30 @@ import Testing
         #expect(took < 10, "the run ended \(took) s after serve started (limit 2 s)")
     }
 
+    /// `/probe`'s threads keep a libcurl multi handle between probes (its parsed CA store, issue
+    /// 32): every probe is still a new TCP connection and a full TLS handshake, as blackbox's.
+    /// nginx's own log says so (`$connection_requests`, `$ssl_session_reused`).
+    @Test func everyProbeIsANewConnectionAndAFullHandshake() throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let origin = "https://127.0.0.1:\(nginx.https)"
+        let serve = try Serve(config: """
+            allow: ["\(origin)/*"]
+            modules:
+              http_2xx: {prober: http, timeout: 5s, http: {tls_config: {ca_file: "\(nginx.certificate)"}}}
+            """)
+        defer { serve.stop() }
+        for _ in 0..<6 {
+            let answer = try Self.fetch("\(serve.base)/probe?target=\(origin)/tls-logged/1k.bin&module=http_2xx")
+            #expect(answer.body.contains("probe_success 1"), "\(answer.body)")
+        }
+        // "port connection_requests session_reused protocol uri"
+        let lines = try String(contentsOfFile: nginx.directory + "/tls-access.log", encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ") }
+        #expect(lines.count == 6, "\(lines)")
+        #expect(lines.allSatisfy { $0.count == 5 && $0[1] == "1" && $0[2] == "." }, "a reused connection or a resumed session: \(lines)")
+        #expect(Set(lines.map { $0.first ?? "" }).count == lines.count, "a client port twice: \(lines)")
+    }
+
     /// A run its `run-timeout` ended is `timeout` everywhere: report.json (run and check, valid by
     /// the schema), `sonde_check_success{status}`, `sonde_serve_runs_total{result}` and the
     /// history; never `interrupted`, which is what an operator's SIGTERM leaves.
