@@ -47,7 +47,14 @@ public struct TerminalRenderer: Sendable {
         if let tls = t.negotiatedTLSProtocolVersion {
             facts.append(shown(tls) + (t.tlsSessionReused == true ? " (resumed)" : ""))
         }
-        if t.response != nil { facts.append(formatBytes(t.countOfResponseBodyBytesReceived)) }
+        if t.response != nil {
+            // A decoded body: the wire's bytes, then what the app reads ("19.4 KiB gzip → 204.9 KiB").
+            if let encoding = t.contentEncoding, let decoded = t.countOfResponseBodyBytesAfterDecoding, decoded != t.countOfResponseBodyBytesReceived {
+                facts.append("\(formatBytes(t.countOfResponseBodyBytesReceived)) \(shown(encoding)) → \(formatBytes(decoded))")
+            } else {
+                facts.append(formatBytes(t.countOfResponseBodyBytesReceived))
+            }
+        }
         var lines = [head + "  " + facts.joined(separator: " · ")]
         // The race is told once, where it ran: on the transaction that opened the connection.
         if let fallback = t.http3Fallback, !t.isReusedConnection {
