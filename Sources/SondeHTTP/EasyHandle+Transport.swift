@@ -33,8 +33,6 @@ extension EasyHandle {
         } else if let bundle = CurlLibrary.caBundleOverride {
             try set(CURLOPT_CAINFO, string: bundle)
         }
-        if !options.tlsSessionResumption { try set(CURLOPT_SSL_SESSIONID_CACHE, 0) }
-        if let seconds = options.caCacheSeconds { try set(CURLOPT_CA_CACHE_TIMEOUT, seconds) }
         if let pin = options.pinnedPublicKey { try set(CURLOPT_PINNEDPUBLICKEY, string: pin) }
         if let groups = options.tlsGroups { try set(CURLOPT_SSL_EC_CURVES, string: groups) }
         switch options.ipVersion {

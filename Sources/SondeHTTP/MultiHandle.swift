@@ -5,14 +5,10 @@ import SondeCore
 ///
 /// Threading: confined to the thread that calls `perform`/`wait`; every easy handle added to it
 /// is driven (and its callbacks invoked) on that thread.
-///
-/// A caller may keep one between runs (`ProbeRunner(options:redactor:multi:)`, serve's `/probe`
-/// threads): libcurl keeps the parsed CA store in it (CURLOPT_CA_CACHE_TIMEOUT), so that each
-/// TLS connection does not parse the CA file again.
-public final class MultiHandle {
+final class MultiHandle {
     let raw: UnsafeMutableRawPointer
 
-    public init(multiplex: Bool) throws(TaskError) {
+    init(multiplex: Bool) throws(TaskError) {
         CurlLibrary.initialise()
         guard let handle = curl_multi_init() else {
             throw TaskError(code: .internalError, message: "libcurl could not create a multi handle (out of memory?)")

@@ -51,12 +51,6 @@ public struct ProbeOptions: Sendable {
     public var proxy: String? = nil
     /// When false, every task opens a fresh connection and closes it after use.
     public var reuseConnections = true
-    /// When false, no TLS session is resumed: every TLS connection makes a full handshake
-    /// (CURLOPT_SSL_SESSIONID_CACHE=0), even on a multi handle kept between runs.
-    public var tlsSessionResumption = true
-    /// How long a multi handle kept between runs may use the CA store it parsed (seconds,
-    /// CURLOPT_CA_CACHE_TIMEOUT); nil for libcurl's 24 hours.
-    public var caCacheSeconds: Int? = nil
     /// Follow an origin's `Alt-Svc: h3=…` on its next new connection, as URLSession does (on by
     /// default; `--no-alt-svc` turns it off). Needs a libcurl with HTTP/3.
     public var altSvc = true

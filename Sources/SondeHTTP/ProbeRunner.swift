@@ -32,8 +32,6 @@ public final class ProbeRunner {
     /// Things the user should know about how this run measured, for the report.
     public let warnings: [String]
     private let redactor: Redactor
-    /// A multi handle the caller keeps between runs, or nil (each run makes its own).
-    private let sharedMulti: MultiHandle?
     private let registry: ConnectionRegistry
     private var certificatesByConnection: [Int: [PeerCertificate]] = [:]
     /// Each new TLS connection's CURLINFO_CERTINFO lines, read when its transfer finished and
@@ -59,12 +57,8 @@ public final class ProbeRunner {
     /// - Parameter registry: shared by all runners of one run, so connection ids do not repeat.
     /// - Parameter altSvc: the check's Alt-Svc cache (shared by its runners); used when
     ///   `options.altSvc` is on and the running libcurl has HTTP/3.
-    /// `multi`: a multi handle kept between runs on the calling thread (its parsed CA store is
-    /// reused; with `reuseConnections` and `tlsSessionResumption` off nothing else carries over);
-    /// nil for a multi handle of the run's own.
     public init(options: ProbeOptions, redactor: Redactor, registry: ConnectionRegistry = ConnectionRegistry(),
-                altSvc: AltSvcCache? = nil, multi: MultiHandle? = nil) throws(TaskError) {
-        self.sharedMulti = multi
+                altSvc: AltSvcCache? = nil) throws(TaskError) {
         if options.httpVersion.wantsHTTP3 && !CurlLibrary.supportsHTTP3 {
             let flag = options.httpVersion == .http3Only ? "--http3-only" : "--http3"
             throw TaskError(
@@ -107,8 +101,7 @@ public final class ProbeRunner {
         let totalTasks = urls.count * max(1, options.count)
         guard totalTasks > 0 else { return false }
         let multiplex = options.httpVersion != .http1_1
-        let multi: MultiHandle
-        if let sharedMulti { multi = sharedMulti } else { multi = try MultiHandle(multiplex: multiplex) }
+        let multi = try MultiHandle(multiplex: multiplex)
         pool = registry.newPool()
         var workers: [Worker] = []
         defer {

@@ -29,11 +29,11 @@ struct BlackboxProber {
     }
 
     func probe(target: String) async -> Outcome {
-        await ProbeThreads.shared.run { run(target: target, context: $0) }
+        await ProbeThreads.shared.run { run(target: target) }
     }
 
-    /// The whole probe, on the calling thread (`context`: what that thread keeps between probes).
-    func run(target rawTarget: String, context: ProbeThreadContext? = nil) -> Outcome {
+    /// The whole probe, on the calling thread.
+    func run(target rawTarget: String) -> Outcome {
         let started = monotonicMicroseconds()
         var log = Log(target: redactor.redact(url: rawTarget), module: moduleName, enabled: debug)
         var exposition = BlackboxExposition()
@@ -89,11 +89,6 @@ struct BlackboxProber {
         if !isLiteral { options.resolve = ["\(host):\(port):\(resolved.family == 6 ? "[\(resolved.address)]" : resolved.address)"] }
         options.proxy = module.http.proxyURL
         options.reuseConnections = false
-        // A fresh TCP connection and a full TLS handshake per probe, as blackbox's; the thread's
-        // multi handle keeps only the parsed CA store, for a minute (a CA file replaced under
-        // the same path is read again by then).
-        options.tlsSessionResumption = false
-        options.caCacheSeconds = 60
         options.maxRedirects = module.http.followRedirects ? 10 : 0
         options.acceptedStatus = StatusSet(ranges: [100...599])  // judged below, as blackbox judges it
         let allow = self.allow
@@ -103,7 +98,7 @@ struct BlackboxProber {
         log.say("Making HTTP request", "url=\(redactor.redact(url: target)) host=\(host)")
         var finished: ProbeTask?
         do throws(TaskError) {
-            let runner = try ProbeRunner(options: options, redactor: redactor, multi: context?.multi)
+            let runner = try ProbeRunner(options: options, redactor: redactor)
             _ = try runner.run(urls: [target], shouldStop: { false }, onTask: { finished = $0 })
         } catch {
             log.say("Error for HTTP request", "err=\"\(error.message)\"")

@@ -439,9 +439,10 @@ import Testing
         #expect(took < 10, "the run ended \(took) s after serve started (limit 2 s)")
     }
 
-    /// `/probe`'s threads keep a libcurl multi handle between probes (its parsed CA store, issue
-    /// 32): every probe is still a new TCP connection and a full TLS handshake, as blackbox's.
-    /// nginx's own log says so (`$connection_requests`, `$ssl_session_reused`).
+    /// Every `/probe` is a new TCP connection and a full TLS handshake, as blackbox's (what issue
+    /// 32's `/probe` target keeps): nginx's own log says so (`$connection_requests`,
+    /// `$ssl_session_reused`). Keeping a multi handle per probe thread for libcurl's CA cache was
+    /// tried and measured slower (docs/measurements.md, 2026-11-26); a change of that kind must keep this.
     @Test func everyProbeIsANewConnectionAndAFullHandshake() throws {
         let nginx = try Nginx()
         defer { nginx.stop() }

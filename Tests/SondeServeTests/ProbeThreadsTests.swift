@@ -16,7 +16,7 @@ import Testing
         let done = DispatchGroup()
         for _ in 0..<20 {
             done.enter()
-            threads.submit { _ in
+            threads.submit {
                 let count = arrived.withLock { value -> Int in
                     value += 1
                     return value
@@ -37,7 +37,7 @@ import Testing
         var seen: Set<UInt> = []
         var reused = false
         for _ in 0..<5 {
-            let id = await threads.run { _ in UInt(pthread_self()) }
+            let id = await threads.run { UInt(pthread_self()) }
             if seen.contains(id) { reused = true }
             seen.insert(id)
             try? await Task.sleep(nanoseconds: 20_000_000)  // the thread is idle again by then
