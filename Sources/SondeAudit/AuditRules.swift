@@ -45,7 +45,7 @@ enum AuditRules {
         let severity: AuditFinding.Severity = !modern ? .fail : legacy.isEmpty ? .pass : .warn
         let client: String
         switch severity {
-        case .fail: client = "\(atsClient) refuses to connect (ATS requires TLS 1.2 or later); Android 10+ clients negotiate TLS 1.2+ by default as well"
+        case .fail: client = "\(atsClient) refuses to connect (ATS requires TLS 1.2 or later)"
         case .warn: client = "\(atsClient) negotiates TLS 1.2+ and connects; \(legacy.map(\.name).joined(separator: ", ")) stay open to old clients and downgrade scanners"
         default: client = "\(atsClient) connects"
         }
@@ -67,7 +67,9 @@ enum AuditRules {
         let client: String
         if atsSuites.isEmpty {
             severity = .fail
-            observed = all.isEmpty ? "no cipher suite accepted" : "no forward-secret ECDHE suite from ATS's list at TLS 1.2+ (accepted: \(all.map(\.1.iana).joined(separator: ", ")))"
+            var seen = Set<String>()
+            let names = all.map(\.1.iana).filter { seen.insert($0).inserted }
+            observed = all.isEmpty ? "no cipher suite accepted" : "no forward-secret ECDHE suite from ATS's list at TLS 1.2+ (accepted: \(names.joined(separator: ", ")))"
             client = "\(atsClient) refuses to connect: ATS requires an ECDHE suite from its list (or TLS 1.3)"
         } else if !withoutFS.isEmpty {
             severity = .warn
@@ -87,7 +89,7 @@ enum AuditRules {
         let summary = e.scan.preferred?.summary ?? "no handshake"
         return AuditFinding(id: "tls.key-exchange", severity: .info, title: "the key exchange group a default handshake negotiates",
                             observed: group.isEmpty ? "no ephemeral key exchange (RSA key transport)" : group, evidence: [summary],
-                            client: "URLSession and Android's Conscrypt offer X25519 and the NIST P curves")
+                            client: "the group the server picked from those the client offered (informational; ATS sets no rule on it)")
     }
 
     static func ocspStapling(_ e: AuditEvidence) -> AuditFinding {
@@ -203,7 +205,7 @@ enum AuditRules {
         guard leaf.dnsNames != nil || leaf.ipAddresses != nil else {
             return AuditFinding(id: "cert.san", severity: .fail, title: "the host in the subjectAltName",
                                 observed: "no subjectAltName; CN only (\(leaf.commonNames.joined(separator: ", ")))", evidence: evidence,
-                                client: "\(atsClient) refuses the certificate (a name in the CommonName is not trusted since iOS 13); Android 9+ ignores the CN as well",
+                                client: "\(atsClient) refuses the certificate (a name in the CommonName is not trusted since iOS 13)",
                                 rule: AuditRuleSources.iOS13Certificates)
         }
         let matched = isIP ? (leaf.ipAddresses ?? []).contains { $0.lowercased() == host }

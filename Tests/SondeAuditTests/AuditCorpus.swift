@@ -83,25 +83,30 @@ final class AuditCorpus: Sendable {
         }
     }
 
-    /// Runs a program to completion (killed after `timeout` s), stdout and stderr together.
+    /// Runs a program to completion (SIGKILLed after `timeout` s), stdout and stderr together in a
+    /// file, with posix_spawn and waitpid (Foundation's Process missed the exit of a child whose
+    /// own child lives on, and waited forever).
     static func run(_ executable: String, _ arguments: [String], timeout: Double) -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
         let outputPath = NSTemporaryDirectory() + "sonde-audit-out-\(UUID().uuidString)"
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
         defer { unlink(outputPath) }
-        guard let handle = FileHandle(forWritingAtPath: outputPath) else { return (127, "cannot write \(outputPath)") }
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return (127, "\(executable): \(error)") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard spawned == 0 else { return (127, "\(executable): posix_spawn failed (\(spawned))") }
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        try? handle.close()
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        return (process.terminationStatus, output)
+        var status: Int32 = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if Date() > deadline { kill(pid, SIGKILL) }
+            usleep(20_000)
+        }
+        let exitCode: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return (exitCode, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
     }
 }

@@ -70,8 +70,15 @@ import Testing
             rows.append(Row(config: server.name, fact: "OCSP stapled", sonde: Self.text(sonde.stapled), testssl: Self.text(tsView.stapled),
                             sslscan: Self.text(ssView.stapled),
                             agrees: sonde.stapled == tsView.stapled && (ssView.stapled == nil || ssView.stapled == sonde.stapled)))
+            // testssl.sh reads HTTP headers only when its own `openssl s_client` (the system's
+            // OpenSSL 3, default security level) can talk to the server: on a TLS 1.0/1.1-only
+            // server it says "Couldn't determine service, skipping all HTTP checks" and reports no
+            // HSTS, which is no verdict to disagree with.
             rows.append(Row(config: server.name, fact: "HSTS", sonde: Self.text(sonde.hsts), testssl: Self.text(tsView.hsts), sslscan: "n/a",
-                            agrees: sonde.hsts == tsView.hsts))
+                            agrees: tsView.hsts == nil || sonde.hsts == tsView.hsts))
+            if server.name == "clean" {
+                #expect(tsView.hsts != nil && tsView.stapled != nil && tsView.chainOK != nil, "testssl reported no HSTS/stapling/chain on the clean server")
+            }
         }
         var table = "| config | fact | sonde | testssl.sh 3.0.8 | sslscan 2.0.7 | agree |\n| --- | --- | --- | --- | --- | --- |\n"
         for row in rows {
