@@ -126,11 +126,16 @@ let package = Package(
                            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                            .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // `sonde audit`: what a server offers over TLS (handshakes through libcurl, the leaf read with
+        // swift-certificates) judged by Apple's published rules.
+        .target(name: "SondeAudit", dependencies: ["CurlShim", "SondeCore", "SondeHTTP",
+                                                   .product(name: "X509", package: "swift-certificates"),
+                                                   .product(name: "SwiftASN1", package: "swift-asn1")]),
         // The commands (swift-argument-parser) as a library, so that tests reach their parsing and runs.
         .target(
             name: "SondeCLI",
             dependencies: [
-                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeHistory", "SondeRun", "SondeServe", "CurlShim", "CSignalFlags",
+                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeHistory", "SondeRun", "SondeServe", "SondeAudit", "CurlShim", "CSignalFlags",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -150,6 +155,7 @@ let package = Package(
         .testTarget(name: "SondeRunTests", dependencies: ["SondeRun", "SondeCore", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "SondeCLIUnitTests", dependencies: ["SondeCLI", "SondeRun", "SondeCore", "SondeReport",
                                                              .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .testTarget(name: "SondeAuditTests", dependencies: ["SondeAudit", "SondeCore", "CurlShim"]),
         .testTarget(name: "SondeCLITests", dependencies: ["SondeCore", "SondeTarget", "SondeHistory"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,8 +4,8 @@ import SondeCore
 /// "Cert:-----BEGIN CERTIFICATE-----…", …) into `PeerCertificate` values: the text fields as libcurl
 /// wrote them, and the facts of the "Cert:" PEM's DER (`CertificateDERFacts`). Unknown lines are
 /// ignored; unparseable dates and a PEM that does not decode become nil.
-enum CertificateInfoParser {
-    static func parse(_ certificates: [[String]]) -> [PeerCertificate] {
+public enum CertificateInfoParser {
+    public static func parse(_ certificates: [[String]]) -> [PeerCertificate] {
         certificates.map { lines in
             var fields: [String: String] = [:]
             for line in lines {
@@ -27,7 +27,7 @@ enum CertificateInfoParser {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// Parses OpenSSL's ASN1_TIME_print form, "Nov  1 21:00:00 2026 GMT" (also "2026-11-01 21:00:00 GMT").
-    static func parseOpenSSLDate(_ text: String) -> Timestamp? {
+    public static func parseOpenSSLDate(_ text: String) -> Timestamp? {
         let parts = text.split(separator: " ")
         if parts.count == 5, let month = months.firstIndex(of: String(parts[0])), parts[4] == "GMT" {
             let time = parts[2].split(separator: ":")

@@ -93,6 +93,30 @@ typedef struct {
 /// Returns 1 when `out` was filled, 0 otherwise (no TLS, another backend, or no single libssl).
 int sonde_read_tls_info(CURL *handle, sonde_tls_info *out);
 
+/// What `sonde audit` reads of a TLS connection beyond `sonde_tls_info` (TLSPeer.c): the key
+/// exchange group and the leaf's key and signature, as the OpenSSL of the running libcurl saw them
+/// (looked up the same way as `sonde_read_tls_info`; no libssl is linked).
+typedef struct {
+    int valid;              ///< 1 when a TLS session was found (OpenSSL backend)
+    char version[32];       ///< e.g. "TLSv1.2"
+    char cipher[96];        ///< OpenSSL's cipher name
+    char group[64];         ///< the key exchange group ("X25519", "secp256r1", "ffdhe2048"; "DH 2048"
+                            ///< for a TLS 1.2 DHE key without a named group); "" when none (RSA key transport)
+    char key_type[32];      ///< the leaf's public key: "RSA", "RSA-PSS", "EC", "ED25519", "ED448", "DSA", or OpenSSL's short name
+    int key_bits;           ///< the leaf key's size in bits (EVP_PKEY_get_bits), 0 when unknown
+    char key_group[64];     ///< an EC leaf key's curve ("prime256v1"), else ""
+    char signature[64];     ///< the leaf's signature algorithm, OpenSSL's long name ("sha256WithRSAEncryption")
+    char signature_digest[32]; ///< its digest ("SHA256", "SHA1"; "" when the algorithm has none, e.g. Ed25519)
+    int peer_chain_length;  ///< certificates the server sent (SSL_get_peer_cert_chain), -1 when unknown
+    long stapled_ocsp_length; ///< bytes of the stapled OCSP response when one was requested and sent, else 0
+} sonde_tls_peer;
+
+/// Fills `out` from the transfer's TLS connection: during a transfer, or after one made with
+/// CURLOPT_CONNECT_ONLY (the connection stays open until the handle is cleaned up).
+/// Returns 1 when `out` was filled, 0 otherwise (no TLS, another backend, no single libssl/libcrypto).
+/// Thread-safe for distinct handles.
+int sonde_read_tls_peer(CURL *handle, sonde_tls_peer *out);
+
 /// The file of the libcurl this process runs on (dladdr on curl_version_info), "" when unknown.
 const char *sonde_libcurl_path(void);
 /// The same with symlinks resolved (read once, at the first call of either), "" when unknown.

@@ -1,0 +1,36 @@
+import Foundation
+import SondeCore
+import Synchronization
+
+/// Runs blocking probes a few at a time, each worker on its own named thread (libcurl blocks in
+/// `curl_easy_perform`; Swift's cooperative pool must not).
+enum ProbePool {
+    /// `body` for each item, at most `width` at once (1…16), results in the items' order. An item
+    /// not started before `deadline` (monotonic µs) is not run: its result is nil. Returns when every
+    /// started item has finished; the caller's thread waits.
+    static func map<Item: Sendable, Result: Sendable>(_ items: [Item], width: Int, deadline: Int64,
+                                                      _ body: @escaping @Sendable (Item) -> Result) -> [Result?] {
+        guard !items.isEmpty else { return [] }
+        let state = Mutex<(next: Int, results: [Result?])>((0, Array(repeating: nil, count: items.count)))
+        let group = DispatchGroup()
+        let workers = min(max(1, min(width, 16)), items.count)
+        for _ in 0..<workers {
+            group.enter()
+            Thread.startNamed("sonde-audit") {
+                while true {
+                    let index: Int? = state.withLock { state in
+                        guard state.next < items.count, monotonicMicroseconds() < deadline else { return nil }
+                        defer { state.next += 1 }
+                        return state.next
+                    }
+                    guard let index else { break }
+                    let result = body(items[index])
+                    state.withLock { $0.results[index] = result }
+                }
+                group.leave()
+            }
+        }
+        group.wait()
+        return state.withLock { $0.results }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+@testable import SondeAudit
+
+/// The nginx corpus of scripts/audit-corpus.sh, started once for the suites that need it: one
+/// server per configuration on consecutive loopback ports, all under the corpus' own CA.
+final class AuditCorpus: Sendable {
+    struct Server: Sendable {
+        var name: String
+        var port: Int
+        var flaw: String
+        var url: String { "https://127.0.0.1:\(port)/" }
+    }
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    let directory: String
+    let servers: [Server]
+    var caFile: String { directory + "/ca/root.pem" }
+
+    static let shared: Result<AuditCorpus, any Error> = Result { try AuditCorpus() }
+
+    struct CorpusError: Error, CustomStringConvertible { var description: String }
+
+    private init() throws(CorpusError) {
+        directory = NSTemporaryDirectory() + "sonde-audit-corpus-\(UUID().uuidString)"
+        var started: (status: Int32, output: String) = (1, "")
+        // Nine consecutive free ports: a few random bases are tried.
+        for _ in 0..<20 {
+            let base = Int.random(in: 20_000...60_000)
+            guard (base..<base + 12).allSatisfy(Self.portIsFree) else { continue }
+            try? FileManager.default.removeItem(atPath: directory)
+            started = Self.run("/bin/bash", [Self.root + "/scripts/audit-corpus.sh", directory, "\(base)"], timeout: 120)
+            if started.status == 0 { break }
+        }
+        guard started.status == 0 else { throw CorpusError(description: "the corpus did not start: \(started.output)") }
+        guard let table = try? String(contentsOfFile: directory + "/corpus.tsv", encoding: .utf8) else {
+            throw CorpusError(description: "no corpus.tsv in \(directory)")
+        }
+        servers = table.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 3, let port = Int(fields[1]) else { return nil }
+            return Server(name: fields[0], port: port, flaw: fields[2])
+        }
+        // nginx lives as long as the test process; it is stopped when the process exits
+        // (atexit), by its pid.
+        let pidFile = directory + "/nginx.pid"
+        AuditCorpus.stopAtExit(pidFile: pidFile)
+    }
+
+    func server(_ name: String) -> Server? { servers.first { $0.name == name } }
+
+    private static let pidFiles = NSLock()
+    nonisolated(unsafe) private static var registered: [String] = []
+
+    private static func stopAtExit(pidFile: String) {
+        pidFiles.lock()
+        registered.append(pidFile)
+        let first = registered.count == 1
+        pidFiles.unlock()
+        guard first else { return }
+        atexit {
+            AuditCorpus.pidFiles.lock()
+            let files = AuditCorpus.registered
+            AuditCorpus.pidFiles.unlock()
+            for file in files {
+                if let text = try? String(contentsOfFile: file, encoding: .utf8), let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                    kill(pid, SIGQUIT)
+                }
+            }
+        }
+    }
+
+    static func portIsFree(_ port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    /// Runs a program to completion (SIGKILLed after `timeout` s), stdout and stderr together in a
+    /// file, with posix_spawn and waitpid (Foundation's Process missed the exit of a child whose
+    /// own child lives on, and waited forever).
+    static func run(_ executable: String, _ arguments: [String], timeout: Double) -> (status: Int32, output: String) {
+        let outputPath = NSTemporaryDirectory() + "sonde-audit-out-\(UUID().uuidString)"
+        defer { unlink(outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard spawned == 0 else { return (127, "\(executable): posix_spawn failed (\(spawned))") }
+        let deadline = Date().addingTimeInterval(timeout)
+        var status: Int32 = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if Date() > deadline { kill(pid, SIGKILL) }
+            usleep(20_000)
+        }
+        let exitCode: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return (exitCode, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
+    }
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# The `sonde audit` corpus: one nginx on loopback with a server per configuration, each with one
+# deliberate flaw, all under their own CA (root -> intermediate -> leaf).
+# Usage: audit-corpus.sh DIR PORT_BASE
+#   Configuration i (in the order of CONFIGS below, from 0) listens on 127.0.0.1:PORT_BASE+i.
+# Writes DIR/ca/root.pem (the CA to trust: --cacert), DIR/corpus.tsv (name, port, flaw) and
+# DIR/nginx.pid. Stop it with: kill -QUIT "$(cat DIR/nginx.pid)".
+#
+# Debian's nginx runs on the system OpenSSL 3, whose default security level (Debian: 2) refuses
+# to load a 1024-bit RSA key or a SHA-1 signed certificate and to speak TLS 1.0/1.1: those
+# servers say `@SECLEVEL=0` in ssl_ciphers. scripts/audit-corpus-check.sh checks with
+# `openssl s_client` that each flaw is really served.
+set -euo pipefail
+dir=$1 base=$2
+[[ $base =~ ^[0-9]+$ ]] && (( base >= 1024 && base <= 65000 )) || { echo "PORT_BASE must be 1024..65000" >&2; exit 64; }
+mkdir -p "$dir/ca" "$dir/www" "$dir/tmp"
+cd "$dir"
+ca=$dir/ca
+
+# name|flaw (what must be found)
+CONFIGS=(
+  "clean|none"
+  "tls10|tls.min-version (TLS 1.0 and 1.1 only)"
+  "no-fs|tls.forward-secrecy (RSA key exchange only, TLS 1.2)"
+  "rsa1024|cert.key-size (RSA 1024)"
+  "sha1|cert.signature (SHA-1 signature)"
+  "cn-only|cert.san (no subjectAltName, CN only)"
+  "long-validity|cert.validity (825 days)"
+  "missing-intermediate|cert.chain (intermediate not served)"
+  "hsts-off|hsts (no Strict-Transport-Security, no stapling)"
+)
+
+quiet() { "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; "$@" >&2 || true; exit 1; }; }
+
+# ---- The CA: root (self-signed) and intermediate, RSA 2048, SHA-256 ----
+cat > "$ca/ext.cnf" <<'EOF'
+[root]
+basicConstraints = critical, CA:true
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+[intermediate]
+basicConstraints = critical, CA:true, pathlen:0
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+[leaf]
+basicConstraints = critical, CA:false
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = DNS:localhost, IP:127.0.0.1, IP:::1
+authorityKeyIdentifier = keyid
+authorityInfoAccess = OCSP;URI:http://127.0.0.1:9/ocsp
+[leaf_sct]
+basicConstraints = critical, CA:false
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = DNS:localhost, IP:127.0.0.1, IP:::1
+authorityKeyIdentifier = keyid
+authorityInfoAccess = OCSP;URI:http://127.0.0.1:9/ocsp
+# Two SCTs in the embedded SCT list (RFC 6962 3.3): made up, not signed by a log; only their count
+# is read. OCTET STRING { uint16 list length = 0x0042, two of: uint16 length = 0x001f, 31 bytes }.
+1.3.6.1.4.1.11129.2.4.2 = DER:04:44:00:42:00:1f:00:01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e:0f:10:11:12:13:14:15:16:17:18:19:1a:1b:1c:1d:1e:00:1f:00:01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e:0f:10:11:12:13:14:15:16:17:18:19:1a:1b:1c:1d:1e
+[leaf_cn]
+basicConstraints = critical, CA:false
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
+authorityKeyIdentifier = keyid
+EOF
+quiet openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 -subj "/CN=sonde audit corpus root" \
+  -keyout "$ca/root.key" -out "$ca/root.pem" -addext "basicConstraints=critical,CA:true" \
+  -addext "keyUsage=critical,keyCertSign,cRLSign"
+quiet openssl req -new -newkey rsa:2048 -nodes -subj "/CN=sonde audit corpus intermediate" -keyout "$ca/inter.key" -out "$ca/inter.csr"
+quiet openssl x509 -req -in "$ca/inter.csr" -CA "$ca/root.pem" -CAkey "$ca/root.key" -CAcreateserial -sha256 -days 1825 \
+  -extfile "$ca/ext.cnf" -extensions intermediate -out "$ca/inter.pem"
+
+# leaf NAME KEYSPEC DIGEST DAYS EXTENSIONS CN: DIR/NAME.key, NAME.pem (leaf) and NAME.chain.pem (leaf + intermediate)
+leaf() {
+  local name=$1 keyspec=$2 digest=$3 days=$4 extensions=$5 cn=$6
+  quiet openssl req -new -newkey "$keyspec" -nodes -subj "/CN=$cn" -keyout "$ca/$name.key" -out "$ca/$name.csr"
+  quiet openssl x509 -req -in "$ca/$name.csr" -CA "$ca/inter.pem" -CAkey "$ca/inter.key" -CAcreateserial "-$digest" \
+    -days "$days" -extfile "$ca/ext.cnf" -extensions "$extensions" -out "$ca/$name.pem"
+  cat "$ca/$name.pem" "$ca/inter.pem" > "$ca/$name.chain.pem"
+}
+leaf clean rsa:2048 sha256 90 leaf_sct localhost
+leaf rsa1024 rsa:1024 sha256 90 leaf localhost
+leaf sha1 rsa:2048 sha1 90 leaf localhost
+leaf cn-only rsa:2048 sha256 90 leaf_cn localhost
+leaf long-validity rsa:2048 sha256 825 leaf localhost
+
+# The clean server's stapled OCSP response (nginx ssl_stapling_file), signed by the intermediate.
+serial=$(openssl x509 -in "$ca/clean.pem" -noout -serial | cut -d= -f2)
+expiry=$(date -u -d "+90 days" +%y%m%d%H%M%SZ)
+printf 'V\t%s\t\t%s\tunknown\t/CN=localhost\n' "$expiry" "$serial" > "$ca/index.txt"
+quiet openssl ocsp -issuer "$ca/inter.pem" -cert "$ca/clean.pem" -no_nonce -reqout "$ca/ocsp.req"
+quiet openssl ocsp -index "$ca/index.txt" -CA "$ca/inter.pem" -rsigner "$ca/inter.pem" -rkey "$ca/inter.key" \
+  -reqin "$ca/ocsp.req" -respout "$ca/clean.ocsp.der" -ndays 7
+
+echo '{"ok":true}' > www/index.json
+
+# ---- nginx ----
+modern_ciphers="ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
+hsts='add_header Strict-Transport-Security "max-age=31536000; includeSubDomains" always;'
+server() {  # server PORT CERT KEY PROTOCOLS CIPHERS EXTRA
+  cat <<EOF
+    server {
+        listen 127.0.0.1:$1 ssl;
+        server_name localhost;
+        ssl_certificate $2;
+        ssl_certificate_key $3;
+        ssl_protocols $4;
+        ssl_ciphers $5;
+        ssl_prefer_server_ciphers on;
+        root $dir/www;
+        $6
+    }
+EOF
+}
+{
+  cat <<EOF
+daemon off;
+master_process on;
+worker_processes 1;
+user root;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 256; }
+http {
+    access_log off;
+    client_body_temp_path $dir/tmp/body;
+    proxy_temp_path $dir/tmp/proxy;
+    fastcgi_temp_path $dir/tmp/fastcgi;
+    uwsgi_temp_path $dir/tmp/uwsgi;
+    scgi_temp_path $dir/tmp/scgi;
+    default_type application/json;
+EOF
+  port=$base
+  : > corpus.tsv
+  for entry in "${CONFIGS[@]}"; do
+    name=${entry%%|*} flaw=${entry#*|}
+    printf '%s\t%s\t%s\n' "$name" "$port" "$flaw" >> corpus.tsv
+    cert=$ca/clean.chain.pem key=$ca/clean.key protocols="TLSv1.2 TLSv1.3" ciphers=$modern_ciphers extra=$hsts
+    case $name in
+      clean) extra="$hsts ssl_stapling on; ssl_stapling_file $ca/clean.ocsp.der;" ;;
+      tls10) protocols="TLSv1 TLSv1.1"; ciphers="ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES256-SHA:AES128-SHA:@SECLEVEL=0" ;;
+      no-fs) protocols="TLSv1.2"; ciphers="AES128-GCM-SHA256:AES256-GCM-SHA384:AES128-SHA256" ;;
+      rsa1024) cert=$ca/rsa1024.chain.pem key=$ca/rsa1024.key ciphers="$modern_ciphers:@SECLEVEL=0" ;;
+      sha1) cert=$ca/sha1.chain.pem key=$ca/sha1.key ciphers="$modern_ciphers:@SECLEVEL=0" ;;
+      cn-only) cert=$ca/cn-only.chain.pem key=$ca/cn-only.key ;;
+      long-validity) cert=$ca/long-validity.chain.pem key=$ca/long-validity.key ;;
+      missing-intermediate) cert=$ca/clean.pem ;;
+      hsts-off) extra="" ;;
+    esac
+    server "$port" "$cert" "$key" "$protocols" "$ciphers" "$extra"
+    port=$((port + 1))
+  done
+  echo "}"
+} > nginx.conf
+
+nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" </dev/null >/dev/null 2>&1 &
+last=$((base + ${#CONFIGS[@]} - 1))
+for _ in $(seq 1 50); do
+  if [ -s "$dir/nginx.pid" ] && (exec 3<>"/dev/tcp/127.0.0.1/$last") 2>/dev/null; then exit 0; fi
+  sleep 0.1
+done
+echo "nginx did not start; see $dir/error.log" >&2
+cat "$dir/error.log" >&2 || true
+exit 1
