@@ -15,7 +15,11 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 static int copy_name(char destination[IFNAMSIZ], const char *name) {
@@ -130,7 +134,8 @@ int sonde_link_set_fifo(int priority) {
 
 int sonde_link_gettid(void) { return (int)syscall(SYS_gettid); }
 
-int sonde_link_has_net_admin(void) {
+int sonde_link_has_capability(int capability) {
+    if (capability < 0 || capability >= 64) return -EINVAL;
     struct __user_cap_header_struct header;
     struct __user_cap_data_struct data[2];
     memset(&header, 0, sizeof header);
@@ -138,5 +143,53 @@ int sonde_link_has_net_admin(void) {
     header.version = _LINUX_CAPABILITY_VERSION_3;
     header.pid = 0;
     if (syscall(SYS_capget, &header, data) < 0) return -errno;
-    return (data[CAP_NET_ADMIN / 32].effective & (1u << (CAP_NET_ADMIN % 32))) ? 1 : 0;
+    return (data[capability / 32].effective & (1u << (capability % 32))) ? 1 : 0;
+}
+
+int sonde_link_epoll_create(void) {
+    int fd = epoll_create1(EPOLL_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+int sonde_link_epoll_add(int epoll, int fd, int tag) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = EPOLLIN;
+    event.data.u32 = (uint32_t)tag;
+    return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) < 0 ? -errno : 0;
+}
+
+int sonde_link_epoll_wait(int epoll, int *tags, int capacity, int timeout_ms) {
+    struct epoll_event events[16];
+    if (capacity > 16) capacity = 16;
+    int count = epoll_wait(epoll, events, capacity, timeout_ms);
+    if (count < 0) return -errno;
+    for (int index = 0; index < count; index++) tags[index] = (int)events[index].data.u32;
+    return count;
+}
+
+int sonde_link_timer_create(void) {
+    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+int sonde_link_timer_arm(int timer, int64_t deadline_ns) {
+    struct itimerspec value;
+    memset(&value, 0, sizeof value);
+    if (deadline_ns > 0) {
+        value.it_value.tv_sec = deadline_ns / 1000000000;
+        value.it_value.tv_nsec = deadline_ns % 1000000000;
+    }
+    return timerfd_settime(timer, TFD_TIMER_ABSTIME, &value, NULL) < 0 ? -errno : 0;
+}
+
+int sonde_link_eventfd(void) {
+    int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+int64_t sonde_link_now(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }

@@ -32,7 +32,24 @@ int sonde_link_set_timer_slack(unsigned long nanoseconds);
 int sonde_link_set_fifo(int priority);
 /// The calling thread's Linux thread id.
 int sonde_link_gettid(void);
-/// Whether the process has CAP_NET_ADMIN in its effective set (1), not (0), or -errno.
-int sonde_link_has_net_admin(void);
+/// Whether the calling thread has capability `capability` (CAP_NET_ADMIN 12, CAP_SYS_ADMIN 21)
+/// in its effective set (1), not (0), or -errno.
+int sonde_link_has_capability(int capability);
+
+/// An epoll descriptor (close-on-exec).
+int sonde_link_epoll_create(void);
+/// Watches `fd` for input on `epoll`, reporting `tag` for it.
+int sonde_link_epoll_add(int epoll, int fd, int tag);
+/// Waits up to `timeout_ms` (-1: forever) and writes the tags of ready descriptors to `tags`
+/// (at most `capacity`); returns how many, or -errno (-EINTR when a signal came).
+int sonde_link_epoll_wait(int epoll, int *tags, int capacity, int timeout_ms);
+/// A CLOCK_MONOTONIC timerfd (non-blocking, close-on-exec).
+int sonde_link_timer_create(void);
+/// Arms `timer` to fire once at `deadline_ns` on CLOCK_MONOTONIC (absolute); 0 disarms it.
+int sonde_link_timer_arm(int timer, int64_t deadline_ns);
+/// An eventfd (non-blocking, close-on-exec), the emulator thread's stop signal.
+int sonde_link_eventfd(void);
+/// CLOCK_MONOTONIC in nanoseconds.
+int64_t sonde_link_now(void);
 
 #endif
