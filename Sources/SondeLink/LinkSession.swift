@@ -88,8 +88,22 @@ public final class LinkSession: @unchecked Sendable {
             do throws(LinkError) { try enter() } catch { return .failure(error) }
             let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
             defer { for pointer in argv { free(pointer) } }
+            // The command starts with no signal blocked and the usual ones at their defaults: this
+            // thread (like every Foundation thread) blocks nearly all signals, and sonde ignores
+            // SIGPIPE; both would survive exec (a shell's `wait` would then never return).
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var defaults = sigset_t()
+            sigemptyset(&defaults)
+            for signal in [SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM] { sigaddset(&defaults, signal) }
+            var empty = sigset_t()
+            sigemptyset(&empty)
+            posix_spawnattr_setsigdefault(&attributes, &defaults)
+            posix_spawnattr_setsigmask(&attributes, &empty)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
             var pid: pid_t = 0
-            let code = posix_spawnp(&pid, program, nil, nil, argv, environ)
+            let code = posix_spawnp(&pid, program, nil, &attributes, argv, environ)
             guard code == 0 else { return .failure(LinkError(.setup, "cannot start \(program): \(String(cString: strerror(code)))")) }
             return .success(pid)
         }

@@ -47,6 +47,15 @@ struct LinkCLITests {
         #expect(result.stderr.contains("needs root (or CAP_NET_ADMIN and CAP_SYS_ADMIN)"), "\(result.stderr)")
     }
 
+    /// The command starts with no signal blocked (the spawning thread blocks nearly all): a shell
+    /// that ends a child with SIGTERM and waits for it returns, and sonde passes its status on.
+    @Test func theCommandGetsSignalsAndItsStatusIsPassedOn() throws {
+        let result = try Harness.sonde(["link", "--link", "delay-down=1ms", "--", "sh", "-c",
+                                        "sleep 20 & p=$!; kill -TERM $p; wait $p; echo waited=$?; grep SigBlk /proc/self/status; exit 3"], timeout: 15)
+        #expect(result.status == 3, "\(result.status) \(result.stderr)")
+        #expect(result.stdout.contains("waited=143") && result.stdout.contains("SigBlk:\t0000000000000000"), "\(result.stdout)")
+    }
+
     @Test func aBadProfileIsAUsageError() throws {
         let result = try Harness.sonde(["link", "--link", "delay-down=2h", "--", "true"])
         #expect(result.status == 64 && result.stderr.contains("delay-down"), "\(result.stderr)")
