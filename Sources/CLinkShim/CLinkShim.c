@@ -168,6 +168,23 @@ int sonde_link_epoll_wait(int epoll, int *tags, int capacity, int timeout_ms) {
     return count;
 }
 
+int sonde_link_epoll_wait_until(int epoll, int *tags, int capacity, int64_t deadline_ns) {
+    struct epoll_event events[16];
+    if (capacity > 16) capacity = 16;
+    struct timespec timeout, *pointer = NULL;
+    if (deadline_ns >= 0) {
+        int64_t left = deadline_ns - sonde_link_now();
+        if (left < 0) left = 0;
+        timeout.tv_sec = left / 1000000000;
+        timeout.tv_nsec = left % 1000000000;
+        pointer = &timeout;
+    }
+    int count = epoll_pwait2(epoll, events, capacity, pointer, NULL);
+    if (count < 0) return -errno;
+    for (int index = 0; index < count; index++) tags[index] = (int)events[index].data.u32;
+    return count;
+}
+
 int sonde_link_timer_create(void) {
     int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     return fd < 0 ? -errno : fd;

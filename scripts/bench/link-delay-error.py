@@ -34,7 +34,7 @@ def udp_payloads(path):
         if len(ip) < 28 or ip[0] >> 4 != 4 or ip[9] != 17:
             continue
         header = (ip[0] & 15) * 4
-        payload = ip[header + 8:header + 24]
+        payload = ip[header + 8:header + 27]
         source_port = struct.unpack(">H", ip[header:header + 2])[0]
         if payload.startswith(b"sonde-link-"):
             result.setdefault((payload, source_port), when)

@@ -49,7 +49,7 @@ loss)
     curl -s -o /dev/null -w '%{size_download} %{time_total}\n' http://127.0.0.1:$http/100m.bin --max-time 40; sleep 0.5; kill -TERM \$tp; wait \$tp; true" \
     2> "$work/loss.err" > "$work/loss.txt"
   cat "$work/loss.txt"; grep -E "down:|up:" "$work/loss.err"
-  echo "capture on the namespace's TUN: $(tshark -r "$ns_pcap" -Y 'tcp.analysis.retransmission' 2>/dev/null | wc -l) retransmissions, $(tshark -r "$ns_pcap" -Y 'tcp.analysis.lost_segment' 2>/dev/null | wc -l) lost-segment marks"
+  echo "capture on the namespace's TUN: $(tshark -r "$ns_pcap" -Y 'tcp.analysis.retransmission || tcp.analysis.out_of_order || tcp.analysis.fast_retransmission || tcp.analysis.spurious_retransmission' 2>/dev/null | wc -l) retransmitted or out-of-order data segments (tshark calls a fast retransmission out of order)"
   ;;
 cpu)
   for rate in 100Mbit; do

@@ -43,6 +43,9 @@ int sonde_link_epoll_add(int epoll, int fd, int tag);
 /// Waits up to `timeout_ms` (-1: forever) and writes the tags of ready descriptors to `tags`
 /// (at most `capacity`); returns how many, or -errno (-EINTR when a signal came).
 int sonde_link_epoll_wait(int epoll, int *tags, int capacity, int timeout_ms);
+/// Like `sonde_link_epoll_wait`, but waits until `deadline_ns` on CLOCK_MONOTONIC at most
+/// (nanosecond resolution, epoll_pwait2; -1: forever, a past deadline: do not wait).
+int sonde_link_epoll_wait_until(int epoll, int *tags, int capacity, int64_t deadline_ns);
 /// A CLOCK_MONOTONIC timerfd (non-blocking, close-on-exec).
 int sonde_link_timer_create(void);
 /// Arms `timer` to fire once at `deadline_ns` on CLOCK_MONOTONIC (absolute); 0 disarms it.
