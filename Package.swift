@@ -98,6 +98,10 @@ let package = Package(
             dependencies: ["SondeCore", "SondeHTTP", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "SondeReport", dependencies: ["SondeCore"]),
+        // The Linux calls of the link emulator's plumbing (TUN ioctls, routes, unshare/setns, mount).
+        .target(name: "CLinkShim"),
+        // Emulated links (--link): profiles, the packet emulator, the per-run network namespace and TUNs.
+        .target(name: "SondeLink", dependencies: ["SondeCore", "CLinkShim"]),
         // The run history: an embedded SQLite database (GRDB over the system's libsqlite3, Debian
         // libsqlite3-dev), a row per run, check and threshold; its trends and index page.
         .target(name: "SondeHistory", dependencies: ["SondeCore", "SondeReport", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -135,7 +139,7 @@ let package = Package(
         .target(
             name: "SondeCLI",
             dependencies: [
-                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeHistory", "SondeRun", "SondeServe", "SondeAudit", "CurlShim", "CSignalFlags",
+                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeHistory", "SondeRun", "SondeServe", "SondeAudit", "SondeLink", "CurlShim", "CSignalFlags",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -147,6 +151,7 @@ let package = Package(
         .testTarget(name: "SondeTargetTests", dependencies: ["SondeTarget"]),
         .testTarget(name: "SondeTransferTests", dependencies: ["SondeTransfer", "SondeHTTP", "SondeTarget", "SondeCore",
                                                               .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "SondeLinkTests", dependencies: ["SondeLink", "SondeCore"]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
         .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),
         .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeRun", "SondeCore", "SondeReport"]),

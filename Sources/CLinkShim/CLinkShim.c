@@ -1,0 +1,212 @@
+#define _GNU_SOURCE
+#include "CLinkShim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
+#include <net/route.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+static int copy_name(char destination[IFNAMSIZ], const char *name) {
+    size_t length = strlen(name);
+    if (length == 0 || length >= IFNAMSIZ) return -EINVAL;
+    memset(destination, 0, IFNAMSIZ);
+    memcpy(destination, name, length);
+    return 0;
+}
+
+int sonde_link_tun_open(const char *name) {
+    struct ifreq request;
+    memset(&request, 0, sizeof request);
+    if (copy_name(request.ifr_name, name) != 0) return -EINVAL;
+    request.ifr_flags = IFF_TUN | IFF_NO_PI;
+    int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    if (ioctl(fd, TUNSETIFF, &request) < 0) {
+        int error = errno;
+        close(fd);
+        return -error;
+    }
+    return fd;
+}
+
+static int control_socket(void) {
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    return fd < 0 ? -errno : fd;
+}
+
+static void set_ipv4(struct sockaddr *target, uint32_t address) {
+    struct sockaddr_in in;
+    memset(&in, 0, sizeof in);
+    in.sin_family = AF_INET;
+    in.sin_addr.s_addr = address;
+    memcpy(target, &in, sizeof in);
+}
+
+int sonde_link_set_address(const char *name, uint32_t address) {
+    struct ifreq request;
+    memset(&request, 0, sizeof request);
+    if (copy_name(request.ifr_name, name) != 0) return -EINVAL;
+    int fd = control_socket();
+    if (fd < 0) return fd;
+    int result = 0;
+    set_ipv4(&request.ifr_addr, address);
+    if (ioctl(fd, SIOCSIFADDR, &request) < 0) result = -errno;
+    if (result == 0) {
+        set_ipv4(&request.ifr_netmask, 0xffffffffu);
+        if (ioctl(fd, SIOCSIFNETMASK, &request) < 0) result = -errno;
+    }
+    close(fd);
+    return result;
+}
+
+int sonde_link_set_up(const char *name) {
+    struct ifreq request;
+    memset(&request, 0, sizeof request);
+    if (copy_name(request.ifr_name, name) != 0) return -EINVAL;
+    int fd = control_socket();
+    if (fd < 0) return fd;
+    int result = 0;
+    if (ioctl(fd, SIOCGIFFLAGS, &request) < 0) {
+        result = -errno;
+    } else {
+        request.ifr_flags |= IFF_UP;
+        if (ioctl(fd, SIOCSIFFLAGS, &request) < 0) result = -errno;
+    }
+    close(fd);
+    return result;
+}
+
+int sonde_link_add_route(const char *name, uint32_t destination, int prefix) {
+    if (prefix != 0 && prefix != 32) return -EINVAL;
+    char device[IFNAMSIZ];
+    if (copy_name(device, name) != 0) return -EINVAL;
+    struct rtentry route;
+    memset(&route, 0, sizeof route);
+    set_ipv4(&route.rt_dst, prefix == 32 ? destination : 0);
+    set_ipv4(&route.rt_genmask, prefix == 32 ? 0xffffffffu : 0);
+    set_ipv4(&route.rt_gateway, 0);
+    route.rt_flags = RTF_UP | (prefix == 32 ? RTF_HOST : 0);
+    route.rt_dev = device;
+    int fd = control_socket();
+    if (fd < 0) return fd;
+    int result = ioctl(fd, SIOCADDRT, &route) < 0 ? -errno : 0;
+    close(fd);
+    return result;
+}
+
+int sonde_link_unshare_net(void) { return unshare(CLONE_NEWNET) < 0 ? -errno : 0; }
+
+int sonde_link_setns_net(int fd) { return setns(fd, CLONE_NEWNET) < 0 ? -errno : 0; }
+
+int sonde_link_bind_mount(const char *source, const char *target) {
+    return mount(source, target, NULL, MS_BIND, NULL) < 0 ? -errno : 0;
+}
+
+int sonde_link_unmount(const char *target) { return umount2(target, MNT_DETACH) < 0 ? -errno : 0; }
+
+int sonde_link_set_timer_slack(unsigned long nanoseconds) {
+    return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0) < 0 ? -errno : 0;
+}
+
+int sonde_link_set_fifo(int priority) {
+    struct sched_param parameter;
+    memset(&parameter, 0, sizeof parameter);
+    parameter.sched_priority = priority;
+    int error = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameter);
+    return error == 0 ? 0 : -error;
+}
+
+int sonde_link_gettid(void) { return (int)syscall(SYS_gettid); }
+
+int sonde_link_has_capability(int capability) {
+    if (capability < 0 || capability >= 64) return -EINVAL;
+    struct __user_cap_header_struct header;
+    struct __user_cap_data_struct data[2];
+    memset(&header, 0, sizeof header);
+    memset(data, 0, sizeof data);
+    header.version = _LINUX_CAPABILITY_VERSION_3;
+    header.pid = 0;
+    if (syscall(SYS_capget, &header, data) < 0) return -errno;
+    return (data[capability / 32].effective & (1u << (capability % 32))) ? 1 : 0;
+}
+
+int sonde_link_epoll_create(void) {
+    int fd = epoll_create1(EPOLL_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+int sonde_link_epoll_add(int epoll, int fd, int tag) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = EPOLLIN;
+    event.data.u32 = (uint32_t)tag;
+    return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) < 0 ? -errno : 0;
+}
+
+int sonde_link_epoll_wait(int epoll, int *tags, int capacity, int timeout_ms) {
+    struct epoll_event events[16];
+    if (capacity > 16) capacity = 16;
+    int count = epoll_wait(epoll, events, capacity, timeout_ms);
+    if (count < 0) return -errno;
+    for (int index = 0; index < count; index++) tags[index] = (int)events[index].data.u32;
+    return count;
+}
+
+int sonde_link_epoll_wait_until(int epoll, int *tags, int capacity, int64_t deadline_ns) {
+    struct epoll_event events[16];
+    if (capacity > 16) capacity = 16;
+    struct timespec timeout, *pointer = NULL;
+    if (deadline_ns >= 0) {
+        int64_t left = deadline_ns - sonde_link_now();
+        if (left < 0) left = 0;
+        timeout.tv_sec = left / 1000000000;
+        timeout.tv_nsec = left % 1000000000;
+        pointer = &timeout;
+    }
+    int count = epoll_pwait2(epoll, events, capacity, pointer, NULL);
+    if (count < 0) return -errno;
+    for (int index = 0; index < count; index++) tags[index] = (int)events[index].data.u32;
+    return count;
+}
+
+int sonde_link_timer_create(void) {
+    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+int sonde_link_timer_arm(int timer, int64_t deadline_ns) {
+    struct itimerspec value;
+    memset(&value, 0, sizeof value);
+    if (deadline_ns > 0) {
+        value.it_value.tv_sec = deadline_ns / 1000000000;
+        value.it_value.tv_nsec = deadline_ns % 1000000000;
+    }
+    return timerfd_settime(timer, TFD_TIMER_ABSTIME, &value, NULL) < 0 ? -errno : 0;
+}
+
+int sonde_link_eventfd(void) {
+    int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+int64_t sonde_link_now(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}

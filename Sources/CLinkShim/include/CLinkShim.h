@@ -1,0 +1,58 @@
+#ifndef SONDE_LINK_SHIM_H
+#define SONDE_LINK_SHIM_H
+
+#include <stdint.h>
+
+// The few Linux calls of the link emulator's plumbing that Swift's Glibc module does not import
+// well (ioctls with struct ifreq and struct rtentry, unshare/setns, mount, prctl, the scheduler).
+// Every function acts on the calling thread's network namespace and returns 0 (or a descriptor)
+// on success, -errno on failure. Addresses are IPv4 in network byte order.
+
+/// Opens /dev/net/tun (non-blocking, close-on-exec) and attaches a TUN device called `name`
+/// (IFF_TUN | IFF_NO_PI: raw IP packets). Returns the descriptor. The device is not persistent:
+/// it goes away with the descriptor.
+int sonde_link_tun_open(const char *name);
+/// Gives interface `name` the address `address`/32.
+int sonde_link_set_address(const char *name, uint32_t address);
+/// Sets interface `name` up.
+int sonde_link_set_up(const char *name);
+/// Adds a route to `destination`/`prefix` (0 or 32) through interface `name`, without a gateway.
+int sonde_link_add_route(const char *name, uint32_t destination, int prefix);
+/// unshare(CLONE_NEWNET) for the calling thread.
+int sonde_link_unshare_net(void);
+/// setns(fd, CLONE_NEWNET) for the calling thread.
+int sonde_link_setns_net(int fd);
+/// mount(source, target, NULL, MS_BIND, NULL).
+int sonde_link_bind_mount(const char *source, const char *target);
+/// umount2(target, MNT_DETACH).
+int sonde_link_unmount(const char *target);
+/// prctl(PR_SET_TIMERSLACK, nanoseconds) for the calling thread.
+int sonde_link_set_timer_slack(unsigned long nanoseconds);
+/// SCHED_FIFO at `priority` for the calling thread (needs CAP_SYS_NICE).
+int sonde_link_set_fifo(int priority);
+/// The calling thread's Linux thread id.
+int sonde_link_gettid(void);
+/// Whether the calling thread has capability `capability` (CAP_NET_ADMIN 12, CAP_SYS_ADMIN 21)
+/// in its effective set (1), not (0), or -errno.
+int sonde_link_has_capability(int capability);
+
+/// An epoll descriptor (close-on-exec).
+int sonde_link_epoll_create(void);
+/// Watches `fd` for input on `epoll`, reporting `tag` for it.
+int sonde_link_epoll_add(int epoll, int fd, int tag);
+/// Waits up to `timeout_ms` (-1: forever) and writes the tags of ready descriptors to `tags`
+/// (at most `capacity`); returns how many, or -errno (-EINTR when a signal came).
+int sonde_link_epoll_wait(int epoll, int *tags, int capacity, int timeout_ms);
+/// Like `sonde_link_epoll_wait`, but waits until `deadline_ns` on CLOCK_MONOTONIC at most
+/// (nanosecond resolution, epoll_pwait2; -1: forever, a past deadline: do not wait).
+int sonde_link_epoll_wait_until(int epoll, int *tags, int capacity, int64_t deadline_ns);
+/// A CLOCK_MONOTONIC timerfd (non-blocking, close-on-exec).
+int sonde_link_timer_create(void);
+/// Arms `timer` to fire once at `deadline_ns` on CLOCK_MONOTONIC (absolute); 0 disarms it.
+int sonde_link_timer_arm(int timer, int64_t deadline_ns);
+/// An eventfd (non-blocking, close-on-exec), the emulator thread's stop signal.
+int sonde_link_eventfd(void);
+/// CLOCK_MONOTONIC in nanoseconds.
+int64_t sonde_link_now(void);
+
+#endif

@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The names and addresses of one run's link, derived from sonde's PID so that concurrent runs
+/// never share one and a stale one names the process that made it.
+///
+/// Addresses come from 198.18.0.0/15 (RFC 2544's range for benchmarking, never routed on the
+/// Internet): slot `i` (0…32767) is the /30 at 198.18.0.0 + 4i, the host side's TUN `.1`, the
+/// namespace's `.2`. Only host routes (/32) are added, so a slot collides with nothing but an
+/// identical /32, which `choose` skips.
+public struct LinkAddressPlan: Sendable, Equatable {
+    public var pid: Int32
+    /// `sonde-link-<pid>`: the namespace's name under /run/netns (`ip netns list` shows it).
+    public var namespaceName: String
+    /// `sonde<pid>h`, in the host's namespace.
+    public var hostDevice: String
+    /// `sonde<pid>c`, in the run's namespace.
+    public var clientDevice: String
+    /// Network byte order.
+    public var hostAddress: UInt32
+    public var clientAddress: UInt32
+
+    public static let namespacePrefix = "sonde-link-"
+    public static let namespaceDirectory = "/run/netns"
+    public var namespacePath: String { Self.namespaceDirectory + "/" + namespaceName }
+
+    init(pid: Int32, slot: Int) {
+        self.pid = pid
+        namespaceName = Self.namespacePrefix + "\(pid)"
+        hostDevice = "sonde\(pid)h"
+        clientDevice = "sonde\(pid)c"
+        let base = UInt32(198 << 24 | 18 << 16) + UInt32(slot % 32_768) * 4
+        hostAddress = (base + 1).bigEndian
+        clientAddress = (base + 2).bigEndian
+    }
+
+    /// The plan for `pid`: the slot `pid mod 32768`, or the next whose namespace-side address no
+    /// host route of this namespace uses yet (/proc/net/route), at most 64 tries.
+    static func choose(pid: Int32) -> LinkAddressPlan {
+        let routes = usedHostRoutes()
+        var plan = LinkAddressPlan(pid: pid, slot: Int(pid))
+        for offset in 0..<64 {
+            plan = LinkAddressPlan(pid: pid, slot: Int(pid) + offset)
+            if !routes.contains(plan.clientAddress) { return plan }
+        }
+        return plan
+    }
+
+    /// Destinations (network byte order, as /proc/net/route writes them in hex) of the calling thread's namespace's routes.
+    private static func usedHostRoutes() -> Set<UInt32> {
+        guard let bytes = ProcFiles.read("/proc/net/route", maxBytes: 4 << 20) else { return [] }
+        var result: Set<UInt32> = []
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n").dropFirst() {
+            let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
+            if fields.count > 1, let destination = UInt32(fields[1], radix: 16) { result.insert(destination) }
+        }
+        return result
+    }
+
+    /// A dotted quad of a network-byte-order address.
+    public static func text(_ address: UInt32) -> String {
+        let host = UInt32(bigEndian: address)
+        return "\(host >> 24).\((host >> 16) & 255).\((host >> 8) & 255).\(host & 255)"
+    }
+}

@@ -1,0 +1,158 @@
+import CLinkShim
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One run's network namespace and its two TUN devices: the namespace's `sonde<pid>c`
+/// (198.18.x.2/32, up, the default route, `lo` left down) and the host's `sonde<pid>h`
+/// (198.18.x.1/32, up, a host route to the namespace's address). `route_localnet=1` on both lets
+/// 127.0.0.1 cross them: inside the namespace 127.0.0.1:PORT leaves through the TUN (lo is down, so
+/// nothing there is local) and arrives at the host's loopback services, whose replies go back the
+/// same way. No NAT, no forwarding, no nft rule; IPv6 is off in the namespace and on the host TUN.
+///
+/// The namespace is named `sonde-link-<pid>` by a bind mount under /run/netns (as `ip netns add`
+/// does), so `ip netns exec` reaches it (tcpdump on its TUN). The TUNs are not persistent: they go
+/// away with their descriptors, so a killed sonde leaves only the named namespace, which
+/// `removeStale` removes. Everything is done with system calls (ioctls, unshare, mount): no `ip`,
+/// no `nft`.
+///
+/// Threading: `create` changes the calling thread's namespace while it works and restores it
+/// before returning; call it on a thread of its own (`LinkSession.start` does).
+public struct LinkNamespace: Sendable {
+    public let plan: LinkAddressPlan
+    /// The namespace (open, close-on-exec), for `setns`.
+    public let namespaceDescriptor: Int32
+    /// The host side's TUN (non-blocking).
+    public let hostDescriptor: Int32
+    /// The namespace side's TUN (non-blocking).
+    public let clientDescriptor: Int32
+
+    static let capNetAdmin: Int32 = 12
+    static let capSysAdmin: Int32 = 21
+
+    /// Why this process cannot create a link, or nil when it can: it needs CAP_NET_ADMIN (devices,
+    /// routes) and CAP_SYS_ADMIN (unshare, mount), which root has unless they were dropped.
+    public static func privilegeProblem() -> LinkError? {
+        if sonde_link_has_capability(capNetAdmin) == 1 && sonde_link_has_capability(capSysAdmin) == 1 { return nil }
+        return LinkError(.privileges, "--link needs root (or CAP_NET_ADMIN and CAP_SYS_ADMIN) to create a network namespace and TUN devices; run sonde as root")
+    }
+
+    /// Creates the namespace and devices for process `pid` (see the type). On failure every
+    /// part made so far is undone.
+    static func create(pid: Int32) throws(LinkError) -> LinkNamespace {
+        if let problem = privilegeProblem() { throw problem }
+        let original = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)
+        guard original >= 0 else { throw LinkError.setup("opening this thread's network namespace", code: -errno) }
+        defer {
+            _ = sonde_link_setns_net(original)
+            close(original)
+        }
+        let plan = LinkAddressPlan.choose(pid: pid)
+        var undo = Undo()
+        do throws(LinkError) {
+            // The host side.
+            let host = try check("creating TUN \(plan.hostDevice)", sonde_link_tun_open(plan.hostDevice))
+            undo.descriptors.append(host)
+            try ProcFiles.writeSysctl("/proc/sys/net/ipv6/conf/\(plan.hostDevice)/disable_ipv6", "1")
+            try ProcFiles.writeSysctl("/proc/sys/net/ipv4/conf/\(plan.hostDevice)/route_localnet", "1")
+            try check("giving \(plan.hostDevice) its address", sonde_link_set_address(plan.hostDevice, plan.hostAddress))
+            try check("setting \(plan.hostDevice) up", sonde_link_set_up(plan.hostDevice))
+            try check("routing \(LinkAddressPlan.text(plan.clientAddress)) to \(plan.hostDevice)",
+                      sonde_link_add_route(plan.hostDevice, plan.clientAddress, 32))
+            // The namespace, named by a bind mount.
+            try check("creating a network namespace", sonde_link_unshare_net())
+            try ProcFiles.writeSysctl("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1")
+            try ProcFiles.writeSysctl("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1")
+            let namespace = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)
+            guard namespace >= 0 else { throw LinkError.setup("opening the new namespace", code: -errno) }
+            undo.descriptors.append(namespace)
+            try name(namespace: namespace, plan: plan, undo: &undo)
+            // The namespace side.
+            let client = try check("creating TUN \(plan.clientDevice)", sonde_link_tun_open(plan.clientDevice))
+            undo.descriptors.append(client)
+            try ProcFiles.writeSysctl("/proc/sys/net/ipv4/conf/\(plan.clientDevice)/route_localnet", "1")
+            try check("giving \(plan.clientDevice) its address", sonde_link_set_address(plan.clientDevice, plan.clientAddress))
+            try check("setting \(plan.clientDevice) up", sonde_link_set_up(plan.clientDevice))
+            try check("routing the namespace's default route to \(plan.clientDevice)", sonde_link_add_route(plan.clientDevice, 0, 0))
+            return LinkNamespace(plan: plan, namespaceDescriptor: namespace, hostDescriptor: host, clientDescriptor: client)
+        } catch {
+            undo.run()
+            throw error
+        }
+    }
+
+    /// Closes the devices and the namespace's descriptor and removes its name: the TUNs vanish
+    /// with their descriptors (and the host's route and sysctl with its TUN), the namespace with
+    /// its last reference. Idempotent per value only: call once.
+    func destroy() {
+        close(hostDescriptor)
+        close(clientDescriptor)
+        close(namespaceDescriptor)
+        Self.removeName(plan.namespacePath)
+    }
+
+    /// Namespaces `sonde-link-<pid>` under /run/netns whose process is gone (a SIGKILLed run):
+    /// each is unmounted and its file removed. Returns their names. TUN devices cannot outlive
+    /// their process (they are not persistent), and sonde adds no nft table, route or sysctl that
+    /// outlives its devices, so the namespaces are all a killed run leaves.
+    @discardableResult
+    public static func removeStale() -> [String] {
+        guard let directory = opendir(LinkAddressPlan.namespaceDirectory) else { return [] }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasPrefix(LinkAddressPlan.namespacePrefix),
+                  let pid = Int32(name.dropFirst(LinkAddressPlan.namespacePrefix.count)), pid > 0 else { continue }
+            if isAlive(pid) { continue }
+            names.append(name)
+        }
+        closedir(directory)
+        for name in names { removeName(LinkAddressPlan.namespaceDirectory + "/" + name) }
+        return names
+    }
+
+    // MARK: Helpers
+
+    /// Whether process `pid` runs: it exists and is not a zombie (a killed sonde whose parent has
+    /// not reaped it yet is gone for this purpose).
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        guard let stat = ProcFiles.read("/proc/\(pid)/stat", maxBytes: 4096),
+              let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.count else { return true }
+        let state = stat[close + 2]
+        return state != UInt8(ascii: "Z") && state != UInt8(ascii: "X")
+    }
+
+    private static func name(namespace: Int32, plan: LinkAddressPlan, undo: inout Undo) throws(LinkError) {
+        if mkdir(LinkAddressPlan.namespaceDirectory, 0o755) != 0 && errno != EEXIST {
+            throw LinkError.setup("creating \(LinkAddressPlan.namespaceDirectory)", code: -errno)
+        }
+        let file = open(plan.namespacePath, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o444)
+        guard file >= 0 else { throw LinkError.setup("creating \(plan.namespacePath)", code: -errno) }
+        close(file)
+        undo.paths.append(plan.namespacePath)
+        try check("naming the namespace \(plan.namespaceName)", sonde_link_bind_mount("/proc/thread-self/ns/net", plan.namespacePath))
+    }
+
+    private static func removeName(_ path: String) {
+        _ = sonde_link_unmount(path)
+        unlink(path)
+    }
+
+    @discardableResult
+    private static func check(_ step: String, _ result: Int32) throws(LinkError) -> Int32 {
+        guard result >= 0 else { throw LinkError.setup(step, code: result) }
+        return result
+    }
+
+    /// What `create` has made so far, undone in reverse when a later step fails.
+    private struct Undo {
+        var descriptors: [Int32] = []
+        var paths: [String] = []
+
+        func run() {
+            for descriptor in descriptors.reversed() { close(descriptor) }
+            for path in paths.reversed() { LinkNamespace.removeName(path) }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import CLinkShim
+import Foundation
+import SondeCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One run's emulated link, from `start` to `stop`: the namespace and its TUNs (`LinkNamespace`)
+/// and the emulator thread between them (`LinkEmulatorThread`).
+///
+/// How the checked code gets onto the link: a thread calls `enter()`, and from then on every
+/// socket it opens, and every thread or process it creates (libcurl's resolver threads, a
+/// `posix_spawn`ed command), lives in the run's namespace, where the only way out is the emulated
+/// link; `leave()` brings the thread back. Other threads of sonde (the recorder, the terminal,
+/// the emulator itself) stay in the host's namespace. Call `enter` only on a thread you own (a
+/// dedicated engine thread, never one of Swift concurrency's pool threads, which other tasks share).
+///
+/// Threading: `start` and `stop` from any thread; `stop` is idempotent and also runs on deinit.
+public final class LinkSession: @unchecked Sendable {
+    public let profile: LinkProfile
+    public let plan: LinkAddressPlan
+    private let namespace: LinkNamespace
+    private let thread: LinkEmulatorThread
+    /// The namespace sonde started in, for `leave()`.
+    private let original: Int32
+    private let lock = NSLock()
+    private var stopped: (down: LinkCounters, up: LinkCounters, problem: String?)?
+
+    private init(profile: LinkProfile, namespace: LinkNamespace, thread: LinkEmulatorThread, original: Int32) {
+        self.profile = profile
+        self.plan = namespace.plan
+        self.namespace = namespace
+        self.thread = thread
+        self.original = original
+    }
+
+    /// Creates the namespace and devices for this process and starts the emulator.
+    /// - Parameters:
+    ///   - seed: the loss and jitter draws' seed.
+    ///   - removeStale: first remove namespaces left by killed runs (`LinkNamespace.removeStale`).
+    public static func start(profile: LinkProfile, seed: UInt64 = 1, tuning: LinkTuning = LinkTuning(),
+                             removeStale: Bool = true) throws(LinkError) -> LinkSession {
+        if let problem = LinkNamespace.privilegeProblem() { throw problem }
+        if removeStale { LinkNamespace.removeStale() }
+        let original = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)
+        guard original >= 0 else { throw LinkError.setup("opening this thread's network namespace", code: -errno) }
+        let pid = getpid()
+        let made: Result<LinkNamespace, LinkError> = onOwnThread { () -> Result<LinkNamespace, LinkError> in
+            do throws(LinkError) { return .success(try LinkNamespace.create(pid: pid)) } catch { return .failure(error) }
+        }
+        let namespace: LinkNamespace
+        switch made {
+        case let .success(value): namespace = value
+        case let .failure(error):
+            close(original)
+            throw error
+        }
+        do throws(LinkError) {
+            let thread = try LinkEmulatorThread(host: namespace.hostDescriptor, client: namespace.clientDescriptor,
+                                                profile: profile, seed: seed, tuning: tuning)
+            thread.start()
+            return LinkSession(profile: profile, namespace: namespace, thread: thread, original: original)
+        } catch {
+            namespace.destroy()
+            close(original)
+            throw error
+        }
+    }
+
+    /// Moves the calling thread into the run's namespace (see the type).
+    public func enter() throws(LinkError) {
+        let result = sonde_link_setns_net(namespace.namespaceDescriptor)
+        guard result == 0 else { throw LinkError.setup("entering \(plan.namespaceName)", code: result) }
+    }
+
+    /// Moves the calling thread back to the namespace sonde started in.
+    public func leave() throws(LinkError) {
+        let result = sonde_link_setns_net(original)
+        guard result == 0 else { throw LinkError.setup("leaving \(plan.namespaceName)", code: result) }
+    }
+
+    /// Starts `arguments` (looked up in PATH) inside the namespace, with this process's
+    /// environment and standard streams, from a thread of its own that enters the namespace
+    /// first. Returns its pid.
+    public func spawn(_ arguments: [String]) throws(LinkError) -> pid_t {
+        guard let program = arguments.first else { throw LinkError(.setup, "no command to run") }
+        let result: Result<pid_t, LinkError> = Self.onOwnThread { [self] () -> Result<pid_t, LinkError> in
+            do throws(LinkError) { try enter() } catch { return .failure(error) }
+            let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+            defer { for pointer in argv { free(pointer) } }
+            // The command starts with no signal blocked and the usual ones at their defaults: this
+            // thread (like every Foundation thread) blocks nearly all signals, and sonde ignores
+            // SIGPIPE; both would survive exec (a shell's `wait` would then never return).
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var defaults = sigset_t()
+            sigemptyset(&defaults)
+            for signal in [SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM] { sigaddset(&defaults, signal) }
+            var empty = sigset_t()
+            sigemptyset(&empty)
+            posix_spawnattr_setsigdefault(&attributes, &defaults)
+            posix_spawnattr_setsigmask(&attributes, &empty)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+            var pid: pid_t = 0
+            let code = posix_spawnp(&pid, program, nil, &attributes, argv, environ)
+            guard code == 0 else { return .failure(LinkError(.setup, "cannot start \(program): \(String(cString: strerror(code)))")) }
+            return .success(pid)
+        }
+        return try result.get()
+    }
+
+    /// Stops the emulator, removes the namespace and devices, and returns the counters of each
+    /// direction (and a problem of the emulator thread, if it had one). Idempotent.
+    @discardableResult
+    public func stop() -> (down: LinkCounters, up: LinkCounters, problem: String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let stopped { return stopped }
+        let result = thread.stop()
+        namespace.destroy()
+        close(original)
+        stopped = result
+        return result
+    }
+
+    deinit { stop() }
+
+    /// Runs `body` on a new thread and waits for it: namespace changes stay on that thread.
+    static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Thread.startNamed("sonde-link-ns") {
+            box.value = body()
+            done.signal()
+        }
+        // The semaphore orders the write before this read; the thread always sets the value.
+        while true {
+            done.wait()
+            if let value = box.value { return value }
+        }
+    }
+}
+
+/// A value handed from one thread to the one waiting for it (`LinkSession.onOwnThread`).
+private final class ResultBox<T>: @unchecked Sendable {
+    var value: T?
+}

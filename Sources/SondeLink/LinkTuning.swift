@@ -1,0 +1,20 @@
+/// How the emulator thread waits for a deadline: timers on this VM fire 80–100 µs late even when
+/// idle (docs/link.md), so the thread asks for no timer slack, may run SCHED_FIFO, and may wake
+/// `spinNs` before a deadline and poll until it (a short busy wait, which costs CPU per deadline).
+public struct LinkTuning: Sendable, Equatable {
+    /// Wake this long before each deadline and poll until it (0: sleep until the deadline).
+    public var spinNs: Int64
+    /// Run the emulator thread SCHED_FIFO (priority 10) when the process may (root).
+    public var realtime: Bool
+    /// The most packets read from one TUN per wake-up before the other gets its turn.
+    public var batch: Int
+
+    public init(spinNs: Int64 = 0, realtime: Bool = true, batch: Int = 64) {
+        self.spinNs = spinNs
+        self.realtime = realtime
+        self.batch = batch
+    }
+
+    /// The largest spin accepted: 1 ms.
+    public static let maxSpinNs: Int64 = 1_000_000
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Measures sonde link (docs/link.md, "Measured"): cold connect over 40/40 ms, TLS's extra round
+# trip, a 10 MB download at 8 Mbit/s, 1 % loss over 20,000+ packets with a capture on the
+# namespace's TUN, the emulator's CPU at 100 Mbit/s, and the per-packet error on the wifi profile.
+# Usage: scripts/bench/link.sh SONDE [SECTION...]   (root; loopback only; nginx from
+# scripts/nginx-fixture.sh, stopped by its pid at the end). Sections: connect tls rate loss cpu error.
+set -euo pipefail
+sonde=$(realpath "$1"); shift
+sections=${*:-connect tls rate loss cpu error}
+here=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d /tmp/sonde-link-bench.XXXXXX)
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+http=$(free_port); https=$(free_port); h2c=$(free_port)
+"$here/scripts/nginx-fixture.sh" "$work/nginx" "$http" "$https" "$h2c"
+trap 'kill "$(cat "$work/nginx/nginx.pid")" 2>/dev/null || true' EXIT
+head -c 10000000 /dev/urandom > "$work/nginx/www/10m.bin"
+head -c 100000000 /dev/zero > "$work/nginx/www/100m.bin"
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+for section in $sections; do case $section in
+connect)
+  for i in $(seq 20); do
+    "$sonde" link --link 'delay-down=40ms,delay-up=40ms' -- curl -s -o /dev/null -w '%{time_connect}\n' "http://127.0.0.1:$http/1k.bin" 2>/dev/null
+  done | awk '{print $1*1000}' > "$work/connect.txt"
+  echo "connect (ms, 20 cold runs): median $(median < "$work/connect.txt") min $(sort -n "$work/connect.txt" | head -1) max $(sort -n "$work/connect.txt" | tail -1)"
+  ;;
+tls)
+  for i in $(seq 20); do
+    "$sonde" link --link 'delay-down=40ms,delay-up=40ms' -- curl -s -k --tlsv1.3 -o /dev/null -w '%{time_connect} %{time_appconnect}\n' "https://127.0.0.1:$https/1k.bin" 2>/dev/null
+  done | awk '{print ($2-$1)*1000}' > "$work/tls.txt"
+  echo "TLS 1.3 handshake (appconnect - connect, ms, 20 runs): median $(median < "$work/tls.txt") min $(sort -n "$work/tls.txt" | head -1) max $(sort -n "$work/tls.txt" | tail -1)"
+  ;;
+rate)
+  # The server's congestion control is the host's (the namespace's sysctl would set only the client's).
+  cc=$(sysctl -n net.ipv4.tcp_congestion_control)
+  "$sonde" link --link 'rate-down=8Mbit,delay-down=20ms,delay-up=20ms,queue=64KiB' -- sh -c "
+    dev=\$(ip -o link | awk -F': ' '/sonde[0-9]+c/{print \$2; exit}');
+    tcpdump -i \$dev -w $work/rate.pcap -U --immediate-mode -s 64 'tcp src port $http' 2>/dev/null & tp=\$!; sleep 1;
+    curl -s -o /dev/null -w '%{speed_download} %{time_total} %{size_download}\n' http://127.0.0.1:$http/10m.bin; sleep 0.3; kill -TERM \$tp; wait \$tp; true" \
+    2> "$work/rate.err" > "$work/rate.txt"
+  awk -v cc="$cc" '{printf "10 MB at rate-down=8Mbit (server cc %s): goodput %.3f Mbit/s over %.2f s (whole transfer, slow start included)\n", cc, $1*8/1e6, $2}' "$work/rate.txt"
+  python3 "$here/scripts/bench/link-rate.py" "$work/rate.pcap" 2
+  grep -E "down:" "$work/rate.err" | sed 's/^/    /'
+  ;;
+loss)
+  ns_pcap="$work/loss.pcap"
+  "$sonde" link --link 'loss-down=1%,loss-up=1%,delay-down=5ms,delay-up=5ms' -- sh -c "
+    tcpdump -i \$(ip -o link | awk -F': ' '/sonde[0-9]+c/{print \$2; exit}') -w $ns_pcap -U --immediate-mode -s 128 2>/dev/null & tp=\$!; sleep 1;
+    curl -s -o /dev/null -w '%{size_download} %{time_total}\n' http://127.0.0.1:$http/100m.bin --max-time 40; sleep 0.5; kill -TERM \$tp; wait \$tp; true" \
+    2> "$work/loss.err" > "$work/loss.txt"
+  cat "$work/loss.txt"; grep -E "down:|up:" "$work/loss.err"
+  echo "capture on the namespace's TUN: $(tshark -r "$ns_pcap" -Y 'tcp.analysis.retransmission || tcp.analysis.out_of_order || tcp.analysis.fast_retransmission || tcp.analysis.spurious_retransmission' 2>/dev/null | wc -l) retransmitted or out-of-order data segments (tshark calls a fast retransmission out of order)"
+  ;;
+cpu)
+  for rate in 100Mbit; do
+    "$sonde" link --link "rate-down=$rate,delay-down=5ms,delay-up=5ms,queue=256KiB" -- \
+      curl -s -o /dev/null -w '%{speed_download}\n' "http://127.0.0.1:$http/100m.bin" > "$work/cpu.txt" 2> "$work/cpu.err" &
+    pid=$!
+    sleep 1.5
+    tid=$(grep -l '^sonde-link$' /proc/$pid/task/*/comm | head -1 | xargs dirname | xargs basename)
+    t0=$(awk '{print $14+$15}' /proc/$pid/task/$tid/stat); s0=$(date +%s.%N)
+    sleep 5
+    t1=$(awk '{print $14+$15}' /proc/$pid/task/$tid/stat); s1=$(date +%s.%N)
+    wait $pid || true
+    echo "emulator thread at rate-down=$rate: $(echo "($t1-$t0)/$(getconf CLK_TCK)/($s1-$s0)*100" | bc -l | xargs printf '%.1f')% of a core over 5 s; goodput $(awk '{printf "%.1f", $1*8/1e6}' "$work/cpu.txt") Mbit/s"
+  done
+  ;;
+error)
+  # Per-packet error on the wifi profile (1 ms each way, 40/33 Mbit/s): captures on both TUNs
+  # (the host side's from here, the namespace's with ip netns exec), UDP echoes matched by payload.
+  port=$(free_port)
+  python3 "$here/scripts/bench/link-udp-echo.py" server "$port" 30 & echo_pid=$!
+  "$sonde" link ${SPIN:+--spin $SPIN} ${NO_RT:+--no-realtime} --link wifi -- sh -c "sleep 2; python3 $here/scripts/bench/link-udp-echo.py client $port 2000" \
+    > "$work/error.txt" 2> "$work/error.err" & link_pid=$!
+  for _ in $(seq 50); do ip netns list | grep -q "sonde-link-$link_pid" && break; sleep 0.05; done
+  tcpdump -i "sonde${link_pid}h" -w "$work/host.pcap" -U --immediate-mode -s 96 udp 2>/dev/null & a=$!
+  ip netns exec "sonde-link-$link_pid" tcpdump -i "sonde${link_pid}c" -w "$work/client.pcap" -U --immediate-mode -s 96 udp 2>/dev/null & b=$!
+  wait $link_pid || true
+  kill -TERM $a $b 2>/dev/null || true; wait $a $b 2>/dev/null || true; kill $echo_pid 2>/dev/null || true
+  cat "$work/error.txt"
+  python3 "$here/scripts/bench/link-delay-error.py" "$work/host.pcap" "$work/client.pcap" 1 1 33e6 40e6
+  ;;
+esac; done
+echo "work folder: $work"
