@@ -45,7 +45,7 @@ public struct DirectionEmulator<Payload> {
     public static var maxInFlightBytes: Int64 { 64 * 1024 * 1024 }
 
     private var loss: LossProcess
-    private var random: SplitMix64
+    private var random: SeededGenerator
     private var busyUntil: Int64
     private var line = PacketRing<Flight>()
     private var dnsLine = PacketRing<Flight>()
@@ -75,7 +75,7 @@ public struct DirectionEmulator<Payload> {
         self.start = start
         busyUntil = start
         loss = LossProcess(model: profile.lossModel, probability: direction.loss, seed: seed)
-        random = SplitMix64(seed: seed ^ 0x5DEE_CE66_D1CE_4E5B)
+        random = SeededGenerator(seed: seed ^ 0x5DEE_CE66_D1CE_4E5B)
     }
 
     /// Whether the link is down at `time` (an outage).

@@ -1,3 +1,5 @@
+import SondeCore
+
 /// Whether each packet of one direction is lost: independently with a fixed probability, or by
 /// Gilbert's two-state chain (Good: no loss; Bad: every packet lost), stepped once per packet
 /// before the packet is judged. Deterministic for a given generator seed.
@@ -5,12 +7,12 @@ struct LossProcess: Sendable {
     private let model: LinkProfile.LossModel
     private let probability: Double
     private var bad = false
-    private var random: SplitMix64
+    private var random: SeededGenerator
 
     init(model: LinkProfile.LossModel, probability: Double, seed: UInt64) {
         self.model = model
         self.probability = probability
-        self.random = SplitMix64(seed: seed)
+        self.random = SeededGenerator(seed: seed)
     }
 
     /// Whether the next packet is lost.

@@ -121,7 +121,7 @@ import Testing
     /// Bounded random property check: whatever libcurl reports, milestones never go backwards
     /// and the phases add up to the total exactly.
     @Test func phasesAlwaysAddUpAndMilestonesNeverDecrease() {
-        var generator = SplitMix64(seed: 0x50_4E_44_45)
+        var generator = SeededGenerator(seed: 0x50_4E_44_45)  // replayable: a failing case repeats
         for _ in 0..<5_000 {
             func next() -> Int64 { Int64(generator.next() % 10_000) }
             let timers = CurlTimers(nameLookup: next(), connect: next(), appConnect: next(), preTransfer: next(),
@@ -143,19 +143,6 @@ import Testing
 
     private func sum(_ t: TransactionTiming) -> Int64 {
         [t.dns, t.connect, t.tls, t.send, t.wait, t.receive].compactMap { $0 }.reduce(0, +)
-    }
-}
-
-/// A small deterministic generator, so a failing case can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,6 +1,7 @@
-/// A seeded generator (SplitMix64, Steele, Lea and Flood 2014): the emulator's loss and jitter
-/// draw from it so that a test, or a rerun with the same seed, sees the same drops. Not for secrets.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+/// SplitMix64 (Steele, Lea and Flood 2014): a small, fast generator whose sequence is fixed by its
+/// seed, so that a run's interruption offsets, kinds and jitter (`--seed`) and an emulated link's
+/// losses and jitter can be replayed, and tests see the same draws. Not for secrets.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     public init(seed: UInt64) { state = seed }
