@@ -41,11 +41,7 @@ struct LeafCertificate: Sendable, Equatable {
 
     /// From one certificate's CURLINFO_CERTINFO lines; nil when they hold no certificate at all.
     init?(certinfo lines: [String]) {
-        var fields: [String: String] = [:]
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[String(line[..<colon])] = String(line[line.index(after: colon)...])
-        }
+        let fields = CertificateInfoParser.fields(lines)
         if let pem = fields["Cert"], let document = try? PEMDocument(pemString: pem), document.discriminator == "CERTIFICATE",
            let certificate = try? Certificate(derEncoded: document.derBytes) {
             self.init(certificate)
@@ -57,12 +53,9 @@ struct LeafCertificate: Sendable, Equatable {
 
     init(_ certificate: Certificate) {
         commonNames = certificate.subject.flatMap { $0 }.filter { $0.type == .RDNAttributeType.commonName }.map { String(describing: $0.value) }
-        let names = (try? certificate.extensions.subjectAlternativeNames) ?? nil
-        dnsNames = names.map { $0.compactMap { name -> String? in if case .dnsName(let dns) = name { return dns }; return nil } }
-        ipAddresses = names.map { $0.compactMap { name -> String? in
-            if case .ipAddress(let octets) = name { return Self.ipText(Array(octets.bytes)) }
-            return nil
-        } }
+        let names = CertificateDERFacts.alternativeNames(certificate)
+        dnsNames = names?.dnsNames
+        ipAddresses = names?.ipAddresses
         let usage = (try? certificate.extensions.extendedKeyUsage) ?? nil
         hasExtendedKeyUsage = usage != nil
         serverAuth = usage?.contains(.serverAuth) ?? false
@@ -127,14 +120,5 @@ struct LeafCertificate: Sendable, Equatable {
             count += 1
         }
         return count
-    }
-
-    /// 4 or 16 bytes as text (`inet_ntop`); other lengths as hex.
-    static func ipText(_ bytes: [UInt8]) -> String {
-        let family = bytes.count == 4 ? AF_INET : bytes.count == 16 ? AF_INET6 : nil
-        guard let family else { return bytes.map { String(format: "%02x", $0) }.joined() }
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        let written = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &text, socklen_t(text.count)) }
-        return written == nil ? bytes.map { String(format: "%02x", $0) }.joined() : String(cString: text)
     }
 }

@@ -11,7 +11,7 @@ import X509
 ///
 /// Nothing here traps on the server's bytes: a PEM that does not decode gives nil, a DER that does
 /// not parse as a certificate still gives its fingerprint.
-struct CertificateDERFacts: Equatable {
+public struct CertificateDERFacts: Equatable, Sendable {
     /// 64 lowercase hex digits.
     var fingerprintSHA256: String
     /// nil when the certificate did not parse; [] when it has no DNS names.
@@ -53,23 +53,29 @@ struct CertificateDERFacts: Equatable {
         guard let certificate = try? Certificate(derEncoded: der) else { return }
         subjectDN = GoDistinguishedName.string(certificate.subject)
         issuerDN = GoDistinguishedName.string(certificate.issuer)
-        let alternatives = (try? certificate.extensions.subjectAlternativeNames) ?? nil
-        dnsNames = alternatives.map { names in
-            names.compactMap { name -> String? in
-                if case .dnsName(let dns) = name { return dns }
-                return nil
+        let alternatives = Self.alternativeNames(certificate)
+        dnsNames = alternatives?.dnsNames ?? []
+        ipAddresses = alternatives?.ipAddresses ?? []
+    }
+
+    /// The subject alternative name's DNS names and IP addresses (as text); nil when the
+    /// certificate has no SAN extension (or it does not parse).
+    public static func alternativeNames(_ certificate: Certificate) -> (dnsNames: [String], ipAddresses: [String])? {
+        guard let names = (try? certificate.extensions.subjectAlternativeNames) ?? nil else { return nil }
+        var dnsNames: [String] = []
+        var ipAddresses: [String] = []
+        for name in names {
+            switch name {
+            case .dnsName(let dns): dnsNames.append(dns)
+            case .ipAddress(let octets): ipAddresses.append(ipText(Array(octets.bytes)))
+            default: break
             }
-        } ?? []
-        ipAddresses = alternatives.map { names in
-            names.compactMap { name -> String? in
-                if case .ipAddress(let octets) = name { return Self.ipText(Array(octets.bytes)) }
-                return nil
-            }
-        } ?? []
+        }
+        return (dnsNames, ipAddresses)
     }
 
     /// An iPAddress entry's 4 or 16 bytes as text (`inet_ntop`); other lengths as hex.
-    static func ipText(_ bytes: [UInt8]) -> String {
+    public static func ipText(_ bytes: [UInt8]) -> String {
         let family = bytes.count == 4 ? AF_INET : bytes.count == 16 ? AF_INET6 : nil
         guard let family else { return bytes.map { String(format: "%02x", $0) }.joined() }
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))

@@ -7,11 +7,7 @@ import SondeCore
 public enum CertificateInfoParser {
     public static func parse(_ certificates: [[String]]) -> [PeerCertificate] {
         certificates.map { lines in
-            var fields: [String: String] = [:]
-            for line in lines {
-                guard let colon = line.firstIndex(of: ":") else { continue }
-                fields[String(line[..<colon])] = String(line[line.index(after: colon)...])
-            }
+            let fields = Self.fields(lines)
             let facts = fields["Cert"].flatMap { CertificateDERFacts.cached(pem: $0) }
             return PeerCertificate(
                 subject: fields["Subject"] ?? "", issuer: fields["Issuer"] ?? "",
@@ -22,6 +18,17 @@ public enum CertificateInfoParser {
                 fingerprintSHA256: facts?.fingerprintSHA256, dnsNames: facts?.dnsNames, ipAddresses: facts?.ipAddresses,
                 subjectDN: facts?.subjectDN, issuerDN: facts?.issuerDN)
         }
+    }
+
+    /// One certificate's CURLINFO_CERTINFO lines as name → value ("Subject:CN = x" → "Subject": "CN = x");
+    /// a line without a colon is skipped, a repeated name keeps its last value.
+    public static func fields(_ lines: [String]) -> [String: String] {
+        var fields: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[String(line[..<colon])] = String(line[line.index(after: colon)...])
+        }
+        return fields
     }
 
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
