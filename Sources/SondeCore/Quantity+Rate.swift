@@ -16,10 +16,8 @@ extension Quantity {
     /// (an exponent allowed), optionally followed (spaces allowed between) by a known unit; the
     /// result is rounded to whole bits and lies in 0…2^53.
     public static func rate(_ text: String) -> Int64? {
-        let bytes = Array(text.trimmingWhitespace().utf8)
-        let end = numberEnd(in: bytes, from: 0, allowingSign: false)
-        guard end > 0, let value = Double(String(decoding: bytes[..<end], as: UTF8.self)), value.isFinite, value >= 0 else { return nil }
-        let unit = String(decoding: bytes[end...], as: UTF8.self).trimmingWhitespace().lowercased()
+        guard let (value, written) = split(text) else { return nil }
+        let unit = written.lowercased()
         let factor: Double
         if unit.isEmpty {
             factor = 1

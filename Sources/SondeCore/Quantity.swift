@@ -67,8 +67,9 @@ public enum Quantity {
 
     /// "250 ms" → (250, "ms"): the leading decimal number (an exponent allowed, so that `1e9h`
     /// is a duration the caller refuses as too long, saying its bound) and what follows, trimmed.
-    /// nil for a negative or non-finite number.
-    private static func split(_ text: String) -> (Double, String)? {
+    /// nil for a negative or non-finite number. Durations, sizes and rates (`rate(_:)`) all read
+    /// their number with it.
+    static func split(_ text: String) -> (Double, String)? {
         let bytes = Array(text.trimmingWhitespace().utf8)
         let end = numberEnd(in: bytes, from: 0, allowingSign: false)
         let number = bytes[..<end]
