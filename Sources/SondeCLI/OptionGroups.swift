@@ -52,6 +52,13 @@ struct ConnectTimeoutOption: ParsableArguments {
     func apply(to spec: inout some ConnectTimeoutKey) { spec.connectTimeout = connectTimeout }
 }
 
+/// `--link` (probe, soak, resume): the emulated link the check runs over.
+struct LinkOption: ParsableArguments {
+    @Option(name: .key(.link), help: .key(.link)) var link: String?
+
+    func apply(to spec: inout some LinkKey) { spec.link = link }
+}
+
 /// `--resolve` (probe, resume).
 struct ResolveOption: ParsableArguments {
     @Option(name: .key(.resolve), help: .key(.resolve)) var resolve: [String] = []

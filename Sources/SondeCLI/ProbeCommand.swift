@@ -26,6 +26,7 @@ struct ProbeCommand: AsyncParsableCommand {
 
     @Option(name: .key(.timeout), help: .key(.timeout)) var timeout: DurationValue?
     @OptionGroup var connectTimeout: ConnectTimeoutOption
+    @OptionGroup var link: LinkOption
 
     @OptionGroup var tls: TLSOptions
     @Option(name: .key(.pinnedPubkey), help: .key(.pinnedPubkey)) var pinnedPubkey: String?
@@ -63,6 +64,7 @@ struct ProbeCommand: AsyncParsableCommand {
         spec.dataFile = dataFile
         spec.timeout = timeout
         connectTimeout.apply(to: &spec)
+        link.apply(to: &spec)
         tls.apply(to: &spec)
         spec.pinnedPubkey = pinnedPubkey
         spec.ipVersion = ipVersion?.preference
@@ -105,7 +107,7 @@ struct ProbeCommand: AsyncParsableCommand {
         }
         let status = await CheckDriver(command: "probe", arguments: Array(CommandLine.arguments.dropFirst()), settings: report.settings,
                                        capture: capture.mode)
-            .run([PlannedCheck(name: nil, runner: .probe(runner))])
+            .run([PlannedCheck(name: nil, link: spec.linkProfile, runner: .probe(runner))])
         throw ExitCode(status.rawValue)
     }
 }

@@ -42,6 +42,7 @@ struct ResumeCommand: AsyncParsableCommand {
     @OptionGroup var backoff: BackoffOptions
     @Option(name: .key(.stallTimeout), help: .key(.stallTimeout)) var stallTimeout: DurationValue?
     @OptionGroup var connectTimeout: ConnectTimeoutOption
+    @OptionGroup var link: LinkOption
 
     @OptionGroup var headers: HeaderOptions
     @OptionGroup var tls: TLSOptions
@@ -70,6 +71,7 @@ struct ResumeCommand: AsyncParsableCommand {
         backoff.apply(to: &spec)
         spec.stallTimeout = stallTimeout
         connectTimeout.apply(to: &spec)
+        link.apply(to: &spec)
         headers.apply(to: &spec)
         tls.apply(to: &spec)
         resolve.apply(to: &spec)
@@ -92,7 +94,7 @@ struct ResumeCommand: AsyncParsableCommand {
         if seed == nil, !check { arguments += ["--seed", "\(runner.seed)"] }
         let status = await CheckDriver(command: "resume", arguments: arguments, settings: report.settings,
                                        capture: capture.mode)
-            .run([PlannedCheck(name: nil, runner: .resume(runner))])
+            .run([PlannedCheck(name: nil, link: spec.linkProfile, runner: .resume(runner))])
         throw ExitCode(status.rawValue)
     }
 }

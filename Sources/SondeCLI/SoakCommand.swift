@@ -35,6 +35,7 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(name: .key(.maxAttempts), help: .key(.maxAttempts)) var maxAttempts: Int?
     @Option(name: .key(.stableAfter), help: .key(.stableAfter)) var stableAfter: DurationValue?
     @OptionGroup var connectTimeout: ConnectTimeoutOption
+    @OptionGroup var link: LinkOption
 
     @Flag(name: .key(.discoverIdleTimeout), help: .key(.discoverIdleTimeout)) var discoverIdleTimeout = false
     @Option(name: .key(.maxIdle), help: .key(.maxIdle)) var maxIdle: DurationValue?
@@ -62,6 +63,7 @@ struct SoakCommand: AsyncParsableCommand {
         spec.maxAttempts = maxAttempts
         spec.stableAfter = stableAfter
         connectTimeout.apply(to: &spec)
+        link.apply(to: &spec)
         if discoverIdleTimeout { spec.discoverIdleTimeout = true }
         spec.maxIdle = maxIdle
         tls.apply(to: &spec)
@@ -102,7 +104,7 @@ struct SoakCommand: AsyncParsableCommand {
                                      discoverIdleTimeout: spec.discoveryMaxIdle)
         let status = await CheckDriver(command: "soak", arguments: Self.redact(arguments: Array(CommandLine.arguments.dropFirst()), redactor),
                                        settings: report.settings, capture: capture.mode)
-            .run([PlannedCheck(name: nil, runner: .soak(runner))])
+            .run([PlannedCheck(name: nil, link: spec.linkProfile, runner: .soak(runner))])
         throw ExitCode(status.rawValue)
     }
 }

@@ -23,9 +23,12 @@ public struct CheckReport: Codable, Sendable {
     public var thresholds: [ThresholdResult]
     /// The check's probe tasks summarised, nil when it had none.
     public var summary: ProbeSummary?
+    /// The emulated link the check ran over (`link:`), with its counters once it ended; nil on the
+    /// machine's own network.
+    public var link: LinkUse?
 
     public init(name: String, kind: String, status: RunStatus, startedAt: Timestamp, finishedAt: Timestamp,
-                error: TaskError?, thresholds: [ThresholdResult], summary: ProbeSummary?) {
+                error: TaskError?, thresholds: [ThresholdResult], summary: ProbeSummary?, link: LinkUse? = nil) {
         self.name = name
         self.kind = kind
         self.status = status
@@ -34,6 +37,7 @@ public struct CheckReport: Codable, Sendable {
         self.error = error
         self.thresholds = thresholds
         self.summary = summary
+        self.link = link
     }
 
     /// A check's status, by the run's rule (`RunStatus.of`): `timeout` when its run's time limit

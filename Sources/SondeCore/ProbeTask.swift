@@ -12,9 +12,12 @@ public struct ProbeTask: Sendable, Equatable {
     /// The check of a `sonde run` suite the task belongs to; nil (and absent from the JSON) in
     /// runs without checks.
     public var check: String?
+    /// The emulated link every transaction of the task crossed (its profile's name, as in
+    /// `LinkConditions.profile`); nil (and absent from the JSON) on the machine's own network.
+    public var link: String?
 
     public init(url: String, iteration: Int, taskInterval: TaskInterval, redirectCount: Int,
-                error: TaskError?, transactionMetrics: [TransactionMetrics], check: String? = nil) {
+                error: TaskError?, transactionMetrics: [TransactionMetrics], check: String? = nil, link: String? = nil) {
         self.url = url
         self.iteration = iteration
         self.taskInterval = taskInterval
@@ -22,6 +25,7 @@ public struct ProbeTask: Sendable, Equatable {
         self.error = error
         self.transactionMetrics = transactionMetrics
         self.check = check
+        self.link = link
     }
 }
 
@@ -42,6 +46,7 @@ extension ProbeTask: FieldModel {
 
     public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
         try v.visit("check", &check, FieldRule(omitsNil: true, unit: .nonEmpty))
+        try v.visit("link", &link, FieldRule(omitsNil: true, unit: .nonEmpty))
         try v.visit("url", &url, .required)
         try v.visit("iteration", &iteration, .requiredCount)
         try v.visit("taskInterval", &taskInterval, .required)

@@ -49,9 +49,12 @@ public struct RunInfo: Codable, Sendable, Equatable {
     /// "required" or "optional" when the run asked for a live capture (`--capture`, and `sonde demo`
     /// by default); absent otherwise. Report rendering reads it to match transactions to packets.
     public var capture: String?
+    /// The emulated link of a single-check run (`--link`); its counters arrive with the run's end.
+    /// Absent on the machine's own network, and in suites (each check carries its own).
+    public var link: LinkUse?
 
     public init(id: String, command: String, arguments: [String], startedAt: Timestamp, finishedAt: Timestamp? = nil,
-                status: RunStatus, insecure: Bool, redacted: Bool, warnings: [String] = [], capture: String? = nil) {
+                status: RunStatus, insecure: Bool, redacted: Bool, warnings: [String] = [], capture: String? = nil, link: LinkUse? = nil) {
         self.id = id
         self.command = command
         self.arguments = arguments
@@ -62,6 +65,7 @@ public struct RunInfo: Codable, Sendable, Equatable {
         self.redacted = redacted
         self.warnings = warnings
         self.capture = capture
+        self.link = link
     }
 
     /// A run id that sorts by time and does not collide: `20261121T222600Z-probe-3f9a`.

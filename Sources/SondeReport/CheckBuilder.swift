@@ -54,6 +54,6 @@ struct CheckBuilder {
                                         failedTasks: result.failedTasks, soaks: own, resume: ownResume, thresholds: results)
         return CheckReport(name: name, kind: begin.kind, status: status, startedAt: begin.startedAt,
                            finishedAt: end?.finishedAt ?? runFinishedAt ?? begin.startedAt, error: end?.error,
-                           thresholds: results, summary: result.tasks > 0 ? result : nil)
+                           thresholds: results, summary: result.tasks > 0 ? result : nil, link: end?.link ?? begin.link)
     }
 }

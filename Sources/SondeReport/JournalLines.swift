@@ -81,6 +81,8 @@ struct CheckBeginLine: Codable, Sendable {
         let startedAt: Timestamp
         /// The check's threshold expressions as written (parsed again when the journal is read).
         let thresholds: [String]
+        /// The emulated link it runs over (conditions and seed), absent without one.
+        var link: LinkUse? = nil
     }
     let check: Begin
     var type = JournalEntryKind.checkBegin
@@ -98,6 +100,8 @@ struct CheckEndLine: Codable, Sendable {
         /// True when the run's own time limit ended it (serve's `run-timeout`); absent otherwise
         /// (and in journals written before sonde knew the status).
         var timedOut: Bool? = nil
+        /// The emulated link with its counters, absent without one.
+        var link: LinkUse? = nil
     }
     let check: End
     var type = JournalEntryKind.checkEnd
@@ -112,6 +116,8 @@ struct EndLine: Codable, Sendable {
     var baseline: BaselineComparison?
     /// Every check of the run as it ended (absent for runs without checks).
     var checks: [CheckReport]? = nil
+    /// A single-check run's emulated link with its counters (`RunInfo.link`), absent without one.
+    var link: LinkUse? = nil
 }
 
 extension Journal {

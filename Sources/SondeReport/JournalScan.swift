@@ -241,6 +241,7 @@ public enum JournalScan {
         if let endLine {
             run.status = endLine.status
             run.finishedAt = endLine.finishedAt
+            if let link = endLine.link { run.link = link }
         } else {
             run.status = .interrupted
             run.finishedAt = lastTaskEnd

@@ -81,7 +81,8 @@ public final class RunRecorder: @unchecked Sendable {
     /// journal cannot take the line.
     /// - Parameter overlapping: other checks may be under way (a suite's `parallel`); without it a
     ///   check under way is an error.
-    public func beginCheck(name: String, kind: String, thresholds: [Threshold], overlapping: Bool = false) throws(TaskError) {
+    public func beginCheck(name: String, kind: String, thresholds: [Threshold], overlapping: Bool = false,
+                           link: LinkUse? = nil) throws(TaskError) {
         lock.lock()
         defer { lock.unlock() }
         if !overlapping, let current = open.first {
@@ -94,7 +95,7 @@ public final class RunRecorder: @unchecked Sendable {
         guard !checks.contains(where: { $0.name == name }) else {
             throw TaskError(code: .internalError, message: "this run already has a check named \(name)")
         }
-        let begin = CheckBeginLine.Begin(name: name, kind: kind, startedAt: .now(), thresholds: thresholds.map(\.expression))
+        let begin = CheckBeginLine.Begin(name: name, kind: kind, startedAt: .now(), thresholds: thresholds.map(\.expression), link: link)
         try append(CheckBeginLine(check: begin))
         try journal.flush()
         // A run of checks renders from its journal: files begun live for earlier tasks go.
@@ -106,14 +107,16 @@ public final class RunRecorder: @unchecked Sendable {
     /// The check `name` (nil: the one under way) ended; `error` is what stopped the check itself
     /// (nil when it ran), `interrupted` when Ctrl-C ended it, `timedOut` when the run's own time
     /// limit did (serve's `run-timeout`). Throws `internalError` when that check is not under way.
-    public func endCheck(_ name: String? = nil, error: TaskError?, interrupted: Bool, timedOut: Bool = false) throws(TaskError) {
+    /// - Parameter link: the check's emulated link with its counters, when it ran over one.
+    public func endCheck(_ name: String? = nil, error: TaskError?, interrupted: Bool, timedOut: Bool = false,
+                         link: LinkUse? = nil) throws(TaskError) {
         lock.lock()
         defer { lock.unlock() }
         guard let current = name.map({ name in open.first { checks[$0].name == name } }) ?? (open.count == 1 ? open.first : nil) else {
             throw TaskError(code: .internalError, message: "no check \(name.map { "named \($0) " } ?? "")is under way, so none can end")
         }
         let end = CheckEndLine.End(name: checks[current].name, finishedAt: .now(), error: error, interrupted: interrupted,
-                                   timedOut: timedOut ? true : nil)
+                                   timedOut: timedOut ? true : nil, link: link)
         checks[current].end = end
         open.removeAll { $0 == current }
         try append(CheckEndLine(check: end))
@@ -237,8 +240,9 @@ public final class RunRecorder: @unchecked Sendable {
     /// does) for the runs that cannot be written live (see the type's comment). A check still under way
     /// counts as interrupted.
     @discardableResult
+    /// - Parameter link: a single-check run's emulated link with its counters (`RunInfo.link`).
     public func finish(status: RunStatus, thresholds: [Threshold] = [], baseline: JournalScan.Result? = nil,
-                       prometheusPath: String? = nil) throws(TaskError) -> RunOutcome {
+                       prometheusPath: String? = nil, link: LinkUse? = nil) throws(TaskError) -> RunOutcome {
         lock.lock()
         defer { lock.unlock() }
         // However this ends, the live files go: committed ones are renamed, the rest (a journal that
@@ -246,12 +250,13 @@ public final class RunRecorder: @unchecked Sendable {
         defer { liveReport = nil }
         let result = summary.result
         run.finishedAt = Timestamp.now()
+        if let link { run.link = link }
         let judged = RunJudgement(summary: result, thresholds: thresholds, baseline: baseline, soaks: soaks, resume: resume,
                                   checks: checks, status: status, finishedAt: run.finishedAt)
         run.status = judged.status
         let results = judged.thresholds, comparison = judged.comparison
         try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison,
-                           checks: judged.checks.isEmpty ? nil : judged.checks))
+                           checks: judged.checks.isEmpty ? nil : judged.checks, link: link))
         try journal.close()
         guard let liveReport, rendersLive else {
             self.liveReport = nil  // before the journal's writer reopens the same partial files

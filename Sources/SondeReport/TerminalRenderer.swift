@@ -288,6 +288,23 @@ public struct TerminalRenderer: Sendable {
     }
 
     /// Cold vs warm distributions per phase, and the run's totals.
+    /// The link a check or run is about to cross: `link 3g: down 780 kbit/s +100 ms, …`.
+    public func render(linkConditions link: LinkUse) -> String {
+        paint("link ", "2") + shown(link.conditions.summary)
+    }
+
+    /// What the emulator did over the check or run: both directions' counters.
+    public func render(linkCounters link: LinkUse) -> String {
+        var line = paint("link ", "2") + shown(link.conditions.profile) + ": "
+        if let down = link.down, let up = link.up {
+            line += "down " + down.summary + "; up " + up.summary
+        } else {
+            line += "no counters (the emulator did not report)"
+        }
+        if let problem = link.problem { line += "; " + paint("the emulator stopped early: " + shown(problem), "31") }
+        return line
+    }
+
     public func render(summary: ProbeSummary) -> String {
         var lines: [String] = []
         lines.append("")

@@ -42,6 +42,8 @@ public struct ProbeSpec: CheckSpec {
     public var expectStatus: String?
     /// `urlsession` (the default), `okhttp` or `plain` (`ClientProfile`).
     public var client: String?
+    /// The emulated link (`LinkKey`), as written.
+    public var link: String?
     public var thresholds: [String]?
 
     public init(urls: [String]) { self.urls = urls }
@@ -75,6 +77,7 @@ public struct ProbeSpec: CheckSpec {
         v.visit(.maxRedirects, &maxRedirects)
         v.visit(.expectStatus, &expectStatus)
         v.visit(.client, &client)
+        v.visit(.link, &link)
         v.visit(.thresholds, &thresholds)
     }
 
@@ -92,6 +95,7 @@ public struct ProbeSpec: CheckSpec {
             SpecRules.url(proxy, key: "proxy", schemes: ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]),
             pinnedPubkey.flatMap { $0.hasPrefix("sha256//") ? nil : SpecRules.readableFile($0, key: "pinned-pubkey", maxBytes: 1 << 20) },
             tlsProblem,
+            linkProblem,
             thresholdProblem,
         ].compactMap { $0 }
         if data != nil && dataFile != nil { problems.append(SpecProblem(key: "data-file", "choose one of data and data-file")) }

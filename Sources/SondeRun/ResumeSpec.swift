@@ -38,6 +38,8 @@ public struct ResumeSpec: CheckSpec {
     public var insecure: Bool?
     public var cacert: String?
     public var resolve: [String]?
+    /// The emulated link (`LinkKey`), as written.
+    public var link: String?
     public var thresholds: [String]?
 
     public init(url: String) { self.url = url }
@@ -73,6 +75,7 @@ public struct ResumeSpec: CheckSpec {
         v.visit(.insecure, &insecure)
         v.visit(.cacert, &cacert)
         v.visit(.resolve, &resolve)
+        v.visit(.link, &link)
         v.visit(.thresholds, &thresholds)
     }
 
@@ -94,6 +97,7 @@ public struct ResumeSpec: CheckSpec {
             headerProblem,
             resolveProblem,
             tlsProblem,
+            linkProblem,
             jitterProblem,
             thresholdProblem,
             parsedOffsets().failure,

@@ -1,4 +1,5 @@
 import SondeCore
+import SondeLink
 
 /// Keys that several kinds of check share, each a protocol so that one command-line option
 /// group fills them in every spec that has them (`TLSOptions`, `HeaderOptions`, … in SondeCLI).
@@ -32,6 +33,11 @@ public protocol BackoffKeys {
     var jitter: String? { get set }
 }
 
+/// `link`: every kind. The profile text as written (`LinkProfileParser`'s grammar).
+public protocol LinkKey {
+    var link: String? { get set }
+}
+
 // Each shared key's rule, said once for every kind that has the key.
 
 extension TLSKeys {
@@ -60,11 +66,19 @@ extension BackoffKeys {
     var jitterProblem: SpecProblem? { SpecRules.jitter(jitter).failure }
 }
 
+extension LinkKey {
+    /// `link` parses as a profile (its own messages name the profile key at fault).
+    var linkProblem: SpecProblem? { SpecRules.linkProfile(link).failure }
+
+    /// The parsed profile (call after `linkProblem` came back nil), nil without `link`.
+    public var linkProfile: LinkProfile? { (try? SpecRules.linkProfile(link).get()) ?? nil }
+}
+
 extension CheckSpec {
     /// Every threshold parses and judges this kind (`CheckKind.judges`).
     var thresholdProblem: SpecProblem? { SpecRules.thresholds(thresholds, kind: Self.kind).failure }
 }
 
-extension ProbeSpec: TLSKeys, HeaderKeys, ConnectTimeoutKey, ResolveKey {}
-extension SoakSpec: TLSKeys, HeaderKeys, ConnectTimeoutKey, BackoffKeys {}
-extension ResumeSpec: TLSKeys, HeaderKeys, ConnectTimeoutKey, ResolveKey, BackoffKeys {}
+extension ProbeSpec: TLSKeys, HeaderKeys, ConnectTimeoutKey, ResolveKey, LinkKey {}
+extension SoakSpec: TLSKeys, HeaderKeys, ConnectTimeoutKey, BackoffKeys, LinkKey {}
+extension ResumeSpec: TLSKeys, HeaderKeys, ConnectTimeoutKey, ResolveKey, BackoffKeys, LinkKey {}

@@ -29,6 +29,8 @@ public struct SoakSpec: CheckSpec {
     public var maxIdle: DurationValue?
     public var insecure: Bool?
     public var cacert: String?
+    /// The emulated link (`LinkKey`), as written.
+    public var link: String?
     public var thresholds: [String]?
 
     public init(url: String) { self.url = url }
@@ -61,6 +63,7 @@ public struct SoakSpec: CheckSpec {
         v.visit(.maxIdle, &maxIdle)
         v.visit(.insecure, &insecure)
         v.visit(.cacert, &cacert)
+        v.visit(.link, &link)
         v.visit(.thresholds, &thresholds)
     }
 
@@ -72,6 +75,7 @@ public struct SoakSpec: CheckSpec {
             headerProblem,
             jitterProblem,
             tlsProblem,
+            linkProblem,
             thresholdProblem,
         ].compactMap { $0 }
         for subprotocol in subprotocols ?? [] where subprotocol.isEmpty || subprotocol.contains(" ") || subprotocol.contains(",")

@@ -1,5 +1,6 @@
 import Foundation
 import SondeCore
+import SondeLink
 
 /// The checks every kind of spec shares, each said once: header lines, durations within bounds,
 /// readable files, `--resolve` entries, backoff settings. Each returns the problem for `key`, or nil.
@@ -106,6 +107,15 @@ public enum SpecRules {
             return SpecProblem(key: "resolve", "'\(entry)' is not of the form host:port:address")
         }
         return nil
+    }
+
+    /// The link profile `text` describes (`LinkProfileParser`); nil text is no link. A problem
+    /// names `link`, or the profile's key at fault (`link: delay-down: 2h is longer than 60 s`).
+    public static func linkProfile(_ text: String?) -> Result<LinkProfile?, SpecProblem> {
+        guard let text else { return .success(nil) }
+        do throws(SettingProblem) { return .success(try LinkProfileParser.parse(text)) } catch {
+            return .failure(SpecProblem(key: "link", error.key == "link" ? error.message : "\(error.key) \(error.message)"))
+        }
     }
 
     /// The jitter mode named `name` (nil: full).

@@ -1,3 +1,5 @@
+import SondeLink
+
 /// A suite: named checks declared once and run again and again (`sonde run SUITE.yaml`), one
 /// after another unless `parallel` lets independent checks overlap. `SuiteLoader` reads one from
 /// a file (validated whole before anything runs); `--print-suite` writes one entry.
@@ -56,6 +58,15 @@ public struct SuiteCheck: Equatable, Sendable {
             case .probe(let spec): return spec.thresholds ?? []
             case .soak(let spec): return spec.thresholds ?? []
             case .resume(let spec): return spec.thresholds ?? []
+            }
+        }
+
+        /// The emulated link the check runs over (`link`), parsed; nil without one.
+        public var linkProfile: LinkProfile? {
+            switch self {
+            case .probe(let spec): return spec.linkProfile
+            case .soak(let spec): return spec.linkProfile
+            case .resume(let spec): return spec.linkProfile
             }
         }
 

@@ -34,7 +34,7 @@ public struct IdleTimeoutDiscovery: Sendable {
     public func run(engine: SoakEngine, shouldStop: @escaping @Sendable () -> Bool) async -> IdleTimeoutFindings {
         let silences = Self.ladder(upTo: maxIdleS)
         let results = NIOLockedValueBox([Int: IdleTimeoutFindings.Probe]())
-        let group = MultiThreadedEventLoopGroup.singleton
+        let group = engine.group
         var probes: [IdleProbe] = []
         for (index, silence) in silences.enumerated() {
             let probe = IdleProbe(index: index, silence: silence, loop: group.next(), engine: engine) { result in

@@ -7,19 +7,23 @@ import SondeCore
 
 /// Holds `connections` WebSocket connections for the soak's duration, starting them evenly over
 /// the ramp, each keeping itself alive and reconnecting on its own (`SoakConnection`), and
-/// reports everything to the sink. Connections are spread over the event loops of `group`.
+/// reports everything to the sink. Connections are spread over the event loops of `group`, and
+/// host names are resolved on `resolver`'s threads (both NIO's singletons unless a caller gives
+/// its own: a run over an emulated link makes both inside the link's namespace, so that every
+/// socket and DNS query crosses it).
 ///
 /// Threading: `run` may be called once, from any task; `shouldStop` is polled every 100 ms.
 public final class SoakEngine: @unchecked Sendable {
     public let options: SoakOptions
     public let clock: SoakClock
     let sink: SoakEventSink
-    private let group: EventLoopGroup
+    let group: EventLoopGroup
     let handshaker: WebSocketHandshaker
 
     /// Builds the engine; a TLS setting that cannot work (an unreadable `--cacert`) is an error here.
     public init(options: SoakOptions, sink: SoakEventSink, redactor: Redactor,
-                group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(TaskError) {
+                group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                resolver: NIOThreadPool = NIOThreadPool.singleton) throws(TaskError) {
         if let problem = options.problem { throw TaskError(code: .internalError, message: problem.description) }
         self.options = options
         self.sink = sink
@@ -41,7 +45,7 @@ public final class SoakEngine: @unchecked Sendable {
                 throw TaskError(code: .tlsFailure, message: "cannot set up TLS: \(error) (is \(options.caFile ?? "the CA file") a PEM certificate?)")
             }
         }
-        handshaker = WebSocketHandshaker(options: options, tls: tls, redactor: redactor)
+        handshaker = WebSocketHandshaker(options: options, tls: tls, redactor: redactor, resolver: resolver)
         clock = SoakClock()
     }
 

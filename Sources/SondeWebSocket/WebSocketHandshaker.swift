@@ -8,7 +8,7 @@ import NIOWebSocket
 import SondeCore
 
 /// Opens one WebSocket connection (RFC 6455 §4) and times each step on the way: DNS (a
-/// blocking `getaddrinfo` on NIO's thread pool), TCP connect, TLS, and the HTTP upgrade from the
+/// blocking `getaddrinfo` on `resolver`'s threads), TCP connect, TLS, and the HTTP upgrade from the
 /// request written to the response head read. On success the channel speaks WebSocket frames
 /// (checked by `ServerFrameValidator`, fragments reassembled up to `maxFrameSize`) and carries the
 /// handler `makeSession` built; on failure the error is classified. Response headers are redacted
@@ -20,6 +20,8 @@ struct WebSocketHandshaker {
     let options: SoakOptions
     let tls: NIOSSLContext?
     let redactor: Redactor
+    /// Where `getaddrinfo` runs (its threads' network namespace is the one the query leaves from).
+    let resolver: NIOThreadPool
 
     typealias Completion = (Result<Channel, TaskError>, WebSocketHandshake) -> Void
 
@@ -39,7 +41,7 @@ struct WebSocketHandshaker {
             }
             return
         }
-        let resolution = NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
+        let resolution = resolver.runIfActive(eventLoop: loop) {
             try SocketAddress.makeAddressResolvingHost(url.host, port: url.port)
         }
         resolution.whenComplete { result in

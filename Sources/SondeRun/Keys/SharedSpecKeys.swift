@@ -31,6 +31,11 @@ extension SpecKey {
     public static let jitter = SpecKey(
         "jitter", .text, choices: ["full", "equal", "none"], summary: "Backoff jitter (default full)",
         help: "Jitter of the delay: full (0…delay, the default), equal (delay/2…delay) or none.")
+    public static let link = SpecKey(
+        "link", .text, valueName: "profile",
+        summary: "The emulated link the check runs over: a preset (wifi, dsl, lte, 3g, edge, very-bad, high-latency-dns, 100%-loss), a preset with overrides, or key=value pairs (needs root; docs/link.md)",
+        help: "Run over an emulated link at packet level: a preset (wifi, dsl, lte, 3g, edge, very-bad, high-latency-dns, 100%-loss), "
+            + "a preset with overrides (lte,loss-down=2%) or key=value pairs (rate-down=8Mbit,delay-down=40ms,...). Needs root. See docs/link.md.")
     public static let thresholds = SpecKey(
         "thresholds", .textList, summary: "Pass/fail rules like wait.p95<200ms (defaults' list first, then the check's)",
         help: "A pass/fail rule on the check's metrics (repeatable), e.g. 'wait.p95<200ms'.")

@@ -50,31 +50,60 @@ public struct CheckDriver: Sendable {
         var failedWork = false
         /// What stops the whole run: the recorder refused a check's bracket, or a plain command's check ended with an error.
         var runError: TaskError?
+        /// What stopped a named check itself (its end line's error).
+        var checkError: TaskError?
+        /// False when the begin line could not be written (then no end line is either).
+        var bracketOpen = true
+        /// The check's emulated link with its counters, after it stopped.
+        var link: LinkUse?
     }
 
-    /// Runs one check, bracketed by the recorder's `beginCheck`/`endCheck` when it has a name.
+    /// Runs one check, bracketed by the recorder's `beginCheck`/`endCheck` when it has a name,
+    /// over its emulated link when it has one (up from before the bracket to after it).
     private func run(_ check: PlannedCheck, in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckRun {
+        var context = context
+        var linkFailure: TaskError?
+        if let profile = check.link {
+            do throws(TaskError) { context.link = try CheckLink.start(profile) } catch { linkFailure = error }
+        }
+        var ran = await bracketed(check, in: lifecycle, context, linkFailure: linkFailure)
+        if let link = context.link { ran.link = link.stop() }
+        if let name = check.name, ran.bracketOpen {
+            do throws(TaskError) {
+                try lifecycle.recorder.endCheck(name, error: ran.checkError, interrupted: lifecycle.interrupted, timedOut: lifecycle.timedOut,
+                                                link: ran.link ?? context.link?.started)
+            } catch {
+                ran.failedWork = true
+                if ran.runError == nil { ran.runError = error }
+            }
+            if lifecycle.terminal, let link = ran.link { print(context.linePrefix + RunSettings.terminalRenderer.render(linkCounters: link)) }
+        }
+        return ran
+    }
+
+    /// The check between its begin and end: the begin line, the link's line on the terminal, the engine.
+    private func bracketed(_ check: PlannedCheck, in lifecycle: RunLifecycle, _ context: CheckContext, linkFailure: TaskError?) async -> CheckRun {
         let recorder = lifecycle.recorder
         if let name = check.name {
             if lifecycle.terminal { print("\n── check \(name) (\(check.runner.kind))") }
             do throws(TaskError) {
-                try recorder.beginCheck(name: name, kind: check.runner.kind, thresholds: check.thresholds, overlapping: context.overlapping)
+                try recorder.beginCheck(name: name, kind: check.runner.kind, thresholds: check.thresholds, overlapping: context.overlapping,
+                                        link: context.link?.started ?? check.link.map(CheckLink.planned))
             } catch {
-                return CheckRun(runError: error)
+                return CheckRun(runError: error, bracketOpen: false)
             }
         }
-        let outcome = await check.runner.run(in: lifecycle, context)
+        if lifecycle.terminal, let link = context.link {
+            print(context.linePrefix + RunSettings.terminalRenderer.render(linkConditions: link.started))
+        }
+        let outcome: CheckOutcome
+        if let linkFailure { outcome = CheckOutcome(error: linkFailure, setupFailed: true) } else { outcome = await check.runner.run(in: lifecycle, context) }
         guard let name = check.name else { return CheckRun(outcome: outcome, failedWork: outcome.failedWork, runError: outcome.error) }
         if let error = outcome.error {
             // In a suite a check's error fails that check; the suite goes on.
             printError("sonde: check \(name): \(error.message)")
         }
-        do throws(TaskError) {
-            try recorder.endCheck(name, error: outcome.error, interrupted: lifecycle.interrupted, timedOut: lifecycle.timedOut)
-        } catch {
-            return CheckRun(outcome: outcome, failedWork: true, runError: error)
-        }
-        return CheckRun(outcome: outcome, failedWork: outcome.failedWork || outcome.error != nil)
+        return CheckRun(outcome: outcome, failedWork: outcome.failedWork || outcome.error != nil, checkError: outcome.error)
     }
 
     public func run(_ checks: sending [PlannedCheck]) async -> ExitStatus { await runReporting(checks).status }
@@ -92,10 +121,16 @@ public struct CheckDriver: Sendable {
                 return Ended(status: .usage)
             }
         }
+        if checks.contains(where: { $0.link != nil }), let problem = CheckLink.privilegeProblem {
+            printError("sonde: " + problem)
+            return Ended(status: .usage)
+        }
         let warnings = Array(Set(checks.flatMap { $0.runner.warnings })).sorted()
+        // A single check's link is the run's (a suite's checks carry their own).
+        let runLink = checks.count == 1 && checks[0].name == nil ? checks[0].link.map(CheckLink.planned) : nil
         guard let lifecycle = RunLifecycle.open(command: command, arguments: arguments, settings: settings,
                                                 insecure: checks.contains { $0.runner.insecure }, warnings: warnings, capture: capture,
-                                                quiet: quiet, stop: stop)
+                                                quiet: quiet, stop: stop, link: runLink)
         else { return Ended(status: .usage) }
         lifecycle.catchSignals()
         guard lifecycle.startCapture(mode: capture, endpoints: checks.flatMap { $0.runner.endpoints }, localPorts: localPorts) else {
@@ -117,6 +152,7 @@ public struct CheckDriver: Sendable {
         }
         var runError: TaskError?
         var failedWork = false
+        var endedLink: LinkUse?
         for check in checks {
             if lifecycle.interrupted { break }
             let ran = await run(check, in: lifecycle, CheckContext(name: check.name))
@@ -125,12 +161,13 @@ public struct CheckDriver: Sendable {
                 return Ended(status: lifecycle.abandon(error, prefix: "sonde \(command)"))
             }
             failedWork = failedWork || ran.failedWork
+            if check.name == nil { endedLink = ran.link }
             if let error = ran.runError {
                 runError = error
                 break
             }
         }
-        let status = lifecycle.finish(error: runError, failedWork: failedWork, har: har, interruptedNote: note) { finished, renderer in
+        let status = lifecycle.finish(error: runError, failedWork: failedWork, har: har, interruptedNote: note, link: endedLink) { finished, renderer in
             if suite {
                 print("")
                 print(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume))

@@ -18,6 +18,8 @@ struct CheckOutcome: Sendable {
 struct CheckContext {
     var name: String?
     var overlapping = false
+    /// The emulated link the check runs over, up for the check's whole run; nil without one.
+    var link: CheckLink? = nil
 
     /// The prefix of the check's terminal lines.
     var linePrefix: String { overlapping ? "[\(name ?? "")] " : "" }

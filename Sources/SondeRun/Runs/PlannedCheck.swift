@@ -1,15 +1,18 @@
 import SondeCore
+import SondeLink
 
 /// One check of a run: its name in a suite (nil for a plain command's single check), its own
-/// thresholds, and its engine.
+/// thresholds, the emulated link it runs over (nil: the machine's own network), and its engine.
 public struct PlannedCheck {
     public var name: String?
     public var thresholds: [Threshold] = []
+    public var link: LinkProfile?
     public var runner: CheckRunner
 
-    public init(name: String?, thresholds: [Threshold] = [], runner: CheckRunner) {
+    public init(name: String?, thresholds: [Threshold] = [], link: LinkProfile? = nil, runner: CheckRunner) {
         self.name = name
         self.thresholds = thresholds
+        self.link = link
         self.runner = runner
     }
 
@@ -30,5 +33,6 @@ public struct PlannedCheck {
             runner = .resume(ResumeCheckRunner(spec, redact: !settings.noRedact, extraRedactions: settings.extraRedactions))
         }
         name = check.name
+        link = check.spec.linkProfile
     }
 }

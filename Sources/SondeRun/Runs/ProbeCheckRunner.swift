@@ -67,9 +67,18 @@ public struct ProbeCheckRunner {
         let failedBefore = recorder.failedTasks
         let recording = RecorderThread(recorder: recorder)
         let stop = lifecycle.stop
+        let link = context.link
+        let linkName = link?.name
         let failure: TaskError? = await runOnDedicatedThread(named: "sonde-engine") {
             var done = 0
             var failure: TaskError? = nil
+            // Every socket, resolver thread and QUIC datagram of the engine from here on crosses the link.
+            if let link {
+                do throws(TaskError) { try link.enter() } catch {
+                    do throws(TaskError) { try recording.finish() } catch {}
+                    return error
+                }
+            }
             var lastProgress = monotonicMicroseconds()
             for (runner, urls) in runners {
                 var interrupted = false
@@ -83,11 +92,12 @@ public struct ProbeCheckRunner {
                             if stop.isPulled, task.error?.code == .interrupted {
                                 task.error = TaskError(code: .timedOut, message: "the run-timeout ended the run before this task finished")
                             }
-                            // Only a suite's check is stamped on its tasks: a plain probe hands them on as they are.
+                            // Only a suite's check (and a link) is stamped on its tasks: a plain probe hands them on as they are.
                             do throws(TaskError) {
-                                if let check {
+                                if check != nil || linkName != nil {
                                     var stamped = task
                                     stamped.check = check
+                                    stamped.link = linkName
                                     try recording.submit(stamped)
                                 } else {
                                     try recording.submit(task)

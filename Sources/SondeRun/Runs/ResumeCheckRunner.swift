@@ -43,7 +43,14 @@ public struct ResumeCheckRunner {
 
     func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
         // The transfers block; they run off Swift's cooperative pool as the probe engine does.
-        await runOnDedicatedThread(named: "sonde-resume") { runBlocking(in: lifecycle, context) }
+        // Over a link, the thread enters its namespace first: the transfers and the worker
+        // processes it starts (which inherit it) cross the link.
+        await runOnDedicatedThread(named: "sonde-resume") {
+            if let link = context.link {
+                do throws(TaskError) { try link.enter() } catch { return CheckOutcome(error: error, setupFailed: true) }
+            }
+            return runBlocking(in: lifecycle, context)
+        }
     }
 
     private func runBlocking(in lifecycle: RunLifecycle, _ context: CheckContext) -> CheckOutcome {

@@ -53,7 +53,8 @@ final class RunLifecycle: Sendable {
     /// Loads the baseline, makes the run folder and its recorder; prints the run's warnings.
     /// - Returns: nil, said on stderr, when the baseline cannot be read or the folder made.
     static func open(command: String, arguments: [String], settings: RunSettings, insecure: Bool,
-                     warnings: [String] = [], capture: CaptureSession.Mode?, quiet: Bool = false, stop: StopSwitch = StopSwitch()) -> RunLifecycle? {
+                     warnings: [String] = [], capture: CaptureSession.Mode?, quiet: Bool = false, stop: StopSwitch = StopSwitch(),
+                     link: LinkUse? = nil) -> RunLifecycle? {
         let redactor = settings.redactor
         let baseline: JournalScan.Result?
         do { baseline = try settings.loadBaseline() } catch {
@@ -63,7 +64,8 @@ final class RunLifecycle: Sendable {
         let started = Timestamp.now()
         let runInfo = RunInfo(id: RunInfo.makeID(command: command, at: started), command: command,
                               arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
-                              insecure: insecure, redacted: redactor.isEnabled, warnings: warnings, capture: capture?.rawValue)
+                              insecure: insecure, redacted: redactor.isEnabled, warnings: warnings, capture: capture?.rawValue,
+                              link: link)
         let recorder: RunRecorder
         do {
             recorder = try settings.openRecorder(run: runInfo, tool: CurlLibrary.toolInfo)
@@ -116,7 +118,8 @@ final class RunLifecycle: Sendable {
     ///   - failedWork: some of the work failed (tasks); soaks and trials are judged by the recorder.
     ///   - har: whether the run has a HAR to list.
     ///   - interruptedNote: what the terminal says of an interrupted run.
-    func finish(error: TaskError?, failedWork: Bool = false, har: Bool, interruptedNote: String,
+    ///   - link: a single check's emulated link with its counters (the run's `link`).
+    func finish(error: TaskError?, failedWork: Bool = false, har: Bool, interruptedNote: String, link: LinkUse? = nil,
                 render: (RunOutcome, TerminalRenderer) -> Void) -> ExitStatus {
         let captureFailure = capture?.finish(into: recorder, json: !terminal)
         let failure = error ?? captureFailure
@@ -126,7 +129,7 @@ final class RunLifecycle: Sendable {
             if state.withLock({ $0.signalsInstalled }) { sonde_reset_interrupt_handlers() }
             state.withLock { $0.signalsInstalled = false }
         }
-        guard let finished = settings.finish(recorder, status: status, baseline: baseline) else { return .failure }
+        guard let finished = settings.finish(recorder, status: status, baseline: baseline, link: link) else { return .failure }
         state.withLock { $0.finished = finished }
         if let failure { printError("sonde: \(failure.message)") }
         if quiet { return finished.exitStatus }
@@ -134,6 +137,7 @@ final class RunLifecycle: Sendable {
             printReportDocument(recorder.folder)
         } else {
             render(finished, RunSettings.terminalRenderer)
+            if let link { print(RunSettings.terminalRenderer.render(linkCounters: link)) }
             if !finished.thresholds.isEmpty { print(RunSettings.terminalRenderer.render(thresholds: finished.thresholds)) }
             printReportPaths(recorder.folder, har: har, prometheusPath: settings.prometheusPath)
             if status == .interrupted { print("interrupted: " + interruptedNote) }

@@ -61,10 +61,10 @@ public struct RunSettings: Sendable {
     /// Ends a run under these settings (thresholds, baseline, Prometheus file), renders every
     /// report file and adds the run to the history; nil, said on stderr, when the report could
     /// not be written (a history that cannot be written is said, and the run stands).
-    public func finish(_ recorder: RunRecorder, status: RunStatus, baseline: JournalScan.Result?) -> RunOutcome? {
+    public func finish(_ recorder: RunRecorder, status: RunStatus, baseline: JournalScan.Result?, link: LinkUse? = nil) -> RunOutcome? {
         let outcome: RunOutcome
         do {
-            outcome = try recorder.finish(status: status, thresholds: thresholds, baseline: baseline, prometheusPath: prometheusPath)
+            outcome = try recorder.finish(status: status, thresholds: thresholds, baseline: baseline, prometheusPath: prometheusPath, link: link)
         } catch {
             printError("sonde: could not write the report: \(error.message)")
             return nil

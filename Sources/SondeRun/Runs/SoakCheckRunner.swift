@@ -1,5 +1,6 @@
 import CSignalFlags
 import Foundation
+import NIOPosix
 import SondeCapture
 import SondeCore
 import SondeReport
@@ -39,9 +40,36 @@ public struct SoakCheckRunner {
     func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
         let recorder = lifecycle.recorder
         let sink = SoakJournalSink(recorder: recorder, check: context.name)
+        // Over a link the soak has event loops and resolver threads of its own, made inside the
+        // link's namespace (threads keep the namespace of the thread that made them).
+        var network: (group: MultiThreadedEventLoopGroup, resolver: NIOThreadPool)?
+        if let link = context.link {
+            switch await link.inside({ () -> (MultiThreadedEventLoopGroup, NIOThreadPool) in
+                let resolver = NIOThreadPool(numberOfThreads: 2)
+                resolver.start()
+                return (MultiThreadedEventLoopGroup(numberOfThreads: 2), resolver)
+            }) {
+            case .success(let made): network = made
+            case .failure(let error): return CheckOutcome(error: error, setupFailed: true)
+            }
+        }
+        let outcome = await run(in: lifecycle, context, sink: sink, network: network)
+        if let network {
+            // The group and pool end before the link's namespace goes.
+            try? await network.group.shutdownGracefully()
+            try? await network.resolver.shutdownGracefully()
+        }
+        return outcome
+    }
+
+    private func run(in lifecycle: RunLifecycle, _ context: CheckContext, sink: SoakJournalSink,
+                     network: (group: MultiThreadedEventLoopGroup, resolver: NIOThreadPool)?) async -> CheckOutcome {
+        let recorder = lifecycle.recorder
         let engine: SoakEngine
         do {
-            engine = try SoakEngine(options: options, sink: sink, redactor: lifecycle.settings.redactor)
+            engine = try SoakEngine(options: options, sink: sink, redactor: lifecycle.settings.redactor,
+                                    group: network?.group ?? MultiThreadedEventLoopGroup.singleton,
+                                    resolver: network?.resolver ?? NIOThreadPool.singleton)
             try recorder.record(soakStart: displayURL, config: options.config, startedAt: engine.clock.startedAt, check: context.name)
         } catch {
             return CheckOutcome(error: error, setupFailed: true)

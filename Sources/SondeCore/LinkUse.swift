@@ -1,0 +1,45 @@
+/// One emulated link as a run or a check used it (`run.link`, `checks[].link` in report.json):
+/// the conditions it imposed, the seed of its loss and jitter draws, and what the emulator did to
+/// each direction's packets over the link's life (absent until the link stopped: a run killed
+/// mid-way keeps only the conditions).
+///
+/// Invariant: `down` and `up` are both set or both nil. Counters cover every connection of the
+/// run or check that crossed the link (the emulator counts per direction, not per connection).
+public struct LinkUse: Sendable, Equatable {
+    public var conditions: LinkConditions
+    /// The seed of the loss and jitter draws: the same seed gives the same drops.
+    public var seed: Int64
+    /// Toward the checked process.
+    public var down: LinkCounters?
+    /// From the checked process.
+    public var up: LinkCounters?
+    /// What stopped the emulator early, if anything did (its counters then end there).
+    public var problem: String?
+
+    public init(conditions: LinkConditions, seed: Int64, down: LinkCounters? = nil, up: LinkCounters? = nil, problem: String? = nil) {
+        self.conditions = conditions
+        self.seed = seed
+        self.down = down
+        self.up = up
+        self.problem = problem
+    }
+
+    /// Packets dropped in both directions for any reason, nil before the counters are known.
+    public var dropped: Int64? {
+        guard let down, let up else { return nil }
+        return down.dropped + up.dropped
+    }
+}
+
+extension LinkUse: FieldModel {
+    public static let blank = LinkUse(conditions: .blank, seed: 0)
+    public static var schemaName: String? { "linkUse" }
+
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("conditions", &conditions, .required)
+        try v.visit("seed", &seed, .required)
+        try v.visit("down", &down, .omittedWhenNil)
+        try v.visit("up", &up, .omittedWhenNil)
+        try v.visit("problem", &problem, .omittedWhenNil)
+    }
+}

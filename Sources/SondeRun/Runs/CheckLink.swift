@@ -1,0 +1,76 @@
+import Foundation
+import SondeCore
+import SondeLink
+
+/// The emulated link of one check, up from just before the check begins to just after it ends
+/// (`CheckDriver`): the run's namespace, its TUN devices and the emulator thread
+/// (`LinkSession`), and the link's report form (`LinkUse`).
+///
+/// How the check's traffic gets onto it: the engines call `enter()` on the thread that opens
+/// their sockets (the probe's and resume's dedicated threads; for a soak, the thread that creates
+/// its event loops), so every socket, resolver thread and worker process of the check lives in
+/// the namespace, whose only way out is the emulator.
+///
+/// Threading: `start` and `stop` from the driver's task; `enter` from any thread sonde owns.
+final class CheckLink: Sendable {
+    let session: LinkSession
+    /// The profile's name (`lte`, `custom`), stamped on every task that crossed the link.
+    let name: String
+    /// The link's report form at its start (conditions and seed, no counters yet).
+    let started: LinkUse
+
+    /// The seed of the loss and jitter draws: fixed, so that two runs on one profile drop the same
+    /// packets (`sonde link --seed` varies it).
+    static let seed: UInt64 = 1
+
+    private init(session: LinkSession, profile: LinkProfile) {
+        self.session = session
+        name = profile.name
+        started = LinkUse(conditions: profile.conditions, seed: Int64(bitPattern: Self.seed))
+    }
+
+    /// The report form of `profile` before its link is up (the run line's `link`).
+    static func planned(_ profile: LinkProfile) -> LinkUse {
+        LinkUse(conditions: profile.conditions, seed: Int64(bitPattern: seed))
+    }
+
+    /// Creates the namespace and starts the emulator. A failure is the check's error (privileges
+    /// are checked before the run begins: `privilegeProblem`).
+    static func start(_ profile: LinkProfile) throws(TaskError) -> CheckLink {
+        do throws(LinkError) {
+            return CheckLink(session: try LinkSession.start(profile: profile, seed: seed), profile: profile)
+        } catch {
+            throw TaskError(code: .localIOError, message: "the emulated link could not be set up: \(error.message)")
+        }
+    }
+
+    /// What stops a run with `--link` before it begins: the process cannot create namespaces and
+    /// TUN devices (one sentence saying what is needed), nil when it can.
+    static var privilegeProblem: String? { LinkNamespace.privilegeProblem()?.message }
+
+    /// Moves the calling thread into the link's namespace (see the type).
+    func enter() throws(TaskError) {
+        do throws(LinkError) { try session.enter() } catch {
+            throw TaskError(code: .localIOError, message: "could not enter the emulated link's namespace: \(error.message)")
+        }
+    }
+
+    /// Runs `body` on a new thread inside the link's namespace and returns its result: threads
+    /// `body` creates (an event loop group, a thread pool) live there too.
+    func inside<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> Result<T, TaskError> {
+        await runOnDedicatedThread(named: "sonde-link-enter") { [self] () -> Result<T, TaskError> in
+            do throws(TaskError) { try enter() } catch { return .failure(error) }
+            return .success(body())
+        }
+    }
+
+    /// Stops the emulator, removes the namespace and devices, and returns the link with its counters.
+    func stop() -> LinkUse {
+        let ended = session.stop()
+        var use = started
+        use.down = ended.down
+        use.up = ended.up
+        use.problem = ended.problem
+        return use
+    }
+}
