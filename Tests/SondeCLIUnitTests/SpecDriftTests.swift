@@ -62,6 +62,7 @@ import Testing
         case "kinds": text = "drop"
         case "interrupt-at": text = "50%"
         case "subprotocols": text = "chat"
+        case "link": text = "lte,loss-down=1%"
         default: text = key.choices.last ?? "x"
         }
         switch key.type {
