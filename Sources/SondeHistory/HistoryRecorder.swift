@@ -66,23 +66,33 @@ enum HistoryRecorder {
         var thresholds = (document.thresholds ?? []).map { HistoryThreshold(runId: run.id, $0) }
         if let suiteChecks = document.checks, !suiteChecks.isEmpty {
             for check in suiteChecks {
-                let figures = checkRow(name: check.name, kind: check.kind, status: check.status.rawValue, startedAt: check.startedAt,
+                let figures = checkRow(name: trendName(check.name, link: check.link), kind: check.kind, status: check.status.rawValue, startedAt: check.startedAt,
                                     runID: run.id, summary: check.summary, soaks: soaks.filter { $0.check == check.name },
                                     trials: trials.filter { $0.check == check.name }, thresholds: check.thresholds)
                 checks.append((figures, check.summary))
                 thresholds += check.thresholds.map {
                     var result = $0
-                    result.check = check.name
+                    result.check = trendName(check.name, link: check.link)
                     return HistoryThreshold(runId: run.id, result)
                 }
             }
         } else {
-            let figures = checkRow(name: plainCheckName(document), kind: plainKind(document), status: run.status.rawValue,
+            let figures = checkRow(name: trendName(plainCheckName(document), link: run.link), kind: plainKind(document), status: run.status.rawValue,
                                 startedAt: run.startedAt, runID: run.id, summary: document.summary, soaks: soaks, trials: trials,
                                 thresholds: document.thresholds ?? [])
             checks.append((figures, document.summary))
         }
         return Rows(run: row, checks: checks, thresholds: thresholds)
+    }
+
+    /// The name a check's trend goes under: its own, and for a check measured over an emulated link
+    /// the link's profile as written (`config [link lte]`, `probe http://h/ [link delay-down=40ms]`),
+    /// so that figures from different links never share a trend. Cut to `CheckReport.maxNameBytes`.
+    static func trendName(_ name: String, link: LinkUse?) -> String {
+        guard let link else { return name }
+        var named = name + " [link " + link.conditions.spec + "]"
+        while named.utf8.count > CheckReport.maxNameBytes { named.removeLast() }
+        return named
     }
 
     /// The one check of a run without suite checks: the command and the first URL it worked on

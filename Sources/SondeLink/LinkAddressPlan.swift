@@ -2,8 +2,15 @@
 import Glibc
 #endif
 
-/// The names and addresses of one run's link, derived from sonde's PID so that concurrent runs
-/// never share one and a stale one names the process that made it.
+/// The names and addresses of one link, derived from sonde's PID and the link's instance number
+/// in this process (links of a suite's checks, one after another or at once), so that concurrent
+/// runs and links never share one and a stale one names the process that made it.
+///
+/// Instance 0 is `sonde-link-<pid>` with devices `sonde<pid>h`/`sonde<pid>c`; instance n > 0 is
+/// `sonde-link-<pid>-<n mod 100>` with `sonde<pid>h<n mod 100>` (an interface name holds at most
+/// 15 bytes). Each instance also gets its own address slot: a server still holding a connection
+/// from an earlier link (whose FIN never crossed before it went) must not see the next link's
+/// connections reuse the same address and ports.
 ///
 /// Addresses come from 198.18.0.0/15 (RFC 2544's range for benchmarking, never routed on the
 /// Internet): slot `i` (0…32767) is the /30 at 198.18.0.0 + 4i, the host side's TUN `.1`, the
@@ -25,26 +32,39 @@ public struct LinkAddressPlan: Sendable, Equatable {
     public static let namespaceDirectory = "/run/netns"
     public var namespacePath: String { Self.namespaceDirectory + "/" + namespaceName }
 
-    init(pid: Int32, slot: Int) {
+    init(pid: Int32, slot: Int, instance: Int = 0) {
         self.pid = pid
-        namespaceName = Self.namespacePrefix + "\(pid)"
-        hostDevice = "sonde\(pid)h"
-        clientDevice = "sonde\(pid)c"
+        let suffix = instance == 0 ? "" : "\(instance % 100)"
+        namespaceName = Self.namespacePrefix + "\(pid)" + (suffix.isEmpty ? "" : "-" + suffix)
+        hostDevice = "sonde\(pid)h" + suffix
+        clientDevice = "sonde\(pid)c" + suffix
         let base = UInt32(198 << 24 | 18 << 16) + UInt32(slot % 32_768) * 4
         hostAddress = (base + 1).bigEndian
         clientAddress = (base + 2).bigEndian
     }
 
-    /// The plan for `pid`: the slot `pid mod 32768`, or the next whose namespace-side address no
-    /// host route of this namespace uses yet (/proc/net/route), at most 64 tries.
-    static func choose(pid: Int32) -> LinkAddressPlan {
+    /// The plan for `pid`'s link `instance`: the slot `(pid + 7919 × instance) mod 32768`, or the
+    /// next whose namespace-side address no host route of this namespace uses yet
+    /// (/proc/net/route), at most 64 tries.
+    static func choose(pid: Int32, instance: Int = 0) -> LinkAddressPlan {
         let routes = usedHostRoutes()
-        var plan = LinkAddressPlan(pid: pid, slot: Int(pid))
+        let first = (Int(pid) + 7919 * (instance % 32_768)) % 32_768
+        var plan = LinkAddressPlan(pid: pid, slot: first, instance: instance)
         for offset in 0..<64 {
-            plan = LinkAddressPlan(pid: pid, slot: Int(pid) + offset)
+            plan = LinkAddressPlan(pid: pid, slot: first + offset, instance: instance)
             if !routes.contains(plan.clientAddress) { return plan }
         }
         return plan
+    }
+
+    /// The PID in a namespace name `sonde-link-<pid>` or `sonde-link-<pid>-<n>`, nil for another name.
+    static func pid(inNamespaceName name: String) -> Int32? {
+        guard name.hasPrefix(namespacePrefix) else { return nil }
+        let rest = name.dropFirst(namespacePrefix.count)
+        let digits = rest.prefix { $0 != "-" }
+        guard rest.count == digits.count || rest.dropFirst(digits.count + 1).allSatisfy(\.isNumber),
+              let pid = Int32(digits), pid > 0 else { return nil }
+        return pid
     }
 
     /// Destinations (network byte order, as /proc/net/route writes them in hex) of the calling thread's namespace's routes.

@@ -39,7 +39,7 @@ public struct LinkNamespace: Sendable {
 
     /// Creates the namespace and devices for process `pid` (see the type). On failure every
     /// part made so far is undone.
-    static func create(pid: Int32) throws(LinkError) -> LinkNamespace {
+    static func create(pid: Int32, instance: Int = 0) throws(LinkError) -> LinkNamespace {
         if let problem = privilegeProblem() { throw problem }
         let original = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)
         guard original >= 0 else { throw LinkError.setup("opening this thread's network namespace", code: -errno) }
@@ -47,7 +47,14 @@ public struct LinkNamespace: Sendable {
             _ = sonde_link_setns_net(original)
             close(original)
         }
-        let plan = LinkAddressPlan.choose(pid: pid)
+        // The host side goes into the process's namespace (its main thread's, which never enters a
+        // link), whatever namespace the calling thread inherited from the thread that made it.
+        let process = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)
+        guard process >= 0 else { throw LinkError.setup("opening the process's network namespace", code: -errno) }
+        let entered = sonde_link_setns_net(process)
+        close(process)
+        guard entered == 0 else { throw LinkError.setup("entering the process's network namespace", code: entered) }
+        let plan = LinkAddressPlan.choose(pid: pid, instance: instance)
         var undo = Undo()
         do throws(LinkError) {
             // The host side.
@@ -101,8 +108,7 @@ public struct LinkNamespace: Sendable {
         var names: [String] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name.hasPrefix(LinkAddressPlan.namespacePrefix),
-                  let pid = Int32(name.dropFirst(LinkAddressPlan.namespacePrefix.count)), pid > 0 else { continue }
+            guard let pid = LinkAddressPlan.pid(inNamespaceName: name) else { continue }
             if isAlive(pid) { continue }
             names.append(name)
         }

@@ -11,7 +11,7 @@ import SondeCore
 public enum LinkProfileParser {
     /// The keys, in the order the docs list them.
     public static let keys = ["rate-down", "rate-up", "delay-down", "delay-up", "jitter", "loss-down", "loss-up", "loss-model",
-                              "queue", "dns-delay", "outage", "trace-down", "trace-up"]
+                              "queue", "dns-delay", "outage", "trace-down", "trace-up", "name"]
 
     /// Bounds of every number (inclusive).
     public static let minRate: Int64 = 1000
@@ -50,7 +50,7 @@ public enum LinkProfileParser {
             guard seen.insert(key).inserted else { throw SettingProblem(key: key, "is given twice") }
             try apply(key, pair.value, to: &profile, readTrace: readTrace)
         }
-        if start == 1, !seen.isEmpty { profile.name += "+" }
+        if start == 1, !seen.subtracting(["name"]).isEmpty, !seen.contains("name") { profile.name += "+" }
         try checkConsistency(profile, seen: seen)
         return profile
     }
@@ -104,6 +104,12 @@ public enum LinkProfileParser {
         case "trace-up":
             profile.up.trace = try readTrace(value, key)
             profile.up.rateBitsPerSecond = nil
+        case "name":
+            // The profile's name in reports (a suite's `links:` entry sets it to the entry's name).
+            guard (1...64).contains(value.utf8.count),
+                  value.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E || $0 == 0x25 })
+            else { throw SettingProblem(key: key, "\"\(value)\" is not a name: 1 to 64 of a-z, 0-9, '-', '_', '.', '%'") }
+            profile.name = value
         default: throw SettingProblem(key: "link", "unknown key \"\(key)\"")
         }
     }

@@ -1,5 +1,6 @@
 import CLinkShim
 import Foundation
+import Synchronization
 import SondeCore
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +22,7 @@ public final class LinkSession: @unchecked Sendable {
     public let plan: LinkAddressPlan
     private let namespace: LinkNamespace
     private let thread: LinkEmulatorThread
-    /// The namespace sonde started in, for `leave()`.
+    /// The process's namespace (its main thread's), for `leave()`.
     private let original: Int32
     private let lock = NSLock()
     private var stopped: (down: LinkCounters, up: LinkCounters, problem: String?)?
@@ -42,11 +43,13 @@ public final class LinkSession: @unchecked Sendable {
                              removeStale: Bool = true) throws(LinkError) -> LinkSession {
         if let problem = LinkNamespace.privilegeProblem() { throw problem }
         if removeStale { LinkNamespace.removeStale() }
-        let original = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)
-        guard original >= 0 else { throw LinkError.setup("opening this thread's network namespace", code: -errno) }
+        // `leave()` returns to the process's namespace (its main thread's, which never enters a link).
+        let original = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)
+        guard original >= 0 else { throw LinkError.setup("opening the process's network namespace", code: -errno) }
         let pid = getpid()
+        let instance = instances.add(1, ordering: .relaxed).oldValue
         let made: Result<LinkNamespace, LinkError> = onOwnThread { () -> Result<LinkNamespace, LinkError> in
-            do throws(LinkError) { return .success(try LinkNamespace.create(pid: pid)) } catch { return .failure(error) }
+            do throws(LinkError) { return .success(try LinkNamespace.create(pid: pid, instance: instance)) } catch { return .failure(error) }
         }
         let namespace: LinkNamespace
         switch made {
@@ -73,7 +76,9 @@ public final class LinkSession: @unchecked Sendable {
         guard result == 0 else { throw LinkError.setup("entering \(plan.namespaceName)", code: result) }
     }
 
-    /// Moves the calling thread back to the namespace sonde started in.
+    /// Moves the calling thread back to the process's namespace. A thread that entered must leave
+    /// before it hands work to other threads' pools: a thread it creates (a dispatch or Swift
+    /// concurrency worker started on its behalf) would otherwise inherit the link's namespace.
     public func leave() throws(LinkError) {
         let result = sonde_link_setns_net(original)
         guard result == 0 else { throw LinkError.setup("leaving \(plan.namespaceName)", code: result) }
@@ -141,6 +146,9 @@ public final class LinkSession: @unchecked Sendable {
         }
     }
 }
+
+/// Links started by this process so far: each gets its own names and addresses (`LinkAddressPlan`).
+private let instances = Atomic<Int>(0)
 
 /// A value handed from one thread to the one waiting for it (`LinkSession.onOwnThread`).
 private final class ResultBox<T>: @unchecked Sendable {

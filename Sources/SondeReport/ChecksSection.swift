@@ -25,8 +25,33 @@ enum ChecksSection {
         <tbody>\(rows)</tbody></table></div></section>
 
         """
+        html += linkComparison(checks)
         for check in checks { html += section(check, soaks: soaks, resume: resume, sample: sample) }
         return html
+    }
+
+    /// "Phases by link and protocol" (`LinkProtocolComparison`), when probe checks ran over emulated links.
+    private static func linkComparison(_ checks: [CheckReport]) -> String {
+        guard let comparison = LinkProtocolComparison(checks) else { return "" }
+        var rows = ""
+        var link: String?
+        for row in comparison.rows {
+            if row.conditions != link {
+                link = row.conditions
+                rows += "<tr><th colspan=\"\(comparison.phases.count + 2)\" class=\"text\">link \(htmlEscape(row.conditions))</th></tr>\n"
+            }
+            rows += "<tr><th class=\"text\"><a href=\"\(htmlEscape(href(row.check)))\">\(htmlEscape(row.check))</a> "
+                + "\(htmlEscape(row.protocolName)) \(row.population)</th><td>\(row.count)</td>"
+                + row.p50.map { "<td>\($0.map(formatMs) ?? "–")</td>" }.joined() + "</tr>\n"
+        }
+        return """
+        <section><h2>Phases by link and protocol (p50 ms)</h2>
+        <p class="muted">Each check's own medians, grouped by the emulated link it crossed.</p>
+        <div class="scroll"><table>
+        <thead><tr><th>check, protocol</th><th>n</th>\(comparison.phases.map { "<th>\(htmlEscape($0))</th>" }.joined())</tr></thead>
+        <tbody>\(rows)</tbody></table></div></section>
+
+        """
     }
 
     private static func section(_ check: CheckReport, soaks: [SoakReport], resume: ResumeResults, sample: [ProbeTask]) -> String {
@@ -37,6 +62,7 @@ enum ChecksSection {
             + "<span class=\"status \(htmlEscape(check.status.rawValue))\">\(htmlEscape(check.status.rawValue))</span></h2>\n"
         html += "<p class=\"muted\">\(htmlEscape(check.kind)) · started \(htmlEscape(check.startedAt.description))"
             + " · finished \(htmlEscape(check.finishedAt.description))</p>\n"
+        if let link = check.link { html += LinkSection.render(link) }
         if let error = check.error {
             html += "<p class=\"warn\">Stopped by <code>\(htmlEscape(error.code.rawValue))</code>: \(htmlEscape(error.message))</p>\n"
         }

@@ -36,6 +36,7 @@ public enum HTMLReportRenderer {
         if !run.redacted { html += "<p class=\"warn\">Redaction was OFF (--no-redact): this report may contain secrets.</p>\n" }
         for warning in run.warnings { html += "<p class=\"warn\">\(htmlEscape(warning))</p>\n" }
         html += "</header>\n<main>\n"
+        if let link = run.link { html += LinkSection.render(link) }
         if !checks.isEmpty {
             // A run of checks: the suite's verdict and a section per check, then what belongs to the run.
             html += ChecksSection.render(run: run, checks: checks, soaks: soaks, resume: resume, sample: sample)

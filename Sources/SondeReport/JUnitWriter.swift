@@ -24,12 +24,12 @@ public enum JUnitWriter {
     /// threshold cases, soak cases, verdicts and trials; an `<error>` case when `error` stopped it;
     /// `tasks` task cases (`failedTasks` of them failed) follow.
     static func suite(name: String, timestamp: Timestamp, thresholds: [ThresholdResult], soaks: [SoakReport],
-                      resume: ResumeResults, error: TaskError?, tasks: Int, failedTasks: Int) -> Suite {
+                      resume: ResumeResults, error: TaskError?, tasks: Int, failedTasks: Int, link: LinkUse? = nil) -> Suite {
         let failures = thresholds.filter { !$0.passed }.count + soaks.filter { !$0.passed }.count
             + resume.trials.filter { !$0.intact }.count + resume.verdicts.filter { !$0.resumable }.count + failedTasks
         let tests = thresholds.count + soaks.count + resume.trials.count + resume.verdicts.count + tasks + (error == nil ? 0 : 1)
         let errors = error == nil ? 0 : 1
-        var text = suiteOpen(name: name, tests: tests, failures: failures, errors: errors, timestamp: timestamp)
+        var text = suiteOpen(name: name, tests: tests, failures: failures, errors: errors, timestamp: timestamp) + linkProperties(link)
         if let error {
             text += #"    <testcase classname="sonde.check" name="\#(xmlEscape(name))" time="0">"#
                 + #"<error message="\#(xmlEscape(error.message))" type="\#(xmlEscape(error.code.rawValue))"></error></testcase>"# + "\n"
@@ -58,6 +58,15 @@ public enum JUnitWriter {
 
     static let suiteTail = Array("  </testsuite>\n".utf8)
     static let documentTail = Array("</testsuites>\n".utf8)
+
+    /// `<properties>` naming the emulated link a suite's figures crossed (`link`, `link.conditions`,
+    /// the counters' drops), empty without one. JUnit wants properties first in their suite.
+    static func linkProperties(_ link: LinkUse?) -> String {
+        guard let link else { return "" }
+        var properties = [("link", link.conditions.profile), ("link.conditions", link.conditions.summary), ("link.spec", link.conditions.spec)]
+        if let dropped = link.dropped { properties.append(("link.dropped", "\(dropped)")) }
+        return "    <properties>" + properties.map { #"<property name="\#($0.0)" value="\#(xmlEscape($0.1))"/>"# }.joined() + "</properties>\n"
+    }
 
     private static func suiteOpen(name: String, tests: Int, failures: Int, errors: Int, timestamp: Timestamp) -> String {
         #"  <testsuite name="\#(xmlEscape(name))" tests="\#(tests)" failures="\#(failures)" errors="\#(errors)" "#
@@ -103,7 +112,7 @@ public enum JUnitWriter {
             head += "  </testsuite>\n"
         }
         head += suiteOpen(name: "sonde \(run.command)", tests: summary.tasks, failures: summary.failedTasks, errors: 0,
-                          timestamp: run.startedAt)
+                          timestamp: run.startedAt) + linkProperties(run.link)
         return Array(head.utf8)
     }
 

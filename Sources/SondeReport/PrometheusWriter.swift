@@ -33,16 +33,32 @@ public enum PrometheusWriter {
             families.add("probe_duration_seconds", "gauge", "Wall time of the whole run.",
                          [([], seconds(from: run.startedAt, to: finished))])
         }
+        // Figures measured over an emulated link carry `link="<profile>"`, so that runs on different links stay apart.
+        func linkLabel(_ link: LinkUse?) -> [(String, String)] { link.map { [("link", $0.conditions.profile)] } ?? [] }
+        var links: [(labels: [(String, String)], link: LinkUse)] = []
         if checks.isEmpty {
-            figures(summary: summary, soaks: soaks, resume: resume, labels: [], into: &families)
+            figures(summary: summary, soaks: soaks, resume: resume, labels: linkLabel(run.link), into: &families)
+            if let link = run.link { links.append(([], link)) }
         } else {
             for check in checks {
                 let own = ResumeResults(trials: resume.trials.filter { $0.check == check.name },
                                         verdicts: resume.verdicts.filter { $0.check == check.name })
                 figures(summary: check.summary, soaks: soaks.filter { $0.check == check.name }, resume: own,
-                        labels: [("check", check.name)], into: &families)
+                        labels: [("check", check.name)] + linkLabel(check.link), into: &families)
+                if let link = check.link { links.append(([("check", check.name)], link)) }
             }
         }
+        families.add("sonde_link_packets", "gauge",
+                     "Packets the emulated link handled, by direction and fate (delivered, or dropped by loss, queue or outage).",
+                     links.flatMap { entry -> [Sample] in
+                         [("down", entry.link.down), ("up", entry.link.up)].flatMap { direction, counters -> [Sample] in
+                             guard let counters else { return [] }
+                             let base = entry.labels + [("link", entry.link.conditions.profile), ("direction", direction)]
+                             return [("delivered", counters.packetsDelivered), ("loss", counters.droppedByLoss),
+                                     ("queue", counters.droppedByQueue), ("outage", counters.droppedByOutage)]
+                                 .map { (base + [("fate", $0.0)], Double($0.1)) }
+                         }
+                     })
         families.add("sonde_threshold_passed", "gauge", "Whether each --threshold held (1) or not (0).",
                      (thresholds + checks.flatMap(\.thresholds)).map { result -> Sample in
                          ((result.check.map { [("check", $0)] } ?? []) + [("expression", result.expression)], result.passed ? 1 : 0)

@@ -130,7 +130,7 @@ final class ReportWriter {
             let suite = JUnitWriter.suite(name: check.name, timestamp: check.startedAt, thresholds: check.thresholds,
                                           soaks: outcome.soaks.filter { $0.check == check.name }, resume: resume,
                                           error: check.error, tasks: own.reduce(0) { $0 + $1.cases },
-                                          failedTasks: own.reduce(0) { $0 + $1.failures })
+                                          failedTasks: own.reduce(0) { $0 + $1.failures }, link: check.link)
             return (suite, own)
         }
         // Entries whose check is no check of the run (recorded between checks, or a damaged journal).

@@ -191,7 +191,24 @@ public struct TerminalRenderer: Sendable {
                 line += " · " + paint("✗ " + shown(result.expression), "31") + " (" + shown(result.message) + ")"
             }
             return line
-        }.joined(separator: "\n")
+        }.joined(separator: "\n") + linkComparison(checks)
+    }
+
+    /// "p50 by link and protocol" (`LinkProtocolComparison`) after a suite's lines, when its probe
+    /// checks ran over emulated links; empty otherwise.
+    private func linkComparison(_ checks: [CheckReport]) -> String {
+        guard let comparison = LinkProtocolComparison(checks) else { return "" }
+        var lines = ["", paint(pad("p50 by link and protocol", 34) + comparison.phases.map { pad($0, 9, left: true) }.joined(), "1")]
+        var link: String?
+        for row in comparison.rows {
+            if row.conditions != link {
+                link = row.conditions
+                lines.append(paint("link " + shown(row.conditions), "2"))
+            }
+            lines.append(pad("  \(shown(row.check)) \(shown(row.protocolName)) \(row.population) ×\(row.count)", 34)
+                + row.p50.map { pad($0.map(formatMs) ?? "–", 9, left: true) }.joined())
+        }
+        return "\n" + lines.joined(separator: "\n")
     }
 
     /// A verdict check by check: what passed, what failed, and the evidence of failures.

@@ -5,7 +5,7 @@ import Yams
 /// The keys of serve's config beside its checks (`ServeConfigLoader`): read from the same walk as
 /// a suite, with the same `${NAME}` expansion and the same `file:line:column: key: message` problems.
 extension SuiteReader {
-    static let serveTopKeys = ["listen", "vantage", "web-config", "allow", "modules", "parallel", "defaults", "checks", "history", "keep"]
+    static let serveTopKeys = ["listen", "vantage", "web-config", "allow", "modules", "parallel", "links", "defaults", "checks", "history", "keep"]
 
     /// The whole config; nil when a problem keeps it from being built (reported).
     mutating func readServe(_ root: Node) -> ServeConfig? {
@@ -14,7 +14,7 @@ extension SuiteReader {
         var byKey: [String: Entry] = [:]
         for pair in top {
             guard let key = pair.key.scalar?.string, Self.serveTopKeys.contains(key), byKey[key] == nil,
-                  !["parallel", "defaults", "checks"].contains(key) else { continue }
+                  !["parallel", "links", "defaults", "checks"].contains(key) else { continue }
             byKey[key] = expanded(Entry(keyMark: pair.key.mark, raw: pair.value, value: pair.value, referencesEnvironment: false), key: key)
         }
         let listen = byKey["listen"].flatMap { entry -> ListenAddress? in

@@ -1,4 +1,5 @@
 import SondeCore
+import SondeLink
 import Yams
 
 /// One walk over a composed suite document (after `BoundedYAML`'s bounds passed), collecting every
@@ -18,6 +19,8 @@ struct SuiteReader {
     /// The environment variables the file refers to (`${NAME}`), whose values no message shows.
     var usedVariables = Set<String>()
     var problems: [SuiteLoader.Problem] = []
+    /// The file's named link profiles (`links:`), by name: a check's `link:` naming one gets its text.
+    var namedLinks: [String: String] = [:]
 
     init(file: String, folder: String, environment: [String: String], document: Document = .suite) {
         self.file = file
@@ -45,7 +48,7 @@ struct SuiteReader {
         var expansionFailed = false
     }
 
-    static let topKeys = ["parallel", "defaults", "checks"]
+    static let topKeys = ["parallel", "links", "defaults", "checks"]
     /// The keys `defaults` may hold: every kind's keys, each once, in the kinds' order.
     static let defaultsKeys: [String] = CheckKind.allCases.flatMap { SuiteLoader.keys(of: $0) }.reduce(into: []) { keys, key in
         if !keys.contains(key) { keys.append(key) }
@@ -68,6 +71,7 @@ struct SuiteReader {
         }
         let byKey = Dictionary(entries, uniquingKeysWith: { first, _ in first })
         let parallel = byKey["parallel"].flatMap { readParallel(expanded($0, key: "parallel")) }
+        if let links = byKey["links"] { readLinks(expanded(links, key: "links")) }
         let defaults = byKey["defaults"].map { readDefaults(expanded($0, key: "defaults")) } ?? [:]
         let defaultParallel = document == .suite ? 1 : ServeConfig.defaultParallel
         guard let checksEntry = byKey["checks"] else {
@@ -92,6 +96,31 @@ struct SuiteReader {
             return nil
         }
         return number
+    }
+
+    /// `links:`, a mapping of names (a check name's characters, not a preset's) to link profiles,
+    /// each checked whole; `link: NAME` in a check or in `defaults` then means that profile, named NAME.
+    mutating func readLinks(_ linksEntry: Entry) {
+        guard case .mapping(let mapping) = linksEntry.value else {
+            report(linksEntry.value.mark, key: "links", "expected a mapping of names to link profiles, e.g. tunnel: \"lte,outage=5s/60s\" (got \(Self.describe(linksEntry.raw)))")
+            return
+        }
+        for (key, value) in mapping {
+            guard let name = key.scalar?.string, SuiteCheck.isValid(name: name), LinkPresets.preset(name) == nil else {
+                report(key.mark, key: "links", "\(Self.describe(key)) cannot name a link: use 1 to 64 of a-z, 0-9, _ and -, and not a preset's name (\(LinkPresets.names.joined(separator: ", ")))")
+                continue
+            }
+            guard case .scalar(let text) = value else {
+                report(value.mark, key: "links", "\(name): expected a link profile as text (got \(Self.describe(value)))")
+                continue
+            }
+            let definition = text.string + ",name=" + name
+            if case .failure(let problem) = SpecRules.linkProfile(definition) {
+                report(value.mark, key: "links", "\(name): \(problem.message)")
+                continue
+            }
+            namedLinks[name] = definition
+        }
     }
 
     mutating func readDefaults(_ defaultsEntry: Entry) -> [String: Entry] {
@@ -211,7 +240,11 @@ struct SuiteReader {
         -> (T, [String: SuiteLoader.WrittenValue])? {
         var merged: [(key: String, entry: Entry)] = []
         for key in T.keys {
-            guard let entry = Self.merge(key: key, own: own[key], inherited: defaults[key], kind: T.kind) else { continue }
+            guard var entry = Self.merge(key: key, own: own[key], inherited: defaults[key], kind: T.kind) else { continue }
+            // `link: NAME` of the file's `links:` stands for that profile.
+            if key == SpecKey.link.name, case .scalar(let scalar) = entry.value, let definition = namedLinks[scalar.string] {
+                entry.value = .scalar(Node.Scalar(definition, scalar.tag, scalar.style, scalar.mark))
+            }
             merged.append((key, entry))
         }
         let byKey = Dictionary(merged.map { ($0.key, $0.entry) }, uniquingKeysWith: { first, _ in first })

@@ -160,6 +160,42 @@ struct LinkRunCLITests {
         #expect((down["bytesDelivered"] as? Int ?? 0) > 9_000_000 && (down["droppedByLoss"] as? Int ?? 0) > 10, "\(down)")
     }
 
+    /// The example suite (examples/suites/mobile-links.yaml) against hypercorn: the same resources
+    /// over HTTP/1.1, HTTP/2 and HTTP/3 on LTE and on a lossy LTE (a `links:` entry), three checks at
+    /// once, each on its own link; the suite compares the protocols link by link, phase by phase.
+    @Test(.enabled(if: H3Server.available, "needs hypercorn and aioquic"))
+    func theMobileLinksExampleComparesProtocolsPerLink() throws {
+        let server = try H3Server()
+        defer { server.stop() }
+        for (name, value) in ["SONDE_H3_TCP": "https://127.0.0.1:\(server.tcpPort)", "SONDE_H3_QUIC": "https://127.0.0.1:\(server.quicPort)",
+                              "SONDE_H3_CA": server.caFile] { setenv(name, value, 1) }
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["run", Harness.root + "/examples/suites/mobile-links.yaml", "--output-dir", output], timeout: 240)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("p50 by link and protocol"), "\(result.stdout)")
+        let path = try Self.reportPath(output)
+        let report = try Self.report(output)
+        let checks = try #require(report["checks"] as? [[String: Any]])
+        #expect(checks.count == 6 && checks.allSatisfy { $0["status"] as? String == "passed" })
+        for check in checks {
+            let name = check["name"] as? String ?? ""
+            let conditions = (check["link"] as? [String: Any])?["conditions"] as? [String: Any]
+            #expect(conditions?["profile"] as? String == (name.hasPrefix("lossy") ? "lossy-lte" : "lte"), "\(name)")
+            let protocols = ((check["summary"] as? [String: Any])?["protocols"] as? [String: Any])?.keys.sorted()
+            let expected = name.hasSuffix("h1") ? "http/1.1" : name.hasSuffix("h2") ? "h2" : "h3"
+            #expect(protocols == [expected], "\(name): \(protocols ?? [])")
+        }
+        // LTE's RTT is 115 ms: every cold connect (TCP, or QUIC's handshake) takes at least that.
+        for transaction in Self.transactions(report) {
+            #expect((Self.phase(transaction, "connect") ?? 0) >= 115, "\(transaction["phases"] ?? "")")
+        }
+        let html = try String(contentsOfFile: path.replacingOccurrences(of: "report.json", with: "report.html"), encoding: .utf8)
+        #expect(html.contains("Phases by link and protocol") && html.contains("Emulated link <code>lossy-lte</code>"))
+        let junit = try String(contentsOfFile: path.replacingOccurrences(of: "report.json", with: "junit.xml"), encoding: .utf8)
+        #expect(junit.contains(#"<property name="link" value="lossy-lte"/>"#))
+        #expect(try Harness.validate([path]).status == 0)
+    }
+
     /// Without CAP_NET_ADMIN and CAP_SYS_ADMIN: exit 64, one sentence, no run folder.
     @Test func withoutPrivilegesAProbeWithALinkIsAUsageError() throws {
         let output = Harness.temporaryDirectory()

@@ -6,7 +6,7 @@ import Testing
 /// and the example suites against both the loader and the schema (scripts/validate-suite.py).
 @Suite struct SuiteLoaderSchemaTests {
     static let root = SuiteText.packageRoot
-    static let examples = ["mobile-api-smoke.yaml", "cdn-resume.yaml", "socket-soak.yaml"].map { root + "/examples/suites/" + $0 }
+    static let examples = ["mobile-api-smoke.yaml", "cdn-resume.yaml", "socket-soak.yaml", "mobile-links.yaml"].map { root + "/examples/suites/" + $0 }
 
     static func schema() throws -> [String: Any] {
         let data = try Data(contentsOf: URL(fileURLWithPath: root + "/Reports/schema/sonde-suite.schema.json"))
@@ -98,7 +98,8 @@ import Testing
     static func exampleEnvironment() -> [String: String] {
         let ca = SuiteText.write("ca", to: SuiteText.temporaryDirectory() + "/target-ca.pem")
         return ["SONDE_TARGET_HTTP": "http://127.0.0.1:40001", "SONDE_TARGET_HTTPS": "https://127.0.0.1:40002",
-                "SONDE_TARGET_WS": "ws://127.0.0.1:40003", "SONDE_TARGET_WSS": "wss://127.0.0.1:40004", "SONDE_TARGET_CA": ca]
+                "SONDE_TARGET_WS": "ws://127.0.0.1:40003", "SONDE_TARGET_WSS": "wss://127.0.0.1:40004", "SONDE_TARGET_CA": ca,
+                "SONDE_H3_TCP": "https://127.0.0.1:40005", "SONDE_H3_QUIC": "https://127.0.0.1:40006", "SONDE_H3_CA": ca]
     }
 
     @Test func examplesLoad() throws {

@@ -55,11 +55,22 @@ final class CheckLink: Sendable {
         }
     }
 
+    /// Moves the calling thread back to the process's namespace. Every thread that entered calls
+    /// it before it returns: a Swift concurrency or dispatch worker started from a thread inside
+    /// would inherit the link's namespace, and outlive it.
+    func leave() {
+        do throws(LinkError) { try session.leave() } catch {
+            // Cannot happen short of a kernel refusing a namespace it gave: the thread stays inside.
+            printError("sonde: could not leave the emulated link's namespace: \(error.message)")
+        }
+    }
+
     /// Runs `body` on a new thread inside the link's namespace and returns its result: threads
     /// `body` creates (an event loop group, a thread pool) live there too.
     func inside<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> Result<T, TaskError> {
         await runOnDedicatedThread(named: "sonde-link-enter") { [self] () -> Result<T, TaskError> in
             do throws(TaskError) { try enter() } catch { return .failure(error) }
+            defer { leave() }
             return .success(body())
         }
     }

@@ -79,6 +79,7 @@ public struct ProbeCheckRunner {
                     return error
                 }
             }
+            defer { link?.leave() }
             var lastProgress = monotonicMicroseconds()
             for (runner, urls) in runners {
                 var interrupted = false

@@ -49,6 +49,7 @@ public struct ResumeCheckRunner {
             if let link = context.link {
                 do throws(TaskError) { try link.enter() } catch { return CheckOutcome(error: error, setupFailed: true) }
             }
+            defer { context.link?.leave() }
             return runBlocking(in: lifecycle, context)
         }
     }

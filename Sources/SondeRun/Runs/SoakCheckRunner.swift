@@ -55,9 +55,13 @@ public struct SoakCheckRunner {
         }
         let outcome = await run(in: lifecycle, context, sink: sink, network: network)
         if let network {
-            // The group and pool end before the link's namespace goes.
-            try? await network.group.shutdownGracefully()
-            try? await network.resolver.shutdownGracefully()
+            // The group and pool end before the link's namespace goes, waited for on a thread of
+            // the host's namespace: an async wait would be resumed from a loop thread inside the
+            // link, and a pool worker started from there would inherit its namespace.
+            await runOnDedicatedThread(named: "sonde-soak-end") {
+                try? network.group.syncShutdownGracefully()
+                try? network.resolver.syncShutdownGracefully()
+            }
         }
         return outcome
     }

@@ -1,0 +1,65 @@
+import SondeCore
+
+/// The protocols compared link by link, phase by phase (issue 29's experiment): for a suite whose
+/// probe checks ran over emulated links, each check's protocols (cold and warm) with their median
+/// per phase, grouped by the link they crossed. The terminal ("p50 by link and protocol") and the
+/// HTML ("Phases by link and protocol") show it after the suite's verdict. Values are unescaped.
+///
+/// Medians are each check's own (its summary's `byProtocol`); checks are never merged, so two
+/// checks on one link and protocol are two rows.
+struct LinkProtocolComparison {
+    struct Row {
+        /// The link's profile name (`lte`, `custom`) and its one-line conditions.
+        var link: String
+        var conditions: String
+        var check: String
+        var protocolName: String
+        /// "cold" or "warm".
+        var population: String
+        var count: Int
+        /// The p50 of each of `phases`, in ms; nil where this row has none.
+        var p50: [Double?]
+    }
+
+    /// The phases any row has, in `Phases.names` order.
+    let phases: [String]
+    /// Links in the order their first check began; within a link, checks in order, then
+    /// protocols by name, cold before warm.
+    let rows: [Row]
+
+    /// nil unless at least one probe check with transactions ran over a link.
+    init?(_ checks: [CheckReport]) {
+        let measured = checks.filter { $0.link != nil && ($0.summary?.transactions ?? 0) > 0 }
+        guard !measured.isEmpty else { return nil }
+        var links: [String] = []
+        for check in measured where !links.contains(check.link!.conditions.summary) { links.append(check.link!.conditions.summary) }
+        let ordered = links.flatMap { link in measured.filter { $0.link!.conditions.summary == link } }
+        let phases = Phases.names.filter { name in
+            ordered.contains { check in Self.tables(check).contains { $0.table[name] != nil } }
+        }
+        var rows: [Row] = []
+        for check in ordered {
+            let conditions = check.link!.conditions
+            for entry in Self.tables(check) {
+                guard let count = entry.table["total"]?.count ?? entry.table.values.first?.count else { continue }
+                rows.append(Row(link: conditions.profile, conditions: conditions.summary, check: check.name, protocolName: entry.protocolName,
+                                population: entry.population, count: count, p50: phases.map { entry.table[$0]?.p50 }))
+            }
+        }
+        self.phases = phases
+        self.rows = rows
+    }
+
+    /// A check's phase tables by protocol and population (its whole summary when it has no
+    /// protocol breakdown).
+    private static func tables(_ check: CheckReport) -> [(protocolName: String, population: String, table: [String: DistributionSummary])] {
+        guard let summary = check.summary else { return [] }
+        if summary.byProtocol.isEmpty {
+            let name = summary.protocols.keys.sorted().joined(separator: "+")
+            return [(name.isEmpty ? "?" : name, "cold", summary.cold), (name.isEmpty ? "?" : name, "warm", summary.warm)]
+        }
+        return summary.byProtocol.sorted { $0.key < $1.key }.flatMap { name, tables in
+            [(name, "cold", tables.cold), (name, "warm", tables.warm)]
+        }
+    }
+}
