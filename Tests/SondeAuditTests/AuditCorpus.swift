@@ -8,7 +8,10 @@ final class AuditCorpus: Sendable {
         var name: String
         var port: Int
         var flaw: String
-        var url: String { "https://127.0.0.1:\(port)/" }
+        /// "tls" (a TLS or certificate flaw; the oracles run on these) or "http" (an HTTP flaw).
+        var group: String
+        /// The URL to audit.
+        var url: String
     }
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -24,10 +27,10 @@ final class AuditCorpus: Sendable {
     private init() throws(CorpusError) {
         directory = NSTemporaryDirectory() + "sonde-audit-corpus-\(UUID().uuidString)"
         var started: (status: Int32, output: String) = (1, "")
-        // Nine consecutive free ports: a few random bases are tried.
+        // 21 consecutive free ports: a few random bases are tried.
         for _ in 0..<20 {
             let base = Int.random(in: 20_000...60_000)
-            guard (base..<base + 12).allSatisfy(Self.portIsFree) else { continue }
+            guard (base..<base + 24).allSatisfy(Self.portIsFree) else { continue }
             try? FileManager.default.removeItem(atPath: directory)
             started = Self.run("/bin/bash", [Self.root + "/scripts/audit-corpus.sh", directory, "\(base)"], timeout: 120)
             if started.status == 0 { break }
@@ -38,8 +41,8 @@ final class AuditCorpus: Sendable {
         }
         servers = table.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 3, let port = Int(fields[1]) else { return nil }
-            return Server(name: fields[0], port: port, flaw: fields[2])
+            guard fields.count == 5, let port = Int(fields[1]) else { return nil }
+            return Server(name: fields[0], port: port, flaw: fields[2], group: fields[3], url: fields[4])
         }
         // nginx lives as long as the test process; it is stopped when the process exits
         // (atexit), by its pid.
@@ -48,6 +51,9 @@ final class AuditCorpus: Sendable {
     }
 
     func server(_ name: String) -> Server? { servers.first { $0.name == name } }
+
+    /// The servers of one group ("tls" or "http").
+    func servers(in group: String) -> [Server] { servers.filter { $0.group == group } }
 
     private static let pidFiles = NSLock()
     nonisolated(unsafe) private static var registered: [String] = []
