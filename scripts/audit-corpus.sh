@@ -3,8 +3,12 @@
 # deliberate flaw, all under their own CA (root -> intermediate -> leaf).
 # Usage: audit-corpus.sh DIR PORT_BASE
 #   Configuration i (in the order of CONFIGS below, from 0) listens on 127.0.0.1:PORT_BASE+i.
-# Writes DIR/ca/root.pem (the CA to trust: --cacert), DIR/corpus.tsv (name, port, flaw) and
-# DIR/nginx.pid. Stop it with: kill -QUIT "$(cat DIR/nginx.pid)".
+# Writes DIR/ca/root.pem (the CA to trust: --cacert), DIR/corpus.tsv (name, port, flaw, group, URL
+# to audit) and DIR/nginx.pid. Stop it with: kill -QUIT "$(cat DIR/nginx.pid)".
+#
+# Two groups: "tls" (a TLS or certificate flaw each; the oracles testssl.sh and sslscan run on
+# them) and "http" (the clean certificate and TLS, one HTTP flaw each, audited at /data.json, a
+# 6.7 KB JSON body; http-cleartext and http-redirect listen without TLS).
 #
 # Debian's nginx runs on the system OpenSSL 3, whose default security level (Debian: 2) refuses
 # to load a 1024-bit RSA key or a SHA-1 signed certificate and to speak TLS 1.0/1.1: those
@@ -28,6 +32,18 @@ CONFIGS=(
   "long-validity|cert.validity (825 days)"
   "missing-intermediate|cert.chain (intermediate not served)"
   "hsts-off|hsts (no Strict-Transport-Security, no stapling)"
+  "http-clean|none (h2, gzip with Vary, ETag and Last-Modified, keep-alive)"
+  "http-gzip-off|http.compression (gzip off)"
+  "http-no-vary|http.compression (gzip without Vary: Accept-Encoding)"
+  "http-no-validator|http.caching (no ETag, no Last-Modified, no Cache-Control)"
+  "http-no-304|http.caching (Last-Modified, but a conditional request gets 200)"
+  "http-close|http.keep-alive (keepalive_timeout 0: Connection: close, HTTP/1.1 only)"
+  "http-h1|http.h2 (HTTP/1.1 only, keep-alive on)"
+  "http-alt-svc-dead|h3.works (Alt-Svc h3 on a UDP port where nothing answers)"
+  "http-secrets|url.secrets (a redirect whose Location carries a token)"
+  "http-downgrade|http.redirects (https redirects to http)"
+  "http-cleartext|http.cleartext (http:// without a redirect to https)"
+  "http-redirect|http.cleartext (http:// redirecting to https://)"
 )
 
 quiet() { "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; "$@" >&2 || true; exit 1; }; }
@@ -96,14 +112,18 @@ quiet openssl ocsp -index "$ca/index.txt" -CA "$ca/inter.pem" -rsigner "$ca/inte
   -reqin "$ca/ocsp.req" -respout "$ca/clean.ocsp.der" -ndays 7
 
 echo '{"ok":true}' > www/index.json
+# 6.7 KB of JSON: compressible, over any gzip_min_length.
+{ printf '['; for i in $(seq 1 150); do printf '{"id":%d,"name":"item %d","tags":["a","b"]},' "$i" "$i"; done; printf '{"id":0}]\n'; } > www/data.json
 
 # ---- nginx ----
 modern_ciphers="ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 hsts='add_header Strict-Transport-Security "max-age=31536000; includeSubDomains" always;'
-server() {  # server PORT CERT KEY PROTOCOLS CIPHERS EXTRA
+# The HTTP group's defaults, the clean HTTP server's configuration: gzip with Vary for JSON.
+gzip_clean='gzip on; gzip_types application/json; gzip_min_length 256; gzip_vary on;'
+server() {  # server PORT CERT KEY PROTOCOLS CIPHERS EXTRA [LISTEN]
   cat <<EOF
     server {
-        listen 127.0.0.1:$1 ssl;
+        listen 127.0.0.1:$1 ${7:-ssl};
         server_name localhost;
         ssl_certificate $2;
         ssl_certificate_key $3;
@@ -135,10 +155,17 @@ http {
 EOF
   port=$base
   : > corpus.tsv
+  # The ports some servers name: http-clean (http-redirect's target), http-cleartext (http-downgrade's).
+  for i in "${!CONFIGS[@]}"; do
+    case ${CONFIGS[$i]%%|*} in http-clean) clean_port=$((base + i)) ;; http-cleartext) cleartext_port=$((base + i)) ;; esac
+  done
   for entry in "${CONFIGS[@]}"; do
     name=${entry%%|*} flaw=${entry#*|}
-    printf '%s\t%s\t%s\n' "$name" "$port" "$flaw" >> corpus.tsv
-    cert=$ca/clean.chain.pem key=$ca/clean.key protocols="TLSv1.2 TLSv1.3" ciphers=$modern_ciphers extra=$hsts
+    cert=$ca/clean.chain.pem key=$ca/clean.key protocols="TLSv1.2 TLSv1.3" ciphers=$modern_ciphers extra=$hsts listen=ssl
+    group=tls url=https://127.0.0.1:$port/
+    if [[ $name == http-* ]]; then
+      group=http url=https://127.0.0.1:$port/data.json listen="ssl http2" extra="$hsts $gzip_clean"
+    fi
     case $name in
       clean) extra="$hsts ssl_stapling on; ssl_stapling_file $ca/clean.ocsp.der;" ;;
       tls10) protocols="TLSv1 TLSv1.1"; ciphers="ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES256-SHA:AES128-SHA:@SECLEVEL=0" ;;
@@ -149,8 +176,28 @@ EOF
       long-validity) cert=$ca/long-validity.chain.pem key=$ca/long-validity.key ;;
       missing-intermediate) cert=$ca/clean.pem ;;
       hsts-off) extra="" ;;
+      http-gzip-off) extra="$hsts gzip off;" ;;
+      http-no-vary) extra="$hsts gzip on; gzip_types application/json; gzip_min_length 256; gzip_vary off;" ;;
+      # SSI processing drops Last-Modified and ETag (ssi_last_modified off, the default).
+      http-no-validator) extra="$hsts $gzip_clean ssi on; ssi_types application/json;" ;;
+      http-no-304) extra="$hsts $gzip_clean etag off; if_modified_since off;" ;;
+      http-close) listen=ssl extra="$hsts $gzip_clean keepalive_timeout 0;" ;;
+      http-h1) listen=ssl ;;
+      http-alt-svc-dead) extra="$hsts $gzip_clean add_header Alt-Svc 'h3=\":$port\"; ma=60' always;" ;;
+      http-secrets)
+        url=https://127.0.0.1:$port/login
+        extra="$hsts $gzip_clean location = /login { return 302 /data.json?access_token=corpus-secret-token; }" ;;
+      http-downgrade) extra="$hsts $gzip_clean location = /data.json { return 302 http://127.0.0.1:$cleartext_port/data.json; }" ;;
+      http-cleartext) listen="" url=http://127.0.0.1:$port/data.json extra="$gzip_clean" ;;
+      http-redirect) listen="" url=http://127.0.0.1:$port/data.json extra="return 301 https://127.0.0.1:$clean_port\$request_uri;" ;;
     esac
-    server "$port" "$cert" "$key" "$protocols" "$ciphers" "$extra"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$port" "$flaw" "$group" "$url" >> corpus.tsv
+    if [[ -z $listen ]]; then
+      printf '    server {\n        listen 127.0.0.1:%s;\n        server_name localhost;\n        root %s/www;\n        %s\n    }\n' \
+        "$port" "$dir" "$extra"
+    else
+      server "$port" "$cert" "$key" "$protocols" "$ciphers" "$extra" "$listen"
+    fi
     port=$((port + 1))
   done
   echo "}"

@@ -17,4 +17,29 @@ enum AuditRuleSources {
     static let hsts = "https://www.rfc-editor.org/rfc/rfc6797"
     /// RFC 6066 §8: the certificate status request (OCSP stapling).
     static let ocspStapling = "https://www.rfc-editor.org/rfc/rfc6066#section-8"
+    /// Android's `NetworkSecurityConfig.createBaseConfig`: apps targeting API 27 or lower allow
+    /// cleartext by default (so API 28+ do not).
+    static let androidCleartext = "https://developer.android.com/reference/android/security/net/config/NetworkSecurityConfig"
+    /// RFC 9110 §8.4 (Content-Encoding) with §12.5.3 (Accept-Encoding): the codings a client accepts.
+    static let contentCoding = "https://www.rfc-editor.org/rfc/rfc9110#section-12.5.3"
+    /// RFC 9110 §12.5.5: Vary, which an origin server SHOULD send when it varies by a request header.
+    static let vary = "https://www.rfc-editor.org/rfc/rfc9110#section-12.5.5"
+    /// RFC 9111 §4.3: validating a stored response (a conditional request).
+    static let caching = "https://www.rfc-editor.org/rfc/rfc9111#section-4.3"
+    /// RFC 9110 §15.4.5: 304 Not Modified, the answer to a conditional GET whose validator matches.
+    static let conditional304 = "https://www.rfc-editor.org/rfc/rfc9110#section-15.4.5"
+    /// RFC 9112 §9.3: persistent connections (HTTP/1.1's default), and Connection: close.
+    static let persistence = "https://www.rfc-editor.org/rfc/rfc9112#section-9.3"
+    /// RFC 9113 §3.2: HTTP/2 for https URIs, by TLS ALPN "h2".
+    static let http2 = "https://www.rfc-editor.org/rfc/rfc9113#section-3.2"
+    /// RFC 7838 §3: the Alt-Svc header field.
+    static let altSvc = "https://www.rfc-editor.org/rfc/rfc7838#section-3"
+    /// RFC 9114 §3.1.1: HTTP/3 discovered through an h3 alternative service.
+    static let http3 = "https://www.rfc-editor.org/rfc/rfc9114#section-3.1.1"
+    /// RFC 9110 §15.4: redirection 3xx.
+    static let redirects = "https://www.rfc-editor.org/rfc/rfc9110#section-15.4"
+    /// RFC 9110 §17.9: disclosure of sensitive information in URIs.
+    static let sensitiveURIs = "https://www.rfc-editor.org/rfc/rfc9110#section-17.9"
+    /// RFC 6750 §5.3: "Don't pass bearer tokens in page URLs".
+    static let bearerInURL = "https://www.rfc-editor.org/rfc/rfc6750#section-5.3"
 }

@@ -18,8 +18,12 @@ struct AuditEvidence: Sendable {
 /// 398-day limit, the CT policy) and the TLS-offered checks, turned into findings. Pure: the same
 /// evidence gives the same findings (the clock is `evidence.now`).
 enum AuditRules {
-    /// Every finding id this module makes, in report order.
-    static let ids = ["tls.min-version", "tls.forward-secrecy", "tls.key-exchange", "tls.ocsp-stapling", "cert.chain", "cert.key-size",
+    /// Every finding id the audit makes, in report order: the TLS and certificate ones (this
+    /// type's), then `RedirectRules`' and `HTTPRules`'.
+    static var ids: [String] { tlsIDs + RedirectRules.ids + HTTPRules.ids }
+
+    /// The ids of this type's findings.
+    static let tlsIDs = ["tls.min-version", "tls.forward-secrecy", "tls.key-exchange", "tls.ocsp-stapling", "cert.chain", "cert.key-size",
                       "cert.signature", "cert.san", "cert.eku", "cert.validity", "cert.expiry", "cert.ct", "hsts"]
 
     static func findings(_ evidence: AuditEvidence) -> [AuditFinding] {

@@ -6,20 +6,24 @@ import SondeHTTP
 
 /// `sonde audit URL…`: what each server offers over TLS and how Apple's published rules (App
 /// Transport Security, the iOS 13 certificate requirements, the 398-day limit, the CT policy) judge
-/// it; findings in the terminal and, with `--json`, as an `AuditReport` on stdout (or `--output`).
+/// it, and how its HTTP serves a URLSession or OkHttp client (compression, caching, keep-alive,
+/// HTTP/2 and HTTP/3, redirects, secrets in URLs); findings in the terminal and, with `--json`, as an `AuditReport` on stdout (or `--output`).
 /// Exit 0 without a `fail` (or, with `--fail-on warn`, without a `warn`), 1 otherwise, 64 on usage
 /// errors. HTML, JUnit and run folders are not written yet (docs/audit.md).
 struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit",
-        abstract: "Check what an HTTPS server offers (TLS versions, cipher suites, certificate) against Apple's ATS rules.",
+        abstract: "Check an API for mobile clients: TLS and certificate against Apple's ATS rules, and HTTP as URLSession and OkHttp meet it.",
         discussion: """
         Each protocol version and cipher suite is tried alone, as testssl.sh and nscurl --ats-diagnostics do; the leaf \
-        certificate and the served chain are checked; one GET reads Strict-Transport-Security. Finding ids: \
+        certificate and the served chain are checked. The URL is fetched as URLSession fetches it (Accept-Encoding: gzip, \
+        deflate, br; redirects followed), twice, then revalidated, and its Alt-Svc h3 alternative tried: compression, \
+        caching, keep-alive, HTTP/2, HTTP/3, redirects, secrets in URLs, HSTS. An http URL is checked for its redirect to \
+        https, and the https URL it leads to is audited. Finding ids: \
         \(AuditOptions.findingIDs.joined(separator: ", ")). See docs/audit.md for the rules and their sources.
         """)
 
-    @Argument(help: "https URLs to audit.")
+    @Argument(help: "http or https URLs to audit.")
     var urls: [String] = []
 
     @Option(name: .long, help: "Verify the chain against this CA file (PEM) instead of the default trust store.")
@@ -43,11 +47,11 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(name: .customLong("connect-timeout"), help: "TCP connect bound of each handshake, ms (1…60000).")
     var connectTimeoutMs = 2_000
 
-    @Option(name: .customLong("budget"), help: "Time budget of one host's TLS scan, ms (100…600000).")
+    @Option(name: .customLong("budget"), help: "Time budget of one host's TLS scan, and of its HTTP probes, ms (100…600000).")
     var budgetMs = 8_000
 
     func validate() throws {
-        guard !urls.isEmpty else { throw ValidationError("give at least one https URL") }
+        guard !urls.isEmpty else { throw ValidationError("give at least one http or https URL") }
         guard ["fail", "warn"].contains(failOn) else { throw ValidationError("--fail-on takes fail or warn, not \(failOn)") }
         guard (1...60_000).contains(connectTimeoutMs) else { throw ValidationError("--connect-timeout must be 1…60000 ms") }
         guard (100...600_000).contains(budgetMs) else { throw ValidationError("--budget must be 100…600000 ms") }
@@ -60,9 +64,8 @@ struct AuditCommand: AsyncParsableCommand {
         if let cacert, !FileManager.default.isReadableFile(atPath: cacert) {
             throw ValidationError("--cacert \(cacert): no readable file")
         }
-        let options = AuditOptions()
         for url in urls {
-            do { _ = try Auditor.endpoint(of: url, options: options) } catch { throw ValidationError(error.description) }
+            do { _ = try Auditor.parse(url) } catch { throw ValidationError(error.description) }
         }
     }
 

@@ -1,6 +1,6 @@
 /// One audited URL: what its server offers over TLS, the certificates it served and the findings.
 public struct AuditTarget: Sendable, Equatable {
-    /// The URL as given (secrets are not expected in an audit URL; it is written as given).
+    /// The URL as given, its secrets redacted (`Redactor`: `url.secrets` names them).
     public var url: String
     public var host: String
     public var port: Int

@@ -5,35 +5,35 @@
 /// Grammar: `clear` or `1#( protocol-id "=" quoted("[host]:port") *( ";" parameter ) )`.
 /// Malformed alternatives are skipped, as a client must; at most `maxAlternatives` are read
 /// from at most `maxLength` characters, so a hostile header costs little.
-struct AltSvcHeader: Equatable {
+public struct AltSvcHeader: Equatable, Sendable {
     /// One advertised alternative service.
-    struct Alternative: Equatable {
+    public struct Alternative: Equatable, Sendable {
         /// The ALPN protocol id, e.g. "h3" (percent-encoding left as sent).
-        var protocolID: String
+        public var protocolID: String
         /// The alternative's host; nil means the origin's own host.
-        var host: String?
+        public var host: String?
         /// The alternative's port (1…65535).
-        var port: Int
+        public var port: Int
         /// `ma=` in seconds (RFC 7838: 24 hours when absent), nil when absent.
-        var maxAge: Int?
+        public var maxAge: Int?
 
         /// h3, or a draft version of it (h3-29…), as libcurl accepts them.
-        var isHTTP3: Bool { protocolID == "h3" || protocolID.hasPrefix("h3-") }
+        public var isHTTP3: Bool { protocolID == "h3" || protocolID.hasPrefix("h3-") }
 
         /// `host:port`, with the origin's host where the header named none.
-        func authority(originHost: String) -> String {
+        public func authority(originHost: String) -> String {
             AltSvcCache.authority(host: host ?? originHost, port: port)
         }
     }
 
     /// True for `Alt-Svc: clear` (the origin withdraws every alternative).
-    var clear = false
-    var alternatives: [Alternative] = []
+    public var clear = false
+    public var alternatives: [Alternative] = []
 
     static let maxLength = 8192
     static let maxAlternatives = 32
 
-    init(_ value: String) {
+    public init(_ value: String) {
         let text = Substring(value.prefix(Self.maxLength))
         if text.trimmingSpaces.lowercased() == "clear" {
             clear = true

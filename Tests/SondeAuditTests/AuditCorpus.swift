@@ -8,7 +8,10 @@ final class AuditCorpus: Sendable {
         var name: String
         var port: Int
         var flaw: String
-        var url: String { "https://127.0.0.1:\(port)/" }
+        /// "tls" (a TLS or certificate flaw; the oracles run on these) or "http" (an HTTP flaw).
+        var group: String
+        /// The URL to audit.
+        var url: String
     }
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -24,10 +27,10 @@ final class AuditCorpus: Sendable {
     private init() throws(CorpusError) {
         directory = NSTemporaryDirectory() + "sonde-audit-corpus-\(UUID().uuidString)"
         var started: (status: Int32, output: String) = (1, "")
-        // Nine consecutive free ports: a few random bases are tried.
+        // 21 consecutive free ports: a few random bases are tried.
         for _ in 0..<20 {
             let base = Int.random(in: 20_000...60_000)
-            guard (base..<base + 12).allSatisfy(Self.portIsFree) else { continue }
+            guard (base..<base + 24).allSatisfy(Self.portIsFree) else { continue }
             try? FileManager.default.removeItem(atPath: directory)
             started = Self.run("/bin/bash", [Self.root + "/scripts/audit-corpus.sh", directory, "\(base)"], timeout: 120)
             if started.status == 0 { break }
@@ -38,8 +41,8 @@ final class AuditCorpus: Sendable {
         }
         servers = table.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 3, let port = Int(fields[1]) else { return nil }
-            return Server(name: fields[0], port: port, flaw: fields[2])
+            guard fields.count == 5, let port = Int(fields[1]) else { return nil }
+            return Server(name: fields[0], port: port, flaw: fields[2], group: fields[3], url: fields[4])
         }
         // nginx lives as long as the test process; it is stopped when the process exits
         // (atexit), by its pid.
@@ -48,6 +51,9 @@ final class AuditCorpus: Sendable {
     }
 
     func server(_ name: String) -> Server? { servers.first { $0.name == name } }
+
+    /// The servers of one group ("tls" or "http").
+    func servers(in group: String) -> [Server] { servers.filter { $0.group == group } }
 
     private static let pidFiles = NSLock()
     nonisolated(unsafe) private static var registered: [String] = []
@@ -95,10 +101,24 @@ final class AuditCorpus: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // The child starts with no signal blocked and default dispositions: the test process's
+        // threads block most signals, and a child inheriting that mask (hypercorn under `timeout`)
+        // never sees the SIGTERM that is to stop it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard spawned == 0 else { return (127, "\(executable): posix_spawn failed (\(spawned))") }
         let deadline = Date().addingTimeInterval(timeout)
         var status: Int32 = 0
