@@ -140,6 +140,12 @@ struct BlackboxTCPProber {
                             log.say("Error reading from connection", "err=\"\(Self.describe(error, expired: expiredBy()))\"")
                             return false
                         }
+                        // The connection closed at the deadline ends the lines as an end of stream would:
+                        // for blackbox that is a read error (i/o timeout), not a regex that found no line.
+                        if matched == nil && expiredBy() {
+                            log.say("Error reading from connection", "err=\"\(Self.describe(ChannelError.eof, expired: true))\"")
+                            return false
+                        }
                         guard let (line, match) = matched else {
                             exposition.set("probe_failed_due_to_regex", 1)
                             log.say("Regexp did not match", "regexp=\(pattern) line=\"\(last)\"")

@@ -62,6 +62,7 @@ import Testing
               tls: true
               tls_config: {ca_file: \(ca)}
               query_response: [{send: "GET /1k.bin HTTP/1.0\\r\\n"}, {expect: "^HTTP/1\\\\.1 200"}]
+          tcp_silent: {prober: tcp, timeout: 1s, tcp: {preferred_ip_protocol: ip4, query_response: [{expect: "^never"}]}}
           tcp_tls_insecure: {prober: tcp, timeout: 3s, tcp: {preferred_ip_protocol: ip4, tls: true, tls_config: {insecure_skip_verify: true}}}
           tcp_tls_untrusted: {prober: tcp, timeout: 3s, tcp: {preferred_ip_protocol: ip4, tls: true}}
           tcp_starttls:
@@ -143,6 +144,7 @@ import Testing
         let cases: [(module: String, target: String, success: Bool)] = [
             ("tcp_connect", http, true), ("tcp_connect", "127.0.0.1:\(closedPort)", false),
             ("tcp_http", http, true), ("tcp_http_404_expected", http, false),
+            ("tcp_silent", resolver, false),  // dnslib's TCP side waits for a query: the expect ends at the deadline
             ("tcp_tls", https, true), ("tcp_tls_insecure", https, true), ("tcp_tls_untrusted", https, false),
             ("tcp_starttls", "127.0.0.1:\(starttlsPort)", true),
             ("dns_a", resolver, true), ("dns_mx_tcp", resolver, true), ("dns_records", resolver, true), ("dns_soa", resolver, true),
@@ -167,6 +169,11 @@ import Testing
             }
             let duration = mine["probe_duration_seconds"] ?? -1
             #expect(duration > 0 && duration < 3.5, "\(module): probe_duration_seconds \(duration)")
+            if module == "tcp_silent" {
+                // Both wait out the module's 1 s and no more (a regex that never saw its line is not a regex failure).
+                let theirDuration = reference["probe_duration_seconds"] ?? -1
+                #expect(duration >= 0.95 && duration < 1.5 && theirDuration >= 0.95 && theirDuration < 1.5, "sonde \(duration) s, blackbox \(theirDuration) s")
+            }
             let phases = mine.filter { $0.key.hasPrefix("probe_dns_duration_seconds{") }.values
             #expect(phases.allSatisfy { $0 >= 0 && $0 <= duration }, "\(module): phases \(phases) within \(duration) s")
             // The exposition parses as Prometheus reads it: HELP and TYPE for each family, blackbox's help texts.
