@@ -74,7 +74,7 @@ struct BlackboxTCPProber {
             return false
         }
         let loop = MultiThreadedEventLoopGroup.singleton.next()
-        let handshake = loop.makePromise(of: Void.self)
+        let handshake = loop.makePromise(of: BlackboxTLS.Facts.self)
         run.log.say(tcp.tls ? "Dialing TCP with TLS" : "Dialing TCP without TLS", "")
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
@@ -86,8 +86,9 @@ struct BlackboxTCPProber {
                     channel.eventLoop.makeCompletedFuture {
                         if let initialTLS {
                             let sync = channel.pipeline.syncOperations
-                            try sync.addHandler(BlackboxTLS.handler(context: initialTLS, serverName: serverName))
-                            try sync.addHandler(TLSHandshakeWatcher(promise: handshake))
+                            let tls = try BlackboxTLS.handler(context: initialTLS, serverName: serverName)
+                            try sync.addHandler(tls)
+                            try sync.addHandler(TLSHandshakeWatcher(promise: handshake, watching: tls))
                         }
                         return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
@@ -97,7 +98,7 @@ struct BlackboxTCPProber {
             run.log.say("Error dialing TCP", "err=\"\(error)\"")
             return false
         }
-        if !tcp.tls { handshake.succeed(()) }
+        if !tcp.tls { handshake.succeed(BlackboxTLS.Facts()) }
         // The deadline: the connection is closed, and whatever waits on it ends.
         let raw = channel.channel
         let closer = raw.eventLoop.scheduleTask(in: .nanoseconds(Int64(run.remaining * 1e9))) { raw.close(promise: nil) }
@@ -108,17 +109,15 @@ struct BlackboxTCPProber {
         let success: Bool
         do {
             success = try await channel.executeThenClose { inbound, outbound in
+                let initialFacts: BlackboxTLS.Facts
                 do {
-                    try await handshake.futureResult.get()
+                    initialFacts = try await handshake.futureResult.get()
                 } catch {
                     log.say("Error dialing TCP", "err=\"\(Self.describe(error, expired: expiredBy()))\"")
                     return false
                 }
                 log.say("Successfully dialed", "")
-                if tcp.tls {
-                    let facts = try await Self.tlsFacts(raw)
-                    BlackboxTLS.record(facts, verified: !tcp.tlsConfig.insecureSkipVerify, into: &exposition)
-                }
+                if tcp.tls { BlackboxTLS.record(initialFacts, verified: !tcp.tlsConfig.insecureSkipVerify, into: &exposition) }
                 var reader = TCPLineReader(inbound.makeAsyncIterator())
                 for (number, step) in tcp.queryResponse.enumerated() {
                     log.say("Processing query response entry", "entry_number=\(number)")
@@ -164,15 +163,15 @@ struct BlackboxTCPProber {
                         }
                     }
                     if step.startTLS, let sslContext {
+                        let facts: BlackboxTLS.Facts
                         do {
-                            try await Self.startTLS(raw, context: sslContext, serverName: serverName)
+                            facts = try await Self.startTLS(raw, context: sslContext, serverName: serverName)
                         } catch {
                             log.say("TLS Handshake (client) failed", "err=\"\(Self.describe(error, expired: expiredBy()))\"")
                             return false
                         }
                         log.say("TLS Handshake (client) succeeded.", "")
                         reader.discardBuffered()
-                        let facts = try await Self.tlsFacts(raw)
                         BlackboxTLS.record(facts, verified: !tcp.tlsConfig.insecureSkipVerify, into: &exposition)
                     }
                 }
@@ -188,23 +187,16 @@ struct BlackboxTCPProber {
     }
 
     /// Puts TLS in front of the connection (the pipeline's first handlers, in one event-loop
-    /// turn so that no byte passes between) and waits for the handshake.
-    static func startTLS(_ channel: Channel, context: NIOSSLContext, serverName: String) async throws {
-        let promise = channel.eventLoop.makePromise(of: Void.self)
+    /// turn so that no byte passes between), waits for the handshake and returns what it told.
+    static func startTLS(_ channel: Channel, context: NIOSSLContext, serverName: String) async throws -> BlackboxTLS.Facts {
+        let promise = channel.eventLoop.makePromise(of: BlackboxTLS.Facts.self)
         try await channel.eventLoop.submit {
             let sync = channel.pipeline.syncOperations
-            try sync.addHandler(TLSHandshakeWatcher(promise: promise), position: .first)
-            try sync.addHandler(BlackboxTLS.handler(context: context, serverName: serverName), position: .first)
+            let tls = try BlackboxTLS.handler(context: context, serverName: serverName)
+            try sync.addHandler(TLSHandshakeWatcher(promise: promise, watching: tls), position: .first)
+            try sync.addHandler(tls, position: .first)
         }.get()
-        try await promise.futureResult.get()
-    }
-
-    /// The version and leaf of the (outermost) TLS handler of the channel.
-    static func tlsFacts(_ channel: Channel) async throws -> BlackboxTLS.Facts {
-        try await channel.eventLoop.submit {
-            let handler = try channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self)
-            return BlackboxTLS.Facts(version: handler.tlsVersion, leafDER: try? handler.peerCertificate?.toDERBytes())
-        }.get()
+        return try await promise.futureResult.get()
     }
 
     /// An error as the log says it; a connection closed at the deadline is a timeout.

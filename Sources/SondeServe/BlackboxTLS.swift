@@ -57,6 +57,11 @@ enum BlackboxTLS {
     struct Facts: Sendable {
         var version: TLSVersion?
         var leafDER: [UInt8]?
+
+        init(version: TLSVersion? = nil, leafDER: [UInt8]? = nil) {
+            self.version = version
+            self.leafDER = leafDER
+        }
     }
 
     /// blackbox's TLS series from a handshake: `probe_ssl_earliest_cert_expiry`,
@@ -89,24 +94,32 @@ enum BlackboxTLS {
     }
 }
 
-/// Completes `promise` when the TLS handshake before it in the pipeline completes, fails it when
+/// Completes `promise` with what the handshake told (`BlackboxTLS.Facts`, read from `tls` at that
+/// moment: a server that closes right after can take the handler out of the pipeline before the
+/// probe would ask it) when the TLS handshake before it in the pipeline completes; fails it when
 /// the handshake fails or the connection closes first. Lives on the channel's event loop.
 final class TLSHandshakeWatcher: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
-    private let promise: EventLoopPromise<Void>
+    private let promise: EventLoopPromise<BlackboxTLS.Facts>
+    private let tls: NIOSSLClientHandler
     /// Whether the promise is completed (it is completed once).
     private var done = false
 
-    init(promise: EventLoopPromise<Void>) { self.promise = promise }
+    init(promise: EventLoopPromise<BlackboxTLS.Facts>, watching tls: NIOSSLClientHandler) {
+        self.promise = promise
+        self.tls = tls
+    }
 
-    private func complete(_ result: Result<Void, Error>) {
+    private func complete(_ result: Result<BlackboxTLS.Facts, Error>) {
         guard !done else { return }
         done = true
         promise.completeWith(result)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted = event { complete(.success(())) }
+        if case TLSUserEvent.handshakeCompleted = event {
+            complete(.success(BlackboxTLS.Facts(version: tls.tlsVersion, leafDER: try? tls.peerCertificate?.toDERBytes())))
+        }
         context.fireUserInboundEventTriggered(event)
     }
 
