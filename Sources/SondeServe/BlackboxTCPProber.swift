@@ -21,14 +21,7 @@ struct BlackboxTCPProber {
     let moduleName: String
     /// The probe's time limit (s).
     let timeout: Double
-    let redactor: Redactor
     var debug = false
-
-    /// A step that failed, with blackbox's log line for it.
-    struct StepFailure: Error {
-        var message: String
-        var fields: String
-    }
 
     func probe(target: String) async -> BlackboxProber.Outcome {
         var run = BlackboxProbeRun(timeout: timeout, log: BlackboxProber.Log(target: target, module: moduleName, enabled: debug))

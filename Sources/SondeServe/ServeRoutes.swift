@@ -136,7 +136,7 @@ public enum ServeRoutes {
         let outcome: BlackboxProber.Outcome
         switch module.prober {
         case "tcp":
-            outcome = await BlackboxTCPProber(module: module, moduleName: moduleName, timeout: timeout, redactor: context.redactor, debug: debug)
+            outcome = await BlackboxTCPProber(module: module, moduleName: moduleName, timeout: timeout, debug: debug)
                 .probe(target: target)
         case "dns":
             outcome = await BlackboxDNSProber(module: module, moduleName: moduleName, timeout: timeout, debug: debug).probe(target: target)
