@@ -117,7 +117,8 @@ let package = Package(
                            "SondeLink", "CSignalFlags", .product(name: "Yams", package: "Yams"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
-        // `sonde serve`: the scheduler, /metrics, blackbox_exporter's /probe, on Hummingbird.
+        // `sonde serve`: the scheduler, /metrics, blackbox_exporter's /probe, on Hummingbird (the
+        // tcp prober's connections and TLS on SwiftNIO and NIOSSL).
         .target(
             name: "SondeServe",
             dependencies: ["SondeCore", "SondeHTTP", "SondeReport", "SondeRun", "SondeHistory",
@@ -128,6 +129,8 @@ let package = Package(
                            .product(name: "NIOSSL", package: "swift-nio-ssl"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOTLS", package: "swift-nio"),
                            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                            .product(name: "Crypto", package: "swift-crypto")]
         ),

@@ -5,7 +5,11 @@ import Foundation
 /// sending anything.
 ///
 /// A pattern is `scheme://host[:port]/path`, where the path may hold `*` (any run of characters,
-/// `/` and `?` included) and the host may start with `*.` (any subdomain, not the domain itself).
+/// `/` and `?` included) and the host may start with `*.` (any subdomain, not the domain itself):
+/// the http prober's targets. A pattern without a scheme is an endpoint, for the probers that
+/// reach a host rather than a URL: `host:port` (`[::1]:53`, `*.example.com:443`) lets the tcp and
+/// dns probers reach that port, `host` alone (`192.0.2.1`, `*.example.com`) lets the icmp prober
+/// ping it.
 /// Scheme and host compare case-insensitively, the port as a number (the scheme's default when
 /// absent); a target with user information (`user:pass@`) is refused, whatever the patterns, and
 /// so is one whose path holds a dot segment (`DotSegments`): the path is matched as written,
@@ -17,11 +21,13 @@ public struct AllowList: Equatable, Sendable {
 
     /// One `allow:` entry.
     public struct Pattern: Equatable, Sendable, CustomStringConvertible {
+        /// Empty for an endpoint pattern (`host:port` or `host`).
         public var scheme: String
         /// Lowercased; `*.example.com` matches subdomains of example.com.
         public var host: String
+        /// 0 for an endpoint pattern of a host alone.
         public var port: Int
-        /// The path (and query) glob, starting with `/`.
+        /// The path (and query) glob, starting with `/`; empty for an endpoint pattern.
         public var path: String
         public var description: String
 
@@ -29,6 +35,7 @@ public struct AllowList: Equatable, Sendable {
         public static func parse(_ text: String) -> Result<Pattern, SpecProblem> {
             func refused(_ reason: String) -> Result<Pattern, SpecProblem> { .failure(SpecProblem(key: "allow", "'\(text)' \(reason)")) }
             guard !SpecRules.hasControlCharacters(text), !text.contains(" ") else { return refused("holds spaces or control characters") }
+            if !text.contains("://") { return parseEndpoint(text) }
             // A leading `*.` in the host parses as an ordinary label, then is put back.
             let wildcard = "sonde-any-subdomain"
             let subdomains = text.contains("://*.")
@@ -41,6 +48,24 @@ public struct AllowList: Equatable, Sendable {
             let host = subdomains ? "*." + target.host.dropFirst(wildcard.count + 1) : target.host
             guard !host.dropFirst(subdomains ? 2 : 0).contains("*") else { return refused("has '*' in its host other than a leading '*.'") }
             return .success(Pattern(scheme: target.scheme, host: host, port: target.port, path: target.path, description: text))
+        }
+
+        /// `host:port`, `[v6]:port`, `host`, `[v6]` or a bare IPv6 address; the host may start with `*.`.
+        static func parseEndpoint(_ text: String) -> Result<Pattern, SpecProblem> {
+            func refused(_ reason: String) -> Result<Pattern, SpecProblem> { .failure(SpecProblem(key: "allow", "'\(text)' \(reason)")) }
+            guard let (host, port) = Endpoint.split(text) else {
+                return refused("is not scheme://host[:port]/path, host:port or host")
+            }
+            let bare = host.hasPrefix("*.") ? String(host.dropFirst(2)) : host
+            guard !bare.isEmpty, !bare.contains("*") else { return refused("has '*' in its host other than a leading '*.'") }
+            guard Target.isPlainHost(bare) else { return refused("is not host:port or host (a host name or an IP address)") }
+            if let port, !(1...65_535).contains(port) { return refused("has a port outside 1 to 65535") }
+            return .success(Pattern(scheme: "", host: host.lowercased(), port: port ?? 0, path: "", description: text))
+        }
+
+        /// Whether the host `target` (lowercased, IPv6 without brackets) is this pattern's host.
+        func hostMatches(_ target: String) -> Bool {
+            host.hasPrefix("*.") ? target.hasSuffix(host.dropFirst(1)) : host == target
         }
 
         func matches(_ target: Target) -> Bool {
@@ -123,6 +148,20 @@ public struct AllowList: Equatable, Sendable {
         let rest = target[authority.upperBound...]
         guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "\\" }) else { return false }
         return DotSegments.present(in: String(rest[slash...].prefix { $0 != "?" && $0 != "#" }))
+    }
+
+    /// The endpoint pattern that lets the tcp or dns prober reach `host` on `port`, nil when none does.
+    public func allowing(host: String, port: Int) -> Pattern? {
+        let host = host.lowercased()
+        guard Target.isPlainHost(host) else { return nil }
+        return patterns.first { $0.scheme.isEmpty && $0.port == port && $0.port != 0 && $0.hostMatches(host) }
+    }
+
+    /// The endpoint pattern of a host alone that lets the icmp prober ping `host`, nil when none does.
+    public func allowing(host: String) -> Pattern? {
+        let host = host.lowercased()
+        guard Target.isPlainHost(host) else { return nil }
+        return patterns.first { $0.scheme.isEmpty && $0.port == 0 && $0.hostMatches(host) }
     }
 
     /// The pattern that lets `target` through, nil when none does (or it is not a URL the list compares).

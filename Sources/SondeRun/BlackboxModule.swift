@@ -1,13 +1,17 @@
 /// A module of blackbox_exporter's configuration (`blackbox.yml`), as `sonde serve`'s `/probe`
-/// runs it: the http prober's options that sonde implements, with blackbox's defaults. A module of
-/// another prober (tcp, icmp, dns, grpc), or one using an http option sonde does not implement,
-/// loads (so that a whole blackbox.yml loads) and is refused by `/probe` with `unsupported`: a gate
-/// that would silently not be checked is never run.
+/// runs it: the options of the http, tcp and dns probers that sonde implements (`TCP`, `DNS`),
+/// with blackbox's defaults. A module of a prober sonde does not run yet (icmp, grpc), or one
+/// using an option sonde does not implement, loads (so that a whole blackbox.yml loads) and is
+/// refused by `/probe` with `unsupported`: a gate that would silently not be checked is never run.
 public struct BlackboxModule: Equatable, Sendable {
     public var prober: String
     /// The probe's time limit (s); nil: the scrape's (`X-Prometheus-Scrape-Timeout-Seconds`) less the offset.
     public var timeout: Double?
     public var http: HTTP
+    /// The tcp prober's options (blackbox's defaults when the module has no `tcp:` section).
+    public var tcp = TCP()
+    /// The dns prober's options; `dns.queryName` is required when the prober is dns.
+    public var dns = DNS()
     /// Why `/probe` cannot run this module; nil when it can.
     public var unsupported: String?
 
@@ -64,8 +68,10 @@ public struct BlackboxModule: Equatable, Sendable {
         }
     }
 
-    /// blackbox_exporter's probers; sonde's `/probe` runs `http`.
+    /// blackbox_exporter's probers.
     public static let probers = ["http", "tcp", "icmp", "dns", "grpc"]
+    /// The probers sonde's `/probe` runs.
+    public static let implementedProbers = ["http", "tcp", "dns"]
     /// A module's keys: the prober, its timeout, and a section per prober.
     public static let moduleKeys = ["prober", "timeout"] + probers
     /// The http section's keys sonde implements.

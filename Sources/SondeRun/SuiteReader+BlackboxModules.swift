@@ -3,8 +3,8 @@ import SondeCore
 import Yams
 
 /// serve's `modules:`, in blackbox_exporter's format (`BlackboxModule`): every key checked, the
-/// http prober's read, another prober's (or an option sonde does not implement) kept as the reason
-/// `/probe` refuses that module.
+/// http, tcp and dns probers' read (tcp and dns in `SuiteReader+BlackboxProbers`), another
+/// prober's (or an option sonde does not implement) kept as the reason `/probe` refuses that module.
 extension SuiteReader {
     mutating func readModules(_ entry: Entry) -> [String: BlackboxModule] {
         guard case .mapping(let mapping) = entry.value else {
@@ -30,6 +30,7 @@ extension SuiteReader {
         }
         var module = BlackboxModule()
         var sawProber = false
+        var sawDNS = false
         var notImplemented: [String] = []
         for (keyNode, value) in mapping {
             let field = keyNode.scalar?.string ?? ""
@@ -46,17 +47,25 @@ extension SuiteReader {
                 module.timeout = duration(value, key: key + ".timeout", within: 0...BlackboxModule.maxTimeout).flatMap { $0 > 0 ? $0 : nil }
             case "http":
                 readHTTP(value, key: key + ".http", into: &module.http, notImplemented: &notImplemented)
-            case "tcp", "icmp", "dns", "grpc":
-                break  // another prober's section: kept unread, `/probe` refuses the module unless it is http
+            case "tcp":
+                readTCP(value, key: key + ".tcp", into: &module.tcp, notImplemented: &notImplemented)
+            case "dns":
+                sawDNS = true
+                readDNS(value, key: key + ".dns", into: &module.dns, notImplemented: &notImplemented)
+            case "icmp", "grpc":
+                break  // a prober sonde does not run yet: kept unread, `/probe` refuses a module of it
             default:
                 report(keyNode.mark, key: key, "unknown key \(Self.describe(keyNode)) (allowed: \(BlackboxModule.moduleKeys.joined(separator: ", ")))")
             }
         }
         if !sawProber { report(node.mark, key: key + ".prober", "missing: every module names its prober (http)") }
-        if module.prober != "http" {
-            module.unsupported = "module \(name) uses blackbox_exporter's \(module.prober) prober: sonde's /probe runs the http prober only"
-        } else if !notImplemented.isEmpty {
-            module.unsupported = "module \(name) uses \(notImplemented.joined(separator: ", ")), which sonde's /probe does not implement"
+        if module.prober == "dns" && !sawDNS { report(node.mark, key: key + ".dns.query_name", "missing: a dns module names the name it queries") }
+        if !BlackboxModule.implementedProbers.contains(module.prober) {
+            module.unsupported = "module \(name) uses blackbox_exporter's \(module.prober) prober: sonde's /probe runs the "
+                + BlackboxModule.implementedProbers.joined(separator: ", ") + " probers"
+        } else if case let used = notImplemented.filter({ $0.hasPrefix(module.prober + ".") }), !used.isEmpty {
+            // Only the module's own prober's section counts: blackbox reads the others and ignores them.
+            module.unsupported = "module \(name) uses \(used.joined(separator: ", ")), which sonde's /probe does not implement"
         }
         return module
     }
@@ -169,7 +178,7 @@ extension SuiteReader {
                 if let flag = boolean(value, key: key + ".insecure_skip_verify") { http.insecureSkipVerify = flag }
             default:
                 if BlackboxModule.tlsKeysNotImplemented.contains(field) {
-                    notImplemented.append("tls_config.\(field)")
+                    notImplemented.append("http.tls_config.\(field)")
                 } else {
                     report(keyNode.mark, key: key, "unknown key \(Self.describe(keyNode)) (allowed: \((BlackboxModule.tlsKeys + BlackboxModule.tlsKeysNotImplemented).joined(separator: ", ")))")
                 }

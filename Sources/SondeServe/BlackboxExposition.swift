@@ -145,6 +145,12 @@ struct BlackboxExposition {
 
     static let help: [String: String] = [
         "probe_dns_lookup_time_seconds": "Returns the time taken for probe dns lookup in seconds",
+        "probe_dns_duration_seconds": "Duration of DNS request by phase",
+        "probe_dns_answer_rrs": "Returns number of entries in the answer resource record list",
+        "probe_dns_authority_rrs": "Returns number of entries in the authority resource record list",
+        "probe_dns_additional_rrs": "Returns number of entries in the additional resource record list",
+        "probe_dns_query_succeeded": "Displays whether or not the query was executed successfully",
+        "probe_dns_serial": "Returns the serial number of the zone",
         "probe_duration_seconds": "Returns how long the probe took to complete in seconds",
         "probe_failed_due_to_regex": "Indicates if probe failed due to regex",
         "probe_http_content_length": "Length of http content response",

@@ -9,6 +9,11 @@ enum BlackboxModuleText {
         let http = module.http
         var lines = ["prober: \(module.prober)"]
         if let timeout = module.timeout { lines.append("timeout: \(DurationValue(seconds: timeout))") }
+        switch module.prober {
+        case "tcp": return (lines + tcpLines(module.tcp)).joined(separator: "\n") + "\n"
+        case "dns": return (lines + dnsLines(module.dns)).joined(separator: "\n") + "\n"
+        default: break
+        }
         lines.append("http:")
         lines.append("  method: \(quoted(http.method))")
         if !http.headers.isEmpty {
@@ -40,6 +45,46 @@ enum BlackboxModuleText {
         if let proxy = http.proxyURL { lines.append("  proxy_url: \(quoted(redactor.redact(url: proxy)))") }
         if let body = http.body { lines.append("  body: \(quoted(body))") }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func tcpLines(_ tcp: BlackboxModule.TCP) -> [String] {
+        var lines = ["tcp:", "  preferred_ip_protocol: \(tcp.preferredIPProtocol)", "  ip_protocol_fallback: \(tcp.ipProtocolFallback)"]
+        if !tcp.queryResponse.isEmpty {
+            lines.append("  query_response:")
+            for step in tcp.queryResponse {
+                var fields: [String] = []
+                if let expect = step.expect { fields.append("expect: \(quoted(expect))") }
+                if !step.send.isEmpty { fields.append("send: \(quoted(step.send))") }
+                if step.startTLS { fields.append("starttls: true") }
+                lines.append("    - {\(fields.joined(separator: ", "))}")
+            }
+        }
+        lines.append("  tls: \(tcp.tls)")
+        let tls = tcp.tlsConfig
+        lines.append("  tls_config:")
+        lines.append("    insecure_skip_verify: \(tls.insecureSkipVerify)")
+        for (key, value) in [("ca_file", tls.caFile), ("cert_file", tls.certFile), ("key_file", tls.keyFile), ("server_name", tls.serverName),
+                             ("min_version", tls.minVersion), ("max_version", tls.maxVersion)] {
+            if let value { lines.append("    \(key): \(quoted(value))") }
+        }
+        return lines
+    }
+
+    static func dnsLines(_ dns: BlackboxModule.DNS) -> [String] {
+        var lines = ["dns:", "  preferred_ip_protocol: \(dns.preferredIPProtocol)", "  ip_protocol_fallback: \(dns.ipProtocolFallback)",
+                     "  transport_protocol: \(dns.transportProtocol)", "  query_name: \(quoted(dns.queryName))", "  query_type: \(dns.queryType)",
+                     "  query_class: \(dns.queryClass)", "  recursion_desired: \(dns.recursionDesired)"]
+        if !dns.validRcodes.isEmpty { lines.append("  valid_rcodes: [\(dns.validRcodes.joined(separator: ", "))]") }
+        for (key, validator) in [("validate_answer_rrs", dns.validateAnswer), ("validate_authority_rrs", dns.validateAuthority),
+                                 ("validate_additional_rrs", dns.validateAdditional)] where !validator.isEmpty {
+            lines.append("  \(key):")
+            for (name, patterns) in [("fail_if_matches_regexp", validator.failIfMatches), ("fail_if_all_match_regexp", validator.failIfAllMatch),
+                                     ("fail_if_not_matches_regexp", validator.failIfNotMatches),
+                                     ("fail_if_none_matches_regexp", validator.failIfNoneMatches)] where !patterns.isEmpty {
+                lines.append("    \(name): [\(patterns.map(quoted).joined(separator: ", "))]")
+            }
+        }
+        return lines
     }
 
     /// A YAML double-quoted scalar.

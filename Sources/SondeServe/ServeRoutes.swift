@@ -8,8 +8,9 @@ import Synchronization
 
 /// The endpoints of `sonde serve`:
 /// - `GET /metrics`: every scheduled check's latest run and serve's health (`ServeState`).
-/// - `GET /probe?target=…&module=…[&debug=true]`: blackbox_exporter's http prober (`BlackboxProber`),
-///   only for targets the `allow:` list matches (403, nothing sent, otherwise).
+/// - `GET /probe?target=…&module=…[&debug=true]`: blackbox_exporter's http, tcp and dns probers
+///   (`BlackboxProber`, `BlackboxTCPProber`, `BlackboxDNSProber`), only for targets the `allow:`
+///   list matches (a URL for http, `host:port` for tcp and dns; 403, nothing sent, otherwise).
 /// - `GET /-/healthy`, `POST /-/reload` (500 with the reason when the new config is refused; the
 ///   running one stays in force).
 /// - `GET /`: the checks and their latest runs.
@@ -109,8 +110,11 @@ public enum ServeRoutes {
             return text("Unknown module \"\(escapeText(moduleName))\"\n", status: .badRequest)
         }
         if let reason = module.unsupported { return text(reason + "\n", status: .badRequest) }
+        if module.prober != "http" {
+            if let refusal = endpointRefusal(target: target, module: module, allow: config.allow, redactor: context.redactor) { return refusal }
+        }
         let absolute = target.contains("://") ? target : "http://" + target
-        guard config.allow.allowing(absolute) != nil else {
+        guard module.prober != "http" || config.allow.allowing(absolute) != nil else {
             if AllowList.hasDotSegment(absolute) {
                 return text("target \(escapeText(context.redactor.redact(url: absolute))) has a dot segment ('.' or '..', also percent-encoded) in its path: "
                             + "/probe refuses it, as the allow list matches the path as written\n", status: .forbidden)
@@ -129,14 +133,43 @@ public enum ServeRoutes {
         }
         defer { context.probes.leave() }
         let debug = parameters.get("debug") == "true"
-        let prober = BlackboxProber(module: module, moduleName: moduleName, timeout: timeout, redactor: context.redactor, allow: config.allow,
-                                    debug: debug)
-        let outcome = await prober.probe(target: absolute)
+        let outcome: BlackboxProber.Outcome
+        switch module.prober {
+        case "tcp":
+            outcome = await BlackboxTCPProber(module: module, moduleName: moduleName, timeout: timeout, debug: debug)
+                .probe(target: target)
+        case "dns":
+            outcome = await BlackboxDNSProber(module: module, moduleName: moduleName, timeout: timeout, debug: debug).probe(target: target)
+        default:
+            outcome = await BlackboxProber(module: module, moduleName: moduleName, timeout: timeout, redactor: context.redactor,
+                                           allow: config.allow, debug: debug).probe(target: absolute)
+        }
         context.state.probed(module: moduleName, success: outcome.success)
         guard debug else { return text(outcome.exposition.text, type: expositionType) }
         let page = "Logs for the probe:\n" + outcome.log.joined(separator: "\n") + "\n\n\n\nMetrics that would have been returned:\n"
             + outcome.exposition.text + "\n\n\nModule configuration:\n" + BlackboxModuleText.describe(module, redactor: context.redactor)
         return text(page)
+    }
+
+    /// For the probers that reach a host rather than a URL (tcp, dns): 403 unless an endpoint
+    /// pattern of `allow:` matches the target's `host:port` (dns: port 53 when the target has
+    /// none); nil when it may be probed.
+    static func endpointRefusal(target: String, module: BlackboxModule, allow: AllowList, redactor: Redactor) -> Response? {
+        let shown = escapeText(target)
+        guard let (host, port) = Endpoint.split(target) else {
+            return text("target \(shown) is not host:port\n", status: .badRequest)
+        }
+        let effectivePort: Int
+        switch (module.prober, port) {
+        case ("dns", nil): effectivePort = 53
+        case (_, let port?): effectivePort = port
+        default: return text("target \(shown) is not host:port: the \(module.prober) prober needs a port\n", status: .badRequest)
+        }
+        guard allow.allowing(host: host, port: effectivePort) != nil else {
+            return text("target \(shown) is not in serve's allow list: the \(module.prober) prober reaches only a host:port an allow: pattern names\n",
+                        status: .forbidden)
+        }
+        return nil
     }
 
     /// A plain-text answer.

@@ -1,0 +1,144 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import SondeCore
+
+/// One DNS query and its response over UDP or TCP (RFC 1035 §4.2; TCP with its two-byte length),
+/// as miekg/dns's `Client.Exchange` makes it: dial, write, read until a response with the query's
+/// id arrives (a stale one is skipped). Blocking, with every wait bounded by the deadline (poll);
+/// call it from the probe's own thread.
+struct DNSExchange {
+    /// What the exchange took: the dial (s) and the write-to-response time (s), both set on failure too.
+    struct Timing {
+        var connect = 0.0
+        var request = 0.0
+    }
+
+    struct Failure: Error {
+        var message: String
+    }
+
+    /// Monotonic deadline (µs).
+    let deadline: Int64
+
+    /// The most responses with another id one exchange skips.
+    static let maxStale = 64
+
+    /// Sends `query` (whose first two bytes are its id) to `address`:`port` and returns the
+    /// response's bytes. `timing` is filled as blackbox fills its phases: on a failure, the whole
+    /// time is `connect` and `request` is 0.
+    func exchange(query: [UInt8], address: String, family: Int, port: Int, tcp: Bool, timing: inout Timing) -> Result<[UInt8], Failure> {
+        let started = monotonicMicroseconds()
+        func failed(_ message: String) -> Result<[UInt8], Failure> {
+            timing.connect = Double(monotonicMicroseconds() - started) / 1e6
+            timing.request = 0
+            return .failure(Failure(message: message))
+        }
+        let domain = family == 6 ? AF_INET6 : AF_INET
+        let descriptor = socket(domain, Int32((tcp ? SOCK_STREAM : SOCK_DGRAM).rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard descriptor >= 0 else { return failed("socket: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        guard var storage = Self.socketAddress(address, family: family, port: port) else { return failed("bad address \(address)") }
+        let length = socklen_t(family == 6 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
+        let connected = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, length) } }
+        if connected != 0 {
+            guard errno == EINPROGRESS else { return failed("dial: \(String(cString: strerror(errno)))") }
+            guard wait(descriptor, events: Int16(POLLOUT)) else { return failed("dial: i/o timeout") }
+            var problem: Int32 = 0
+            var size = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &problem, &size)
+            guard problem == 0 else { return failed("dial: \(String(cString: strerror(problem)))") }
+        }
+        let requestStarted = monotonicMicroseconds()
+        let id = query.count >= 2 ? Array(query[0..<2]) : []
+        let framed = tcp ? [UInt8(query.count >> 8), UInt8(query.count & 0xFF)] + query : query
+        guard sendAll(descriptor, framed) else { return failed("write: \(String(cString: strerror(errno)))") }
+        for _ in 0...Self.maxStale {
+            let response: [UInt8]
+            if tcp {
+                guard let prefix = receiveExactly(descriptor, 2) else { return failed("read: the connection ended or timed out") }
+                guard let body = receiveExactly(descriptor, Int(prefix[0]) << 8 | Int(prefix[1])) else {
+                    return failed("read: the connection ended or timed out")
+                }
+                response = body
+            } else {
+                guard wait(descriptor, events: Int16(POLLIN)) else { return failed("read: i/o timeout") }
+                var buffer = [UInt8](repeating: 0, count: 65_535)
+                let count = recv(descriptor, &buffer, buffer.count, 0)
+                guard count >= 0 else { return failed("read: \(String(cString: strerror(errno)))") }
+                response = Array(buffer.prefix(count))
+            }
+            // A response with another id (to an earlier query that timed out) is skipped, as miekg skips it.
+            if response.count >= 2 && Array(response[0..<2]) != id { continue }
+            timing.connect = Double(requestStarted - started) / 1e6
+            timing.request = Double(monotonicMicroseconds() - requestStarted) / 1e6
+            return .success(response)
+        }
+        return failed("read: more than \(Self.maxStale) responses with another id")
+    }
+
+    /// Waits until `descriptor` is ready for `events` or the deadline passes (false).
+    private func wait(_ descriptor: Int32, events: Int16) -> Bool {
+        while true {
+            let left = deadline - monotonicMicroseconds()
+            guard left > 0 else { return false }
+            var entry = pollfd(fd: descriptor, events: events, revents: 0)
+            let ready = poll(&entry, 1, Int32(min(left / 1000 + 1, 60_000)))
+            if ready > 0 { return true }
+            if ready < 0 && errno != EINTR { return false }
+        }
+    }
+
+    private func sendAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            guard wait(descriptor, events: Int16(POLLOUT)) else { return false }
+            let count = bytes[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 {
+                if errno == EAGAIN || errno == EINTR { continue }
+                return false
+            }
+            sent += count
+        }
+        return true
+    }
+
+    /// Exactly `count` bytes from a stream, nil when it ends first or the deadline passes.
+    private func receiveExactly(_ descriptor: Int32, _ count: Int) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: count)
+        var have = 0
+        while have < count {
+            guard wait(descriptor, events: Int16(POLLIN)) else { return nil }
+            let got = out[have...].withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if got < 0 {
+                if errno == EAGAIN || errno == EINTR { continue }
+                return nil
+            }
+            if got == 0 { return nil }
+            have += got
+        }
+        return out
+    }
+
+    /// A `sockaddr_in` or `sockaddr_in6` for a numeric address, in a `sockaddr_storage`.
+    static func socketAddress(_ address: String, family: Int, port: Int) -> sockaddr_storage? {
+        var storage = sockaddr_storage()
+        guard (0...65_535).contains(port) else { return nil }
+        let ok: Bool = withUnsafeMutablePointer(to: &storage) { pointer in
+            if family == 6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
+                    v6.pointee.sin6_family = sa_family_t(AF_INET6)
+                    v6.pointee.sin6_port = in_port_t(UInt16(port).bigEndian)
+                    return inet_pton(AF_INET6, address, &v6.pointee.sin6_addr) == 1
+                }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+                v4.pointee.sin_family = sa_family_t(AF_INET)
+                v4.pointee.sin_port = in_port_t(UInt16(port).bigEndian)
+                return inet_pton(AF_INET, address, &v4.pointee.sin_addr) == 1
+            }
+        }
+        return ok ? storage : nil
+    }
+}

@@ -1,0 +1,59 @@
+import NIOCore
+
+/// The lines of a connection as Go's `bufio.Scanner` with `ScanLines` gives them: split at `\n`,
+/// a `\r` before it dropped, the last line without a newline given at the end of the stream, and
+/// a line longer than 64 KiB an error (`bufio.ErrTooLong`), so that a peer sending no newline
+/// cannot make the probe hold more than that.
+///
+/// Threading: owned by the probe's task.
+struct TCPLineReader {
+    /// Go's `bufio.MaxScanTokenSize`.
+    static let maxLine = 64 * 1024
+
+    enum Failure: Error {
+        /// A line longer than `maxLine`.
+        case tooLong
+    }
+
+    private var iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+    private var pending: [UInt8] = []
+    /// Where the search for a newline goes on from (bytes before it hold none).
+    private var searched = 0
+    private var ended = false
+
+    init(_ iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator) {
+        self.iterator = iterator
+    }
+
+    /// The next line (bytes, without its line end); nil at the end of the stream.
+    /// - Throws: `Failure.tooLong`, or the channel's error (a closed connection at the deadline).
+    mutating func next() async throws -> [UInt8]? {
+        while true {
+            if let newline = pending[searched...].firstIndex(of: UInt8(ascii: "\n")) {
+                var line = Array(pending[..<newline])
+                pending.removeFirst(newline + 1)
+                searched = 0
+                if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                return line
+            }
+            searched = pending.count
+            if pending.count >= Self.maxLine { throw Failure.tooLong }
+            if ended {
+                guard !pending.isEmpty else { return nil }
+                defer { pending.removeAll() ; searched = 0 }
+                return pending.last == UInt8(ascii: "\r") ? Array(pending.dropLast()) : pending
+            }
+            guard let buffer = try await iterator.next() else {
+                ended = true
+                continue
+            }
+            pending.append(contentsOf: buffer.readableBytesView)
+        }
+    }
+
+    /// Forgets what was read and not yet taken (after a STARTTLS step, as Go starts a new scanner).
+    mutating func discardBuffered() {
+        pending.removeAll()
+        searched = 0
+    }
+}

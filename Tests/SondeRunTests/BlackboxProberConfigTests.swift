@@ -1,0 +1,124 @@
+import Foundation
+import SondeRun
+import Testing
+
+/// The tcp and dns modules of a blackbox.yml as serve reads them, Go's regular expressions as
+/// sonde runs them, and the allow list's endpoint patterns (`host:port`, `host`).
+@Suite struct BlackboxProberConfigTests {
+    @Test func readsTCPAndDNSModules() throws {
+        let config = try ServeConfigLoaderTests.load("""
+        allow: ["127.0.0.1:25", "*.example.com:53"]
+        modules:
+          smtp_starttls:
+            prober: tcp
+            timeout: 5s
+            tcp:
+              preferred_ip_protocol: ip4
+              query_response:
+                - expect: "^220 (?P<host>[^ ]+) "
+                - send: "EHLO $${host}"
+                - expect: "^250-STARTTLS"
+                - send: "STARTTLS"
+                - expect: "^220"
+                  starttls: true
+              tls_config: {insecure_skip_verify: true, server_name: mail.example.com, min_version: TLS12}
+          dns_mx:
+            prober: dns
+            dns:
+              query_name: example.com
+              query_type: MX
+              transport_protocol: tcp
+              valid_rcodes: [NOERROR, NXDOMAIN]
+              validate_answer_rrs:
+                fail_if_not_matches_regexp: ["example\\\\.com\\\\.\\\\t.*\\\\tIN\\\\tMX\\\\t"]
+          tcp_other_section: {prober: tcp, http: {oauth2: {}}}
+        """)
+        let smtp = try #require(config.modules["smtp_starttls"])
+        #expect(smtp.unsupported == nil)
+        #expect(smtp.tcp.preferredIPProtocol == "ip4" && smtp.tcp.queryResponse.count == 5)
+        #expect(smtp.tcp.queryResponse[0].expect == "^220 (?P<host>[^ ]+) " && smtp.tcp.queryResponse[4].startTLS)
+        // `$$` is serve's escape for a `$` (its config expands `${NAME}` from the environment).
+        #expect(smtp.tcp.queryResponse[1].send == "EHLO ${host}")
+        #expect(smtp.tcp.tlsConfig.insecureSkipVerify && smtp.tcp.tlsConfig.serverName == "mail.example.com" && smtp.tcp.tlsConfig.minVersion == "TLS12")
+        let dns = try #require(config.modules["dns_mx"])
+        #expect(dns.unsupported == nil && dns.dns.queryName == "example.com" && dns.dns.queryType == "MX" && dns.dns.transportProtocol == "tcp")
+        #expect(dns.dns.validRcodes == ["NOERROR", "NXDOMAIN"] && dns.dns.validateAnswer.failIfNotMatches.count == 1)
+        #expect(dns.dns.recursionDesired && dns.dns.preferredIPProtocol == "ip6", "blackbox's defaults")
+        // Another prober's section is read and ignored, as blackbox ignores it.
+        #expect(config.modules["tcp_other_section"]?.unsupported == nil)
+    }
+
+    @Test func refusesWhatBlackboxRefuses() {
+        let problems = ServeConfigLoaderTests.problems("""
+        allow: ["127.0.0.1:53"]
+        modules:
+          a: {prober: dns, dns: {query_type: A}}
+          b: {prober: dns, dns: {query_name: x, query_type: BOGUS, transport_protocol: sctp, valid_rcodes: [NOPE]}}
+          c: {prober: tcp, tcp: {query_response: [{expect: "(unclosed"}], tls_config: {cert_file: /nonexistent.pem}}}
+          d: {prober: tcp, tcp: {query_response: [{expect: "(?=lookahead)"}], typo: 1}}
+          e: {prober: dns}
+        """)
+        for expected in ["modules.a.dns.query_name: missing", "modules.b.dns.query_type: query type 'BOGUS' is not valid",
+                         "modules.b.dns.transport_protocol: 'sctp' is not udp or tcp", "modules.b.dns.valid_rcodes: unknown rcode 'NOPE'",
+                         "modules.c.tcp.query_response.expect: could not compile", "modules.c.tcp.tls_config.cert_file: /nonexistent.pem",
+                         "modules.d.tcp.query_response.expect: '(?=lookahead)': lookaround", "modules.d.tcp: unknown key 'typo'",
+                         "modules.e.dns.query_name: missing"] {
+            #expect(problems.contains { $0.contains(expected) }, "no problem like \(expected) in:\n\(problems.joined(separator: "\n"))")
+        }
+    }
+
+    @Test func notImplementedOptionsRefuseTheModule() throws {
+        let config = try ServeConfigLoaderTests.load("""
+        allow: ["127.0.0.1:53"]
+        modules:
+          dot: {prober: dns, dns: {query_name: example.com, dns_over_tls: true}}
+          src: {prober: tcp, tcp: {source_ip_address: 127.0.0.2}}
+          ping: {prober: icmp}
+        """)
+        #expect(config.modules["dot"]?.unsupported?.contains("dns.dns_over_tls") == true)
+        #expect(config.modules["src"]?.unsupported?.contains("tcp.source_ip_address") == true)
+        #expect(config.modules["ping"]?.unsupported?.contains("icmp prober") == true)
+    }
+
+    @Test func goRegexpExpandsAsGoDoes() throws {
+        let expression = try GoRegexp("^220 (?P<host>[^ ]+) (\\w+)")
+        let line = "220 mx.example.com ESMTP ready"
+        let match = try #require(expression.firstMatch(in: line))
+        #expect(expression.groupNames == ["host", ""])
+        #expect(expression.expand("EHLO ${host}", text: line, match: match) == "EHLO mx.example.com")
+        #expect(expression.expand("$host/$2/${2}x/$$/$", text: line, match: match) == "mx.example.com/ESMTP/ESMTPx/$/$")
+        // `$2x` names the group "2x", which does not exist: empty, as in Go; `${` unclosed stays as written.
+        #expect(expression.expand("[$2x][${2][$9][$01]", text: line, match: match) == "[][${2][][]")
+        #expect(expression.expand("no references", text: line, match: match) == "no references")
+        #expect(try GoRegexp("(?i)^ssh-2\\.0").matches("SSH-2.0-OpenSSH_9.2"))
+        #expect(try GoRegexp("[]a]").matches("]"))
+        #expect(try GoRegexp("[[:digit:]]+").matches("x42"))
+        for refused in ["(a)\\1", "a(?=b)", "a(?!b)", "(?<=a)b", "(?>a)", "a++", "a*+", "(?U)a+", "\\C", "(", "a\\"] {
+            #expect(throws: GoRegexp.Refused.self, "\(refused)") { try GoRegexp(refused) }
+        }
+    }
+
+    @Test func endpointPatternsMatchHostAndPort() throws {
+        func list(_ patterns: String...) throws -> AllowList {
+            AllowList(patterns: try patterns.map { try AllowList.Pattern.parse($0).get() })
+        }
+        let allow = try list("127.0.0.1:5353", "*.example.com:443", "[::1]:53", "192.0.2.1", "https://api.example.com/*")
+        #expect(allow.allowing(host: "127.0.0.1", port: 5353) != nil)
+        #expect(allow.allowing(host: "imap.EXAMPLE.com", port: 443) != nil)
+        #expect(allow.allowing(host: "::1", port: 53) != nil)
+        #expect(allow.allowing(host: "192.0.2.1") != nil, "a host alone is for the icmp prober")
+        for (host, port) in [("127.0.0.1", 5354), ("example.com", 443), ("evil.example.com.net", 443), ("192.0.2.1", 80),
+                             ("127.0.0.1\u{0}", 5353), ("a b", 443)] {
+            #expect(allow.allowing(host: host, port: port) == nil, "\(host):\(port) should be refused")
+        }
+        #expect(allow.allowing(host: "127.0.0.1") == nil, "a host:port pattern does not let icmp ping the host")
+        #expect(allow.allowing("https://127.0.0.1:5353/") == nil, "an endpoint pattern is not a URL pattern")
+        for bad in ["host:0", "host:70000", "host:port", "a*b.example.com:1", "[::1:53", "*:53", "ho st:1"] {
+            #expect(throws: SpecProblem.self, "\(bad)") { try AllowList.Pattern.parse(bad).get() }
+        }
+        #expect(Endpoint.split("[::1]:53")! == ("::1", 53))
+        #expect(Endpoint.split("::1")! == ("::1", nil))
+        #expect(Endpoint.split("example.com")! == ("example.com", nil))
+        #expect(Endpoint.split("example.com:") == nil && Endpoint.split("example.com:123456") == nil)
+    }
+}
