@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
 BUILD_DEBS := libcurl4-openssl-dev libssl-dev libpcap-dev libsqlite3-dev pkg-config binutils
-TEST_DEBS  := $(BUILD_DEBS) nginx caddy curl chromium tshark tcpdump prometheus prometheus-blackbox-exporter testssl.sh sslscan iproute2
+TEST_DEBS  := $(BUILD_DEBS) nginx caddy curl chromium tshark tcpdump prometheus prometheus-blackbox-exporter testssl.sh sslscan iproute2 nftables
 BENCH_DEBS := $(TEST_DEBS) nghttp2-client time gcc libc6-dev
 SONDE := .build/debug/sonde
 ## The libcurl sonde runs on (scripts/provide-libcurl.sh): DIR/lib beside the build, found by RUNPATH.
@@ -18,7 +18,7 @@ deps-build:
 
 deps-test:
 	@scripts/ensure-debs.sh $(TEST_DEBS)
-	@scripts/ensure-pip.sh jsonschema:jsonschema scapy:scapy websockets:websockets tusclient:tuspy hypercorn:hypercorn aioquic:aioquic
+	@scripts/ensure-pip.sh jsonschema:jsonschema scapy:scapy websockets:websockets tusclient:tuspy hypercorn:hypercorn aioquic:aioquic dnslib:dnslib
 
 deps-bench:
 	@scripts/ensure-debs.sh $(BENCH_DEBS)
