@@ -12,16 +12,19 @@ import Glibc
 /// What it changes on the host, all of it undone by `remove()` and, after a SIGKILL, by the next
 /// run's `removeStale()`:
 /// - an nft table `ip sonde_link_<pid>`: `postrouting` masquerades the namespace's address on every
-///   device but the TUN; `forward` drops what the namespace sends to another run's TUN or with a
-///   foreign source, and guards the devices in the set `flipped`: from them it lets through only
-///   replies of masqueraded flows going into a sonde TUN, and drops everything else;
+///   device but the TUN; `prerouting` (after conntrack has translated replies back) guards the
+///   devices in the set `flipped`: a packet from them addressed to another host (`fib daddr type
+///   unicast`, what the flag would now forward) is dropped unless it is the reply of a masqueraded
+///   flow to 198.18.0.0/15, so it is dropped before routing, as with the flag off, and the kernel
+///   sends no redirect, TTL or fragmentation error for it; `forward` drops what the namespace sends
+///   to another run's TUN or with a foreign source, and again anything from a flipped device but
+///   such replies into a sonde TUN;
 /// - `net.ipv4.conf.<hostTUN>.forwarding=1` (gone with the device);
 /// - `net.ipv4.conf.DEV.forwarding=1` on each device with an IPv4 address whose flag was 0 (the set
 ///   `flipped`). IPv4 forwarding is decided by the input device's flag (`HostDevices`), so replies
 ///   need it on the device they come in on; the global `ip_forward` is never written. The table's
-///   guard makes sure the flag forwards nothing else, so the host's other traffic is treated as
-///   before (but see docs/link.md for ICMP redirects and TTL errors, which the kernel sends before
-///   the guard).
+///   guards make sure the flag forwards nothing else, so the host's other traffic is treated as
+///   before.
 ///
 /// Concurrent runs share flipped devices: a run that finds a flag already on does not flip it; a
 /// run that ends hands each device it flipped to a live run's table (which then guards it and
@@ -72,6 +75,12 @@ public struct LinkForwarding: Sendable {
           chain postrouting {
             type nat hook postrouting priority srcnat; policy accept;
             ip saddr \(inside) oifname != "\(plan.hostDevice)" masquerade
+          }
+          chain prerouting {
+            type filter hook prerouting priority dstnat + 10; policy accept;
+            iifname != @flipped accept
+            ct direction reply ct status snat ip daddr 198.18.0.0/15 accept
+            fib daddr type unicast drop
           }
           chain forward {
             type filter hook forward priority filter; policy accept;

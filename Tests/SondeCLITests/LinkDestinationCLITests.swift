@@ -53,7 +53,7 @@ extension LinkCLITests {
         // The remote saw the host's address on the veth: masqueraded, as the host reaches it.
         let log = (try? String(contentsOfFile: directory + "/http.log", encoding: .utf8)) ?? ""
         #expect(requests() == before + 3, "\(log)")
-        #expect(!log.contains("198.18."), "\(log)")
+        #expect(!log.contains("198.18.") && !log.contains("198.19."), "\(log)")
     }
 
     /// While a run lives, the flags it turned on forward nothing but its replies: the remote cannot
@@ -79,7 +79,7 @@ extension LinkCLITests {
         }
         #expect(Harness.waitFor(seconds: 20) { ((try? Self.tables()) ?? "").contains("sonde_link_\(pid)") })
         let hostAddress = (try Harness.run(Self.ip, ["-o", "-4", "addr", "show", "dev", "sonde\(pid)h"])).stdout
-        let octets = try #require(hostAddress.split(separator: " ").first { $0.hasPrefix("198.18.") }, "\(hostAddress)")
+        let octets = try #require(hostAddress.split(separator: " ").first { $0.hasPrefix("198.18.") || $0.hasPrefix("198.19.") }, "\(hostAddress)")
             .split(separator: "/")[0].split(separator: ".").compactMap { Int($0) }
         try #require(octets.count == 4)
         let inside = "\(octets[0]).\(octets[1]).\(octets[2]).\(octets[3] + 1)"
@@ -136,6 +136,35 @@ extension LinkCLITests {
         #expect(!(try Self.tables()).contains("sonde_link_\(pid)"))
         #expect(remote.hostForwarding == vethForwarding)
         #expect(RemoteNamespace.sysctl("net/ipv4/ip_forward") == ipForward)
+    }
+
+    /// Without nftables (its library hidden by /dev/null in a mount namespace of sonde's own) the
+    /// run still starts, reaches 127.0.0.1, says in one sentence why nothing else is reachable, and
+    /// changes no forwarding flag.
+    @Test func withoutNftablesOnlyTheLoopbackIsReachedAndItSaysWhy() throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let remote = try RemoteNamespace()
+        defer { remote.remove() }
+        let script = "l=$(readlink -f \"$(ldconfig -p | awk '/libnftables[.]so[.]1 /{print $NF; exit}')\") && "
+            + "[ -f \"$l\" ] && mount --bind /dev/null \"$l\" || exit 90; exec \"$0\" \"$@\""
+        let directory = Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // unshare and sh exec, so the pid is sonde's.
+        let pid = try Harness.spawn("/usr/bin/unshare", ["--mount", "sh", "-c", script, Harness.sonde, "link", "--link", "delay-down=1ms", "--",
+                                                         "sh", "-c", "curl -s -o /dev/null --max-time 5 -w '%{http_code}' http://127.0.0.1:\(nginx.http)/1k.bin; sleep 2"],
+                                    stdout: directory + "/out", stderr: directory + "/err")
+        var status: Int32 = 0
+        defer { if waitpid(pid, &status, WNOHANG) == 0 { kill(pid, SIGKILL); waitpid(pid, &status, 0) } }
+        #expect(Harness.waitFor(seconds: 20) { ((try? Harness.run(Self.ip, ["netns", "list"]))?.stdout ?? "").contains("sonde-link-\(pid)") })
+        #expect(remote.hostForwarding == "0")
+        #expect(!(try Self.tables()).contains("sonde_link_\(pid)"))
+        #expect(Harness.waitFor(seconds: 30) { waitpid(pid, &status, WNOHANG) == pid })
+        let stdout = (try? String(contentsOfFile: directory + "/out", encoding: .utf8)) ?? ""
+        let stderr = (try? String(contentsOfFile: directory + "/err", encoding: .utf8)) ?? ""
+        #expect(status == 0, "\(status) \(stderr)")
+        #expect(stderr.contains("sonde link: warning: only 127.0.0.0/8 is reachable across the link: nftables is not installed"), "\(stderr)")
+        #expect(stdout == "200", "\(stdout)")
     }
 
     /// Resolves `name` inside `sonde link` with a resolv.conf naming `resolver` (bind-mounted over

@@ -25,6 +25,9 @@ import Testing
         #expect(text.contains(#"ip saddr 198.18.0.22 oifname != "sonde4242h" masquerade"#))
         #expect(text.contains(#"iifname @flipped oifname "sonde*" ct direction reply ct status snat accept"#))
         #expect(text.contains("iifname @flipped drop"))
+        // Before routing: what the flag would newly forward is dropped, replies of masqueraded flows pass.
+        #expect(text.contains("type filter hook prerouting priority dstnat + 10; policy accept;\n    iifname != @flipped accept\n"
+            + "    ct direction reply ct status snat ip daddr 198.18.0.0/15 accept\n    fib daddr type unicast drop"))
         // Nothing flipped: an empty set, still valid nft.
         #expect(LinkForwarding.rules(table: "t", plan: plan, flipped: []).contains("set flipped { type ifname; }"))
     }
