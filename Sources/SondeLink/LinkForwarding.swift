@@ -34,7 +34,7 @@ import Glibc
 /// Threading: `install`, `remove` and `removeStale` act on the calling thread's network
 /// namespace, which must be the host's (the one sonde started in).
 public struct LinkForwarding: Sendable {
-    /// `sonde_link_<pid>`.
+    /// `sonde_link_<pid>`: the namespace's name after `sonde-link-`, `-` written `_`.
     public let tableName: String
     public let plan: LinkAddressPlan
     /// The devices whose forwarding flag this run turned on at `install` (others may be handed to
@@ -47,7 +47,7 @@ public struct LinkForwarding: Sendable {
     /// fails.
     static func install(plan: LinkAddressPlan) throws(LinkError) -> LinkForwarding {
         guard NFTables.isAvailable else { throw LinkError(.setup, NFTables.missing) }
-        let table = tablePrefix + "\(plan.pid)"
+        let table = tableName(for: plan)
         return try HostLock.withLock { () throws(LinkError) -> LinkForwarding in
             let flipped = HostDevices.withIPv4Address().filter { HostDevices.forwarding($0) == 0 }
             // An old table of this name (a reused pid) goes first; the rest is one transaction.
@@ -63,6 +63,12 @@ public struct LinkForwarding: Sendable {
             }
             return forwarding
         }
+    }
+
+    /// The table of `plan`'s run: named after its namespace, so that names stay one per session.
+    static func tableName(for plan: LinkAddressPlan) -> String {
+        let suffix = plan.namespaceName.dropFirst(LinkAddressPlan.namespacePrefix.count)
+        return tablePrefix + String(suffix.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
     }
 
     /// The table's text (nft syntax) for `plan` and the devices it guards.
@@ -147,15 +153,25 @@ public struct LinkForwarding: Sendable {
         _ = try? NFTables.run("delete table ip \(table)")
     }
 
-    /// sonde's tables in the `ip` family and the pid each is named after.
+    /// sonde's tables in the `ip` family and the pid each is named after (the digits after
+    /// `sonde_link_`, up to an `_` or the end).
     static func tables() throws(LinkError) -> [(table: String, pid: Int32)] {
         let output = try NFTables.run("list tables ip")
         return output.split(separator: "\n").compactMap { line -> (table: String, pid: Int32)? in
             let words = line.split(separator: " ")
-            guard words.count == 3, words[0] == "table", words[1] == "ip", words[2].hasPrefix(tablePrefix),
-                  let pid = Int32(words[2].dropFirst(tablePrefix.count)), pid > 0 else { return nil }
+            guard words.count == 3, words[0] == "table", words[1] == "ip", let pid = pid(ofTable: words[2]) else { return nil }
             return (String(words[2]), pid)
         }
+    }
+
+    /// The pid a table `sonde_link_<pid>[_...]` is named after, or nil for any other name.
+    static func pid(ofTable name: Substring) -> Int32? {
+        guard name.hasPrefix(tablePrefix) else { return nil }
+        let rest = name.dropFirst(tablePrefix.count)
+        let digits = rest.prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, digits.count <= 10, digits.count == rest.count || rest.dropFirst(digits.count).first == "_",
+              let pid = Int32(digits), pid > 0 else { return nil }
+        return pid
     }
 
     /// The elements of `table`'s set `flipped`, from nft's JSON.

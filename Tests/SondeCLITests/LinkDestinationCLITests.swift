@@ -112,6 +112,44 @@ extension LinkCLITests {
         #expect(!(try Harness.run(Self.ip, ["netns", "list"])).stdout.contains("sonde-link-\(pid)"))
     }
 
+    /// Two runs at once: the second finds the veth's flag on and leaves it; when the first ends it
+    /// hands the flag to the second (its table's set), which still reaches the remote, and restores
+    /// it at its own end.
+    @Test func aRunThatEndsHandsItsFlagsToARunStillGoing() throws {
+        let remote = try RemoteNamespace()
+        defer { remote.remove() }
+        let directory = Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try remote.startHTTPServer(port: 8000, directory: directory, log: directory + "/http.log")
+        let vethForwarding = remote.hostForwarding
+        // Those not reaped yet (a reaped pid may belong to someone else by the end).
+        var running: [pid_t] = []
+        defer { for pid in running { Harness.stop(pid, signal: SIGKILL, seconds: 5) } }
+        let first = try Harness.spawn(Harness.sonde, ["link", "--link", "delay-down=1ms", "--", "sleep", "30"],
+                                      stdout: directory + "/first.out", stderr: directory + "/first.err")
+        running.append(first)
+        #expect(Harness.waitFor(seconds: 20) { ((try? Self.tables()) ?? "").contains("sonde_link_\(first)") })
+        let second = try Harness.spawn(Harness.sonde, ["link", "--link", "delay-down=1ms", "--", "sh", "-c",
+                                                       "sleep 4; curl -s -o /dev/null --max-time 5 -w '%{http_code}' http://\(remote.serverAddress):8000/"],
+                                       stdout: directory + "/second.out", stderr: directory + "/second.err")
+        running.append(second)
+        #expect(Harness.waitFor(seconds: 20) { ((try? Self.tables()) ?? "").contains("sonde_link_\(second)") })
+        Harness.stop(first, signal: SIGTERM, seconds: 10)
+        running.removeAll { $0 == first }
+        #expect(remote.hostForwarding == "1", "the second run still needs the flag")
+        let set = (try Harness.run(Self.nft, ["list", "set", "ip", "sonde_link_\(second)", "flipped"])).stdout
+        #expect(set.contains("\"\(remote.hostDevice)\""), "\(set)")
+        var status: Int32 = 0
+        let ended = Harness.waitFor(seconds: 30) { waitpid(second, &status, WNOHANG) == second }
+        #expect(ended)
+        if ended { running.removeAll { $0 == second } }
+        #expect(status == 0 && (try? String(contentsOfFile: directory + "/second.out", encoding: .utf8)) == "200",
+                "\(status) \((try? String(contentsOfFile: directory + "/second.err", encoding: .utf8)) ?? "")")
+        #expect(remote.hostForwarding == vethForwarding)
+        let tables = try Self.tables()
+        #expect(!tables.contains("sonde_link_\(first)") && !tables.contains("sonde_link_\(second)"), "\(tables)")
+    }
+
     /// SIGINT and SIGTERM end the command and then the run, which removes its table and restores
     /// the flags it turned on (sonde exits 130).
     @Test(arguments: [SIGINT, SIGTERM])

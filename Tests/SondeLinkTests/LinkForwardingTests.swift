@@ -17,6 +17,14 @@ import Testing
         }
     }
 
+    @Test func tablesAreNamedAfterTheirNamespaceAndReadBackToTheirPid() {
+        #expect(LinkForwarding.tableName(for: LinkAddressPlan(pid: 4242, slot: 5)) == "sonde_link_4242")
+        #expect(LinkForwarding.pid(ofTable: "sonde_link_4242") == 4242 && LinkForwarding.pid(ofTable: "sonde_link_77_2") == 77)
+        for name in ["sonde_link_", "sonde_link_x1", "sonde_link_12x", "sonde_link_0", "sonde_link_99999999999", "other_4242", "sonde_link_-3"] {
+            #expect(LinkForwarding.pid(ofTable: Substring(name)) == nil, "\(name)")
+        }
+    }
+
     @Test func theTableMasqueradesTheNamespaceAndGuardsTheFlippedDevices() {
         let plan = LinkAddressPlan(pid: 4242, slot: 5)
         let text = LinkForwarding.rules(table: "sonde_link_4242", plan: plan, flipped: ["eth0", "srt7h"])
