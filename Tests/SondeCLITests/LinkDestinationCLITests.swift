@@ -72,6 +72,9 @@ extension LinkCLITests {
         var reaped = false
         defer {
             if !reaped {
+                // The server inside first (it would outlive sonde), then sonde.
+                let inside = ((try? Harness.run(Self.ip, ["netns", "pids", "sonde-link-\(pid)"]))?.stdout ?? "").split(separator: "\n").compactMap { Int32($0) }
+                for child in inside { kill(child, SIGKILL) }
                 kill(pid, SIGKILL)
                 var status: Int32 = 0
                 waitpid(pid, &status, 0)
