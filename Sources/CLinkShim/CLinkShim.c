@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CLinkShim.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -10,12 +11,15 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -209,4 +213,82 @@ int64_t sonde_link_now(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+/* libnftables, opened once with dlopen: nft's own library (Debian package nftables), so sonde needs
+   neither its headers to build nor a process per command. */
+struct nft_ctx;
+static struct {
+    void *handle;
+    struct nft_ctx *(*ctx_new)(uint32_t);
+    void (*ctx_free)(struct nft_ctx *);
+    void (*output_set_flags)(struct nft_ctx *, unsigned int);
+    int (*buffer_output)(struct nft_ctx *);
+    int (*buffer_error)(struct nft_ctx *);
+    const char *(*get_output)(struct nft_ctx *);
+    const char *(*get_error)(struct nft_ctx *);
+    int (*run)(struct nft_ctx *, const char *);
+} nft;
+static pthread_once_t nft_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t nft_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static void nft_load(void) {
+    void *handle = dlopen("libnftables.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) return;
+    nft.ctx_new = (struct nft_ctx *(*)(uint32_t))dlsym(handle, "nft_ctx_new");
+    nft.ctx_free = (void (*)(struct nft_ctx *))dlsym(handle, "nft_ctx_free");
+    nft.output_set_flags = (void (*)(struct nft_ctx *, unsigned int))dlsym(handle, "nft_ctx_output_set_flags");
+    nft.buffer_output = (int (*)(struct nft_ctx *))dlsym(handle, "nft_ctx_buffer_output");
+    nft.buffer_error = (int (*)(struct nft_ctx *))dlsym(handle, "nft_ctx_buffer_error");
+    nft.get_output = (const char *(*)(struct nft_ctx *))dlsym(handle, "nft_ctx_get_output_buffer");
+    nft.get_error = (const char *(*)(struct nft_ctx *))dlsym(handle, "nft_ctx_get_error_buffer");
+    nft.run = (int (*)(struct nft_ctx *, const char *))dlsym(handle, "nft_run_cmd_from_buffer");
+    if (!nft.ctx_new || !nft.ctx_free || !nft.output_set_flags || !nft.buffer_output || !nft.buffer_error
+        || !nft.get_output || !nft.get_error || !nft.run) {
+        dlclose(handle);
+        memset(&nft, 0, sizeof nft);
+        return;
+    }
+    nft.handle = handle;
+}
+
+static void copy_text(char *destination, size_t capacity, const char *text) {
+    if (destination == NULL || capacity == 0) return;
+    snprintf(destination, capacity, "%s", text == NULL ? "" : text);
+}
+
+int sonde_link_nft_available(void) {
+    pthread_once(&nft_once, nft_load);
+    return nft.handle != NULL ? 1 : 0;
+}
+
+int sonde_link_nft_run(const char *commands, int json, char *output, size_t output_capacity,
+                       char *error, size_t error_capacity) {
+    copy_text(output, output_capacity, "");
+    copy_text(error, error_capacity, "");
+    if (!sonde_link_nft_available()) return -ENOENT;
+    pthread_mutex_lock(&nft_mutex);
+    int result = 0;
+    struct nft_ctx *context = nft.ctx_new(0);
+    if (context == NULL) {
+        result = -ENOMEM;
+    } else {
+        if (json) nft.output_set_flags(context, 1u << 4); /* NFT_CTX_OUTPUT_JSON */
+        if (nft.buffer_output(context) != 0 || nft.buffer_error(context) != 0) {
+            result = -ENOMEM;
+        } else {
+            if (nft.run(context, commands) != 0) result = -EIO;
+            const char *text = nft.get_output(context);
+            copy_text(output, output_capacity, text);
+            if (output != NULL && text != NULL && strlen(text) >= output_capacity && result == 0) result = -E2BIG;
+            copy_text(error, error_capacity, nft.get_error(context));
+        }
+        nft.ctx_free(context);
+    }
+    pthread_mutex_unlock(&nft_mutex);
+    return result;
+}
+
+int sonde_link_flock(int fd, int exclusive_nonblocking) {
+    return flock(fd, exclusive_nonblocking ? (LOCK_EX | LOCK_NB) : LOCK_UN) < 0 ? -errno : 0;
 }

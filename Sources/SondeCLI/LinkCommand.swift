@@ -8,7 +8,8 @@ import SondeRun
 /// `sonde link --link PROFILE -- CMD ARGS...`: runs a command over an emulated link, like
 /// mahimahi's `mm-link` shell. The command runs in a network namespace of its own whose only way
 /// out is sonde's packet emulator; 127.0.0.1:PORT inside it reaches the host's loopback services
-/// across the link. At the end the emulator's counters are printed on stderr (stdout is the
+/// across the link, and any other address is reached the way the host reaches it (forwarded and
+/// masqueraded by the host; DNS by the host's resolv.conf, also across the link). At the end the emulator's counters are printed on stderr (stdout is the
 /// command's) and sonde exits with the command's status.
 struct LinkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,7 +18,8 @@ struct LinkCommand: ParsableCommand {
         discussion: """
         PROFILE is a preset (\(LinkPresets.names.joined(separator: ", "))), a preset with overrides (lte,loss-down=2%), or \
         key=value pairs: \(LinkProfileParser.keys.joined(separator: ", ")). Delays are one way. Needs root. \
-        Inside, 127.0.0.1:PORT is the host's loopback across the link; other destinations are not reachable yet. \
+        Inside, 127.0.0.1:PORT is the host's loopback across the link; other addresses are reached through the host \
+        (forwarded and masqueraded; needs nftables), names by the host's resolv.conf, across the link too. \
         See docs/link.md.
         """)
 
@@ -62,6 +64,7 @@ struct LinkCommand: ParsableCommand {
             printError("sonde link: \(error.message)")
             throw ExitCode(error.kind == .privileges ? ExitStatus.usage.rawValue : ExitStatus.failure.rawValue)
         }
+        if let problem = session.forwardingProblem { printError("sonde link: warning: \(problem)") }
         sonde_install_interrupt_handlers()
         defer { sonde_reset_interrupt_handlers() }
         let pid: pid_t

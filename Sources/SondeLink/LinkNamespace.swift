@@ -8,7 +8,8 @@ import Glibc
 /// (198.18.x.1/32, up, a host route to the namespace's address). `route_localnet=1` on both lets
 /// 127.0.0.1 cross them: inside the namespace 127.0.0.1:PORT leaves through the TUN (lo is down, so
 /// nothing there is local) and arrives at the host's loopback services, whose replies go back the
-/// same way. No NAT, no forwarding, no nft rule; IPv6 is off in the namespace and on the host TUN.
+/// same way. That path needs no NAT, no forwarding, no nft rule; other destinations are reached by
+/// `LinkForwarding`. IPv6 is off in the namespace and on the host TUN.
 ///
 /// The namespace is named `sonde-link-<pid>` by a bind mount under /run/netns (as `ip netns add`
 /// does), so `ip netns exec` reaches it (tcpdump on its TUN). The TUNs are not persistent: they go
@@ -98,12 +99,19 @@ public struct LinkNamespace: Sendable {
         Self.removeName(plan.namespacePath)
     }
 
-    /// Namespaces `sonde-link-<pid>` under /run/netns whose process is gone (a SIGKILLed run):
-    /// each is unmounted and its file removed. Returns their names. TUN devices cannot outlive
-    /// their process (they are not persistent), and sonde adds no nft table, route or sysctl that
-    /// outlives its devices, so the namespaces are all a killed run leaves.
+    /// What SIGKILLed runs left: namespaces `sonde-link-<pid>` under /run/netns whose process is
+    /// gone (each unmounted and its file removed), and their nft tables `sonde_link_<pid>` with the
+    /// forwarding flags they guard (`LinkForwarding.removeStale`: handed to a live run or restored).
+    /// Returns the names of the namespaces and tables removed. TUN devices cannot outlive their
+    /// process (they are not persistent), and their routes and sysctls go with them. Call it in the
+    /// host's network namespace.
     @discardableResult
     public static func removeStale() -> [String] {
+        let tables = LinkForwarding.removeStale()
+        return removeStaleNamespaces() + tables
+    }
+
+    private static func removeStaleNamespaces() -> [String] {
         guard let directory = opendir(LinkAddressPlan.namespaceDirectory) else { return [] }
         var names: [String] = []
         while let entry = readdir(directory) {

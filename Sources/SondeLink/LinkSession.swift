@@ -16,10 +16,22 @@ import Glibc
 /// the emulator itself) stay in the host's namespace. Call `enter` only on a thread you own (a
 /// dedicated engine thread, never one of Swift concurrency's pool threads, which other tasks share).
 ///
-/// Threading: `start` and `stop` from any thread; `stop` is idempotent and also runs on deinit.
+/// Where the namespace reaches (`reach` also covers DNS: a process in the namespace reads the
+/// host's /etc/resolv.conf, and a resolver on 127.0.0.0/8 is reached by the loopback path, any
+/// other by forwarding). With `.anywhere` the host forwards and masquerades the namespace's
+/// traffic (`LinkForwarding`); when that cannot be set up (no nftables) the session still starts
+/// and says why in `forwardingProblem`.
+///
+/// Threading: `start` and `stop` from any thread, in the host's network namespace; `stop` is
+/// idempotent and also runs on deinit.
 public final class LinkSession: @unchecked Sendable {
     public let profile: LinkProfile
     public let plan: LinkAddressPlan
+    /// The host's forwarding and NAT for this run, or nil (loopback only).
+    public let forwarding: LinkForwarding?
+    /// Why only the host's loopback (127.0.0.0/8) is reachable across the link although
+    /// `.anywhere` was asked for: one sentence to show the user; nil otherwise.
+    public let forwardingProblem: String?
     private let namespace: LinkNamespace
     private let thread: LinkEmulatorThread
     /// The process's namespace (its main thread's), for `leave()`.
@@ -27,9 +39,12 @@ public final class LinkSession: @unchecked Sendable {
     private let lock = NSLock()
     private var stopped: (down: LinkCounters, up: LinkCounters, problem: String?)?
 
-    private init(profile: LinkProfile, namespace: LinkNamespace, thread: LinkEmulatorThread, original: Int32) {
+    private init(profile: LinkProfile, namespace: LinkNamespace, forwarding: LinkForwarding?, forwardingProblem: String?,
+                 thread: LinkEmulatorThread, original: Int32) {
         self.profile = profile
         self.plan = namespace.plan
+        self.forwarding = forwarding
+        self.forwardingProblem = forwardingProblem
         self.namespace = namespace
         self.thread = thread
         self.original = original
@@ -38,9 +53,12 @@ public final class LinkSession: @unchecked Sendable {
     /// Creates the namespace and devices for this process and starts the emulator.
     /// - Parameters:
     ///   - seed: the loss and jitter draws' seed.
-    ///   - removeStale: first remove namespaces left by killed runs (`LinkNamespace.removeStale`).
+    ///   - removeStale: first remove what killed runs left (`LinkNamespace.removeStale`).
+    ///   - reach: `.anywhere` (the default) also sets up forwarding and NAT to every destination
+    ///     the host reaches; `.loopbackOnly` changes nothing on the host beyond the TUN (enough for
+    ///     targets and resolvers on 127.0.0.0/8).
     public static func start(profile: LinkProfile, seed: UInt64 = 1, tuning: LinkTuning = LinkTuning(),
-                             removeStale: Bool = true) throws(LinkError) -> LinkSession {
+                             removeStale: Bool = true, reach: LinkReach = .anywhere) throws(LinkError) -> LinkSession {
         if let problem = LinkNamespace.privilegeProblem() { throw problem }
         if removeStale { LinkNamespace.removeStale() }
         // `leave()` returns to the process's namespace (its main thread's, which never enters a link).
@@ -48,23 +66,34 @@ public final class LinkSession: @unchecked Sendable {
         guard original >= 0 else { throw LinkError.setup("opening the process's network namespace", code: -errno) }
         let pid = getpid()
         let instance = instances.add(1, ordering: .relaxed).oldValue
-        let made: Result<LinkNamespace, LinkError> = onOwnThread { () -> Result<LinkNamespace, LinkError> in
-            do throws(LinkError) { return .success(try LinkNamespace.create(pid: pid, instance: instance)) } catch { return .failure(error) }
+        // On a thread of its own, which ends in the namespace it started in (the host's).
+        typealias Made = (namespace: LinkNamespace, forwarding: LinkForwarding?, problem: String?)
+        let made: Result<Made, LinkError> = onOwnThread { () -> Result<Made, LinkError> in
+            let namespace: LinkNamespace
+            do throws(LinkError) { namespace = try LinkNamespace.create(pid: pid, instance: instance) } catch { return .failure(error) }
+            guard reach == .anywhere else { return .success((namespace, nil, nil)) }
+            do throws(LinkError) {
+                return .success((namespace, try LinkForwarding.install(plan: namespace.plan), nil))
+            } catch {
+                return .success((namespace, nil, "only 127.0.0.0/8 is reachable across the link: \(error.message)"))
+            }
         }
-        let namespace: LinkNamespace
+        let parts: Made
         switch made {
-        case let .success(value): namespace = value
+        case let .success(value): parts = value
         case let .failure(error):
             close(original)
             throw error
         }
         do throws(LinkError) {
-            let thread = try LinkEmulatorThread(host: namespace.hostDescriptor, client: namespace.clientDescriptor,
+            let thread = try LinkEmulatorThread(host: parts.namespace.hostDescriptor, client: parts.namespace.clientDescriptor,
                                                 profile: profile, seed: seed, tuning: tuning)
             thread.start()
-            return LinkSession(profile: profile, namespace: namespace, thread: thread, original: original)
+            return LinkSession(profile: profile, namespace: parts.namespace, forwarding: parts.forwarding, forwardingProblem: parts.problem,
+                               thread: thread, original: original)
         } catch {
-            namespace.destroy()
+            parts.forwarding?.remove()
+            parts.namespace.destroy()
             close(original)
             throw error
         }
@@ -123,6 +152,8 @@ public final class LinkSession: @unchecked Sendable {
         defer { lock.unlock() }
         if let stopped { return stopped }
         let result = thread.stop()
+        // Forwarding goes before the TUNs: nothing leaves un-NATed in between.
+        forwarding?.remove()
         namespace.destroy()
         close(original)
         stopped = result
@@ -149,6 +180,15 @@ public final class LinkSession: @unchecked Sendable {
 
 /// Links started by this process so far: each gets its own names and addresses (`LinkAddressPlan`).
 private let instances = Atomic<Int>(0)
+
+/// Where a link's namespace reaches (`LinkSession.start`).
+public enum LinkReach: Sendable, Equatable {
+    /// Every destination the host reaches, by the host's routes, masqueraded as the host
+    /// (`LinkForwarding`), and the host's loopback.
+    case anywhere
+    /// The host's loopback (127.0.0.0/8) only: nothing on the host changes but the TUN.
+    case loopbackOnly
+}
 
 /// A value handed from one thread to the one waiting for it (`LinkSession.onOwnThread`).
 private final class ResultBox<T>: @unchecked Sendable {

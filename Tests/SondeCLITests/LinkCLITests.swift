@@ -7,7 +7,7 @@ import Testing
 @Suite(.serialized, .enabled(if: geteuid() == 0, "needs root: sonde link creates a network namespace and TUN devices"))
 struct LinkCLITests {
     /// `ip` from iproute2 (installed by `make test`), to look at namespaces and devices from outside.
-    private static let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "ip"
+    static let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "ip"
 
     @Test func aColdConnectCrossesBothDelays() throws {
         let nginx = try Nginx()

@@ -1,6 +1,7 @@
 #ifndef SONDE_LINK_SHIM_H
 #define SONDE_LINK_SHIM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 // The few Linux calls of the link emulator's plumbing that Swift's Glibc module does not import
@@ -54,5 +55,17 @@ int sonde_link_timer_arm(int timer, int64_t deadline_ns);
 int sonde_link_eventfd(void);
 /// CLOCK_MONOTONIC in nanoseconds.
 int64_t sonde_link_now(void);
+
+/// Whether nftables' library (libnftables.so.1, Debian package nftables) could be opened: 1 or 0.
+int sonde_link_nft_available(void);
+/// Runs `commands` (nft's syntax, one transaction per line batch, as `nft -f`) through libnftables
+/// in the calling thread's network namespace; `json` != 0 asks for JSON output. Writes nft's output
+/// and error text (NUL-terminated, cut to the capacities) and returns 0, -ENOENT when the library
+/// is missing, -EIO when nft refused the commands (see `error`), -E2BIG when the output was cut,
+/// -ENOMEM. Calls are serialized by a mutex (libnftables keeps global state).
+int sonde_link_nft_run(const char *commands, int json, char *output, size_t output_capacity,
+                       char *error, size_t error_capacity);
+/// flock(fd, LOCK_EX | LOCK_NB) when `exclusive_nonblocking` != 0, else flock(fd, LOCK_UN).
+int sonde_link_flock(int fd, int exclusive_nonblocking);
 
 #endif

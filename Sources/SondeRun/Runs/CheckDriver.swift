@@ -64,7 +64,7 @@ public struct CheckDriver: Sendable {
         var context = context
         var linkFailure: TaskError?
         if let profile = check.link {
-            do throws(TaskError) { context.link = try CheckLink.start(profile) } catch { linkFailure = error }
+            do throws(TaskError) { context.link = try CheckLink.start(profile, endpoints: check.runner.endpoints) } catch { linkFailure = error }
         }
         var ran = await bracketed(check, in: lifecycle, context, linkFailure: linkFailure)
         if let link = context.link { ran.link = link.stop() }

@@ -36,9 +36,15 @@ final class CheckLink: Sendable {
 
     /// Creates the namespace and starts the emulator. A failure is the check's error (privileges
     /// are checked before the run begins: `privilegeProblem`).
-    static func start(_ profile: LinkProfile) throws(TaskError) -> CheckLink {
+    /// - Parameter endpoints: where the check's flows go. When every one is on the host's loopback
+    ///   the link reaches the loopback only, and nothing on the host changes but the TUN; otherwise
+    ///   the host forwards and masquerades the link's traffic (`LinkReach.anywhere`).
+    static func start(_ profile: LinkProfile, endpoints: [(address: String, port: Int)]) throws(TaskError) -> CheckLink {
+        let loopback = !endpoints.isEmpty && endpoints.allSatisfy { $0.address.hasPrefix("127.") }
         do throws(LinkError) {
-            return CheckLink(session: try LinkSession.start(profile: profile, seed: seed), profile: profile)
+            let session = try LinkSession.start(profile: profile, seed: seed, reach: loopback ? .loopbackOnly : .anywhere)
+            if let problem = session.forwardingProblem { printError("warning: \(problem)") }
+            return CheckLink(session: session, profile: profile)
         } catch {
             throw TaskError(code: .localIOError, message: "the emulated link could not be set up: \(error.message)")
         }
