@@ -206,6 +206,14 @@ struct LinkRunCLITests {
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []).isEmpty)
     }
 
+    /// A capture cannot see a link's packets yet: refused with what to do instead, nothing run.
+    @Test func aCaptureOfALinkedRunIsRefused() throws {
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["probe", "--link", "3g", "--capture", "--output-dir", output, "http://127.0.0.1:9/"])
+        #expect(result.status == 64 && result.stderr.contains("ip netns exec sonde-link-"), "\(result.stderr)")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []).isEmpty)
+    }
+
     /// A profile that does not parse is refused before anything runs, naming the key.
     @Test func aBadProfileIsRefusedNamingItsKey() throws {
         let result = try Harness.sonde(["probe", "--link", "3g,loss-down=150%", "http://127.0.0.1:9/"])

@@ -111,6 +111,18 @@ public struct CheckDriver: Sendable {
     /// Runs `checks` as one run; what `run` does, with the report for a caller that keeps it (serve).
     public func runReporting(_ checks: sending [PlannedCheck]) async -> Ended {
         let redactor = settings.redactor
+        var capture = self.capture
+        if capture != nil, checks.contains(where: { $0.link != nil }) {
+            // The link's packets cross its own devices, never the host's interfaces the capture opens.
+            let why = "--capture cannot see packets that cross a --link yet (they pass the link's own TUN devices); "
+                + "capture inside the link instead: ip netns exec sonde-link-<pid> tcpdump -i sonde<pid>c (docs/link.md)"
+            guard capture == .optional else {
+                printError("sonde: " + why)
+                return Ended(status: .usage)
+            }
+            if !quiet && !settings.json { printError("warning: no capture: " + why) }
+            capture = nil
+        }
         // A capture holds this run's connections only: they bind to a block of local ports that
         // the capture filter names.
         let localPorts = capture != nil ? LiveCapture.localPortBlock() : nil
