@@ -41,8 +41,8 @@ enum ChecksSection {
                 rows += "<tr><th colspan=\"\(comparison.phases.count + 2)\" class=\"text\">link \(htmlEscape(row.conditions))</th></tr>\n"
             }
             rows += "<tr><th class=\"text\"><a href=\"\(htmlEscape(href(row.check)))\">\(htmlEscape(row.check))</a> "
-                + "\(htmlEscape(row.protocolName)) \(row.population)</th><td>\(row.count)</td>"
-                + row.p50.map { "<td>\($0.map(formatMs) ?? "–")</td>" }.joined() + "</tr>\n"
+                + "\(htmlEscape(row.figures.protocolName)) \(row.figures.population)</th><td>\(row.figures.count)</td>"
+                + row.figures.p50.map { "<td>\($0.map(formatMs) ?? "–")</td>" }.joined() + "</tr>\n"
         }
         return """
         <section><h2>Phases by link and protocol (p50 ms)</h2>

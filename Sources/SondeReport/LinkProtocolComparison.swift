@@ -8,17 +8,13 @@ import SondeCore
 /// Medians are each check's own (its summary's `byProtocol`); checks are never merged, so two
 /// checks on one link and protocol are two rows.
 struct LinkProtocolComparison {
+    /// One protocol's population of one check, as `ProtocolComparison` has it, with its link and check.
     struct Row {
         /// The link's profile name (`lte`, `custom`) and its one-line conditions.
         var link: String
         var conditions: String
         var check: String
-        var protocolName: String
-        /// "cold" or "warm".
-        var population: String
-        var count: Int
-        /// The p50 of each of `phases`, in ms; nil where this row has none.
-        var p50: [Double?]
+        var figures: ProtocolComparison.Row
     }
 
     /// The phases any row has, in `Phases.names` order.
@@ -42,8 +38,9 @@ struct LinkProtocolComparison {
             let conditions = check.link!.conditions
             for entry in Self.tables(check) {
                 guard let count = entry.table["total"]?.count ?? entry.table.values.first?.count else { continue }
-                rows.append(Row(link: conditions.profile, conditions: conditions.summary, check: check.name, protocolName: entry.protocolName,
-                                population: entry.population, count: count, p50: phases.map { entry.table[$0]?.p50 }))
+                rows.append(Row(link: conditions.profile, conditions: conditions.summary, check: check.name,
+                                figures: ProtocolComparison.Row(protocolName: entry.protocolName, population: entry.population, count: count,
+                                                                p50: phases.map { entry.table[$0]?.p50 })))
             }
         }
         self.phases = phases

@@ -205,8 +205,8 @@ public struct TerminalRenderer: Sendable {
                 link = row.conditions
                 lines.append(paint("link " + shown(row.conditions), "2"))
             }
-            lines.append(pad("  \(shown(row.check)) \(shown(row.protocolName)) \(row.population) ×\(row.count)", 34)
-                + row.p50.map { pad($0.map(formatMs) ?? "–", 9, left: true) }.joined())
+            lines.append(pad("  \(shown(row.check)) \(shown(row.figures.protocolName)) \(row.figures.population) ×\(row.figures.count)", 34)
+                + row.figures.p50.map { pad($0.map(formatMs) ?? "–", 9, left: true) }.joined())
         }
         return "\n" + lines.joined(separator: "\n")
     }

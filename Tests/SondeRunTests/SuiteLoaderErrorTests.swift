@@ -23,8 +23,8 @@ import Testing
         bogus: 1
         checks:
           - {name: api, kind: probe, urls: ["http://127.0.0.1:9/"]}
-        """, line: 2, column: 1, key: "bogus", "unknown key (allowed: parallel, defaults, checks)")
-        #expect(problem?.description == "suite.yaml:2:1: bogus: unknown key (allowed: parallel, defaults, checks)")
+        """, line: 2, column: 1, key: "bogus", "unknown key (allowed: parallel, links, defaults, checks)")
+        #expect(problem?.description == "suite.yaml:2:1: bogus: unknown key (allowed: parallel, links, defaults, checks)")
     }
 
     @Test func unknownCheckKeyListsTheKindsKeys() {
@@ -35,7 +35,7 @@ import Testing
             urls: ["http://127.0.0.1:9/"]
             duraton: 5s
         """, line: 5, column: 5, key: "duraton", "unknown key for a probe check (allowed: name, kind, urls, count, parallel, http1.1")
-        #expect(problem?.message.hasSuffix("expect-status, client, thresholds)") == true, "\(problem?.message ?? "")")
+        #expect(problem?.message.hasSuffix("expect-status, client, link, thresholds)") == true, "\(problem?.message ?? "")")
     }
 
     @Test func unknownDefaultsKeyAndNameInDefaults() {
