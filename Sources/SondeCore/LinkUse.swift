@@ -15,6 +15,8 @@ public struct LinkUse: Sendable, Equatable {
     public var up: LinkCounters?
     /// What stopped the emulator early, if anything did (its counters then end there).
     public var problem: String?
+    /// The counters per connection (TCP connection or UDP flow), in the order each first crossed.
+    public var connections: [LinkConnectionCounters]?
 
     public init(conditions: LinkConditions, seed: Int64, down: LinkCounters? = nil, up: LinkCounters? = nil, problem: String? = nil) {
         self.conditions = conditions
@@ -41,5 +43,6 @@ extension LinkUse: FieldModel {
         try v.visit("down", &down, .omittedWhenNil)
         try v.visit("up", &up, .omittedWhenNil)
         try v.visit("problem", &problem, .omittedWhenNil)
+        try v.visit("connections", &connections, .omittedWhenNil)
     }
 }

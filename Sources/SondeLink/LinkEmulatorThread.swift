@@ -25,6 +25,7 @@ final class LinkEmulatorThread: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var counters: (down: LinkCounters, up: LinkCounters) = (LinkCounters(), LinkCounters())
+    private var connectionCounters: [LinkConnectionCounters] = []
     private var failure: String?
 
     private static let hostTag: Int32 = 0, clientTag: Int32 = 1, stopTag: Int32 = 3
@@ -45,6 +46,13 @@ final class LinkEmulatorThread: @unchecked Sendable {
             run()
             finished.signal()
         }
+    }
+
+    /// The counters per connection, once `stop` returned (empty before).
+    var connections: [LinkConnectionCounters] {
+        lock.lock()
+        defer { lock.unlock() }
+        return connectionCounters
     }
 
     /// Stops the loop and returns the counters (waits at most 5 s for the thread; after that the
@@ -78,6 +86,7 @@ final class LinkEmulatorThread: @unchecked Sendable {
             guard added == 0 else { return fail("the emulator could not watch a descriptor: \(systemErrorMessage(-added))") }
         }
         var emulator = LinkEmulator<[UInt8]>(profile: profile, seed: seed, start: sonde_link_now())
+        var table = LinkConnectionTable()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var tags = [Int32](repeating: 0, count: 16)
         let host = self.host, client = self.client
@@ -96,6 +105,7 @@ final class LinkEmulatorThread: @unchecked Sendable {
                 case Self.stopTag:
                     lock.lock()
                     counters = (emulator.counters(.down), emulator.counters(.up))
+                    connectionCounters = table.connections
                     lock.unlock()
                     return
                 case Self.hostTag, Self.clientTag:
@@ -106,7 +116,11 @@ final class LinkEmulatorThread: @unchecked Sendable {
                         guard length > 0 else { break }
                         let packet = Array(buffer.prefix(length))
                         let isDNS = direction == .up && profile.dnsDelayNs > 0 && packet.withUnsafeBytes { IPv4Packet.isDNSQuery($0) }
+                        let before = emulator.counters(direction)
                         emulator.arrive(packet, length: length, direction: direction, isDNS: isDNS, at: sonde_link_now())
+                        let after = emulator.counters(direction)
+                        buffer.withUnsafeBytes { table.count(UnsafeRawBufferPointer(rebasing: $0.prefix(length)), length: length,
+                                                             direction: direction, before: before, after: after) }
                     }
                 default:
                     break

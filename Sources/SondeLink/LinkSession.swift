@@ -160,6 +160,9 @@ public final class LinkSession: @unchecked Sendable {
         return result
     }
 
+    /// The emulator's counters per connection, once `stop` returned (empty before).
+    public var connections: [LinkConnectionCounters] { thread.connections }
+
     deinit { stop() }
 
     /// Runs `body` on a new thread and waits for it: namespace changes stay on that thread.

@@ -19,9 +19,30 @@ enum LinkSection {
         <div class="scroll"><table><thead><tr><th>direction</th><th>packets in</th><th>bytes in</th><th>delivered</th>\
         <th>lost</th><th>queue drops</th><th>outage drops</th><th>queue peak (B)</th></tr></thead>
         <tbody>\(row("down", down))\(row("up", up))</tbody></table></div>
-        <p class="muted">Packets still in flight when the link stopped are neither delivered nor dropped.</p></section>
+        <p class="muted">Packets still in flight when the link stopped are neither delivered nor dropped.</p>
 
         """
-        return html
+        return html + connections(link.connections ?? []) + "</section>\n"
+    }
+
+    /// The most connections listed; the rest are counted in a line.
+    static let shownConnections = 30
+
+    /// Each connection's packets in and dropped per direction (the first `shownConnections`).
+    private static func connections(_ connections: [LinkConnectionCounters]) -> String {
+        guard !connections.isEmpty else { return "" }
+        var rows = ""
+        for c in connections.prefix(shownConnections) {
+            let far = c.protocolName == "other" ? "other flows" : "\(c.remoteAddress):\(c.remotePort)"
+            rows += "<tr><td>\(htmlEscape(c.protocolName))</td><td>\(c.localPort)</td><td class=\"mono\">\(htmlEscape(far))</td>"
+                + [c.down.packetsIn, c.down.dropped, c.up.packetsIn, c.up.dropped].map { "<td>\($0)</td>" }.joined() + "</tr>\n"
+        }
+        let more = connections.count > shownConnections ? "<p class=\"muted\">\(connections.count - shownConnections) more in report.json.</p>\n" : ""
+        return """
+        <details><summary>Per connection (\(connections.count))</summary><div class="scroll"><table><thead><tr><th>protocol</th><th>local port</th>\
+        <th>far end</th><th>down packets</th><th>down dropped</th><th>up packets</th><th>up dropped</th></tr></thead>
+        <tbody>\(rows)</tbody></table></div>\(more)</details>
+
+        """
     }
 }

@@ -52,6 +52,12 @@ struct LinkRunCLITests {
         // Two 1 KiB bodies and their headers went down; requests and ACKs went up.
         #expect((down["bytesDelivered"] as? Int ?? 0) > 2048 && (up["packetsIn"] as? Int ?? 0) >= 3, "\(link)")
         #expect(down["droppedByLoss"] as? Int == 0 && up["droppedByQueue"] as? Int == 0)
+        // The emulator's counters per connection: the transactions' one TCP connection, by its local port.
+        let connections = try #require(link["connections"] as? [[String: Any]])
+        let localPort = try #require(transactions.first?["localPort"] as? Int)
+        let connection = try #require(connections.first { $0["localPort"] as? Int == localPort }, "\(connections)")
+        #expect(connection["protocolName"] as? String == "tcp" && connection["remotePort"] as? Int == nginx.http)
+        #expect(((connection["down"] as? [String: Any])?["packetsIn"] as? Int ?? 0) >= 2)
         let validation = try Harness.validate([try Self.reportPath(output)])
         #expect(validation.status == 0, "\(validation.stdout)\(validation.stderr)")
     }
@@ -101,7 +107,8 @@ struct LinkRunCLITests {
 
     /// HTTP/3 over the link: QUIC's datagrams cross the emulator too, so the QUIC handshake
     /// (libcurl's connect phase for h3) takes one RTT over 20 ms each way.
-    @Test(.enabled(if: H3Server.available, "needs hypercorn and aioquic"))
+    @Test(.enabled(if: LibcurlFacts.runningHasHTTP3, "needs a libcurl with HTTP/3 in use (scripts/provide-libcurl.sh)"),
+          .enabled(if: H3Server.available, "needs hypercorn and aioquic"))
     func quicCrossesTheLinkToo() throws {
         let server = try H3Server()
         defer { server.stop() }
@@ -158,12 +165,18 @@ struct LinkRunCLITests {
         let down = try #require(((report["run"] as? [String: Any])?["link"] as? [String: Any])?["down"] as? [String: Any])
         // The reference and three trials of 3 MB crossed the link; 1 % of about 8,000 packets were lost.
         #expect((down["bytesDelivered"] as? Int ?? 0) > 9_000_000 && (down["droppedByLoss"] as? Int ?? 0) > 10, "\(down)")
+        // Every loss is some connection's: the per-connection counters add up to the link's.
+        let connections = try #require(((report["run"] as? [String: Any])?["link"] as? [String: Any])?["connections"] as? [[String: Any]])
+        let lost = connections.reduce(0) { $0 + (($1["down"] as? [String: Any])?["droppedByLoss"] as? Int ?? 0) }
+        #expect(lost == down["droppedByLoss"] as? Int, "\(lost) of \(down)")
+        #expect(connections.count >= 4, "the reference and each trial's legs: \(connections.count)")
     }
 
     /// The example suite (examples/suites/mobile-links.yaml) against hypercorn: the same resources
     /// over HTTP/1.1, HTTP/2 and HTTP/3 on LTE and on a lossy LTE (a `links:` entry), three checks at
     /// once, each on its own link; the suite compares the protocols link by link, phase by phase.
-    @Test(.enabled(if: H3Server.available, "needs hypercorn and aioquic"))
+    @Test(.enabled(if: LibcurlFacts.runningHasHTTP3, "needs a libcurl with HTTP/3 in use (scripts/provide-libcurl.sh)"),
+          .enabled(if: H3Server.available, "needs hypercorn and aioquic"))
     func theMobileLinksExampleComparesProtocolsPerLink() throws {
         let server = try H3Server()
         defer { server.stop() }

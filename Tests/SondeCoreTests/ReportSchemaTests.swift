@@ -21,7 +21,7 @@ import Testing
         ("quicFlow", QUICFlowEvidence.schemaDefinition), ("quicDirection", QUICFlowEvidence.Direction.schemaDefinition),
         ("auditReport", AuditReport.schemaDefinition), ("auditTarget", AuditTarget.schemaDefinition),
         ("auditTLSOffer", AuditTLSOffer.schemaDefinition), ("auditFinding", AuditFinding.schemaDefinition),
-        ("linkUse", LinkUse.schemaDefinition),
+        ("linkUse", LinkUse.schemaDefinition), ("linkConnection", LinkConnectionCounters.schemaDefinition),
     ]
 
     static let schemaPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Measures sonde link (docs/link.md, "Measured"): cold connect over 40/40 ms, TLS's extra round
 # trip, a 10 MB download at 8 Mbit/s, 1 % loss over 20,000+ packets with a capture on the
-# namespace's TUN, the emulator's CPU at 100 Mbit/s, and the per-packet error on the wifi profile.
+# namespace's TUN, the emulator's CPU at 100 Mbit/s, and the per-packet error on the wifi profile;
+# a 10 MB upload at 8 Mbit/s (capture on the host's TUN) and a QUIC connect over 40/40 ms
+# (`sonde probe --http3-only` against hypercorn, with a capture inside the link).
 # Usage: scripts/bench/link.sh SONDE [SECTION...]   (root; loopback only; nginx from
-# scripts/nginx-fixture.sh, stopped by its pid at the end). Sections: connect tls rate loss cpu error.
+# scripts/nginx-fixture.sh, stopped by its pid at the end). Sections: connect tls rate loss cpu
+# error upload quic.
 set -euo pipefail
 sonde=$(realpath "$1"); shift
-sections=${*:-connect tls rate loss cpu error}
+sections=${*:-connect tls rate loss cpu error upload quic}
 here=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d /tmp/sonde-link-bench.XXXXXX)
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -41,6 +44,39 @@ rate)
   awk -v cc="$cc" '{printf "10 MB at rate-down=8Mbit (server cc %s): goodput %.3f Mbit/s over %.2f s (whole transfer, slow start included)\n", cc, $1*8/1e6, $2}' "$work/rate.txt"
   python3 "$here/scripts/bench/link-rate.py" "$work/rate.pcap" 2
   grep -E "down:" "$work/rate.err" | sed 's/^/    /'
+  ;;
+upload)
+  sink=$(free_port)
+  python3 "$here/scripts/bench/link-sink.py" "$sink" > "$work/sink.log" 2>&1 & sink_pid=$!
+  for _ in $(seq 50); do grep -q ready "$work/sink.log" 2>/dev/null && break; sleep 0.1; done
+  "$sonde" link --link 'rate-up=8Mbit,delay-down=20ms,delay-up=20ms,queue=64KiB' -- sh -c "sleep 1.5;
+    curl -s -o /dev/null -w '%{speed_upload} %{time_total} %{size_upload}\n' --data-binary @$work/nginx/www/10m.bin http://127.0.0.1:$sink/" \
+    > "$work/upload.txt" 2> "$work/upload.err" & link_pid=$!
+  for _ in $(seq 50); do ip link show "sonde${link_pid}h" >/dev/null 2>&1 && break; sleep 0.05; done
+  tcpdump -i "sonde${link_pid}h" -w "$work/upload.pcap" -U --immediate-mode -s 64 "tcp dst port $sink" 2>/dev/null & tp=$!
+  wait "$link_pid" || true
+  sleep 0.3; kill -TERM "$tp" 2>/dev/null; wait "$tp" 2>/dev/null || true; kill "$sink_pid" 2>/dev/null || true
+  awk '{printf "10 MB upload at rate-up=8Mbit: goodput %.3f Mbit/s over %.2f s (whole transfer, slow start included)\n", $1*8/1e6, $2}' "$work/upload.txt"
+  python3 "$here/scripts/bench/link-rate.py" "$work/upload.pcap" 2
+  grep -E "up:" "$work/upload.err" | sed 's/^/    /'
+  ;;
+quic)
+  tcp=$(free_port); quic=$(free_port)
+  "$here/scripts/h3-fixture.sh" "$work/h3" "$tcp" "$quic"
+  for i in $(seq 20); do
+    "$sonde" link --link 'delay-down=40ms,delay-up=40ms' -- sh -c "
+      tcpdump -i \$(ip -o link | awk -F': ' '/sonde[0-9]+c/{print \$2; exit}') -w $work/quic-$i.pcap -U --immediate-mode -s 96 'udp port $quic' 2>/dev/null & tp=\$!; sleep 0.5;
+      '$sonde' probe --http3-only --json --cacert $work/h3/ca.pem --output-dir $work/quic-runs https://127.0.0.1:$quic/1k.bin; sleep 0.2; kill -TERM \$tp; wait \$tp; true" \
+      2>/dev/null | python3 -c 'import json,sys; t=json.load(sys.stdin)["probes"][0]["transactionMetrics"][0]["phases"]; print(t["connect"], t["tls"] or 0)'
+    python3 "$here/scripts/bench/link-quic.py" "$work/quic-$i.pcap" "$quic" | awk '{print $(NF-5)}' >> "$work/quic-capture.txt"
+  done > "$work/quic.txt"
+  for i in $(seq 20); do
+    "$sonde" probe --http3-only --json --cacert "$work/h3/ca.pem" --output-dir "$work/quic-runs" "https://127.0.0.1:$quic/1k.bin" 2>/dev/null \
+      | python3 -c 'import json,sys; t=json.load(sys.stdin)["probes"][0]["transactionMetrics"][0]["phases"]; print(t["connect"])'
+  done > "$work/quic-base.txt"
+  kill "$(cat "$work/h3/hypercorn.pid")" 2>/dev/null || true
+  echo "QUIC connect over 40/40 ms (sonde's connect phase, 20 cold runs): median $(awk '{print $1}' "$work/quic.txt" | median) min $(awk '{print $1}' "$work/quic.txt" | sort -n | head -1) max $(awk '{print $1}' "$work/quic.txt" | sort -n | tail -1); tls after it median $(awk '{print $2}' "$work/quic.txt" | median)"
+  echo "the same without a link: median $(median < "$work/quic-base.txt"); the capture inside the link, first client to first server datagram: median $(median < "$work/quic-capture.txt") ms"
   ;;
 loss)
   ns_pcap="$work/loss.pcap"

@@ -88,6 +88,7 @@ final class CheckLink: Sendable {
         use.down = ended.down
         use.up = ended.up
         use.problem = ended.problem
+        use.connections = session.connections
         return use
     }
 }

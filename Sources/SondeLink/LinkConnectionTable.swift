@@ -1,0 +1,79 @@
+import SondeCore
+
+/// The emulator's counters per connection (`LinkConnectionCounters`), kept by the emulator thread:
+/// each packet is attributed to its IPv4 TCP or UDP flow by its addresses and ports, and counted
+/// with the fate the link gave it on arrival. Bounded: past `maxConnections` flows, further ones
+/// are counted together under "other". Not thread-safe: the emulator thread owns it.
+struct LinkConnectionTable {
+    /// The most connections counted one by one.
+    static let maxConnections = 4096
+
+    private struct Key: Hashable {
+        var proto: UInt8
+        var localPort: UInt16
+        var remoteAddress: UInt32
+        var remotePort: UInt16
+    }
+
+    private var index: [Key: Int] = [:]
+    private(set) var connections: [LinkConnectionCounters] = []
+    private var otherIndex: Int?
+
+    /// Counts one packet of `length` bytes that arrived going `direction`, whose fate the link's
+    /// counters show as the difference between `before` and `after` its arrival.
+    mutating func count(_ packet: UnsafeRawBufferPointer, length: Int, direction: LinkDirection, before: LinkCounters, after: LinkCounters) {
+        let slot = self.slot(for: packet, direction: direction)
+        func update(_ counters: inout LinkCounters) {
+            counters.packetsIn += 1
+            counters.bytesIn += Int64(length)
+            if after.droppedByLoss > before.droppedByLoss {
+                counters.droppedByLoss += 1
+            } else if after.droppedByQueue > before.droppedByQueue {
+                counters.droppedByQueue += 1
+            } else if after.droppedByOutage > before.droppedByOutage {
+                counters.droppedByOutage += 1
+            } else {
+                counters.packetsDelivered += 1
+                counters.bytesDelivered += Int64(length)
+            }
+        }
+        if direction == .down { update(&connections[slot].down) } else { update(&connections[slot].up) }
+    }
+
+    /// The entry of the packet's flow, made on its first packet (or the "other" entry).
+    private mutating func slot(for packet: UnsafeRawBufferPointer, direction: LinkDirection) -> Int {
+        guard let key = Self.key(packet, direction: direction) else { return otherSlot() }
+        if let slot = index[key] { return slot }
+        guard connections.count < Self.maxConnections else { return otherSlot() }
+        let address = key.remoteAddress
+        let text = "\(address >> 24).\((address >> 16) & 255).\((address >> 8) & 255).\(address & 255)"
+        connections.append(LinkConnectionCounters(protocolName: key.proto == 6 ? "tcp" : "udp", localPort: Int(key.localPort),
+                                                   remoteAddress: text, remotePort: Int(key.remotePort)))
+        index[key] = connections.count - 1
+        return connections.count - 1
+    }
+
+    private mutating func otherSlot() -> Int {
+        if let otherIndex { return otherIndex }
+        connections.append(LinkConnectionCounters(protocolName: "other", localPort: 0, remoteAddress: "", remotePort: 0))
+        otherIndex = connections.count - 1
+        return connections.count - 1
+    }
+
+    /// The flow of an IPv4 TCP or UDP packet (the checked side is the source going up, the
+    /// destination going down); nil for anything else, a later fragment, or a short packet.
+    private static func key(_ bytes: UnsafeRawBufferPointer, direction: LinkDirection) -> Key? {
+        guard bytes.count >= 20, bytes[0] >> 4 == 4 else { return nil }
+        let headerLength = Int(bytes[0] & 0x0f) * 4
+        let proto = bytes[9]
+        guard headerLength >= 20, proto == 6 || proto == 17, bytes.count >= headerLength + 4 else { return nil }
+        guard (UInt16(bytes[6] & 0x1f) << 8) | UInt16(bytes[7]) == 0 else { return nil }
+        func word(_ at: Int) -> UInt32 { UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3]) }
+        func port(_ at: Int) -> UInt16 { UInt16(bytes[at]) << 8 | UInt16(bytes[at + 1]) }
+        let source = word(12), destination = word(16)
+        let sourcePort = port(headerLength), destinationPort = port(headerLength + 2)
+        return direction == .up
+            ? Key(proto: proto, localPort: sourcePort, remoteAddress: destination, remotePort: destinationPort)
+            : Key(proto: proto, localPort: destinationPort, remoteAddress: source, remotePort: sourcePort)
+    }
+}
