@@ -55,7 +55,7 @@ upload)
   for _ in $(seq 50); do ip link show "sonde${link_pid}h" >/dev/null 2>&1 && break; sleep 0.05; done
   tcpdump -i "sonde${link_pid}h" -w "$work/upload.pcap" -U --immediate-mode -s 64 "tcp dst port $sink" 2>/dev/null & tp=$!
   wait "$link_pid" || true
-  sleep 0.3; kill -TERM "$tp" 2>/dev/null; wait "$tp" 2>/dev/null || true; kill "$sink_pid" 2>/dev/null || true
+  sleep 0.3; kill -TERM "$tp" 2>/dev/null || true; wait "$tp" 2>/dev/null || true; kill "$sink_pid" 2>/dev/null || true
   awk '{printf "10 MB upload at rate-up=8Mbit: goodput %.3f Mbit/s over %.2f s (whole transfer, slow start included)\n", $1*8/1e6, $2}' "$work/upload.txt"
   python3 "$here/scripts/bench/link-rate.py" "$work/upload.pcap" 2
   grep -E "up:" "$work/upload.err" | sed 's/^/    /'
