@@ -10,27 +10,12 @@ import statistics
 import struct
 import sys
 
-
-def packets(path):
-    """(timestamp in s, IP packet bytes) of a pcap with LINKTYPE_RAW or Linux cooked v1."""
-    with open(path, "rb") as f:
-        header = f.read(24)
-        magic = struct.unpack("<I", header[:4])[0]
-        nano = magic == 0xA1B23C4D
-        linktype = struct.unpack("<I", header[20:24])[0]
-        skip = {101: 0, 12: 0, 228: 0, 113: 16, 276: 20}.get(linktype, 0)
-        while True:
-            record = f.read(16)
-            if len(record) < 16:
-                return
-            seconds, fraction, captured, _ = struct.unpack("<IIII", record)
-            data = f.read(captured)
-            yield seconds + fraction / (1e9 if nano else 1e6), data[skip:]
+from pcap_packets import packets
 
 
 def udp_payloads(path):
     result = {}
-    for when, ip in packets(path):
+    for when, ip, _ in packets(path):
         if len(ip) < 28 or ip[0] >> 4 != 4 or ip[9] != 17:
             continue
         header = (ip[0] & 15) * 4

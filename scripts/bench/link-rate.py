@@ -1,21 +1,14 @@
 """IP-level delivery rate from a capture on the namespace's TUN (packets from the server), after
 the first SKIP seconds (slow start), for scripts/bench/link.sh. Usage: link-rate.py PCAP SKIP"""
-import struct
 import sys
+
+from pcap_packets import packets
 
 path, skip = sys.argv[1], float(sys.argv[2])
 times, sizes = [], []
-with open(path, "rb") as f:
-    header = f.read(24)
-    nano = struct.unpack("<I", header[:4])[0] == 0xA1B23C4D
-    while True:
-        record = f.read(16)
-        if len(record) < 16:
-            break
-        seconds, fraction, captured, original = struct.unpack("<IIII", record)
-        f.read(captured)
-        times.append(seconds + fraction / (1e9 if nano else 1e6))
-        sizes.append(original)
+for time, _, original in packets(path):
+    times.append(time)
+    sizes.append(original)
 if len(times) < 2:
     sys.exit("no packets in " + path)
 start = times[0] + skip
