@@ -219,12 +219,29 @@ struct LinkRunCLITests {
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []).isEmpty)
     }
 
-    /// A capture cannot see a link's packets yet: refused with what to do instead, nothing run.
-    @Test func aCaptureOfALinkedRunIsRefused() throws {
+    /// `--capture` of a single check over a link is taken on the emulated side (the link's device,
+    /// inside its namespace): each transaction's connection is there, with the link's RTT as its
+    /// initial RTT (tcpdump's clock, not sonde's). A suite's checks on links cannot be captured yet.
+    @Test func aCaptureOfALinkedProbeIsTakenOnTheEmulatedSide() throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
         let output = Harness.temporaryDirectory()
-        let result = try Harness.sonde(["probe", "--link", "3g", "--capture", "--output-dir", output, "http://127.0.0.1:9/"])
-        #expect(result.status == 64 && result.stderr.contains("ip netns exec sonde-link-"), "\(result.stderr)")
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []).isEmpty)
+        let result = try Harness.sonde(["probe", "--link", "delay-down=20ms,delay-up=20ms", "--capture", "--count", "2", "--no-reuse",
+                                        "--output-dir", output, "http://127.0.0.1:\(nginx.http)/1k.bin"], timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("capturing on sonde"), "\(result.stdout)")
+        let transactions = Self.transactions(try Self.report(output))
+        #expect(transactions.count == 2)
+        for transaction in transactions {
+            let capture = try #require(transaction["capture"] as? [String: Any], "\(transaction)")
+            let rtt = try #require(capture["initialRttMs"] as? Double)
+            #expect(rtt >= 40 && rtt < 50, "initial RTT \(rtt) ms over 20/20 ms")
+            #expect(capture["connectAgrees"] as? Bool == true)
+        }
+        let suite = Harness.temporaryDirectory() + "/suite.yaml"
+        try "checks:\n  - {name: a, kind: probe, urls: [\"http://127.0.0.1:9/\"], link: lte}\n".write(toFile: suite, atomically: true, encoding: .utf8)
+        let refused = try Harness.sonde(["run", suite, "--capture", "--output-dir", Harness.temporaryDirectory()])
+        #expect(refused.status == 64 && refused.stderr.contains("ip netns exec sonde-link-"), "\(refused.stderr)")
     }
 
     /// A profile that does not parse is refused before anything runs, naming the key.

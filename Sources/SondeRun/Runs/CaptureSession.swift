@@ -17,15 +17,26 @@ public struct CaptureSession: Sendable {
     /// Opens the capture of the flows between `localPorts` and `endpoints`, or explains why it
     /// cannot: nil and a warning when optional.
     /// - Parameter localPorts: the block the run's connections bind to (`ProbeOptions.localPorts`).
+    /// - Parameter link: the emulated link the flows cross: the capture opens on its device inside
+    ///   its namespace, where the packets are as the checked process sees them.
     static func open(mode: Mode, endpoints: [(address: String, port: Int)], localPorts: ClosedRange<Int>,
-                     folder: String) throws(TaskError) -> (CaptureSession?, String?) {
+                     folder: String, link: CheckLink? = nil) throws(TaskError) -> (CaptureSession?, String?) {
         guard !endpoints.isEmpty else {
             throw TaskError(code: .dnsFailure, message: "--capture: none of the URLs resolves to an address to capture")
         }
         let interfaces = Set(endpoints.map { LiveCapture.interface(for: $0.address) })
-        let interface = interfaces.count == 1 ? interfaces.first! : "any"
+        let interface = link?.device ?? (interfaces.count == 1 ? interfaces.first! : "any")
+        let filter = LiveCapture.filter(for: endpoints, localPorts: localPorts), path = folder + "/capture.pcap"
         do {
-            let capture = try LiveCapture(interface: interface, filter: LiveCapture.filter(for: endpoints, localPorts: localPorts), path: folder + "/capture.pcap")
+            let capture: LiveCapture
+            if let link {
+                // libpcap's socket belongs to the namespace of the thread that activates it.
+                capture = try link.insideNow { () -> Result<LiveCapture, TaskError> in
+                    do throws(TaskError) { return .success(try LiveCapture(interface: interface, filter: filter, path: path)) } catch { return .failure(error) }
+                }.get()
+            } else {
+                capture = try LiveCapture(interface: interface, filter: filter, path: path)
+            }
             return (CaptureSession(capture: capture), nil)
         } catch {
             guard mode == .optional else { throw error }
@@ -37,9 +48,9 @@ public struct CaptureSession: Sendable {
     /// nil when a required capture cannot run: the error is said, and the run folder is removed
     /// (nothing ran, as for any usage error); the caller exits with 64.
     static func start(mode: Mode, endpoints: [(address: String, port: Int)], localPorts: ClosedRange<Int>,
-                      recorder: RunRecorder, json: Bool) -> CaptureSession?? {
+                      recorder: RunRecorder, json: Bool, link: CheckLink? = nil) -> CaptureSession?? {
         do throws(TaskError) {
-            let (opened, warning) = try open(mode: mode, endpoints: endpoints, localPorts: localPorts, folder: recorder.folder.path)
+            let (opened, warning) = try open(mode: mode, endpoints: endpoints, localPorts: localPorts, folder: recorder.folder.path, link: link)
             if let warning { printError("warning: \(warning)") }
             opened?.capture.start()
             if !json, let opened {

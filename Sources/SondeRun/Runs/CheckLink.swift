@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SondeCore
 import SondeLink
 
@@ -79,6 +80,30 @@ final class CheckLink: Sendable {
             defer { leave() }
             return .success(body())
         }
+    }
+
+    /// The namespace side's device (`sonde<pid>c…`), where a capture sees the emulated side.
+    var device: String { session.plan.clientDevice }
+
+    /// Runs `body` on a new thread inside the link's namespace and waits for it (a failure to
+    /// enter is `body`'s to never see: the result is then that error).
+    func insideNow<T: Sendable>(_ body: @escaping @Sendable () -> Result<T, TaskError>) -> Result<T, TaskError> {
+        let box = Mutex<Result<T, TaskError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.startNamed("sonde-link-enter") { [self] in
+            let result: Result<T, TaskError>
+            do throws(TaskError) {
+                try enter()
+                result = body()
+                leave()
+            } catch {
+                result = .failure(error)
+            }
+            box.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return box.withLock { $0 } ?? .failure(TaskError(code: .internalError, message: "the link's thread returned nothing"))
     }
 
     /// Stops the emulator, removes the namespace and devices, and returns the link with its counters.

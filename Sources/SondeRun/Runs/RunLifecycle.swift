@@ -26,6 +26,8 @@ final class RunLifecycle: Sendable {
     /// What changes over the run's life: the capture, the finished report, the signal scope.
     private struct State {
         var capture: CaptureSession?
+        /// Set once the capture was finished (`finishCapture`): its error, if any.
+        var captureFinished: TaskError??
         var finished: RunOutcome?
         var signalsInstalled = false
     }
@@ -79,12 +81,25 @@ final class RunLifecycle: Sendable {
 
     /// Starts the capture of the run's own flows (nothing without `mode`). False when a required
     /// capture cannot run: said, and the run folder removed.
-    func startCapture(mode: CaptureSession.Mode?, endpoints: [(address: String, port: Int)], localPorts: ClosedRange<Int>?) -> Bool {
+    /// - Parameter link: a link the run's single check crosses: the capture opens on its device,
+    ///   inside its namespace (the emulated side).
+    func startCapture(mode: CaptureSession.Mode?, endpoints: [(address: String, port: Int)], localPorts: ClosedRange<Int>?,
+                      link: CheckLink? = nil) -> Bool {
         guard let mode, let localPorts else { return true }
         guard let started = CaptureSession.start(mode: mode, endpoints: endpoints, localPorts: localPorts, recorder: recorder,
-                                                 json: !terminal) else { return false }
+                                                 json: !terminal, link: link) else { return false }
         state.withLock { $0.capture = started }
         return true
+    }
+
+    /// Stops the capture, analyses it and journals its evidence, once (later calls return the
+    /// first's result): before the link it captured on goes, or in `finish`.
+    @discardableResult
+    func finishCapture() -> TaskError? {
+        if let done = state.withLock({ $0.captureFinished }) { return done }
+        let failure = capture?.finish(into: recorder, json: !terminal)
+        state.withLock { $0.captureFinished = .some(failure) }
+        return failure
     }
 
     /// From here until `finish` (or the lifecycle's end), SIGINT and SIGTERM stop the run
@@ -121,7 +136,7 @@ final class RunLifecycle: Sendable {
     ///   - link: a single check's emulated link with its counters (the run's `link`).
     func finish(error: TaskError?, failedWork: Bool = false, har: Bool, interruptedNote: String, link: LinkUse? = nil,
                 render: (RunOutcome, TerminalRenderer) -> Void) -> ExitStatus {
-        let captureFailure = capture?.finish(into: recorder, json: !terminal)
+        let captureFailure = finishCapture()
         let failure = error ?? captureFailure
         let status = RunStatus.of(timedOut: timedOut, interrupted: interrupted, error: failure != nil, failedWork: failedWork)
         // A second Ctrl-C while the reports are written is still caught: the handlers go at the end.
