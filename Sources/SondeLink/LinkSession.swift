@@ -113,6 +113,19 @@ public final class LinkSession: @unchecked Sendable {
         guard result == 0 else { throw LinkError.setup("leaving \(plan.namespaceName)", code: result) }
     }
 
+    /// Runs `body` on a new thread inside the namespace and waits for it; the thread leaves before
+    /// it hands the result back. Threads `body` creates (an event loop group, libpcap's socket)
+    /// belong to the namespace.
+    public func runInside<T: Sendable>(_ body: @escaping @Sendable () -> T) throws(LinkError) -> T {
+        let result: Result<T, LinkError> = Self.onOwnThread { [self] () -> Result<T, LinkError> in
+            do throws(LinkError) { try enter() } catch { return .failure(error) }
+            let value = body()
+            do throws(LinkError) { try leave() } catch { return .failure(error) }
+            return .success(value)
+        }
+        return try result.get()
+    }
+
     /// Starts `arguments` (looked up in PATH) inside the namespace, with this process's
     /// environment and standard streams, from a thread of its own that enters the namespace
     /// first. Returns its pid.

@@ -10,8 +10,7 @@ import SondeCore
 struct LinkProtocolComparison {
     /// One protocol's population of one check, as `ProtocolComparison` has it, with its link and check.
     struct Row {
-        /// The link's profile name (`lte`, `custom`) and its one-line conditions.
-        var link: String
+        /// The link's one-line conditions (`LinkConditions.summary`), which group the rows.
         var conditions: String
         var check: String
         var figures: ProtocolComparison.Row
@@ -25,26 +24,24 @@ struct LinkProtocolComparison {
 
     /// nil unless at least one probe check with transactions ran over a link.
     init?(_ checks: [CheckReport]) {
-        let measured = checks.filter { $0.link != nil && ($0.summary?.transactions ?? 0) > 0 }
+        let measured = checks.compactMap { check -> (check: CheckReport, conditions: String)? in
+            guard let link = check.link, (check.summary?.transactions ?? 0) > 0 else { return nil }
+            return (check, link.conditions.summary)
+        }
         guard !measured.isEmpty else { return nil }
         var links: [String] = []
-        for check in measured where !links.contains(check.link!.conditions.summary) { links.append(check.link!.conditions.summary) }
-        let ordered = links.flatMap { link in measured.filter { $0.link!.conditions.summary == link } }
+        for entry in measured where !links.contains(entry.conditions) { links.append(entry.conditions) }
+        let ordered = links.flatMap { link in measured.filter { $0.conditions == link } }
         let phases = Phases.names.filter { name in
-            ordered.contains { check in Self.tables(check).contains { $0.table[name] != nil } }
+            ordered.contains { entry in Self.tables(entry.check).contains { $0.table[name] != nil } }
         }
-        var rows: [Row] = []
-        for check in ordered {
-            let conditions = check.link!.conditions
-            for entry in Self.tables(check) {
-                guard let count = entry.table["total"]?.count ?? entry.table.values.first?.count else { continue }
-                rows.append(Row(link: conditions.profile, conditions: conditions.summary, check: check.name,
-                                figures: ProtocolComparison.Row(protocolName: entry.protocolName, population: entry.population, count: count,
-                                                                p50: phases.map { entry.table[$0]?.p50 })))
+        rows = ordered.flatMap { entry in
+            Self.tables(entry.check).compactMap { table in
+                ProtocolComparison.Row(protocolName: table.protocolName, population: table.population, table: table.table, phases: phases)
+                    .map { Row(conditions: entry.conditions, check: entry.check.name, figures: $0) }
             }
         }
         self.phases = phases
-        self.rows = rows
     }
 
     /// A check's phase tables by protocol and population (its whole summary when it has no

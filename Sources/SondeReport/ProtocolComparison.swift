@@ -11,6 +11,16 @@ struct ProtocolComparison {
         var count: Int
         /// The p50 of each of `phases`, in ms; nil where this row has none.
         var p50: [Double?]
+
+        /// The row of one population's phase table (`Phase.names` keys), nil when it has no
+        /// transactions; its count is the table's `total` (or any phase's) count.
+        init?(protocolName: String, population: String, table: [String: DistributionSummary], phases: [String]) {
+            guard let count = table["total"]?.count ?? table.values.first?.count else { return nil }
+            self.protocolName = protocolName
+            self.population = population
+            self.count = count
+            p50 = phases.map { table[$0]?.p50 }
+        }
     }
 
     /// The phases any protocol has, in `Phases.names` order.
@@ -25,8 +35,7 @@ struct ProtocolComparison {
         var rows: [Row] = []
         for (name, tables) in summary.byProtocol.sorted(by: { $0.key < $1.key }) {
             for (population, table) in [("cold", tables.cold), ("warm", tables.warm)] {
-                guard let count = table["total"]?.count ?? table.values.first?.count else { continue }
-                rows.append(Row(protocolName: name, population: population, count: count, p50: phases.map { table[$0]?.p50 }))
+                if let row = Row(protocolName: name, population: population, table: table, phases: phases) { rows.append(row) }
             }
         }
         self.phases = phases

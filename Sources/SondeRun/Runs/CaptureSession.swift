@@ -31,9 +31,9 @@ public struct CaptureSession: Sendable {
             let capture: LiveCapture
             if let link {
                 // libpcap's socket belongs to the namespace of the thread that activates it.
-                capture = try link.insideNow { () -> Result<LiveCapture, TaskError> in
+                capture = try link.inside { () -> Result<LiveCapture, TaskError> in
                     do throws(TaskError) { return .success(try LiveCapture(interface: interface, filter: filter, path: path)) } catch { return .failure(error) }
-                }.get()
+                }.get().get()
             } else {
                 capture = try LiveCapture(interface: interface, filter: filter, path: path)
             }

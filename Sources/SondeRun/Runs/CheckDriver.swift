@@ -144,7 +144,7 @@ public struct CheckDriver: Sendable {
         }
         let warnings = Array(Set(checks.flatMap { $0.runner.warnings })).sorted()
         // A single check's link is the run's (a suite's checks carry their own).
-        let runLink = checks.count == 1 && checks[0].name == nil ? checks[0].link.map(CheckLink.planned) : nil
+        let runLink = single ? checks[0].link.map(CheckLink.planned) : nil
         guard let lifecycle = RunLifecycle.open(command: command, arguments: arguments, settings: settings,
                                                 insecure: checks.contains { $0.runner.insecure }, warnings: warnings, capture: capture,
                                                 quiet: quiet, stop: stop, link: runLink)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import SondeCore
 import SondeLink
 
@@ -72,38 +71,16 @@ final class CheckLink: Sendable {
         }
     }
 
-    /// Runs `body` on a new thread inside the link's namespace and returns its result: threads
-    /// `body` creates (an event loop group, a thread pool) live there too.
-    func inside<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> Result<T, TaskError> {
-        await runOnDedicatedThread(named: "sonde-link-enter") { [self] () -> Result<T, TaskError> in
-            do throws(TaskError) { try enter() } catch { return .failure(error) }
-            defer { leave() }
-            return .success(body())
-        }
-    }
-
     /// The namespace side's device (`sonde<pid>c…`), where a capture sees the emulated side.
     var device: String { session.plan.clientDevice }
 
-    /// Runs `body` on a new thread inside the link's namespace and waits for it (a failure to
-    /// enter is `body`'s to never see: the result is then that error).
-    func insideNow<T: Sendable>(_ body: @escaping @Sendable () -> Result<T, TaskError>) -> Result<T, TaskError> {
-        let box = Mutex<Result<T, TaskError>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Thread.startNamed("sonde-link-enter") { [self] in
-            let result: Result<T, TaskError>
-            do throws(TaskError) {
-                try enter()
-                result = body()
-                leave()
-            } catch {
-                result = .failure(error)
-            }
-            box.withLock { $0 = result }
-            done.signal()
+    /// Runs `body` on a new thread inside the link's namespace and waits for it (`LinkSession.runInside`):
+    /// threads `body` creates (an event loop group, a thread pool, libpcap's socket) live there too.
+    /// Blocks the caller for `body`'s time: give it set-up work of a few milliseconds only.
+    func inside<T: Sendable>(_ body: @escaping @Sendable () -> T) -> Result<T, TaskError> {
+        do throws(LinkError) { return .success(try session.runInside(body)) } catch {
+            return .failure(TaskError(code: .localIOError, message: "could not run inside the emulated link's namespace: \(error.message)"))
         }
-        done.wait()
-        return box.withLock { $0 } ?? .failure(TaskError(code: .internalError, message: "the link's thread returned nothing"))
     }
 
     /// Stops the emulator, removes the namespace and devices, and returns the link with its counters.

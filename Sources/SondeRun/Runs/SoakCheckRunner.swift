@@ -44,7 +44,7 @@ public struct SoakCheckRunner {
         // link's namespace (threads keep the namespace of the thread that made them).
         var network: (group: MultiThreadedEventLoopGroup, resolver: NIOThreadPool)?
         if let link = context.link {
-            switch await link.inside({ () -> (MultiThreadedEventLoopGroup, NIOThreadPool) in
+            switch link.inside({ () -> (MultiThreadedEventLoopGroup, NIOThreadPool) in
                 let resolver = NIOThreadPool(numberOfThreads: 2)
                 resolver.start()
                 return (MultiThreadedEventLoopGroup(numberOfThreads: 2), resolver)
