@@ -70,14 +70,22 @@ extension SuiteReader {
         return module
     }
 
-    mutating func readHTTP(_ node: Node, key: String, into http: inout BlackboxModule.HTTP, notImplemented: inout [String]) {
+    /// The fields of a mapping `node` of the file as (key node, name, value, dotted key `key.name`),
+    /// or nil when it is no mapping (reported as "expected `expected` (got …)").
+    mutating func fields(of node: Node, key: String, expected: String) -> [(keyNode: Node, field: String, value: Node, here: String)]? {
         guard case .mapping(let mapping) = node else {
-            report(node.mark, key: key, "expected a mapping of the http prober's options (got \(Self.describe(node)))")
-            return
+            report(node.mark, key: key, "expected \(expected) (got \(Self.describe(node)))")
+            return nil
         }
-        for (keyNode, value) in mapping {
+        return mapping.map { keyNode, value in
             let field = keyNode.scalar?.string ?? ""
-            let here = key + "." + field
+            return (keyNode, field, value, key + "." + field)
+        }
+    }
+
+    mutating func readHTTP(_ node: Node, key: String, into http: inout BlackboxModule.HTTP, notImplemented: inout [String]) {
+        guard let fields = fields(of: node, key: key, expected: "a mapping of the http prober's options") else { return }
+        for (keyNode, field, value, here) in fields {
             switch field {
             case "method":
                 if let method = text(value, key: here) {

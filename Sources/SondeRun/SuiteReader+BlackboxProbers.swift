@@ -6,13 +6,8 @@ import Yams
 /// load, as blackbox refuses a config whose regexp does not compile.
 extension SuiteReader {
     mutating func readTCP(_ node: Node, key: String, into tcp: inout BlackboxModule.TCP, notImplemented: inout [String]) {
-        guard case .mapping(let mapping) = node else {
-            report(node.mark, key: key, "expected a mapping of the tcp prober's options (got \(Self.describe(node)))")
-            return
-        }
-        for (keyNode, value) in mapping {
-            let field = keyNode.scalar?.string ?? ""
-            let here = key + "." + field
+        guard let fields = fields(of: node, key: key, expected: "a mapping of the tcp prober's options") else { return }
+        for (keyNode, field, value, here) in fields {
             switch field {
             case "preferred_ip_protocol": if let name = ipProtocol(value, key: here) { tcp.preferredIPProtocol = name }
             case "ip_protocol_fallback": if let flag = boolean(value, key: here) { tcp.ipProtocolFallback = flag }
@@ -72,14 +67,9 @@ extension SuiteReader {
     }
 
     mutating func readDNS(_ node: Node, key: String, into dns: inout BlackboxModule.DNS, notImplemented: inout [String]) {
-        guard case .mapping(let mapping) = node else {
-            report(node.mark, key: key, "expected a mapping of the dns prober's options (got \(Self.describe(node)))")
-            return
-        }
+        guard let fields = fields(of: node, key: key, expected: "a mapping of the dns prober's options") else { return }
         var sawName = false
-        for (keyNode, value) in mapping {
-            let field = keyNode.scalar?.string ?? ""
-            let here = key + "." + field
+        for (keyNode, field, value, here) in fields {
             switch field {
             case "preferred_ip_protocol": if let name = ipProtocol(value, key: here) { dns.preferredIPProtocol = name }
             case "ip_protocol_fallback": if let flag = boolean(value, key: here) { dns.ipProtocolFallback = flag }
@@ -139,13 +129,8 @@ extension SuiteReader {
 
     mutating func readValidator(_ node: Node, key: String) -> BlackboxModule.RRValidator {
         var validator = BlackboxModule.RRValidator()
-        guard case .mapping(let mapping) = node else {
-            report(node.mark, key: key, "expected a mapping of regular expression lists (got \(Self.describe(node)))")
-            return validator
-        }
-        for (keyNode, value) in mapping {
-            let field = keyNode.scalar?.string ?? ""
-            let here = key + "." + field
+        guard let fields = fields(of: node, key: key, expected: "a mapping of regular expression lists") else { return validator }
+        for (keyNode, field, value, here) in fields {
             var patterns: [String] = []
             for pattern in texts(value, key: here) ?? [] {
                 if let problem = regexpProblem(pattern) { report(value.mark, key: here, problem) } else { patterns.append(pattern) }
