@@ -26,11 +26,11 @@ struct LinkCommand: ParsableCommand {
     @Option(name: .long, help: "The link profile: a preset, a preset with overrides, or key=value pairs.")
     var link: String
 
-    @Option(name: .long, help: "Seed of the loss and jitter draws (the same seed, the same drops).")
-    var seed: UInt64 = 1
+    @Option(name: .long, help: "Wake this long before each deadline and poll until it (0us: sleep until it).")
+    var spin = "100us"
 
-    @Option(name: .long, help: "Wake this long before each deadline and poll until it (e.g. 100us; 0 sleeps until it).")
-    var spin = "0us"
+    @Option(name: .customLong("spin-share"), help: "The largest share of the emulator thread's time spins may take (default 25%; 100% polls before every deadline).")
+    var spinShare = "25%"
 
     @Flag(name: .customLong("no-realtime"), help: "Do not run the emulator thread SCHED_FIFO.")
     var noRealtime = false
@@ -46,6 +46,11 @@ struct LinkCommand: ParsableCommand {
         guard let seconds = Quantity.duration(spin), seconds * 1e9 <= Double(LinkTuning.maxSpinNs) else {
             throw ValidationError("--spin must be a duration of at most 1ms, e.g. 100us")
         }
+        do {
+            _ = try LinkProfileParser.percent("spin-share", spinShare)
+        } catch {
+            throw ValidationError("--spin-share: \(error.message)")
+        }
     }
 
     func run() throws {
@@ -59,7 +64,7 @@ struct LinkCommand: ParsableCommand {
         let spinNs = Int64(((Quantity.duration(spin) ?? 0) * 1e9).rounded())
         let session: LinkSession
         do {
-            session = try LinkSession.start(profile: profile, seed: seed, tuning: LinkTuning(spinNs: spinNs, realtime: !noRealtime))
+            session = try LinkSession.start(profile: profile, tuning: LinkTuning(spinNs: spinNs, spinShare: (try? LinkProfileParser.percent("spin-share", spinShare)) ?? 0.25, realtime: !noRealtime))
         } catch {
             printError("sonde link: \(error.message)")
             throw ExitCode(error.kind == .privileges ? ExitStatus.usage.rawValue : ExitStatus.failure.rawValue)

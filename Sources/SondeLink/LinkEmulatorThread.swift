@@ -89,14 +89,18 @@ final class LinkEmulatorThread: @unchecked Sendable {
         var table = LinkConnectionTable()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var tags = [Int32](repeating: 0, count: 16)
+        var spin = SpinBudget(spinNs: tuning.spinNs, share: tuning.spinShare, now: sonde_link_now())
         let host = self.host, client = self.client
+        var lastActivity: Int64 = 0
         while true {
-            emulator.deliver(until: sonde_link_now()) { direction, packet in
+            var now = sonde_link_now()
+            emulator.deliver(until: now) { direction, packet in
                 _ = packet.withUnsafeBytes { write(direction == .down ? client : host, $0.baseAddress, $0.count) }
+                lastActivity = now
             }
+            now = sonde_link_now()
             // epoll_pwait2 waits to the nanosecond: no timerfd to arm and read per deadline.
-            var wake: Int64 = -1
-            if let deadline = emulator.nextDeadline { wake = max(0, deadline - tuning.spinNs) }
+            let wake = spin.wake(for: emulator.nextDeadline, lastActivity: lastActivity, now: now)
             let count = tags.withUnsafeMutableBufferPointer { sonde_link_epoll_wait_until(epoll, $0.baseAddress, 16, wake) }
             if count == -EINTR { continue }
             guard count >= 0 else { return fail("the emulator's wait failed: \(systemErrorMessage(-count))") }
@@ -114,6 +118,7 @@ final class LinkEmulatorThread: @unchecked Sendable {
                     for _ in 0..<tuning.batch {
                         let length = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
                         guard length > 0 else { break }
+                        lastActivity = sonde_link_now()
                         let packet = Array(buffer.prefix(length))
                         let isDNS = direction == .up && profile.dnsDelayNs > 0 && packet.withUnsafeBytes { IPv4Packet.isDNSQuery($0) }
                         let before = emulator.counters(direction)

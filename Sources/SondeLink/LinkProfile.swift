@@ -61,6 +61,12 @@ public struct LinkProfile: Sendable, Equatable {
     /// Extra delay of each DNS query (a packet to port 53), on top of `up.delayNs`.
     public var dnsDelayNs: Int64
     public var outage: Outage?
+    /// The seed of the loss and jitter draws (`seed=N`): the same seed, the same drops.
+    public var seed: UInt64
+
+    /// The seed when a profile does not set one: fixed, so that two runs on one profile drop the
+    /// same packets.
+    public static let defaultSeed: UInt64 = 1
 
     /// The queue when a profile does not set one: dummynet's (and so Network Link Conditioner's)
     /// default of 50 slots, at 1500 bytes each.
@@ -68,7 +74,7 @@ public struct LinkProfile: Sendable, Equatable {
 
     public init(name: String, spec: String, down: Direction = Direction(), up: Direction = Direction(), jitterNs: Int64 = 0,
                 lossModel: LossModel = .independent, queueBytes: Int64 = LinkProfile.defaultQueueBytes, dnsDelayNs: Int64 = 0,
-                outage: Outage? = nil) {
+                outage: Outage? = nil, seed: UInt64 = LinkProfile.defaultSeed) {
         self.name = name
         self.spec = spec
         self.down = down
@@ -78,6 +84,7 @@ public struct LinkProfile: Sendable, Equatable {
         self.queueBytes = queueBytes
         self.dnsDelayNs = dnsDelayNs
         self.outage = outage
+        self.seed = seed
     }
 
     /// The report's form of this profile (`link` in report.json).

@@ -11,7 +11,7 @@ import SondeCore
 public enum LinkProfileParser {
     /// The keys, in the order the docs list them.
     public static let keys = ["rate-down", "rate-up", "delay-down", "delay-up", "jitter", "loss-down", "loss-up", "loss-model",
-                              "queue", "dns-delay", "outage", "trace-down", "trace-up", "name"]
+                              "queue", "dns-delay", "outage", "trace-down", "trace-up", "seed", "name"]
 
     /// Bounds of every number (inclusive).
     public static let minRate: Int64 = 1000
@@ -50,7 +50,7 @@ public enum LinkProfileParser {
             guard seen.insert(key).inserted else { throw SettingProblem(key: key, "is given twice") }
             try apply(key, pair.value, to: &profile, readTrace: readTrace)
         }
-        if start == 1, !seen.subtracting(["name"]).isEmpty, !seen.contains("name") { profile.name += "+" }
+        if start == 1, !seen.subtracting(["name", "seed"]).isEmpty, !seen.contains("name") { profile.name += "+" }
         try checkConsistency(profile, seen: seen)
         return profile
     }
@@ -104,6 +104,12 @@ public enum LinkProfileParser {
         case "trace-up":
             profile.up.trace = try readTrace(value, key)
             profile.up.rateBitsPerSecond = nil
+        case "seed":
+            // Decimal, and within Int64 so that the report's signed `seed` holds it as written.
+            guard value.utf8.count <= 19, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let seed = Int64(value) else {
+                throw SettingProblem(key: key, "\"\(value)\" is not a seed: a whole number from 0 to \(Int64.max)")
+            }
+            profile.seed = UInt64(seed)
         case "name":
             // The profile's name in reports (a suite's `links:` entry sets it to the entry's name).
             guard (1...64).contains(value.utf8.count),
@@ -150,7 +156,7 @@ public enum LinkProfileParser {
     }
 
     /// A percent (`1%`, `0.5 %`) in 0…100, as a fraction.
-    static func percent(_ key: String, _ value: String) throws(SettingProblem) -> Double {
+    public static func percent(_ key: String, _ value: String) throws(SettingProblem) -> Double {
         guard value.hasSuffix("%") else { throw SettingProblem(key: key, "\"\(value)\" is not a percent: write it with %, e.g. 1% or 0.5%") }
         let number = String(value.dropLast()).trimmingWhitespace()
         let bytes = Array(number.utf8)

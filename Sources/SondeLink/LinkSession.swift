@@ -52,12 +52,11 @@ public final class LinkSession: @unchecked Sendable {
 
     /// Creates the namespace and devices for this process and starts the emulator.
     /// - Parameters:
-    ///   - seed: the loss and jitter draws' seed.
     ///   - removeStale: first remove what killed runs left (`LinkNamespace.removeStale`).
     ///   - reach: `.anywhere` (the default) also sets up forwarding and NAT to every destination
     ///     the host reaches; `.loopbackOnly` changes nothing on the host beyond the TUN (enough for
     ///     targets and resolvers on 127.0.0.0/8).
-    public static func start(profile: LinkProfile, seed: UInt64 = 1, tuning: LinkTuning = LinkTuning(),
+    public static func start(profile: LinkProfile, tuning: LinkTuning = LinkTuning(),
                              removeStale: Bool = true, reach: LinkReach = .anywhere) throws(LinkError) -> LinkSession {
         if let problem = LinkNamespace.privilegeProblem() { throw problem }
         if removeStale { LinkNamespace.removeStale() }
@@ -87,7 +86,7 @@ public final class LinkSession: @unchecked Sendable {
         }
         do throws(LinkError) {
             let thread = try LinkEmulatorThread(host: parts.namespace.hostDescriptor, client: parts.namespace.clientDescriptor,
-                                                profile: profile, seed: seed, tuning: tuning)
+                                                profile: profile, seed: profile.seed, tuning: tuning)
             thread.start()
             return LinkSession(profile: profile, namespace: parts.namespace, forwarding: parts.forwarding, forwardingProblem: parts.problem,
                                thread: thread, original: original)

@@ -12,7 +12,10 @@ import SondeCore
 /// libcurl's own queue time (`CURLINFO_QUEUE_TIME_T`, libcurl 8.6+; -1 before), which lies
 /// inside `blocked` and the first phase and is not added to `time`; `_http3Fallback` is why an
 /// `--http3` race ended on TCP (null otherwise), `_altSvc` why a connection is h3 without `--http3`, or
-/// which Alt-Svc alternative failed before this transaction went to the origin over TCP.
+/// which Alt-Svc alternative failed before this transaction went to the origin over TCP;
+/// `_link` the emulated link's profile name when the task crossed one (the emulator's counters
+/// per connection are known only when the link stops, after its entries were written: they are in
+/// report.json's `link.connections`).
 /// sonde's own fields carry a leading underscore, as the spec asks.
 /// Strings were redacted when the transactions were recorded; nothing is added here.
 public struct HARWriter {
@@ -110,6 +113,7 @@ public struct HARWriter {
             o.member("_http3Fallback", t.http3Fallback?.reason)
             o.member("_altSvc", t.altSvc?.summary ?? t.altSvcFailure?.summary)
             o.member("_iteration", task.iteration)
+            if let link = task.link { o.member("_link", link) }
             o.member("_tlsProtocolVersion", t.negotiatedTLSProtocolVersion)
             o.member("_tlsCipherSuite", t.negotiatedTLSCipherSuite)
             if let error = task.error, t == task.transactionMetrics.last {

@@ -30,7 +30,7 @@ struct LinkRunCLITests {
         let nginx = try Nginx()
         defer { nginx.stop() }
         let output = Harness.temporaryDirectory()
-        let result = try Harness.sonde(["probe", "--link", "3g", "--count", "2", "--output-dir", output,
+        let result = try Harness.sonde(["probe", "--link", "3g,seed=5", "--count", "2", "--output-dir", output,
                                         "http://127.0.0.1:\(nginx.http)/1k.bin"], timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("link 3g: down 780 kbit/s +100 ms, up 330 kbit/s +100 ms (RTT 200 ms)"), "\(result.stdout)")
@@ -48,6 +48,12 @@ struct LinkRunCLITests {
         let conditions = try #require(link["conditions"] as? [String: Any])
         #expect(conditions["profile"] as? String == "3g" && conditions["rateDownBitsPerSecond"] as? Int == 780_000
                 && conditions["delayUpMs"] as? Double == 100)
+        #expect(link["seed"] as? Int == 5, "the profile's seed= key is the emulator's seed")
+        // Every HAR entry names the link its transaction crossed.
+        let har = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: try Self.reportPath(output))
+            .deletingLastPathComponent().appendingPathComponent("report.har"))) as? [String: Any]
+        let entries = try #require((har?["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+        #expect(entries.count == 2 && entries.allSatisfy { $0["_link"] as? String == "3g" }, "\(entries.map { $0["_link"] ?? "none" })")
         let down = try #require(link["down"] as? [String: Any]), up = try #require(link["up"] as? [String: Any])
         // Two 1 KiB bodies and their headers went down; requests and ACKs went up.
         #expect((down["bytesDelivered"] as? Int ?? 0) > 2048 && (up["packetsIn"] as? Int ?? 0) >= 3, "\(link)")

@@ -54,6 +54,16 @@ import Glibc
         #expect(profile.up.rateBitsPerSecond == nil && profile.up.delayNs == 65_000_000)
     }
 
+    @Test func theSeedIsAKeyOfTheProfile() throws {
+        #expect(try parse("lte").seed == LinkProfile.defaultSeed)
+        let seeded = try parse("lte,seed=42")
+        #expect(seeded.seed == 42 && seeded.name == "lte")
+        #expect(try parse("seed=9223372036854775807").seed == UInt64(Int64.max))
+        for bad in ["seed=-1", "seed=9223372036854775808", "seed=1e3", "seed=x"] {
+            #expect(problem(bad)?.key == "seed", "\(bad)")
+        }
+    }
+
     @Test func gilbertLossKeepsItsComma() throws {
         let profile = try parse("delay-down=10ms,loss-model=gilbert:1%,30%,queue=10KB")
         #expect(profile.lossModel == .gilbert(p: 0.01, r: 0.3) && profile.queueBytes == 10_000)

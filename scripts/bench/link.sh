@@ -6,7 +6,7 @@
 # (`sonde probe --http3-only` against hypercorn, with a capture inside the link).
 # Usage: scripts/bench/link.sh SONDE [SECTION...]   (root; loopback only; nginx from
 # scripts/nginx-fixture.sh, stopped by its pid at the end). Sections: connect tls rate loss cpu
-# error upload quic.
+# cpu-delta error upload quic.
 set -euo pipefail
 sonde=$(realpath "$1"); shift
 sections=${*:-connect tls rate loss cpu error upload quic}
@@ -87,18 +87,37 @@ loss)
   cat "$work/loss.txt"; grep -E "down:|up:" "$work/loss.err"
   echo "capture on the namespace's TUN: $(tshark -r "$ns_pcap" -Y 'tcp.analysis.retransmission || tcp.analysis.out_of_order || tcp.analysis.fast_retransmission || tcp.analysis.spurious_retransmission' 2>/dev/null | wc -l) retransmitted or out-of-order data segments (tshark calls a fast retransmission out of order)"
   ;;
+cpu-delta)
+  # What the link adds to the machine's CPU for one transfer, not only its thread's share: the same
+  # 100 MB at 100 Mbit/s with the link (rate-down=100Mbit) and without it (curl --limit-rate), CPU
+  # seconds of nginx's workers + curl (+ sonde) from their rusage. Without a link the receiving
+  # TCP's work runs in nginx's send over loopback; with it, in the emulator's TUN write.
+  workers=$(pgrep -P "$(cat "$work/nginx/nginx.pid")" | tr '\n' ' ')
+  nginx_cpu() { for w in $workers; do awk '{print $14+$15}' "/proc/$w/stat"; done | awk -v t="$(getconf CLK_TCK)" '{s+=$1} END {print s/t}'; }
+  rusage() { python3 -c 'import resource,subprocess,sys,time; t=time.time(); subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL); r=resource.getrusage(resource.RUSAGE_CHILDREN); print(r.ru_utime, r.ru_stime, time.time()-t)' "$@"; }
+  for round in 1 2 3; do
+    n0=$(nginx_cpu); read -r u s wall < <(rusage "$sonde" link --link 'rate-down=100Mbit,delay-down=5ms,delay-up=5ms,queue=256KiB' -- curl -s -o /dev/null "http://127.0.0.1:$http/100m.bin"); n1=$(nginx_cpu)
+    with=$(echo "$u $s $n0 $n1 $wall" | awk '{printf "%.3f %.2f", $1+$2+$4-$3, $5}')
+    n0=$(nginx_cpu); read -r u s wall < <(rusage curl -s -o /dev/null --limit-rate 12500000 "http://127.0.0.1:$http/100m.bin"); n1=$(nginx_cpu)
+    without=$(echo "$u $s $n0 $n1 $wall" | awk '{printf "%.3f %.2f", $1+$2+$4-$3, $5}')
+    echo "$with $without"
+  done > "$work/cpu-delta.txt"
+  awk '{printf "round %d: with the link %.3f CPU s over %.2f s, without %.3f CPU s over %.2f s: the link adds %.1f%% of a core\n", NR, $1, $2, $3, $4, ($1-$3)/$2*100}' "$work/cpu-delta.txt"
+  echo "median added: $(awk '{print ($1-$3)/$2*100}' "$work/cpu-delta.txt" | median)% of a core"
+  ;;
 cpu)
   for rate in 100Mbit; do
-    "$sonde" link --link "rate-down=$rate,delay-down=5ms,delay-up=5ms,queue=256KiB" -- \
+    "$sonde" link ${SPIN:+--spin $SPIN} ${SPIN_SHARE:+--spin-share $SPIN_SHARE} --link "rate-down=$rate,delay-down=5ms,delay-up=5ms,queue=256KiB" -- \
       curl -s -o /dev/null -w '%{speed_download}\n' "http://127.0.0.1:$http/100m.bin" > "$work/cpu.txt" 2> "$work/cpu.err" &
     pid=$!
     sleep 1.5
     tid=$(grep -l '^sonde-link$' /proc/$pid/task/*/comm | head -1 | xargs dirname | xargs basename)
-    t0=$(awk '{print $14+$15}' /proc/$pid/task/$tid/stat); s0=$(date +%s.%N)
+    read -r u0 k0 < <(awk '{print $14, $15}' /proc/$pid/task/$tid/stat); s0=$(date +%s.%N)
     sleep 5
-    t1=$(awk '{print $14+$15}' /proc/$pid/task/$tid/stat); s1=$(date +%s.%N)
+    read -r u1 k1 < <(awk '{print $14, $15}' /proc/$pid/task/$tid/stat); s1=$(date +%s.%N)
     wait $pid || true
-    echo "emulator thread at rate-down=$rate: $(echo "($t1-$t0)/$(getconf CLK_TCK)/($s1-$s0)*100" | bc -l | xargs printf '%.1f')% of a core over 5 s; goodput $(awk '{printf "%.1f", $1*8/1e6}' "$work/cpu.txt") Mbit/s"
+    echo "$u0 $k0 $u1 $k1 $s0 $s1 $(getconf CLK_TCK)" | awk -v rate="$rate" -v goodput="$(awk '{printf "%.1f", $1*8/1e6}' "$work/cpu.txt")" \
+      '{w=$6-$5; printf "emulator thread at rate-down=%s: %.1f%% of a core over 5 s (user %.1f%%, system %.1f%%); goodput %s Mbit/s\n", rate, ($3+$4-$1-$2)/$7/w*100, ($3-$1)/$7/w*100, ($4-$2)/$7/w*100, goodput}'
   done
   ;;
 error)
@@ -106,7 +125,7 @@ error)
   # (the host side's from here, the namespace's with ip netns exec), UDP echoes matched by payload.
   port=$(free_port)
   python3 "$here/scripts/bench/link-udp-echo.py" server "$port" 30 & echo_pid=$!
-  "$sonde" link ${SPIN:+--spin $SPIN} ${NO_RT:+--no-realtime} --link wifi -- sh -c "sleep 2; python3 $here/scripts/bench/link-udp-echo.py client $port 2000" \
+  "$sonde" link ${SPIN:+--spin $SPIN} ${SPIN_SHARE:+--spin-share $SPIN_SHARE} ${NO_RT:+--no-realtime} --link wifi -- sh -c "sleep 2; python3 $here/scripts/bench/link-udp-echo.py client $port 2000" \
     > "$work/error.txt" 2> "$work/error.err" & link_pid=$!
   for _ in $(seq 50); do ip netns list | grep -q "sonde-link-$link_pid" && break; sleep 0.05; done
   tcpdump -i "sonde${link_pid}h" -w "$work/host.pcap" -U --immediate-mode -s 96 udp 2>/dev/null & a=$!

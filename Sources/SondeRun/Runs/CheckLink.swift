@@ -19,19 +19,15 @@ final class CheckLink: Sendable {
     /// The link's report form at its start (conditions and seed, no counters yet).
     let started: LinkUse
 
-    /// The seed of the loss and jitter draws: fixed, so that two runs on one profile drop the same
-    /// packets (`sonde link --seed` varies it).
-    static let seed: UInt64 = 1
-
     private init(session: LinkSession, profile: LinkProfile) {
         self.session = session
         name = profile.name
-        started = LinkUse(conditions: profile.conditions, seed: Int64(bitPattern: Self.seed))
+        started = LinkUse(conditions: profile.conditions, seed: Int64(bitPattern: profile.seed))
     }
 
     /// The report form of `profile` before its link is up (the run line's `link`).
     static func planned(_ profile: LinkProfile) -> LinkUse {
-        LinkUse(conditions: profile.conditions, seed: Int64(bitPattern: seed))
+        LinkUse(conditions: profile.conditions, seed: Int64(bitPattern: profile.seed))
     }
 
     /// Creates the namespace and starts the emulator. A failure is the check's error (privileges
@@ -42,7 +38,7 @@ final class CheckLink: Sendable {
     static func start(_ profile: LinkProfile, endpoints: [(address: String, port: Int)]) throws(TaskError) -> CheckLink {
         let loopback = !endpoints.isEmpty && endpoints.allSatisfy { $0.address.hasPrefix("127.") }
         do throws(LinkError) {
-            let session = try LinkSession.start(profile: profile, seed: seed, reach: loopback ? .loopbackOnly : .anywhere)
+            let session = try LinkSession.start(profile: profile, reach: loopback ? .loopbackOnly : .anywhere)
             if let problem = session.forwardingProblem { printError("warning: \(problem)") }
             return CheckLink(session: session, profile: profile)
         } catch {
