@@ -26,7 +26,7 @@ struct LinkCommand: ParsableCommand {
     @Option(name: .long, help: "The link profile: a preset, a preset with overrides, or key=value pairs.")
     var link: String
 
-    @Option(name: .long, help: "Wake this long before each deadline and poll until it (0us: sleep until it).")
+    @Option(name: .long, help: "Poll this long before each deadline and after each packet instead of sleeping (0us: never).")
     var spin = "100us"
 
     @Option(name: .customLong("spin-share"), help: "The largest share of the emulator thread's time spins may take (default 25%; 100% polls before every deadline).")
