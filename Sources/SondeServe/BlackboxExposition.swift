@@ -80,10 +80,14 @@ struct BlackboxExposition {
         }
     }
 
-    /// The exposition text, sorted by name (labels in order of setting within a name).
+    /// The exposition text, sorted by name, and within a name by label values (in the order of the
+    /// labels), as client_golang's registry sorts a family's series (`phase="resolve"` before
+    /// `phase="rtt"` before `phase="setup"`).
     var text: String {
         var families = PrometheusFamilies()
-        let ordered = series.enumerated().sorted { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }.map(\.element)
+        let ordered = series.sorted { a, b in
+            a.name != b.name ? a.name < b.name : a.labels.map(\.1).lexicographicallyPrecedes(b.labels.map(\.1))
+        }
         for entry in ordered { families.add(entry.name, "gauge", entry.help, [(entry.labels, entry.value)]) }
         return families.text
     }

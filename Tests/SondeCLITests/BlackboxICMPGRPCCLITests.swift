@@ -26,6 +26,11 @@ import Testing
             || key.hasPrefix("probe_tls_version_info") {
             #expect(mine[key] == reference[key], "\(module) \(target) \(key): sonde \(String(describing: mine[key])), blackbox \(String(describing: reference[key]))")
         }
+        // In blackbox's order too: by name, then by label values.
+        func order(_ text: String) -> [String] {
+            text.split(separator: "\n").filter { $0.hasPrefix("probe_") }.map { String($0.prefix { $0 != " " }) }
+        }
+        if Set(mine.keys) == Set(reference.keys) { #expect(order(ours.body) == order(theirs.body), "\(module): series in another order") }
         let duration = mine["probe_duration_seconds"] ?? -1
         #expect(duration > 0 && duration < maxDuration, "\(module): probe_duration_seconds \(duration)")
         let phases = mine.filter { $0.key.hasPrefix("probe_icmp_duration_seconds{") || $0.key.hasPrefix("probe_grpc_duration_seconds{") }
@@ -124,6 +129,17 @@ import Testing
         #expect(mine["probe_icmp_reply_hop_limit"] == reference["probe_icmp_reply_hop_limit"])
         let rtt = mine["probe_icmp_duration_seconds{phase=\"rtt\"}"] ?? -1
         #expect(rtt > 0 && rtt < 0.5, "rtt \(rtt)")
+
+        // A host that does not answer (the namespace's kernel ignores echo requests): both wait
+        // out the module's 2 s, fail, and have no rtt and no hop limit.
+        #expect(try Harness.run(inside[0], Array(inside.dropFirst()) + ["sysctl", "-w", "net.ipv4.icmp_echo_ignore_all=1"]).status == 0)
+        let silentOurs = metrics(try fetch("\(serve.base)/probe?target=127.0.0.1&module=icmp_v4&debug=true"))
+        let silentTheirs = metrics(try fetch("http://127.0.0.1:\(blackboxPort)/probe?target=127.0.0.1&module=icmp_v4&debug=true"))
+        #expect(Set(silentOurs.keys) == Set(silentTheirs.keys), "sonde \(silentOurs.keys.sorted()), blackbox \(silentTheirs.keys.sorted())")
+        #expect(silentOurs["probe_success"] == 0 && silentTheirs["probe_success"] == 0 && silentOurs["probe_icmp_reply_hop_limit"] == nil)
+        #expect(silentOurs["probe_icmp_duration_seconds{phase=\"rtt\"}"] == 0)
+        let waited = silentOurs["probe_duration_seconds"] ?? -1, theirWait = silentTheirs["probe_duration_seconds"] ?? -1
+        #expect(waited >= 1.9 && waited < 2.5 && theirWait >= 1.9 && theirWait < 2.5, "sonde \(waited) s, blackbox \(theirWait) s")
     }
 
     @Test func grpcAnswersAsBlackboxDoes() throws {
@@ -133,7 +149,7 @@ import Testing
                                                        "-days", "7", "-keyout", work + "/key.pem", "-out", work + "/cert.pem",
                                                        "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
         #expect(made.status == 0, "\(made.stderr)")
-        let plainPort = Harness.freePort(), tlsPort = Harness.freePort(), closedPort = Harness.freePort()
+        let plainPort = Harness.freePort(), tlsPort = Harness.freePort(), closedPort = Harness.freePort(), silentPort = Harness.freePort()
         let peer = try BlackboxProbersCLITests.startPython("grpc_health_peer.py", ["\(plainPort)", "\(tlsPort)", work + "/cert.pem", work + "/key.pem"],
                                                            in: work)
         defer { Harness.stop(peer, signal: SIGTERM) }
@@ -157,7 +173,7 @@ import Testing
         """
         let blackbox = try Self.startBlackbox(modules, in: work)
         defer { Harness.stop(blackbox.pid, signal: SIGTERM) }
-        let allow = [plainPort, tlsPort, closedPort].map { "\"127.0.0.1:\($0)\"" }.joined(separator: ", ")
+        let allow = [plainPort, tlsPort, closedPort, silentPort].map { "\"127.0.0.1:\($0)\"" }.joined(separator: ", ")
         let serve = try ServeCLITests.Serve(config: "allow: [\(allow)]\n" + modules)
         defer { serve.stop() }
 
@@ -181,6 +197,17 @@ import Testing
         let down = BlackboxProbersCLITests.probeSamples(try ServeCLITests.fetch("\(serve.base)/probe?target=\(tls)&module=grpc_tls_down").body)
         #expect(down["probe_grpc_ssl"] == 1 && down["probe_grpc_healthcheck_response{serving_status=\"NOT_SERVING\"}"] == 1, "\(down)")
         #expect(down.keys.contains { $0.hasPrefix("probe_ssl_last_chain_info{") && $0.contains("subject=\"CN=localhost\"") }, "\(down)")
+
+        // A peer that takes the connection and never answers: the call ends at the probe's
+        // deadline, DEADLINE_EXCEEDED (blackbox puts no deadline on its call, so it is not asked).
+        let silent = try Harness.spawn("/usr/bin/env", ["python3", "-c", "import socket, time\ns = socket.socket()\ns.bind(('127.0.0.1', \(silentPort)))\n"
+                                                         + "s.listen(8)\nprint('ready', flush=True)\ntime.sleep(120)\n"], stdout: work + "/silent.out", stderr: work + "/silent.err")
+        defer { Harness.stop(silent, signal: SIGKILL) }
+        #expect(Harness.waitFor(seconds: 15) { ((try? String(contentsOfFile: work + "/silent.out", encoding: .utf8)) ?? "").contains("ready") })
+        let stalled = BlackboxProbersCLITests.probeSamples(try ServeCLITests.fetch("\(serve.base)/probe?target=127.0.0.1:\(silentPort)&module=grpc_plain",
+                                                                                   headers: ["X-Prometheus-Scrape-Timeout-Seconds: 1.5"]).body)
+        let stalledFor = stalled["probe_duration_seconds"] ?? -1
+        #expect(stalled["probe_success"] == 0 && stalled["probe_grpc_status_code"] == 4 && stalledFor >= 0.95 && stalledFor < 1.5, "\(stalled)")
 
         // The allow list: a host:port no pattern names is refused before anything is sent.
         let refused = try ServeCLITests.fetch("\(serve.base)/probe?target=127.0.0.1:22&module=grpc_plain")
