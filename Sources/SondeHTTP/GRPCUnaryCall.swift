@@ -121,6 +121,11 @@ public struct GRPCUnaryCall: Sendable {
             result.message = "the call's port, deadline, scheme or message size is out of range"
             return result
         }
+        if let problem = metadataProblem {
+            result.code = .invalidArgument
+            result.message = problem
+            return result
+        }
         let easy: EasyHandle
         do throws(TaskError) {
             easy = try EasyHandle()
@@ -197,6 +202,23 @@ public struct GRPCUnaryCall: Sendable {
             result.message = problem.description
         }
         return result
+    }
+
+    /// Why `metadata` or `userAgent` cannot be sent (a name that is not a lowercase token, one the
+    /// call sets itself, a control character that would split a header line), nil when they can.
+    var metadataProblem: String? {
+        func hasControl(_ text: String) -> Bool { text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } }
+        if hasControl(userAgent) { return "the user agent holds a control character" }
+        let reserved = ["content-type", "te", "user-agent", "host"]
+        for field in metadata {
+            let name = field.name
+            guard !name.isEmpty, name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0) }),
+                  !name.hasPrefix("grpc-"), !reserved.contains(name) else {
+                return "metadata name '\(name.prefix(64))' is not a lowercase token the call may send"
+            }
+            if hasControl(field.value) { return "metadata '\(name)' holds a control character" }
+        }
+        return nil
     }
 
     /// The URL libcurl is given: the host (or `tls.serverName`) as named, pinned to `address` by CURLOPT_RESOLVE.

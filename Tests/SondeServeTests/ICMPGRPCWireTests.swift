@@ -1,5 +1,6 @@
 import Foundation
 @testable import SondeHTTP
+import SondeCore
 @testable import SondeServe
 import Testing
 
@@ -68,6 +69,14 @@ import Testing
         }
         #expect(GRPCUnaryCall.code(httpStatus: 404) == .unimplemented && GRPCUnaryCall.code(httpStatus: 503) == .unavailable
                 && GRPCUnaryCall.code(httpStatus: 418) == .unknown)
+        var call = GRPCUnaryCall(scheme: "http", host: "127.0.0.1", port: 1, address: "127.0.0.1", path: "/a.B/C", timeoutMs: 100)
+        call.metadata = [HeaderField(name: "authorization", value: "Bearer x")]
+        #expect(call.metadataProblem == nil)
+        for (name, value) in [("Upper", "x"), ("grpc-timeout", "1S"), ("te", "x"), ("x", "a\r\nInjected: 1"), ("", "x"), ("a b", "x")] {
+            call.metadata = [HeaderField(name: name, value: value)]
+            #expect(call.metadataProblem != nil, "\(name): \(value)")
+            #expect(call.call([]).code == .invalidArgument, "refused before anything is sent")
+        }
         #expect(GRPCUnaryCall.percentDecoded("not%20found%3A x") == "not found: x" && GRPCUnaryCall.percentDecoded("bad %zz") == "bad %zz")
     }
 }
