@@ -37,12 +37,7 @@ struct BlackboxGRPCProber {
         run.log.say("Beginning probe", "probe=grpc timeout_seconds=\(timeout)")
         run.exposition.set("probe_grpc_duration_seconds", 0, labels: [("phase", "resolve")])
         for name in ["probe_grpc_ssl", "probe_grpc_status_code", "probe_ssl_earliest_cert_expiry"] { run.exposition.set(name, 0) }
-        var endpoint = target
-        if let scheme = ["http://", "https://"].first(where: { target.lowercased().hasPrefix($0) }) {
-            endpoint = String(target.dropFirst(scheme.count))
-            if endpoint.hasSuffix("/") { endpoint.removeLast() }
-        }
-        guard let (host, givenPort) = Endpoint.split(endpoint), !host.isEmpty else {
+        guard let (host, givenPort) = Endpoint.split(Self.endpoint(of: target)), !host.isEmpty else {
             run.log.say("Could not parse target URL", "target=\(target)")
             return run.finish(success: false)
         }
@@ -108,6 +103,16 @@ struct BlackboxGRPCProber {
         }
         run.log.say("connect the grpc server successfully", "serving_status=\(servingStatus ?? "")")
         return run.finish(success: true)
+    }
+
+    /// The `host[:port]` of a grpc target: the target without an `http://` or `https://` before it
+    /// (and a `/` after it), as blackbox reads it. The allow list checks this same text
+    /// (`ServeRoutes.endpointRefusal`), so that what is checked is what is reached.
+    static func endpoint(of target: String) -> String {
+        guard let scheme = ["http://", "https://"].first(where: { target.lowercased().hasPrefix($0) }) else { return target }
+        var endpoint = String(target.dropFirst(scheme.count))
+        if endpoint.hasSuffix("/") { endpoint.removeLast() }
+        return endpoint
     }
 
     static func version(_ name: String?) -> GRPCUnaryCall.TLSVersion? {

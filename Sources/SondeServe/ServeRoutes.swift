@@ -163,11 +163,7 @@ public enum ServeRoutes {
     /// a port) for icmp; nil when it may be probed.
     static func endpointRefusal(target: String, module: BlackboxModule, allow: AllowList, redactor: Redactor) -> Response? {
         let shown = escapeText(target)
-        var endpoint = target
-        if module.prober == "grpc", let scheme = ["http://", "https://"].first(where: { target.lowercased().hasPrefix($0) }) {
-            endpoint = String(target.dropFirst(scheme.count))
-            if endpoint.hasSuffix("/") { endpoint.removeLast() }
-        }
+        let endpoint = module.prober == "grpc" ? BlackboxGRPCProber.endpoint(of: target) : target
         guard let (host, port) = Endpoint.split(endpoint) else {
             return text("target \(shown) is not \(module.prober == "icmp" ? "a host" : "host:port")\n", status: .badRequest)
         }

@@ -212,6 +212,10 @@ import Testing
         // The allow list: a host:port no pattern names is refused before anything is sent.
         let refused = try ServeCLITests.fetch("\(serve.base)/probe?target=127.0.0.1:22&module=grpc_plain")
         #expect(refused.status == 403, "\(refused)")
+        let schemed = try ServeCLITests.fetch("\(serve.base)/probe?target=https://127.0.0.1:22&module=grpc_plain")
+        #expect(schemed.status == 403, "the allow list reads the target as the prober does: \(schemed)")
+        let withPath = try ServeCLITests.fetch("\(serve.base)/probe?target=http://\(plain)/x&module=grpc_plain")
+        #expect(withPath.status == 400, "\(withPath)")
         let noPort = try ServeCLITests.fetch("\(serve.base)/probe?target=127.0.0.1&module=grpc_plain")
         #expect(noPort.status == 403, "port 80 is not allowed: \(noPort)")
         let debug = try ServeCLITests.fetch("\(serve.base)/probe?target=\(plain)&module=grpc_down&debug=true")
