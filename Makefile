@@ -18,7 +18,7 @@ deps-build:
 
 deps-test:
 	@scripts/ensure-debs.sh $(TEST_DEBS)
-	@scripts/ensure-pip.sh jsonschema:jsonschema scapy:scapy websockets:websockets tusclient:tuspy hypercorn:hypercorn aioquic:aioquic dnslib:dnslib
+	@scripts/ensure-pip.sh jsonschema:jsonschema scapy:scapy websockets:websockets tusclient:tuspy hypercorn:hypercorn aioquic:aioquic dnslib:dnslib grpc:grpcio grpc_health:grpcio-health-checking
 
 deps-bench:
 	@scripts/ensure-debs.sh $(BENCH_DEBS)
@@ -38,8 +38,8 @@ run: build
 	$(SONDE) demo
 
 ## Unit and end-to-end tests (embedded target, nginx, curl -w, schema validation), on the provided
-## libcurl; then the probe, resume and report suites again on Debian's libcurl 7.88.
-SYSTEM_LIBCURL_SUITES := CLITargetTests|CLIReportFormatTests|CLINginxTests|ResumeCLITests|LibcurlCLITests|ReusedTimingCLITests
+## libcurl; then the probe, resume, report and grpc (HTTP/2 trailers) suites again on Debian's libcurl 7.88.
+SYSTEM_LIBCURL_SUITES := CLITargetTests|CLIReportFormatTests|CLINginxTests|ResumeCLITests|LibcurlCLITests|ReusedTimingCLITests|BlackboxICMPGRPCCLITests
 test: deps-test provide-libcurl system-libcurl
 	swift build --build-tests
 	@# The failures again at the end, where a log's tail shows them.

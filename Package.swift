@@ -117,11 +117,14 @@ let package = Package(
                            "SondeLink", "CSignalFlags", .product(name: "Yams", package: "Yams"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
+        // The icmp prober's socket calls: recvmsg's control messages (CMSG_* macros), the echo sequence.
+        .target(name: "CPingShim"),
         // `sonde serve`: the scheduler, /metrics, blackbox_exporter's /probe, on Hummingbird (the
-        // tcp prober's connections and TLS on SwiftNIO and NIOSSL).
+        // tcp prober's connections and TLS on SwiftNIO and NIOSSL; icmp on CPingShim; grpc on
+        // SondeHTTP's GRPCUnaryCall, libcurl).
         .target(
             name: "SondeServe",
-            dependencies: ["SondeCore", "SondeHTTP", "SondeReport", "SondeRun", "SondeHistory",
+            dependencies: ["SondeCore", "SondeHTTP", "SondeReport", "SondeRun", "SondeHistory", "CPingShim",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdCore", package: "hummingbird"),
                            .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -158,7 +161,7 @@ let package = Package(
         .testTarget(name: "SondeLinkTests", dependencies: ["SondeLink", "SondeCore"]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
         .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),
-        .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeRun", "SondeCore", "SondeReport"]),
+        .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeHTTP", "SondeRun", "SondeCore", "SondeReport"]),
         .testTarget(name: "SondeHistoryTests", dependencies: ["SondeHistory", "SondeReport", "SondeCore",
                                                             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SondeRunTests", dependencies: ["SondeRun", "SondeCore", .product(name: "Yams", package: "Yams")]),

@@ -1,8 +1,8 @@
 /// A module of blackbox_exporter's configuration (`blackbox.yml`), as `sonde serve`'s `/probe`
-/// runs it: the options of the http, tcp and dns probers that sonde implements (`TCP`, `DNS`),
-/// with blackbox's defaults. A module of a prober sonde does not run yet (icmp, grpc), or one
-/// using an option sonde does not implement, loads (so that a whole blackbox.yml loads) and is
-/// refused by `/probe` with `unsupported`: a gate that would silently not be checked is never run.
+/// runs it: the options of blackbox's five probers (http here; `TCP`, `DNS`, `ICMP`, `GRPC`),
+/// with blackbox's defaults. A module using an option sonde does not implement loads (so that a
+/// whole blackbox.yml loads) and is refused by `/probe` with `unsupported`: a gate that would
+/// silently not be checked is never run.
 public struct BlackboxModule: Equatable, Sendable {
     public var prober: String
     /// The probe's time limit (s); nil: the scrape's (`X-Prometheus-Scrape-Timeout-Seconds`) less the offset.
@@ -12,6 +12,10 @@ public struct BlackboxModule: Equatable, Sendable {
     public var tcp = TCP()
     /// The dns prober's options; `dns.queryName` is required when the prober is dns.
     public var dns = DNS()
+    /// The icmp prober's options.
+    public var icmp = ICMP()
+    /// The grpc prober's options.
+    public var grpc = GRPC()
     /// Why `/probe` cannot run this module; nil when it can.
     public var unsupported: String?
 
@@ -71,7 +75,7 @@ public struct BlackboxModule: Equatable, Sendable {
     /// blackbox_exporter's probers.
     public static let probers = ["http", "tcp", "icmp", "dns", "grpc"]
     /// The probers sonde's `/probe` runs.
-    public static let implementedProbers = ["http", "tcp", "dns"]
+    public static let implementedProbers = ["http", "tcp", "dns", "icmp", "grpc"]
     /// A module's keys: the prober, its timeout, and a section per prober.
     public static let moduleKeys = ["prober", "timeout"] + probers
     /// The http section's keys sonde implements.

@@ -1,5 +1,5 @@
 extension BlackboxModule {
-    /// A prober's `tls_config` (Prometheus common's TLS config) as the tcp prober uses it: the
+    /// A prober's `tls_config` (Prometheus common's TLS config) as the tcp and grpc probers use it: the
     /// files are resolved against the config's folder and checked readable at load, and read again
     /// by each probe (so that a renewed CA file is taken without a reload).
     public struct TLSConfig: Equatable, Sendable {
@@ -20,7 +20,7 @@ extension BlackboxModule {
 
         /// The versions `min_version` and `max_version` take.
         public static let versions = ["TLS10", "TLS11", "TLS12", "TLS13"]
-        /// The keys the tcp prober's `tls_config` implements.
+        /// The keys the tcp and grpc probers' `tls_config` implements.
         public static let keys = ["ca_file", "cert_file", "key_file", "server_name", "insecure_skip_verify", "min_version", "max_version"]
         /// The keys Prometheus common's TLS config has and sonde does not implement (inline PEMs).
         public static let keysNotImplemented = ["ca", "cert", "key"]

@@ -3,8 +3,9 @@ import SondeCore
 import Yams
 
 /// serve's `modules:`, in blackbox_exporter's format (`BlackboxModule`): every key checked, the
-/// http, tcp and dns probers' read (tcp and dns in `SuiteReader+BlackboxProbers`), another
-/// prober's (or an option sonde does not implement) kept as the reason `/probe` refuses that module.
+/// five probers' sections read (tcp and dns in `SuiteReader+BlackboxProbers`, icmp and grpc in
+/// `SuiteReader+BlackboxICMPGRPC`), an option sonde does not implement kept as the reason
+/// `/probe` refuses that module.
 extension SuiteReader {
     mutating func readModules(_ entry: Entry) -> [String: BlackboxModule] {
         guard case .mapping(let mapping) = entry.value else {
@@ -52,8 +53,10 @@ extension SuiteReader {
             case "dns":
                 sawDNS = true
                 readDNS(value, key: key + ".dns", into: &module.dns, notImplemented: &notImplemented)
-            case "icmp", "grpc":
-                break  // a prober sonde does not run yet: kept unread, `/probe` refuses a module of it
+            case "icmp":
+                readICMP(value, key: key + ".icmp", into: &module.icmp, notImplemented: &notImplemented)
+            case "grpc":
+                readGRPC(value, key: key + ".grpc", into: &module.grpc, notImplemented: &notImplemented)
             default:
                 report(keyNode.mark, key: key, "unknown key \(Self.describe(keyNode)) (allowed: \(BlackboxModule.moduleKeys.joined(separator: ", ")))")
             }

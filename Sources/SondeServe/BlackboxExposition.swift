@@ -80,10 +80,14 @@ struct BlackboxExposition {
         }
     }
 
-    /// The exposition text, sorted by name (labels in order of setting within a name).
+    /// The exposition text, sorted by name, and within a name by label values (in the order of the
+    /// labels), as client_golang's registry sorts a family's series (`phase="resolve"` before
+    /// `phase="rtt"` before `phase="setup"`).
     var text: String {
         var families = PrometheusFamilies()
-        let ordered = series.enumerated().sorted { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }.map(\.element)
+        let ordered = series.sorted { a, b in
+            a.name != b.name ? a.name < b.name : a.labels.map(\.1).lexicographicallyPrecedes(b.labels.map(\.1))
+        }
         for entry in ordered { families.add(entry.name, "gauge", entry.help, [(entry.labels, entry.value)]) }
         return families.text
     }
@@ -153,6 +157,12 @@ struct BlackboxExposition {
         "probe_dns_serial": "Returns the serial number of the zone",
         "probe_duration_seconds": "Returns how long the probe took to complete in seconds",
         "probe_failed_due_to_regex": "Indicates if probe failed due to regex",
+        "probe_grpc_duration_seconds": "Duration of gRPC request by phase",
+        "probe_grpc_healthcheck_response": "Response HealthCheck response",
+        "probe_grpc_ssl": "Indicates if SSL was used for the connection",
+        "probe_grpc_status_code": "Response gRPC status code",
+        "probe_icmp_duration_seconds": "Duration of icmp request by phase",
+        "probe_icmp_reply_hop_limit": "Replied packet hop limit (TTL for ipv4)",
         "probe_http_content_length": "Length of http content response",
         "probe_http_duration_seconds": "Duration of http request by phase, summed over all redirects",
         "probe_http_redirects": "The number of redirects",

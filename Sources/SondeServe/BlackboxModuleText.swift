@@ -12,6 +12,8 @@ enum BlackboxModuleText {
         switch module.prober {
         case "tcp": return (lines + tcpLines(module.tcp)).joined(separator: "\n") + "\n"
         case "dns": return (lines + dnsLines(module.dns)).joined(separator: "\n") + "\n"
+        case "icmp": return (lines + icmpLines(module.icmp)).joined(separator: "\n") + "\n"
+        case "grpc": return (lines + grpcLines(module.grpc)).joined(separator: "\n") + "\n"
         default: break
         }
         lines.append("http:")
@@ -60,14 +62,27 @@ enum BlackboxModuleText {
             }
         }
         lines.append("  tls: \(tcp.tls)")
-        let tls = tcp.tlsConfig
-        lines.append("  tls_config:")
-        lines.append("    insecure_skip_verify: \(tls.insecureSkipVerify)")
+        return lines + tlsConfigLines(tcp.tlsConfig)
+    }
+
+    /// A prober's `tls_config` (tcp, grpc), indented under its section.
+    static func tlsConfigLines(_ tls: BlackboxModule.TLSConfig) -> [String] {
+        var lines = ["  tls_config:", "    insecure_skip_verify: \(tls.insecureSkipVerify)"]
         for (key, value) in [("ca_file", tls.caFile), ("cert_file", tls.certFile), ("key_file", tls.keyFile), ("server_name", tls.serverName),
                              ("min_version", tls.minVersion), ("max_version", tls.maxVersion)] {
             if let value { lines.append("    \(key): \(quoted(value))") }
         }
         return lines
+    }
+
+    static func icmpLines(_ icmp: BlackboxModule.ICMP) -> [String] {
+        ["icmp:", "  preferred_ip_protocol: \(icmp.preferredIPProtocol)", "  ip_protocol_fallback: \(icmp.ipProtocolFallback)",
+         "  payload_size: \(icmp.payloadSize)", "  dont_fragment: \(icmp.dontFragment)", "  ttl: \(icmp.ttl)"]
+    }
+
+    static func grpcLines(_ grpc: BlackboxModule.GRPC) -> [String] {
+        ["grpc:", "  service: \(quoted(grpc.service))", "  tls: \(grpc.tls)", "  preferred_ip_protocol: \(grpc.preferredIPProtocol)",
+         "  ip_protocol_fallback: \(grpc.ipProtocolFallback)"] + tlsConfigLines(grpc.tlsConfig)
     }
 
     static func dnsLines(_ dns: BlackboxModule.DNS) -> [String] {

@@ -1,6 +1,6 @@
 import SondeCore
 
-/// One `/probe` of the tcp, dns or icmp prober under way: its clock and deadline, the series it
+/// One `/probe` of the tcp, dns, icmp or grpc prober under way: its clock and deadline, the series it
 /// has set so far and its log, and the steps every such prober shares with blackbox_exporter
 /// (`resolve`: its `chooseProtocol`; `finish`: `probe_success` and `probe_duration_seconds`).
 ///

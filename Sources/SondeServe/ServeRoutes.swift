@@ -8,9 +8,10 @@ import Synchronization
 
 /// The endpoints of `sonde serve`:
 /// - `GET /metrics`: every scheduled check's latest run and serve's health (`ServeState`).
-/// - `GET /probe?target=…&module=…[&debug=true]`: blackbox_exporter's http, tcp and dns probers
-///   (`BlackboxProber`, `BlackboxTCPProber`, `BlackboxDNSProber`), only for targets the `allow:`
-///   list matches (a URL for http, `host:port` for tcp and dns; 403, nothing sent, otherwise).
+/// - `GET /probe?target=…&module=…[&debug=true]`: blackbox_exporter's http, tcp, dns, icmp and
+///   grpc probers (`BlackboxProber`, `BlackboxTCPProber`, `BlackboxDNSProber`,
+///   `BlackboxICMPProber`, `BlackboxGRPCProber`), only for targets the `allow:` list matches (a URL
+///   for http, `host:port` for tcp, dns and grpc, a host for icmp; 403, nothing sent, otherwise).
 /// - `GET /-/healthy`, `POST /-/reload` (500 with the reason when the new config is refused; the
 ///   running one stays in force).
 /// - `GET /`: the checks and their latest runs.
@@ -140,6 +141,10 @@ public enum ServeRoutes {
                 .probe(target: target)
         case "dns":
             outcome = await BlackboxDNSProber(module: module, moduleName: moduleName, timeout: timeout, debug: debug).probe(target: target)
+        case "icmp":
+            outcome = await BlackboxICMPProber(module: module, moduleName: moduleName, timeout: timeout, debug: debug).probe(target: target)
+        case "grpc":
+            outcome = await BlackboxGRPCProber(module: module, moduleName: moduleName, timeout: timeout, debug: debug).probe(target: target)
         default:
             outcome = await BlackboxProber(module: module, moduleName: moduleName, timeout: timeout, redactor: context.redactor,
                                            allow: config.allow, debug: debug).probe(target: absolute)
@@ -151,17 +156,29 @@ public enum ServeRoutes {
         return text(page)
     }
 
-    /// For the probers that reach a host rather than a URL (tcp, dns): 403 unless an endpoint
-    /// pattern of `allow:` matches the target's `host:port` (dns: port 53 when the target has
-    /// none); nil when it may be probed.
+    /// For the probers that reach a host rather than a URL (tcp, dns, icmp, grpc): 403 unless an
+    /// endpoint pattern of `allow:` matches the target: its `host:port` for tcp, dns (port 53
+    /// when the target has none) and grpc (`http://` or `https://` before it allowed, as blackbox
+    /// allows it; 443 with `tls`, else 80, when it has no port), its host alone (a pattern without
+    /// a port) for icmp; nil when it may be probed.
     static func endpointRefusal(target: String, module: BlackboxModule, allow: AllowList, redactor: Redactor) -> Response? {
         let shown = escapeText(target)
-        guard let (host, port) = Endpoint.split(target) else {
-            return text("target \(shown) is not host:port\n", status: .badRequest)
+        let endpoint = module.prober == "grpc" ? BlackboxGRPCProber.endpoint(of: target) : target
+        guard let (host, port) = Endpoint.split(endpoint) else {
+            return text("target \(shown) is not \(module.prober == "icmp" ? "a host" : "host:port")\n", status: .badRequest)
+        }
+        if module.prober == "icmp" {
+            guard port == nil else { return text("target \(shown) is not a host: the icmp prober takes no port\n", status: .badRequest) }
+            guard allow.allowing(host: host) != nil else {
+                return text("target \(shown) is not in serve's allow list: the icmp prober reaches only a host an allow: pattern without a port names\n",
+                            status: .forbidden)
+            }
+            return nil
         }
         let effectivePort: Int
         switch (module.prober, port) {
         case ("dns", nil): effectivePort = 53
+        case ("grpc", nil): effectivePort = module.grpc.tls ? 443 : 80
         case (_, let port?): effectivePort = port
         default: return text("target \(shown) is not host:port: the \(module.prober) prober needs a port\n", status: .badRequest)
         }

@@ -73,11 +73,50 @@ import Testing
         modules:
           dot: {prober: dns, dns: {query_name: example.com, dns_over_tls: true}}
           src: {prober: tcp, tcp: {source_ip_address: 127.0.0.2}}
-          ping: {prober: icmp}
+          ping: {prober: icmp, icmp: {source_ip_address: 127.0.0.2}}
+          mtls: {prober: grpc, grpc: {tls: true, tls_config: {ca: "inline PEM"}}}
         """)
         #expect(config.modules["dot"]?.unsupported?.contains("dns.dns_over_tls") == true)
         #expect(config.modules["src"]?.unsupported?.contains("tcp.source_ip_address") == true)
-        #expect(config.modules["ping"]?.unsupported?.contains("icmp prober") == true)
+        #expect(config.modules["ping"]?.unsupported?.contains("icmp.source_ip_address") == true)
+        #expect(config.modules["mtls"]?.unsupported?.contains("grpc.tls_config.ca") == true)
+    }
+
+    @Test func icmpAndGRPCSectionsAreRead() throws {
+        let config = try ServeConfigLoaderTests.load("""
+        allow: ["127.0.0.1", "127.0.0.1:50051"]
+        modules:
+          ping: {prober: icmp}
+          ping_df: {prober: icmp, icmp: {preferred_ip_protocol: ip4, ip_protocol_fallback: false, dont_fragment: true, payload_size: 1400, ttl: 9}}
+          health: {prober: grpc}
+          health_tls:
+            prober: grpc
+            grpc: {service: my.Service, tls: true, preferred_ip_protocol: ip4, tls_config: {server_name: grpc.test, insecure_skip_verify: true, min_version: TLS13}}
+        """)
+        let ping = try #require(config.modules["ping"]), df = try #require(config.modules["ping_df"])
+        #expect(ping.unsupported == nil && ping.icmp == BlackboxModule.ICMP(), "blackbox's defaults: ip6, fallback, 64")
+        #expect(ping.icmp.preferredIPProtocol == "ip6" && ping.icmp.ttl == 64 && ping.icmp.payloadSize == 0 && !ping.icmp.dontFragment)
+        #expect(df.icmp.preferredIPProtocol == "ip4" && !df.icmp.ipProtocolFallback && df.icmp.dontFragment && df.icmp.payloadSize == 1400 && df.icmp.ttl == 9)
+        let health = try #require(config.modules["health"]), tls = try #require(config.modules["health_tls"])
+        #expect(health.unsupported == nil && health.grpc == BlackboxModule.GRPC() && health.grpc.service == "" && !health.grpc.tls)
+        #expect(tls.unsupported == nil && tls.grpc.service == "my.Service" && tls.grpc.tls && tls.grpc.preferredIPProtocol == "ip4")
+        #expect(tls.grpc.tlsConfig.serverName == "grpc.test" && tls.grpc.tlsConfig.insecureSkipVerify && tls.grpc.tlsConfig.minVersion == "TLS13")
+    }
+
+    @Test func icmpAndGRPCNumbersAreRangeChecked() {
+        let problems = ServeConfigLoaderTests.problems("""
+        allow: ["127.0.0.1"]
+        modules:
+          a: {prober: icmp, icmp: {ttl: 256}}
+          b: {prober: icmp, icmp: {ttl: -1, payload_size: 70000}}
+          c: {prober: icmp, icmp: {preferred_ip_protocol: ip5, typo: 1}}
+          d: {prober: grpc, grpc: {tls: maybe, typo: 1, tls_config: {min_version: TLS9}}}
+        """)
+        for expected in ["modules.a.icmp.ttl", "modules.b.icmp.ttl", "modules.b.icmp.payload_size", "modules.c.icmp.preferred_ip_protocol",
+                         "modules.c.icmp: unknown key 'typo'", "modules.d.grpc.tls", "modules.d.grpc: unknown key 'typo'",
+                         "modules.d.grpc.tls_config.min_version: unknown TLS version 'TLS9'"] {
+            #expect(problems.contains { $0.contains(expected) }, "no problem like \(expected) in:\n\(problems.joined(separator: "\n"))")
+        }
     }
 
     @Test func goRegexpExpandsAsGoDoes() throws {

@@ -49,7 +49,7 @@ import Testing
         #expect(module.timeout == 5 && module.http.method == "GET" && module.http.validStatusCodes == [200, 204])
         #expect(module.http.preferredIPProtocol == "ip4" && !module.http.followRedirects && module.http.bearerToken == "s3cret")
         #expect(module.unsupported == nil)
-        #expect(config.modules["icmp"]?.unsupported?.contains("icmp prober") == true)
+        #expect(config.modules["icmp"]?.unsupported == nil && config.modules["icmp"]?.prober == "icmp")
         #expect(config.modules["body_regex"]?.unsupported?.contains("fail_if_body_not_matches_regexp") == true)
     }
 
