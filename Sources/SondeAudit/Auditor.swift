@@ -104,9 +104,11 @@ public struct Auditor: Sendable {
         let tlsURL = parsed.scheme == "https" ? url : finalURL.lowercased().hasPrefix("https://") ? finalURL : nil
         var findings: [AuditFinding] = []
         var leaf: LeafCertificate? = nil
+        var scanned: (host: String, port: Int)? = nil
         if let tlsURL {
             do throws(AuditURLError) {
                 let endpoint = try Self.endpoint(of: tlsURL, options: options)
+                scanned = (endpoint.host, endpoint.port)
                 let scan = TLSScanner(width: options.width, budgetMs: options.budgetMs).scan(endpoint)
                 target.error = scan.error
                 target.offers = scan.offers
@@ -128,7 +130,7 @@ public struct Auditor: Sendable {
         }
         if target.error == nil, let observation {
             findings += RedirectRules.findings(observation) + HTTPRules.findings(observation)
-            findings += clientPathFindings(url, observation, leaf: leaf)
+            findings += clientPathFindings(url, observation, leaf: leaf, scanned: scanned)
         }
         target.findings = findings.filter { keeps($0.id) }
         target.durationMs = Double(monotonicMicroseconds() - started) / 1000
@@ -140,7 +142,8 @@ public struct Auditor: Sendable {
 
     /// `http.payload-size`, `http.coalescing`, `retry-after` and `ipv6` for one URL: the probes
     /// they need (only for the ids kept), under one deadline, then the rules.
-    private func clientPathFindings(_ url: String, _ observation: HTTPObservation, leaf: LeafCertificate?) -> [AuditFinding] {
+    private func clientPathFindings(_ url: String, _ observation: HTTPObservation, leaf: LeafCertificate?,
+                                    scanned: (host: String, port: Int)?) -> [AuditFinding] {
         let deadline = monotonicMicroseconds() + Int64(options.budgetMs) * 1000
         var findings: [AuditFinding] = [PayloadRules.finding(observation)]
         var responses: [(label: String, transaction: TransactionMetrics)] = []
@@ -149,7 +152,8 @@ public struct Auditor: Sendable {
         for hop in observation.conditional?.transactionMetrics ?? [] { responses.append(("the revalidation", hop)) }
         for task in observation.h3 ?? [] { for hop in task.transactionMetrics { responses.append(("the HTTP/3 move", hop)) } }
         let coalescing = keeps("http.coalescing")
-            ? CoalescingProber(options: options).observe(finalURL: observation.finalURL, connection: observation.final, leaf: leaf, deadline: deadline)
+            ? CoalescingProber(options: options).observe(finalURL: observation.finalURL, connection: observation.final, leaf: leaf,
+                                                         scanned: scanned, deadline: deadline)
             : CoalescingObservation(connection: observation.final, notProbed: "skipped")
         findings.append(CoalescingRules.finding(coalescing))
         for candidate in coalescing.candidates {

@@ -22,6 +22,8 @@ struct CoalescingObservation: Sendable {
 
     /// The audited connection: the final URL's transaction (its protocol and address).
     var connection: TransactionMetrics?
+    /// Where the names came from: the audited connection's own leaf, or the TLS scan's.
+    var namesSource: String?
     /// SAN entries that cannot be a request's host (wildcards) and are not looked up.
     var wildcards: [String] = []
     var candidates: [Candidate] = []
@@ -53,7 +55,12 @@ struct CoalescingProber: Sendable {
     static let maxCandidates = 8
     static let maxRequests = 4
 
-    func observe(finalURL: String, connection: TransactionMetrics?, leaf: LeafCertificate?, deadline: Int64) -> CoalescingObservation {
+    /// `leaf`: the TLS scan's, of `scannedHost:scannedPort`; used only when the audited connection's
+    /// own certificate (`connection.peerCertificates`, CURLINFO_CERTINFO) was not read and the scan
+    /// was of the final URL's host and port (after a redirect to another host it is not that
+    /// connection's certificate).
+    func observe(finalURL: String, connection: TransactionMetrics?, leaf: LeafCertificate?, scanned: (host: String, port: Int)?,
+                 deadline: Int64) -> CoalescingObservation {
         var observation = CoalescingObservation(connection: connection)
         guard let connection, connection.response != nil else {
             observation.notProbed = "no response to the audit's GET"
@@ -67,8 +74,15 @@ struct CoalescingProber: Sendable {
             observation.notProbed = "\(connection.networkProtocolName ?? "an unknown protocol"), not h2: only HTTP/2 connections are coalesced"
             return observation
         }
-        guard let leaf else {
-            observation.notProbed = "no leaf certificate read"
+        let names: (dns: [String], ip: [String])
+        if let own = connection.peerCertificates.first, own.dnsNames != nil || own.ipAddresses != nil {
+            names = (own.dnsNames ?? [], own.ipAddresses ?? [])
+            observation.namesSource = "the audited connection's certificate"
+        } else if let leaf, let scanned, scanned.host.caseInsensitiveCompare(parsed.host) == .orderedSame, scanned.port == parsed.port {
+            names = (leaf.dnsNames ?? [], leaf.ipAddresses ?? [])
+            observation.namesSource = "the TLS scan's leaf certificate"
+        } else {
+            observation.notProbed = "the audited connection's certificate names were not read"
             return observation
         }
         guard let address = connection.remoteAddress else {
@@ -76,21 +90,21 @@ struct CoalescingProber: Sendable {
             return observation
         }
         let host = parsed.host.lowercased()
-        var names: [(String, Bool)] = []
-        for name in leaf.dnsNames ?? [] {
+        var candidates: [(String, Bool)] = []
+        for name in names.dns {
             let lower = name.lowercased()
             if lower.hasPrefix("*.") {
                 observation.wildcards.append(lower)
-            } else if lower != host, !names.contains(where: { $0.0 == lower }) {
-                names.append((lower, false))
+            } else if lower != host, !candidates.contains(where: { $0.0 == lower }) {
+                candidates.append((lower, false))
             }
         }
-        for ip in leaf.ipAddresses ?? [] where !HostResolver.sameAddress(ip, host) && !names.contains(where: { $0.0 == ip }) {
-            names.append((ip, true))
+        for ip in names.ip where !HostResolver.sameAddress(ip, host) && !candidates.contains(where: { $0.0 == ip }) {
+            candidates.append((ip, true))
         }
-        observation.leftOut = max(0, names.count - Self.maxCandidates)
+        observation.leftOut = max(0, candidates.count - Self.maxCandidates)
         var requests = 0
-        for (name, isAddress) in names.prefix(Self.maxCandidates) {
+        for (name, isAddress) in candidates.prefix(Self.maxCandidates) {
             var candidate = CoalescingObservation.Candidate(name: name, isAddress: isAddress, sharesAddress: false)
             guard monotonicMicroseconds() < deadline else {
                 candidate.notSent = "the audit's time budget ran out"

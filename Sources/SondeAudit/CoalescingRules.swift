@@ -13,6 +13,7 @@ enum CoalescingRules {
         if let connection = o.connection {
             evidence.append(HTTPEvidence.request(connection) + (connection.remoteAddress.map { " to \($0)" } ?? ""))
         }
+        if let source = o.namesSource { evidence.append("names from \(source)") }
         if let why = o.notProbed {
             return AuditFinding(id: id, severity: .info, title: title, observed: "not judged: \(why)", evidence: evidence,
                                 client: o.connection?.networkProtocolName == "h2" ? "" : "URLSession and OkHttp open a connection per host name",

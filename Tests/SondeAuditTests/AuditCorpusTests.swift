@@ -171,6 +171,7 @@ import Testing
         let coalesced = try finding("http-clean", "http.coalescing")
         #expect(coalesced.observed.contains("localhost (200)"), "\(coalesced.observed)")
         #expect(coalesced.evidence.contains { $0.contains("Host: localhost:") }, "\(coalesced.evidence)")
+        #expect(coalesced.evidence.contains("names from the audited connection's certificate"), "\(coalesced.evidence)")
         let misdirected = try finding("http-coalesce-421", "http.coalescing")
         #expect(misdirected.observed.contains("localhost answered 421"), "\(misdirected.observed)")
         #expect(misdirected.evidence.contains { $0.hasPrefix("← 421") }, "\(misdirected.evidence)")
