@@ -3,8 +3,14 @@
 # deliberate flaw, all under their own CA (root -> intermediate -> leaf).
 # Usage: audit-corpus.sh DIR PORT_BASE
 #   Configuration i (in the order of CONFIGS below, from 0) listens on 127.0.0.1:PORT_BASE+i.
+#   The ipv6-* servers also listen on [::1]:PORT_BASE+i (ipv6-broken does not: that is its flaw).
 # Writes DIR/ca/root.pem (the CA to trust: --cacert), DIR/corpus.tsv (name, port, flaw, group, URL
-# to audit) and DIR/nginx.pid. Stop it with: kill -QUIT "$(cat DIR/nginx.pid)".
+# to audit, and the `HOST:PORT:ADDRESS,…` resolve entry the URL's name needs, or nothing) and
+# DIR/nginx.pid. Stop it with: kill -QUIT "$(cat DIR/nginx.pid)".
+#
+# The names under audit.test (RFC 6761's reserved .test) exist only through the resolve entries
+# (`sonde audit --resolve`, AuditOptions.resolve, libcurl's CURLOPT_RESOLVE): this machine's
+# /etc/hosts gives localhost no ::1, so a name with an AAAA on loopback needs one.
 #
 # Two groups: "tls" (a TLS or certificate flaw each; the oracles testssl.sh and sslscan run on
 # them) and "http" (the clean certificate and TLS, one HTTP flaw each, audited at /data.json, a
@@ -44,6 +50,14 @@ CONFIGS=(
   "http-downgrade|http.redirects (https redirects to http)"
   "http-cleartext|http.cleartext (http:// without a redirect to https)"
   "http-redirect|http.cleartext (http:// redirecting to https://)"
+  "http-429-retry-after|none (429 with Retry-After: 30)"
+  "http-429-bare|retry-after (429 without Retry-After)"
+  "http-503-date|none (503 with Retry-After as an HTTP-date)"
+  "http-large|http.payload-size (a 2 MiB body that does not compress)"
+  "http-coalesce-421|http.coalescing (localhost, in the certificate and on the same address, answered 421)"
+  "ipv6-dual|none (A and AAAA, listening on 127.0.0.1 and ::1)"
+  "ipv6-broken|ipv6 (AAAA ::1 published, nothing listening on ::1)"
+  "ipv6-literals|ipv6 (IPv4 literals in a Location, in Alt-Svc and in the body's URLs)"
 )
 
 quiet() { "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; "$@" >&2 || true; exit 1; }; }
@@ -63,14 +77,14 @@ authorityKeyIdentifier = keyid
 basicConstraints = critical, CA:false
 keyUsage = critical, digitalSignature, keyEncipherment
 extendedKeyUsage = serverAuth
-subjectAltName = DNS:localhost, IP:127.0.0.1, IP:::1
+subjectAltName = DNS:localhost, DNS:*.audit.test, IP:127.0.0.1, IP:::1
 authorityKeyIdentifier = keyid
 authorityInfoAccess = OCSP;URI:http://127.0.0.1:9/ocsp
 [leaf_sct]
 basicConstraints = critical, CA:false
 keyUsage = critical, digitalSignature, keyEncipherment
 extendedKeyUsage = serverAuth
-subjectAltName = DNS:localhost, IP:127.0.0.1, IP:::1
+subjectAltName = DNS:localhost, DNS:*.audit.test, IP:127.0.0.1, IP:::1
 authorityKeyIdentifier = keyid
 authorityInfoAccess = OCSP;URI:http://127.0.0.1:9/ocsp
 # Two SCTs in the embedded SCT list (RFC 6962 3.3): made up, not signed by a log; only their count
@@ -112,6 +126,8 @@ quiet openssl ocsp -index "$ca/index.txt" -CA "$ca/inter.pem" -rsigner "$ca/inte
   -reqin "$ca/ocsp.req" -respout "$ca/clean.ocsp.der" -ndays 7
 
 echo '{"ok":true}' > www/index.json
+# 2 MiB that gzip cannot shrink, for http-large.
+head -c 2097152 /dev/urandom > www/large.bin
 # 6.7 KB of JSON: compressible, over any gzip_min_length.
 { printf '['; for i in $(seq 1 150); do printf '{"id":%d,"name":"item %d","tags":["a","b"]},' "$i" "$i"; done; printf '{"id":0}]\n'; } > www/data.json
 
@@ -120,11 +136,12 @@ modern_ciphers="ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-
 hsts='add_header Strict-Transport-Security "max-age=31536000; includeSubDomains" always;'
 # The HTTP group's defaults, the clean HTTP server's configuration: gzip with Vary for JSON.
 gzip_clean='gzip on; gzip_types application/json; gzip_min_length 256; gzip_vary on;'
-server() {  # server PORT CERT KEY PROTOCOLS CIPHERS EXTRA [LISTEN]
+server() {  # server PORT CERT KEY PROTOCOLS CIPHERS EXTRA [LISTEN [EXTRA_LISTEN]]
   cat <<EOF
     server {
         listen 127.0.0.1:$1 ${7:-ssl};
-        server_name localhost;
+        ${8:-}
+        server_name $sname;
         ssl_certificate $2;
         ssl_certificate_key $3;
         ssl_protocols $4;
@@ -162,8 +179,8 @@ EOF
   for entry in "${CONFIGS[@]}"; do
     name=${entry%%|*} flaw=${entry#*|}
     cert=$ca/clean.chain.pem key=$ca/clean.key protocols="TLSv1.2 TLSv1.3" ciphers=$modern_ciphers extra=$hsts listen=ssl
-    group=tls url=https://127.0.0.1:$port/
-    if [[ $name == http-* ]]; then
+    group=tls url=https://127.0.0.1:$port/ resolve="" listen6="" after="" sname=localhost
+    if [[ $name == http-* || $name == ipv6-* ]]; then
       group=http url=https://127.0.0.1:$port/data.json listen="ssl http2" extra="$hsts $gzip_clean"
     fi
     case $name in
@@ -190,13 +207,35 @@ EOF
       http-downgrade) extra="$hsts $gzip_clean location = /data.json { return 302 http://127.0.0.1:$cleartext_port/data.json; }" ;;
       http-cleartext) listen="" url=http://127.0.0.1:$port/data.json extra="$gzip_clean" ;;
       http-redirect) listen="" url=http://127.0.0.1:$port/data.json extra="return 301 https://127.0.0.1:$clean_port\$request_uri;" ;;
+      http-429-retry-after) extra="$hsts add_header Retry-After 30 always; location = /data.json { return 429; }" ;;
+      http-429-bare) extra="$hsts location = /data.json { return 429; }" ;;
+      http-503-date) extra="$hsts add_header Retry-After 'Fri, 01 Jan 2027 00:00:00 GMT' always; location = /data.json { return 503; }" ;;
+      http-large) url=https://127.0.0.1:$port/large.bin extra="$hsts $gzip_clean default_type application/octet-stream;" ;;
+      # A server block for the name localhost, on the same address and certificate, that refuses
+      # requests with 421, after the audited one (127.0.0.1, no SNI), which is the default.
+      http-coalesce-421)
+        sname=coalesce.audit.test
+        after="    server { listen 127.0.0.1:$port ssl http2; server_name localhost; ssl_certificate $cert; ssl_certificate_key $key; ssl_protocols $protocols; ssl_ciphers $ciphers; return 421; }" ;;
+      ipv6-dual)
+        url=https://dual.audit.test:$port/data.json resolve="dual.audit.test:$port:127.0.0.1,[::1]" listen6="listen [::1]:$port ssl http2;" ;;
+      ipv6-broken)
+        url=https://broken6.audit.test:$port/data.json resolve="broken6.audit.test:$port:127.0.0.1,[::1]" ;;
+      ipv6-literals)
+        # Three places a client is handed an IPv4 literal: a redirect, Alt-Svc, the body's URLs.
+        { printf '{"items":['; for i in $(seq 1 60); do printf '{"id":%d,"url":"https://127.0.0.1:%d/items/%d"},' "$i" "$port" "$i"; done; printf '{"id":0}]}\n'; } > www/literals.json
+        url=https://literals.audit.test:$port/start resolve="literals.audit.test:$port:127.0.0.1,[::1]" listen6="listen [::1]:$port ssl http2;"
+        extra="$hsts $gzip_clean add_header Alt-Svc 'h2=\"127.0.0.1:$port\"; ma=60' always; location = /start { return 302 https://127.0.0.1:$port/literals.json; }" ;;
     esac
-    printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$port" "$flaw" "$group" "$url" >> corpus.tsv
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$port" "$flaw" "$group" "$url" "$resolve" >> corpus.tsv
+
     if [[ -z $listen ]]; then
       printf '    server {\n        listen 127.0.0.1:%s;\n        server_name localhost;\n        root %s/www;\n        %s\n    }\n' \
         "$port" "$dir" "$extra"
     else
-      server "$port" "$cert" "$key" "$protocols" "$ciphers" "$extra" "$listen"
+      server "$port" "$cert" "$key" "$protocols" "$ciphers" "$extra" "$listen" "$listen6"
+    fi
+    if [[ -n $after ]]; then
+      printf '%s\n' "$after"
     fi
     port=$((port + 1))
   done

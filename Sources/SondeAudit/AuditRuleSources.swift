@@ -42,4 +42,20 @@ enum AuditRuleSources {
     static let sensitiveURIs = "https://www.rfc-editor.org/rfc/rfc9110#section-17.9"
     /// RFC 6750 §5.3: "Don't pass bearer tokens in page URLs".
     static let bearerInURL = "https://www.rfc-editor.org/rfc/rfc6750#section-5.3"
+    /// RFC 9110 §10.2.3 (Retry-After: delay-seconds or an HTTP-date), with RFC 6585 §4 (429 Too
+    /// Many Requests MAY include it) and RFC 9110 §15.6.4 (503).
+    static let retryAfter = "https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3"
+    /// Lighthouse's mobile throttling (1.6 Mbit/s down, 150 ms RTT): the link the payload time is
+    /// stated on.
+    static let payloadThrottling = "https://github.com/GoogleChrome/lighthouse/blob/main/docs/throttling.md"
+    /// RFC 9113 §9.1.1: connection reuse for another origin the certificate covers.
+    static let coalescing = "https://www.rfc-editor.org/rfc/rfc9113#section-9.1.1"
+    /// RFC 9110 §15.5.20: 421 Misdirected Request, and the retry on another connection.
+    static let misdirected = "https://www.rfc-editor.org/rfc/rfc9110#section-15.5.20"
+    /// Apple, "Supporting IPv6 DNS64/NAT64 Networks" (Networking Overview): apps must work on
+    /// IPv6-only networks; App Review tests on one.
+    static let ipv6Only = "https://developer.apple.com/library/archive/documentation/NetworkingInternetWeb/Conceptual/NetworkingOverview/UnderstandingandPreparingfortheIPv6Transition/UnderstandingandPreparingfortheIPv6Transition.html"
+    /// Apple DTS, "IPv6 Address Synthesis on Older Systems" (forum thread 47220): URLSession
+    /// synthesizes an IPv6 address for an IPv4 literal from iOS 9.2; use a DNS name.
+    static let ipv4Literals = "https://developer.apple.com/forums/thread/47220"
 }

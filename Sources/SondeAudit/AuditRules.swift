@@ -19,8 +19,9 @@ struct AuditEvidence: Sendable {
 /// evidence gives the same findings (the clock is `evidence.now`).
 enum AuditRules {
     /// Every finding id the audit makes, in report order: the TLS and certificate ones (this
-    /// type's), then `RedirectRules`' and `HTTPRules`'.
-    static var ids: [String] { tlsIDs + RedirectRules.ids + HTTPRules.ids }
+    /// type's), then `RedirectRules`' and `HTTPRules`', then the client-path ones (payload size,
+    /// coalescing, Retry-After, IPv6).
+    static var ids: [String] { tlsIDs + RedirectRules.ids + HTTPRules.ids + Auditor.clientPathIDs }
 
     /// The ids of this type's findings.
     static let tlsIDs = ["tls.min-version", "tls.forward-secrecy", "tls.key-exchange", "tls.ocsp-stapling", "cert.chain", "cert.key-size",

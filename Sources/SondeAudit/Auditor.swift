@@ -19,9 +19,13 @@ public struct AuditOptions: Sendable {
     public var only: Set<String>?
     /// Leave these finding ids out.
     public var skip: Set<String>
+    /// `HOST:PORT:ADDRESS[,ADDRESS]…` entries that replace DNS for that host and port in every
+    /// request and handshake of the audit and in the `ipv6` finding's AAAA look-up (libcurl's
+    /// CURLOPT_RESOLVE form, as `sonde probe --resolve`); empty: the system resolver.
+    public var resolve: [String]
 
     public init(caFile: String? = nil, connectTimeoutMs: Int = 2_000, probeTimeoutMs: Int = 3_000, budgetMs: Int = 8_000, width: Int = 4,
-                only: Set<String>? = nil, skip: Set<String> = []) {
+                only: Set<String>? = nil, skip: Set<String> = [], resolve: [String] = []) {
         self.caFile = caFile
         self.connectTimeoutMs = connectTimeoutMs
         self.probeTimeoutMs = probeTimeoutMs
@@ -29,6 +33,7 @@ public struct AuditOptions: Sendable {
         self.width = width
         self.only = only
         self.skip = skip
+        self.resolve = resolve
     }
 
     /// Every finding id the audit can make, for `--only`/`--skip` checks.
@@ -46,7 +51,10 @@ public struct AuditURLError: Error, Sendable, CustomStringConvertible {
 /// Audits URLs: the HTTP probes (`HTTPProber`: the GET a URLSession client sends, twice, a
 /// revalidation, the Alt-Svc move to HTTP/3), then the TLS scan of the https URL reached (the one
 /// given, or the one an http URL redirected to; its default handshake GETs that URL for HSTS), the
-/// leaf certificate, then the rules.
+/// leaf certificate, then the client-path probes (`IPv6Prober`: AAAA and a GET over IPv6, a body
+/// sample; `CoalescingProber`: the certificate's other names on the same address), then the rules.
+/// The client-path probes share one budget of their own (`budgetMs`), as the HTTP probes and the
+/// TLS scan each have theirs.
 /// Blocks the calling thread (run it on a dedicated thread from async code).
 public struct Auditor: Sendable {
     public var options: AuditOptions
@@ -75,7 +83,7 @@ public struct Auditor: Sendable {
         let (scheme, host, port) = try parse(url)
         guard scheme == "https" else { throw AuditURLError(description: "\(url): the TLS checks need an https URL") }
         return TLSEndpoint(host: host, port: port, caFile: options.caFile, connectTimeoutMs: options.connectTimeoutMs,
-                           probeTimeoutMs: options.probeTimeoutMs, url: url)
+                           probeTimeoutMs: options.probeTimeoutMs, url: url, resolve: options.resolve)
     }
 
     public func audit(_ url: String) -> AuditTarget {
@@ -85,7 +93,7 @@ public struct Auditor: Sendable {
         let parsed: (scheme: String, host: String, port: Int)
         do { parsed = try Self.parse(url) } catch { return AuditTarget(url: shown, host: "", port: 0, error: error.description) }
         var target = AuditTarget(url: shown, host: parsed.host, port: parsed.port)
-        let httpIDs = RedirectRules.ids + HTTPRules.ids
+        let httpIDs = RedirectRules.ids + HTTPRules.ids + Self.clientPathIDs
         var observation: HTTPObservation? = nil
         if parsed.scheme == "http" || httpIDs.contains(where: keeps) {
             observation = HTTPProber(options: options).observe(url, caching: keeps("http.caching"), http3: keeps("h3.works"))
@@ -95,16 +103,20 @@ public struct Auditor: Sendable {
         let finalURL = observation?.finalURL ?? url
         let tlsURL = parsed.scheme == "https" ? url : finalURL.lowercased().hasPrefix("https://") ? finalURL : nil
         var findings: [AuditFinding] = []
+        var leaf: LeafCertificate? = nil
+        var scanned: (host: String, port: Int)? = nil
         if let tlsURL {
             do throws(AuditURLError) {
                 let endpoint = try Self.endpoint(of: tlsURL, options: options)
+                scanned = (endpoint.host, endpoint.port)
                 let scan = TLSScanner(width: options.width, budgetMs: options.budgetMs).scan(endpoint)
                 target.error = scan.error
                 target.offers = scan.offers
                 if scan.error == nil {
                     let lines = scan.preferred?.certificates ?? []
                     let chain = CertificateInfoParser.parse(lines)
-                    let evidence = AuditEvidence(host: endpoint.host, scan: scan, leaf: lines.first.flatMap { LeafCertificate(certinfo: $0) },
+                    leaf = lines.first.flatMap { LeafCertificate(certinfo: $0) }
+                    let evidence = AuditEvidence(host: endpoint.host, scan: scan, leaf: leaf,
                                                  chain: chain, now: Date(), privateTrust: options.caFile != nil)
                     target.keyExchangeGroup = scan.preferred?.peer.flatMap { $0.group.isEmpty ? nil : $0.group }
                     target.certificates = chain
@@ -118,10 +130,42 @@ public struct Auditor: Sendable {
         }
         if target.error == nil, let observation {
             findings += RedirectRules.findings(observation) + HTTPRules.findings(observation)
+            findings += clientPathFindings(url, observation, leaf: leaf, scanned: scanned)
         }
         target.findings = findings.filter { keeps($0.id) }
         target.durationMs = Double(monotonicMicroseconds() - started) / 1000
         return target
+    }
+
+    /// The findings of the client-path probes and of the responses already seen, in report order.
+    static let clientPathIDs = PayloadRules.ids + CoalescingRules.ids + RetryAfterRules.ids + IPv6Rules.ids
+
+    /// `http.payload-size`, `http.coalescing`, `retry-after` and `ipv6` for one URL: the probes
+    /// they need (only for the ids kept), under one deadline, then the rules.
+    private func clientPathFindings(_ url: String, _ observation: HTTPObservation, leaf: LeafCertificate?,
+                                    scanned: (host: String, port: Int)?) -> [AuditFinding] {
+        let deadline = monotonicMicroseconds() + Int64(options.budgetMs) * 1000
+        var findings: [AuditFinding] = [PayloadRules.finding(observation)]
+        var responses: [(label: String, transaction: TransactionMetrics)] = []
+        for hop in observation.first?.transactionMetrics ?? [] { responses.append(("the GET", hop)) }
+        for hop in observation.second?.transactionMetrics ?? [] { responses.append(("the second GET", hop)) }
+        for hop in observation.conditional?.transactionMetrics ?? [] { responses.append(("the revalidation", hop)) }
+        for task in observation.h3 ?? [] { for hop in task.transactionMetrics { responses.append(("the HTTP/3 move", hop)) } }
+        let coalescing = keeps("http.coalescing")
+            ? CoalescingProber(options: options).observe(finalURL: observation.finalURL, connection: observation.final, leaf: leaf,
+                                                         scanned: scanned, deadline: deadline)
+            : CoalescingObservation(connection: observation.final, notProbed: "skipped")
+        findings.append(CoalescingRules.finding(coalescing))
+        for candidate in coalescing.candidates {
+            for hop in candidate.request?.transactionMetrics ?? [] { responses.append(("the request for \(candidate.name)", hop)) }
+        }
+        let ipv6 = keeps("ipv6") ? IPv6Prober(options: options).observe(url, http: observation, deadline: deadline) : IPv6Observation()
+        for host in ipv6.hosts {
+            for hop in host.connect?.transactionMetrics ?? [] { responses.append(("the GET over IPv6", hop)) }
+        }
+        findings.append(RetryAfterRules.finding(responses))
+        findings.append(IPv6Rules.finding(given: url, http: observation, probes: ipv6))
+        return findings
     }
 
     private func keeps(_ id: String) -> Bool {

@@ -114,13 +114,14 @@ struct HTTPProber: Sendable {
 
     /// The options every audit GET shares: URLSession's headers, no verification (see the type),
     /// the audit's bounds, every status accepted (the rules judge statuses).
-    private func baseOptions() -> ProbeOptions {
+    func baseOptions() -> ProbeOptions {
         var probe = ProbeOptions()
         probe.client = .urlsession
         probe.userAgent = "sonde-audit/\(SondeVersion.current)"
         probe.insecure = true
         probe.timeoutMs = options.probeTimeoutMs
         probe.connectTimeoutMs = options.connectTimeoutMs
+        probe.resolve = options.resolve
         probe.altSvc = false
         probe.maxRedirects = Self.maxRedirects
         probe.acceptedStatus = StatusSet(ranges: [100...599])
@@ -140,7 +141,7 @@ struct HTTPProber: Sendable {
         return result
     }
 
-    private func run(_ url: String, _ options: ProbeOptions, deadline: Int64, altSvc: AltSvcCache? = nil) -> Result<[ProbeTask], TaskError> {
+    func run(_ url: String, _ options: ProbeOptions, deadline: Int64, altSvc: AltSvcCache? = nil) -> Result<[ProbeTask], TaskError> {
         guard monotonicMicroseconds() < deadline else {
             return .failure(TaskError(code: .interrupted, message: "the audit's time budget ran out before this probe"))
         }

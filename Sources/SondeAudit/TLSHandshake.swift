@@ -16,9 +16,13 @@ public struct TLSEndpoint: Sendable, Equatable {
     public var probeTimeoutMs: Int
     /// The URL a fetching handshake GETs (the audited URL); `https://host:port/` by default.
     public var url: String
+    /// CURLOPT_RESOLVE entries (`HOST:PORT:ADDRESS[,ADDRESS]…`), `AuditOptions.resolve`.
+    public var resolve: [String]
 
-    public init(host: String, port: Int, caFile: String? = nil, connectTimeoutMs: Int = 2_000, probeTimeoutMs: Int = 3_000, url: String? = nil) {
+    public init(host: String, port: Int, caFile: String? = nil, connectTimeoutMs: Int = 2_000, probeTimeoutMs: Int = 3_000, url: String? = nil,
+                resolve: [String] = []) {
         self.host = host
+        self.resolve = resolve
         self.port = port
         self.url = url ?? Self.baseURL(host: host, port: port)
         self.caFile = caFile
@@ -138,6 +142,8 @@ enum TLSHandshake {
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         defer { errorBuffer.deallocate() }
+        var resolveList: UnsafeMutablePointer<curl_slist>? = nil
+        defer { curl_slist_free_all(resolveList) }
 
         var setupCode = CURLE_OK
         func set(_ option: CURLoption, _ value: Int) {
@@ -165,6 +171,10 @@ enum TLSHandshake {
         set(CURLOPT_FRESH_CONNECT, 1)
         set(CURLOPT_FORBID_REUSE, 1)
         set(CURLOPT_PROXY, "")
+        if !endpoint.resolve.isEmpty {
+            for entry in endpoint.resolve { resolveList = curl_slist_append(resolveList, entry) }
+            if setupCode == CURLE_OK { setupCode = sonde_easy_setopt_pointer(handle, CURLOPT_RESOLVE, UnsafeRawPointer(resolveList)) }
+        }
         set(CURLOPT_CONNECTTIMEOUT_MS, endpoint.connectTimeoutMs)
         set(CURLOPT_TIMEOUT_MS, endpoint.probeTimeoutMs)
         set(CURLOPT_SSLVERSION, request.sslVersion)

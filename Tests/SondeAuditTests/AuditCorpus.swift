@@ -12,6 +12,9 @@ final class AuditCorpus: Sendable {
         var group: String
         /// The URL to audit.
         var url: String
+        /// The `HOST:PORT:ADDRESS,…` entries the URL's name needs (`AuditOptions.resolve`): the
+        /// corpus' names under audit.test exist only through them.
+        var resolve: [String] = []
     }
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -27,10 +30,10 @@ final class AuditCorpus: Sendable {
     private init() throws(CorpusError) {
         directory = NSTemporaryDirectory() + "sonde-audit-corpus-\(UUID().uuidString)"
         var started: (status: Int32, output: String) = (1, "")
-        // 21 consecutive free ports: a few random bases are tried.
+        // 29 consecutive free ports: a few random bases are tried.
         for _ in 0..<20 {
             let base = Int.random(in: 20_000...60_000)
-            guard (base..<base + 24).allSatisfy(Self.portIsFree) else { continue }
+            guard (base..<base + 32).allSatisfy(Self.portIsFree) else { continue }
             try? FileManager.default.removeItem(atPath: directory)
             started = Self.run("/bin/bash", [Self.root + "/scripts/audit-corpus.sh", directory, "\(base)"], timeout: 120)
             if started.status == 0 { break }
@@ -41,8 +44,9 @@ final class AuditCorpus: Sendable {
         }
         servers = table.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 5, let port = Int(fields[1]) else { return nil }
-            return Server(name: fields[0], port: port, flaw: fields[2], group: fields[3], url: fields[4])
+            guard fields.count == 5 || fields.count == 6, let port = Int(fields[1]) else { return nil }
+            let resolve = fields.count == 6 && !fields[5].isEmpty ? [fields[5]] : []
+            return Server(name: fields[0], port: port, flaw: fields[2], group: fields[3], url: fields[4], resolve: resolve)
         }
         // nginx lives as long as the test process; it is stopped when the process exits
         // (atexit), by its pid.
@@ -76,7 +80,25 @@ final class AuditCorpus: Sendable {
         }
     }
 
+    /// Whether `port` can be bound on 127.0.0.1 and on ::1 (the ipv6-* servers listen on both).
     static func portIsFree(_ port: Int) -> Bool {
+        portIsFreeV4(port) && portIsFreeV6(port)
+    }
+
+    private static func portIsFreeV6(_ port: Int) -> Bool {
+        let descriptor = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_port = in_port_t(UInt16(port).bigEndian)
+        address.sin6_addr = in6addr_loopback
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 }
+        }
+    }
+
+    private static func portIsFreeV4(_ port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }

@@ -37,14 +37,31 @@ import Testing
         "http-downgrade": ["http.redirects": .fail],
         "http-cleartext": ["http.cleartext": .fail],
         "http-redirect": ["http.cleartext": .warn],
+        // 429/503 with a Retry-After pass (below); without one, it warns.
+        "http-429-retry-after": [:],
+        "http-429-bare": ["retry-after": .warn],
+        "http-503-date": [:],
+        "http-large": ["http.payload-size": .warn],
+        "http-coalesce-421": ["http.coalescing": .warn],
+        "ipv6-dual": [:],
+        "ipv6-broken": ["ipv6": .fail],
+        "ipv6-literals": ["ipv6": .warn],
     ]
 
     /// The findings the clean HTTP server (and, for these ids, every HTTP server not planted with
     /// them) must pass.
-    static let cleanPasses = ["http.compression", "http.caching", "http.keep-alive", "http.h2", "http.redirects", "url.secrets", "http.cleartext"]
+    static let cleanPasses = ["http.compression", "http.caching", "http.keep-alive", "http.h2", "http.redirects", "url.secrets", "http.cleartext",
+                              "http.payload-size", "http.coalescing"]
+
+    /// The issue's bound: the whole audit of one host under 10 s on loopback.
+    static let maxAuditMs = 10_000.0
 
     static func audit(_ server: AuditCorpus.Server, _ corpus: AuditCorpus) -> AuditTarget {
-        Auditor(options: AuditOptions(caFile: corpus.caFile)).audit(server.url)
+        audit(server.url, resolve: server.resolve, corpus)
+    }
+
+    static func audit(_ url: String, resolve: [String] = [], _ corpus: AuditCorpus) -> AuditTarget {
+        Auditor(options: AuditOptions(caFile: corpus.caFile, resolve: resolve)).audit(url)
     }
 
     static func lines(_ target: AuditTarget) -> [String] {
@@ -57,6 +74,7 @@ import Testing
         for server in corpus.servers(in: "tls") {
             let target = Self.audit(server, corpus)
             #expect(target.error == nil, "\(server.name): \(target.error ?? "")")
+            #expect(target.durationMs < Self.maxAuditMs, "\(server.name) took \(target.durationMs) ms")
             let lines = Self.lines(target)
             print("== \(server.name) (\(Int(target.durationMs)) ms)\n" + lines.joined(separator: "\n"))
             if server.name == "clean" {
@@ -85,6 +103,7 @@ import Testing
             let lines = Self.lines(target)
             print("== \(server.name) (\(Int(target.durationMs)) ms)\n" + lines.joined(separator: "\n"))
             #expect(target.error == nil, "\(server.name): \(target.error ?? "")")
+            #expect(target.durationMs < Self.maxAuditMs, "\(server.name) took \(target.durationMs) ms")
             let planted = Self.httpPlanted[server.name] ?? [:]
             for (id, severity) in planted {
                 let finding = target.findings.first { $0.id == id }
@@ -122,5 +141,71 @@ import Testing
         #expect(!everything.contains("corpus-secret-token"), "the token's value is in the finding: \(everything)")
         let redirected = try finding("http-redirect", "hsts")
         #expect(redirected.severity == .pass, "the https URL an http one leads to is TLS-checked: \(redirected.observed)")
+    }
+
+    /// The client-path findings on their servers: Retry-After read in both forms, payload sizes
+    /// on the wire and decoded, the coalesced request and its 421, AAAA and the GET over ::1, the
+    /// IPv4 literals in each of the three places.
+    @Test func clientPathFindingsShowTheirEvidence() throws {
+        let corpus = try AuditCorpus.shared.get()
+        func finding(_ name: String, _ id: String) throws -> AuditFinding {
+            let server = try #require(corpus.server(name))
+            return try #require(Self.audit(server, corpus).findings.first { $0.id == id }, "\(name): no \(id)")
+        }
+        let limited = try finding("http-429-retry-after", "retry-after")
+        #expect(limited.severity == .pass && limited.observed.contains("429 with Retry-After: 30 s"), "\(limited.observed)")
+        #expect(limited.evidence.contains { $0.hasPrefix("← 429") && $0.lowercased().contains("retry-after: 30") }, "\(limited.evidence)")
+        let bare = try finding("http-429-bare", "retry-after")
+        #expect(bare.evidence.contains { $0.hasPrefix("← 429") && $0.lowercased().contains("no retry-after") }, "\(bare.evidence)")
+        let dated = try finding("http-503-date", "retry-after")
+        #expect(dated.severity == .pass && dated.observed.contains("503 with Retry-After: Fri, 01 Jan 2027 00:00:00 GMT (an HTTP-date)"), "\(dated.observed)")
+        let quiet = try finding("http-clean", "retry-after")
+        #expect(quiet.severity == .info && quiet.observed.hasPrefix("not judged"), "\(quiet.observed)")
+
+        let large = try finding("http-large", "http.payload-size")
+        #expect(large.observed.contains("2 097 152 bytes on the wire, 2 097 152 bytes decoded"), "\(large.observed)")
+        let small = try finding("http-clean", "http.payload-size")
+        #expect(small.observed.contains("on the wire gzip") && small.observed.contains("6 695 bytes decoded"), "\(small.observed)")
+        #expect(small.evidence.contains { $0.hasPrefix("revalidation:") && $0.contains("→ 304") }, "\(small.evidence)")
+
+        let coalesced = try finding("http-clean", "http.coalescing")
+        #expect(coalesced.observed.contains("localhost (200)"), "\(coalesced.observed)")
+        #expect(coalesced.evidence.contains { $0.contains("Host: localhost:") }, "\(coalesced.evidence)")
+        #expect(coalesced.evidence.contains("names from the audited connection's certificate"), "\(coalesced.evidence)")
+        let misdirected = try finding("http-coalesce-421", "http.coalescing")
+        #expect(misdirected.observed.contains("localhost answered 421"), "\(misdirected.observed)")
+        #expect(misdirected.evidence.contains { $0.hasPrefix("← 421") }, "\(misdirected.evidence)")
+        let h1 = try finding("http-h1", "http.coalescing")
+        #expect(h1.severity == .info && h1.observed.contains("not h2"), "\(h1.observed)")
+
+        let dual = try finding("ipv6-dual", "ipv6")
+        #expect(dual.observed.contains("AAAA ::1") && dual.observed.contains("over IPv6 from [::1]"), "\(dual.observed)")
+        #expect(dual.evidence.contains { $0.contains("over IPv6 only to [::1]") }, "\(dual.evidence)")
+        let broken = try finding("ipv6-broken", "ipv6")
+        #expect(broken.observed.contains("AAAA ::1 published, but no answer over IPv6"), "\(broken.observed)")
+        let literals = try finding("ipv6-literals", "ipv6")
+        for place in ["IPv4 literal in the Location of the 302", "IPv4 literal in Alt-Svc", "IPv4 literal in the body of"] {
+            #expect(literals.evidence.contains { $0.hasPrefix(place) }, "\(place) missing: \(literals.evidence)")
+        }
+        let literalURL = try finding("http-clean", "ipv6")
+        #expect(literalURL.severity == .info && literalURL.observed.contains("is an IPv4 literal"), "\(literalURL.observed)")
+    }
+
+    /// An IPv6 literal URL (the TLS scan and every probe over ::1) and a name without AAAA.
+    @Test func anIPv6LiteralURLIsAuditedOverLoopbackAndANameWithoutAAAAIsInfo() throws {
+        let corpus = try AuditCorpus.shared.get()
+        let dual = try #require(corpus.server("ipv6-dual"))
+        let target = Self.audit("https://[::1]:\(dual.port)/data.json", corpus)
+        print("== [::1]:\(dual.port) (\(Int(target.durationMs)) ms)\n" + Self.lines(target).joined(separator: "\n"))
+        #expect(target.error == nil, "\(target.error ?? "")")
+        #expect(target.durationMs < Self.maxAuditMs)
+        for id in ["ipv6", "cert.san", "tls.min-version", "http.h2", "http.compression"] {
+            #expect(target.findings.first { $0.id == id }?.severity == .pass, "[::1]: \(id) does not pass: \(Self.lines(target))")
+        }
+        #expect(!target.findings.contains { $0.severity == .fail }, "\(Self.lines(target))")
+        let broken = try #require(corpus.server("ipv6-broken"))
+        let v4only = Self.audit("https://v4only.audit.test:\(broken.port)/data.json", resolve: ["v4only.audit.test:\(broken.port):127.0.0.1"], corpus)
+        let finding = try #require(v4only.findings.first { $0.id == "ipv6" })
+        #expect(finding.severity == .info && finding.observed.contains("no AAAA"), "\(finding.observed)")
     }
 }
