@@ -304,7 +304,6 @@ public struct TerminalRenderer: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// Cold vs warm distributions per phase, and the run's totals.
     /// The link a check or run is about to cross: `link 3g: down 780 kbit/s +100 ms, …`.
     public func render(linkConditions link: LinkUse) -> String {
         paint("link ", "2") + shown(link.conditions.summary)
@@ -319,9 +318,28 @@ public struct TerminalRenderer: Sendable {
             line += "no counters (the emulator did not report)"
         }
         if let problem = link.problem { line += "; " + paint("the emulator stopped early: " + shown(problem), "31") }
+        // Per connection when there is more than one, those with drops first: at most eight lines.
+        let connections = link.connections ?? []
+        guard connections.count > 1 else { return line }
+        let ordered = connections.enumerated().sorted { a, b in
+            let (x, y) = (a.element.down.dropped + a.element.up.dropped, b.element.down.dropped + b.element.up.dropped)
+            return x != y ? x > y : a.offset < b.offset
+        }.map(\.element)
+        for connection in ordered.prefix(Self.linkConnectionLines) {
+            let flow = connection.localPort == 0 ? shown(connection.protocolName)
+                : "\(shown(connection.protocolName)) :\(connection.localPort) → \(shown(connection.remoteAddress)):\(connection.remotePort)"
+            line += "\n  " + flow + "  down " + connection.down.summary + "; up " + connection.up.summary
+        }
+        if connections.count > Self.linkConnectionLines {
+            line += "\n  … \(connections.count - Self.linkConnectionLines) more connections (report.json: link.connections)"
+        }
         return line
     }
 
+    /// The most connections a link's counters list in the terminal.
+    static let linkConnectionLines = 8
+
+    /// Cold vs warm distributions per phase, and the run's totals.
     public func render(summary: ProbeSummary) -> String {
         var lines: [String] = []
         lines.append("")

@@ -404,3 +404,22 @@ final class ManagedAtomicFlag: @unchecked Sendable {
         #expect(oversized == 2)
     }
 }
+
+/// The terminal's lines for an emulated link.
+@Suite struct LinkTerminalTests {
+    /// A link's counters list its connections, those with drops first, at most eight.
+    @Test func linkCountersListConnectionsWithDropsFirst() {
+        var use = LinkUse(conditions: LinkConditions(profile: "lte", spec: "lte"), seed: 1, down: LinkCounters(), up: LinkCounters())
+        var lossy = LinkCounters()
+        lossy.packetsIn = 40
+        lossy.droppedByLoss = 3
+        use.connections = (0..<10).map { LinkConnectionCounters(protocolName: "tcp", localPort: 40_000 + $0, remoteAddress: "127.0.0.1", remotePort: 8080) }
+        use.connections?[7].down = lossy
+        let lines = TerminalRenderer(useColor: false).render(linkCounters: use).split(separator: "\n").map(String.init)
+        #expect(lines.count == 1 + 8 + 1, "\(lines)")
+        #expect(lines[1].contains("tcp :40007 → 127.0.0.1:8080") && lines[1].contains("3 dropped (loss 3)"), "\(lines)")
+        #expect(lines.last?.contains("2 more connections") == true)
+        use.connections = [LinkConnectionCounters(protocolName: "udp", localPort: 5353, remoteAddress: "127.0.0.1", remotePort: 53)]
+        #expect(!TerminalRenderer(useColor: false).render(linkCounters: use).contains("\n"), "one connection: the totals say it all")
+    }
+}
