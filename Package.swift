@@ -114,7 +114,7 @@ let package = Package(
         .target(
             name: "SondeRun",
             dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
-                           "SondeLink", "CSignalFlags", .product(name: "Yams", package: "Yams"),
+                           "SondeLink", "SondeAudit", "CSignalFlags", .product(name: "Yams", package: "Yams"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
         // `sonde serve`: the scheduler, /metrics, blackbox_exporter's /probe, on Hummingbird (the

@@ -120,6 +120,7 @@ public struct Auditor: Sendable {
             findings += RedirectRules.findings(observation) + HTTPRules.findings(observation)
         }
         target.findings = findings.filter { keeps($0.id) }
+        target.requests = observation?.requestCosts ?? []
         target.durationMs = Double(monotonicMicroseconds() - started) / 1000
         return target
     }
