@@ -2,8 +2,9 @@ import SondeCore
 
 /// The terminal view of one audited URL: the offered versions and suites, the key exchange
 /// group, one line per finding (worst first; what a client would do under those at `warn` and
-/// above), then each measured request's cold and warm cost. Plain text for a terminal: the URL and
-/// the findings' text come from the report, which redacted them.
+/// above), then each measured request's cold and warm cost. The URL and the findings' text come
+/// from the report, which redacted them; every line goes through `TerminalText.sanitized` (a
+/// server's header cannot send escape sequences to the terminal).
 public enum AuditTerminalView {
     public static func render(_ audit: AuditResult) -> String {
         let target = audit.target
@@ -11,7 +12,7 @@ public enum AuditTerminalView {
             + (audit.link.map { ", over the emulated link \($0)" } ?? "") + ": " + (audit.passed ? "passed" : "FAILED")]
         if let error = target.error {
             lines.append("  error: \(error)")
-            return lines.joined(separator: "\n")
+            return lines.map { TerminalText.sanitized($0) }.joined(separator: "\n")
         }
         for offer in target.offers {
             let state = offer.accepted == true ? "accepted" : offer.accepted == false ? "not accepted" : "not tested"
@@ -30,6 +31,6 @@ public enum AuditTerminalView {
             if let cold = request.cold { lines.append("       cold: \(cold.text)") }
             if let warm = request.warm { lines.append("       warm: \(warm.text)") }
         }
-        return lines.joined(separator: "\n")
+        return lines.map { TerminalText.sanitized($0) }.joined(separator: "\n")
     }
 }
