@@ -69,7 +69,7 @@ enum AuditSection {
         func cell(_ cost: AuditConnectionCost?) -> String { "<td class=\"text\">\(htmlEscape(cost?.text ?? "–"))</td>" }
         var rows = ""
         for request in requests {
-            rows += "<tr><td class=\"mono\">\(htmlEscape(request.name))</td><td class=\"text mono\">\(htmlEscape(request.request))</td>"
+            rows += "<tr><td class=\"mono\">\(htmlEscape(request.name))</td><td class=\"text evidence\">\(htmlEscape(request.request))</td>"
                 + cell(request.cold) + cell(request.warm) + "</tr>\n"
         }
         return "<h3>Requests: cold and warm cost</h3>\n<div class=\"scroll\"><table><thead><tr><th>request</th><th class=\"text\">sent</th>"
