@@ -114,7 +114,7 @@ let package = Package(
         .target(
             name: "SondeRun",
             dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
-                           "SondeLink", "CSignalFlags", .product(name: "Yams", package: "Yams"),
+                           "SondeLink", "SondeAudit", "CSignalFlags", .product(name: "Yams", package: "Yams"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
         // The icmp prober's socket calls: recvmsg's control messages (CMSG_* macros), the echo sequence.

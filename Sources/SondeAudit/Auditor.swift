@@ -133,6 +133,7 @@ public struct Auditor: Sendable {
             findings += clientPathFindings(url, observation, leaf: leaf, scanned: scanned)
         }
         target.findings = findings.filter { keeps($0.id) }
+        target.requests = observation?.requestCosts ?? []
         target.durationMs = Double(monotonicMicroseconds() - started) / 1000
         return target
     }

@@ -69,8 +69,9 @@ struct ReportCommand: ParsableCommand {
             for warning in outcome.run.warnings { printError("warning: \(warning)") }
             // The journal is a file: anything in it may be hostile.
             print(TerminalText.sanitized("run \(outcome.run.id) (\(outcome.run.command), \(outcome.run.status.rawValue))"))
-            if outcome.summary.tasks > 0 || outcome.soaks.isEmpty { print(renderer.render(summary: outcome.summary)) }
+            if outcome.summary.tasks > 0 || (outcome.soaks.isEmpty && outcome.audits.isEmpty) { print(renderer.render(summary: outcome.summary)) }
             for soak in outcome.soaks { print(renderer.render(soak: soak)) }
+            for audit in outcome.audits { print(AuditTerminalView.render(audit)) }
             if let comparison = outcome.baseline { print(renderer.render(baseline: comparison)) }
             if !outcome.thresholds.isEmpty { print(renderer.render(thresholds: outcome.thresholds)) }
             // The end every run command has: the files, the HTML report's path last.

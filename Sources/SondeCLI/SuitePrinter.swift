@@ -17,6 +17,7 @@ enum SuitePrinter {
             case .probe(var probe): probe.thresholds = thresholds; spec = .probe(probe)
             case .soak(var soak): soak.thresholds = thresholds; spec = .soak(soak)
             case .resume(var resume): resume.thresholds = thresholds; spec = .resume(resume)
+            case .audit(var audit): audit.thresholds = thresholds; spec = .audit(audit)
             }
         }
         Swift.print(SuiteLoader.entryYAML(name: name(for: spec), spec: spec, written: written), terminator: "")
@@ -49,6 +50,7 @@ enum SuitePrinter {
         case .probe(var probe): probe.headers = placeheld(probe.headers); result = .probe(probe)
         case .soak(var soak): soak.headers = placeheld(soak.headers); result = .soak(soak)
         case .resume(var resume): resume.headers = placeheld(resume.headers); result = .resume(resume)
+        case .audit: break
         }
         for url in spec.urls where redactor.redact(url: url) != url {
             printError("warning: --print-suite: \(redactor.redact(url: url)) holds a secret, printed as given: move it to ${VARIABLE} before you keep the file")

@@ -15,6 +15,8 @@ public struct AuditTarget: Sendable, Equatable {
     /// The certificates the server sent, leaf first.
     public var certificates: [PeerCertificate]
     public var findings: [AuditFinding]
+    /// The measured requests' cold and warm cost (`AuditRequestCost`): over `--link`, the link's.
+    public var requests: [AuditRequestCost] = []
 
     public init(url: String, host: String, port: Int, durationMs: Double = 0, error: String? = nil, offers: [AuditTLSOffer] = [],
                 keyExchangeGroup: String? = nil, certificates: [PeerCertificate] = [], findings: [AuditFinding] = []) {
@@ -47,5 +49,6 @@ extension AuditTarget: FieldModel {
         try v.visit("keyExchangeGroup", &keyExchangeGroup, .field)
         try v.visit("certificates", &certificates, .field)
         try v.visit("findings", &findings, .required)
+        try v.visit("requests", &requests, .field)
     }
 }

@@ -6,7 +6,7 @@
 /// `check == name`; `summary` is present exactly when the check recorded probe tasks.
 public struct CheckReport: Codable, Sendable {
     /// The kinds a check can be.
-    public static let kinds = ["probe", "soak", "resume"]
+    public static let kinds = ["probe", "soak", "resume", "audit"]
     /// The longest name a check may have, in UTF-8 bytes.
     public static let maxNameBytes = 200
 
@@ -42,12 +42,13 @@ public struct CheckReport: Codable, Sendable {
 
     /// A check's status, by the run's rule (`RunStatus.of`): `timeout` when its run's time limit
     /// ended it, `interrupted` when Ctrl-C ended it or it never ended, then `error` when something
-    /// stopped it, then `failed` when a task, a soak, a resume trial or verdict, or one of its
+    /// stopped it, then `failed` when a task, a soak, a resume trial or verdict, an audit, or one of its
     /// thresholds failed, else `passed`.
     public static func status(ended: Bool, timedOut: Bool = false, interrupted: Bool, error: TaskError?, failedTasks: Int, soaks: [SoakReport],
-                              resume: ResumeResults, thresholds: [ThresholdResult]) -> RunStatus {
+                              resume: ResumeResults, audits: [AuditResult] = [], thresholds: [ThresholdResult]) -> RunStatus {
         RunStatus.of(timedOut: ended && timedOut, interrupted: interrupted || !ended, error: error != nil,
                      failedWork: failedTasks > 0 || !soaks.allSatisfy(\.passed) || !resume.passed
+                        || !audits.allSatisfy(\.passed)
                         || !thresholds.allSatisfy(\.passed))
     }
 

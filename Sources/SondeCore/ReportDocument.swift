@@ -14,6 +14,8 @@ public struct ReportDocument: Codable, Sendable {
     public var soaks: [SoakReport]?
     public var resumeTrials: [ResumeTrial]?
     public var resumeVerdicts: [ResumeVerdict]?
+    /// The URLs `sonde audit` (or a suite's `audit` checks) audited, one entry each.
+    public var audits: [AuditResult]?
     /// The checks of a `sonde run` suite, in the order they began; absent for runs without checks.
     public var checks: [CheckReport]?
     public var thresholds: [ThresholdResult]?
@@ -50,6 +52,8 @@ public enum JournalEntryKind: String, Codable, Sendable {
     case resumeTrial = "resume-trial"
     /// One resumability verdict: `{"type":"resume-verdict","verdict":…}`.
     case resumeVerdict = "resume-verdict"
+    /// One audited URL: `{"audit":…,"type":"audit"}`.
+    case audit
     /// A check of a `sonde run` suite began: `{"check":{"kind":…,"name":…,"startedAt":…,"thresholds":[…]},"type":"check-begin"}`.
     /// Every line until its `check-end` belongs to it and carries its name.
     case checkBegin = "check-begin"

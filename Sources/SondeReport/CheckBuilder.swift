@@ -34,7 +34,7 @@ struct CheckBuilder {
     /// The check's report: its thresholds evaluated on its own probe summary and soaks (those of
     /// `soaks` whose `check` is its name), its status from those and its resume results.
     /// - Parameter runFinishedAt: when the run ended, the end of a check that never ended.
-    func report(soaks: [SoakReport], resume: ResumeResults, baseline: ProbeSummary?, runFinishedAt: Timestamp?) -> CheckReport {
+    func report(soaks: [SoakReport], resume: ResumeResults, audits: [AuditResult] = [], baseline: ProbeSummary?, runFinishedAt: Timestamp?) -> CheckReport {
         let result = summary.result
         let own = soaks.filter { $0.check == name }
         let ownResume = ResumeResults(trials: resume.trials.filter { $0.check == name },
@@ -51,7 +51,8 @@ struct CheckBuilder {
             return evaluated
         }
         let status = CheckReport.status(ended: end != nil, timedOut: end?.timedOut == true, interrupted: end?.interrupted ?? true, error: end?.error,
-                                        failedTasks: result.failedTasks, soaks: own, resume: ownResume, thresholds: results)
+                                        failedTasks: result.failedTasks, soaks: own, resume: ownResume,
+                                        audits: audits.filter { $0.check == name }, thresholds: results)
         return CheckReport(name: name, kind: begin.kind, status: status, startedAt: begin.startedAt,
                            finishedAt: end?.finishedAt ?? runFinishedAt ?? begin.startedAt, error: end?.error,
                            thresholds: results, summary: result.tasks > 0 ? result : nil, link: end?.link ?? begin.link)

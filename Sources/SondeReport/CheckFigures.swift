@@ -6,7 +6,7 @@ import SondeCore
 /// Unescaped text: each renderer escapes it for its medium.
 enum CheckFigures {
     /// - Parameters: soaks, resume: the run's; only the check's own entries are read.
-    static func of(_ check: CheckReport, soaks: [SoakReport], resume: ResumeResults) -> [String] {
+    static func of(_ check: CheckReport, soaks: [SoakReport], resume: ResumeResults, audits: [AuditResult] = []) -> [String] {
         var figures: [String] = []
         if let summary = check.summary {
             var tasks = "\(summary.tasks) task\(summary.tasks == 1 ? "" : "s")"
@@ -22,6 +22,12 @@ enum CheckFigures {
         if !verdicts.isEmpty { figures.append("\(verdicts.filter(\.resumable).count)/\(verdicts.count) resumable") }
         let trials = resume.trials.filter { $0.check == check.name }
         if !trials.isEmpty { figures.append("\(trials.filter(\.intact).count)/\(trials.count) trials intact") }
+        let own = audits.filter { $0.check == check.name }
+        if !own.isEmpty {
+            let findings = own.flatMap(\.target.findings)
+            figures.append("\(own.filter(\.passed).count)/\(own.count) audits passed, "
+                + "\(findings.filter { $0.severity == .fail }.count) fail, \(findings.filter { $0.severity == .warn }.count) warn")
+        }
         return figures
     }
 }

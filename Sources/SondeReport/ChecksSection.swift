@@ -7,13 +7,13 @@ import SondeCore
 /// waterfall), soak and resume results. Every string is escaped; the check's section is
 /// `id="check-<name>"`, linked as `#check-<name, percent-encoded>`.
 enum ChecksSection {
-    static func render(run: RunInfo, checks: [CheckReport], soaks: [SoakReport], resume: ResumeResults,
+    static func render(run: RunInfo, checks: [CheckReport], soaks: [SoakReport], resume: ResumeResults, audits: [AuditResult] = [],
                        sample: [ProbeTask]) -> String {
         var rows = ""
         for check in checks {
             let passed = check.thresholds.filter(\.passed).count
             let failed = check.thresholds.count - passed
-            let figures = CheckFigures.of(check, soaks: soaks, resume: resume).joined(separator: "; ")
+            let figures = CheckFigures.of(check, soaks: soaks, resume: resume, audits: audits).joined(separator: "; ")
             rows += "<tr><td class=\"\(cssClass(check.status))\">\(htmlEscape(check.status.rawValue))</td>"
                 + "<td class=\"text\"><a href=\"\(htmlEscape(href(check.name)))\">\(htmlEscape(check.name))</a></td>"
                 + "<td>\(htmlEscape(check.kind))</td><td class=\"text\">\(htmlEscape(figures))</td>"
@@ -26,7 +26,7 @@ enum ChecksSection {
 
         """
         html += linkComparison(checks)
-        for check in checks { html += section(check, soaks: soaks, resume: resume, sample: sample) }
+        for check in checks { html += section(check, soaks: soaks, resume: resume, audits: audits, sample: sample) }
         return html
     }
 
@@ -54,7 +54,7 @@ enum ChecksSection {
         """
     }
 
-    private static func section(_ check: CheckReport, soaks: [SoakReport], resume: ResumeResults, sample: [ProbeTask]) -> String {
+    private static func section(_ check: CheckReport, soaks: [SoakReport], resume: ResumeResults, audits: [AuditResult], sample: [ProbeTask]) -> String {
         let own = ResumeResults(trials: resume.trials.filter { $0.check == check.name },
                                 verdicts: resume.verdicts.filter { $0.check == check.name })
         let ownSample = sample.filter { $0.check == check.name }
@@ -74,6 +74,7 @@ enum ChecksSection {
         }
         html += SoakSection.render(soaks.filter { $0.check == check.name })
         html += ResumeSection.render(own)
+        html += AuditSection.render(audits.filter { $0.check == check.name })
         html += HTMLReportRenderer.waterfall(ownSample)
         return html + "</section>\n"
     }

@@ -24,10 +24,14 @@ public enum JUnitWriter {
     /// threshold cases, soak cases, verdicts and trials; an `<error>` case when `error` stopped it;
     /// `tasks` task cases (`failedTasks` of them failed) follow.
     static func suite(name: String, timestamp: Timestamp, thresholds: [ThresholdResult], soaks: [SoakReport],
-                      resume: ResumeResults, error: TaskError?, tasks: Int, failedTasks: Int, link: LinkUse? = nil) -> Suite {
+                      resume: ResumeResults, audits: [AuditResult] = [], error: TaskError?, tasks: Int, failedTasks: Int,
+                      link: LinkUse? = nil) -> Suite {
+        let auditCounts = AuditCases.counts(audits)
         let failures = thresholds.filter { !$0.passed }.count + soaks.filter { !$0.passed }.count
             + resume.trials.filter { !$0.intact }.count + resume.verdicts.filter { !$0.resumable }.count + failedTasks
+            + auditCounts.failures
         let tests = thresholds.count + soaks.count + resume.trials.count + resume.verdicts.count + tasks + (error == nil ? 0 : 1)
+            + auditCounts.tests
         let errors = error == nil ? 0 : 1
         var text = suiteOpen(name: name, tests: tests, failures: failures, errors: errors, timestamp: timestamp) + linkProperties(link)
         if let error {
@@ -38,6 +42,7 @@ public enum JUnitWriter {
         for soak in soaks { text += soakCase(soak) }
         for verdict in resume.verdicts { text += verdictCase(verdict) }
         for trial in resume.trials { text += trialCase(trial) }
+        text += AuditCases.cases(audits)
         return Suite(text: text, tests: tests, failures: failures, errors: errors)
     }
 
@@ -89,15 +94,16 @@ public enum JUnitWriter {
     }
 
     public static func head(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = [],
-                            resume: ResumeResults = ResumeResults()) -> [UInt8] {
+                            resume: ResumeResults = ResumeResults(), audits: [AuditResult] = []) -> [UInt8] {
+        let auditCounts = AuditCases.counts(audits)
         let failedThresholds = thresholds.filter { !$0.passed }.count
         let failedSoaks = soaks.filter { !$0.passed }.count
         let resumeCases = resume.trials.count + resume.verdicts.count
         let failedResume = resume.trials.filter { !$0.intact }.count + resume.verdicts.filter { !$0.resumable }.count
         let seconds = run.finishedAt.map { Double($0.microsecondsSince1970 - run.startedAt.microsecondsSince1970) / 1e6 } ?? 0
         var head = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        head += #"<testsuites name="\#(xmlEscape("sonde \(run.command) \(run.id)"))" tests="\#(summary.tasks + thresholds.count + soaks.count + resumeCases)" "#
-            + #"failures="\#(summary.failedTasks + failedThresholds + failedSoaks + failedResume)" errors="0" time="\#(Self.seconds(seconds))">"# + "\n"
+        head += #"<testsuites name="\#(xmlEscape("sonde \(run.command) \(run.id)"))" tests="\#(summary.tasks + thresholds.count + soaks.count + resumeCases + auditCounts.tests)" "#
+            + #"failures="\#(summary.failedTasks + failedThresholds + failedSoaks + failedResume + auditCounts.failures)" errors="0" time="\#(Self.seconds(seconds))">"# + "\n"
         head += suiteOpen(name: "thresholds", tests: thresholds.count, failures: failedThresholds, errors: 0, timestamp: run.startedAt)
         head += thresholdCases(thresholds) + "  </testsuite>\n"
         if !soaks.isEmpty {
@@ -110,6 +116,10 @@ public enum JUnitWriter {
             for verdict in resume.verdicts { head += verdictCase(verdict) }
             for trial in resume.trials { head += trialCase(trial) }
             head += "  </testsuite>\n"
+        }
+        if !audits.isEmpty {
+            head += suiteOpen(name: "audit", tests: auditCounts.tests, failures: auditCounts.failures, errors: 0, timestamp: run.startedAt)
+            head += AuditCases.cases(audits) + "  </testsuite>\n"
         }
         head += suiteOpen(name: "sonde \(run.command)", tests: summary.tasks, failures: summary.failedTasks, errors: 0,
                           timestamp: run.startedAt) + linkProperties(run.link)

@@ -22,6 +22,12 @@ struct ResumeVerdictLine: Codable, Sendable {
     let verdict: ResumeVerdict
 }
 
+/// `{"audit":…,"type":"audit"}` (sorted keys: `type` last).
+struct AuditLine: Codable, Sendable {
+    let audit: AuditResult
+    var type = JournalEntryKind.audit
+}
+
 struct CaptureLine: Codable, Sendable {
     var type = JournalEntryKind.capture
     let capture: CaptureReport
@@ -76,7 +82,7 @@ struct SoakIdleLine: Codable, Sendable {
 struct CheckBeginLine: Codable, Sendable {
     struct Begin: Codable, Sendable {
         let name: String
-        /// "probe", "soak" or "resume".
+        /// "probe", "soak", "resume" or "audit".
         let kind: String
         let startedAt: Timestamp
         /// The check's threshold expressions as written (parsed again when the journal is read).

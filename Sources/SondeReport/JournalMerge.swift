@@ -23,6 +23,10 @@ public enum JournalMerge {
             throw TaskError(code: .unsupportedFeature,
                             message: "\(resume.0.path) is a resume run: merging combines probe tasks only; render it on its own with `sonde report \(resume.0.path)`")
         }
+        if let audit = zip(sources, scans).first(where: { !$0.1.audits.isEmpty }) {
+            throw TaskError(code: .unsupportedFeature,
+                            message: "\(audit.0.path) is an audit run: merging combines probe tasks only; render it on its own with `sonde report \(audit.0.path)`")
+        }
         let started = scans.map(\.run.startedAt).min() ?? Timestamp.now()
         var run = RunInfo(id: RunInfo.makeID(command: "merge", at: started), command: "merge", arguments: arguments,
                           startedAt: started, status: worst(scans.map(\.run.status)),

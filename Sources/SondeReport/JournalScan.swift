@@ -24,6 +24,8 @@ public enum JournalScan {
         public var captures: [CaptureReport]
         public var soaks: [SoakReport]
         public var resume: ResumeResults
+        /// The audited URLs, in the order they were recorded.
+        public var audits: [AuditResult] = []
         /// The checks of a `sonde run` suite in the order they began ([] for runs without checks):
         /// as the end line holds them, or judged from the journal when it has none.
         public var checks: [CheckReport]
@@ -136,6 +138,7 @@ public enum JournalScan {
         // One soak per check and at most one outside checks, as `RunRecorder` keeps them.
         var soaks: [SoakReportBuilder] = []
         var resume = ResumeResults()
+        var audits: [AuditResult] = []
         var summary = ProbeSummaryBuilder()
         // Tasks outside checks (every task of a run without them) go to `sampler`, a check's to its
         // own sampler, so the HTML shows every check's first tasks.
@@ -223,6 +226,9 @@ public enum JournalScan {
             case .resumeVerdict:
                 guard let decoded = try? decoder.decode(ResumeVerdictLine.self, from: Data(line)) else { skipped += 1; return }
                 resume.verdicts.append(decoded.verdict)
+            case .audit:
+                guard let decoded = try? decoder.decode(AuditLine.self, from: Data(line)) else { skipped += 1; return }
+                audits.append(decoded.audit)
             case .checkBegin:
                 guard let decoded = try? decoder.decode(CheckBeginLine.self, from: Data(line)),
                       CheckReport.nameProblem(decoded.check.name) == nil, checkIndex[decoded.check.name] == nil else { skipped += 1; return }
@@ -280,10 +286,12 @@ public enum JournalScan {
             if run.finishedAt.map({ lastMoment > $0 }) ?? true { run.finishedAt = lastMoment }
         }
         let checkReports = endLine?.checks ?? checks.map {
-            $0.report(soaks: soakReports, resume: resume, baseline: nil, runFinishedAt: run.finishedAt)
+            $0.report(soaks: soakReports, resume: resume, audits: audits, baseline: nil, runFinishedAt: run.finishedAt)
         }
-        return Result(tool: runLine.tool, run: run, summary: result,
-                      sample: sampler.tasks + checkSamplers.flatMap(\.tasks), captures: captures, soaks: soakReports,
-                      resume: resume, checks: checkReports, endLine: endLine)
+        var scanned = Result(tool: runLine.tool, run: run, summary: result,
+                             sample: sampler.tasks + checkSamplers.flatMap(\.tasks), captures: captures, soaks: soakReports,
+                             resume: resume, checks: checkReports, endLine: endLine)
+        scanned.audits = audits
+        return scanned
     }
 }

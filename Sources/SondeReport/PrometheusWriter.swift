@@ -18,13 +18,14 @@ public enum PrometheusWriter {
     ///   `sonde_check_duration_seconds` say how each check ended; the run's own series
     ///   (`probe_success`, `probe_duration_seconds`, its thresholds, `sonde_run_info`) keep their labels.
     public static func render(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = [],
-                              resume: ResumeResults = ResumeResults(), checks: [CheckReport] = []) -> String {
-        families(run: run, summary: summary, thresholds: thresholds, soaks: soaks, resume: resume, checks: checks).text
+                              resume: ResumeResults = ResumeResults(), audits: [AuditResult] = [], checks: [CheckReport] = []) -> String {
+        families(run: run, summary: summary, thresholds: thresholds, soaks: soaks, resume: resume, audits: audits, checks: checks).text
     }
 
     /// The families `render` writes, for a caller that merges several runs (`sonde serve`'s `/metrics`).
     public static func families(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = [],
-                                resume: ResumeResults = ResumeResults(), checks: [CheckReport] = []) -> PrometheusFamilies {
+                                resume: ResumeResults = ResumeResults(), audits: [AuditResult] = [],
+                                checks: [CheckReport] = []) -> PrometheusFamilies {
         var families = Families()
         let success = run.status == .passed && thresholds.allSatisfy(\.passed)
         families.add("probe_success", "gauge", "Whether the run passed: every task succeeded and every threshold held.",
@@ -37,13 +38,14 @@ public enum PrometheusWriter {
         func linkLabel(_ link: LinkUse?) -> [(String, String)] { link.map { [("link", $0.conditions.profile)] } ?? [] }
         var links: [(labels: [(String, String)], link: LinkUse)] = []
         if checks.isEmpty {
-            figures(summary: summary, soaks: soaks, resume: resume, labels: linkLabel(run.link), into: &families)
+            figures(summary: summary, soaks: soaks, resume: resume, audits: audits, labels: linkLabel(run.link), into: &families)
             if let link = run.link { links.append(([], link)) }
         } else {
             for check in checks {
                 let own = ResumeResults(trials: resume.trials.filter { $0.check == check.name },
                                         verdicts: resume.verdicts.filter { $0.check == check.name })
                 figures(summary: check.summary, soaks: soaks.filter { $0.check == check.name }, resume: own,
+                        audits: audits.filter { $0.check == check.name },
                         labels: [("check", check.name)] + linkLabel(check.link), into: &families)
                 if let link = check.link { links.append(([("check", check.name)], link)) }
             }
@@ -76,7 +78,8 @@ public enum PrometheusWriter {
 
     /// The series of one set of figures (the run's, or a check's with `labels` = its check label
     /// first): probes (none when `summary` is nil), soaks, resume results.
-    private static func figures(summary: ProbeSummary?, soaks: [SoakReport], resume: ResumeResults, labels: [(String, String)],
+    private static func figures(summary: ProbeSummary?, soaks: [SoakReport], resume: ResumeResults, audits: [AuditResult],
+                                labels: [(String, String)],
                                 into families: inout Families) {
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [Sample]) {
             families.add(name, type, help, samples.map { sample -> Sample in (labels + sample.labels, sample.value) })
@@ -155,6 +158,7 @@ public enum PrometheusWriter {
             metric("sonde_resume_resumable", "gauge", "Whether the URL resumes as URLSession resumes downloads (1) or not (0).",
                    resume.verdicts.map { ([("url", $0.url)], $0.resumable ? 1 : 0) })
         }
+        if !audits.isEmpty { AuditMetrics.add(audits, metric: metric) }
     }
 
     /// A distribution in milliseconds as a summary series in seconds: the named quantiles ("1" is

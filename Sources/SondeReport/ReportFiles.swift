@@ -11,6 +11,8 @@ public struct RunOutcome: Sendable {
     public var captures: [CaptureReport]
     public var soaks: [SoakReport]
     public var resume: ResumeResults
+    /// The audited URLs (`sonde audit`, `audit` checks), in the order they were recorded.
+    public var audits: [AuditResult]
     /// The checks of a `sonde run` suite, in the order they began ([] for runs without checks).
     public var checks: [CheckReport]
     /// Tasks the HTML draws (bounded; see `TaskSampler`: the first tasks of the run, or of each check).
@@ -18,7 +20,7 @@ public struct RunOutcome: Sendable {
 
     public init(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult],
                 baseline: BaselineComparison? = nil, captures: [CaptureReport] = [], soaks: [SoakReport] = [],
-                resume: ResumeResults = ResumeResults(), checks: [CheckReport] = [], sample: [ProbeTask]) {
+                resume: ResumeResults = ResumeResults(), audits: [AuditResult] = [], checks: [CheckReport] = [], sample: [ProbeTask]) {
         self.tool = tool
         self.run = run
         self.summary = summary
@@ -27,6 +29,7 @@ public struct RunOutcome: Sendable {
         self.captures = captures
         self.soaks = soaks
         self.resume = resume
+        self.audits = audits
         self.checks = checks
         self.sample = sample
     }
@@ -88,12 +91,13 @@ public enum ReportFiles {
         if let thresholds {
             results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary, soaks: scan.soaks) }
             if run.status == .passed || run.status == .failed {
-                run.status = result.failedTasks == 0 && scan.soaks.allSatisfy(\.passed) && scan.resume.passed && results.allSatisfy(\.passed)
+                run.status = result.failedTasks == 0 && scan.soaks.allSatisfy(\.passed) && scan.resume.passed && scan.audits.allSatisfy(\.passed)
+                    && results.allSatisfy(\.passed)
                     && scan.checks.allSatisfy({ $0.status == .passed }) ? .passed : .failed
             }
         }
         let outcome = RunOutcome(tool: scan.tool, run: run, summary: result, thresholds: results, baseline: comparison,
-                                 captures: scan.captures, soaks: scan.soaks, resume: scan.resume, checks: scan.checks,
+                                 captures: scan.captures, soaks: scan.soaks, resume: scan.resume, audits: scan.audits, checks: scan.checks,
                                  sample: scan.sample)
         try writer.finish(outcome, prometheusPath: prometheusPath)
         return outcome

@@ -7,7 +7,7 @@ import SondeCore
 ///
 /// Key order: `schemaVersion` first, then `tool`, `run`, `probes`, `summary`, `checks` (only in runs
 /// of several checks), and the sections other capabilities fill (`soaks`, `resumeTrials`,
-/// `resumeVerdicts`, `captures`, `thresholds`);
+/// `resumeVerdicts`, `audits`, `captures`, `thresholds`);
 /// keys inside those objects are sorted, so reports diff cleanly.
 public enum ReportJSONWriter {
     /// The prefix every task line of a journal starts with.
@@ -38,7 +38,7 @@ public enum ReportJSONWriter {
     /// The document after the last task: summary and the other sections.
     static func trailer(summary: ProbeSummary, thresholds: [ThresholdResult], baseline: BaselineComparison?,
                         captures: [CaptureReport], soaks: [SoakReport] = [],
-                        resume: ResumeResults = ResumeResults(), checks: [CheckReport] = []) throws(TaskError) -> [UInt8] {
+                        resume: ResumeResults = ResumeResults(), audits: [AuditResult] = [], checks: [CheckReport] = []) throws(TaskError) -> [UInt8] {
         let encoder = makeEncoder()
         do {
             var output = Array("\n],\"summary\":".utf8)
@@ -53,6 +53,8 @@ public enum ReportJSONWriter {
             output += try encoder.encode(resume.trials)
             output += Array(#","resumeVerdicts":"#.utf8)
             output += try encoder.encode(resume.verdicts)
+            output += Array(#","audits":"#.utf8)
+            output += try encoder.encode(audits)
             output += Array(#","captures":"#.utf8)
             output += try encoder.encode(captures)
             output += Array(#","thresholds":"#.utf8)

@@ -91,11 +91,12 @@ final class ReportWriter {
         try json.append(contentsOfFile: jsonTasks.temporaryPath)
         try json.write(try ReportJSONWriter.trailer(summary: outcome.summary, thresholds: outcome.thresholds,
                                                     baseline: outcome.baseline, captures: outcome.captures,
-                                                    soaks: outcome.soaks, resume: outcome.resume, checks: outcome.checks))
+                                                    soaks: outcome.soaks, resume: outcome.resume, audits: outcome.audits,
+                                                    checks: outcome.checks))
         let junit = try AtomicFile(path: folder.junitPath)
         if outcome.checks.isEmpty {
             try junit.write(JUnitWriter.head(run: run, summary: outcome.summary, thresholds: outcome.thresholds,
-                                             soaks: outcome.soaks, resume: outcome.resume))
+                                             soaks: outcome.soaks, resume: outcome.resume, audits: outcome.audits))
             try junit.append(contentsOfFile: junitCases.temporaryPath)
             try junit.write(JUnitWriter.tail)
         } else {
@@ -108,12 +109,14 @@ final class ReportWriter {
         let html = HTMLReportRenderer.render(tool: outcome.tool, run: run, summary: outcome.summary,
                                              thresholds: outcome.thresholds, baseline: outcome.baseline,
                                              captures: outcome.captures, soaks: outcome.soaks,
-                                             resume: outcome.resume, checks: outcome.checks, sample: outcome.sample)
+                                             resume: outcome.resume, audits: outcome.audits, checks: outcome.checks,
+                                             sample: outcome.sample)
         try writeFileAtomically(Array(html.utf8), to: folder.reportHTMLPath)
         if let prometheusPath {
             try writeFileAtomically(Array(PrometheusWriter.render(run: run, summary: outcome.summary,
                                                                   thresholds: outcome.thresholds, soaks: outcome.soaks,
-                                                                  resume: outcome.resume, checks: outcome.checks).utf8),
+                                                                  resume: outcome.resume, audits: outcome.audits,
+                                                                  checks: outcome.checks).utf8),
                                     to: prometheusPath)
         }
     }
@@ -129,7 +132,7 @@ final class ReportWriter {
                                        verdicts: outcome.resume.verdicts.filter { $0.check == check.name })
             let suite = JUnitWriter.suite(name: check.name, timestamp: check.startedAt, thresholds: check.thresholds,
                                           soaks: outcome.soaks.filter { $0.check == check.name }, resume: resume,
-                                          error: check.error, tasks: own.reduce(0) { $0 + $1.cases },
+                                          audits: outcome.audits.filter { $0.check == check.name }, error: check.error, tasks: own.reduce(0) { $0 + $1.cases },
                                           failedTasks: own.reduce(0) { $0 + $1.failures }, link: check.link)
             return (suite, own)
         }
@@ -139,9 +142,10 @@ final class ReportWriter {
         let outsideResume = ResumeResults(trials: outcome.resume.trials.filter { $0.check.map { !names.contains($0) } ?? true },
                                           verdicts: outcome.resume.verdicts.filter { $0.check.map { !names.contains($0) } ?? true })
         let outsideSoaks = outcome.soaks.filter { $0.check.map { !names.contains($0) } ?? true }
-        if !outside.isEmpty || !outsideResume.isEmpty || !outsideSoaks.isEmpty {
+        let outsideAudits = outcome.audits.filter { $0.check.map { !names.contains($0) } ?? true }
+        if !outside.isEmpty || !outsideResume.isEmpty || !outsideSoaks.isEmpty || !outsideAudits.isEmpty {
             let suite = JUnitWriter.suite(name: "sonde \(outcome.run.command)", timestamp: outcome.run.startedAt, thresholds: [],
-                                          soaks: outsideSoaks, resume: outsideResume, error: nil,
+                                          soaks: outsideSoaks, resume: outsideResume, audits: outsideAudits, error: nil,
                                           tasks: outside.reduce(0) { $0 + $1.cases }, failedTasks: outside.reduce(0) { $0 + $1.failures })
             suites.append((suite, outside))
         }

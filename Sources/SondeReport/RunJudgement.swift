@@ -11,13 +11,14 @@ struct RunJudgement {
     let status: RunStatus
 
     init(summary: ProbeSummary, thresholds: [Threshold], baseline: JournalScan.Result?, soaks: [SoakReportBuilder],
-         resume: ResumeResults, checks: [CheckBuilder], status: RunStatus, finishedAt: Timestamp?) {
+         resume: ResumeResults, audits: [AuditResult] = [], checks: [CheckBuilder], status: RunStatus, finishedAt: Timestamp?) {
         let soakReports = soaks.map { $0.result(finishedAt: finishedAt) }
         self.thresholds = thresholds.map { $0.evaluate(summary, baseline: baseline?.summary, soaks: soakReports) }
         self.checks = checks.map {
-            $0.report(soaks: soakReports, resume: resume, baseline: baseline?.summary, runFinishedAt: finishedAt)
+            $0.report(soaks: soakReports, resume: resume, audits: audits, baseline: baseline?.summary, runFinishedAt: finishedAt)
         }
         let failedGate = self.thresholds.contains { !$0.passed } || soakReports.contains { !$0.passed } || !resume.passed
+            || !audits.allSatisfy(\.passed)
             || self.checks.contains { $0.status != .passed }
         self.status = status == .passed && failedGate ? .failed : status
         comparison = baseline.map { BaselineComparison(current: summary, baseline: $0.summary, baselineRun: $0.run) }

@@ -31,6 +31,8 @@ public final class RunRecorder: @unchecked Sendable {
     private var soaks: [SoakReportBuilder] = []
     /// The resume trials and verdicts recorded so far.
     private var resume = ResumeResults()
+    /// The audited URLs recorded so far.
+    private var audits: [AuditResult] = []
     /// The checks begun so far, in order; `open` indexes those under way, in the order they began.
     private var checks: [CheckBuilder] = []
     private var open: [Int] = []
@@ -55,7 +57,7 @@ public final class RunRecorder: @unchecked Sendable {
 
     /// Whether this run's report files can be written while it records (see the type's comment).
     private var rendersLive: Bool {
-        run.capture == nil && soaks.isEmpty && resume.isEmpty && !recordedCapture && checks.isEmpty
+        run.capture == nil && soaks.isEmpty && resume.isEmpty && audits.isEmpty && !recordedCapture && checks.isEmpty
     }
 
     /// Tasks recorded so far that ended in an error (cheap: no distribution is summarised).
@@ -90,7 +92,7 @@ public final class RunRecorder: @unchecked Sendable {
         }
         if let problem = CheckReport.nameProblem(name) { throw TaskError(code: .internalError, message: problem) }
         guard CheckReport.kinds.contains(kind) else {
-            throw TaskError(code: .internalError, message: "unknown check kind \(kind.debugDescription) (expected probe, soak or resume)")
+            throw TaskError(code: .internalError, message: "unknown check kind \(kind.debugDescription) (expected probe, soak, resume or audit)")
         }
         guard !checks.contains(where: { $0.name == name }) else {
             throw TaskError(code: .internalError, message: "this run already has a check named \(name)")
@@ -226,6 +228,17 @@ public final class RunRecorder: @unchecked Sendable {
         try journal.flush()
     }
 
+    /// Records one audited URL (flushed at once: an audit is one line per URL).
+    public func record(audit: AuditResult, check name: String? = nil) throws(TaskError) {
+        lock.lock()
+        defer { lock.unlock() }
+        var audit = audit
+        audit.check = checkIndex(named: name ?? audit.check).map { checks[$0].name }
+        audits.append(audit)
+        try append(AuditLine(audit: audit))
+        try journal.flush()
+    }
+
     /// Flushes the journal if its buffer has waited a flush interval (call this while idle).
     public func flushIfDue() throws(TaskError) {
         lock.lock()
@@ -252,7 +265,7 @@ public final class RunRecorder: @unchecked Sendable {
         run.finishedAt = Timestamp.now()
         if let link { run.link = link }
         let judged = RunJudgement(summary: result, thresholds: thresholds, baseline: baseline, soaks: soaks, resume: resume,
-                                  checks: checks, status: status, finishedAt: run.finishedAt)
+                                  audits: audits, checks: checks, status: status, finishedAt: run.finishedAt)
         run.status = judged.status
         let results = judged.thresholds, comparison = judged.comparison
         try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison,

@@ -2,18 +2,18 @@ import SondeCore
 
 /// The kinds of check a suite declares, one per command that runs a check.
 public enum CheckKind: String, Codable, CaseIterable, Sendable {
-    case probe, soak, resume
+    case probe, soak, resume, audit
 
     /// Whether `threshold` judges what a check of this kind measures: soaks the `ws.*` metrics,
-    /// probes every other one (phases, errors, reuse, tasks); resume checks have none (their
-    /// trials and verdict pass or fail by themselves). A threshold in a suite's `defaults` applies
+    /// probes every other one (phases, errors, reuse, tasks); resume and audit checks have none
+    /// (their trials and verdict, or their findings, pass or fail by themselves). A threshold in a suite's `defaults` applies
     /// to the checks it judges; in a check of another kind it is an error.
     public func judges(_ threshold: Threshold) -> Bool {
         let soakMetric = threshold.metric.path.hasPrefix("ws.")
         switch self {
         case .probe: return !soakMetric
         case .soak: return soakMetric
-        case .resume: return false
+        case .resume, .audit: return false
         }
     }
 
@@ -23,6 +23,7 @@ public enum CheckKind: String, Codable, CaseIterable, Sendable {
         case .probe: return "a probe check is judged by the probe metrics (phases, errors, reuse, tasks), not ws.*"
         case .soak: return "a soak check is judged by the ws.* metrics (ws.ping.p95, ws.reconnects.count, …)"
         case .resume: return "a resume check has no threshold metrics: its verdict and trials pass or fail by themselves"
+        case .audit: return "an audit check has no threshold metrics: its findings pass or fail it (fail-on)"
         }
     }
 }

@@ -80,7 +80,7 @@ public struct ScheduledCheck: Equatable, Sendable {
         case .soak(let soak):
             let length = max(soak.duration?.seconds ?? SoakSpec.defaults.duration, soak.discoveryMaxIdle ?? 0)
             return min(runTimeoutRange.upperBound, max(600, length + 60))
-        case .probe, .resume:
+        case .probe, .resume, .audit:
             return 600
         }
     }

@@ -34,21 +34,24 @@ public struct SuiteCheck: Equatable, Sendable {
         case probe(ProbeSpec)
         case soak(SoakSpec)
         case resume(ResumeSpec)
+        case audit(AuditSpec)
 
         public var kind: CheckKind {
             switch self {
             case .probe: return .probe
             case .soak: return .soak
             case .resume: return .resume
+            case .audit: return .audit
             }
         }
 
-        /// The URLs the check reaches (a probe's, or the one of a soak or resume).
+        /// The URLs the check reaches (a probe's or an audit's, or the one of a soak or resume).
         public var urls: [String] {
             switch self {
             case .probe(let spec): return spec.urls
             case .soak(let spec): return [spec.url]
             case .resume(let spec): return [spec.url]
+            case .audit(let spec): return spec.urls
             }
         }
 
@@ -58,6 +61,7 @@ public struct SuiteCheck: Equatable, Sendable {
             case .probe(let spec): return spec.thresholds ?? []
             case .soak(let spec): return spec.thresholds ?? []
             case .resume(let spec): return spec.thresholds ?? []
+            case .audit(let spec): return spec.thresholds ?? []
             }
         }
 
@@ -67,6 +71,7 @@ public struct SuiteCheck: Equatable, Sendable {
             case .probe(let spec): return spec.linkProfile
             case .soak(let spec): return spec.linkProfile
             case .resume(let spec): return spec.linkProfile
+            case .audit(let spec): return spec.linkProfile
             }
         }
 
@@ -75,6 +80,7 @@ public struct SuiteCheck: Equatable, Sendable {
             case .probe(let spec): return spec.problems()
             case .soak(let spec): return spec.problems()
             case .resume(let spec): return spec.problems()
+            case .audit(let spec): return spec.problems()
             }
         }
     }

@@ -13,7 +13,7 @@ import Yams
 ///   thresholds: ["errors.rate<1%"]
 /// checks:                     # 1...Suite.maxChecks of them
 ///   - name: api               # unique, SuiteCheck.isValid(name:)
-///     kind: probe             # probe | soak | resume
+///     kind: probe             # probe | soak | resume | audit
 ///     urls: [https://api.example.com/v1/health]
 ///     thresholds: ["wait.p95<200ms"]
 /// ```

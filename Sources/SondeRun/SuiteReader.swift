@@ -193,6 +193,8 @@ struct SuiteReader {
             decoded = decode(SoakSpec.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.soak($0.0), $0.1) }
         case .resume:
             decoded = decode(ResumeSpec.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.resume($0.0), $0.1) }
+        case .audit:
+            decoded = decode(AuditSpec.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.audit($0.0), $0.1) }
         }
         guard let name, let decoded else { return nil }
         if let schedule { schedules[name] = schedule }

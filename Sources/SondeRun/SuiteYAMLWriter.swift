@@ -44,6 +44,7 @@ enum SuiteYAMLWriter {
         case .probe(let spec): return entry(name: name, spec: spec, written: written)
         case .soak(let spec): return entry(name: name, spec: spec, written: written)
         case .resume(let spec): return entry(name: name, spec: spec, written: written)
+        case .audit(let spec): return entry(name: name, spec: spec, written: written)
         }
     }
 

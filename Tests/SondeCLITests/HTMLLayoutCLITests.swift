@@ -46,6 +46,21 @@ import Testing
         #expect(headings.contains { $0.hasPrefix("Resumability") } && headings.contains("Resume trials"), "\(headings)")
     }
 
+    /// Audits of the corpus (a redirect whose Location carries a token, a TLS 1.0 server's suite
+    /// lists, the SHA-1 leaf): the findings' evidence, the suites and the request lines wrap inside
+    /// the page.
+    @Test func anAuditReportFitsTheWindow() throws {
+        let corpus = try AuditCorpusProcess.get()
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["audit", "--cacert", corpus.caFile, "--output-dir", output,
+                                        try corpus.url("http-secrets"), try corpus.url("tls10"), try corpus.url("sha1")], timeout: 120)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let facts = try Self.measure(try folder(output) + "/report.html")
+        Self.expectFits(facts, "audit")
+        let headings = (facts["boxes"] as? [[String: Any]] ?? []).compactMap { $0["heading"] as? String }
+        #expect(headings.filter { $0.hasPrefix("Audit") }.count >= 3, "\(headings)")
+    }
+
     /// The TCP (14 columns) and QUIC (12 columns) packet-evidence tables of two captures.
     @Test func thePacketEvidenceTablesFitTheWindow() throws {
         let corpus = Harness.root + "/Tests/SondeCaptureTests/Corpus/"

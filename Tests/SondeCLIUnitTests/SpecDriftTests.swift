@@ -44,6 +44,10 @@ import Testing
         #expect(try Self.keys(of: ResumeCommand.self) == Set(ResumeSpec.keys))
     }
 
+    @Test func auditKeysAreAuditOptions() throws {
+        #expect(try Self.keys(of: AuditCommand.self) == Set(AuditSpec.keys))
+    }
+
     /// A value of `key` that passes its checks, as the command line writes it and as a suite
     /// file's JSON form holds it (files named by path keys exist in `folder`).
     static func sample(_ key: SpecKey, folder: String) -> (argument: String?, json: Any) {
@@ -63,6 +67,7 @@ import Testing
         case "interrupt-at": text = "50%"
         case "subprotocols": text = "chat"
         case "link": text = "lte,loss-down=1%"
+        case "only", "skip": text = "hsts"
         default: text = key.choices.last ?? "x"
         }
         switch key.type {
@@ -103,6 +108,7 @@ import Testing
         try check(ProbeSpec.self, url: "https://h/", urlKey: "urls") { try ProbeCommand.parse($0).spec }
         try check(SoakSpec.self, url: "wss://h/", urlKey: "url") { try SoakCommand.parse($0).spec }
         try check(ResumeSpec.self, url: "https://h/", urlKey: "url") { try ResumeCommand.parse($0).spec }
+        try check(AuditSpec.self, url: "https://h/", urlKey: "urls") { try AuditCommand.parse($0).spec }
     }
 
     /// The repeatable options' keys are the plurals `SpecProblem.optionName` maps back.

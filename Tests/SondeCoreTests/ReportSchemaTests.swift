@@ -21,6 +21,8 @@ import Testing
         ("quicFlow", QUICFlowEvidence.schemaDefinition), ("quicDirection", QUICFlowEvidence.Direction.schemaDefinition),
         ("auditReport", AuditReport.schemaDefinition), ("auditTarget", AuditTarget.schemaDefinition),
         ("auditTLSOffer", AuditTLSOffer.schemaDefinition), ("auditFinding", AuditFinding.schemaDefinition),
+        ("audit", AuditResult.schemaDefinition), ("auditRequestCost", AuditRequestCost.schemaDefinition),
+        ("auditConnectionCost", AuditConnectionCost.schemaDefinition),
         ("linkUse", LinkUse.schemaDefinition), ("linkConnection", LinkConnectionCounters.schemaDefinition),
     ]
 

@@ -187,7 +187,7 @@ import Testing
         }
         let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.reportJSONPath)))
             as? [String: Any])
-        #expect(Set(object.keys) == ["schemaVersion", "tool", "run", "probes", "summary", "soaks", "resumeTrials", "resumeVerdicts",
+        #expect(Set(object.keys) == ["schemaVersion", "tool", "run", "probes", "summary", "soaks", "resumeTrials", "resumeVerdicts", "audits",
                                      "captures", "thresholds", "baseline"])
         let junit = try String(contentsOfFile: folder.junitPath, encoding: .utf8)
         #expect(junit.contains(#"<testsuite name="sonde run" tests="3" failures="1""#))

@@ -133,8 +133,8 @@ import Testing
           - name: api
             kind: ping
             urls: ["http://127.0.0.1:9/"]
-        """, line: 3, column: 11, key: "kind", "unknown kind 'ping' (allowed: probe, soak, resume)")
-        #expect(problem?.description == "suite.yaml:3:11: kind: unknown kind 'ping' (allowed: probe, soak, resume)")
+        """, line: 3, column: 11, key: "kind", "unknown kind 'ping' (allowed: probe, soak, resume, audit)")
+        #expect(problem?.description == "suite.yaml:3:11: kind: unknown kind 'ping' (allowed: probe, soak, resume, audit)")
     }
 
     @Test func malformedThresholdAtItsItem() {

@@ -15,7 +15,7 @@ extension SpecKey {
     public static let connectTimeout = SpecKey(
         "connect-timeout", .duration, bound: .duration(0.001...SpecRules.maxTimeoutS), valueName: "duration",
         summary: "Connection setup limit",
-        help: "How long a connect (TCP, TLS and, for soak, the upgrade) may take, e.g. 5s (at most 24h; default: 10s for soak, libcurl's 300s otherwise).")
+        help: "How long a connect (TCP, TLS and, for soak, the upgrade) may take, e.g. 5s (at most 24h; default: 10s for soak, 2s for audit (at most 60s), libcurl's 300s otherwise).")
     public static let resolve = SpecKey(
         "resolve", .textList, summary: "host:port:address entries",
         help: "Use this address for host:port, as host:port:address (repeatable), as curl --resolve.")

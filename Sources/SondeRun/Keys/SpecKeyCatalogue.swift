@@ -64,6 +64,7 @@ extension CheckKind {
         case .probe: return ProbeSpec.keyTable
         case .soak: return SoakSpec.keyTable
         case .resume: return ResumeSpec.keyTable
+        case .audit: return AuditSpec.keyTable
         }
     }
 }

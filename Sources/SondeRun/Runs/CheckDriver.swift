@@ -173,7 +173,7 @@ public struct CheckDriver: Sendable {
             let (failedWork, runError) = await runAtOnce(checks, width: width, in: lifecycle)
             let status = lifecycle.finish(error: runError, failedWork: failedWork, har: har, interruptedNote: note) { finished, renderer in
                 print("")
-                print(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume))
+                print(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume, audits: finished.audits))
             }
             return Ended(status: status, finished: lifecycle.finished, folder: lifecycle.recorder.folder.path)
         }
@@ -201,7 +201,7 @@ public struct CheckDriver: Sendable {
         let status = lifecycle.finish(error: runError, failedWork: failedWork, har: har, interruptedNote: note, link: endedLink) { finished, renderer in
             if suite {
                 print("")
-                print(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume))
+                print(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume, audits: finished.audits))
             } else {
                 for check in checks { check.runner.render(finished, renderer) }
             }
@@ -236,6 +236,7 @@ public struct CheckDriver: Sendable {
         switch checks.first?.runner {
         case .soak: return "every connection was closed with 1000; the report holds the soak so far"
         case .resume: return "the report holds the trials that ended before"
+        case .audit: return "the report holds the URLs audited before"
         default: return "the report holds the tasks that finished"
         }
     }

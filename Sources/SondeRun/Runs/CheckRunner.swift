@@ -31,12 +31,14 @@ public enum CheckRunner {
     case probe(ProbeCheckRunner)
     case soak(SoakCheckRunner)
     case resume(ResumeCheckRunner)
+    case audit(AuditCheckRunner)
 
     var kind: String {
         switch self {
         case .probe: return "probe"
         case .soak: return "soak"
         case .resume: return "resume"
+        case .audit: return "audit"
         }
     }
 
@@ -53,6 +55,9 @@ public enum CheckRunner {
         case .resume(var runner):
             try runner.prepare(localPorts: localPorts)
             self = .resume(runner)
+        case .audit:
+            // The audit's handshakes bind no port block: a capture of the run does not see them.
+            break
         }
     }
 
@@ -61,7 +66,7 @@ public enum CheckRunner {
         switch self {
         case .probe(let runner): return runner.warnings
         case .soak(let runner): return runner.warnings
-        case .resume: return []
+        case .resume, .audit: return []
         }
     }
 
@@ -70,6 +75,8 @@ public enum CheckRunner {
         case .probe(let runner): return runner.groups.contains { $0.options.insecure }
         case .soak(let runner): return runner.options.config.insecure
         case .resume(let runner): return runner.settings.insecure
+        // The audit's HTTP probes skip verification by design; cert.chain judges the chain.
+        case .audit: return false
         }
     }
 
@@ -79,6 +86,7 @@ public enum CheckRunner {
         case .probe(let runner): return runner.endpoints
         case .soak(let runner): return runner.endpoints
         case .resume(let runner): return runner.endpoints
+        case .audit(let runner): return runner.endpoints
         }
     }
 
@@ -87,6 +95,7 @@ public enum CheckRunner {
         case .probe(let runner): return await runner.run(in: lifecycle, context)
         case .soak(let runner): return await runner.run(in: lifecycle, context)
         case .resume(let runner): return await runner.run(in: lifecycle, context)
+        case .audit(let runner): return await runner.run(in: lifecycle, context)
         }
     }
 
@@ -96,6 +105,7 @@ public enum CheckRunner {
         case .probe(let runner): runner.render(finished, renderer)
         case .soak(let runner): runner.render(finished, renderer)
         case .resume(let runner): runner.render(finished, renderer)
+        case .audit(let runner): runner.render(finished, renderer)
         }
     }
 }

@@ -31,6 +31,8 @@ public struct PlannedCheck {
                                            displayURL: redactor.redact(url: spec.url), discoverIdleTimeout: spec.discoveryMaxIdle))
         case .resume(let spec):
             runner = .resume(ResumeCheckRunner(spec, redact: !settings.noRedact, extraRedactions: settings.extraRedactions))
+        case .audit(let spec):
+            runner = .audit(AuditCheckRunner(spec))
         }
         name = check.name
         link = check.spec.linkProfile

@@ -1,0 +1,36 @@
+import SondeCore
+
+/// The terminal view of one audited URL: the offered versions and suites, the key exchange
+/// group, one line per finding (worst first; what a client would do under those at `warn` and
+/// above), then each measured request's cold and warm cost. The URL and the findings' text come
+/// from the report, which redacted them; every line goes through `TerminalText.sanitized` (a
+/// server's header cannot send escape sequences to the terminal).
+public enum AuditTerminalView {
+    public static func render(_ audit: AuditResult) -> String {
+        let target = audit.target
+        var lines = ["\(target.url)  (\(Int(target.durationMs.rounded())) ms)"
+            + (audit.link.map { ", over the emulated link \($0)" } ?? "") + ": " + (audit.passed ? "passed" : "FAILED")]
+        if let error = target.error {
+            lines.append("  error: \(error)")
+            return lines.map { TerminalText.sanitized($0) }.joined(separator: "\n")
+        }
+        for offer in target.offers {
+            let state = offer.accepted == true ? "accepted" : offer.accepted == false ? "not accepted" : "not tested"
+            var line = "  \(offer.version): \(state)"
+            if !offer.ciphers.isEmpty { line += " — " + offer.ciphers.joined(separator: " ") }
+            if !offer.untested.isEmpty { line += " (\(offer.untested.count) suites untested)" }
+            lines.append(line)
+        }
+        if let group = target.keyExchangeGroup { lines.append("  key exchange: \(group)") }
+        for finding in target.findings.sorted(by: { $0.severity > $1.severity }) {
+            lines.append("  \(finding.severity.rawValue.uppercased().padding(toLength: 4, withPad: " ", startingAt: 0)) \(finding.id): \(finding.observed)")
+            if finding.severity >= .warn, !finding.client.isEmpty { lines.append("       client: \(finding.client)") }
+        }
+        for request in target.requests {
+            lines.append("  cost \(request.name) \(request.request)")
+            if let cold = request.cold { lines.append("       cold: \(cold.text)") }
+            if let warm = request.warm { lines.append("       warm: \(warm.text)") }
+        }
+        return lines.map { TerminalText.sanitized($0) }.joined(separator: "\n")
+    }
+}

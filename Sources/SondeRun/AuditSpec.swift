@@ -1,0 +1,91 @@
+import Foundation
+import SondeAudit
+import SondeCore
+
+/// The spec of an audit check (`sonde audit`, `kind: audit`): URLs checked for mobile clients
+/// (TLS and certificate against Apple's ATS rules, HTTP as URLSession meets it; docs/audit.md).
+/// Keys are `sonde audit`'s long options (see `CheckSpec`).
+public struct AuditSpec: CheckSpec {
+    public static let kind = CheckKind.audit
+
+    public var urls: [String]
+    public var cacert: String?
+    /// Finding ids as written; an item may hold several, comma-separated.
+    public var only: [String]?
+    public var skip: [String]?
+    /// `fail` (default) or `warn`.
+    public var failOn: String?
+    public var connectTimeout: DurationValue?
+    public var budget: DurationValue?
+    /// The emulated link (`LinkKey`), as written.
+    public var link: String?
+    public var thresholds: [String]?
+
+    public init(urls: [String]) { self.urls = urls }
+
+    /// The defaults of what is not given: each handshake's connect bound, each URL's budget (s).
+    public static let defaults = (connectTimeout: 2.0, budget: 8.0)
+    /// The longest connect bound an audit takes (s): a handshake is one of ~100.
+    public static let maxConnectTimeout = 60.0
+
+    public static var unfilled: AuditSpec { AuditSpec(urls: []) }
+
+    public mutating func visitKeys<V: SpecKeyVisitor>(_ v: inout V) {
+        v.visitRequired(.auditURLs, &urls)
+        v.visit(.cacert, &cacert)
+        v.visit(.only, &only)
+        v.visit(.skip, &skip)
+        v.visit(.failOn, &failOn)
+        v.visit(.connectTimeout, &connectTimeout)
+        v.visit(.budget, &budget)
+        v.visit(.link, &link)
+        v.visit(.thresholds, &thresholds)
+    }
+
+    public func problems() -> [SpecProblem] {
+        var problems: [SpecProblem] = []
+        if urls.isEmpty { problems.append(SpecProblem(key: "urls", "give at least one http or https URL")) }
+        for url in urls {
+            do throws(AuditURLError) { _ = try Auditor.parse(url) } catch { problems.append(SpecProblem(key: "urls", error.description)) }
+            if let problem = SpecRules.plainText(url, key: "urls") { problems.append(problem) }
+        }
+        if let failOn, failOn != "fail" && failOn != "warn" { problems.append(SpecProblem(key: "fail-on", "takes fail or warn, not \(failOn)")) }
+        if let seconds = connectTimeout?.seconds, seconds > Self.maxConnectTimeout {
+            problems.append(SpecProblem(key: "connect-timeout", "must be at most \(Int(Self.maxConnectTimeout))s for an audit (each of ~100 handshakes)"))
+        }
+        let known = Set(AuditOptions.findingIDs)
+        for (key, list) in [("only", only), ("skip", skip)] {
+            for id in Self.ids(list) ?? [] where !known.contains(id) {
+                problems.append(SpecProblem(key: key, "names no finding \(id) (known: \(AuditOptions.findingIDs.joined(separator: ", ")))"))
+            }
+        }
+        if let problem = SpecRules.readableFile(cacert, key: "cacert", maxBytes: 16 << 20) { problems.append(problem) }
+        problems += boundProblems
+        problems += [linkProblem, thresholdProblem].compactMap { $0 }
+        return problems
+    }
+
+    public func resolvingPaths(against folder: String) -> AuditSpec {
+        var spec = self
+        spec.cacert = Self.resolve(path: cacert, against: folder)
+        return spec
+    }
+
+    /// The ids of `only`/`skip` items, comma-separated ones split; nil without the key.
+    static func ids(_ list: [String]?) -> Set<String>? {
+        list.map { Set($0.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }) }
+    }
+
+    /// The severity that fails the audit.
+    public var failSeverity: AuditFinding.Severity { failOn == "warn" ? .warn : .fail }
+
+    /// The auditor's options of this spec (valid: `problems()` came back empty).
+    public var auditOptions: AuditOptions {
+        AuditOptions(caFile: cacert,
+                     connectTimeoutMs: Int(((connectTimeout?.seconds ?? Self.defaults.connectTimeout) * 1000).rounded(.up)),
+                     budgetMs: Int(((budget?.seconds ?? Self.defaults.budget) * 1000).rounded(.up)),
+                     only: Self.ids(only), skip: Self.ids(skip) ?? [])
+    }
+}
+
+extension AuditSpec: ConnectTimeoutKey, LinkKey {}

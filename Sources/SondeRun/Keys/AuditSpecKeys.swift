@@ -1,0 +1,22 @@
+import SondeAudit
+
+// The keys of an audit check (`sonde audit`, `kind: audit`) that no other kind has.
+
+extension SpecKey {
+    public static let auditURLs = SpecKey("urls", .textList, summary: "http or https URLs to audit, at least one",
+                                          help: "http or https URLs to audit.")
+    public static let only = SpecKey(
+        "only", .textList, valueName: "ids",
+        summary: "Keep only these finding ids (an item may hold several, comma-separated)",
+        help: "Keep only these finding ids (comma-separated or repeated): \(AuditOptions.findingIDs.joined(separator: ", ")).")
+    public static let skip = SpecKey(
+        "skip", .textList, valueName: "ids", summary: "Leave out these finding ids (an item may hold several, comma-separated)",
+        help: "Leave out these finding ids (comma-separated or repeated).")
+    public static let failOn = SpecKey(
+        "fail-on", .text, choices: ["fail", "warn"], summary: "The severity that fails the audit: fail (default) or warn",
+        help: "The severity that fails the audit (exit 1): fail (the default) or warn.")
+    public static let budget = SpecKey(
+        "budget", .duration, bound: .duration(0.1...600), valueName: "duration",
+        summary: "Time budget of one URL's TLS scan, and apart from it of its HTTP probes (default 8s)",
+        help: "Time budget of one URL's TLS scan, and apart from it of its HTTP probes, e.g. 8s (0.1s…600s; the default 8s).")
+}

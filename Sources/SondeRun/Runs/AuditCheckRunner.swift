@@ -1,0 +1,68 @@
+import Foundation
+import SondeAudit
+import SondeCapture
+import SondeCore
+import SondeHTTP
+import SondeLink
+import SondeReport
+
+/// Runs an audit check inside a run: each URL audited in turn (`Auditor`: the HTTP probes, the
+/// TLS scan, the rules) on a dedicated thread, each result recorded as it ends (`record(audit:)`)
+/// and shown on the terminal. Over a link, the thread enters the link's namespace first: every
+/// handshake and request of the audit (and the probe pool's threads, which inherit the namespace)
+/// crosses it, so the measured requests' cold and warm costs are the link's.
+///
+/// Ctrl-C (or serve's run limit) is seen between URLs: the URL under way finishes within its
+/// budget (`AuditOptions.budgetMs`, twice: TLS scan and HTTP probes).
+public struct AuditCheckRunner: Sendable {
+    let urls: [String]
+    let options: AuditOptions
+    let failOn: AuditFinding.Severity
+    /// The link's profile name, stamped on every result measured over it.
+    var linkName: String?
+
+    public init(_ spec: AuditSpec) {
+        urls = spec.urls
+        options = spec.auditOptions
+        failOn = spec.failSeverity
+        linkName = spec.linkProfile?.name
+    }
+
+    /// Where the audit's flows go (for the link's reach and a capture's filter).
+    var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: urls, resolve: []) }
+
+    func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
+        await runOnDedicatedThread(named: "sonde-audit") {
+            if let link = context.link {
+                do throws(TaskError) { try link.enter() } catch { return CheckOutcome(error: error, setupFailed: true) }
+            }
+            defer { context.link?.leave() }
+            return runBlocking(in: lifecycle, context)
+        }
+    }
+
+    private func runBlocking(in lifecycle: RunLifecycle, _ context: CheckContext) -> CheckOutcome {
+        let auditor = Auditor(options: options)
+        var failed = false
+        for url in urls {
+            if lifecycle.interrupted { break }
+            let result = AuditResult(check: context.name, failOn: failOn, target: auditor.audit(url),
+                                     link: context.link == nil ? nil : linkName)
+            do throws(TaskError) { try lifecycle.recorder.record(audit: result, check: context.name) } catch {
+                return CheckOutcome(error: error, failedWork: true)
+            }
+            failed = failed || !result.passed
+            if lifecycle.terminal {
+                print(AuditTerminalView.render(result).split(separator: "\n", omittingEmptySubsequences: false)
+                    .map { context.linePrefix + $0 }.joined(separator: "\n"))
+            }
+        }
+        return CheckOutcome(failedWork: failed)
+    }
+
+    /// A plain `sonde audit`'s end: how many URLs passed (each was shown as it ended).
+    func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
+        let passed = finished.audits.filter(\.passed).count
+        print("\n\(passed)/\(finished.audits.count) URL\(finished.audits.count == 1 ? "" : "s") passed the audit (fail-on \(failOn.rawValue))")
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+@testable import SondeCore
+@testable import SondeReport
+
+/// Audited URLs recorded through a `RunRecorder` (`sonde audit`, `audit` checks): report.json's
+/// `audits[]`, a JUnit case per finding (failed at the audit's `failOn`), the HTML section with
+/// every string escaped, the Prometheus series, the run's status; and `sonde report` (the journal
+/// rendered again) gives the same audits.
+@Suite struct AuditReportTests {
+    static let hostile = "<script>alert(1)</script>&\"'"
+
+    static func target(url: String, severities: [(String, AuditFinding.Severity)]) -> AuditTarget {
+        var target = AuditTarget(url: url, host: "127.0.0.1", port: 443, durationMs: 42,
+                                 offers: [AuditTLSOffer(version: "TLSv1.2", accepted: true, ciphers: ["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"])])
+        target.findings = severities.map { id, severity in
+            AuditFinding(id: id, severity: severity, title: "title " + hostile, observed: "seen " + hostile,
+                         evidence: ["HTTP/2 200 " + hostile], client: "client " + hostile, rule: "javascript:alert(1)")
+        }
+        target.requests = [AuditRequestCost(name: "get", request: "GET " + url,
+                                            cold: AuditConnectionCost(protocolName: "h2", reused: false, totalMs: 120.04, setupMs: 80, waitMs: 30, wireBytes: 10),
+                                            warm: AuditConnectionCost(protocolName: "h2", reused: true, totalMs: 31.5, setupMs: nil, waitMs: 30, wireBytes: 10))]
+        return target
+    }
+
+    static func record(_ audits: [AuditResult], check: String? = nil) throws -> (directory: String, folder: RunFolder, outcome: RunOutcome) {
+        let directory = NSTemporaryDirectory() + "sonde-audits-\(UUID().uuidString)"
+        let folder = try RunFolder(outputDirectory: directory, runID: "run")
+        let run = RunInfo(id: "run", command: "audit", arguments: [], startedAt: .now(), status: .error, insecure: false, redacted: true)
+        let recorder = try RunRecorder(folder: folder, tool: ToolInfo(libcurl: "x", features: []), run: run)
+        if let check { try recorder.beginCheck(name: check, kind: "audit", thresholds: []) }
+        for audit in audits { try recorder.record(audit: audit) }
+        if check != nil { try recorder.endCheck(error: nil, interrupted: false) }
+        let outcome = try recorder.finish(status: audits.allSatisfy(\.passed) ? .passed : .failed, prometheusPath: directory + "/audit.prom")
+        return (directory, folder, outcome)
+    }
+
+    @Test func aFailingFindingFailsTheRunAndEveryFileShowsTheAudit() throws {
+        let clean = AuditResult(failOn: .fail, target: Self.target(url: "https://a.example/", severities: [("hsts", .pass), ("http.h2", .warn)]))
+        let flawed = AuditResult(failOn: .fail, target: Self.target(url: "https://b.example/" + Self.hostile,
+                                                                      severities: [("cert.signature", .fail), ("hsts", .info)]))
+        #expect(clean.passed && !flawed.passed)
+        #expect(!AuditResult(failOn: .warn, target: clean.target).passed, "fail-on warn fails on a warn")
+        let (directory, folder, outcome) = try Self.record([clean, flawed])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(outcome.run.status == .failed && outcome.exitStatus == .failure)
+        #expect(outcome.audits == [clean, flawed])
+
+        let document = try JSONDecoder().decode(ReportDocument.self, from: Data(contentsOf: URL(fileURLWithPath: folder.reportJSONPath)))
+        #expect(document.audits == [clean, flawed])
+        #expect(document.audits?[0].target.requests.first?.warm?.reused == true)
+
+        // JUnit: one case per finding; the fail is a <failure>, the warn is not (fail-on fail).
+        let junit = try String(contentsOfFile: folder.junitPath, encoding: .utf8)
+        let xml = try XMLDocument(data: Data(junit.utf8))
+        let cases = try xml.nodes(forXPath: "//testcase[@classname='sonde.audit']")
+        #expect(cases.count == 4)
+        let failures = try xml.nodes(forXPath: "//testcase[@classname='sonde.audit'][failure]").compactMap { ($0 as? XMLElement)?.attribute(forName: "name")?.stringValue }
+        #expect(failures == ["https://b.example/" + Self.hostile + " cert.signature"], "\(failures)")
+        let root = try #require(xml.rootElement())
+        #expect(root.attribute(forName: "failures")?.stringValue == "1" && root.attribute(forName: "tests")?.stringValue == "4", "\(junit)")
+
+        // HTML: the section, the costs, nothing unescaped, no javascript: link.
+        let html = try String(contentsOfFile: folder.reportHTMLPath, encoding: .utf8)
+        #expect(html.contains("<h2>Audit <code>https://a.example/</code></h2>"))
+        #expect(html.contains("h2 new connection 120.0 ms (setup 80.0 ms, wait 30.0 ms)") && html.contains("h2 reused connection 31.5 ms"), "\(html)")
+        #expect(!html.contains("<script>") && !html.contains("href=\"javascript:"))
+        #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;"))
+
+        // Prometheus: a series per finding, valued by rank, and the audit's success.
+        let prom = try String(contentsOfFile: directory + "/audit.prom", encoding: .utf8)
+        #expect(prom.contains(#"sonde_audit_finding{url="https://a.example/",id="http.h2",severity="warn"} 2"#), "\(prom)")
+        #expect(prom.contains(#"sonde_audit_success{url="https://a.example/"} 1"#))
+        #expect(prom.contains(#"sonde_audit_request_seconds{url="https://a.example/",request="get",connection="warm"} 0.0315"#), "\(prom)")
+
+        // `sonde report`: the journal gives the same audits and status.
+        let again = try ReportFiles.render(folder: folder)
+        #expect(again.audits == [clean, flawed] && again.run.status == .failed)
+    }
+
+    /// In a suite, an audit check is judged by its own audits; its JUnit suite holds its cases.
+    @Test func anAuditCheckIsJudgedByItsFindings() throws {
+        let flawed = AuditResult(failOn: .fail, target: Self.target(url: "https://b.example/", severities: [("tls.min-version", .fail)]))
+        let (directory, folder, outcome) = try Self.record([flawed], check: "tls")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(outcome.checks.map(\.status) == [.failed] && outcome.checks.first?.kind == "audit")
+        #expect(outcome.audits.first?.check == "tls")
+        let junit = try String(contentsOfFile: folder.junitPath, encoding: .utf8)
+        #expect(junit.contains(#"<testsuite name="tls" tests="1" failures="1""#), "\(junit)")
+        let prom = try String(contentsOfFile: directory + "/audit.prom", encoding: .utf8)
+        #expect(prom.contains(#"sonde_audit_finding{check="tls",url="https://b.example/",id="tls.min-version",severity="fail"} 3"#), "\(prom)")
+    }
+}
+
+/// The terminal view passes no control character a server sent (an escape sequence in a header).
+@Suite struct AuditTerminalViewTests {
+    @Test func controlCharactersDoNotReachTheTerminal() {
+        var target = AuditTarget(url: "https://a.example/", host: "a.example", port: 443)
+        target.findings = [AuditFinding(id: "hsts", severity: .warn, title: "t", observed: "max-age \u{1B}[2J\u{7}evil", client: "c\u{1B}]0;x")]
+        let text = AuditTerminalView.render(AuditResult(failOn: .fail, target: target))
+        #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(text.debugDescription)")
+        #expect(text.contains("WARN hsts: max-age"))
+    }
+}
