@@ -37,6 +37,7 @@ struct AuditCommand: AsyncParsableCommand {
     @OptionGroup var connectTimeout: ConnectTimeoutOption
     @Option(name: .key(.budget), help: .key(.budget)) var budget: DurationValue?
     @OptionGroup var link: LinkOption
+    @OptionGroup var resolve: ResolveOption
 
     @OptionGroup var printSuite: PrintSuiteOption
     @OptionGroup var report: ReportOptions
@@ -51,6 +52,7 @@ struct AuditCommand: AsyncParsableCommand {
         connectTimeout.apply(to: &spec)
         spec.budget = budget
         link.apply(to: &spec)
+        resolve.apply(to: &spec)
         return spec
     }
 

@@ -59,7 +59,7 @@ struct LinkOption: ParsableArguments {
     func apply(to spec: inout some LinkKey) { spec.link = link }
 }
 
-/// `--resolve` (probe, resume).
+/// `--resolve` (probe, resume, audit).
 struct ResolveOption: ParsableArguments {
     @Option(name: .key(.resolve), help: .key(.resolve)) var resolve: [String] = []
 

@@ -19,6 +19,8 @@ public struct AuditSpec: CheckSpec {
     public var budget: DurationValue?
     /// The emulated link (`LinkKey`), as written.
     public var link: String?
+    /// `host:port:address` entries (`ResolveKey`) every request and handshake of the audit uses.
+    public var resolve: [String]?
     public var thresholds: [String]?
 
     public init(urls: [String]) { self.urls = urls }
@@ -38,6 +40,7 @@ public struct AuditSpec: CheckSpec {
         v.visit(.failOn, &failOn)
         v.visit(.connectTimeout, &connectTimeout)
         v.visit(.budget, &budget)
+        v.visit(.resolve, &resolve)
         v.visit(.link, &link)
         v.visit(.thresholds, &thresholds)
     }
@@ -61,7 +64,7 @@ public struct AuditSpec: CheckSpec {
         }
         if let problem = SpecRules.readableFile(cacert, key: "cacert", maxBytes: 16 << 20) { problems.append(problem) }
         problems += boundProblems
-        problems += [linkProblem, thresholdProblem].compactMap { $0 }
+        problems += [resolveProblem, linkProblem, thresholdProblem].compactMap { $0 }
         return problems
     }
 
@@ -84,8 +87,8 @@ public struct AuditSpec: CheckSpec {
         AuditOptions(caFile: cacert,
                      connectTimeoutMs: Int(((connectTimeout?.seconds ?? Self.defaults.connectTimeout) * 1000).rounded(.up)),
                      budgetMs: Int(((budget?.seconds ?? Self.defaults.budget) * 1000).rounded(.up)),
-                     only: Self.ids(only), skip: Self.ids(skip) ?? [])
+                     only: Self.ids(only), skip: Self.ids(skip) ?? [], resolve: resolve ?? [])
     }
 }
 
-extension AuditSpec: ConnectTimeoutKey, LinkKey {}
+extension AuditSpec: ConnectTimeoutKey, LinkKey, ResolveKey {}

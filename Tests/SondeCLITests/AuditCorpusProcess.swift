@@ -1,7 +1,7 @@
 import Foundation
 
 /// The nginx audit corpus (scripts/audit-corpus.sh) for the CLI tests: started once per test
-/// process on 21 consecutive free loopback ports, stopped (by its pid file) when the process exits.
+/// process on consecutive free loopback ports (a block of 32), stopped (by its pid file) when the process exits.
 final class AuditCorpusProcess: Sendable {
     let directory: String
     /// name → URL to audit (corpus.tsv).
@@ -16,7 +16,7 @@ final class AuditCorpusProcess: Sendable {
         var started = Harness.Result(status: 1, stdout: "", stderr: "")
         for _ in 0..<20 {
             let base = Int.random(in: 20_000...60_000)
-            guard (base..<base + 24).allSatisfy(Self.portIsFree) else { continue }
+            guard (base..<base + 32).allSatisfy(Self.portIsFree) else { continue }
             try? FileManager.default.removeItem(atPath: directory)
             started = try Harness.run("/bin/bash", [Harness.root + "/scripts/audit-corpus.sh", directory, "\(base)"], timeout: 120)
             if started.status == 0 { break }
@@ -26,7 +26,7 @@ final class AuditCorpusProcess: Sendable {
         var urls: [String: String] = [:]
         for line in table.split(separator: "\n") {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            if fields.count == 5 { urls[fields[0]] = fields[4] }
+            if fields.count >= 5 { urls[fields[0]] = fields[4] }  // a sixth column: the resolve entry
         }
         self.urls = urls
         Self.pidFile.withLock { $0 = directory + "/nginx.pid" }

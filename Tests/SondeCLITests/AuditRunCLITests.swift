@@ -90,6 +90,28 @@ import Testing
         #expect(usage.status == 64 && usage.stderr.contains("--only names no finding no.such-finding"), "\(usage.stderr)")
     }
 
+    /// `--resolve` audits a name the system cannot resolve (under RFC 6761's .test) at a given
+    /// address: every request and handshake goes there, and the certificate's SAN covers the name.
+    @Test func resolveAuditsANameAtAGivenAddress() throws {
+        let corpus = try AuditCorpusProcess.get()
+        let clean = try #require(URLComponents(string: try corpus.url("http-clean")))
+        let port = try #require(clean.port)
+        var named = clean
+        named.host = "api.audit.test"
+        let url = try #require(named.string)
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["audit", "--cacert", corpus.caFile, "--resolve", "api.audit.test:\(port):127.0.0.1",
+                                        "--output-dir", output, "--json", url], timeout: 60)
+        #expect(result.status == 0, "\(result.stdout.suffix(2000))\(result.stderr)")
+        let audit = try #require(Self.audits(try Harness.json(result.stdout)).first)
+        let findings = Self.findings(audit)
+        #expect(findings["cert.san"] == "pass" && !findings.values.contains("fail"), "\(findings)")
+        let without = try Harness.sonde(["audit", "--cacert", corpus.caFile, "--output-dir", output, url], timeout: 60)
+        #expect(without.status == 1, "without --resolve the name does not resolve: \(without.stdout.suffix(1000))")
+        let bad = try Harness.sonde(["audit", "--resolve", "not-an-entry", url])
+        #expect(bad.status == 64 && bad.stderr.contains("resolve"), "\(bad.stderr)")
+    }
+
     /// A suite with two audit checks beside a probe check: each audit check is judged by its own
     /// findings (the SHA-1 server's fails, the clean one passes), and the run fails.
     @Test func auditChecksInASuite() throws {
