@@ -50,6 +50,36 @@ for target in targets:
     print(f"      {target.split(':')[0]}: sonde {ms:.2f} ms, blackbox_exporter {mb:.2f} ms, ratio {ms / mb:.2f} (target <= 1.00)")
 PY
 kill "$serve_pid" 2>/dev/null || true; wait "$serve_pid" 2>/dev/null || true
+
+# The libcurl floor under a /probe over https (scripts/bench/libcurl-fresh-tls.c), on the libcurl sonde
+# runs on and on the system's: what a kept multi handle (libcurl's CA cache) would spare per connection.
+echo "   c) libcurl alone, 1,000 fresh https connections to the target per libcurl and mode (5 interleaved rounds"
+echo "      of 200; new = a multi handle per transfer as /probe, kept = one multi handle, its CA cache;"
+echo "      kept-nocapath = kept with CURLOPT_CAPATH cleared); median ms, CPU µs per connection (getrusage)"
+libcurl=$("$sonde" version | sed -n 's/^libcurl [^ ]* at \([^ ]*\).*/\1/p')
+cc -O2 -o "$work/fresh-provided" "$here/scripts/bench/libcurl-fresh-tls.c" -L"$(dirname "$libcurl")" -l:"$(basename "$libcurl")" \
+  -Wl,-rpath,"$(dirname "$libcurl")"
+cc -O2 -o "$work/fresh-system" "$here/scripts/bench/libcurl-fresh-tls.c" -lcurl
+for build in provided system; do
+  for round in 1 2 3 4 5; do
+    for mode in new kept kept-nocapath; do
+      "$work/fresh-$build" "$https/" 200 "$mode" "$ca" >> "$work/fresh.$build.$mode"
+    done
+  done
+done
+python3 - "$work" <<'PY'
+import statistics, sys
+work = sys.argv[1]
+for build in ("provided", "system"):
+    rows = {}
+    for mode in ("new", "kept", "kept-nocapath"):
+        lines = [l.split() for l in open(f"{work}/fresh.{build}.{mode}")]
+        assert all(int(l[2]) == 200 for l in lines), lines  # every transfer its own connection
+        rows[mode] = (statistics.median(float(l[0]) for l in lines), statistics.median(float(l[1]) for l in lines), lines[0][3])
+    new = rows["new"][1]
+    print(f"      {rows['new'][2]}: " + ", ".join(
+        f"{mode} {ms:.2f} ms {cpu:.0f} µs ({cpu / new:.2f})" for mode, (ms, cpu, _) in rows.items()))
+PY
 [[ ${SERVE_BENCH_ONLY:-} == probe ]] && exit 0
 
 echo "   b) 50 probe checks every 10 s for $minutes min: serve's CPU and RSS (from /proc), then idle between runs"
