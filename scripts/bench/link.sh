@@ -32,6 +32,10 @@ tls)
     "$sonde" link --link 'delay-down=40ms,delay-up=40ms' -- curl -s -k --tlsv1.3 -o /dev/null -w '%{time_connect} %{time_appconnect}\n' "https://127.0.0.1:$https/1k.bin" 2>/dev/null
   done | awk '{print ($2-$1)*1000}' > "$work/tls.txt"
   echo "TLS 1.3 handshake (appconnect - connect, ms, 20 runs): median $(median < "$work/tls.txt") min $(sort -n "$work/tls.txt" | head -1) max $(sort -n "$work/tls.txt" | tail -1)"
+  for i in $(seq 20); do
+    curl -s -k --tlsv1.3 -o /dev/null -w '%{time_connect} %{time_appconnect}\n' "https://127.0.0.1:$https/1k.bin" 2>/dev/null
+  done | awk '{print ($2-$1)*1000}' > "$work/tls-base.txt"
+  echo "the same handshake without the link: median $(median < "$work/tls-base.txt") ms; the link adds $(echo "$(median < "$work/tls.txt") $(median < "$work/tls-base.txt")" | awk '{printf "%.2f", $1-$2}') ms (one RTT: 80)"
   ;;
 rate)
   # The server's congestion control is the host's (the namespace's sysctl would set only the client's).
