@@ -67,9 +67,11 @@ struct OTLPSender {
                 if response.error?.code == .interrupted { return Outcome(failure: lastFailure, attempts: attempt) }
             }
             guard attempt < Self.maxAttempts else { break }
-            let pause = min(retryAfter ?? 0.1 * Double(1 << (attempt - 1)), deadline - monotonicSeconds())
-            guard pause > 0 else { break }
-            usleep(UInt32(min(pause, 300) * 1_000_000))
+            let remainingNow = deadline - monotonicSeconds()
+            let pause = retryAfter ?? 0.1 * Double(1 << (attempt - 1))
+            // A pause that ends past the deadline leaves no attempt worth making.
+            guard pause < remainingNow else { break }
+            if pause > 0 { usleep(UInt32(min(pause, 300) * 1_000_000)) }
         }
         return Outcome(failure: lastFailure, attempts: attempt)
     }
