@@ -67,6 +67,26 @@ import Testing
         #expect(sent.count == 1 && sent.first == summary["traceparentExpected"] as? String, "\(summary)")
     }
 
+    /// A suite's run: each check's transactions arrive under a resource naming the check.
+    @Test func aSuitesChecksAreResources() throws {
+        let target = try TargetProcess.get()
+        let receiver = try Receiver()
+        defer { receiver.stop() }
+        let directory = Harness.temporaryDirectory()
+        let suite = directory + "/suite.yaml"
+        try """
+            checks:
+              - {name: plain, kind: probe, urls: ["\(target.http)/bytes/10"], count: 2}
+              - {name: hops, kind: probe, urls: ["\(target.http)/redirect/1"], count: 1}
+            """.write(toFile: suite, atomically: true, encoding: .utf8)
+        let result = try Harness.sonde(["run", suite, "--otlp", receiver.endpoint, "--output-dir", directory + "/runs"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let (summary, status) = try receiver.check(report: try Self.runFolder(directory + "/runs") + "/report.json")
+        #expect(status == 0, "\(summary["problems"] ?? "")")
+        #expect(summary["checks"] as? [String] == ["hops", "plain"], "\(summary)")
+        #expect((summary["spanChecks"] as? [String: Int]) == ["plain": 2, "hops": 2], "\(summary)")
+    }
+
     /// A receiver that is down: the run's files are all written, its exit status is the same as
     /// without export, and the failure is said once on stderr.
     @Test func aReceiverThatIsDownLosesNothingOfTheRun() throws {
@@ -91,6 +111,22 @@ import Testing
         let transactions = (report["summary"] as? [String: Any])?["transactions"] as? Int
         #expect(transactions == 4)
         #expect(transactions == (plainReport["summary"] as? [String: Any])?["transactions"] as? Int)
+    }
+
+    /// A collector that accepts connections and never answers: each signal's export ends at its
+    /// timeout (`OTEL_EXPORTER_OTLP_TIMEOUT`, retries included), the run's status and files stand.
+    @Test func aSlowCollectorIsBoundedByItsTimeout() throws {
+        let target = try TargetProcess.get()
+        let output = Harness.temporaryDirectory()
+        let started = Date()
+        let result = try Harness.run("/usr/bin/env", ["OTEL_EXPORTER_OTLP_TIMEOUT=1000", Harness.sonde, "probe", target.http + "/bytes/10",
+                                                      "--otlp", target.blackhole, "--output-dir", output])
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.components(separatedBy: "the OTLP export failed").count == 2, "\(result.stderr)")
+        // Two signals of at most 1 s each, and the run itself.
+        #expect(elapsed < 10, "the export held the run \(elapsed) s")
+        #expect(FileManager.default.fileExists(atPath: try Self.runFolder(output) + "/report.html"))
     }
 
     /// A collector answering 503 is retried (bounded) and the run then arrives whole; the

@@ -58,6 +58,7 @@ DATES = [("http.dns.start_time", "domainLookupStartDate"), ("http.dns.end_time",
 
 # The report's transactions, keyed by (URL, fetchStartDate in µs).
 transactions = {}
+tx_check = {}
 tasks = 0
 for task in report.get("probes", []):
     tasks += 1
@@ -66,6 +67,7 @@ for task in report.get("probes", []):
         if key in transactions:
             problems.append(f"two transactions of the report share {key}")
         transactions[key] = tx
+        tx_check[key] = task.get("check")
 
 # Traces.
 trace_requests = lines("traces.jsonl")
@@ -106,6 +108,8 @@ for span in client:
     if tx is None:
         problems.append(f"a client span matches no transaction of the report: {key}")
         continue
+    if span["_resource"].get("sonde.check") != tx_check.get(key):
+        problems.append(f"{key}: resource sonde.check {span['_resource'].get('sonde.check')}, the report's task has {tx_check.get(key)}")
     if span.get("parent_span_id") not in task_spans:
         problems.append(f"the span of {key} is not a child of a task span")
     for phase in PHASES:
@@ -195,6 +199,8 @@ print(json.dumps({
     "traceRequests": len(trace_requests), "metricRequests": len(metric_requests), "durationCount": duration_count,
     "phaseValuesEqual": phase_values, "timingValuesEqual": timing_values,
     "traceparentSent": sorted(sent), "traceparentExpected": traceparent,
+    "checks": sorted({r["sonde.check"] for r in resources if "sonde.check" in r}),
+    "spanChecks": dict(Counter(s["_resource"].get("sonde.check") for s in client)),
     "headers": [r["headers"] for r in trace_requests + metric_requests][:1],
     "problems": problems[:50],
 }))
