@@ -39,8 +39,9 @@ public enum OTLPExporter {
         let command = run.command
         let traceSender = OTLPSender(target: settings.traces)
         var tracesFailed: String?
+        let scanned: JournalScan.Result
         do throws(TaskError) {
-            _ = try JournalScan.forEachTask(folder: folder) { task in
+            scanned = try JournalScan.forEachTask(folder: folder) { task in
                 let resource = OTLPResource(vantage: vantage, check: task.check, runID: runID, command: command)
                 metrics.add(task, resource: resource)
                 guard tracesFailed == nil else { return }
@@ -70,6 +71,9 @@ public enum OTLPExporter {
         }
         if tracesFailed == nil {
             traces.addRun(run, resource: resource)
+            for soak in scanned.soaks {
+                traces.addSoak(soak, resource: OTLPResource(vantage: vantage, check: soak.check, runID: runID, command: command))
+            }
             let pending = traces.pendingSpans
             if let batch = traces.takeBatch() {
                 let sent = traceSender.send(batch)

@@ -28,7 +28,7 @@ struct OTLPTracesBuilder {
         return nanos(timestamp.adding(microseconds: micros))
     }
 
-    private mutating func append(_ span: OTLPSpan, to resource: OTLPResource) {
+    mutating func appendSpan(_ span: OTLPSpan, to resource: OTLPResource) {
         if spans[resource] == nil {
             spans[resource] = []
             order.append(resource)
@@ -44,7 +44,7 @@ struct OTLPTracesBuilder {
                             kind: .internal, startNanos: start, endNanos: run.finishedAt.map(Self.nanos) ?? start)
         span.attributes = [.string("sonde.run.id", run.id), .string("sonde.run.status", run.status.rawValue)]
         if run.status == .error { span.status = .error }
-        append(span, to: resource)
+        appendSpan(span, to: resource)
     }
 
     /// Adds a task's span and one span per transaction.
@@ -61,10 +61,10 @@ struct OTLPTracesBuilder {
             span.status = .error
             span.statusMessage = error.message
         }
-        append(span, to: resource)
+        appendSpan(span, to: resource)
         let count = task.transactionMetrics.count
         for (index, transaction) in task.transactionMetrics.enumerated() {
-            append(transactionSpan(transaction, hop: index, parent: taskID, taskStart: task.taskInterval.start,
+            appendSpan(transactionSpan(transaction, hop: index, parent: taskID, taskStart: task.taskInterval.start,
                                    taskError: index == count - 1 ? task.error : nil), to: resource)
         }
     }

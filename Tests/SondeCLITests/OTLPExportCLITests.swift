@@ -87,6 +87,21 @@ import Testing
         #expect((summary["spanChecks"] as? [String: Int]) == ["plain": 2, "hops": 2], "\(summary)")
     }
 
+    /// A soak: a span per connection attempt, and a ping event per ping of the report's timeline with its RTT.
+    @Test func aSoaksAttemptsAreSpansWithTheirPings() throws {
+        let target = try TargetProcess.get()
+        let receiver = try Receiver()
+        defer { receiver.stop() }
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["soak", target.ws + "/ws/echo", "--duration", "2s", "--ping-interval", "200ms", "--connections", "2",
+                                        "--otlp", receiver.endpoint, "--output-dir", output], timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        let (summary, status) = try receiver.check(report: try Self.runFolder(output) + "/report.json")
+        #expect(status == 0, "\(summary["problems"] ?? "")")
+        #expect(summary["wsConnectionSpans"] as? Int == 2, "\(summary)")
+        #expect((summary["wsPingEvents"] as? Int ?? 0) >= 10, "\(summary)")
+    }
+
     /// A receiver that is down: the run's files are all written, its exit status is the same as
     /// without export, and the failure is said once on stderr.
     @Test func aReceiverThatIsDownLosesNothingOfTheRun() throws {

@@ -82,7 +82,7 @@ for record in trace_requests:
                 span["_resource"] = resource
                 spans.append(span)
 
-client = [s for s in spans if s.get("kind") == "SPAN_KIND_CLIENT"]
+client = [s for s in spans if s.get("kind") == "SPAN_KIND_CLIENT" and s.get("name") != "sonde.ws.connection"]
 task_spans = {s["span_id"]: s for s in spans if s.get("name") == "sonde.task"}
 roots = [s for s in spans if not s.get("parent_span_id")]
 trace_ids = {s["trace_id"] for s in spans}
@@ -194,7 +194,22 @@ for phase in PHASES:
 if any(r.get("service.name") != "sonde" for r in resources):
     problems.append("a resource without service.name=sonde")
 
+# Soaks: a span per connection attempt, a ping event per answered ping of the report's timeline.
+ws_spans = [s for s in spans if s.get("name") == "sonde.ws.connection"]
+ws_events = sum(1 for s in ws_spans for e in s.get("events", []) if e.get("name") == "sonde.ws.ping")
+report_attempts = sum(len(soak.get("attempts", [])) for soak in report.get("soaks") or [])
+report_points = sum(len(series.get("points", [])) for soak in report.get("soaks") or [] for series in soak.get("timeline", []))
+if len(ws_spans) != report_attempts:
+    problems.append(f"{len(ws_spans)} sonde.ws.connection spans for {report_attempts} attempts in the report")
+if ws_events != report_points:
+    problems.append(f"{ws_events} sonde.ws.ping events for {report_points} timeline points in the report")
+rtts = sorted(value(a["value"]) for s in ws_spans for e in s.get("events", []) for a in e.get("attributes", []) if a["key"] == "sonde.ws.ping.rtt")
+report_rtts = sorted(p[1] for soak in report.get("soaks") or [] for series in soak.get("timeline", []) for p in series.get("points", []))
+if rtts != report_rtts:
+    problems.append("the ping events' RTTs differ from the report's timeline")
+
 print(json.dumps({
+    "wsConnectionSpans": len(ws_spans), "wsPingEvents": ws_events,
     "transactions": len(transactions), "tasks": tasks, "clientSpans": len(client), "taskSpans": len(task_spans),
     "traceRequests": len(trace_requests), "metricRequests": len(metric_requests), "durationCount": duration_count,
     "phaseValuesEqual": phase_values, "timingValuesEqual": timing_values,
