@@ -4,8 +4,8 @@
 /// Why hand-written rather than swift-otel or swift-protobuf (docs/otlp.md, "Library choice",
 /// has the commands): measured on 2026-11-26 in CPU seconds (user) of a debug build, this module
 /// adds 6.5 s; swift-protobuf alone 30.5 s (66.6 s in release); swift-otel 1.6.0 with its OTLPHTTP
-/// trait, beyond what sonde compiles already, 40.9 s (OTel, SwiftProtobuf, W3CTraceContext), of
-/// the ~70 s a fresh `make run` has left under its 6-minute contract. swift-otel is an SDK for live
+/// trait, beyond what sonde compiles already (OTel, SwiftProtobuf, W3CTraceContext), 40.9 s
+/// (93.0 s in release), of the ~70 s a fresh `make run` has left under its 6-minute contract. swift-otel is an SDK for live
 /// instrumentation, while sonde exports a finished run's journal once; the messages sonde writes
 /// use five wire forms (varint, fixed64, fixed32, double, length-delimited), so a writer of ~100
 /// lines, and tests that decode its output with the `opentelemetry-proto` Python package (the
