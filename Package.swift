@@ -98,6 +98,9 @@ let package = Package(
             dependencies: ["SondeCore", "SondeHTTP", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "SondeReport", dependencies: ["SondeCore"]),
+        // OTLP export of a finished run (metrics and traces over http/protobuf, on sonde's libcurl
+        // engine): a hand-written protobuf writer for the few OTLP messages (docs/otlp.md says why).
+        .target(name: "SondeOTLP", dependencies: ["SondeCore", "SondeHTTP", "SondeReport"]),
         // The Linux calls of the link emulator's plumbing (TUN ioctls, routes, unshare/setns, mount).
         .target(name: "CLinkShim"),
         // Emulated links (--link): profiles, the packet emulator, the per-run network namespace and TUNs.
@@ -114,7 +117,7 @@ let package = Package(
         .target(
             name: "SondeRun",
             dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
-                           "SondeLink", "SondeAudit", "CSignalFlags", .product(name: "Yams", package: "Yams"),
+                           "SondeLink", "SondeAudit", "SondeOTLP", "CSignalFlags", .product(name: "Yams", package: "Yams"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
         // The icmp prober's socket calls: recvmsg's control messages (CMSG_* macros), the echo sequence.
@@ -146,7 +149,7 @@ let package = Package(
         .target(
             name: "SondeCLI",
             dependencies: [
-                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeHistory", "SondeRun", "SondeServe", "SondeAudit", "SondeLink", "CurlShim", "CSignalFlags",
+                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeHistory", "SondeRun", "SondeServe", "SondeAudit", "SondeLink", "SondeOTLP", "CurlShim", "CSignalFlags",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -160,6 +163,7 @@ let package = Package(
                                                               .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "SondeLinkTests", dependencies: ["SondeLink", "SondeCore"]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
+        .testTarget(name: "SondeOTLPTests", dependencies: ["SondeOTLP", "SondeCore"]),
         .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),
         .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeHTTP", "SondeRun", "SondeCore", "SondeReport"]),
         .testTarget(name: "SondeHistoryTests", dependencies: ["SondeHistory", "SondeReport", "SondeCore",

@@ -61,6 +61,7 @@ struct AnalyzeCommand: ParsableCommand {
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         report.history.record(folder)
+        report.settings.export(folder, run: outcome.run)
         if report.json {
             printReportDocument(folder)
         } else {

@@ -1,7 +1,9 @@
 import ArgumentParser
+import Foundation
 import SondeCore
 import SondeHTTP
 import SondeHistory
+import SondeOTLP
 import SondeReport
 import SondeRun
 
@@ -57,6 +59,22 @@ struct LinkOption: ParsableArguments {
     @Option(name: .key(.link), help: .key(.link)) var link: String?
 
     func apply(to spec: inout some LinkKey) { spec.link = link }
+}
+
+/// `--otlp`, `--traceparent` (every command that writes a run): where the finished run is
+/// exported (with the `OTEL_EXPORTER_OTLP_*` variables), and trace context on probed requests.
+struct OTLPOption: ParsableArguments {
+    @Option(name: .key(.otlp), help: .key(.otlp)) var otlp: String?
+    @Flag(name: .key(.traceparent), help: .key(.traceparent)) var traceparent = false
+
+    /// The export settings (`validate` has refused bad ones), nil when nothing names an endpoint.
+    var settings: OTLPSettings? { (try? OTLPSettings.resolve(OTLPSettings.Given(endpoint: otlp), environment: ProcessInfo.processInfo.environment).get()) ?? nil }
+
+    func validate() throws {
+        if case .failure(let problem) = OTLPSettings.resolve(OTLPSettings.Given(endpoint: otlp), environment: ProcessInfo.processInfo.environment) {
+            throw ValidationError(problem.key == "otlp" ? "--otlp: \(problem.message)" : problem.description)
+        }
+    }
 }
 
 /// `--resolve` (probe, resume, audit).

@@ -30,6 +30,8 @@ struct ReportOptions: ParsableArguments {
 
     @OptionGroup var judgement: JudgementOptions
 
+    @OptionGroup var otlp: OTLPOption
+
     var thresholdExpressions: [String] {
         get { judgement.thresholdExpressions }
         set { judgement.thresholdExpressions = newValue }
@@ -61,6 +63,8 @@ struct ReportOptions: ParsableArguments {
         settings.thresholds = thresholds
         settings.prometheusPath = prometheusPath
         settings.baselinePath = baselinePath
+        settings.otlp = otlp.settings
+        settings.traceparent = otlp.traceparent
         return settings
     }
 

@@ -1,3 +1,5 @@
+import SondeOTLP
+
 /// The configuration of `sonde serve` (`ServeConfigLoader` reads it from a YAML file, validated
 /// whole): where it listens, what `/probe` may reach and with which blackbox_exporter modules, the
 /// checks it runs on a schedule, and where their history goes.
@@ -12,6 +14,7 @@
 ///   - {name: api, kind: probe, urls: [https://api.example.com/v1/health], count: 3, every: 5m}
 /// history: Reports/history.sqlite
 /// keep: {days: 30}
+/// otlp: {endpoint: http://127.0.0.1:4318, headers: {x-token: secret}, timeout: 5s}
 /// ```
 public struct ServeConfig: Equatable, Sendable {
     /// nil: `--listen`, else `ListenAddress.default`.
@@ -31,6 +34,8 @@ public struct ServeConfig: Equatable, Sendable {
     public var keepDays: Int?
     /// TLS and authentication of serve's endpoints (`web-config:`); nil: plain HTTP, no authentication.
     public var web: WebConfig?
+    /// Where each scheduled run is exported (`otlp:`, with the `OTEL_EXPORTER_OTLP_*` variables); nil: nowhere.
+    public var otlp: OTLPSettings?
     /// The checks as loaded (with the values that came from the environment, for redaction).
     public var loaded: SuiteLoader.Loaded
 
@@ -39,8 +44,9 @@ public struct ServeConfig: Equatable, Sendable {
 
     public init(listen: ListenAddress? = nil, vantage: String? = nil, allow: AllowList = AllowList(patterns: []),
                 modules: [String: BlackboxModule] = [:], parallel: Int = ServeConfig.defaultParallel, checks: [ScheduledCheck] = [],
-                history: String? = nil, keepDays: Int? = nil, web: WebConfig? = nil, loaded: SuiteLoader.Loaded) {
+                history: String? = nil, keepDays: Int? = nil, web: WebConfig? = nil, otlp: OTLPSettings? = nil, loaded: SuiteLoader.Loaded) {
         self.web = web
+        self.otlp = otlp
         self.listen = listen
         self.vantage = vantage
         self.allow = allow

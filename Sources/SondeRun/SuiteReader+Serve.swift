@@ -1,11 +1,12 @@
 import Foundation
 import SondeCore
+import SondeOTLP
 import Yams
 
 /// The keys of serve's config beside its checks (`ServeConfigLoader`): read from the same walk as
 /// a suite, with the same `${NAME}` expansion and the same `file:line:column: key: message` problems.
 extension SuiteReader {
-    static let serveTopKeys = ["listen", "vantage", "web-config", "allow", "modules", "parallel", "links", "defaults", "checks", "history", "keep"]
+    static let serveTopKeys = ["listen", "vantage", "web-config", "allow", "modules", "parallel", "links", "defaults", "checks", "history", "keep", "otlp"]
 
     /// The whole config; nil when a problem keeps it from being built (reported).
     mutating func readServe(_ root: Node) -> ServeConfig? {
@@ -41,6 +42,7 @@ extension SuiteReader {
         }
         let keepDays = byKey["keep"].flatMap { readKeep($0) }
         let web = byKey["web-config"].flatMap { readWebConfig(at: $0) }
+        let otlp = byKey["otlp"].flatMap { readOTLP($0) }
         guard let loaded else { return nil }
         var checks: [ScheduledCheck] = []
         for check in loaded.suite.checks {
@@ -49,7 +51,7 @@ extension SuiteReader {
                                          runTimeout: schedule.runTimeout ?? ScheduledCheck.defaultRunTimeout(for: check.spec)))
         }
         return ServeConfig(listen: listen, vantage: vantage, allow: allow, modules: modules, parallel: loaded.suite.parallel,
-                           checks: checks, history: history, keepDays: keepDays, web: web, loaded: loaded)
+                           checks: checks, history: history, keepDays: keepDays, web: web, otlp: otlp ?? environmentOTLP(), loaded: loaded)
     }
 
     /// A check's `every:` (required) and `run-timeout:`, its own or inherited.
@@ -100,6 +102,61 @@ extension SuiteReader {
             days = integer(value, key: "keep", within: 1...ServeConfig.maxKeepDays)
         }
         return days
+    }
+
+    // MARK: otlp
+
+    /// `otlp: {endpoint, protocol, headers: {name: value}, timeout, insecure, cacert}`, resolved
+    /// with the `OTEL_EXPORTER_OTLP_*` variables (`OTLPSettings.resolve`).
+    mutating func readOTLP(_ entry: Entry) -> OTLPSettings? {
+        guard let fields = fields(of: entry.value, key: "otlp", expected: "a mapping such as {endpoint: http://127.0.0.1:4318}") else { return nil }
+        var given = OTLPSettings.Given()
+        for (keyNode, field, value, here) in fields {
+            switch field {
+            case "endpoint": given.endpoint = text(value, key: here)
+            case "protocol": given.protocolName = text(value, key: here)
+            case "timeout": given.timeout = duration(value, key: here, within: OTLPSettings.timeoutRange)
+            case "insecure": given.insecure = boolean(value, key: here) ?? false
+            case "cacert":
+                if let path = text(value, key: here) { given.caCertPath = path.hasPrefix("/") ? path : (folder as NSString).appendingPathComponent(path) }
+            case "headers":
+                guard case .mapping(let headers) = value else {
+                    report(value.mark, key: here, "expected a mapping of header names to values (got \(Self.describe(value)))")
+                    continue
+                }
+                for (nameNode, valueNode) in headers.prefix(256) {
+                    guard let name = nameNode.scalar?.string, let headerValue = text(valueNode, key: here) else { continue }
+                    guard !name.isEmpty, !name.contains(":"), !name.contains(" "), !SpecRules.hasControlCharacters(name),
+                          !SpecRules.hasControlCharacters(headerValue) else {
+                        report(nameNode.mark, key: here, "'\(name)' is not a header name and value without control characters")
+                        continue
+                    }
+                    given.headers.append(HeaderField(name: name, value: headerValue))
+                }
+            default:
+                report(keyNode.mark, key: "otlp", "unknown key \(Self.describe(keyNode)) (allowed: endpoint, protocol, headers, timeout, insecure, cacert)")
+            }
+        }
+        guard given.endpoint != nil else {
+            report(entry.value.mark, key: "otlp.endpoint", "missing: the collector's base URL, e.g. http://127.0.0.1:4318")
+            return nil
+        }
+        switch OTLPSettings.resolve(given, environment: ProcessInfo.processInfo.environment) {
+        case .success(let settings): return settings
+        case .failure(let problem):
+            report(entry.value.mark, key: "otlp", problem.description)
+            return nil
+        }
+    }
+
+    /// Export settings from the `OTEL_EXPORTER_OTLP_*` variables alone (no `otlp:`); a problem is reported.
+    mutating func environmentOTLP() -> OTLPSettings? {
+        switch OTLPSettings.resolve(OTLPSettings.Given(), environment: ProcessInfo.processInfo.environment) {
+        case .success(let settings): return settings
+        case .failure(let problem):
+            report(nil, key: "otlp", problem.description)
+            return nil
+        }
     }
 
     // MARK: Scalars

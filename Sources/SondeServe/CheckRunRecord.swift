@@ -19,6 +19,8 @@ public struct CheckRunRecord: Sendable {
     public var writeError: String?
     /// Seconds between when the run was due and when it started (set by the scheduler).
     public var lateness: Double = 0
+    /// OTLP exports of this run that failed (a signal whose every bounded attempt failed); 0 without `otlp:`.
+    public var exportErrors = 0
 
     public init(check: String, result: String, startedAt: Double, finishedAt: Double, families: PrometheusFamilies?,
                 folder: String?, writeError: String? = nil) {

@@ -1,6 +1,7 @@
 import Foundation
 import SondeCore
 import SondeHistory
+import SondeOTLP
 import SondeReport
 import SondeRun
 
@@ -15,6 +16,8 @@ public struct ScheduledRunner: Sendable {
     let history: HistoryStore?
     /// serve's log (a line on stdout).
     let log: @Sendable (String) -> Void
+    /// Whether the last OTLP export failed: a failure is said once, and its end once.
+    private let exportFailing = ExportFailureGate()
 
     public init(settings: RunSettings, config: CurrentConfig, history: HistoryStore?, log: @escaping @Sendable (String) -> Void) {
         self.settings = settings
@@ -27,6 +30,9 @@ public struct ScheduledRunner: Sendable {
         let name = scheduled.check.name
         let started = Date().timeIntervalSince1970
         var settings = self.settings
+        settings.traceContext = OTLPTraceContext.random()
+        // Serve exports each run itself (`export`), counting what fails.
+        settings.otlp = nil
         // Values from the environment are secrets wherever a name does not already say so.
         settings.extraRedactions += config.value.loaded.namesCarryingEnvironment
         let planned: PlannedCheck
@@ -69,8 +75,37 @@ public struct ScheduledRunner: Sendable {
                 log("sonde serve: keep: removed \(removed) (older than \(days) days)")
             }
         }
+        var exportErrors = 0
+        if let otlp = config.value.otlp, let folder = ended.folder, let finished = ended.finished {
+            exportErrors = await export(folder: folder, run: finished.run, settings: otlp, context: settings.traceContext, check: name)
+        }
         log("sonde serve: check \(name): \(result) in \(String(format: "%.2f", finishedAt - started)) s" + (ended.folder.map { " (\($0))" } ?? ""))
-        return CheckRunRecord(check: name, result: result, startedAt: started, finishedAt: finishedAt, families: families,
-                              folder: ended.folder, writeError: writeError)
+        var record = CheckRunRecord(check: name, result: result, startedAt: started, finishedAt: finishedAt, families: families,
+                                    folder: ended.folder, writeError: writeError)
+        record.exportErrors = exportErrors
+        return record
+    }
+
+    /// Exports a finished run on a thread of its own (the export blocks for at most its bounded
+    /// retries); returns how many signals failed. The first failure is logged, later ones only
+    /// counted (`sonde_serve_export_errors_total`) until an export goes through again.
+    private func export(folder: String, run: RunInfo, settings: OTLPSettings, context: OTLPTraceContext, check: String) async -> Int {
+        let vantage = config.value.vantage
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<OTLPExporter.Outcome, Never>) in
+            let thread = Thread {
+                continuation.resume(returning: OTLPExporter.export(runFolder: folder, run: run, settings: settings, context: context, vantage: vantage))
+            }
+            thread.name = "sonde-otlp"
+            thread.start()
+        }
+        let failing = !outcome.failures.isEmpty
+        let wasFailing = exportFailing.update(failing: failing)
+        if failing && !wasFailing {
+            log("sonde serve: check \(check): the OTLP export failed (counted in sonde_serve_export_errors_total; said once until it works again): "
+                + outcome.failures.joined(separator: "; "))
+        } else if !failing && wasFailing {
+            log("sonde serve: the OTLP export works again")
+        }
+        return outcome.failures.count
     }
 }

@@ -12,6 +12,7 @@ public final class ServeState: Sendable {
         var runs: [String: [String: Int]] = [:]
         var skipped: [String: Int] = [:]
         var writeErrors: [String: Int] = [:]
+        var exportErrors: [String: Int] = [:]
         var lastWriteError: String?
         var checks: [String] = []
         var reloadSuccessful = true
@@ -47,6 +48,7 @@ public final class ServeState: Sendable {
             figures.latest[run.check] = run
             figures.runs[run.check, default: [:]][run.result, default: 0] += 1
             figures.skipped[run.check, default: 0] += skipped
+            figures.exportErrors[run.check, default: 0] += run.exportErrors
             if let error = run.writeError {
                 figures.writeErrors[run.check, default: 0] += 1
                 figures.lastWriteError = error
@@ -101,6 +103,8 @@ public final class ServeState: Sendable {
                 snapshot.checks.map { ([("check", $0)], Double(snapshot.skipped[$0] ?? 0)) })
         own.add("sonde_serve_write_errors_total", "counter", "Runs whose report or history could not be written (a full disk).",
                 snapshot.checks.map { ([("check", $0)], Double(snapshot.writeErrors[$0] ?? 0)) })
+        own.add("sonde_serve_export_errors_total", "counter", "OTLP exports of scheduled runs that failed after their bounded retries (by signal).",
+                snapshot.checks.map { ([("check", $0)], Double(snapshot.exportErrors[$0] ?? 0)) })
         own.add("sonde_serve_checks_in_flight", "gauge", "Scheduled runs under way.", [([], Double(inFlight.count))])
         own.add("sonde_serve_config_last_reload_successful", "gauge", "Whether the last configuration reload attempt was successful.",
                 [([], snapshot.reloadSuccessful ? 1 : 0)])

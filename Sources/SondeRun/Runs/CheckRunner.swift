@@ -61,6 +61,14 @@ public enum CheckRunner {
         }
     }
 
+    /// Adds `header` to every request of a probe check (`--traceparent`); other kinds' requests
+    /// are not HTTP exchanges sonde times as transactions, and go without it.
+    mutating func addRequestHeader(_ header: HeaderField) {
+        guard case .probe(var runner) = self else { return }
+        runner.addRequestHeader(header)
+        self = .probe(runner)
+    }
+
     /// Warnings the run's report carries because of this check.
     var warnings: [String] {
         switch self {

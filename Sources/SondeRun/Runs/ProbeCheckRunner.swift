@@ -31,6 +31,11 @@ public struct ProbeCheckRunner {
 
     public init(groups: [ProbeGroup]) { self.groups = groups }
 
+    /// Adds `header` to every group's requests (after the user's own headers).
+    mutating func addRequestHeader(_ header: HeaderField) {
+        for index in groups.indices { groups[index].options.headers.append(header) }
+    }
+
     /// Builds the engines (a usage error when libcurl refuses an option); connections bind to
     /// `localPorts` when a capture names them.
     mutating func prepare(redactor: Redactor, localPorts: ClosedRange<Int>?) throws(TaskError) {

@@ -1,6 +1,7 @@
 import Foundation
 import SondeCore
 import SondeHistory
+import SondeOTLP
 import SondeReport
 
 /// What every run takes besides its checks: where its folder goes, how its report is judged,
@@ -24,6 +25,12 @@ public struct RunSettings: Sendable {
     public var prometheusPath: String?
     /// A run folder, or `history:CHECK:median:N`, to compare with.
     public var baselinePath: String?
+    /// Where the finished run's metrics and traces are exported (OTLP); nil: nowhere.
+    public var otlp: OTLPSettings?
+    /// The run's trace (ids made before it starts): its spans' trace and `--traceparent`'s value.
+    public var traceContext = OTLPTraceContext.random()
+    /// Send `traceparent` (the run's trace and root span) on every probed request.
+    public var traceparent = false
 
     public init() {}
 
@@ -70,7 +77,19 @@ public struct RunSettings: Sendable {
             return nil
         }
         Self.record(recorder.folder, inHistory: historyPath)
+        export(recorder.folder, run: outcome.run)
         return outcome
+    }
+
+    /// Exports the finished run in `folder` to `otlp` (nothing without it), after its files are
+    /// written: export changes neither them nor the exit status; a failure is said once on stderr.
+    /// Blocks for at most each signal's bounded export (`OTLPExporter`).
+    public func export(_ folder: RunFolder, run: RunInfo) {
+        guard let otlp else { return }
+        let exported = OTLPExporter.export(runFolder: folder.path, run: run, settings: otlp, context: traceContext, vantage: nil)
+        if !exported.failures.isEmpty {
+            printError("sonde: warning: the OTLP export failed (the run's files are written): " + exported.failures.joined(separator: "; "))
+        }
     }
 
     /// Adds the finished run in `folder` to the history at `historyPath` (nothing without one). A

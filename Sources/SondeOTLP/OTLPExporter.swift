@@ -1,0 +1,87 @@
+import SondeCore
+import SondeReport
+
+/// Exports a finished run to an OTLP collector: reads the run folder's journal once (the same
+/// tasks report.json holds, so every value equals the report's), sends the run's metrics
+/// (`OTLPMetricsBuilder`) and its spans in batches of at most `spansPerRequest`
+/// (`OTLPTracesBuilder`), each through `OTLPSender` (bounded retries and time).
+///
+/// Export never changes the run: it starts after the run's files are written, it throws
+/// nothing, and what failed comes back in the outcome for the caller to say and count.
+///
+/// Threading: blocks the calling thread (at most each signal's timeout per request, and the
+/// trace batches stop at the first that fails); call it off Swift's cooperative pool.
+public enum OTLPExporter {
+    public static let spansPerRequest = 2000
+
+    public struct Outcome: Sendable, Equatable {
+        /// Why each signal that failed did, one sentence each ([]: all went through).
+        public var failures: [String] = []
+        /// Transactions in the metrics sent (`http.client.request.duration`'s count).
+        public var transactions = 0
+        /// Spans sent successfully.
+        public var spans = 0
+        /// Requests made, retries included.
+        public var attempts = 0
+    }
+
+    /// Exports the run in `runFolder`.
+    /// - Parameters:
+    ///   - run: the run as its report holds it (`RunOutcome.run`: id, command, start, end, status).
+    ///   - context: the run's trace (the one `--traceparent` sent).
+    ///   - vantage: serve's `vantage:` (resource attribute `sonde.vantage`).
+    public static func export(runFolder: String, run: RunInfo, settings: OTLPSettings, context: OTLPTraceContext, vantage: String?) -> Outcome {
+        var outcome = Outcome()
+        let folder = RunFolder(existing: runFolder)
+        var metrics = OTLPMetricsBuilder()
+        var traces = OTLPTracesBuilder(context: context)
+        let runID = run.id
+        let command = run.command
+        let traceSender = OTLPSender(target: settings.traces)
+        var tracesFailed: String?
+        let scanned: JournalScan.Result
+        do throws(TaskError) {
+            scanned = try JournalScan.forEachTask(folder: folder) { task in
+                let resource = OTLPResource(vantage: vantage, check: task.check, runID: runID, command: command)
+                metrics.add(task, resource: resource)
+                guard tracesFailed == nil else { return }
+                traces.add(task, resource: resource)
+                let pending = traces.pendingSpans
+                if pending >= spansPerRequest, let batch = traces.takeBatch() {
+                    let sent = traceSender.send(batch)
+                    outcome.attempts += sent.attempts
+                    if let failure = sent.failure { tracesFailed = failure } else { outcome.spans += pending }
+                }
+            }
+        } catch {
+            outcome.failures.append("the run's journal could not be read: \(error.message)")
+            return outcome
+        }
+        let resource = OTLPResource(vantage: vantage, check: nil, runID: runID, command: command)
+        let start = OTLPTracesBuilder.nanos(run.startedAt)
+        let end = run.finishedAt.map(OTLPTracesBuilder.nanos) ?? start
+        if !metrics.isEmpty {
+            let sent = OTLPSender(target: settings.metrics).send(metrics.request(startNanos: start, endNanos: end))
+            outcome.attempts += sent.attempts
+            if let failure = sent.failure {
+                outcome.failures.append("metrics to \(settings.metrics.url): \(failure)")
+            } else {
+                outcome.transactions = metrics.transactions
+            }
+        }
+        if tracesFailed == nil {
+            traces.addRun(run, resource: resource)
+            for soak in scanned.soaks {
+                traces.addSoak(soak, resource: OTLPResource(vantage: vantage, check: soak.check, runID: runID, command: command))
+            }
+            let pending = traces.pendingSpans
+            if let batch = traces.takeBatch() {
+                let sent = traceSender.send(batch)
+                outcome.attempts += sent.attempts
+                if let failure = sent.failure { tracesFailed = failure } else { outcome.spans += pending }
+            }
+        }
+        if let tracesFailed { outcome.failures.append("traces to \(settings.traces.url): \(tracesFailed)") }
+        return outcome
+    }
+}

@@ -1,0 +1,176 @@
+import SondeCore
+
+/// Makes a run's spans and writes them as `ExportTraceServiceRequest`s:
+///
+/// - the run: a root span `sonde <command>` (INTERNAL), its id the one `--traceparent` sent;
+/// - each task: a span `sonde.task` (INTERNAL), child of the run, from the task's start for its
+///   duration, with `url.full`, `sonde.task.iteration`, `sonde.task.redirect_count` and, when it
+///   failed, `error.type` and status ERROR;
+/// - each transaction (redirect hop): a CLIENT span named after the method, child of its task,
+///   with the HTTP conventions' attributes, sonde's phases as `sonde.phase.<name>` (milliseconds,
+///   the very numbers of report.json), the connection (`sonde.connection.reused`,
+///   `sonde.connection.id`), TLS, Alt-Svc and HTTP/3 fallback, and one `http.client.network_timing`
+///   event at the hop's `fetchStartDate` whose `http.*_time` attributes are milliseconds since it.
+///
+/// Spans are handed out in batches (`takeBatch`) so that a long run is never held whole.
+struct OTLPTracesBuilder {
+    let context: OTLPTraceContext
+    private var spans: [OTLPResource: [OTLPSpan]] = [:]
+    private var order: [OTLPResource] = []
+    private(set) var pendingSpans = 0
+
+    init(context: OTLPTraceContext) { self.context = context }
+
+    static func nanos(_ timestamp: Timestamp) -> UInt64 { UInt64(clamping: timestamp.microsecondsSince1970) &* 1000 }
+
+    static func nanos(_ timestamp: Timestamp, plusMilliseconds milliseconds: Double) -> UInt64 {
+        let micros = milliseconds.isFinite ? Int64(clamping: Int((milliseconds * 1000).rounded().clamped(to: -1e15...1e15))) : 0
+        return nanos(timestamp.adding(microseconds: micros))
+    }
+
+    mutating func appendSpan(_ span: OTLPSpan, to resource: OTLPResource) {
+        if spans[resource] == nil {
+            spans[resource] = []
+            order.append(resource)
+        }
+        spans[resource]?.append(span)
+        pendingSpans += 1
+    }
+
+    /// Adds the run's root span.
+    mutating func addRun(_ run: RunInfo, resource: OTLPResource) {
+        let start = Self.nanos(run.startedAt)
+        var span = OTLPSpan(traceID: context.traceID, spanID: context.rootSpanID, parentSpanID: nil, name: "sonde \(run.command)",
+                            kind: .internal, startNanos: start, endNanos: run.finishedAt.map(Self.nanos) ?? start)
+        span.attributes = [.string("sonde.run.id", run.id), .string("sonde.run.status", run.status.rawValue)]
+        if run.status == .error { span.status = .error }
+        appendSpan(span, to: resource)
+    }
+
+    /// Adds a task's span and one span per transaction.
+    mutating func add(_ task: ProbeTask, resource: OTLPResource) {
+        let taskID = OTLPTraceContext.randomID(count: 8)
+        let start = Self.nanos(task.taskInterval.start)
+        var span = OTLPSpan(traceID: context.traceID, spanID: taskID, parentSpanID: context.rootSpanID, name: "sonde.task", kind: .internal,
+                            startNanos: start, endNanos: Self.nanos(task.taskInterval.start, plusMilliseconds: task.taskInterval.durationMs))
+        span.attributes = [.string("url.full", task.url), .int("sonde.task.iteration", task.iteration),
+                           .int("sonde.task.redirect_count", task.redirectCount), .double("sonde.task.duration", task.taskInterval.durationMs)]
+        if let link = task.link { span.attributes.append(.string("sonde.link", link)) }
+        if let error = task.error {
+            span.attributes.append(.string("error.type", error.code.rawValue))
+            span.status = .error
+            span.statusMessage = error.message
+        }
+        appendSpan(span, to: resource)
+        let count = task.transactionMetrics.count
+        for (index, transaction) in task.transactionMetrics.enumerated() {
+            appendSpan(transactionSpan(transaction, hop: index, parent: taskID, taskStart: task.taskInterval.start,
+                                   taskError: index == count - 1 ? task.error : nil), to: resource)
+        }
+    }
+
+    private func transactionSpan(_ transaction: TransactionMetrics, hop: Int, parent: [UInt8], taskStart: Timestamp,
+                                 taskError: TaskError?) -> OTLPSpan {
+        let facts = OTLPTransactionFacts(transaction, taskError: taskError)
+        let fetchStart = transaction.fetchStartDate ?? taskStart
+        let start = Self.nanos(fetchStart)
+        let end = transaction.responseEndDate.map(Self.nanos)
+            ?? Self.nanos(fetchStart, plusMilliseconds: (transaction.queue ?? 0) + (transaction.phases.total ?? 0))
+        var span = OTLPSpan(traceID: context.traceID, spanID: OTLPTraceContext.randomID(count: 8), parentSpanID: parent,
+                            name: facts.method, kind: .client, startNanos: start, endNanos: end)
+        var attributes = facts.stableAttributes
+        attributes.append(.string("url.full", transaction.request.url))
+        if hop > 0 { attributes.append(.int("http.request.resend_count", hop)) }
+        if let address = transaction.remoteAddress { attributes.append(.string("network.peer.address", address)) }
+        if let port = transaction.remotePort { attributes.append(.int("network.peer.port", port)) }
+        if let address = transaction.localAddress { attributes.append(.string("network.local.address", address)) }
+        if let port = transaction.localPort { attributes.append(.int("network.local.port", port)) }
+        if let version = transaction.negotiatedTLSProtocolVersion {
+            // libcurl's "TLSv1.3" as the conventions' tls.protocol.name/version.
+            let lower = version.lowercased()
+            if lower.hasPrefix("tlsv") {
+                attributes.append(.string("tls.protocol.name", "tls"))
+                attributes.append(.string("tls.protocol.version", String(version.dropFirst(4))))
+            } else {
+                attributes.append(.string("tls.protocol.version", version))
+            }
+        }
+        if let cipher = transaction.negotiatedTLSCipherSuite { attributes.append(.string("tls.cipher", cipher)) }
+        if let reused = transaction.tlsSessionReused { attributes.append(.bool("tls.resumed", reused)) }
+        attributes.append(.bool("sonde.connection.reused", transaction.isReusedConnection))
+        if let id = transaction.connectionID { attributes.append(.int("sonde.connection.id", id)) }
+        if let name = transaction.networkProtocolName { attributes.append(.string("sonde.protocol", name)) }
+        for phase in Phase.allCases {
+            if let milliseconds = transaction.phases[phase] { attributes.append(.double("sonde.phase.\(phase.name)", milliseconds)) }
+        }
+        if let queue = transaction.queue { attributes.append(.double("sonde.queue", queue)) }
+        attributes.append(.int("http.request.header.size", Int(clamping: transaction.countOfRequestHeaderBytesSent)))
+        attributes.append(.int("http.request.body.size", Int(clamping: transaction.countOfRequestBodyBytesSent)))
+        attributes.append(.int("http.response.body.size", Int(clamping: transaction.countOfResponseBodyBytesReceived)))
+        if let altSvc = transaction.altSvc { attributes.append(.string("sonde.alt_svc", altSvc.summary)) }
+        if let failure = transaction.altSvcFailure { attributes.append(.string("sonde.alt_svc.failure", failure.summary)) }
+        if let fallback = transaction.http3Fallback { attributes.append(.string("sonde.http3_fallback", fallback.reason)) }
+        span.attributes = attributes
+        if let errorType = facts.errorType {
+            span.status = .error
+            span.statusMessage = taskError?.message ?? "HTTP \(errorType)"
+        }
+        span.events = [networkTiming(transaction, at: fetchStart, facts: facts)]
+        return span
+    }
+
+    /// The `http.client.network_timing` event of one hop: each of URLSessionTaskTransactionMetrics'
+    /// dates that happened, as milliseconds after `fetchStartDate` (the event's time).
+    private func networkTiming(_ transaction: TransactionMetrics, at fetchStart: Timestamp, facts: OTLPTransactionFacts) -> OTLPSpan.Event {
+        let dates: [(String, Timestamp?)] = [
+            ("http.call.start_time", fetchStart),
+            ("http.dns.start_time", transaction.domainLookupStartDate), ("http.dns.end_time", transaction.domainLookupEndDate),
+            ("http.connect.start_time", transaction.connectStartDate), ("http.connect.end_time", transaction.connectEndDate),
+            ("http.secure_connect.start_time", transaction.secureConnectionStartDate),
+            ("http.secure_connect.end_time", transaction.secureConnectionEndDate),
+            ("http.request.start_time", transaction.requestStartDate), ("http.request.end_time", transaction.requestEndDate),
+            ("http.response.start_time", transaction.responseStartDate), ("http.response.end_time", transaction.responseEndDate),
+            ("http.call.end_time", transaction.responseEndDate),
+        ]
+        var attributes: [OTLPAttribute] = []
+        for (name, date) in dates {
+            guard let date else { continue }
+            attributes.append(.double(name, Double(date.microsecondsSince1970 - fetchStart.microsecondsSince1970) / 1000))
+        }
+        if let version = facts.protocolVersion {
+            attributes.append(.string("network.protocol.name", "http"))
+            attributes.append(.string("network.protocol.version", version))
+        }
+        attributes.append(.bool("sonde.connection.reused", transaction.isReusedConnection))
+        if let id = transaction.connectionID { attributes.append(.int("sonde.connection.id", id)) }
+        if let altSvc = transaction.altSvc { attributes.append(.string("sonde.alt_svc", altSvc.summary)) }
+        if let fallback = transaction.http3Fallback { attributes.append(.string("sonde.http3_fallback", fallback.reason)) }
+        return OTLPSpan.Event(timeNanos: Self.nanos(fetchStart), name: "http.client.network_timing", attributes: attributes)
+    }
+
+    /// The spans added since the last batch as an `ExportTraceServiceRequest` (resource_spans = 1;
+    /// ResourceSpans: resource = 1, scope_spans = 2; ScopeSpans: scope = 1, spans = 2), and empties
+    /// the builder; nil when nothing is pending.
+    mutating func takeBatch() -> [UInt8]? {
+        guard pendingSpans > 0 else { return nil }
+        var writer = ProtobufWriter()
+        for resource in order {
+            guard let own = spans[resource], !own.isEmpty else { continue }
+            writer.message(1) { resourceSpans in
+                resource.write(1, into: &resourceSpans)
+                resourceSpans.message(2) { scope in
+                    OTLPResource.writeScope(1, into: &scope)
+                    for span in own { scope.message(2) { span.write(into: &$0) } }
+                }
+            }
+        }
+        spans = [:]
+        order = []
+        pendingSpans = 0
+        return writer.bytes
+    }
+}
+
+private extension Double {
+    func clamped(to range: ClosedRange<Double>) -> Double { Swift.min(Swift.max(self, range.lowerBound), range.upperBound) }
+}

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Compares what an OTLP receiver (otlp_receiver.py) got with a run's report.json.
+
+usage: otlp_check.py REPORT_JSON RECEIVED_DIR
+
+Prints one JSON object: the counts on each side and a list of problems (empty when every
+transaction arrived once as a client span whose sonde.phase.* attributes equal report.json's
+phases, whose http.client.network_timing event's times equal the report's dates, whose tasks
+and run spans form one trace, and whose histogram counts equal the transaction counts). Exits 1
+when there is a problem.
+"""
+import base64
+import json
+import os
+import sys
+from collections import Counter
+from datetime import datetime, timezone
+
+report = json.load(open(sys.argv[1]))
+received = sys.argv[2]
+problems = []
+
+
+def lines(name):
+    path = os.path.join(received, name)
+    if not os.path.exists(path):
+        return []
+    return [json.loads(line) for line in open(path) if line.strip()]
+
+
+def micros(text):
+    """µs since the epoch of an ISO 8601 UTC date with six fractional digits, exactly."""
+    moment = datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    delta = moment - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def value(any_value):
+    for key in ("string_value", "bool_value", "double_value"):
+        if key in any_value:
+            return any_value[key]
+    if "int_value" in any_value:
+        return int(any_value["int_value"])
+    return None
+
+
+def attributes(items):
+    return {item["key"]: value(item.get("value", {})) for item in items or []}
+
+
+PHASES = ["dns", "connect", "tls", "send", "wait", "receive", "total"]
+DATES = [("http.dns.start_time", "domainLookupStartDate"), ("http.dns.end_time", "domainLookupEndDate"),
+         ("http.connect.start_time", "connectStartDate"), ("http.connect.end_time", "connectEndDate"),
+         ("http.secure_connect.start_time", "secureConnectionStartDate"),
+         ("http.secure_connect.end_time", "secureConnectionEndDate"),
+         ("http.request.start_time", "requestStartDate"), ("http.request.end_time", "requestEndDate"),
+         ("http.response.start_time", "responseStartDate"), ("http.response.end_time", "responseEndDate")]
+
+# The report's transactions, keyed by (URL, fetchStartDate in µs).
+transactions = {}
+tx_check = {}
+tasks = 0
+for task in report.get("probes", []):
+    tasks += 1
+    for tx in task["transactionMetrics"]:
+        key = (tx["request"]["url"], micros(tx["fetchStartDate"]))
+        if key in transactions:
+            problems.append(f"two transactions of the report share {key}")
+        transactions[key] = tx
+        tx_check[key] = task.get("check")
+
+# Traces.
+trace_requests = lines("traces.jsonl")
+spans = []
+resources = []
+for record in trace_requests:
+    for resource_spans in record["body"].get("resource_spans", []):
+        resource = attributes(resource_spans.get("resource", {}).get("attributes"))
+        resources.append(resource)
+        for scope in resource_spans.get("scope_spans", []):
+            for span in scope.get("spans", []):
+                span["_resource"] = resource
+                spans.append(span)
+
+client = [s for s in spans if s.get("kind") == "SPAN_KIND_CLIENT" and s.get("name") != "sonde.ws.connection"]
+task_spans = {s["span_id"]: s for s in spans if s.get("name") == "sonde.task"}
+roots = [s for s in spans if not s.get("parent_span_id")]
+trace_ids = {s["trace_id"] for s in spans}
+if len(roots) != 1:
+    problems.append(f"{len(roots)} root spans (expected 1)")
+if len(trace_ids) != 1:
+    problems.append(f"{len(trace_ids)} trace ids (expected 1)")
+if len(task_spans) != tasks:
+    problems.append(f"{len(task_spans)} task spans for {tasks} tasks")
+for task_span in task_spans.values():
+    if roots and task_span.get("parent_span_id") != roots[0]["span_id"]:
+        problems.append("a task span is not a child of the run's span")
+        break
+
+seen = Counter()
+phase_values = 0
+timing_values = 0
+for span in client:
+    attrs = attributes(span.get("attributes"))
+    key = (attrs.get("url.full"), int(span["start_time_unix_nano"]) // 1000)
+    seen[key] += 1
+    tx = transactions.get(key)
+    if tx is None:
+        problems.append(f"a client span matches no transaction of the report: {key}")
+        continue
+    if span["_resource"].get("sonde.check") != tx_check.get(key):
+        problems.append(f"{key}: resource sonde.check {span['_resource'].get('sonde.check')}, the report's task has {tx_check.get(key)}")
+    if span.get("parent_span_id") not in task_spans:
+        problems.append(f"the span of {key} is not a child of a task span")
+    for phase in PHASES:
+        expected = tx["phases"].get(phase)
+        got = attrs.get("sonde.phase." + phase)
+        if expected != got:
+            problems.append(f"{key}: sonde.phase.{phase} is {got}, report.json has {expected}")
+        elif expected is not None:
+            phase_values += 1
+    if attrs.get("http.response.status_code") != (tx.get("response") or {}).get("statusCode"):
+        problems.append(f"{key}: status {attrs.get('http.response.status_code')} differs from the report's")
+    if attrs.get("sonde.connection.reused") != tx["isReusedConnection"]:
+        problems.append(f"{key}: sonde.connection.reused differs from the report's")
+    events = [e for e in span.get("events", []) if e.get("name") == "http.client.network_timing"]
+    if len(events) != 1:
+        problems.append(f"{key}: {len(events)} http.client.network_timing events")
+        continue
+    timing = attributes(events[0].get("attributes"))
+    start = micros(tx["fetchStartDate"])
+    for attribute, field in DATES:
+        if field in tx and tx[field] is not None:
+            expected = (micros(tx[field]) - start) / 1000
+            if not isinstance(timing.get(attribute), float) or abs(timing[attribute] - expected) > 1e-9:
+                problems.append(f"{key}: {attribute} is {timing.get(attribute)}, the report says {expected}")
+            else:
+                timing_values += 1
+        elif attribute in timing:
+            problems.append(f"{key}: {attribute} present, the report has no {field}")
+for key in transactions:
+    if seen[key] != 1:
+        problems.append(f"transaction {key} arrived {seen[key]} times")
+
+# traceparent: what the probed requests carried names this trace and its root span.
+sent = {h["value"] for task in report.get("probes", []) for tx in task["transactionMetrics"]
+        for h in tx["request"]["headers"] if h["name"].lower() == "traceparent"}
+traceparent = None
+if roots and trace_ids:
+    trace_hex = base64.b64decode(next(iter(trace_ids))).hex()
+    root_hex = base64.b64decode(roots[0]["span_id"]).hex()
+    traceparent = f"00-{trace_hex}-{root_hex}-01"
+
+# Metrics.
+metric_requests = lines("metrics.jsonl")
+points = {}
+for record in metric_requests:
+    for resource_metrics in record["body"].get("resource_metrics", []):
+        resource = attributes(resource_metrics.get("resource", {}).get("attributes"))
+        resources.append(resource)
+        for scope in resource_metrics.get("scope_metrics", []):
+            for metric in scope.get("metrics", []):
+                kind = "histogram" if "histogram" in metric else "sum" if "sum" in metric else "other"
+                for point in metric.get(kind, {}).get("data_points", []):
+                    points.setdefault(metric["name"], []).append((metric.get("unit"), attributes(point.get("attributes")), point))
+
+durations = points.get("http.client.request.duration", [])
+duration_count = sum(int(p["count"]) for _, _, p in durations)
+with_total = [tx for tx in transactions.values() if tx["phases"].get("total") is not None]
+if duration_count != len(with_total):
+    problems.append(f"http.client.request.duration counts {duration_count}, the report has {len(with_total)} transactions")
+if any(unit != "s" for unit, _, _ in durations):
+    problems.append("http.client.request.duration is not in seconds")
+duration_sum = sum(float(p.get("sum", 0)) for _, _, p in durations)
+if abs(duration_sum - sum(tx["phases"]["total"] for tx in with_total) / 1000) > 1e-6:
+    problems.append(f"http.client.request.duration sums {duration_sum} s, the report {sum(tx['phases']['total'] for tx in with_total) / 1000} s")
+by_status = Counter()
+for _, attrs, point in durations:
+    by_status[attrs.get("http.response.status_code")] += int(point["count"])
+    if sum(int(c) for c in point.get("bucket_counts", [])) != int(point["count"]):
+        problems.append("a histogram's buckets do not add up to its count")
+report_by_status = Counter((tx.get("response") or {}).get("statusCode") for tx in with_total)
+if by_status != report_by_status:
+    problems.append(f"counts by status {dict(by_status)} differ from the report's {dict(report_by_status)}")
+phase_counts = Counter()
+for _, attrs, point in points.get("sonde.http.phase.duration", []):
+    phase_counts[(attrs.get("sonde.phase"), attrs.get("sonde.connection"))] += int(point["count"])
+for phase in PHASES:
+    for state in ("cold", "warm"):
+        expected = sum(1 for tx in transactions.values() if tx["phases"].get(phase) is not None
+                       and tx["isReusedConnection"] == (state == "warm"))
+        if phase_counts[(phase, state)] != expected:
+            problems.append(f"sonde.http.phase.duration {phase}/{state} counts {phase_counts[(phase, state)]}, the report {expected}")
+if any(r.get("service.name") != "sonde" for r in resources):
+    problems.append("a resource without service.name=sonde")
+
+# Soaks: a span per connection attempt, a ping event per answered ping of the report's timeline.
+ws_spans = [s for s in spans if s.get("name") == "sonde.ws.connection"]
+ws_events = sum(1 for s in ws_spans for e in s.get("events", []) if e.get("name") == "sonde.ws.ping")
+report_attempts = sum(len(soak.get("attempts", [])) for soak in report.get("soaks") or [])
+report_points = sum(len(series.get("points", [])) for soak in report.get("soaks") or [] for series in soak.get("timeline", []))
+if len(ws_spans) != report_attempts:
+    problems.append(f"{len(ws_spans)} sonde.ws.connection spans for {report_attempts} attempts in the report")
+if ws_events != report_points:
+    problems.append(f"{ws_events} sonde.ws.ping events for {report_points} timeline points in the report")
+rtts = sorted(value(a["value"]) for s in ws_spans for e in s.get("events", []) for a in e.get("attributes", []) if a["key"] == "sonde.ws.ping.rtt")
+report_rtts = sorted(p[1] for soak in report.get("soaks") or [] for series in soak.get("timeline", []) for p in series.get("points", []))
+if rtts != report_rtts:
+    problems.append("the ping events' RTTs differ from the report's timeline")
+
+print(json.dumps({
+    "wsConnectionSpans": len(ws_spans), "wsPingEvents": ws_events,
+    "transactions": len(transactions), "tasks": tasks, "clientSpans": len(client), "taskSpans": len(task_spans),
+    "traceRequests": len(trace_requests), "metricRequests": len(metric_requests), "durationCount": duration_count,
+    "phaseValuesEqual": phase_values, "timingValuesEqual": timing_values,
+    "traceparentSent": sorted(sent), "traceparentExpected": traceparent,
+    "checks": sorted({r["sonde.check"] for r in resources if "sonde.check" in r}),
+    "spanChecks": dict(Counter(s["_resource"].get("sonde.check") for s in client)),
+    "headers": [r["headers"] for r in trace_requests + metric_requests][:1],
+    "problems": problems[:50],
+}))
+sys.exit(1 if problems else 0)

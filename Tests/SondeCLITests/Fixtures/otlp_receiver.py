@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""An OTLP/HTTP (http/protobuf) receiver for sonde's tests, decoding with the opentelemetry-proto
+package (the reference generated code, protobuf >= 5).
+
+usage: otlp_receiver.py PORT OUT_DIR MAX_SECONDS [FAIL_FIRST]
+
+Listens on 127.0.0.1:PORT; every POST to /v1/metrics or /v1/traces is decoded and appended as
+one JSON line (MessageToDict, plus the request's headers) to OUT_DIR/metrics.jsonl or
+OUT_DIR/traces.jsonl. The first FAIL_FIRST requests (default 0) are answered 503 with
+Retry-After: 0 and not recorded, to exercise the sender's retries. Prints "ready" once it listens
+and exits after MAX_SECONDS at the latest.
+"""
+import json
+import os
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from google.protobuf.json_format import MessageToDict
+from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+
+port, out_dir, max_seconds = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+fail_first = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+lock = threading.Lock()
+state = {"seen": 0}
+
+SIGNALS = {
+    "/v1/metrics": (metrics_service_pb2.ExportMetricsServiceRequest, metrics_service_pb2.ExportMetricsServiceResponse, "metrics.jsonl"),
+    "/v1/traces": (trace_service_pb2.ExportTraceServiceRequest, trace_service_pb2.ExportTraceServiceResponse, "traces.jsonl"),
+}
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        if length < 0 or length > 64 << 20:
+            self.send_error(413)
+            return
+        body = self.rfile.read(length)
+        signal = SIGNALS.get(self.path)
+        if signal is None:
+            self.send_error(404)
+            return
+        with lock:
+            state["seen"] += 1
+            failing = state["seen"] <= fail_first
+        if failing:
+            self.send_response(503)
+            self.send_header("Retry-After", "0")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        request_type, response_type, file_name = signal
+        if self.headers.get("Content-Type") != "application/x-protobuf":
+            self.send_error(415)
+            return
+        message = request_type()
+        message.ParseFromString(body)
+        record = {"headers": {k.lower(): v for k, v in self.headers.items()},
+                  "body": MessageToDict(message, preserving_proto_field_name=True)}
+        with lock, open(os.path.join(out_dir, file_name), "a") as out:
+            out.write(json.dumps(record) + "\n")
+        answer = response_type().SerializeToString()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+
+server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+threading.Timer(max_seconds, server.shutdown).start()
+print("ready", flush=True)
+server.serve_forever()

@@ -1,0 +1,77 @@
+import SondeCore
+@testable import SondeOTLP
+import Testing
+
+/// The OpenTelemetry exporter variables and `--otlp` resolve by the specification's rules.
+@Suite struct OTLPSettingsTests {
+    private func resolve(_ endpoint: String? = nil, _ environment: [String: String]) throws -> OTLPSettings? {
+        try OTLPSettings.resolve(OTLPSettings.Given(endpoint: endpoint), environment: environment).get()
+    }
+
+    @Test func nothingNamedMeansNoExport() throws {
+        #expect(try resolve(nil, ["OTEL_EXPORTER_OTLP_HEADERS": "a=b"]) == nil)
+    }
+
+    @Test func theBaseEndpointGetsEachSignalsPath() throws {
+        let settings = try #require(try resolve("http://127.0.0.1:4318", [:]))
+        #expect(settings.metrics.url == "http://127.0.0.1:4318/v1/metrics")
+        #expect(settings.traces.url == "http://127.0.0.1:4318/v1/traces")
+        #expect(settings.metrics.timeout == 10)
+        let slash = try #require(try resolve("http://collector/otlp/", [:]))
+        #expect(slash.traces.url == "http://collector/otlp/v1/traces")
+    }
+
+    @Test func signalEndpointsAreUsedAsTheyAreAndWinOverTheBase() throws {
+        let settings = try #require(try resolve(nil, ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://base:4318",
+                                                      "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://traces:9999/custom"]))
+        #expect(settings.traces.url == "http://traces:9999/custom")
+        #expect(settings.metrics.url == "http://base:4318/v1/metrics")
+        // The command line's endpoint wins over every variable.
+        let given = try #require(try resolve("http://cli:4318", ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://traces:9999/custom"]))
+        #expect(given.traces.url == "http://cli:4318/v1/traces")
+    }
+
+    @Test func headersAndTimeoutsMergeWithTheSignalsOwnWinning() throws {
+        let settings = try #require(try resolve("http://c:4318", [
+            "OTEL_EXPORTER_OTLP_HEADERS": "api-key=one%20two, tenant=a",
+            "OTEL_EXPORTER_OTLP_METRICS_HEADERS": "tenant=b",
+            "OTEL_EXPORTER_OTLP_TIMEOUT": "2500",
+            "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "700",
+        ]))
+        #expect(settings.metrics.headers == [HeaderField(name: "api-key", value: "one two"), HeaderField(name: "tenant", value: "b")])
+        #expect(settings.traces.headers == [HeaderField(name: "api-key", value: "one two"), HeaderField(name: "tenant", value: "a")])
+        #expect(settings.metrics.timeout == 2.5)
+        #expect(settings.traces.timeout == 0.7)
+    }
+
+    @Test func badValuesAreProblemsNamingTheirVariable() {
+        let cases: [([String: String], String)] = [
+            (["OTEL_EXPORTER_OTLP_TIMEOUT": "-5"], "OTEL_EXPORTER_OTLP_TIMEOUT"),
+            (["OTEL_EXPORTER_OTLP_TIMEOUT": "99999999999999999999"], "OTEL_EXPORTER_OTLP_TIMEOUT"),
+            (["OTEL_EXPORTER_OTLP_HEADERS": "no-equals-sign"], "OTEL_EXPORTER_OTLP_HEADERS"),
+            (["OTEL_EXPORTER_OTLP_HEADERS": "a=%zz"], "OTEL_EXPORTER_OTLP_HEADERS"),
+            (["OTEL_EXPORTER_OTLP_PROTOCOL": "carrier-pigeon"], "OTEL_EXPORTER_OTLP_PROTOCOL"),
+            (["OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "grpc"], "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"),
+        ]
+        for (environment, key) in cases {
+            guard case .failure(let problem) = OTLPSettings.resolve(OTLPSettings.Given(endpoint: "http://c:4318"), environment: environment) else {
+                Issue.record("\(environment) was accepted")
+                continue
+            }
+            #expect(problem.key == key, "\(environment): \(problem)")
+        }
+        guard case .failure(let scheme) = OTLPSettings.resolve(OTLPSettings.Given(endpoint: "ftp://c:21"), environment: [:]) else {
+            Issue.record("ftp:// was accepted")
+            return
+        }
+        #expect(scheme.key == "otlp")
+    }
+
+    @Test func traceparentHasTheW3CForm() {
+        let context = OTLPTraceContext(traceID: Array(0..<16), rootSpanID: [0xde, 0xad, 0xbe, 0xef, 0, 1, 2, 3])
+        #expect(context.traceparent == "00-000102030405060708090a0b0c0d0e0f-deadbeef00010203-01")
+        let random = OTLPTraceContext.random()
+        #expect(random.traceID.count == 16 && random.rootSpanID.count == 8)
+        #expect(random.traceID != OTLPTraceContext.random().traceID)
+    }
+}
