@@ -13,9 +13,9 @@ import SondeHTTP
 ///   10000), `…_PROTOCOL` (`http/protobuf` by default), `…_CERTIFICATE` (a CA file): each with
 ///   its `_METRICS_`/`_TRACES_` variant, which wins for its signal; headers merge by name.
 ///
-/// Export is on when an endpoint comes from any of these. Only `http/protobuf` is carried out in
-/// this build; `grpc` is read and refused with a clear problem (its client lands with the gRPC
-/// prober's `GRPCUnaryCall`), `http/json` likewise.
+/// Export is on when an endpoint comes from any of these. `http/protobuf` and `grpc` are carried
+/// out (gRPC on `GRPCUnaryCall`: its endpoint is used as it is, no path appended, default
+/// `http://localhost:4317`); `http/json` is refused with a clear problem.
 public struct OTLPSettings: Sendable, Equatable {
     /// One signal's destination.
     public struct Target: Sendable, Equatable {
@@ -27,6 +27,9 @@ public struct OTLPSettings: Sendable, Equatable {
         public var caCertPath: String?
         /// Do not verify the collector's certificate.
         public var insecure: Bool
+        /// With protocol `grpc`: the service whose `Export` is called
+        /// (`opentelemetry.proto.collector.trace.v1.TraceService`); nil for http/protobuf.
+        public var grpcService: String?
     }
 
     public var metrics: Target
@@ -35,7 +38,7 @@ public struct OTLPSettings: Sendable, Equatable {
     /// The accepted range of a timeout (seconds): 1 ms to 5 minutes.
     public static let timeoutRange = 0.001...300.0
     public static let defaultTimeout = 10.0
-    /// The protocols the specification names; only the first is carried out here.
+    /// The protocols the specification names; the first two are carried out here.
     public static let protocols = ["http/protobuf", "grpc", "http/json"]
 
     /// What the command line or serve's config gives; each field nil when not given.
@@ -66,10 +69,10 @@ public struct OTLPSettings: Sendable, Equatable {
         let tracesOwn = nonEmpty(environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"])
         guard base != nil || metricsOwn != nil || tracesOwn != nil else { return .success(nil) }
         do throws(SettingProblem) {
-            let metrics = try target("METRICS", path: "v1/metrics", base: base, own: given.endpoint == nil ? metricsOwn : nil,
-                                     given: given, environment: environment)
-            let traces = try target("TRACES", path: "v1/traces", base: base, own: given.endpoint == nil ? tracesOwn : nil,
-                                    given: given, environment: environment)
+            let metrics = try target("METRICS", path: "v1/metrics", service: "opentelemetry.proto.collector.metrics.v1.MetricsService",
+                                     base: base, own: given.endpoint == nil ? metricsOwn : nil, given: given, environment: environment)
+            let traces = try target("TRACES", path: "v1/traces", service: "opentelemetry.proto.collector.trace.v1.TraceService",
+                                    base: base, own: given.endpoint == nil ? tracesOwn : nil, given: given, environment: environment)
             return .success(OTLPSettings(metrics: metrics, traces: traces))
         } catch {
             return .failure(error)
@@ -81,7 +84,7 @@ public struct OTLPSettings: Sendable, Equatable {
         return text
     }
 
-    private static func target(_ signal: String, path: String, base: String?, own: String?, given: Given,
+    private static func target(_ signal: String, path: String, service: String, base: String?, own: String?, given: Given,
                                environment: [String: String]) throws(SettingProblem) -> Target {
         func variable(_ name: String) -> (name: String, value: String)? {
             let specific = "OTEL_EXPORTER_OTLP_\(signal)_\(name)"
@@ -89,31 +92,36 @@ public struct OTLPSettings: Sendable, Equatable {
             let general = "OTEL_EXPORTER_OTLP_\(name)"
             return nonEmpty(environment[general]).map { (general, $0) }
         }
-        let url: String
-        let urlSource: String
-        if let own {
-            url = own
-            urlSource = "OTEL_EXPORTER_OTLP_\(signal)_ENDPOINT"
-        } else if let base {
-            url = base.hasSuffix("/") ? base + path : base + "/" + path
-            urlSource = given.endpoint != nil ? "otlp" : "OTEL_EXPORTER_OTLP_ENDPOINT"
-        } else {
-            // This signal has no endpoint of its own and there is no base: the specification's default.
-            url = "http://localhost:4318/" + path
-            urlSource = "OTEL_EXPORTER_OTLP_ENDPOINT"
-        }
-        if let problem = StreamingTransfer.problem(url: url) { throw SettingProblem(key: urlSource, problem) }
-
+        var grpc = false
         let protocolGiven: (name: String, value: String)? = given.protocolName.map { (name: "otlp protocol", value: $0) } ?? variable("PROTOCOL")
         if let protocolGiven {
             let (source, name) = (protocolGiven.name, protocolGiven.value)
             guard protocols.contains(name) else {
                 throw SettingProblem(key: source, "'\(name)' is not an OTLP protocol (http/protobuf, grpc, http/json)")
             }
-            guard name == "http/protobuf" else {
-                throw SettingProblem(key: source, "OTLP over \(name) is not available in this build yet: use http/protobuf "
-                    + "(a collector's port 4318); gRPC comes with sonde's gRPC client")
+            guard name != "http/json" else {
+                throw SettingProblem(key: source, "OTLP over http/json is not available: use http/protobuf (a collector's port 4318) or grpc (4317)")
             }
+            grpc = name == "grpc"
+        }
+
+        let url: String
+        let urlSource: String
+        if let own {
+            url = own
+            urlSource = "OTEL_EXPORTER_OTLP_\(signal)_ENDPOINT"
+        } else if let base {
+            // gRPC names the service in the call's path: the endpoint is used as it is.
+            url = grpc ? base : base.hasSuffix("/") ? base + path : base + "/" + path
+            urlSource = given.endpoint != nil ? "otlp" : "OTEL_EXPORTER_OTLP_ENDPOINT"
+        } else {
+            // This signal has no endpoint of its own and there is no base: the specification's default.
+            url = grpc ? "http://localhost:4317" : "http://localhost:4318/" + path
+            urlSource = "OTEL_EXPORTER_OTLP_ENDPOINT"
+        }
+        if let problem = StreamingTransfer.problem(url: url) { throw SettingProblem(key: urlSource, problem) }
+        if grpc, GRPCEndpoint(url) == nil {
+            throw SettingProblem(key: urlSource, "'\(url.prefix(200))' is not a gRPC endpoint: http(s)://HOST[:PORT] with no path, query or user")
         }
 
         var headers: [HeaderField] = []
@@ -141,7 +149,8 @@ public struct OTLPSettings: Sendable, Equatable {
             timeout = Double(milliseconds) / 1000
         }
         let caCert = given.caCertPath ?? variable("CERTIFICATE")?.value
-        return Target(url: url, headers: headers, timeout: timeout, caCertPath: caCert, insecure: given.insecure)
+        return Target(url: url, headers: headers, timeout: timeout, caCertPath: caCert, insecure: given.insecure,
+                      grpcService: grpc ? service : nil)
     }
 
     /// `k=v,k2=v2` as the specification writes the headers variables (W3C Baggage's form:

@@ -1,4 +1,5 @@
 import SondeCore
+import SondeHTTP
 
 /// One `/probe` of the tcp, dns, icmp or grpc prober under way: its clock and deadline, the series it
 /// has set so far and its log, and the steps every such prober shares with blackbox_exporter

@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import SondeCore
+import SondeHTTP
 import SondeRun
 
 /// `/probe` with blackbox_exporter's tcp prober: resolve the target's host by the module's IP

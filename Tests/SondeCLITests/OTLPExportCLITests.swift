@@ -12,10 +12,12 @@ import Testing
         let pid: pid_t
         var endpoint: String { "http://127.0.0.1:\(port)" }
 
-        /// - Parameter failFirst: requests answered 503 (Retry-After: 0) before it records any.
-        init(failFirst: Int = 0) throws {
+        /// - Parameters:
+        ///   - failFirst: requests answered 503 (Retry-After: 0), or calls UNAVAILABLE, before it records any.
+        ///   - grpc: an OTLP/gRPC receiver instead of OTLP/HTTP.
+        init(failFirst: Int = 0, grpc: Bool = false) throws {
             pid = try Harness.spawn("/usr/bin/env", ["python3", Harness.root + "/Tests/SondeCLITests/Fixtures/otlp_receiver.py", "\(port)",
-                                                     directory, "300", "\(failFirst)"],
+                                                     directory, "300", "\(failFirst)"] + (grpc ? ["grpc"] : []),
                                     stdout: directory + "/receiver.out", stderr: directory + "/receiver.err")
             let out = directory + "/receiver.out"
             guard Harness.waitFor(seconds: 30, { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("ready") }) else {
@@ -65,6 +67,29 @@ import Testing
         #expect((summary["timingValuesEqual"] as? Int ?? 0) >= 15 * 4, "\(summary)")
         let sent = summary["traceparentSent"] as? [String] ?? []
         #expect(sent.count == 1 && sent.first == summary["traceparentExpected"] as? String, "\(summary)")
+    }
+
+    /// The same over OTLP/gRPC (`OTEL_EXPORTER_OTLP_PROTOCOL=grpc`) to grpcio's server: every
+    /// transaction arrives once with report.json's values, headers arrive as metadata, and a
+    /// collector that answers UNAVAILABLE twice is retried.
+    @Test func overGRPCEveryTransactionArrivesOnceWithTheReportsValues() throws {
+        let target = try TargetProcess.get()
+        let receiver = try Receiver(failFirst: 2, grpc: true)
+        defer { receiver.stop() }
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.run("/usr/bin/env", ["OTEL_EXPORTER_OTLP_PROTOCOL=grpc", "OTEL_EXPORTER_OTLP_HEADERS=X-Sonde-Test=grpc",
+                                                      Harness.sonde, "probe", target.http + "/redirect/2", target.https + "/bytes/2000",
+                                                      "--cacert", target.caFile, "--count", "2", "--otlp", receiver.endpoint,
+                                                      "--output-dir", output], timeout: 120)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(!result.stderr.contains("OTLP"), "\(result.stderr)")
+        let (summary, status) = try receiver.check(report: try Self.runFolder(output) + "/report.json")
+        #expect(status == 0, "\(summary["problems"] ?? "")")
+        // 2 × (3 hops + 1) transactions.
+        #expect(summary["transactions"] as? Int == 8 && summary["clientSpans"] as? Int == 8 && summary["durationCount"] as? Int == 8, "\(summary)")
+        #expect((summary["phaseValuesEqual"] as? Int ?? 0) >= 8 * 4, "\(summary)")
+        let records = try String(contentsOfFile: receiver.directory + "/traces.jsonl", encoding: .utf8)
+        #expect(records.contains("\"x-sonde-test\": \"grpc\""), "\(records.prefix(300))")
     }
 
     /// A suite's run: each check's transactions arrive under a resource naming the check.
@@ -169,10 +194,13 @@ import Testing
         let scheme = try Harness.sonde(["probe", "http://127.0.0.1:1/", "--otlp", "ftp://127.0.0.1:4318", "--output-dir", output])
         #expect(scheme.status == 64, "\(scheme.stderr)")
         #expect(scheme.stderr.contains("--otlp"), "\(scheme.stderr)")
-        let grpc = try Harness.run("/usr/bin/env", ["OTEL_EXPORTER_OTLP_PROTOCOL=grpc", Harness.sonde, "probe", "http://127.0.0.1:1/",
-                                                    "--otlp", "http://127.0.0.1:4317", "--output-dir", output])
-        #expect(grpc.status == 64, "\(grpc.stderr)")
-        #expect(grpc.stderr.contains("OTEL_EXPORTER_OTLP_PROTOCOL") && grpc.stderr.contains("http/protobuf"), "\(grpc.stderr)")
+        let json = try Harness.run("/usr/bin/env", ["OTEL_EXPORTER_OTLP_PROTOCOL=http/json", Harness.sonde, "probe", "http://127.0.0.1:1/",
+                                                    "--otlp", "http://127.0.0.1:4318", "--output-dir", output])
+        #expect(json.status == 64, "\(json.stderr)")
+        #expect(json.stderr.contains("OTEL_EXPORTER_OTLP_PROTOCOL") && json.stderr.contains("http/protobuf"), "\(json.stderr)")
+        let grpcPath = try Harness.run("/usr/bin/env", ["OTEL_EXPORTER_OTLP_PROTOCOL=grpc", Harness.sonde, "probe", "http://127.0.0.1:1/",
+                                                        "--otlp", "http://127.0.0.1:4317/v1/traces", "--output-dir", output])
+        #expect(grpcPath.status == 64 && grpcPath.stderr.contains("not a gRPC endpoint"), "\(grpcPath.stderr)")
     }
 
     /// serve exports each scheduled run to `otlp:`; with the collector down, it counts

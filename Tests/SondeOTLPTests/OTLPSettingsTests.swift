@@ -51,7 +51,7 @@ import Testing
             (["OTEL_EXPORTER_OTLP_HEADERS": "no-equals-sign"], "OTEL_EXPORTER_OTLP_HEADERS"),
             (["OTEL_EXPORTER_OTLP_HEADERS": "a=%zz"], "OTEL_EXPORTER_OTLP_HEADERS"),
             (["OTEL_EXPORTER_OTLP_PROTOCOL": "carrier-pigeon"], "OTEL_EXPORTER_OTLP_PROTOCOL"),
-            (["OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "grpc"], "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"),
+            (["OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "http/json"], "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"),
         ]
         for (environment, key) in cases {
             guard case .failure(let problem) = OTLPSettings.resolve(OTLPSettings.Given(endpoint: "http://c:4318"), environment: environment) else {
@@ -73,5 +73,29 @@ import Testing
         let random = OTLPTraceContext.random()
         #expect(random.traceID.count == 16 && random.rootSpanID.count == 8)
         #expect(random.traceID != OTLPTraceContext.random().traceID)
+    }
+
+    /// gRPC: the endpoint as it is (no signal path), the default port 4317, each signal's service.
+    @Test func grpcUsesTheEndpointAsItIs() throws {
+        guard case .success(let settings?) = OTLPSettings.resolve(OTLPSettings.Given(endpoint: "http://collector:4317"),
+                                                                  environment: ["OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"]) else {
+            Issue.record("grpc was refused")
+            return
+        }
+        #expect(settings.traces.url == "http://collector:4317" && settings.traces.grpcService == "opentelemetry.proto.collector.trace.v1.TraceService")
+        #expect(settings.metrics.grpcService == "opentelemetry.proto.collector.metrics.v1.MetricsService")
+        guard case .success(let defaults?) = OTLPSettings.resolve(OTLPSettings.Given(),
+                                                                  environment: ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "https://[::1]:4317",
+                                                                                "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"]) else {
+            Issue.record("grpc with a traces endpoint was refused")
+            return
+        }
+        #expect(defaults.metrics.url == "http://localhost:4317")
+        #expect(GRPCEndpoint(defaults.traces.url) == GRPCEndpoint("https://[::1]:4317") && GRPCEndpoint("https://[::1]:4317")?.host == "::1")
+        #expect(GRPCEndpoint("http://c")?.port == 80 && GRPCEndpoint("https://c")?.port == 443)
+        for bad in ["http://c:4317/v1/traces", "http://u@c:4317", "http://c:4317?x=1", "ftp://c:4317"] {
+            #expect(GRPCEndpoint(bad) == nil, "\(bad)")
+        }
+        #expect(settings.traces.grpcService != nil && settings.metrics.url == settings.traces.url)
     }
 }

@@ -2,13 +2,17 @@
 """An OTLP/HTTP (http/protobuf) receiver for sonde's tests, decoding with the opentelemetry-proto
 package (the reference generated code, protobuf >= 5).
 
-usage: otlp_receiver.py PORT OUT_DIR MAX_SECONDS [FAIL_FIRST]
+usage: otlp_receiver.py PORT OUT_DIR MAX_SECONDS [FAIL_FIRST] [grpc]
 
 Listens on 127.0.0.1:PORT; every POST to /v1/metrics or /v1/traces is decoded and appended as
 one JSON line (MessageToDict, plus the request's headers) to OUT_DIR/metrics.jsonl or
 OUT_DIR/traces.jsonl. The first FAIL_FIRST requests (default 0) are answered 503 with
 Retry-After: 0 and not recorded, to exercise the sender's retries. Prints "ready" once it listens
 and exits after MAX_SECONDS at the latest.
+
+With `grpc`, it is an OTLP/gRPC receiver instead (grpcio, the package's *_pb2_grpc services): each
+Export call is recorded the same way, its metadata as the headers; the first FAIL_FIRST calls
+are answered UNAVAILABLE.
 """
 import json
 import os
@@ -22,6 +26,7 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
 port, out_dir, max_seconds = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 fail_first = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+use_grpc = len(sys.argv) > 5 and sys.argv[5] == "grpc"
 lock = threading.Lock()
 state = {"seen": 0}
 
@@ -72,7 +77,49 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(answer)
 
 
-server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-threading.Timer(max_seconds, server.shutdown).start()
-print("ready", flush=True)
-server.serve_forever()
+def record(file_name, headers, message):
+    entry = {"headers": headers, "body": MessageToDict(message, preserving_proto_field_name=True)}
+    with lock, open(os.path.join(out_dir, file_name), "a") as out:
+        out.write(json.dumps(entry) + "\n")
+
+
+def serve_grpc():
+    from concurrent import futures
+    import grpc
+    from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
+    from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
+
+    def answer(request, context, response_type, file_name):
+        with lock:
+            state["seen"] += 1
+            failing = state["seen"] <= fail_first
+        if failing:
+            context.abort(grpc.StatusCode.UNAVAILABLE, "failing on purpose")
+        record(file_name, {k.lower(): v for k, v in context.invocation_metadata()}, request)
+        return response_type()
+
+    class Traces(trace_service_pb2_grpc.TraceServiceServicer):
+        def Export(self, request, context):
+            return answer(request, context, trace_service_pb2.ExportTraceServiceResponse, "traces.jsonl")
+
+    class Metrics(metrics_service_pb2_grpc.MetricsServiceServicer):
+        def Export(self, request, context):
+            return answer(request, context, metrics_service_pb2.ExportMetricsServiceResponse, "metrics.jsonl")
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(Traces(), server)
+    metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(Metrics(), server)
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    server.start()
+    print("ready", flush=True)
+    server.wait_for_termination(timeout=max_seconds)
+    server.stop(0)
+
+
+if use_grpc:
+    serve_grpc()
+else:
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    threading.Timer(max_seconds, server.shutdown).start()
+    print("ready", flush=True)
+    server.serve_forever()

@@ -4,20 +4,20 @@ import Glibc
 #endif
 import SondeCore
 
-/// Resolves a probe target's host the way blackbox_exporter does before it connects: the
-/// preferred IP family first, the other when `fallback` allows, timed. Blocking (getaddrinfo):
-/// call it from the probe's own thread.
-enum AddressResolver {
-    struct Resolved: Equatable {
+/// Resolves a host before a connection pinned to the address (serve's blackbox probers, the way
+/// blackbox_exporter does; a `GRPCUnaryCall`'s address): the preferred IP family first, the other
+/// when `fallback` allows, timed. Blocking (getaddrinfo): call it from a thread of its own.
+public enum AddressResolver {
+    public struct Resolved: Equatable, Sendable {
         /// The numeric address (`127.0.0.1`, `::1`).
-        var address: String
+        public var address: String
         /// 4 or 6.
-        var family: Int
+        public var family: Int
         /// How long the lookup took (s).
-        var seconds: Double
+        public var seconds: Double
 
         /// The address in network order: 4 bytes for IPv4, 16 for IPv6.
-        var bytes: [UInt8] {
+        public var bytes: [UInt8] {
             var buffer = [UInt8](repeating: 0, count: 16)
             guard inet_pton(family == 4 ? AF_INET : AF_INET6, address, &buffer) == 1 else { return [] }
             return Array(buffer.prefix(family == 4 ? 4 : 16))
@@ -25,7 +25,7 @@ enum AddressResolver {
     }
 
     /// - Parameter preferred: `ip4` or `ip6`.
-    static func resolve(host: String, preferred: String, fallback: Bool) -> Result<Resolved, TaskError> {
+    public static func resolve(host: String, preferred: String, fallback: Bool) -> Result<Resolved, TaskError> {
         let started = monotonicMicroseconds()
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
