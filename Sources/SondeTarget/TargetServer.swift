@@ -46,6 +46,7 @@ public struct TargetEndpoints: Codable, Sendable {
 public final class TargetServer: @unchecked Sendable {
     private var tasks: [Task<Void, any Error>] = []
     private var blackhole: Blackhole?
+    private var refusing: RefusingPort?
     private var webSockets: [WebSocketTarget] = []
     private let directory: String
     private let logLevel: Logger.Level
@@ -77,6 +78,8 @@ public final class TargetServer: @unchecked Sendable {
         let wrongHost = try await listen(try .http2Upgrade(tlsConfiguration: try tls(certificates.wrongHostLeaf)), name: "wronghost")
         let hole = try Blackhole()
         blackhole = hole
+        let refuser = try RefusingPort()
+        refusing = refuser
         let group = MultiThreadedEventLoopGroup.singleton
         let ws = WebSocketTarget(group: group, tls: nil)
         let wss = WebSocketTarget(group: group, tls: try NIOSSLContext(configuration: try tls(certificates.leaf)))
@@ -88,7 +91,7 @@ public final class TargetServer: @unchecked Sendable {
         return TargetEndpoints(
             http: "http://127.0.0.1:\(http)", https: "https://127.0.0.1:\(https)", h2c: "http://127.0.0.1:\(h2c)",
             httpsExpired: "https://127.0.0.1:\(expired)", httpsWrongHost: "https://127.0.0.1:\(wrongHost)",
-            blackhole: "http://127.0.0.1:\(hole.port)", refused: "http://127.0.0.1:\(unusedLoopbackPort())",
+            blackhole: "http://127.0.0.1:\(hole.port)", refused: "http://127.0.0.1:\(refuser.port)",
             ws: "ws://127.0.0.1:\(wsPort)", wss: "wss://127.0.0.1:\(wssPort)", caFile: caFile,
             uploads: "http://127.0.0.1:\(uploads)", h3: h3Port.map { "https://127.0.0.1:\($0)" },
             h3Unavailable: h3Port == nil ? h3Peer?.unavailableReason : nil)
@@ -139,6 +142,8 @@ public final class TargetServer: @unchecked Sendable {
         tasks.removeAll()
         blackhole?.close()
         blackhole = nil
+        refusing?.close()
+        refusing = nil
         for target in webSockets { await target.stop() }
         webSockets.removeAll()
         await h3Peer?.stop()
