@@ -28,7 +28,28 @@ struct OTLPSender {
     let target: OTLPSettings.Target
 
     func send(_ body: [UInt8]) -> Outcome {
-        if let service = target.grpcService { return sendGRPC(body, service: service) }
+        if let service = target.grpcService {
+            guard let endpoint = GRPCEndpoint(target.url) else {
+                return Outcome(failure: "the gRPC endpoint is not http(s)://HOST[:PORT]", attempts: 0)
+            }
+            return retrying { deadline in callGRPC(body, endpoint: endpoint, service: service, deadline: deadline) }
+        }
+        return retrying { deadline in post(body, deadline: deadline) }
+    }
+
+    /// What one attempt came to.
+    private enum Attempt {
+        case delivered
+        /// A failure not worth retrying.
+        case failed(String)
+        /// A failure worth retrying, after this long when the collector said (else the backoff).
+        case retry(String, after: Double?)
+    }
+
+    /// Makes attempts until one is delivered or fails for good, at most `maxAttempts`, pausing
+    /// 100 ms, 200 ms, … (or as told) between them, all within the target's timeout. `once` gets
+    /// the deadline (monotonic seconds).
+    private func retrying(_ once: (Double) -> Attempt) -> Outcome {
         let deadline = monotonicSeconds() + target.timeout
         var attempt = 0
         var lastFailure = "not sent"
@@ -36,94 +57,79 @@ struct OTLPSender {
             attempt += 1
             let remaining = deadline - monotonicSeconds()
             guard remaining > 0.001 else { break }
-            var options = ProbeOptions()
-            options.timeoutMs = max(1, Int(remaining * 1000))
-            options.connectTimeoutMs = options.timeoutMs
-            options.insecure = target.insecure
-            options.caCertPath = target.caCertPath
-            options.reuseConnections = false
-            options.altSvc = false
-            let transfer: StreamingTransfer
-            do throws(TaskError) { transfer = try StreamingTransfer(options: options, redactor: Redactor(enabled: true, extraNames: [])) } catch {
-                return Outcome(failure: error.message, attempts: attempt)
+            switch once(deadline) {
+            case .delivered: return Outcome(failure: nil, attempts: attempt)
+            case .failed(let why): return Outcome(failure: why, attempts: attempt)
+            case .retry(let why, let after):
+                lastFailure = why
+                guard attempt < Self.maxAttempts else { return Outcome(failure: lastFailure, attempts: attempt) }
+                let pause = after ?? 0.1 * Double(1 << (attempt - 1))
+                // A pause that ends past the deadline leaves no attempt worth making.
+                guard pause < deadline - monotonicSeconds() else { return Outcome(failure: lastFailure, attempts: attempt) }
+                if pause > 0 { usleep(UInt32(min(pause, 300) * 1_000_000)) }
             }
-            var offset = 0
-            let upload = UploadBody(length: Int64(body.count)) { buffer in
-                let count = min(buffer.count, body.count - offset)
-                guard count > 0 else { return 0 }
-                body.withUnsafeBytes { source in
-                    if let base = source.baseAddress { buffer.baseAddress?.copyMemory(from: base + offset, byteCount: count) }
-                }
-                offset += count
-                return count
-            }
-            let headers = [HeaderField(name: "Content-Type", value: "application/x-protobuf")] + target.headers
-            let response = transfer.perform(url: target.url, method: "POST", headers: headers, body: upload)
-            var retryAfter: Double?
-            if let status = response.head?.status, response.error == nil {
-                if (200...299).contains(status) { return Outcome(failure: nil, attempts: attempt) }
-                lastFailure = "the collector answered HTTP \(status)"
-                guard [429, 502, 503, 504].contains(status) else { return Outcome(failure: lastFailure, attempts: attempt) }
-                if let text = response.head?.value("Retry-After"), let seconds = Double(text), seconds.isFinite, seconds >= 0 {
-                    retryAfter = seconds
-                }
-            } else {
-                lastFailure = response.error?.message ?? "no answer"
-                if response.error?.code == .interrupted { return Outcome(failure: lastFailure, attempts: attempt) }
-            }
-            guard attempt < Self.maxAttempts else { break }
-            let remainingNow = deadline - monotonicSeconds()
-            let pause = retryAfter ?? 0.1 * Double(1 << (attempt - 1))
-            // A pause that ends past the deadline leaves no attempt worth making.
-            guard pause < remainingNow else { break }
-            if pause > 0 { usleep(UInt32(min(pause, 300) * 1_000_000)) }
         }
         return Outcome(failure: lastFailure, attempts: attempt)
+    }
+
+    /// One OTLP/HTTP POST.
+    private func post(_ body: [UInt8], deadline: Double) -> Attempt {
+        var options = ProbeOptions()
+        options.timeoutMs = max(1, Int((deadline - monotonicSeconds()) * 1000))
+        options.connectTimeoutMs = options.timeoutMs
+        options.insecure = target.insecure
+        options.caCertPath = target.caCertPath
+        options.reuseConnections = false
+        options.altSvc = false
+        let transfer: StreamingTransfer
+        do throws(TaskError) { transfer = try StreamingTransfer(options: options, redactor: Redactor(enabled: true, extraNames: [])) } catch {
+            return .failed(error.message)
+        }
+        var offset = 0
+        let upload = UploadBody(length: Int64(body.count)) { buffer in
+            let count = min(buffer.count, body.count - offset)
+            guard count > 0 else { return 0 }
+            body.withUnsafeBytes { source in
+                if let base = source.baseAddress { buffer.baseAddress?.copyMemory(from: base + offset, byteCount: count) }
+            }
+            offset += count
+            return count
+        }
+        let headers = [HeaderField(name: "Content-Type", value: "application/x-protobuf")] + target.headers
+        let response = transfer.perform(url: target.url, method: "POST", headers: headers, body: upload)
+        guard let status = response.head?.status, response.error == nil else {
+            let why = response.error?.message ?? "no answer"
+            return response.error?.code == .interrupted ? .failed(why) : .retry(why, after: nil)
+        }
+        if (200...299).contains(status) { return .delivered }
+        let why = "the collector answered HTTP \(status)"
+        guard [429, 502, 503, 504].contains(status) else { return .failed(why) }
+        var retryAfter: Double?
+        if let text = response.head?.value("Retry-After"), let seconds = Double(text), seconds.isFinite, seconds >= 0 { retryAfter = seconds }
+        return .retry(why, after: retryAfter)
     }
 
     /// The gRPC codes the OTLP specification retries.
     static let retryableGRPC: Set<GRPCUnaryCall.Code> = [.unavailable, .cancelled, .deadlineExceeded, .aborted, .outOfRange, .dataLoss,
                                                          .resourceExhausted]
 
-    private func sendGRPC(_ body: [UInt8], service: String) -> Outcome {
-        guard let endpoint = GRPCEndpoint(target.url) else { return Outcome(failure: "the gRPC endpoint is not http(s)://HOST[:PORT]", attempts: 0) }
-        let deadline = monotonicSeconds() + target.timeout
-        var attempt = 0
-        var lastFailure = "not sent"
-        while attempt < Self.maxAttempts {
-            attempt += 1
-            let remaining = deadline - monotonicSeconds()
-            guard remaining > 0.001 else { break }
-            let address: String
-            switch AddressResolver.resolve(host: endpoint.host, preferred: "ip4", fallback: true) {
-            case .success(let resolved): address = resolved.address
-            case .failure(let error):
-                lastFailure = error.message
-                guard attempt < Self.maxAttempts, pause(attempt, until: deadline) else { return Outcome(failure: lastFailure, attempts: attempt) }
-                continue
-            }
-            var call = GRPCUnaryCall(scheme: endpoint.scheme, host: endpoint.host, port: endpoint.port, address: address,
-                                     path: "/\(service)/Export", timeoutMs: max(1, Int((deadline - monotonicSeconds()) * 1000)))
-            call.tls.caFile = target.caCertPath
-            call.tls.insecureSkipVerify = target.insecure
-            call.metadata = target.headers.map { HeaderField(name: $0.name.lowercased(), value: $0.value) }
-            let result = call.call(body)
-            if result.code == .ok { return Outcome(failure: nil, attempts: attempt) }
-            lastFailure = "the collector's gRPC status \(result.rawCode.map(String.init) ?? "\(result.code.rawValue)")"
-                + (result.message.isEmpty ? "" : ": \(result.message.prefix(200))")
-            guard Self.retryableGRPC.contains(result.code), attempt < Self.maxAttempts, pause(attempt, until: deadline) else {
-                return Outcome(failure: lastFailure, attempts: attempt)
-            }
+    /// One gRPC `Export` call, to the address the host resolves to now.
+    private func callGRPC(_ body: [UInt8], endpoint: GRPCEndpoint, service: String, deadline: Double) -> Attempt {
+        let address: String
+        switch AddressResolver.resolve(host: endpoint.host, preferred: "ip4", fallback: true) {
+        case .success(let resolved): address = resolved.address
+        case .failure(let error): return .retry(error.message, after: nil)
         }
-        return Outcome(failure: lastFailure, attempts: attempt)
-    }
-
-    /// Waits before attempt `attempt + 1` (100 ms, 200 ms, …); false when that would end past `deadline`.
-    private func pause(_ attempt: Int, until deadline: Double) -> Bool {
-        let pause = 0.1 * Double(1 << (attempt - 1))
-        guard pause < deadline - monotonicSeconds() else { return false }
-        usleep(UInt32(pause * 1_000_000))
-        return true
+        var call = GRPCUnaryCall(scheme: endpoint.scheme, host: endpoint.host, port: endpoint.port, address: address,
+                                 path: "/\(service)/Export", timeoutMs: max(1, Int((deadline - monotonicSeconds()) * 1000)))
+        call.tls.caFile = target.caCertPath
+        call.tls.insecureSkipVerify = target.insecure
+        call.metadata = target.headers.map { HeaderField(name: $0.name.lowercased(), value: $0.value) }
+        let result = call.call(body)
+        if result.code == .ok { return .delivered }
+        let why = "the collector's gRPC status \(result.rawCode.map(String.init) ?? "\(result.code.rawValue)")"
+            + (result.message.isEmpty ? "" : ": \(result.message.prefix(200))")
+        return Self.retryableGRPC.contains(result.code) ? .retry(why, after: nil) : .failed(why)
     }
 
     private func monotonicSeconds() -> Double {
