@@ -10,22 +10,17 @@ import SondeRun
 /// `probe_dns_serial` (a SOA query), the lookup's three, `probe_success`, `probe_duration_seconds`.
 ///
 /// Threading: `probe` runs the blocking work on a thread of `ProbeThreads`; call it from any task.
-struct BlackboxDNSProber {
+struct BlackboxDNSProber: BlockingBlackboxProber {
+    static let kind = "dns"
     let module: BlackboxModule
     let moduleName: String
     /// The probe's time limit (s).
     let timeout: Double
     var debug = false
 
-    func probe(target: String) async -> BlackboxProber.Outcome {
-        await ProbeThreads.shared.run { run(target: target) }
-    }
-
-    /// The whole probe, on the calling thread.
     func run(target: String) -> BlackboxProber.Outcome {
         let dns = module.dns
-        var run = BlackboxProbeRun(timeout: timeout, log: BlackboxProber.Log(target: target, module: moduleName, enabled: debug))
-        run.log.say("Beginning probe", "probe=dns timeout_seconds=\(timeout)")
+        var run = beginRun(target: target)
         for phase in ["resolve", "connect", "request"] { run.exposition.set("probe_dns_duration_seconds", 0, labels: [("phase", phase)]) }
         for name in ["probe_dns_answer_rrs", "probe_dns_authority_rrs", "probe_dns_additional_rrs", "probe_dns_query_succeeded"] {
             run.exposition.set(name, 0)

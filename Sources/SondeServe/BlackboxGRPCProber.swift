@@ -19,22 +19,17 @@ import SondeRun
 /// deadline (DEADLINE_EXCEEDED, 4).
 ///
 /// Threading: `probe` runs the blocking work on a thread of `ProbeThreads`; call it from any task.
-struct BlackboxGRPCProber {
+struct BlackboxGRPCProber: BlockingBlackboxProber {
+    static let kind = "grpc"
     let module: BlackboxModule
     let moduleName: String
     /// The probe's time limit (s).
     let timeout: Double
     var debug = false
 
-    func probe(target: String) async -> BlackboxProber.Outcome {
-        await ProbeThreads.shared.run { run(target: target) }
-    }
-
-    /// The whole probe, on the calling thread.
     func run(target: String) -> BlackboxProber.Outcome {
         let grpc = module.grpc
-        var run = BlackboxProbeRun(timeout: timeout, log: BlackboxProber.Log(target: target, module: moduleName, enabled: debug))
-        run.log.say("Beginning probe", "probe=grpc timeout_seconds=\(timeout)")
+        var run = beginRun(target: target)
         run.exposition.set("probe_grpc_duration_seconds", 0, labels: [("phase", "resolve")])
         for name in ["probe_grpc_ssl", "probe_grpc_status_code", "probe_ssl_earliest_cert_expiry"] { run.exposition.set(name, 0) }
         guard let (host, givenPort) = Endpoint.split(Self.endpoint(of: target)), !host.isEmpty else {

@@ -20,7 +20,8 @@ import SondeRun
 /// (raw sockets only), sequence and data.
 ///
 /// Threading: `probe` runs the blocking work on a thread of `ProbeThreads`; call it from any task.
-struct BlackboxICMPProber {
+struct BlackboxICMPProber: BlockingBlackboxProber {
+    static let kind = "icmp"
     let module: BlackboxModule
     let moduleName: String
     /// The probe's time limit (s).
@@ -32,15 +33,9 @@ struct BlackboxICMPProber {
     /// The echo identifier of a raw socket: blackbox's, the process id's low 16 bits.
     static let identifier = UInt16(truncatingIfNeeded: getpid())
 
-    func probe(target: String) async -> BlackboxProber.Outcome {
-        await ProbeThreads.shared.run { run(target: target) }
-    }
-
-    /// The whole probe, on the calling thread.
     func run(target: String) -> BlackboxProber.Outcome {
         let icmp = module.icmp
-        var run = BlackboxProbeRun(timeout: timeout, log: BlackboxProber.Log(target: target, module: moduleName, enabled: debug))
-        run.log.say("Beginning probe", "probe=icmp timeout_seconds=\(timeout)")
+        var run = beginRun(target: target)
         for phase in ["resolve", "setup", "rtt"] { run.exposition.set("probe_icmp_duration_seconds", 0, labels: [("phase", phase)]) }
         let host = target.hasPrefix("[") && target.hasSuffix("]") ? String(target.dropFirst().dropLast()) : target
         guard let resolved = run.resolve(host: host, preferred: icmp.preferredIPProtocol, fallback: icmp.ipProtocolFallback) else {
