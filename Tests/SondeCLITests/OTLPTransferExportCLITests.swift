@@ -38,6 +38,31 @@ import Testing
         #expect(names.contains("sonde.transfer.resume.trials") && names.contains("sonde.transfer.resume.bytes"), "\(names)")
     }
 
+    /// A soak whose server drops each connection: the WebSocket metrics count report.json's pings,
+    /// attempts (opened, failed), reconnects and disconnects by cause (otlp_check.py compares each).
+    @Test func aSoaksMetricsCountTheReportsPingsAttemptsAndReconnects() throws {
+        let target = try TargetProcess.get()
+        let receiver = try Receiver()
+        defer { receiver.stop() }
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["soak", target.ws + "/ws/echo?dropAfter=0.6", "--duration", "2.5s", "--connections", "2",
+                                        "--ping-interval", "100ms", "--backoff-initial", "50ms", "--otlp", receiver.endpoint,
+                                        "--output-dir", output], timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let folder = try OTLPExportCLITests.runFolder(output)
+        let (summary, status) = try receiver.check(report: folder + "/report.json")
+        #expect(status == 0, "\(summary["problems"] ?? "")")
+        let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        let soak = try #require((report["soaks"] as? [[String: Any]])?.first)
+        let attempts = (soak["attempts"] as? [Any])?.count ?? 0
+        #expect(attempts >= 4 && summary["wsAttemptsMetric"] as? Int == attempts, "\(summary)")
+        #expect(((soak["reconnects"] as? [String: Any])?["count"] as? Int ?? 0) >= 2, "\(soak["reconnects"] ?? "")")
+        #expect((summary["wsPingDurationCount"] as? Int ?? 0) >= 5 && summary["wsPingDurationCount"] as? Int == summary["wsPingEvents"] as? Int,
+                "\(summary)")
+        let names = summary["metricNames"] as? [String] ?? []
+        #expect(["sonde.websocket.reconnects", "sonde.websocket.disconnects", "sonde.websocket.pings"].allSatisfy(names.contains), "\(names)")
+    }
+
     /// Upload trials: each create and append request is a leg span (POST, PATCH) with report.json's values.
     @Test func uploadLegsArriveAsSpans() throws {
         let target = try TargetProcess.get()
