@@ -67,6 +67,8 @@ public final class DownloadTrialRunner {
     public func runTrial(number: Int, reference: DownloadReference, shouldStop: () -> Bool,
                          onProgress: (Int64) -> Void = { _ in }) -> ResumeTrial {
         let started = monotonicMicroseconds()
+        // The wall clock of the same moment: legs' startMs count from it.
+        let startedAt = Timestamp.now()
         func elapsedMs() -> Double { Double(monotonicMicroseconds() - started) / 1000 }
         let base = options.workDirectory + "/trial-\(number)"
         let partialPath = base + ".part"
@@ -95,7 +97,6 @@ public final class DownloadTrialRunner {
         var forceRestart = false
         var failures = 0
         var state = ResumeData(url: url, partialPath: partialPath)
-        let startedAt = Timestamp.now()
         var legs = TrialLegs(traceID: options.traceID)
         var file: PartialFile
         do { file = try PartialFile(path: partialPath) } catch {

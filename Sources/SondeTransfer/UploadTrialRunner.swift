@@ -83,6 +83,8 @@ public final class UploadTrialRunner {
 
     public func runTrial(number: Int, shouldStop: () -> Bool, onProgress: (Int64) -> Void = { _ in }) -> ResumeTrial {
         let started = monotonicMicroseconds()
+        // The wall clock of the same moment: legs' startMs count from it.
+        let startedAt = Timestamp.now()
         func elapsedMs() -> Double { Double(monotonicMicroseconds() - started) / 1000 }
         let statePath = options.workDirectory + "/upload-\(number).state.json"
         let legPath = options.workDirectory + "/upload-\(number).leg.json"
@@ -107,7 +109,6 @@ public final class UploadTrialRunner {
         var complete = false
         var failure: TaskError? = nil
         var digest: String? = nil
-        let startedAt = Timestamp.now()
         var legs = TrialLegs(traceID: options.traceID)
         let persist: (UploadState) -> Void = { $0.save(to: statePath) }
 
@@ -170,12 +171,13 @@ public final class UploadTrialRunner {
             let legSpan = legs.nextSpanID()
             let headers = settings.headers + legs.traceparent(span: legSpan)
             func note(_ leg: UploadLegReport, _ outcome: String, _ interruptedBy: InterruptionKind? = nil) {
-                var request = "create"
-                if case .append = kind { request = "append" }
+                // The offset asked for (a killed worker may leave no leg report to say it).
+                var request = "create", fromByte: Int64 = 0
+                if case .append(let offset) = kind { (request, fromByte) = ("append", offset) }
                 legs.append(ResumeLeg(leg: legs.count + 1, startMs: TrialLegs.micro(legStart), durationMs: TrialLegs.micro(elapsedMs() - legStart),
-                                      fromByte: leg.startOffset, bytes: leg.sent, request: request, status: leg.status, outcome: outcome,
+                                      fromByte: fromByte, bytes: leg.sent, request: request, status: leg.status, outcome: outcome,
                                       interruptedBy: interruptedBy,
-                                      firstByteMs: leg.firstByteAt.map { TrialLegs.micro(Double($0 - legStartMicros) / 1000) },
+                                      firstByteMs: leg.firstByteAt.map { TrialLegs.micro(Double($0 &- legStartMicros) / 1000) },
                                       error: leg.error, spanId: legSpan))
             }
             if let stop, stop.kind == .processKill, let worker {
