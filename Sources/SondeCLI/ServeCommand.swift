@@ -91,6 +91,8 @@ struct ServeCommand: AsyncParsableCommand {
         let runner = ScheduledRunner(settings: settings, config: current, history: history, log: say)
         let scheduler = CheckScheduler(run: { await runner.run($0) }, onResult: { record, skipped in
             state.record(record, skipped: skipped)
+            // serve's own health follows each run to `otlp:`.
+            if let otlp = current.value.otlp { runner.exportHealth({ state.health() }, settings: otlp) }
         })
         let auth = ServeAuth(config.web)
         let reload: @Sendable () async -> String? = {

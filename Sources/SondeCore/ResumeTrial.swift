@@ -42,6 +42,10 @@ public struct ResumeTrial: Sendable, Equatable {
     public var error: TaskError?
     /// The check of a `sonde run` suite the trial belongs to; nil (and absent) in runs without checks.
     public var check: String?
+    /// When the trial began (wall clock); nil (and absent) in reports written before sonde recorded it.
+    public var startedAt: Timestamp?
+    /// Every request of the trial in order; nil (and absent) in reports written before sonde recorded them.
+    public var legs: [ResumeLeg]?
 
     public init(trial: Int, url: String, direction: String, protocol: String, length: Int64?,
                 interruptions: [ResumeInterruption], retries: [TransferRetry], bytesTransferred: Int64,
@@ -157,6 +161,8 @@ extension ResumeTrial: FieldModel {
         try v.visit("goodputMbps", &goodputMbps, FieldRule(unit: .nonNegative))
         try v.visit("progress", &progress, FieldRule(required: true, unit: .nonNegative))
         try v.visit("error", &error, .field)
+        try v.visit("startedAt", &startedAt, .omittedWhenNil)
+        try v.visit("legs", &legs, .omittedWhenNil)
     }
 }
 

@@ -22,6 +22,7 @@ extension SoakAttempt: FieldModel {
         try v.visit("messages", &messages, .field)
         try v.visit("openedAt", &openedAt, .field)
         try v.visit("pings", &pings, .field)
+        try v.visit("spanId", &spanId, FieldRule(omitsNil: true, pattern: "^[0-9a-f]{16}$"))
         try v.visit("startedAt", &startedAt, .required)
         try v.visit("timeToRecoverMs", &timeToRecoverMs, .milliseconds)
     }

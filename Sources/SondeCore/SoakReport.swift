@@ -307,6 +307,9 @@ public struct SoakAttempt: Sendable, Equatable {
     public var messages: Messages
     /// True on a connection's last attempt when it stopped reconnecting (`--max-attempts`).
     public var gaveUp = false
+    /// The OTLP span id of this attempt (16 hex digits): the parent its handshake's `traceparent`
+    /// carried under `--traceparent`. nil (and absent) in reports written before sonde recorded it.
+    public var spanId: String?
 
     public init(connection: Int, attempt: Int, startedAt: Timestamp, backoffMs: Double?, backoffFailure: Int?,
                 handshake: WebSocketHandshake = WebSocketHandshake()) {

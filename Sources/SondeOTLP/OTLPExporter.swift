@@ -58,6 +58,12 @@ public enum OTLPExporter {
             return outcome
         }
         let resource = OTLPResource(vantage: vantage, check: nil, runID: runID, command: command)
+        for soak in scanned.soaks {
+            metrics.addSoak(soak, resource: OTLPResource(vantage: vantage, check: soak.check, runID: runID, command: command))
+        }
+        for trial in scanned.resume.trials {
+            metrics.addResumeTrial(trial, resource: OTLPResource(vantage: vantage, check: trial.check, runID: runID, command: command))
+        }
         let start = OTLPTracesBuilder.nanos(run.startedAt)
         let end = run.finishedAt.map(OTLPTracesBuilder.nanos) ?? start
         if !metrics.isEmpty {
@@ -73,6 +79,10 @@ public enum OTLPExporter {
             traces.addRun(run, resource: resource)
             for soak in scanned.soaks {
                 traces.addSoak(soak, resource: OTLPResource(vantage: vantage, check: soak.check, runID: runID, command: command))
+            }
+            for trial in scanned.resume.trials {
+                traces.addResumeTrial(trial, runStart: run.startedAt,
+                                      resource: OTLPResource(vantage: vantage, check: trial.check, runID: runID, command: command))
             }
             let pending = traces.pendingSpans
             if let batch = traces.takeBatch() {

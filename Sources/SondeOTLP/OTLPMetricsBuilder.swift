@@ -8,7 +8,8 @@ import SondeCore
 /// - `sonde.http.phase.duration` (histogram, `s`): each phase a transaction went through, by
 ///   `sonde.phase` (dns, connect, tls, send, wait, receive, total), `sonde.connection` (cold, warm),
 ///   `server.address`, `server.port`, `url.scheme`, `network.protocol.version`;
-/// - `sonde.tasks` (sum, `{task}`): the tasks, by `sonde.task.outcome` (ok, error).
+/// - `sonde.tasks` (sum, `{task}`): the tasks, by `sonde.task.outcome` (ok, error);
+/// - a soak's and a resume trial's metrics (`OTLPMetricsBuilder+Transfers.swift`).
 ///
 /// One `ResourceMetrics` per check (resource attribute `sonde.check`), delta temporality from the
 /// run's start to its end (a run is one interval: each export holds that run only).
@@ -22,6 +23,9 @@ struct OTLPMetricsBuilder {
         /// Attribute sets in the order first seen, so that the request's order is stable.
         var durationOrder: [[OTLPAttribute]] = []
         var phaseOrder: [[OTLPAttribute]] = []
+        /// Soak and resume metrics.
+        var other = OTLPMetricSet()
+        var hasTasks: Bool { !tasks.isEmpty }
     }
 
     private var series: [OTLPResource: Series] = [:]
@@ -31,10 +35,7 @@ struct OTLPMetricsBuilder {
 
     /// Adds one task: its transactions, each phase, and its outcome.
     mutating func add(_ task: ProbeTask, resource: OTLPResource) {
-        if series[resource] == nil {
-            series[resource] = Series()
-            resourceOrder.append(resource)
-        }
+        ensure(resource)
         let count = task.transactionMetrics.count
         for (index, transaction) in task.transactionMetrics.enumerated() {
             let facts = OTLPTransactionFacts(transaction, taskError: index == count - 1 ? task.error : nil)
@@ -65,8 +66,21 @@ struct OTLPMetricsBuilder {
         series[resource]?.tasks[task.error == nil ? "ok" : "error", default: 0] += 1
     }
 
-    /// Whether any task was added.
+    /// Whether anything was added.
     var isEmpty: Bool { resourceOrder.isEmpty }
+
+    mutating func ensure(_ resource: OTLPResource) {
+        if series[resource] == nil {
+            series[resource] = Series()
+            resourceOrder.append(resource)
+        }
+    }
+
+    /// Applies `change` to `resource`'s soak and resume metrics.
+    mutating func other(_ resource: OTLPResource, _ change: (inout OTLPMetricSet) -> Void) {
+        ensure(resource)
+        change(&series[resource, default: Series()].other)
+    }
 
     /// The `ExportMetricsServiceRequest` (resource_metrics = 1).
     func request(startNanos: UInt64, endNanos: UInt64) -> [UInt8] {
@@ -79,6 +93,8 @@ struct OTLPMetricsBuilder {
                 // ScopeMetrics: scope = 1, metrics = 2.
                 resourceMetrics.message(2) { scope in
                     OTLPResource.writeScope(1, into: &scope)
+                    own.other.write(2, into: &scope, startNanos: startNanos, endNanos: endNanos)
+                    guard own.hasTasks else { return }
                     scope.message(2) { metric in
                         Self.writeHistogram(into: &metric, name: "http.client.request.duration", unit: "s",
                                             description: "Duration of HTTP client requests (each redirect hop), from sonde's phases.total.",

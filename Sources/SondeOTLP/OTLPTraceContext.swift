@@ -30,6 +30,21 @@ public struct OTLPTraceContext: Sendable, Equatable {
     /// parent, sampled (`00-<32 hex>-<16 hex>-01`).
     public var traceparent: String { "00-\(hex(traceID))-\(hex(rootSpanID))-01" }
 
+    /// The trace id as 32 lowercase hex digits.
+    public var traceIDHex: String { hex(traceID) }
+
+    /// 8 bytes of a span id written as 16 hex digits; nil for any other text, or all zero.
+    static func spanID(hex text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count == 16 else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: 16, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(byte)
+        }
+        return bytes.contains(where: { $0 != 0 }) ? bytes : nil
+    }
+
     func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef")
         var text = ""

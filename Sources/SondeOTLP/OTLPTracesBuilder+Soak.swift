@@ -28,7 +28,8 @@ extension OTLPTracesBuilder {
 
     private func attemptSpan(_ attempt: SoakAttempt, soak: SoakReport, parent: [UInt8], soakEnd: Timestamp) -> OTLPSpan {
         let end = attempt.closedAt ?? soakEnd
-        var span = OTLPSpan(traceID: context.traceID, spanID: OTLPTraceContext.randomID(count: 8), parentSpanID: parent,
+        let spanID = attempt.spanId.flatMap(OTLPTraceContext.spanID(hex:)) ?? OTLPTraceContext.randomID(count: 8)
+        var span = OTLPSpan(traceID: context.traceID, spanID: spanID, parentSpanID: parent,
                             name: "sonde.ws.connection", kind: .client, startNanos: Self.nanos(attempt.startedAt), endNanos: Self.nanos(end))
         var attributes: [OTLPAttribute] = [.string("url.full", soak.url), .int("sonde.ws.connection", attempt.connection),
                                            .int("sonde.ws.attempt", attempt.attempt)]

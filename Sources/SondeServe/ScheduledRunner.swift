@@ -18,6 +18,8 @@ public struct ScheduledRunner: Sendable {
     let log: @Sendable (String) -> Void
     /// Whether the last OTLP export failed: a failure is said once, and its end once.
     private let exportFailing = ExportFailureGate()
+    private let healthFailing = ExportFailureGate()
+    private let healthExporting = ExportInFlight()
 
     public init(settings: RunSettings, config: CurrentConfig, history: HistoryStore?, log: @escaping @Sendable (String) -> Void) {
         self.settings = settings
@@ -84,6 +86,26 @@ public struct ScheduledRunner: Sendable {
                                     folder: ended.folder, writeError: writeError)
         record.exportErrors = exportErrors
         return record
+    }
+
+    /// Sends serve's own health (`OTLPServeHealth`, read by `health` when it is sent) on a thread
+    /// of its own, one at a time: one asked for while another is under way is sent once after it,
+    /// with the figures of then. A failure is logged once until an export goes through again.
+    public func exportHealth(_ health: @escaping @Sendable () -> OTLPServeHealth, settings: OTLPSettings) {
+        guard healthExporting.begin() else { return }
+        let log = self.log, gate = healthFailing, busy = healthExporting
+        let thread = Thread {
+            // Bounded: each pass is one bounded export, and a further pass only when a run ended meanwhile.
+            repeat {
+                let failure = health().export(settings: settings)
+                let wasFailing = gate.update(failing: failure != nil)
+                if let failure, !wasFailing {
+                    log("sonde serve: the OTLP export of serve's own metrics failed (said once until it works again): \(failure)")
+                }
+            } while busy.end()
+        }
+        thread.name = "sonde-otlp-health"
+        thread.start()
     }
 
     /// Exports a finished run on a thread of its own (the export blocks for at most its bounded

@@ -1,4 +1,5 @@
 import Foundation
+import SondeOTLP
 import SondeReport
 import Synchronization
 
@@ -72,6 +73,23 @@ public final class ServeState: Sendable {
     /// The latest run of each check, by name.
     public var latestRuns: [CheckRunRecord] {
         figures.withLock { figures in figures.checks.compactMap { figures.latest[$0] } }
+    }
+
+    /// serve's own health as `/metrics` gives it (`sonde_serve_*`), for the OTLP export.
+    public func health() -> OTLPServeHealth {
+        let (snapshot, vantage) = (figures.withLock { $0 }, self.vantage.withLock { $0 })
+        let checks = snapshot.checks.map { name in
+            let latest = snapshot.latest[name]
+            return OTLPServeHealth.Check(name: name, runs: snapshot.runs[name] ?? [:], skipped: snapshot.skipped[name] ?? 0,
+                                         writeErrors: snapshot.writeErrors[name] ?? 0, exportErrors: snapshot.exportErrors[name] ?? 0,
+                                         lastDuration: latest.map { $0.finishedAt - $0.startedAt }, lastPassed: latest.map { $0.result == "passed" },
+                                         lastLateness: latest?.lateness)
+        }
+        let probes = snapshot.probes.sorted { $0.key < $1.key }.map { key, count in
+            let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+            return (module: parts.first ?? "", result: parts.last ?? "", count: count)
+        }
+        return OTLPServeHealth(checks: checks, probes: probes, startedAt: startedAt, vantage: vantage)
     }
 
     /// `/metrics`: every check's latest run (its series with `check` on each, `vantage` first when

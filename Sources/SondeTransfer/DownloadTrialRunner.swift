@@ -15,6 +15,9 @@ public struct DownloadTrialOptions: Sendable {
     public var keepFiles = false
     /// The longest a killed worker may run before it is killed anyway.
     public var workerTimeoutSeconds: Double = 600
+    /// The run's trace id (32 lowercase hex digits) when every leg is to carry a W3C
+    /// `traceparent` whose parent is the leg's own span (`--traceparent`); nil: no header.
+    public var traceID: String? = nil
 
     public init(workDirectory: String) { self.workDirectory = workDirectory }
 }
@@ -64,6 +67,8 @@ public final class DownloadTrialRunner {
     public func runTrial(number: Int, reference: DownloadReference, shouldStop: () -> Bool,
                          onProgress: (Int64) -> Void = { _ in }) -> ResumeTrial {
         let started = monotonicMicroseconds()
+        // The wall clock of the same moment: legs' startMs count from it.
+        let startedAt = Timestamp.now()
         func elapsedMs() -> Double { Double(monotonicMicroseconds() - started) / 1000 }
         let base = options.workDirectory + "/trial-\(number)"
         let partialPath = base + ".part"
@@ -92,9 +97,11 @@ public final class DownloadTrialRunner {
         var forceRestart = false
         var failures = 0
         var state = ResumeData(url: url, partialPath: partialPath)
+        var legs = TrialLegs(traceID: options.traceID)
         var file: PartialFile
         do { file = try PartialFile(path: partialPath) } catch {
-            return makeTrial(number, reference, interruptions, retries, 0, 0, nil, state, elapsedMs(), progress, error)
+            return makeTrial(number, reference, interruptions, retries, 0, 0, nil, state, elapsedMs(), progress, error,
+                             startedAt: startedAt, legs: [])
         }
         let persist: (ResumeData) -> Void = { try? $0.save(to: resumePath) }
 
@@ -106,13 +113,25 @@ public final class DownloadTrialRunner {
             }
             let stop = stops.first
             var leg: LegReport
+            let legStart = elapsedMs()
+            let fromByte = forceRestart || state.validator == nil ? 0 : file.size
+            let legSpan = legs.nextSpanID()
+            let headers = settings.headers + legs.traceparent(span: legSpan)
+            func note(_ leg: LegReport, _ outcome: String, _ kind: InterruptionKind? = nil) {
+                legs.append(ResumeLeg(leg: legs.count + 1, startMs: TrialLegs.micro(legStart), durationMs: TrialLegs.micro(elapsedMs() - legStart),
+                                      fromByte: fromByte,
+                                      bytes: leg.received, request: "get", status: leg.status, outcome: outcome, interruptedBy: kind,
+                                      answeredWith: fromByte > 0 || leg.answer != nil ? leg.answer : nil, firstByteMs: leg.firstByteMs,
+                                      error: leg.error, spanId: legSpan))
+            }
             if let stop, stop.kind == .processKill, let worker {
                 state.bytesReceived = file.size
                 persist(state)
                 try? FileManager.default.removeItem(atPath: legPath)
                 let exit = worker.run(extra: ["--resume-data", resumePath, "--settings-fd", "\(WorkerCommand.inputDescriptor)", "--die-at", "\(stop.atByte)",
                                               "--leg-report", legPath] + (forceRestart ? ["--restart"] : []),
-                                      input: workerInput, timeoutSeconds: options.workerTimeoutSeconds) {
+                                      input: legs.tracing ? ((try? settings.with(headers: headers).encodedForWorker()) ?? workerInput) : workerInput,
+                                      timeoutSeconds: options.workerTimeoutSeconds) {
                     let size = (try? FileManager.default.attributesOfItem(atPath: partialPath)[.size] as? Int64) ?? nil
                     if let size { sample(size) }
                     return shouldStop()
@@ -148,7 +167,7 @@ public final class DownloadTrialRunner {
                 }
             } else {
                 leg = DownloadLeg.run(transfer: transfer, state: &state, file: file, stop: stop, forceRestart: forceRestart,
-                                      headers: settings.headers, onProgress: { sample($0) }, persist: persist)
+                                      headers: headers, onProgress: { sample($0) }, persist: persist)
             }
             forceRestart = false
             received += leg.received
@@ -163,16 +182,19 @@ public final class DownloadTrialRunner {
             }
             if leg.complete {
                 // Also when a stop came with the last chunk: nothing was left to interrupt.
+                note(leg, "complete")
                 complete = true
                 break
             }
             if leg.stoppedByPlan, let stop {
+                note(leg, "interrupted", stop.kind)
                 stops.removeFirst()
                 interruptions.append(ResumeInterruption(atByte: file.size, kind: stop.kind))
                 awaitingAnswer = interruptions.count - 1
                 continue
             }
             if leg.restartNext {
+                note(leg, "restart")
                 forceRestart = true
                 failures += 1
                 if failures > options.retry.maxRetries {
@@ -184,11 +206,14 @@ public final class DownloadTrialRunner {
             // A failure: retry it when the policy allows, else the trial ends here.
             let status = leg.status.flatMap { $0 >= 400 ? $0 : nil }
             guard RetryPolicy.isRetryable(error: leg.error?.code, status: status), failures < options.retry.maxRetries else {
+                note(leg, "failed")
                 failure = leg.error ?? TaskError(code: .httpStatus, message: "the server answered \(leg.status ?? 0) (\(leg.evidence ?? "no headers"))")
                 break
             }
             failures += 1
-            if leg.received > 0 || (leg.error != nil && file.size > 0 && status == nil) {
+            let unplanned = leg.received > 0 || (leg.error != nil && file.size > 0 && status == nil)
+            note(leg, "retried", unplanned ? .unplanned : nil)
+            if unplanned {
                 // The server or the path ended the transfer: an interruption sonde did not plan.
                 interruptions.append(ResumeInterruption(atByte: file.size, kind: .unplanned, evidence: leg.error?.message))
                 awaitingAnswer = interruptions.count - 1
@@ -203,14 +228,16 @@ public final class DownloadTrialRunner {
         }
         let sha = complete ? file.sha256 : nil
         sample(file.size, force: true)
-        let trial = makeTrial(number, reference, interruptions, retries, received, wasted, sha, state, elapsedMs(), progress, failure)
+        let trial = makeTrial(number, reference, interruptions, retries, received, wasted, sha, state, elapsedMs(), progress, failure,
+                              startedAt: startedAt, legs: legs.legs)
         settle(file: partialPath, number: number, intact: trial.intact, resumePath: resumePath, legPath: legPath)
         return trial
     }
 
     private func makeTrial(_ number: Int, _ reference: DownloadReference, _ interruptions: [ResumeInterruption],
                            _ retries: [TransferRetry], _ received: Int64, _ wasted: Int64, _ sha: String?, _ state: ResumeData,
-                           _ durationMs: Double, _ progress: [[Double]], _ error: TaskError?) -> ResumeTrial {
+                           _ durationMs: Double, _ progress: [[Double]], _ error: TaskError?, startedAt: Timestamp,
+                           legs: [ResumeLeg]) -> ResumeTrial {
         // The final bytes belong to the reference's representation unless the validator changed:
         // then only the server's digest of the new representation can vouch for them.
         var expected: String? = reference.sha256
@@ -225,11 +252,14 @@ public final class DownloadTrialRunner {
                 ? "the resource changed during the trial and the server sent no digest: the file cannot be verified"
                 : "the resumed file is corrupt: SHA-256 \(sha) instead of \(expected!) (\(expectedFrom!))")
         }
-        return ResumeTrial(trial: number, url: redactor.redact(url: url), direction: "download", protocol: "http-range",
-                           length: state.length ?? reference.length, interruptions: interruptions, retries: retries,
-                           bytesTransferred: received, bytesWasted: wasted, sha256: sha, expectedSha256: expected,
-                           expectedFrom: expectedFrom, durationMs: (durationMs * 1000).rounded() / 1000, progress: progress,
-                           error: error)
+        var trial = ResumeTrial(trial: number, url: redactor.redact(url: url), direction: "download", protocol: "http-range",
+                                length: state.length ?? reference.length, interruptions: interruptions, retries: retries,
+                                bytesTransferred: received, bytesWasted: wasted, sha256: sha, expectedSha256: expected,
+                                expectedFrom: expectedFrom, durationMs: (durationMs * 1000).rounded() / 1000, progress: progress,
+                                error: error)
+        trial.startedAt = startedAt
+        trial.legs = legs
+        return trial
     }
 
     /// An intact file becomes `trial-N.bin` when kept; anything else is removed, or kept as

@@ -14,6 +14,9 @@ public struct UploadTrialOptions: Sendable {
     /// Where upload state and leg reports go (the run folder's `transfers/`).
     public var workDirectory: String
     public var workerTimeoutSeconds: Double = 600
+    /// The run's trace id (32 lowercase hex digits) when every create and append request is to
+    /// carry a W3C `traceparent` whose parent is the leg's own span (`--traceparent`).
+    public var traceID: String? = nil
 
     public init(filePath: String, uploadProtocol: UploadProtocol, workDirectory: String) {
         self.filePath = filePath
@@ -80,6 +83,8 @@ public final class UploadTrialRunner {
 
     public func runTrial(number: Int, shouldStop: () -> Bool, onProgress: (Int64) -> Void = { _ in }) -> ResumeTrial {
         let started = monotonicMicroseconds()
+        // The wall clock of the same moment: legs' startMs count from it.
+        let startedAt = Timestamp.now()
         func elapsedMs() -> Double { Double(monotonicMicroseconds() - started) / 1000 }
         let statePath = options.workDirectory + "/upload-\(number).state.json"
         let legPath = options.workDirectory + "/upload-\(number).leg.json"
@@ -104,6 +109,7 @@ public final class UploadTrialRunner {
         var complete = false
         var failure: TaskError? = nil
         var digest: String? = nil
+        var legs = TrialLegs(traceID: options.traceID)
         let persist: (UploadState) -> Void = { $0.save(to: statePath) }
 
         func learned(offset: Int64) {
@@ -160,12 +166,27 @@ public final class UploadTrialRunner {
             if case .create = kind { knownOffset = 0 }
             let stop = stops.first
             var leg: UploadLegReport
+            let legStartMicros = monotonicMicroseconds()
+            let legStart = elapsedMs()
+            let legSpan = legs.nextSpanID()
+            let headers = settings.headers + legs.traceparent(span: legSpan)
+            func note(_ leg: UploadLegReport, _ outcome: String, _ interruptedBy: InterruptionKind? = nil) {
+                // The offset asked for (a killed worker may leave no leg report to say it).
+                var request = "create", fromByte: Int64 = 0
+                if case .append(let offset) = kind { (request, fromByte) = ("append", offset) }
+                legs.append(ResumeLeg(leg: legs.count + 1, startMs: TrialLegs.micro(legStart), durationMs: TrialLegs.micro(elapsedMs() - legStart),
+                                      fromByte: fromByte, bytes: leg.sent, request: request, status: leg.status, outcome: outcome,
+                                      interruptedBy: interruptedBy,
+                                      firstByteMs: leg.firstByteAt.map { TrialLegs.micro(Double($0 &- legStartMicros) / 1000) },
+                                      error: leg.error, spanId: legSpan))
+            }
             if let stop, stop.kind == .processKill, let worker {
                 persist(state)
                 try? FileManager.default.removeItem(atPath: legPath)
                 var extra = ["--upload-state", statePath, "--settings-fd", "\(WorkerCommand.inputDescriptor)", "--die-at", "\(stop.atByte)", "--leg-report", legPath]
                 if case .append(let offset) = kind { extra += ["--offset", "\(offset)"] }
-                let exit = worker.run(extra: extra, input: workerInput, timeoutSeconds: options.workerTimeoutSeconds) { shouldStop() }
+                let input = legs.tracing ? ((try? settings.with(headers: headers).encodedForWorker()) ?? workerInput) : workerInput
+                let exit = worker.run(extra: extra, input: input, timeoutSeconds: options.workerTimeoutSeconds) { shouldStop() }
                 if let saved = try? UploadState.load(from: statePath) { state = saved }
                 leg = FileManager.default.contents(atPath: legPath).flatMap { try? JSONDecoder().decode(UploadLegReport.self, from: $0) }
                     ?? UploadLegReport()
@@ -176,7 +197,7 @@ public final class UploadTrialRunner {
                     leg.error = TaskError(code: .internalError, message: "the upload worker ended with \(exit)")
                 }
             } else {
-                leg = UploadLeg.run(transfer: transfer, state: &state, kind: kind, stop: stop, headers: settings.headers, persist: persist)
+                leg = UploadLeg.run(transfer: transfer, state: &state, kind: kind, stop: stop, headers: headers, persist: persist)
             }
             sent += leg.sent
             sentSinceKnown += leg.sent
@@ -186,6 +207,7 @@ public final class UploadTrialRunner {
                 awaiting = nil
             }
             if leg.stoppedByPlan, let stop {
+                note(leg, "interrupted", stop.kind)
                 stops.removeFirst()
                 interruptions.append(ResumeInterruption(atByte: leg.startOffset + leg.sent, kind: stop.kind))
                 awaiting = (interruptions.count - 1, 0)
@@ -200,6 +222,8 @@ public final class UploadTrialRunner {
                 continue
             }
             if leg.error == nil, let status = leg.status, (200..<300).contains(status) {
+                // A 2xx that does not finish the upload is one append of several: it went through.
+                note(leg, leg.complete ? "complete" : "continued")
                 learned(offset: leg.serverOffset ?? (leg.startOffset + leg.sent))
                 if leg.complete {
                     digest = leg.digestSha256
@@ -210,16 +234,19 @@ public final class UploadTrialRunner {
             }
             if let status = leg.status, status == 409 || status == 413, state.uploadURL != nil, recoveries < 20 {
                 // The protocol's own recovery: ask where the upload stands, then go on from there.
+                note(leg, "recovered")
                 recoveries += 1
                 needHead = true
                 continue
             }
             let status = leg.status.flatMap { $0 >= 400 ? $0 : nil }
             guard RetryPolicy.isRetryable(error: leg.error?.code, status: status), failures < options.retry.maxRetries else {
+                note(leg, "failed")
                 failure = leg.error ?? TaskError(code: .httpStatus, message: "the server answered \(leg.status ?? 0)")
                 break
             }
             failures += 1
+            note(leg, "retried", leg.sent > 0 ? .unplanned : nil)
             if leg.sent > 0 {
                 interruptions.append(ResumeInterruption(atByte: leg.startOffset + leg.sent, kind: .unplanned, evidence: leg.error?.message))
                 awaiting = (interruptions.count - 1, 0)
@@ -259,6 +286,8 @@ public final class UploadTrialRunner {
                                 bytesWasted: wasted, sha256: serverSha, expectedSha256: fileSha256, expectedFrom: "file",
                                 durationMs: (elapsedMs() * 1000).rounded() / 1000, progress: progress, error: failure)
         trial.verifiedBy = verifiedBy
+        trial.startedAt = startedAt
+        trial.legs = legs.legs
         return trial
     }
 

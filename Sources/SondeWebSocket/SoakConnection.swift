@@ -77,8 +77,11 @@ final class SoakConnection {
         state = .handshaking
         attempt = SoakAttempt(connection: index, attempt: attemptNumber, startedAt: clock.timestamp(),
                               backoffMs: backoffMs, backoffFailure: failure)
+        let spanID = Self.randomSpanID()
+        attempt?.spanId = spanID
+        let traceparent = options.traceID.map { [HeaderField(name: "traceparent", value: "00-\($0)-\(spanID)-01")] } ?? []
         let number = attemptNumber
-        handshaker.open(on: loop, makeSession: { [self] channel, _ in
+        handshaker.open(on: loop, extraHeaders: traceparent, makeSession: { [self] channel, _ in
             let session = SoakSessionHandler(
                 config: options.config, maxFrameSize: options.maxFrameSize, connection: index, attempt: number, clock: clock, sink: sink,
                 sequences: sequences, onEnd: { [self] ending, sequences in
@@ -182,5 +185,14 @@ final class SoakConnection {
         guard state != .done else { return }
         state = .done
         finished.succeed(())
+    }
+
+    /// 8 random bytes as 16 lowercase hex digits, never all zero (a W3C span id).
+    static func randomSpanID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var value: UInt64 = 0
+        while value == 0 { value = generator.next() }
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

@@ -15,6 +15,9 @@ public struct SoakOptions: Sendable {
     public var maxFrameSize: Int
     /// The local ports every connection binds to, in turn (`--capture`); nil: the kernel's choice.
     public var localPorts: LocalPortCursor?
+    /// The run's trace id (32 lowercase hex digits) when each opening handshake is to carry a W3C
+    /// `traceparent` whose parent is its attempt's span (`SoakAttempt.spanId`, `--traceparent`).
+    public var traceID: String?
 
     /// `subprotocols` nil: the config's.
     public init(url: WebSocketURL, config: SoakConfig, headers: [HeaderField], subprotocols: [String]? = nil, caFile: String?,

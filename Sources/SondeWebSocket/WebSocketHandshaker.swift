@@ -25,8 +25,11 @@ struct WebSocketHandshaker {
 
     typealias Completion = (Result<Channel, TaskError>, WebSocketHandshake) -> Void
 
-    func open(on loop: EventLoop, makeSession: @escaping (Channel, WebSocketHandshake) throws -> ChannelHandler,
+    /// - Parameter extraHeaders: sent after the options' own headers on this handshake only (a `traceparent`).
+    func open(on loop: EventLoop, extraHeaders: [HeaderField] = [], makeSession: @escaping (Channel, WebSocketHandshake) throws -> ChannelHandler,
               completion: @escaping Completion) {
+        var options = self.options
+        options.headers += extraHeaders
         let observer = HandshakeObserver(options: options, redactor: redactor, loop: loop, makeSession: makeSession,
                                          completion: completion)
         // The observer lives on `loop`, where every callback below runs (NIOLoopBound checks it).

@@ -10,7 +10,8 @@ extension SpecKey {
             + "variable alone turns export on). Export never changes the run's files or exit status. See docs/otlp.md.")
     public static let traceparent = SpecKey(
         "traceparent", .boolean,
-        summary: "Send W3C trace context on the probed requests",
-        help: "Send a W3C traceparent header on every probed request (the run's trace and root span), so that a tracing "
-            + "backend joins the server's spans with the run's exported ones.")
+        summary: "Send W3C trace context on the probed requests, resume legs and WebSocket handshakes",
+        help: "Send a W3C traceparent header on every probed request (the run's trace and root span), every request of a "
+            + "resume trial and every WebSocket opening handshake (each with its own exported span as the parent), so that "
+            + "a tracing backend joins the server's spans with the run's exported ones.")
 }

@@ -133,7 +133,7 @@ public struct CheckDriver: Sendable {
         let localPorts = capture != nil ? LiveCapture.localPortBlock() : nil
         var checks = checks
         for index in checks.indices {
-            if settings.traceparent { checks[index].runner.addRequestHeader(HeaderField(name: "traceparent", value: settings.traceContext.traceparent)) }
+            if settings.traceparent { checks[index].runner.trace(settings.traceContext) }
             do throws(TaskError) { try checks[index].runner.prepare(redactor: redactor, localPorts: localPorts) } catch {
                 printError("sonde: " + (checks[index].name.map { "check \($0): " } ?? "") + error.message)
                 return Ended(status: .usage)

@@ -1,4 +1,5 @@
 import SondeCore
+import SondeOTLP
 import SondeReport
 
 /// How one check's run ended, for the run's status (`RunStatus.of`) and the check's own.
@@ -61,12 +62,23 @@ public enum CheckRunner {
         }
     }
 
-    /// Adds `header` to every request of a probe check (`--traceparent`); other kinds' requests
-    /// are not HTTP exchanges sonde times as transactions, and go without it.
-    mutating func addRequestHeader(_ header: HeaderField) {
-        guard case .probe(var runner) = self else { return }
-        runner.addRequestHeader(header)
-        self = .probe(runner)
+    /// `--traceparent`: a probe check's requests carry the run's root span as their parent; a
+    /// resume check's trial requests each carry their own leg's span (`ResumeLeg.spanId`), a
+    /// soak's handshakes their attempt's (`SoakAttempt.spanId`); audits go without it.
+    mutating func trace(_ context: OTLPTraceContext) {
+        switch self {
+        case .probe(var runner):
+            runner.addRequestHeader(HeaderField(name: "traceparent", value: context.traceparent))
+            self = .probe(runner)
+        case .resume(var runner):
+            runner.trace(traceID: context.traceIDHex)
+            self = .resume(runner)
+        case .soak(var runner):
+            runner.trace(traceID: context.traceIDHex)
+            self = .soak(runner)
+        case .audit:
+            break
+        }
     }
 
     /// Warnings the run's report carries because of this check.

@@ -17,8 +17,22 @@ public struct ResumeCheckRunner {
         case downloads(trials: Int, options: DownloadTrialOptions)
         case uploads(trials: Int, options: UploadTrialOptions)
     }
-    let work: Work
+    private(set) var work: Work
     public let seed: UInt64
+
+    /// Makes every trial request carry `traceparent` in trace `traceID` (32 hex digits), its
+    /// parent the leg's own span (`--traceparent`).
+    mutating func trace(traceID: String) {
+        switch work {
+        case .verdict: break
+        case .downloads(let trials, var options):
+            options.traceID = traceID
+            work = .downloads(trials: trials, options: options)
+        case .uploads(let trials, var options):
+            options.traceID = traceID
+            work = .uploads(trials: trials, options: options)
+        }
+    }
 
     init(url: String, settings: TransferSettings, work: Work, seed: UInt64) {
         self.url = url

@@ -25,6 +25,9 @@ public struct SoakCheckRunner {
     }
 
     /// The connections bind to `localPorts` (a capture's block) in turn.
+    /// Each opening handshake carries `traceparent` in trace `traceID`, its attempt's span the parent.
+    mutating func trace(traceID: String) { options.traceID = traceID }
+
     mutating func prepare(localPorts: ClosedRange<Int>?) {
         if let localPorts { options.localPorts = LocalPortCursor(ports: localPorts) }
     }

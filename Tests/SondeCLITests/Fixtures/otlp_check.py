@@ -82,7 +82,8 @@ for record in trace_requests:
                 span["_resource"] = resource
                 spans.append(span)
 
-client = [s for s in spans if s.get("kind") == "SPAN_KIND_CLIENT" and s.get("name") != "sonde.ws.connection"]
+client = [s for s in spans if s.get("kind") == "SPAN_KIND_CLIENT" and s.get("name") != "sonde.ws.connection"
+          and "sonde.resume.leg" not in attributes(s.get("attributes"))]
 task_spans = {s["span_id"]: s for s in spans if s.get("name") == "sonde.task"}
 roots = [s for s in spans if not s.get("parent_span_id")]
 trace_ids = {s["trace_id"] for s in spans}
@@ -207,8 +208,131 @@ rtts = sorted(value(a["value"]) for s in ws_spans for e in s.get("events", []) f
 report_rtts = sorted(p[1] for soak in report.get("soaks") or [] for series in soak.get("timeline", []) for p in series.get("points", []))
 if rtts != report_rtts:
     problems.append("the ping events' RTTs differ from the report's timeline")
+ws_ids = sorted(base64.b64decode(s["span_id"]).hex() for s in ws_spans)
+report_ws_ids = sorted(a["spanId"] for soak in report.get("soaks") or [] for a in soak.get("attempts", []) if a.get("spanId"))
+if report_ws_ids and ws_ids != report_ws_ids:
+    problems.append(f"the sonde.ws.connection span ids {ws_ids} differ from the report's attempts' spanId {report_ws_ids}")
+
+# Resume trials: a span per trial (child of the run's span), a CLIENT span per leg (child of its
+# trial's) whose id is the leg's spanId and whose values equal report.json's.
+report_trials = report.get("resumeTrials") or []
+trial_spans = {s["span_id"]: s for s in spans if s.get("name") == "sonde.resume.trial"}
+leg_spans = [s for s in spans if s.get("parent_span_id") in trial_spans]
+if len(trial_spans) != len(report_trials):
+    problems.append(f"{len(trial_spans)} sonde.resume.trial spans for {len(report_trials)} trials in the report")
+for trial_span in trial_spans.values():
+    if roots and trial_span.get("parent_span_id") != roots[0]["span_id"]:
+        problems.append("a trial span is not a child of the run's span")
+        break
+trials_by_number = {(t.get("check"), t["trial"]): t for t in report_trials}
+legs_seen = Counter()
+leg_values = 0
+for span in trial_spans.values():
+    attrs = attributes(span.get("attributes"))
+    trial = trials_by_number.get((span["_resource"].get("sonde.check"), attrs.get("sonde.resume.trial")))
+    if trial is None:
+        problems.append(f"a trial span matches no trial of the report: {attrs.get('sonde.resume.trial')}")
+        continue
+    for key, field in [("sonde.resume.bytes_transferred", "bytesTransferred"), ("sonde.resume.bytes_wasted", "bytesWasted"),
+                       ("sonde.resume.intact", "intact"), ("sonde.resume.duration", "durationMs")]:
+        if attrs.get(key) != trial.get(field):
+            problems.append(f"trial {trial['trial']}: {key} is {attrs.get(key)}, report.json has {trial.get(field)}")
+    if "startedAt" in trial and int(span["start_time_unix_nano"]) // 1000 != micros(trial["startedAt"]):
+        problems.append(f"trial {trial['trial']}: its span starts at {span['start_time_unix_nano']}, report.json at {trial['startedAt']}")
+    legs = {leg["leg"]: leg for leg in trial.get("legs", [])}
+    for leg_span in (s for s in leg_spans if s["parent_span_id"] == span["span_id"]):
+        leg_attrs = attributes(leg_span.get("attributes"))
+        leg = legs.get(leg_attrs.get("sonde.resume.leg"))
+        if leg is None:
+            problems.append(f"trial {trial['trial']}: a leg span matches no leg: {leg_attrs.get('sonde.resume.leg')}")
+            continue
+        legs_seen[(trial.get("check"), trial["trial"], leg["leg"])] += 1
+        pairs = [("sonde.resume.leg.from_byte", leg["fromByte"]), ("sonde.resume.leg.bytes", leg["bytes"]),
+                 ("sonde.resume.leg.duration", leg["durationMs"]), ("sonde.resume.leg.outcome", leg["outcome"]),
+                 ("sonde.resume.leg.interrupted_by", leg.get("interruptedBy")), ("sonde.resume.leg.answered_with", leg.get("answeredWith")),
+                 ("sonde.resume.leg.first_byte", leg.get("firstByteMs")), ("http.response.status_code", leg.get("status")),
+                 ("error.type", (leg.get("error") or {}).get("code"))]
+        for key, expected in pairs:
+            if leg_attrs.get(key) != expected:
+                problems.append(f"trial {trial['trial']} leg {leg['leg']}: {key} is {leg_attrs.get(key)}, report.json has {expected}")
+            elif expected is not None:
+                leg_values += 1
+        if leg.get("spanId") and base64.b64decode(leg_span["span_id"]).hex() != leg["spanId"]:
+            problems.append(f"trial {trial['trial']} leg {leg['leg']}: span id {base64.b64decode(leg_span['span_id']).hex()}, report.json {leg['spanId']}")
+        if "startedAt" in trial:
+            start = micros(trial["startedAt"]) + round(leg["startMs"] * 1000)
+            end = start + round(leg["durationMs"] * 1000)
+            if int(leg_span["start_time_unix_nano"]) // 1000 != start or abs(int(leg_span["end_time_unix_nano"]) // 1000 - end) > 1:
+                problems.append(f"trial {trial['trial']} leg {leg['leg']}: span times differ from the report's startMs/durationMs")
+report_legs = [(t.get("check"), t["trial"], leg["leg"]) for t in report_trials for leg in t.get("legs", [])]
+for key in report_legs:
+    if legs_seen[key] != 1:
+        problems.append(f"leg {key} arrived {legs_seen[key]} times")
+if len(leg_spans) != len(report_legs):
+    problems.append(f"{len(leg_spans)} leg spans for {len(report_legs)} legs in the report")
+
+
+def sums(name, attribute=None):
+    totals = Counter()
+    for _, attrs, point in points.get(name, []):
+        totals[attrs.get(attribute) if attribute else None] += int(point.get("as_int", 0))
+    return totals
+
+
+def histogram_count(name):
+    return sum(int(p["count"]) for _, _, p in points.get(name, []))
+
+
+def check_metric(name, got, expected):
+    if got != expected:
+        problems.append(f"{name}: {got}, report.json: {expected}")
+
+
+# Resume metrics.
+if report_trials:
+    outcome = lambda t: "intact" if t["intact"] else "corrupt" if t.get("sha256") else "failed"
+    check_metric("sonde.transfer.resume.trials", dict(sums("sonde.transfer.resume.trials", "sonde.transfer.resume.outcome")),
+                 dict(Counter(outcome(t) for t in report_trials)))
+    check_metric("sonde.transfer.resume.duration count", histogram_count("sonde.transfer.resume.duration"), len(report_trials))
+    check_metric("sonde.transfer.resume.legs", dict(sums("sonde.transfer.resume.legs", "sonde.transfer.resume.leg.outcome")),
+                 dict(Counter(leg["outcome"] for t in report_trials for leg in t.get("legs", []))))
+    check_metric("sonde.transfer.resume.leg.duration count", histogram_count("sonde.transfer.resume.leg.duration"), len(report_legs))
+    check_metric("sonde.transfer.resume.bytes", dict(sums("sonde.transfer.resume.bytes", "sonde.transfer.bytes.kind")),
+                 {"kept": sum(t["bytesTransferred"] - t["bytesWasted"] for t in report_trials), "wasted": sum(t["bytesWasted"] for t in report_trials)})
+    check_metric("sonde.transfer.resume.latency count", histogram_count("sonde.transfer.resume.latency"),
+                 sum(1 for t in report_trials for i in t["interruptions"] if i.get("resumeLatencyMs") is not None))
+    if any(unit != "s" for n in ("sonde.transfer.resume.duration", "sonde.transfer.resume.leg.duration") for unit, _, _ in points.get(n, [])):
+        problems.append("a resume duration histogram is not in seconds")
+
+# Soak metrics.
+report_soaks = report.get("soaks") or []
+if report_soaks:
+    check_metric("sonde.websocket.ping.duration count", histogram_count("sonde.websocket.ping.duration"), report_points)
+    ping_sum = sum(float(p.get("sum", 0)) for _, _, p in points.get("sonde.websocket.ping.duration", []))
+    if abs(ping_sum - sum(report_rtts) / 1000) > 1e-6:
+        problems.append(f"sonde.websocket.ping.duration sums {ping_sum} s, the timeline {sum(report_rtts) / 1000} s")
+    check_metric("sonde.websocket.pings", dict(sums("sonde.websocket.pings", "sonde.websocket.ping.result")),
+                 {key: sum(s["pings"][key] for s in report_soaks) for key in ("answered", "missed", "unanswered")})
+    attempts = [a for s in report_soaks for a in s.get("attempts", [])]
+    check_metric("sonde.websocket.connection.attempts", dict(sums("sonde.websocket.connection.attempts", "sonde.websocket.attempt.outcome")),
+                 dict(Counter("opened" if a.get("openedAt") else "failed" for a in attempts)))
+    check_metric("sonde.websocket.handshake.duration count", histogram_count("sonde.websocket.handshake.duration"),
+                 sum(1 for a in attempts if (a.get("handshake") or {}).get("totalMs") is not None))
+    check_metric("sonde.websocket.reconnects", sums("sonde.websocket.reconnects")[None], sum(s["reconnects"]["count"] for s in report_soaks))
+    causes = Counter()
+    for s in report_soaks:
+        causes.update(s["disconnects"]["byCause"])
+    check_metric("sonde.websocket.disconnects", dict(sums("sonde.websocket.disconnects", "sonde.websocket.disconnect.cause")),
+                 {k: v for k, v in causes.items()})
 
 print(json.dumps({
+    "traceId": base64.b64decode(next(iter(trace_ids))).hex() if len(trace_ids) == 1 else None,
+    "resumeTrialSpans": len(trial_spans), "resumeLegSpans": len(leg_spans), "resumeLegs": len(report_legs),
+    "resumeLegValuesEqual": leg_values,
+    "resumeLegsMetric": sum(sums("sonde.transfer.resume.legs").values()),
+    "wsPingDurationCount": histogram_count("sonde.websocket.ping.duration"),
+    "wsAttemptsMetric": sum(sums("sonde.websocket.connection.attempts").values()),
+    "metricNames": sorted(points),
     "wsConnectionSpans": len(ws_spans), "wsPingEvents": ws_events,
     "transactions": len(transactions), "tasks": tasks, "clientSpans": len(client), "taskSpans": len(task_spans),
     "traceRequests": len(trace_requests), "metricRequests": len(metric_requests), "durationCount": duration_count,
