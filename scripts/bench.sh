@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # sonde benchmarks, each side by side with a peer in one run, printing medians and ratios.
 # Usage: scripts/bench.sh [path/to/sonde]   (make bench builds release first)
+#        SECTIONS=2 scripts/bench.sh ...   runs only the sections listed (comma-separated: 1, 2, 3;
+#        3 also runs 4 and 5, which use its journal)
 # Needs: nginx, curl, h2load (nghttp2-client), GNU time, a C compiler, chromium. Loopback only; bounded.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,9 +13,11 @@ http=$(port); https=$(port); h2c=$(port)
 "$here/scripts/nginx-fixture.sh" "$work/nginx" "$http" "$https" "$h2c"
 trap 'kill "$(cat "$work/nginx/nginx.pid")" 2>/dev/null || true; rm -rf "$work"' EXIT
 url="http://127.0.0.1:$http/1k.bin"
+want() { [[ -z ${SECTIONS:-} || ",$SECTIONS," == *",$1,"* ]]; }
 echo "sonde bench: nginx $(nginx -v 2>&1 | sed 's/.*\///'), $(curl --version | head -1 | cut -d' ' -f1-2), $(nproc) cores"
 echo
 
+if want 1; then
 echo "1) 1,000 sequential keep-alive GETs of 1 KiB over HTTP/1.1 (sonde and curl interleaved, 9 rounds after a warm-up;"
 echo "   median of the per-round ratios, so that the shared machine's drifts hit both alike)"
 python3 - "$sonde" "$url" "$work/reports" <<'PY'
@@ -41,7 +45,9 @@ s = statistics.median(r[0] for r in rounds); c = statistics.median(r[1] for r in
 print(f"   sonde median {s*1000:.1f} ms, curl median {c*1000:.1f} ms; per-round ratios "
       f"{min(ratios):.2f}–{max(ratios):.2f}, median ratio sonde/curl = {statistics.median(ratios):.2f} (target <= 1.10)")
 PY
+fi
 
+if want 2; then
 echo "2) 20,000 GETs, 32 at once, HTTP/1.1 (sonde --parallel 32 vs h2load --h1 -c 32, and a bare libcurl"
 echo "   multi loop that records nothing as the floor sonde's engine stands on; 5 rounds, medians)"
 # The floor runs on the libcurl sonde runs on (`sonde version` names its file): the same engine underneath.
@@ -95,7 +101,9 @@ target = 0.7 * h2load
 print(f"   at 0.7 x h2load ({target:.0f} req/s) one engine thread has {1e6/target:.1f} µs per request even with a core to itself,")
 print(f"   and sonde's whole process {2e6/target - server['h2load']:.1f} µs: what 2 cores give ({2e6/target:.1f}) less the least nginx used")
 PY
+fi
 
+if want 3; then
 echo "3) 100,000 transactions in one run: peak RSS (GNU time)"
 /usr/bin/time -f "%M %e" -o "$work/rss.txt" "$sonde" probe --client plain --http1.1 --parallel 8 --count 100000 --output-dir "$work/reports" "$url" >/dev/null
 read -r rss seconds < "$work/rss.txt"
@@ -152,3 +160,4 @@ PY
 "$here/scripts/bench-serve.sh" "$sonde"
 
 "$here/scripts/bench-h3.sh" "$sonde"
+fi

@@ -26,11 +26,15 @@ public final class EasyHandle {
     /// libcurl's informational text of the current transfer, once `collectText()` turned it on
     /// (nil before). Freed after `curl_easy_cleanup`.
     private var textLog: UnsafeMutablePointer<sonde_text_log>?
+    /// The CURLOPT_URL libcurl holds for this handle (set only through `setURL`); nil before one.
+    private var urlSet: String?
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var resolveList: UnsafeMutablePointer<curl_slist>?
 
     // Per-transfer state, written by callbacks.
     private(set) var responseHeaders: [HeaderField] = []
+    /// The last response's field strings, reused when the next repeats them.
+    private var headerStrings = HeaderStringMemo()
     /// The status code of the response block being received (from its status line); nil before one.
     private var blockStatus: Int?
     private(set) var bodyBytesReceived: Int64 = 0
@@ -180,8 +184,15 @@ public final class EasyHandle {
         try check(sonde_easy_setopt_data_callback(raw, option, callback), option)
     }
 
-    /// CURLOPT_URL (https://curl.se/libcurl/c/CURLOPT_URL.html). libcurl copies the string.
-    func setURL(_ url: String) throws(TaskError) { try set(CURLOPT_URL, string: url) }
+    /// CURLOPT_URL (https://curl.se/libcurl/c/CURLOPT_URL.html). libcurl copies the string and
+    /// keeps it for the handle's next transfers, so the same URL again is not handed over again
+    /// (a `--count` run's hops repeat it; libcurl parses it at every transfer's start either way).
+    func setURL(_ url: String) throws(TaskError) {
+        if url == urlSet { return }
+        urlSet = nil  // unknown until libcurl took it
+        try set(CURLOPT_URL, string: url)
+        urlSet = url
+    }
 
     /// CURLOPT_HTTPHEADER (https://curl.se/libcurl/c/CURLOPT_HTTPHEADER.html): replaces the list.
     /// `removing` names headers libcurl would add on its own that must not be sent.
@@ -309,9 +320,10 @@ public final class EasyHandle {
             var valueEnd = line.count
             while valueStart < valueEnd, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
             while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+            let slot = 2 * responseHeaders.count
             responseHeaders.append(HeaderField(
-                name: String(decoding: UnsafeRawBufferPointer(rebasing: line[..<colon]), as: UTF8.self),
-                value: String(decoding: UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self)))
+                name: headerStrings.string(UnsafeRawBufferPointer(rebasing: line[..<colon]), slot: slot),
+                value: headerStrings.string(UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd]), slot: slot + 1)))
         }
     }
 

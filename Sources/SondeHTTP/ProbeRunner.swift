@@ -52,6 +52,8 @@ public final class ProbeRunner {
     private var altSvcByConnection: [Int: AltSvcUse] = [:]
     /// Redacts response headers, classifying each header name once per run.
     private var responseRedaction: HeaderRedactionMemo
+    /// Each URL's scheme, host and port, parsed once per run (the origin gate and Alt-Svc's rules ask per hop).
+    private var urlParts = URLPartsMemo()
 
     /// Validates the options against the linked libcurl (e.g. HTTP/3 support).
     /// - Parameter registry: shared by all runners of one run, so connection ids do not repeat.
@@ -244,7 +246,7 @@ public final class ProbeRunner {
     /// never wait: one worker, `--no-reuse`, a proxy, or a protocol that cannot multiplex.
     private func gateOrigin(_ url: String) -> String? {
         guard options.parallel > 1, options.reuseConnections, options.proxy == nil,
-              options.httpVersion != .http1_1, let parts = URLParts(url) else { return nil }
+              options.httpVersion != .http1_1, let parts = urlParts.parts(of: url) else { return nil }
         switch parts.scheme.lowercased() {
         case "https": return parts.origin
         case "http": return options.httpVersion == .http2PriorKnowledge ? parts.origin : nil
@@ -281,7 +283,7 @@ public final class ProbeRunner {
         // Removing "Expect" stops libcurl from waiting for 100-continue before larger bodies.
         let removeExpect = task.body != nil && !task.headers.contains { $0.name.lowercased() == "expect" }
         try easy.setHeaders(task.headers, removing: removeExpect ? ["Expect"] : [])
-        if let altSvc, let parts = URLParts(task.currentURL) {
+        if let altSvc, let parts = urlParts.parts(of: task.currentURL) {
             // URLSession's rule: an open TCP connection is reused rather than an Alt-Svc alternative
             // opened; HTTP/2 leaves h3 alternatives out. Otherwise the run's own version, which allows them.
             if options.httpVersion == .automatic || options.httpVersion == .http3 {
@@ -336,7 +338,10 @@ public final class ProbeRunner {
             if certificatesByConnection[id] == nil, let info = certificateInfoByConnection.removeValue(forKey: id) {
                 certificatesByConnection[id] = CertificateInfoParser.parse(info)
             }
-            task.transactionMetrics[index].peerCertificates = certificatesByConnection[id] ?? []
+            let certificates = certificatesByConnection[id] ?? []
+            // Plain HTTP has none: leave the task's transactions unwritten (a write would copy them).
+            if certificates.isEmpty && task.transactionMetrics[index].peerCertificates.isEmpty { continue }
+            task.transactionMetrics[index].peerCertificates = certificates
         }
         return task
     }
@@ -346,6 +351,9 @@ public final class ProbeRunner {
     private func finishHop(_ worker: Worker, result: CURLcode, multi: MultiHandle,
                            gate: inout OriginGate<Worker>) throws(TaskError) -> Bool {
         guard var task = worker.task else { return true }
+        // Out of the worker while it changes, so that appending to its transactions does not copy them
+        // (every path below puts it back or finishes it).
+        worker.task = nil
         let easy = worker.easy
         let (transaction, failure) = makeTransaction(easy: easy, task: task, result: result, activeSocket: worker.activeSocket)
         if let failure, task.altSvcFailure == nil,
@@ -396,7 +404,7 @@ public final class ProbeRunner {
     /// failed in the cache: its lines go, and the origin's later hops use no alternative.
     private func alternativeFailure(easy: EasyHandle, task: ActiveTask, transaction: TransactionMetrics,
                                     failure: TaskError) -> AltSvcFailure? {
-        guard let altSvc, transaction.response == nil, failure.code != .interrupted, let parts = URLParts(task.currentURL),
+        guard let altSvc, transaction.response == nil, failure.code != .interrupted, let parts = urlParts.parts(of: task.currentURL),
               let taken = AltSvcCache.alternativeTaken(libcurlText: easy.transferText) else { return nil }
         altSvc.markFailed(origin: parts.origin, originHost: parts.host, originPort: parts.port,
                           alternativeHost: taken.host, alternativePort: taken.port)
@@ -491,7 +499,7 @@ public final class ProbeRunner {
         }
         let responseHeaders = status > 0 ? responseRedaction.redact(easy.responseHeaders) : []
         var altSvcUse: AltSvcUse? = nil
-        if let altSvc, secure, usedConnection, let origin = URLParts(task.currentURL) {
+        if let altSvc, secure, usedConnection, let origin = urlParts.parts(of: task.currentURL) {
             if let id = connectionID {
                 // Not asked for h3, yet on QUIC: the origin's Alt-Svc led there.
                 if opened && protocolName == "h3" && !options.httpVersion.wantsHTTP3 {
@@ -547,7 +555,7 @@ public final class ProbeRunner {
             countOfResponseBodyBytesReceived: easy.decodedBodyLimit == nil ? easy.bodyBytesReceived : easy.offset(CURLINFO_SIZE_DOWNLOAD_T),
             phases: timing.phases)
         transaction.countOfResponseBodyBytesAfterDecoding = easy.bodyBytesReceived
-        transaction.contentEncoding = responseHeaders.last { $0.name.lowercased() == "content-encoding" }?.value
+        transaction.contentEncoding = responseHeaders.last { asciiCaseInsensitiveEqual($0.name, "content-encoding") }?.value
         return (transaction, failure)
     }
 }
