@@ -102,6 +102,14 @@ final class BackgroundWriter {
         shared.condition.unlock()
     }
 
+    /// Where the bytes written so far end (never waits for the threads: a buffer being written
+    /// counts once its write returned). What the file holds at least, for progress and resume data.
+    var writtenEnd: Int64 {
+        shared.condition.lock()
+        defer { shared.condition.unlock() }
+        return shared.writtenEnd
+    }
+
     /// An emptied buffer the threads have finished with, if one is waiting (never blocks).
     func recycled() -> [UInt8]? {
         shared.condition.lock()

@@ -63,6 +63,13 @@ final class PartialFile {
         if writer?.hasFailed == true { try flush() } else { handOffPending() }
     }
 
+    /// The bytes in the file now, at least (never waits: what the writing thread has written so
+    /// far; at most `size`). For resume data saved during a transfer: a wait for the writing and
+    /// hashing threads to finish there stalled the receive (up to 4 buffers to write and 4 to hash).
+    var bytesWritten: Int64 {
+        writer?.writtenEnd ?? size - Int64(pending.count)
+    }
+
     /// Waits until everything appended is written; a short write (disk full) throws, and the file
     /// keeps what was written (neither `size` nor the hash counts the rest).
     func flush() throws(TaskError) {
