@@ -14,7 +14,9 @@ import SondeCore
 /// until the owner has taken the failure (`drain`); the hash covers exactly the bytes written, in
 /// order (a buffer reaches the hasher only after its write, with the count that was written).
 /// At most `capacity` buffers wait for the write and `capacity` for the hash (`write` blocks
-/// beyond that, so memory stays bounded). Finished buffers come back emptied with their storage
+/// beyond that, so memory stays bounded: 2 each by default, about 7 MiB of buffers at most with the
+/// owner's and the two in the threads' hands; 4 each took the process to 59.4 MiB peak RSS, against
+/// the 60 MB limit of issue 32). Finished buffers come back emptied with their storage
 /// kept (`recycled`): a fresh 1 MiB buffer per MiB cost an mmap, 256 page faults and an munmap.
 ///
 /// Threading: the methods are called from one thread (the owner's). The threads end when this
@@ -71,7 +73,7 @@ final class BackgroundWriter {
     /// - Parameters:
     ///   - writtenEnd: where the file's content ends now (the first buffer is written there).
     ///   - hasher: the hash of the content up to `writtenEnd`, to continue; nil to hash nothing.
-    init(descriptor: Int32, path: String, writtenEnd: Int64, hasher: SHA256?, capacity: Int = 4) {
+    init(descriptor: Int32, path: String, writtenEnd: Int64, hasher: SHA256?, capacity: Int = 2) {
         shared = Shared(descriptor: descriptor, path: path, writtenEnd: writtenEnd, hasher: hasher, capacity: max(1, capacity))
         Thread.startNamed("sonde-writer") { [shared] in Self.write(shared) }
         if hasher != nil {
@@ -100,6 +102,14 @@ final class BackgroundWriter {
         shared.queue.append((bytes, offset))
         shared.condition.broadcast()
         shared.condition.unlock()
+    }
+
+    /// Where the bytes written so far end (never waits for the threads: a buffer being written
+    /// counts once its write returned). What the file holds at least, for progress and resume data.
+    var writtenEnd: Int64 {
+        shared.condition.lock()
+        defer { shared.condition.unlock() }
+        return shared.writtenEnd
     }
 
     /// An emptied buffer the threads have finished with, if one is waiting (never blocks).

@@ -63,6 +63,13 @@ final class PartialFile {
         if writer?.hasFailed == true { try flush() } else { handOffPending() }
     }
 
+    /// The bytes in the file now, at least (never waits: what the writing thread has written so
+    /// far; at most `size`). For resume data saved during a transfer: a wait for the writing and
+    /// hashing threads to finish there stalled the receive (up to 2 buffers to write and 2 to hash).
+    var bytesWritten: Int64 {
+        writer?.writtenEnd ?? size - Int64(pending.count)
+    }
+
     /// Waits until everything appended is written; a short write (disk full) throws, and the file
     /// keeps what was written (neither `size` nor the hash counts the rest).
     func flush() throws(TaskError) {
@@ -75,7 +82,7 @@ final class PartialFile {
         }
     }
 
-    /// Gives the gathered bytes to the writer (blocking only while it has 4 MiB queued) and takes
+    /// Gives the gathered bytes to the writer (blocking only while it has 2 MiB queued) and takes
     /// a recycled buffer to gather into.
     private func handOffPending() {
         guard !pending.isEmpty else { return }
@@ -87,7 +94,7 @@ final class PartialFile {
             pending = reused
         } else {
             pending = []
-            pending.reserveCapacity(Self.pendingLimit + (1 << 18))
+            pending.reserveCapacity(Self.pendingLimit + (16 << 10))  // libcurl's pieces are at most 16 KiB
         }
     }
 

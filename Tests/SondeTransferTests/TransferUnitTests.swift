@@ -166,6 +166,27 @@ import Testing
         #expect(writer.digest() == expected)
     }
 
+    /// `bytesWritten` (what resume data saved during a transfer says) never runs ahead of the file,
+    /// and catches up with `size` at the flush.
+    @Test func bytesWrittenNeverRunsAheadOfTheFile() throws {
+        let path = NSTemporaryDirectory() + "sonde-partial-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let file = try PartialFile(path: path)
+        let piece = [UInt8](repeating: 3, count: 64 << 10)
+        var sawBehind = false
+        for _ in 0..<(12 << 4) {  // 12 MiB in 64 KiB pieces
+            try Self.append(piece[...], to: file)
+            let written = file.bytesWritten
+            let onDisk = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64)
+            #expect(written <= onDisk && written <= file.size)
+            if written < file.size { sawBehind = true }
+        }
+        #expect(sawBehind, "pieces gather in memory, so the file lags behind size at times")
+        try file.flush()
+        #expect(file.bytesWritten == file.size)
+        #expect(file.size == 12 << 20)
+    }
+
     /// Many buffers through the writer: the file and its hash are those of the bytes appended, in order.
     @Test func theWriterKeepsOrderAndHashesWhatItWrote() throws {
         let path = NSTemporaryDirectory() + "sonde-partial-\(UUID().uuidString)"
