@@ -15,8 +15,12 @@ import NIOCore
 /// and inflate the RTTs measured).
 /// Precision: a ping goes out, and a missing pong is noticed, at most `minimumSpacing` late;
 /// RTTs are measured from the actual send. Threading: everything runs on `loop`.
+///
+/// The clock also holds its loop's source of masking keys for the frames its sessions send.
 final class KeepaliveClock {
     private let loop: EventLoop
+    /// Masking keys for every frame this clock's sessions send (one source per loop).
+    var maskingKeys = MaskingKeySource()
     private static let minimumSpacing: UInt64 = 10_000_000
     private let intervalNanos: UInt64
     private let timeoutNanos: UInt64
