@@ -61,9 +61,7 @@ import Testing
     }
 
     @Test func deadlineQueueEntriesRunInOrderAfterTheirDelay() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
-        let loop = group.next()
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
         let started = monotonicNanos()
         let ran = try await loop.submit { () -> EventLoopFuture<[(Int, UInt64)]> in
             let promise = loop.makePromise(of: [(Int, UInt64)].self)
