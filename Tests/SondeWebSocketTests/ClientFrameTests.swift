@@ -71,8 +71,12 @@ import Testing
                 queue.add {
                     order.append((index, monotonicNanos() - started))
                     // An entry added while the queue runs comes a delay later.
-                    if index == 0 { queue.add { order.append((3, monotonicNanos() - started)) } }
-                    if order.count == 4 { promise.succeed(order) }
+                    if index == 0 {
+                        queue.add {
+                            order.append((3, monotonicNanos() - started))
+                            promise.succeed(order)
+                        }
+                    }
                 }
             }
             return promise.futureResult
