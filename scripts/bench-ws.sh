@@ -79,6 +79,12 @@ try:
           f"{python_kernel:.2f} s of the hold ({python_kernel / python_hold:.0%})")
     print(f"      ratio Python/sonde CPU per connection-minute = {per / (cpu / minutes * 1000):.1f} whole run, "
           f"{python_hold / sonde_hold:.1f} hold window (target >= 5)")
+    # Issue 32's target 4: user CPU per ping in the hold window (a ping every 10 s on every
+    # connection: connections × 5 pings), the kernel's share beside it.
+    pings = n * 50 / 10
+    print(f"      per ping in the hold window: user {sonde_user / pings * 1e6:.1f} µs sonde, {python_user / pings * 1e6:.1f} µs Python, "
+          f"ratio sonde/Python = {sonde_user / python_user:.3f} (target <= 0.200); kernel {sonde_kernel / pings * 1e6:.1f} µs sonde, "
+          f"{python_kernel / pings * 1e6:.1f} µs Python")
     # The best ratio sonde could reach if its own (user-space) work cost nothing: Python's CPU over
     # sonde's kernel time alone.
     print(f"      ceiling with sonde's user time at zero: {p['cpuSeconds'] / pminutes / (system / minutes):.1f} whole run, "

@@ -131,9 +131,11 @@ final class SoakConnection {
     private func startSnapshots() {
         let interval = TimeAmount.nanoseconds(Int64(max(10, Double(options.config.connections) / 100) * 1e9))
         let number = attemptNumber
-        // A chain of one-shot timers that ends with the attempt (never cancelled: see SoakSessionHandler).
+        // A chain of entries in the loop's queue of deadlines an interval away (one NIO timer for
+        // every connection of the loop), which ends with the attempt.
+        let queue = LoopDeadlineQueue.on(loop, delay: interval)
         func next() {
-            loop.scheduleTask(in: interval) { [weak self] in
+            queue.add { [weak self] in
                 guard let self, var attempt = self.attempt, attempt.attempt == number, attempt.cause == nil,
                       let session = self.session else { return }
                 let (pings, messages) = session.snapshot

@@ -18,7 +18,9 @@ import SondeCore
 ///
 /// Pings and pong timeouts are driven by the loop's `KeepaliveClock`, not by a timer each; the
 /// message timer is never cancelled: it checks, when it fires, whether the session is still open
-/// (cancelling a scheduled task costs SwiftNIO a search of its timer heap).
+/// (cancelling a scheduled task costs SwiftNIO a search of its timer heap). Frames go out
+/// encoded by `ClientFrame` into one reused buffer, with masking keys from the loop's
+/// `MaskingKeySource`: a ping allocates nothing and is one write.
 final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
@@ -46,8 +48,19 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var context: ChannelHandlerContext?
     private var pings = SoakAttempt.Pings()
     private var pingSequence: UInt64 = 0
-    /// Outstanding pings: sequence → monotonic send time (ns).
-    private var outstandingPings: [UInt64: UInt64] = [:]
+    /// Outstanding pings in the order they were sent: sequence and monotonic send time (ns). A
+    /// pong almost always answers the first; each ping leaves by its pong or its pong timeout.
+    private var outstandingPings = CircularBuffer<(sequence: UInt64, sentAt: UInt64)>(initialCapacity: 4)
+
+    /// The context frames are written through already encoded (`ClientFrame`): NIO's
+    /// `WebSocketFrameEncoder`'s, so that they go on towards the socket past it. Nil when the
+    /// pipeline has no such encoder: then frames go through the pipeline as `WebSocketFrame`s.
+    private var frameOut: ChannelHandlerContext?
+    /// The buffer small frames are encoded into, reused: by the next frame NIO has written the
+    /// last one and let it go (if not, writing into it copies it first, as a `ByteBuffer` does).
+    private var frameBuffer: ByteBuffer?
+    /// Frames with longer payloads get a buffer of their own (the reused one stays small).
+    private static let reusedPayloadLimit = 125
 
     private var sentClose = false
     private var receivedClose = false
@@ -74,6 +87,8 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        frameOut = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
+        frameBuffer = context.channel.allocator.buffer(capacity: 2 + 4 + Self.reusedPayloadLimit)
         keepalive = KeepaliveClock.on(context.eventLoop, pingIntervalS: config.pingIntervalS, pongTimeoutS: config.pongTimeoutS)
         keepalive?.add(self)
         if config.messageRate > 0 {
@@ -93,10 +108,30 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     // MARK: Outbound
 
-    private func send(_ opcode: WebSocketOpcode, _ payload: ByteBuffer) {
+    private func send(_ opcode: WebSocketOpcode, _ payload: ByteBuffer, promise: EventLoopPromise<Void>? = nil) {
         guard let context else { return }
-        let frame = WebSocketFrame(fin: true, opcode: opcode, maskKey: .random(), data: payload)
-        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        let key = nextMaskingKey()
+        guard let frameOut else {
+            let frame = WebSocketFrame(fin: true, opcode: opcode, maskKey: key, data: payload)
+            return context.writeAndFlush(wrapOutboundOut(frame), promise: promise)
+        }
+        if payload.readableBytes <= Self.reusedPayloadLimit, var buffer = frameBuffer {
+            frameBuffer = nil  // so that the buffer is uniquely referenced while it is written into
+            buffer.clear()
+            ClientFrame.write(opcode, payload: payload, key: key, into: &buffer)
+            frameBuffer = buffer
+            frameOut.writeAndFlush(NIOAny(buffer), promise: promise)
+        } else {
+            var buffer = context.channel.allocator.buffer(capacity: 14 + payload.readableBytes)
+            ClientFrame.write(opcode, payload: payload, key: key, into: &buffer)
+            frameOut.writeAndFlush(NIOAny(buffer), promise: promise)
+        }
+    }
+
+    /// A masking key from the loop's source (the system's CSPRNG, drawn in blocks).
+    private func nextMaskingKey() -> WebSocketMaskingKey {
+        if let keepalive { return keepalive.maskingKeys.key() }
+        return .random()
     }
 
     /// The counts of this connection so far, for a journal snapshot of an open attempt.
@@ -117,12 +152,21 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard let context, !sentClose, !receivedClose else { return }
         pingSequence += 1
         let sequence = pingSequence
-        var payload = context.channel.allocator.buffer(capacity: 8)
-        payload.writeInteger(sequence)
         let now = monotonicNanos()
-        outstandingPings[sequence] = now
+        outstandingPings.append((sequence, now))
         pings.sent += 1
-        send(.ping, payload)
+        if let frameOut, var buffer = frameBuffer {
+            // The common case without a payload buffer: the frame is encoded straight into the reused one.
+            frameBuffer = nil
+            buffer.clear()
+            ClientFrame.writePing(sequence: sequence, key: nextMaskingKey(), into: &buffer)
+            frameBuffer = buffer
+            frameOut.writeAndFlush(NIOAny(buffer), promise: nil)
+        } else {
+            var payload = context.channel.allocator.buffer(capacity: 8)
+            payload.writeInteger(sequence)
+            send(.ping, payload)
+        }
         keepalive?.expectPong(self, sequence: sequence, sentAt: now)
     }
 
@@ -161,7 +205,7 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .pong:
             var data = frame.unmaskedData
             guard data.readableBytes == 8, let sequence = data.readInteger(as: UInt64.self),
-                  let sentAt = outstandingPings.removeValue(forKey: sequence) else {
+                  let sentAt = removeOutstandingPing(sequence) else {
                 pings.unsolicitedPongs += 1
                 return
             }
@@ -193,8 +237,9 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
                 sentClose = true
                 var answer = context.channel.allocator.buffer(capacity: 2)
                 answer.writeInteger(UInt16(closeCode ?? 1000))
-                let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: answer)
-                context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in context.close(promise: nil) }
+                let written = context.eventLoop.makePromise(of: Void.self)
+                send(.connectionClose, answer, promise: written)
+                written.futureResult.whenComplete { _ in context.close(promise: nil) }
             } else {
                 receivedClose = true
                 context.close(promise: nil)
@@ -225,19 +270,28 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         var payload = context.channel.allocator.buffer(capacity: 2 + violation.reason.utf8.count)
         payload.writeInteger(violation.code)
         payload.writeString(violation.reason)
-        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: payload)
-        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in context.close(promise: nil) }
+        let written = context.eventLoop.makePromise(of: Void.self)
+        send(.connectionClose, payload, promise: written)
+        written.futureResult.whenComplete { _ in context.close(promise: nil) }
     }
 
     /// The keepalive clock's pong deadline for ping `sequence`: if it is still unanswered, the
     /// connection is presumed dead.
     func pongTimedOut(_ sequence: UInt64) {
-        guard !ended, let context, outstandingPings.removeValue(forKey: sequence) != nil else { return }
+        guard !ended, let context, removeOutstandingPing(sequence) != nil else { return }
         pings.missed += 1
         sink.missedPing(connection: connection, attempt: attempt, atMicros: clock.micros())
         if cause == nil { cause = .pongTimeout }
         // The connection is presumed dead: no close handshake, just drop it and reconnect.
         context.close(promise: nil)
+    }
+
+    /// Takes ping `sequence` off the outstanding ones; its send time (monotonic ns), nil if it
+    /// was not outstanding.
+    private func removeOutstandingPing(_ sequence: UInt64) -> UInt64? {
+        guard let index = outstandingPings.firstIndex(where: { $0.sequence == sequence }) else { return nil }
+        if index == outstandingPings.startIndex { return outstandingPings.removeFirst().sentAt }
+        return outstandingPings.remove(at: index).sentAt
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -254,6 +308,8 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         ended = true
         pings.unanswered = outstandingPings.count
         outstandingPings.removeAll()
+        frameOut = nil
+        frameBuffer = nil
         let messages = sequences.closeAttempt()
         let finalCause = cause ?? (sawReset ? .tcpReset : .eof)
         onEnd(Ending(cause: finalCause, closeCode: closeCode, closeReason: closeReason, closedBy: closedBy,
