@@ -21,21 +21,12 @@ struct TrialLegs {
     mutating func append(_ leg: ResumeLeg) { legs.append(leg) }
 
     /// A new random span id.
-    func nextSpanID() -> String { Self.randomSpanID() }
+    func nextSpanID() -> String { SpanID.random() }
 
     /// The `traceparent` header naming `span` as the parent ([] when not tracing).
     func traceparent(span: String) -> [HeaderField] {
         guard let traceID else { return [] }
-        return [HeaderField(name: "traceparent", value: "00-\(traceID)-\(span)-01")]
-    }
-
-    /// 8 random bytes as 16 lowercase hex digits, never all zero.
-    static func randomSpanID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        var value: UInt64 = 0
-        while value == 0 { value = generator.next() }
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        return [HeaderField(name: "traceparent", value: SpanID.traceparent(trace: traceID, span: span))]
     }
 
     /// `milliseconds` rounded to the microsecond (the report's resolution).

@@ -77,9 +77,9 @@ final class SoakConnection {
         state = .handshaking
         attempt = SoakAttempt(connection: index, attempt: attemptNumber, startedAt: clock.timestamp(),
                               backoffMs: backoffMs, backoffFailure: failure)
-        let spanID = Self.randomSpanID()
+        let spanID = SpanID.random()
         attempt?.spanId = spanID
-        let traceparent = options.traceID.map { [HeaderField(name: "traceparent", value: "00-\($0)-\(spanID)-01")] } ?? []
+        let traceparent = options.traceID.map { [HeaderField(name: "traceparent", value: SpanID.traceparent(trace: $0, span: spanID))] } ?? []
         let number = attemptNumber
         handshaker.open(on: loop, extraHeaders: traceparent, makeSession: { [self] channel, _ in
             let session = SoakSessionHandler(
@@ -187,14 +187,5 @@ final class SoakConnection {
         guard state != .done else { return }
         state = .done
         finished.succeed(())
-    }
-
-    /// 8 random bytes as 16 lowercase hex digits, never all zero (a W3C span id).
-    static func randomSpanID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        var value: UInt64 = 0
-        while value == 0 { value = generator.next() }
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }
