@@ -16,6 +16,8 @@ import sys
 from collections import Counter
 from datetime import datetime, timezone
 
+from otlp_attributes import attributes, value
+
 report = json.load(open(sys.argv[1]))
 received = sys.argv[2]
 problems = []
@@ -33,19 +35,6 @@ def micros(text):
     moment = datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
     delta = moment - datetime(1970, 1, 1, tzinfo=timezone.utc)
     return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
-
-
-def value(any_value):
-    for key in ("string_value", "bool_value", "double_value"):
-        if key in any_value:
-            return any_value[key]
-    if "int_value" in any_value:
-        return int(any_value["int_value"])
-    return None
-
-
-def attributes(items):
-    return {item["key"]: value(item.get("value", {})) for item in items or []}
 
 
 PHASES = ["dns", "connect", "tls", "send", "wait", "receive", "total"]

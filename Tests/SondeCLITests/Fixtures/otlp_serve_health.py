@@ -11,21 +11,10 @@ import json
 import os
 import sys
 
+from otlp_attributes import attributes
+
 path = os.path.join(sys.argv[1], "metrics.jsonl")
 records = [json.loads(line) for line in open(path) if line.strip()] if os.path.exists(path) else []
-
-
-def value(any_value):
-    for key in ("string_value", "bool_value", "double_value"):
-        if key in any_value:
-            return any_value[key]
-    if "int_value" in any_value:
-        return int(any_value["int_value"])
-    return None
-
-
-def attributes(items):
-    return {item["key"]: value(item.get("value", {})) for item in items or []}
 
 
 exports = []
