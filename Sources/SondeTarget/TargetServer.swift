@@ -42,7 +42,8 @@ public struct TargetEndpoints: Codable, Sendable {
 /// fresh CA per start, and fault listeners. A peer for probes only: no engine imports it.
 ///
 /// Threading: `start` and `stop` may be called from any task; the listeners run on NIO's
-/// event loops until `stop`.
+/// event loops until `stop`, their request handlers on `TargetExecutor`'s threads (never on
+/// Swift's cooperative pool, which the embedding process may keep busy).
 public final class TargetServer: @unchecked Sendable {
     private var tasks: [Task<Void, any Error>] = []
     private var blackhole: Blackhole?
@@ -110,7 +111,7 @@ public final class TargetServer: @unchecked Sendable {
                 continuation.finish()
             },
             logger: logger)
-        let task = Task {
+        let task = Task(executorPreference: TargetExecutor.shared) {
             defer { continuation.finish() }
             try await app.run()
         }
@@ -125,7 +126,7 @@ public final class TargetServer: @unchecked Sendable {
         logger.logLevel = logLevel
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let target = UploadTarget(directory: (directory as NSString).appendingPathComponent("uploads"))
-        tasks.append(Task {
+        tasks.append(Task(executorPreference: TargetExecutor.shared) {
             defer { continuation.finish() }
             try await target.run(logger: logger) { channel in
                 continuation.yield(channel.localAddress?.port ?? 0)

@@ -30,22 +30,47 @@ import Testing
     /// (two on this machine) could starve the in-process target that curl is talking to.
     private func curl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try Self.curlBlocking(arguments) }) }.start()
+        }
+    }
+
+    /// The curl tool, run to its end on the calling thread (never call it on Swift's threads).
+    private static func curlBlocking(_ arguments: [String], maxTime: Int = 30) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-sS", "--max-time", String(maxTime)] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// A test process's synchronous tests can hold every one of Swift's cooperative threads for
+    /// minutes (each CLI test waits for a sonde process). The target must answer meanwhile: its
+    /// handlers run on `TargetExecutor`'s threads. Without that, this curl times out.
+    @Test func answersWhileEverySwiftThreadIsHeld() async throws {
+        let target = try await Self.started.value
+        let url = target.http + "/bytes/100"
+        let width = ProcessInfo.processInfo.activeProcessorCount
+        let outcome = await withCheckedContinuation { continuation in
             Thread {
-                do {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-                    process.arguments = ["-sS", "--max-time", "30"] + arguments
-                    let pipe = Pipe()
-                    process.standardOutput = pipe
-                    try process.run()
-                    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
+                let hold = CooperativePoolHold()
+                let allHeld = hold.hold(threads: width, within: 120)
+                let probe = hold.probe()
+                let answer = Result { try Self.curlBlocking(["-D", "-", "-r", "10-19", url], maxTime: 10) }
+                let poolWasFull = !probe.hasRun
+                hold.release()
+                continuation.resume(returning: (allHeld, poolWasFull, answer))
             }.start()
         }
+        #expect(outcome.0, "could not hold \(width) cooperative threads within 120 s")
+        #expect(outcome.1, "a task ran while \(width) threads were held: the pool is wider than the cores, so this test proves nothing")
+        let answer = try outcome.2.get()
+        #expect(answer.status == 0)
+        #expect(answer.output.hasPrefix("HTTP/1.1 206"))
+        #expect(answer.output.hasSuffix("klmnopqrst"))
     }
 
     @Test func servesRangesAndHonoursIfRange() async throws {
@@ -194,5 +219,46 @@ import Testing
         let faults = WebSocketFaults(requestTarget: target)
         #expect(faults.closeAfter == nil && faults.closeCode == 1001 && faults.refuseStatus == 503 && faults.pongDelayMs == 0)
         #expect(faults.restartEvery == nil && faults.pingEvery == nil && faults.idleTimeout == nil)
+    }
+}
+
+/// Holds Swift's cooperative threads with tasks that block until `release`, as synchronous tests
+/// do. Threading: call from a thread of your own, never from a task.
+final class CooperativePoolHold: @unchecked Sendable {
+    private let running = DispatchSemaphore(value: 0)
+    private let gate = DispatchSemaphore(value: 0)
+    private var count = 0
+
+    /// Starts `threads` blocking tasks and waits up to `seconds` until every one runs.
+    func hold(threads: Int, within seconds: Double) -> Bool {
+        count = threads
+        let deadline = DispatchTime.now() + seconds
+        for _ in 0..<threads {
+            Task.detached { [running, gate] in Self.block(running: running, gate: gate) }
+        }
+        return (0..<threads).allSatisfy { _ in running.wait(timeout: deadline) == .success }
+    }
+
+    /// A task that notes when it runs: it cannot while every thread is held.
+    func probe() -> Flag {
+        let flag = Flag()
+        Task.detached { flag.set() }
+        return flag
+    }
+
+    func release() {
+        for _ in 0..<count { gate.signal() }
+    }
+
+    private static func block(running: DispatchSemaphore, gate: DispatchSemaphore) {
+        running.signal()
+        gate.wait()
+    }
+
+    final class Flag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = false
+        func set() { lock.withLock { value = true } }
+        var hasRun: Bool { lock.withLock { value } }
     }
 }
