@@ -14,9 +14,12 @@ CONFIG ?= release
 ## No index store: SwiftPM indexes while it builds by default, for editors only; without it a fresh
 ## build spends about 11 % less CPU (BoringSSL's 366 files: 94 -> 84 CPU s, medians of 3; GRDB
 ## 36.9 -> 31.4), and a fresh `make run` is CPU-bound on 2 cores. docs/measurements.md has the figures.
+## SwiftPM's test discovery on Linux reads the index store's folder for XCTest cases, and fails if the
+## folder is missing; every test here is Swift Testing (found at run time), so an empty folder does,
+## and `test-build` refuses a test file that imports XCTest (its cases would silently not run).
 SWIFT_BUILD_FLAGS ?= --disable-index-store
 
-.PHONY: run test test-system-libcurl system-libcurl build install bench example deps-build deps-test deps-bench provide-libcurl clean
+.PHONY: run test test-build test-system-libcurl system-libcurl build install bench example deps-build deps-test deps-bench provide-libcurl clean
 
 deps-build:
 	@scripts/ensure-debs.sh $(BUILD_DEBS)
@@ -45,13 +48,18 @@ run: build
 ## Unit and end-to-end tests (embedded target, nginx, curl -w, schema validation), on the provided
 ## libcurl; then the probe, resume, report and grpc (HTTP/2 trailers) suites again on Debian's libcurl 7.88.
 SYSTEM_LIBCURL_SUITES := CLITargetTests|CLIReportFormatTests|CLINginxTests|ResumeCLITests|LibcurlCLITests|ReusedTimingCLITests|BlackboxICMPGRPCCLITests
-test: deps-test provide-libcurl system-libcurl
-	swift build $(SWIFT_BUILD_FLAGS) --build-tests
+test: deps-test provide-libcurl system-libcurl test-build
 	@# The failures again at the end, where a log's tail shows them.
 	set -o pipefail; swift test --skip-build 2>&1 | tee .build/test.log || { \
 		echo "==== failed tests (full log: .build/test.log) ===="; \
 		grep -a -A4 "recorded an issue\|Caught error\|Fatal error" .build/test.log | head -150; exit 1; }
 	LD_LIBRARY_PATH=$(CURDIR)/.build/system-libcurl swift test --skip-build --filter '$(SYSTEM_LIBCURL_SUITES)'
+
+## The tests' build (see SWIFT_BUILD_FLAGS for the empty index folder).
+test-build: deps-test provide-libcurl
+	@if grep -rlq "^import XCTest" Tests; then echo "Tests import XCTest: write Swift Testing tests (Makefile, SWIFT_BUILD_FLAGS)" >&2; exit 1; fi
+	mkdir -p "$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/index/store"
+	swift build $(SWIFT_BUILD_FLAGS) --build-tests
 
 ## A folder holding only libcurl.so.4 -> the system's (Debian's 7.88), to put first in
 ## LD_LIBRARY_PATH for the test process and every sonde it starts (naming /usr/lib/x86_64-linux-gnu
@@ -61,8 +69,7 @@ system-libcurl: deps-build
 	ln -sfn "$$(ldconfig -p | awk '/libcurl\.so\.4 .*x86-64/{print $$NF; exit}')" .build/system-libcurl/libcurl.so.4
 
 ## Every test on the system's libcurl (Debian's 7.88); the HTTP/3 tests skip and say why.
-test-system-libcurl: deps-test system-libcurl
-	swift build $(SWIFT_BUILD_FLAGS) --build-tests
+test-system-libcurl: deps-test system-libcurl test-build
 	LD_LIBRARY_PATH=$(CURDIR)/.build/system-libcurl swift test --skip-build
 
 ## PREFIX/bin/sonde (CONFIG=release by default) and the libcurl it runs on in PREFIX/lib/sonde (found
