@@ -176,3 +176,14 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// The test targets' index store, and only theirs: SwiftPM's test discovery on Linux reads the test
+/// modules' index units, and the Makefile builds with `--disable-index-store` (indexing every
+/// module costs a fresh build about 11 % of its CPU, docs/measurements.md). `make test-build` sets
+/// SONDE_TEST_INDEX_STORE to the folder discovery reads (`<bin path>/index/store`); without it, a
+/// build with the index store on (SwiftPM's default) needs nothing from here.
+if let store = Context.environment["SONDE_TEST_INDEX_STORE"], !store.isEmpty {
+    for target in package.targets where target.type == .test {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-index-store-path", store, "-index-ignore-system-modules"])]
+    }
+}
