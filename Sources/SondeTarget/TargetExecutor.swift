@@ -9,9 +9,10 @@ import Foundation
 /// Threading: `threadCount` threads, started at `init`, live as long as the process (the target
 /// is a process-wide peer); jobs run in the order enqueued, any of them on any thread.
 final class TargetExecutor: TaskExecutor, @unchecked Sendable {
-    /// One executor for every target of the process: handlers are short, and two threads
-    /// keep one slow handler from holding the rest.
-    static let shared = TargetExecutor(threadCount: 2)
+    /// One executor for every target of the process, a thread per core (at least two, so that one
+    /// slow handler never holds the rest): as many as the cooperative pool it replaces, so that
+    /// `sonde target` as a benchmark peer keeps its throughput on larger machines.
+    static let shared = TargetExecutor(threadCount: max(2, ProcessInfo.processInfo.activeProcessorCount))
 
     private let condition = NSCondition()
     /// Guarded by `condition`.
