@@ -1,3 +1,5 @@
+import SondeCore
+
 /// The trace of one run: its id (16 random bytes) and its root span's id (8 random bytes), made
 /// before the run starts so that `--traceparent` can send them on the probed requests (W3C Trace
 /// Context), and the exporter can give the run's spans the same trace.
@@ -28,7 +30,7 @@ public struct OTLPTraceContext: Sendable, Equatable {
 
     /// The `traceparent` header's value: version 00, the trace, the run's root span as the
     /// parent, sampled (`00-<32 hex>-<16 hex>-01`).
-    public var traceparent: String { "00-\(hex(traceID))-\(hex(rootSpanID))-01" }
+    public var traceparent: String { SpanID.traceparent(trace: traceIDHex, span: hex(rootSpanID)) }
 
     /// The trace id as 32 lowercase hex digits.
     public var traceIDHex: String { hex(traceID) }

@@ -115,7 +115,7 @@ public final class DownloadTrialRunner {
             var leg: LegReport
             let legStart = elapsedMs()
             let fromByte = forceRestart || state.validator == nil ? 0 : file.size
-            let legSpan = legs.nextSpanID()
+            let legSpan = SpanID.random()
             let headers = settings.headers + legs.traceparent(span: legSpan)
             func note(_ leg: LegReport, _ outcome: String, _ kind: InterruptionKind? = nil) {
                 legs.append(ResumeLeg(leg: legs.count + 1, startMs: TrialLegs.micro(legStart), durationMs: TrialLegs.micro(elapsedMs() - legStart),

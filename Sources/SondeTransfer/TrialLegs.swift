@@ -20,9 +20,6 @@ struct TrialLegs {
 
     mutating func append(_ leg: ResumeLeg) { legs.append(leg) }
 
-    /// A new random span id.
-    func nextSpanID() -> String { SpanID.random() }
-
     /// The `traceparent` header naming `span` as the parent ([] when not tracing).
     func traceparent(span: String) -> [HeaderField] {
         guard let traceID else { return [] }

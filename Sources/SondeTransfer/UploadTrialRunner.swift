@@ -168,7 +168,7 @@ public final class UploadTrialRunner {
             var leg: UploadLegReport
             let legStartMicros = monotonicMicroseconds()
             let legStart = elapsedMs()
-            let legSpan = legs.nextSpanID()
+            let legSpan = SpanID.random()
             let headers = settings.headers + legs.traceparent(span: legSpan)
             func note(_ leg: UploadLegReport, _ outcome: String, _ interruptedBy: InterruptionKind? = nil) {
                 // The offset asked for (a killed worker may leave no leg report to say it).
