@@ -96,6 +96,19 @@ int sonde_link_set_up(const char *name) {
     return result;
 }
 
+int sonde_link_set_tx_queue_length(const char *name, int packets) {
+    if (packets < 0) return -EINVAL;
+    struct ifreq request;
+    memset(&request, 0, sizeof request);
+    if (copy_name(request.ifr_name, name) != 0) return -EINVAL;
+    int fd = control_socket();
+    if (fd < 0) return fd;
+    request.ifr_qlen = packets;
+    int result = ioctl(fd, SIOCSIFTXQLEN, &request) < 0 ? -errno : 0;
+    close(fd);
+    return result;
+}
+
 int sonde_link_add_route(const char *name, uint32_t destination, int prefix) {
     if (prefix != 0 && prefix != 32) return -EINVAL;
     char device[IFNAMSIZ];

@@ -35,6 +35,10 @@ struct LinkCommand: ParsableCommand {
     @Flag(name: .customLong("no-realtime"), help: "Do not run the emulator thread SCHED_FIFO.")
     var noRealtime = false
 
+    @Option(name: .customLong("tun-queue"),
+            help: "Packets each TUN holds for the emulator before the kernel drops (txqueuelen; default 16384, Linux's own 500).")
+    var tunQueue: Int32 = LinkTuning.defaultTUNQueuePackets
+
     @Flag(name: .long, help: "Print the link and its counters as one line of JSON on stderr.")
     var json = false
 
@@ -51,6 +55,9 @@ struct LinkCommand: ParsableCommand {
         } catch {
             throw ValidationError("--spin-share: \(error.message)")
         }
+        guard LinkTuning.tunQueueRange.contains(tunQueue) else {
+            throw ValidationError("--tun-queue must be \(LinkTuning.tunQueueRange.lowerBound) … \(LinkTuning.tunQueueRange.upperBound) packets")
+        }
     }
 
     func run() throws {
@@ -64,7 +71,8 @@ struct LinkCommand: ParsableCommand {
         let spinNs = Int64(((Quantity.duration(spin) ?? 0) * 1e9).rounded())
         let session: LinkSession
         do {
-            session = try LinkSession.start(profile: profile, tuning: LinkTuning(spinNs: spinNs, spinShare: (try? LinkProfileParser.percent("spin-share", spinShare)) ?? 0.25, realtime: !noRealtime))
+            session = try LinkSession.start(profile: profile, tuning: LinkTuning(spinNs: spinNs, spinShare: (try? LinkProfileParser.percent("spin-share", spinShare)) ?? 0.25,
+                                                                                 realtime: !noRealtime, tunQueuePackets: tunQueue))
         } catch {
             printError("sonde link: \(error.message)")
             throw ExitCode(error.kind == .privileges ? ExitStatus.usage.rawValue : ExitStatus.failure.rawValue)
@@ -108,20 +116,17 @@ struct LinkCommand: ParsableCommand {
         return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 
+    /// The link in one line (every parameter the profile sets: `LinkConditions.parameters`) and
+    /// each direction's counters, the TUN devices' drops included.
     static func text(_ profile: LinkProfile, _ plan: LinkAddressPlan, _ down: LinkCounters, _ up: LinkCounters) -> String {
-        func rate(_ bits: Int64?) -> String {
-            guard let bits else { return "unlimited" }
-            return bits >= 1_000_000 ? "\(Double(bits) / 1e6)Mbit/s" : "\(Double(bits) / 1e3)kbit/s"
-        }
         func line(_ name: String, _ counters: LinkCounters) -> String {
             "  \(name) \(counters.packetsIn) packets (\(counters.bytesIn) B) in, \(counters.packetsDelivered) delivered, "
                 + "\(counters.dropped) dropped (loss \(counters.droppedByLoss), queue \(counters.droppedByQueue), "
-                + "outage \(counters.droppedByOutage)), queue peak \(counters.queuePeakBytes) B"
+                + "outage \(counters.droppedByOutage), TUN queue \(counters.droppedByTUNQueue), TUN write \(counters.droppedByTUNWrite)), "
+                + "queue peak \(counters.queuePeakBytes) B"
         }
-        let conditions = profile.conditions
         return """
-        sonde link: \(profile.name) over \(plan.namespaceName): down \(rate(profile.down.rateBitsPerSecond)) \(conditions.delayDownMs)ms \
-        \(conditions.lossDownPercent)% loss, up \(rate(profile.up.rateBitsPerSecond)) \(conditions.delayUpMs)ms \(conditions.lossUpPercent)% loss
+        sonde link: \(profile.name) over \(plan.namespaceName): \(profile.conditions.parameters)
         \(line("down:", down))
         \(line("up:  ", up))
         """

@@ -3,10 +3,16 @@ import Histogram
 /// A latency distribution kept in an HdrHistogram (microsecond values, 3 significant digits),
 /// so memory stays constant however many samples are recorded.
 public struct LatencyDistribution: Sendable {
-    private var histogram = Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000,
-                                              numberOfSignificantValueDigits: .three)
+    private var histogram: Histogram<UInt64>
 
-    public init() {}
+    /// How finely values are told apart: `fine` to 0.1 % (3 significant digits, about 180 KB of
+    /// buckets), `coarse` to 1 % (2 digits, about 26 KB), for tables kept per URL.
+    public enum Precision: Sendable { case fine, coarse }
+
+    public init(precision: Precision = .fine) {
+        histogram = Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000,
+                                      numberOfSignificantValueDigits: precision == .fine ? .three : .two)
+    }
 
     public var count: UInt64 { histogram.totalCount }
 
@@ -27,7 +33,7 @@ public struct LatencyDistribution: Sendable {
     }
 
     /// Min, median, p90, p95, p99 and max in milliseconds (percentiles within the histogram's
-    /// 0.1 %; min, max and mean exact); nil when empty.
+    /// 0.1 %, or 1 % when coarse; min, max and mean exact); nil when empty.
     public var summary: DistributionSummary? {
         guard histogram.totalCount > 0 else { return nil }
         func ms(_ micros: UInt64) -> Double { Double(micros) / 1000 }

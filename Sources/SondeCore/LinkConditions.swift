@@ -4,7 +4,7 @@
 /// `--link` profile; a value type with no behaviour.
 ///
 /// Units: rates in bits per second (nil: not limited), durations in milliseconds, loss in percent
-/// (0…100), the queue in bytes. Invariants (the parser's checks): `outageMs < outagePeriodMs`
+/// (0…100), the queue in bytes or packets. Invariants (the parser's checks): `outageMs < outagePeriodMs`
 /// when both are set, and neither is set alone; a direction with a trace has no rate.
 public struct LinkConditions: Sendable, Equatable {
     /// The preset's name (`lte`, `3g`, …) or `custom`.
@@ -22,8 +22,14 @@ public struct LinkConditions: Sendable, Equatable {
     public var lossUpPercent: Double
     /// `gilbert:p,r` (bursty loss, each direction its own chain), nil for independent loss.
     public var lossModel: String?
-    /// The drop-tail queue in front of each direction's rate or trace, in bytes.
+    /// The drop-tail queue in front of each direction's rate or trace, in bytes; 0 when it is
+    /// counted in packets (`queuePackets`).
     public var queueBytes: Int64
+    /// The drop-tail queue in packets (`queue=50pkt`, as dummynet counts its slots); nil when it
+    /// is counted in bytes.
+    public var queuePackets: Int64?
+    /// The queue when a profile sets none, in bytes (`LinkProfile.defaultQueueBytes`).
+    public static let defaultQueueBytes: Int64 = 75_000
     /// Extra delay of each DNS query (UDP or TCP to port 53), on top of `delayUpMs`.
     public var dnsDelayMs: Double
     /// The link carries nothing for `outageMs` at the end of every `outagePeriodMs`.
@@ -35,7 +41,7 @@ public struct LinkConditions: Sendable, Equatable {
 
     public init(profile: String, spec: String, rateDownBitsPerSecond: Int64? = nil, rateUpBitsPerSecond: Int64? = nil,
                 delayDownMs: Double = 0, delayUpMs: Double = 0, jitterMs: Double = 0, lossDownPercent: Double = 0,
-                lossUpPercent: Double = 0, lossModel: String? = nil, queueBytes: Int64 = 0, dnsDelayMs: Double = 0,
+                lossUpPercent: Double = 0, lossModel: String? = nil, queueBytes: Int64 = 0, queuePackets: Int64? = nil, dnsDelayMs: Double = 0,
                 outageMs: Double? = nil, outagePeriodMs: Double? = nil, traceDown: String? = nil, traceUp: String? = nil) {
         self.profile = profile
         self.spec = spec
@@ -48,6 +54,7 @@ public struct LinkConditions: Sendable, Equatable {
         self.lossUpPercent = lossUpPercent
         self.lossModel = lossModel
         self.queueBytes = queueBytes
+        self.queuePackets = queuePackets
         self.dnsDelayMs = dnsDelayMs
         self.outageMs = outageMs
         self.outagePeriodMs = outagePeriodMs
@@ -71,6 +78,7 @@ extension LinkConditions: FieldModel {
         try v.visit("lossUpPercent", &lossUpPercent, FieldRule(unit: .nonNegative))
         try v.visit("lossModel", &lossModel, .field)
         try v.visit("queueBytes", &queueBytes, .count)
+        try v.visit("queuePackets", &queuePackets, .count)
         try v.visit("dnsDelayMs", &dnsDelayMs, .milliseconds)
         try v.visit("outageMs", &outageMs, .milliseconds)
         try v.visit("outagePeriodMs", &outagePeriodMs, .milliseconds)

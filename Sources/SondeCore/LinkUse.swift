@@ -17,6 +17,15 @@ public struct LinkUse: Sendable, Equatable {
     public var problem: String?
     /// The counters per connection (TCP connection or UDP flow), in the order each first crossed.
     public var connections: [LinkConnectionCounters]?
+    /// When the emulator started (its outages and traces count from here) and stopped; nil until
+    /// the link stopped.
+    public var startedAt: Timestamp?
+    public var stoppedAt: Timestamp?
+    /// The windows in which the link's outages (`outage=`) held it down, the first
+    /// `LinkOutageWindow.maxListed` of them; nil without outages or before the link stopped.
+    public var outages: [LinkOutageWindow]?
+    /// Outage windows beyond those listed.
+    public var outagesOmitted: Int64?
 
     public init(conditions: LinkConditions, seed: Int64, down: LinkCounters? = nil, up: LinkCounters? = nil, problem: String? = nil) {
         self.conditions = conditions
@@ -24,6 +33,14 @@ public struct LinkUse: Sendable, Equatable {
         self.down = down
         self.up = up
         self.problem = problem
+    }
+
+    /// Sets `outages` and `outagesOmitted` from the conditions' outage and `startedAt`…`stoppedAt`.
+    public mutating func listOutages() {
+        guard let outageMs = conditions.outageMs, let periodMs = conditions.outagePeriodMs, let startedAt, let stoppedAt else { return }
+        let windows = LinkOutageWindow.windows(start: startedAt, stop: stoppedAt, durationMs: outageMs, periodMs: periodMs)
+        outages = windows.listed
+        outagesOmitted = windows.omitted > 0 ? windows.omitted : nil
     }
 
     /// Packets dropped in both directions for any reason, nil before the counters are known.
@@ -44,5 +61,9 @@ extension LinkUse: FieldModel {
         try v.visit("up", &up, .omittedWhenNil)
         try v.visit("problem", &problem, .omittedWhenNil)
         try v.visit("connections", &connections, .omittedWhenNil)
+        try v.visit("startedAt", &startedAt, .omittedWhenNil)
+        try v.visit("stoppedAt", &stoppedAt, .omittedWhenNil)
+        try v.visit("outages", &outages, .omittedWhenNil)
+        try v.visit("outagesOmitted", &outagesOmitted, FieldRule(omitsNil: true, unit: .count))
     }
 }

@@ -22,6 +22,12 @@ public struct ProbeSummary: Sendable {
     /// The same cold and warm split per protocol (`networkProtocolName`), so that h2 and h3 (an
     /// `--http3` run, or one Alt-Svc moved to h3) compare phase by phase.
     public var byProtocol: [String: ProtocolPhases] = [:]
+    /// Per URL (as the task has it, redacted), for tasks over an emulated link only: the figures
+    /// a suite's "by link, URL and protocol" comparison reads (`URLFigures`); nil (absent from the
+    /// JSON) when no task crossed a link.
+    public var byURL: [String: URLFigures]?
+    /// Tasks over a link whose URL came after `maxURLs` others (not in `byURL`); nil when none.
+    public var urlsOmitted: Int?
 
     public init() {}
 
@@ -45,6 +51,8 @@ extension ProbeSummary: FieldModel {
     public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
         try v.visit("all", &all, .required)
         try v.visit("byProtocol", &byProtocol, .field)
+        try v.visit("byURL", &byURL, .omittedWhenNil)
+        try v.visit("urlsOmitted", &urlsOmitted, FieldRule(omitsNil: true, unit: .count))
         try v.visit("cold", &cold, .required)
         try v.visit("earliestCertificateExpiry", &earliestCertificateExpiry, .field)
         try v.visit("errorsByCode", &errorsByCode, .requiredCount)
@@ -78,6 +86,8 @@ public struct ProbeSummaryBuilder: Sendable {
     private var warm = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
     /// Per protocol name, cold and warm tables like the two above.
     private var byProtocol: [String: (cold: [LatencyDistribution?], warm: [LatencyDistribution?])] = [:]
+    /// Per URL of a task over a link: its figures so far and its cold and warm tables (coarse).
+    private var byURL: [String: (figures: ProbeSummary.URLFigures, cold: [LatencyDistribution?], warm: [LatencyDistribution?])] = [:]
     private static let noTable = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
 
     public init() {}
@@ -94,6 +104,7 @@ public struct ProbeSummaryBuilder: Sendable {
             summary.failedTasks += 1
             summary.errorsByCode[error.code.rawValue, default: 0] += 1
         }
+        if task.link != nil { addByURL(task) }
         for transaction in task.transactionMetrics {
             summary.transactions += 1
             if transaction.isReusedConnection { summary.reusedTransactions += 1 }
@@ -118,6 +129,44 @@ public struct ProbeSummaryBuilder: Sendable {
         }
     }
 
+    /// A task over a link into its URL's figures (the first `ProbeSummary.maxURLs` URLs).
+    private mutating func addByURL(_ task: ProbeTask) {
+        let start = task.taskInterval.start
+        let end = start.adding(microseconds: Int64((min(max(task.taskInterval.durationMs, 0), FieldRule.maxDurationMs) * 1000).rounded()))
+        if byURL[task.url] == nil {
+            guard byURL.count < ProbeSummary.maxURLs else {
+                summary.urlsOmitted = (summary.urlsOmitted ?? 0) + 1
+                return
+            }
+        }
+        // Moved out and back: the tables stay uniquely referenced, never copied.
+        var entry = byURL.removeValue(forKey: task.url)
+            ?? (figures: ProbeSummary.URLFigures(firstStart: start, lastEnd: end), cold: Self.noTable, warm: Self.noTable)
+        Self.add(task, start: start, end: end, to: &entry)
+        byURL[task.url] = entry
+    }
+
+    private static func add(_ task: ProbeTask, start: Timestamp, end: Timestamp,
+                            to entry: inout (figures: ProbeSummary.URLFigures, cold: [LatencyDistribution?], warm: [LatencyDistribution?])) {
+        entry.figures.tasks += 1
+        if task.error != nil { entry.figures.failedTasks += 1 }
+        entry.figures.firstStart = min(entry.figures.firstStart, start)
+        entry.figures.lastEnd = max(entry.figures.lastEnd, end)
+        for transaction in task.transactionMetrics {
+            if let name = transaction.networkProtocolName { entry.figures.protocols[name, default: 0] += 1 }
+            guard transaction.response != nil else { continue }
+            let values = transaction.phases.values
+            for index in values.indices {
+                guard let value = values[index] else { continue }
+                if transaction.isReusedConnection {
+                    record(value, at: index, in: &entry.warm, precision: .coarse)
+                } else {
+                    record(value, at: index, in: &entry.cold, precision: .coarse)
+                }
+            }
+        }
+    }
+
     private static func record(_ values: [Double?], reused: Bool,
                                in tables: inout (cold: [LatencyDistribution?], warm: [LatencyDistribution?])) {
         for index in values.indices {
@@ -126,8 +175,9 @@ public struct ProbeSummaryBuilder: Sendable {
         }
     }
 
-    private static func record(_ milliseconds: Double, at index: Int, in table: inout [LatencyDistribution?]) {
-        if table[index] == nil { table[index] = LatencyDistribution() }
+    private static func record(_ milliseconds: Double, at index: Int, in table: inout [LatencyDistribution?],
+                               precision: LatencyDistribution.Precision = .fine) {
+        if table[index] == nil { table[index] = LatencyDistribution(precision: precision) }
         table[index]!.record(milliseconds: milliseconds)
     }
 
@@ -145,6 +195,12 @@ public struct ProbeSummaryBuilder: Sendable {
         result.cold = Self.summaries(cold)
         result.warm = Self.summaries(warm)
         result.byProtocol = byProtocol.mapValues { ProbeSummary.ProtocolPhases(cold: Self.summaries($0.cold), warm: Self.summaries($0.warm)) }
+        result.byURL = byURL.isEmpty ? nil : byURL.mapValues { entry in
+            var figures = entry.figures
+            figures.cold = Self.summaries(entry.cold)
+            figures.warm = Self.summaries(entry.warm)
+            return figures
+        }
         return result
     }
 }

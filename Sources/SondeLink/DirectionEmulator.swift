@@ -9,8 +9,9 @@ import SondeCore
 /// 1. during an outage it is dropped (`droppedByOutage`); 2. the loss process may drop it
 ///    (`droppedByLoss`); 3. the bottleneck takes it or drops it when the queue is full (`droppedByQueue`):
 ///    - a rate: queued bytes are `(busyUntil − now) × rate`; drop-tail if those plus the packet
-///      exceed the queue, else `busyUntil = max(now, busyUntil) + length / rate`, which is when it
-///      leaves the bottleneck;
+///      exceed the queue (or, for a queue counted in packets, if the packets not yet gone through
+///      the bottleneck fill it), else `busyUntil = max(now, busyUntil) + length / rate`, which is
+///      when it leaves the bottleneck;
 ///    - a trace: it waits in a byte-bounded FIFO until delivery opportunities (each up to
 ///      1500 bytes, a packet may span several) carry it out;
 ///    - neither: it leaves at once;
@@ -37,6 +38,8 @@ public struct DirectionEmulator<Payload> {
     public let settings: LinkProfile.Direction
     private let jitterNs: Int64
     private let queueBytes: Int64
+    /// The queue in packets (dummynet's slots), or nil when `queueBytes` bounds it.
+    private let queuePackets: Int64?
     private let dnsDelayNs: Int64
     private let outage: LinkProfile.Outage?
     private let start: Int64
@@ -54,6 +57,8 @@ public struct DirectionEmulator<Payload> {
     private var inFlightBytes: Int64 = 0
     private var waiting = PacketRing<Waiting>()
     private var waitingBytes: Int64 = 0
+    /// With a rate and a queue in packets: when each packet still in the bottleneck leaves it.
+    private var departures = PacketRing<Int64>()
     /// The next delivery opportunity: its index in the trace and the start of its period (ns after `start`).
     private var traceIndex = 0
     private var tracePeriodBase: Int64 = 0
@@ -70,6 +75,7 @@ public struct DirectionEmulator<Payload> {
         settings = direction
         jitterNs = profile.jitterNs
         queueBytes = profile.queueBytes
+        queuePackets = profile.queuePackets
         dnsDelayNs = applyDNSDelay ? profile.dnsDelayNs : 0
         outage = profile.outage
         self.start = start
@@ -107,7 +113,7 @@ public struct DirectionEmulator<Payload> {
         if let trace = settings.trace {
             serveTrace(until: now)
             if waiting.isEmpty { skipOpportunities(before: now, trace: trace) }
-            guard waitingBytes + Int64(length) <= queueBytes else {
+            guard fits(length, queuedBytes: waitingBytes, queuedPackets: Int64(waiting.count)) else {
                 counters.droppedByQueue += 1
                 return
             }
@@ -119,15 +125,25 @@ public struct DirectionEmulator<Payload> {
         var departure = now
         if let rate = settings.rateBitsPerSecond {
             let queued = queuedBytes(at: now)
-            guard queued + Int64(length) <= queueBytes else {
+            if queuePackets != nil {
+                while let first = departures.first, first <= now { departures.removeFirst() }
+            }
+            guard fits(length, queuedBytes: queued, queuedPackets: Int64(departures.count)) else {
                 counters.droppedByQueue += 1
                 return
             }
             busyUntil = max(now, busyUntil) + Int64((Double(length) * 8e9 / Double(rate)).rounded())
             departure = busyUntil
+            if queuePackets != nil { departures.append(departure) }
             counters.queuePeakBytes = max(counters.queuePeakBytes, queued + Int64(length))
         }
         schedule(payload, length: length, isDNS: isDNS, departure: departure)
+    }
+
+    /// Whether a packet of `length` bytes fits behind what the queue holds (drop-tail).
+    private func fits(_ length: Int, queuedBytes: Int64, queuedPackets: Int64) -> Bool {
+        if let queuePackets { return queuedPackets < queuePackets }
+        return queuedBytes + Int64(length) <= queueBytes
     }
 
     /// When something is next due (a delivery, or a trace opportunity with packets waiting), or nil.
@@ -141,16 +157,21 @@ public struct DirectionEmulator<Payload> {
         return next
     }
 
-    /// Hands `body` every packet due at or before `now`, in delivery order; drops those due during an outage.
-    public mutating func deliver(until now: Int64, _ body: (Payload) -> Void) {
+    /// Hands `body` the packets due at or before `now`, in delivery order, at most `limit` of them;
+    /// drops those due during an outage (they do not count toward `limit`). Returns whether more
+    /// are due by `now` (only possible when `limit` stopped it).
+    @discardableResult
+    public mutating func deliver(until now: Int64, limit: Int = .max, _ body: (Payload) -> Void) -> Bool {
         serveTrace(until: now)
+        var handed = 0
         while true {
             let main = line.first?.deliverAt ?? .max
             let dns = dnsLine.first?.deliverAt ?? .max
             let due = min(main, dns)
-            guard due <= now else { return }
+            guard due <= now else { return false }
+            guard handed < limit else { return true }
             let flight = main <= dns ? line.removeFirst() : dnsLine.removeFirst()
-            guard let flight else { return }
+            guard let flight else { return false }
             inFlightBytes -= Int64(flight.length)
             if inOutage(flight.deliverAt) {
                 counters.droppedByOutage += 1
@@ -158,6 +179,7 @@ public struct DirectionEmulator<Payload> {
             }
             counters.packetsDelivered += 1
             counters.bytesDelivered += Int64(flight.length)
+            handed += 1
             body(flight.payload)
         }
     }

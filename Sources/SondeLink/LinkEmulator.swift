@@ -42,10 +42,13 @@ public struct LinkEmulator<Payload> {
         }
     }
 
-    /// Hands `body` every packet due by `now`, each direction in order.
-    public mutating func deliver(until now: Int64, _ body: (LinkDirection, Payload) -> Void) {
-        down.deliver(until: now) { body(.down, $0) }
-        up.deliver(until: now) { body(.up, $0) }
+    /// Hands `body` the packets due by `now`, each direction in order, at most `limit` per
+    /// direction. Returns whether more are due by `now` (only when `limit` stopped a direction).
+    @discardableResult
+    public mutating func deliver(until now: Int64, limit: Int = .max, _ body: (LinkDirection, Payload) -> Void) -> Bool {
+        let moreDown = down.deliver(until: now, limit: limit) { body(.down, $0) }
+        let moreUp = up.deliver(until: now, limit: limit) { body(.up, $0) }
+        return moreDown || moreUp
     }
 
     public func counters(_ direction: LinkDirection) -> LinkCounters {

@@ -12,6 +12,12 @@ import Glibc
 /// namespace's TUN), packets read from the namespace's go up; each is written to the other TUN
 /// when the emulator says it is due.
 ///
+/// Linux's TUN cannot hold a sender back: when its queue toward this thread is full it drops
+/// (tx_dropped). So the thread never lets a backlog of due packets keep it from reading: it writes
+/// them `deliveryRound` at a time and reads both TUNs between rounds, and the TUNs' queues are long
+/// (`LinkTuning.tunQueuePackets`). What the kernel still drops, and writes that fail, are counted
+/// (`LinkCounters.droppedByTUNQueue`, `droppedByTUNWrite`).
+///
 /// Threading: the loop and the emulator live on one thread, named `sonde-link`; `start` and `stop`
 /// may be called from any thread (once each). The TUN descriptors stay open: their owner
 /// (`LinkSession`) closes them after `stop` returns.
@@ -25,10 +31,16 @@ final class LinkEmulatorThread: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var counters: (down: LinkCounters, up: LinkCounters) = (LinkCounters(), LinkCounters())
+    /// Writes to a TUN that failed, per direction (the thread's own until it stops).
+    private var failedWrites: (down: Int64, up: Int64) = (0, 0)
     private var connectionCounters: [LinkConnectionCounters] = []
+    private var started: Timestamp?
     private var failure: String?
 
     private static let hostTag: Int32 = 0, clientTag: Int32 = 1, stopTag: Int32 = 3
+    /// The most due packets written per direction before both TUNs are read again: a backlog of
+    /// deliveries (a burst come due) must not leave the TUNs unread while their queues fill.
+    static let deliveryRound = 16
 
     init(host: Int32, client: Int32, profile: LinkProfile, seed: UInt64, tuning: LinkTuning) throws(LinkError) {
         self.host = host
@@ -48,6 +60,14 @@ final class LinkEmulatorThread: @unchecked Sendable {
         }
     }
 
+    /// The wall-clock time of the emulator's start (its outages and traces count from it); nil
+    /// until the thread started it.
+    var startedAt: Timestamp? {
+        lock.lock()
+        defer { lock.unlock() }
+        return started
+    }
+
     /// The counters per connection, once `stop` returned (empty before).
     var connections: [LinkConnectionCounters] {
         lock.lock()
@@ -56,7 +76,7 @@ final class LinkEmulatorThread: @unchecked Sendable {
     }
 
     /// Stops the loop and returns the counters (waits at most 5 s for the thread; after that the
-    /// counters so far). Idempotent.
+    /// counters so far), with each direction's failed writes in `droppedByTUNWrite`. Idempotent.
     func stop() -> (down: LinkCounters, up: LinkCounters, problem: String?) {
         var one: UInt64 = 1
         _ = write(stopEvent, &one, 8)
@@ -64,7 +84,10 @@ final class LinkEmulatorThread: @unchecked Sendable {
         finished.signal()  // a second stop() does not wait again
         lock.lock()
         defer { lock.unlock() }
-        return (counters.down, counters.up, failure)
+        var down = counters.down, up = counters.up
+        down.droppedByTUNWrite += failedWrites.down
+        up.droppedByTUNWrite += failedWrites.up
+        return (down, up, failure)
     }
 
     deinit { close(stopEvent) }
@@ -85,18 +108,47 @@ final class LinkEmulatorThread: @unchecked Sendable {
             let added = sonde_link_epoll_add(epoll, fd, tag)
             guard added == 0 else { return fail("the emulator could not watch a descriptor: \(systemErrorMessage(-added))") }
         }
+        let wall = Timestamp.now()
         var emulator = LinkEmulator<[UInt8]>(profile: profile, seed: seed, start: sonde_link_now())
+        lock.lock()
+        started = wall
+        lock.unlock()
         var table = LinkConnectionTable()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var tags = [Int32](repeating: 0, count: 16)
         var spin = SpinBudget(spinNs: tuning.spinNs, share: tuning.spinShare, now: sonde_link_now())
         let host = self.host, client = self.client
         var lastActivity: Int64 = 0
+        var failed: (down: Int64, up: Int64) = (0, 0)
+        /// Reads up to `tuning.batch` packets from the TUN of `direction` and hands them to the emulator.
+        func readArrivals(_ direction: LinkDirection) {
+            let from = direction == .down ? host : client
+            for _ in 0..<tuning.batch {
+                let length = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
+                guard length > 0 else { break }
+                lastActivity = sonde_link_now()
+                let packet = Array(buffer.prefix(length))
+                let isDNS = direction == .up && profile.dnsDelayNs > 0 && packet.withUnsafeBytes { IPv4Packet.isDNSQuery($0) }
+                let before = emulator.counters(direction)
+                emulator.arrive(packet, length: length, direction: direction, isDNS: isDNS, at: sonde_link_now())
+                let after = emulator.counters(direction)
+                buffer.withUnsafeBytes { table.count(UnsafeRawBufferPointer(rebasing: $0.prefix(length)), length: length,
+                                                     direction: direction, before: before, after: after) }
+            }
+        }
         while true {
             var now = sonde_link_now()
-            emulator.deliver(until: now) { direction, packet in
-                _ = packet.withUnsafeBytes { write(direction == .down ? client : host, $0.baseAddress, $0.count) }
+            // Due packets a round at a time, both TUNs read between rounds (see the type).
+            while emulator.deliver(until: now, limit: Self.deliveryRound, { direction, packet in
+                let written = packet.withUnsafeBytes { write(direction == .down ? client : host, $0.baseAddress, $0.count) }
+                if written < 0 {
+                    if direction == .down { failed.down += 1 } else { failed.up += 1 }
+                }
                 lastActivity = now
+            }) {
+                readArrivals(.down)
+                readArrivals(.up)
+                now = sonde_link_now()
             }
             now = sonde_link_now()
             // epoll_pwait2 waits to the nanosecond: no timerfd to arm and read per deadline.
@@ -110,23 +162,13 @@ final class LinkEmulatorThread: @unchecked Sendable {
                     lock.lock()
                     counters = (emulator.counters(.down), emulator.counters(.up))
                     connectionCounters = table.connections
+                    failedWrites = failed
                     lock.unlock()
                     return
-                case Self.hostTag, Self.clientTag:
-                    let from = tag == Self.hostTag ? host : client
-                    let direction: LinkDirection = tag == Self.hostTag ? .down : .up
-                    for _ in 0..<tuning.batch {
-                        let length = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
-                        guard length > 0 else { break }
-                        lastActivity = sonde_link_now()
-                        let packet = Array(buffer.prefix(length))
-                        let isDNS = direction == .up && profile.dnsDelayNs > 0 && packet.withUnsafeBytes { IPv4Packet.isDNSQuery($0) }
-                        let before = emulator.counters(direction)
-                        emulator.arrive(packet, length: length, direction: direction, isDNS: isDNS, at: sonde_link_now())
-                        let after = emulator.counters(direction)
-                        buffer.withUnsafeBytes { table.count(UnsafeRawBufferPointer(rebasing: $0.prefix(length)), length: length,
-                                                             direction: direction, before: before, after: after) }
-                    }
+                case Self.hostTag:
+                    readArrivals(.down)
+                case Self.clientTag:
+                    readArrivals(.up)
                 default:
                     break
                 }

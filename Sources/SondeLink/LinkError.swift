@@ -22,8 +22,11 @@ public struct LinkError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 
-    /// `step` failed with the shim's `-errno` `code`.
+    /// `step` failed with the shim's `-errno` `code`; a refusal by permission (EACCES, EPERM) is
+    /// a `.privileges` error that says what a link needs.
     static func setup(_ step: String, code: Int32) -> LinkError {
-        LinkError(.setup, "\(step) failed: \(String(cString: strerror(-code)))")
+        let reason = "\(step) failed: \(String(cString: strerror(-code)))"
+        if code == -EACCES || code == -EPERM { return LinkError(.privileges, reason + "; " + LinkNamespace.needs) }
+        return LinkError(.setup, reason)
     }
 }

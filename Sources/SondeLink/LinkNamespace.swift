@@ -31,16 +31,36 @@ public struct LinkNamespace: Sendable {
     static let capNetAdmin: Int32 = 12
     static let capSysAdmin: Int32 = 21
 
+    /// What a link needs, in the words of every refusal.
+    static let needs = "--link needs root: CAP_NET_ADMIN and CAP_SYS_ADMIN (a network namespace, TUN devices, routes, a bind mount) "
+        + "and write access to /dev/net/tun and \(LinkAddressPlan.namespaceDirectory) (root's, or CAP_DAC_OVERRIDE)"
+
     /// Why this process cannot create a link, or nil when it can: it needs CAP_NET_ADMIN (devices,
-    /// routes) and CAP_SYS_ADMIN (unshare, mount), which root has unless they were dropped.
+    /// routes), CAP_SYS_ADMIN (unshare, mount), and to open /dev/net/tun and create the
+    /// namespace's name under /run/netns, which a non-root user with those two capabilities still
+    /// cannot (file permissions: CAP_DAC_OVERRIDE, or root). Root has it all unless it was dropped.
+    /// The files are checked as the kernel would check this process (`faccessat` with AT_EACCESS).
     public static func privilegeProblem() -> LinkError? {
-        if sonde_link_has_capability(capNetAdmin) == 1 && sonde_link_has_capability(capSysAdmin) == 1 { return nil }
-        return LinkError(.privileges, "--link needs root (or CAP_NET_ADMIN and CAP_SYS_ADMIN) to create a network namespace and TUN devices; run sonde as root")
+        var missing: [String] = []
+        if sonde_link_has_capability(capNetAdmin) != 1 { missing.append("CAP_NET_ADMIN") }
+        if sonde_link_has_capability(capSysAdmin) != 1 { missing.append("CAP_SYS_ADMIN") }
+        if faccessat(AT_FDCWD, "/dev/net/tun", R_OK | W_OK, AT_EACCESS) != 0 && errno != ENOENT {
+            missing.append("read-write access to /dev/net/tun")
+        }
+        // /run/netns, or /run where it is to be made.
+        let directory = LinkAddressPlan.namespaceDirectory
+        let existing = access(directory, F_OK) == 0 ? directory : String(directory[..<(directory.lastIndex(of: "/") ?? directory.endIndex)])
+        if !existing.isEmpty, faccessat(AT_FDCWD, existing, W_OK | X_OK, AT_EACCESS) != 0 {
+            missing.append("write access to \(existing)")
+        }
+        guard !missing.isEmpty else { return nil }
+        return LinkError(.privileges, needs + "; this process lacks " + missing.joined(separator: ", ") + ". Run sonde as root")
     }
 
     /// Creates the namespace and devices for process `pid` (see the type). On failure every
     /// part made so far is undone.
-    static func create(pid: Int32, instance: Int = 0) throws(LinkError) -> LinkNamespace {
+    /// - Parameter tunQueuePackets: each TUN's transmit queue (`LinkTuning.tunQueuePackets`).
+    static func create(pid: Int32, instance: Int = 0, tunQueuePackets: Int32 = LinkTuning.defaultTUNQueuePackets) throws(LinkError) -> LinkNamespace {
         if let problem = privilegeProblem() { throw problem }
         let original = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)
         guard original >= 0 else { throw LinkError.setup("opening this thread's network namespace", code: -errno) }
@@ -61,6 +81,7 @@ public struct LinkNamespace: Sendable {
             // The host side.
             let host = try check("creating TUN \(plan.hostDevice)", sonde_link_tun_open(plan.hostDevice))
             undo.descriptors.append(host)
+            try check("lengthening \(plan.hostDevice)'s queue", sonde_link_set_tx_queue_length(plan.hostDevice, tunQueuePackets))
             try ProcFiles.writeSysctl("/proc/sys/net/ipv6/conf/\(plan.hostDevice)/disable_ipv6", "1")
             try ProcFiles.writeSysctl("/proc/sys/net/ipv4/conf/\(plan.hostDevice)/route_localnet", "1")
             try check("giving \(plan.hostDevice) its address", sonde_link_set_address(plan.hostDevice, plan.hostAddress))
@@ -78,6 +99,7 @@ public struct LinkNamespace: Sendable {
             // The namespace side.
             let client = try check("creating TUN \(plan.clientDevice)", sonde_link_tun_open(plan.clientDevice))
             undo.descriptors.append(client)
+            try check("lengthening \(plan.clientDevice)'s queue", sonde_link_set_tx_queue_length(plan.clientDevice, tunQueuePackets))
             try ProcFiles.writeSysctl("/proc/sys/net/ipv4/conf/\(plan.clientDevice)/route_localnet", "1")
             try check("giving \(plan.clientDevice) its address", sonde_link_set_address(plan.clientDevice, plan.clientAddress))
             try check("setting \(plan.clientDevice) up", sonde_link_set_up(plan.clientDevice))
@@ -87,6 +109,16 @@ public struct LinkNamespace: Sendable {
             undo.run()
             throw error
         }
+    }
+
+    /// The kernel's drop counters of both TUNs (nil for one that cannot be read). Call it on a
+    /// thread of its own (`LinkSession.onOwnThread`): it enters the namespace to read the namespace
+    /// side's (/proc/thread-self/net/dev answers for the thread's namespace).
+    /// - Parameter hostNamespace: the host's namespace (open), where the host side's TUN is.
+    func deviceDrops(hostNamespace: Int32) -> (host: DeviceDrops?, client: DeviceDrops?) {
+        let host = sonde_link_setns_net(hostNamespace) == 0 ? DeviceDrops.read(device: plan.hostDevice) : nil
+        let client = sonde_link_setns_net(namespaceDescriptor) == 0 ? DeviceDrops.read(device: plan.clientDevice) : nil
+        return (host, client)
     }
 
     /// Closes the devices and the namespace's descriptor and removes its name: the TUNs vanish

@@ -56,8 +56,11 @@ public struct LinkProfile: Sendable, Equatable {
     /// Each packet's delay varies uniformly within ± this (packets are never reordered by it).
     public var jitterNs: Int64
     public var lossModel: LossModel
-    /// The drop-tail queue in front of each direction's rate or trace, in bytes (≥ one 1500-byte packet).
+    /// The drop-tail queue in front of each direction's rate or trace, in bytes (≥ one 1500-byte
+    /// packet); unused when `queuePackets` is set.
     public var queueBytes: Int64
+    /// The drop-tail queue in packets (`queue=50pkt`: dummynet's slots), or nil to count bytes.
+    public var queuePackets: Int64?
     /// Extra delay of each DNS query (a packet to port 53), on top of `up.delayNs`.
     public var dnsDelayNs: Int64
     public var outage: Outage?
@@ -70,10 +73,11 @@ public struct LinkProfile: Sendable, Equatable {
 
     /// The queue when a profile does not set one: dummynet's (and so Network Link Conditioner's)
     /// default of 50 slots, at 1500 bytes each.
-    public static let defaultQueueBytes: Int64 = 75_000
+    public static let defaultQueueBytes: Int64 = LinkConditions.defaultQueueBytes
 
     public init(name: String, spec: String, down: Direction = Direction(), up: Direction = Direction(), jitterNs: Int64 = 0,
-                lossModel: LossModel = .independent, queueBytes: Int64 = LinkProfile.defaultQueueBytes, dnsDelayNs: Int64 = 0,
+                lossModel: LossModel = .independent, queueBytes: Int64 = LinkProfile.defaultQueueBytes, queuePackets: Int64? = nil,
+                dnsDelayNs: Int64 = 0,
                 outage: Outage? = nil, seed: UInt64 = LinkProfile.defaultSeed) {
         self.name = name
         self.spec = spec
@@ -82,6 +86,7 @@ public struct LinkProfile: Sendable, Equatable {
         self.jitterNs = jitterNs
         self.lossModel = lossModel
         self.queueBytes = queueBytes
+        self.queuePackets = queuePackets
         self.dnsDelayNs = dnsDelayNs
         self.outage = outage
         self.seed = seed
@@ -97,7 +102,7 @@ public struct LinkProfile: Sendable, Equatable {
         return LinkConditions(profile: name, spec: spec, rateDownBitsPerSecond: down.rateBitsPerSecond,
                               rateUpBitsPerSecond: up.rateBitsPerSecond, delayDownMs: ms(down.delayNs), delayUpMs: ms(up.delayNs),
                               jitterMs: ms(jitterNs), lossDownPercent: down.loss * 100, lossUpPercent: up.loss * 100,
-                              lossModel: model, queueBytes: queueBytes, dnsDelayMs: ms(dnsDelayNs),
+                              lossModel: model, queueBytes: queuePackets == nil ? queueBytes : 0, queuePackets: queuePackets, dnsDelayMs: ms(dnsDelayNs),
                               outageMs: outage.map { ms($0.durationNs) }, outagePeriodMs: outage.map { ms($0.periodNs) },
                               traceDown: down.trace?.path, traceUp: up.trace?.path)
     }

@@ -20,6 +20,8 @@ public enum LinkProfileParser {
     public static let maxJitterNs: Int64 = 10_000_000_000
     public static let minQueue: Int64 = 1500
     public static let maxQueue: Int64 = 1 << 30
+    /// The most packets a queue counted in packets may hold (dummynet's slots; at 1500 bytes each, 150 MB).
+    public static let maxQueuePackets: Int64 = 100_000
     public static let maxOutagePeriodNs: Int64 = 86_400_000_000_000
     /// The longest `--link` text read.
     public static let maxSpecLength = 4096
@@ -91,11 +93,18 @@ public enum LinkProfileParser {
             // Gilbert's chain is the whole loss: a preset's independent loss gives way to it.
             if case .gilbert = profile.lossModel { profile.down.loss = 0; profile.up.loss = 0 }
         case "queue":
-            guard let bytes = Quantity.size(value) else { throw SettingProblem(key: key, "\"\(value)\" is not a size: \(Quantity.sizeHint)") }
-            guard (minQueue...maxQueue).contains(bytes) else {
-                throw SettingProblem(key: key, "\(bytes) bytes is outside 1500 bytes (one packet) … 1 GiB")
+            if let packets = try queuePackets(value) {
+                profile.queuePackets = packets
+            } else {
+                guard let bytes = Quantity.size(value) else {
+                    throw SettingProblem(key: key, "\"\(value)\" is not a size (\(Quantity.sizeHint)) or a number of packets (50pkt)")
+                }
+                guard (minQueue...maxQueue).contains(bytes) else {
+                    throw SettingProblem(key: key, "\(bytes) bytes is outside 1500 bytes (one packet) … 1 GiB")
+                }
+                profile.queueBytes = bytes
+                profile.queuePackets = nil
             }
-            profile.queueBytes = bytes
         case "dns-delay": profile.dnsDelayNs = try duration(key, value, max: maxDelayNs)
         case "outage": profile.outage = try outage(value)
         case "trace-down":
@@ -181,6 +190,21 @@ public enum LinkProfileParser {
         let r = try percent(key, numbers[1])
         guard r > 0 else { throw SettingProblem(key: key, "r (the chance to leave the lossy state) must be above 0%, or the link never recovers") }
         return .gilbert(p: p, r: r)
+    }
+
+    /// `50pkt` (also `pkts`, `packets`): a queue of 1…`maxQueuePackets` packets; nil when `value`
+    /// names no packet count (then it is a size).
+    static func queuePackets(_ value: String) throws(SettingProblem) -> Int64? {
+        let lower = value.lowercased()
+        guard let suffix = ["packets", "pkts", "pkt"].first(where: { lower.hasSuffix($0) }) else { return nil }
+        let digits = String(lower.dropLast(suffix.count)).trimmingWhitespace()
+        guard !digits.isEmpty, digits.utf8.count <= 7, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let count = Int64(digits) else {
+            throw SettingProblem(key: "queue", "\"\(value)\" is not a number of packets: a whole number, e.g. 50pkt")
+        }
+        guard (1...maxQueuePackets).contains(count) else {
+            throw SettingProblem(key: "queue", "\(count) packets is outside 1 … \(maxQueuePackets)")
+        }
+        return count
     }
 
     /// `5s/60s`: down for 5 s at the end of every 60 s; `none` for no outages.

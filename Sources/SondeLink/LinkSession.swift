@@ -69,7 +69,9 @@ public final class LinkSession: @unchecked Sendable {
         typealias Made = (namespace: LinkNamespace, forwarding: LinkForwarding?, problem: String?)
         let made: Result<Made, LinkError> = onOwnThread { () -> Result<Made, LinkError> in
             let namespace: LinkNamespace
-            do throws(LinkError) { namespace = try LinkNamespace.create(pid: pid, instance: instance) } catch { return .failure(error) }
+            do throws(LinkError) {
+                namespace = try LinkNamespace.create(pid: pid, instance: instance, tunQueuePackets: tuning.tunQueuePackets)
+            } catch { return .failure(error) }
             guard reach == .anywhere else { return .success((namespace, nil, nil)) }
             do throws(LinkError) {
                 return .success((namespace, try LinkForwarding.install(plan: namespace.plan), nil))
@@ -157,13 +159,24 @@ public final class LinkSession: @unchecked Sendable {
     }
 
     /// Stops the emulator, removes the namespace and devices, and returns the counters of each
-    /// direction (and a problem of the emulator thread, if it had one). Idempotent.
+    /// direction, the TUN devices' drops included (and a problem of the emulator thread, if it had
+    /// one). Idempotent.
     @discardableResult
     public func stop() -> (down: LinkCounters, up: LinkCounters, problem: String?) {
         lock.lock()
         defer { lock.unlock() }
         if let stopped { return stopped }
-        let result = thread.stop()
+        var result = thread.stop()
+        // Before the TUNs go: what the kernel dropped at them is the link's loss too.
+        let drops = Self.onOwnThread { [namespace, original] in namespace.deviceDrops(hostNamespace: original) }
+        result.down.droppedByTUNQueue += drops.host?.transmit ?? 0
+        result.down.droppedByTUNWrite += drops.client?.receive ?? 0
+        result.up.droppedByTUNQueue += drops.client?.transmit ?? 0
+        result.up.droppedByTUNWrite += drops.host?.receive ?? 0
+        if drops.host == nil || drops.client == nil {
+            let unread = "the TUN devices' drop counters could not be read (/proc/thread-self/net/dev)"
+            result.problem = result.problem.map { $0 + "; " + unread } ?? unread
+        }
         // Forwarding goes before the TUNs: nothing leaves un-NATed in between.
         forwarding?.remove()
         namespace.destroy()
@@ -171,6 +184,9 @@ public final class LinkSession: @unchecked Sendable {
         stopped = result
         return result
     }
+
+    /// When the emulator started (wall clock; its outages count from it), nil before it did.
+    public var startedAt: Timestamp? { thread.startedAt }
 
     /// The emulator's counters per connection, once `stop` returned (empty before).
     public var connections: [LinkConnectionCounters] { thread.connections }

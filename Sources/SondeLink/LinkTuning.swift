@@ -12,15 +12,30 @@ public struct LinkTuning: Sendable, Equatable {
     public var realtime: Bool
     /// The most packets read from one TUN per wake-up before the other gets its turn.
     public var batch: Int
+    /// Each TUN's transmit queue (txqueuelen), in packets: what the kernel holds for the emulator
+    /// before it drops (`LinkNamespace.defaultTUNQueuePackets`).
+    public var tunQueuePackets: Int32
 
     /// The default spin (100 µs, at most 25 % of the thread's time) holds the per-packet error
     /// under 50 µs on sparse traffic at a CPU cost bounded at high rates (docs/link.md).
-    public init(spinNs: Int64 = 100_000, spinShare: Double = 0.25, realtime: Bool = true, batch: Int = 64) {
+    public init(spinNs: Int64 = 100_000, spinShare: Double = 0.25, realtime: Bool = true, batch: Int = 64,
+                tunQueuePackets: Int32 = LinkTuning.defaultTUNQueuePackets) {
         self.spinNs = spinNs
         self.spinShare = spinShare
         self.realtime = realtime
         self.batch = batch
+        self.tunQueuePackets = tunQueuePackets
     }
+
+    /// The TUNs' transmit queue when none is given (Linux's default is 500). Linux's TUN applies
+    /// no backpressure (since 3.8 it drops when this ring is full), so the ring is long: more than
+    /// a TCP connection's largest receive window (tcp_rmem's 6 MiB by default, about 4,300
+    /// full-size packets) fits in it, so a TCP receiver on either side holds its sender back by
+    /// flow control before the ring overflows. What still overflows it is counted
+    /// (`LinkCounters.droppedByTUNQueue`).
+    public static let defaultTUNQueuePackets: Int32 = 16_384
+    /// The bounds of `tunQueuePackets`.
+    public static let tunQueueRange: ClosedRange<Int32> = 1...1_000_000
 
     /// The largest spin accepted: 1 ms.
     public static let maxSpinNs: Int64 = 1_000_000

@@ -30,26 +30,55 @@ enum ChecksSection {
         return html
     }
 
-    /// "Phases by link and protocol" (`LinkProtocolComparison`), when probe checks ran over emulated links.
+    /// "Phases by link, URL and protocol" (`LinkProtocolComparison`), when probe checks ran over
+    /// emulated links: the medians per link, URL and check, and each check's batch wall time.
     private static func linkComparison(_ checks: [CheckReport]) -> String {
         guard let comparison = LinkProtocolComparison(checks) else { return "" }
+        let columns = comparison.phases.count + 3
         var rows = ""
-        var link: String?
+        var link: String?, resource: String?
         for row in comparison.rows {
             if row.conditions != link {
                 link = row.conditions
-                rows += "<tr><th colspan=\"\(comparison.phases.count + 2)\" class=\"text\">link \(htmlEscape(row.conditions))</th></tr>\n"
+                resource = nil
+                rows += "<tr><th colspan=\"\(columns)\" class=\"text\">link \(htmlEscape(row.conditions))</th></tr>\n"
             }
-            rows += "<tr><th class=\"text\"><a href=\"\(htmlEscape(href(row.check)))\">\(htmlEscape(row.check))</a> "
-                + "\(htmlEscape(row.figures.protocolName)) \(row.figures.population)</th><td>\(row.figures.count)</td>"
-                + row.figures.p50.map { "<td>\($0.map(formatMs) ?? "–")</td>" }.joined() + "</tr>\n"
+            if row.resource != resource {
+                resource = row.resource
+                rows += "<tr><th colspan=\"\(columns)\" class=\"text mono\">\(htmlEscape(row.resource))</th></tr>\n"
+            }
+            let failed = (row.failedTasks ?? 0) > 0 ? " <span class=\"warn\">(\(row.failedTasks ?? 0) failed)</span>" : ""
+            let wall = "<td>\(row.wallMs.map { formatMs($0 / 1000) } ?? "–")</td>"
+            let name = "<th class=\"text\"><a href=\"\(htmlEscape(href(row.check)))\">\(htmlEscape(row.check))</a> \(htmlEscape(row.protocolName))"
+            if let figures = row.figures {
+                rows += name + " \(figures.population)\(failed)</th><td>\(figures.count)</td>"
+                    + figures.p50.map { "<td>\($0.map(formatMs) ?? "–")</td>" }.joined() + wall + "</tr>\n"
+            } else {
+                rows += name + " <span class=\"warn\">all \(row.tasks ?? 0) failed</span></th><td>0</td>"
+                    + String(repeating: "<td>–</td>", count: comparison.phases.count) + wall + "</tr>\n"
+            }
         }
+        var batches = ""
+        for batch in comparison.batches {
+            batches += "<tr><th class=\"text\"><a href=\"\(htmlEscape(href(batch.check)))\">\(htmlEscape(batch.check))</a></th>"
+                + "<td class=\"text\">\(htmlEscape(batch.conditions))</td><td>\(batch.tasks)</td><td>\(batch.failedTasks)</td>"
+                + "<td>\(formatMs(batch.wallMs / 1000))</td><td>\(batch.omittedTasks > 0 ? "\(batch.omittedTasks) tasks of further URLs not counted" : "")</td></tr>\n"
+        }
+        let batchTable = batches.isEmpty ? "" : """
+        <h3>Wall time of each check's fetches</h3>
+        <p class="muted">From the first task's start to the last one's end: it counts the time tasks waited for a connection, which their phases do not.</p>
+        <div class="scroll"><table><thead><tr><th>check</th><th>link</th><th>tasks</th><th>failed</th><th>wall (s)</th><th></th></tr></thead>
+        <tbody>\(batches)</tbody></table></div>
+
+        """
         return """
-        <section><h2>Phases by link and protocol (p50 ms)</h2>
-        <p class="muted">Each check's own medians, grouped by the emulated link it crossed.</p>
+        <section><h2>Phases by link, URL and protocol (p50 ms)</h2>
+        <p class="muted">Each check's own medians per URL (by its path: the same resource over each protocol), grouped by the emulated link it crossed; \
+        wall: from the first start to the last end of the check's fetches of that URL.</p>
         <div class="scroll"><table>
-        <thead><tr><th>check, protocol</th><th>n</th>\(comparison.phases.map { "<th>\(htmlEscape($0))</th>" }.joined())</tr></thead>
-        <tbody>\(rows)</tbody></table></div></section>
+        <thead><tr><th>check, protocol</th><th>n</th>\(comparison.phases.map { "<th>\(htmlEscape($0))</th>" }.joined())<th>wall (s)</th></tr></thead>
+        <tbody>\(rows)</tbody></table></div>
+        \(batchTable)</section>
 
         """
     }
@@ -72,7 +101,7 @@ enum ChecksSection {
                                                 finishedAt: check.finishedAt)
             if summary.transactions > 0 { html += HTMLReportRenderer.phaseTable(summary) + HTMLReportRenderer.protocolTable(summary) }
         }
-        html += SoakSection.render(soaks.filter { $0.check == check.name })
+        html += SoakSection.render(soaks.filter { $0.check == check.name }, link: check.link)
         html += ResumeSection.render(own)
         html += AuditSection.render(audits.filter { $0.check == check.name })
         html += HTMLReportRenderer.waterfall(ownSample)

@@ -64,7 +64,7 @@ public enum HTMLReportRenderer {
         html += thresholdTable(thresholds)
         html += baselineTable(baseline)
         if summary.transactions > 0 { html += phaseTable(summary) + protocolTable(summary) }
-        html += SoakSection.render(soaks)
+        html += SoakSection.render(soaks, link: run.link)
         html += ResumeSection.render(resume)
         html += AuditSection.render(audits)
         html += CaptureSection.render(captures)

@@ -1,26 +1,65 @@
+import Foundation
 import SondeCore
 
-/// The protocols compared link by link, phase by phase (issue 29's experiment): for a suite whose
-/// probe checks ran over emulated links, each check's protocols (cold and warm) with their median
-/// per phase, grouped by the link they crossed. The terminal ("p50 by link and protocol") and the
-/// HTML ("Phases by link and protocol") show it after the suite's verdict. Values are unescaped.
+/// The protocols compared link by link, URL by URL, phase by phase (issue 29's experiment): for a
+/// suite whose probe checks ran over emulated links, each check's fetches of each URL (cold and
+/// warm) with their median per phase, grouped by the link they crossed and by the URL's name (its
+/// path and query: the h1/h2 and h3 sides of one server differ in their port only), and each
+/// check's batch with its wall time. The terminal ("p50 by link, URL and protocol") and the HTML
+/// ("Phases by link, URL and protocol") show it after the suite's verdict. Values are unescaped.
 ///
-/// Medians are each check's own (its summary's `byProtocol`); checks are never merged, so two
-/// checks on one link and protocol are two rows.
+/// Why per URL and with wall times: medians pooled over different URLs are a median of neither
+/// (a 1 KiB and a 2 MiB fetch), and phases start when a transfer does, so tasks that waited for one
+/// of a few connections (`--parallel` beyond what an origin allows over h1) look no slower than
+/// the others while their batch took as long: the batch's wall time (first start to last end) shows it.
+///
+/// Medians are each check's own (its summary's `byURL`, or `byProtocol` pooled over its URLs when
+/// a report has no `byURL`, then named "all URLs"); checks are never merged.
 struct LinkProtocolComparison {
-    /// One protocol's population of one check, as `ProtocolComparison` has it, with its link and check.
+    /// One population (cold or warm) of one check's fetches of one URL.
     struct Row {
         /// The link's one-line conditions (`LinkConditions.summary`), which group the rows.
         var conditions: String
+        /// The URL's name (path and query), or "all URLs" for a check without per-URL figures.
+        var resource: String
         var check: String
-        var figures: ProtocolComparison.Row
+        var protocolName: String
+        /// The population's count and medians; nil for a URL none of whose fetches got a response.
+        var figures: ProtocolComparison.Row?
+        /// The check's tasks of this URL: how many, how many failed, and from the first start to the
+        /// last end (nil for "all URLs").
+        var tasks: Int?
+        var failedTasks: Int?
+        var wallMs: Double?
+    }
+
+    /// One check's fetches over its link: how many and how long they took from the first task's
+    /// start to the last one's end (the URLs of `byURL`).
+    struct Batch {
+        var conditions: String
+        var check: String
+        var tasks: Int
+        var failedTasks: Int
+        var wallMs: Double
+        /// Tasks of URLs beyond those the summary kept (not in `tasks` or the wall time).
+        var omittedTasks: Int
     }
 
     /// The phases any row has, in `Phases.names` order.
     let phases: [String]
-    /// Links in the order their first check began; within a link, checks in order, then
-    /// protocols by name, cold before warm.
+    /// Links in the order their first check began; within a link, URLs in the order they were
+    /// first fetched; within a URL, checks in order, cold before warm.
     let rows: [Row]
+    /// Each check with per-URL figures, in the rows' check order.
+    let batches: [Batch]
+
+    /// The name a URL is compared by: its path and query (`/blob?x=1`), or the text itself when it
+    /// does not parse.
+    static func resource(_ url: String) -> String {
+        guard let components = URLComponents(string: url), components.host != nil else { return url }
+        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        return path + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+    }
 
     /// nil unless at least one probe check with transactions ran over a link.
     init?(_ checks: [CheckReport]) {
@@ -31,22 +70,79 @@ struct LinkProtocolComparison {
         guard !measured.isEmpty else { return nil }
         var links: [String] = []
         for entry in measured where !links.contains(entry.conditions) { links.append(entry.conditions) }
-        let ordered = links.flatMap { link in measured.filter { $0.conditions == link } }
-        let phases = Phases.names.filter { name in
-            ordered.contains { entry in Self.tables(entry.check).contains { $0.table[name] != nil } }
+        /// A row before the phases are known: its figures' table.
+        struct Pending {
+            var conditions: String, resource: String, check: String
+            var protocolName: String, population: String, table: [String: DistributionSummary]
+            var figures: ProbeSummary.URLFigures?
         }
-        rows = ordered.flatMap { entry in
-            Self.tables(entry.check).compactMap { table in
-                ProtocolComparison.Row(protocolName: table.protocolName, population: table.population, table: table.table, phases: phases)
-                    .map { Row(conditions: entry.conditions, check: entry.check.name, figures: $0) }
+        var pending: [Pending] = []
+        var batches: [Batch] = []
+        for link in links {
+            let onLink = measured.filter { $0.conditions == link }
+            // Every (check, URL) of the link, grouped by the URL's name in the order first fetched.
+            var entries: [(resource: String, check: CheckReport, figures: ProbeSummary.URLFigures?)] = []
+            for (check, _) in onLink {
+                guard let summary = check.summary else { continue }
+                if let byURL = summary.byURL, !byURL.isEmpty {
+                    for (url, figures) in byURL.sorted(by: { $0.key < $1.key }) { entries.append((Self.resource(url), check, figures)) }
+                    let first = byURL.values.map(\.firstStart).min(), last = byURL.values.map(\.lastEnd).max()
+                    if let first, let last {
+                        batches.append(Batch(conditions: link, check: check.name, tasks: byURL.values.reduce(0) { $0 + $1.tasks },
+                                             failedTasks: byURL.values.reduce(0) { $0 + $1.failedTasks },
+                                             wallMs: Double(last.microsecondsSince1970 &- first.microsecondsSince1970) / 1000,
+                                             omittedTasks: summary.urlsOmitted ?? 0))
+                    }
+                } else {
+                    entries.append(("all URLs", check, nil))
+                }
+            }
+            var resources: [(name: String, first: Int64)] = []
+            for entry in entries {
+                let start = entry.figures?.firstStart.microsecondsSince1970 ?? .max
+                if let index = resources.firstIndex(where: { $0.name == entry.resource }) {
+                    resources[index].first = min(resources[index].first, start)
+                } else {
+                    resources.append((entry.resource, start))
+                }
+            }
+            for resource in resources.sorted(by: { $0.first != $1.first ? $0.first < $1.first : $0.name < $1.name }) {
+                for (check, _) in onLink {
+                    for entry in entries where entry.resource == resource.name && entry.check.name == check.name {
+                        let tables = Self.tables(check: entry.check, figures: entry.figures).filter { !$0.table.isEmpty }
+                        for table in tables {
+                            pending.append(Pending(conditions: link, resource: resource.name, check: check.name, protocolName: table.protocolName,
+                                                   population: table.population, table: table.table, figures: entry.figures))
+                        }
+                        if tables.isEmpty, let figures = entry.figures {
+                            // Every fetch failed: a row all the same, with its tasks and wall time.
+                            let name = figures.protocols.keys.sorted().joined(separator: "+")
+                            pending.append(Pending(conditions: link, resource: resource.name, check: check.name, protocolName: name.isEmpty ? "?" : name,
+                                                   population: "", table: [:], figures: figures))
+                        }
+                    }
+                }
             }
         }
+        let phases = Phases.names.filter { name in pending.contains { $0.table[name] != nil } }
+        rows = pending.map { entry in
+            Row(conditions: entry.conditions, resource: entry.resource, check: entry.check, protocolName: entry.protocolName,
+                figures: ProtocolComparison.Row(protocolName: entry.protocolName, population: entry.population, table: entry.table, phases: phases),
+                tasks: entry.figures?.tasks, failedTasks: entry.figures?.failedTasks, wallMs: entry.figures?.wallMs)
+        }
         self.phases = phases
+        self.batches = batches
     }
 
-    /// A check's phase tables by protocol and population (its whole summary when it has no
-    /// protocol breakdown).
-    private static func tables(_ check: CheckReport) -> [(protocolName: String, population: String, table: [String: DistributionSummary])] {
+    /// The phase tables of one URL of a check by population (its protocols joined: a check fetches
+    /// a URL over one protocol unless Alt-Svc moved it), or the check's tables by protocol and
+    /// population when it has no per-URL figures.
+    private static func tables(check: CheckReport, figures: ProbeSummary.URLFigures?)
+        -> [(protocolName: String, population: String, table: [String: DistributionSummary])] {
+        if let figures {
+            let name = figures.protocols.keys.sorted().joined(separator: "+")
+            return [(name.isEmpty ? "?" : name, "cold", figures.cold), (name.isEmpty ? "?" : name, "warm", figures.warm)]
+        }
         guard let summary = check.summary else { return [] }
         if summary.byProtocol.isEmpty {
             let name = summary.protocols.keys.sorted().joined(separator: "+")

@@ -12,14 +12,17 @@ enum LinkSection {
             return html + "<p class=\"muted\">No counters: the run ended before the link stopped.</p></section>\n"
         }
         func row(_ name: String, _ c: LinkCounters) -> String {
-            "<tr><th>\(name)</th>" + [c.packetsIn, c.bytesIn, c.packetsDelivered, c.droppedByLoss, c.droppedByQueue, c.droppedByOutage, c.queuePeakBytes]
+            "<tr><th>\(name)</th>" + [c.packetsIn, c.bytesIn, c.packetsDelivered, c.droppedByLoss, c.droppedByQueue, c.droppedByOutage,
+                                        c.droppedByTUNQueue, c.droppedByTUNWrite, c.queuePeakBytes]
                 .map { "<td>\($0)</td>" }.joined() + "</tr>\n"
         }
         html += """
         <div class="scroll"><table><thead><tr><th>direction</th><th>packets in</th><th>bytes in</th><th>delivered</th>\
-        <th>lost</th><th>queue drops</th><th>outage drops</th><th>queue peak (B)</th></tr></thead>
+        <th>lost</th><th>queue drops</th><th>outage drops</th><th>TUN queue drops</th><th>TUN write drops</th><th>queue peak (B)</th></tr></thead>
         <tbody>\(row("down", down))\(row("up", up))</tbody></table></div>
-        <p class="muted">Packets still in flight when the link stopped are neither delivered nor dropped.</p>
+        <p class="muted">Packets still in flight when the link stopped are neither delivered nor dropped. \
+        TUN queue drops: the kernel dropped them before the emulator read them (it fell behind the sender; not the profile's doing); \
+        TUN write drops: lost on the way out of the emulator.</p>
 
         """
         return html + connections(link.connections ?? []) + "</section>\n"

@@ -51,13 +51,14 @@ public enum PrometheusWriter {
             }
         }
         families.add("sonde_link_packets", "gauge",
-                     "Packets the emulated link handled, by direction and fate (delivered, or dropped by loss, queue or outage).",
+                     "Packets the emulated link handled, by direction and fate (delivered, or dropped by loss, queue, outage, or the TUN devices: tun_queue, tun_write).",
                      links.flatMap { entry -> [Sample] in
                          [("down", entry.link.down), ("up", entry.link.up)].flatMap { direction, counters -> [Sample] in
                              guard let counters else { return [] }
                              let base = entry.labels + [("link", entry.link.conditions.profile), ("direction", direction)]
                              return [("delivered", counters.packetsDelivered), ("loss", counters.droppedByLoss),
-                                     ("queue", counters.droppedByQueue), ("outage", counters.droppedByOutage)]
+                                     ("queue", counters.droppedByQueue), ("outage", counters.droppedByOutage),
+                                     ("tun_queue", counters.droppedByTUNQueue), ("tun_write", counters.droppedByTUNWrite)]
                                  .map { (base + [("fate", $0.0)], Double($0.1)) }
                          }
                      })

@@ -7,14 +7,15 @@ import SondeCore
 /// table at most `attemptRows` rows (failures first). Every string is escaped.
 enum SoakSection {
     static let attemptRows = 200
-    private static let red = "#dc2626", blue = "#2563eb", grey = "#6b7280"
+    private static let red = "#dc2626", blue = "#2563eb", grey = "#6b7280", amber = "#d97706"
     private static let palette = ["#2563eb", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be123c", "#4d7c0f", "#a16207"]
 
-    static func render(_ soaks: [SoakReport]) -> String {
-        soaks.map(render).joined()
+    /// - Parameter link: the emulated link the soaks crossed, whose outage windows the timeline shades.
+    static func render(_ soaks: [SoakReport], link: LinkUse? = nil) -> String {
+        soaks.map { render($0, link: link) }.joined()
     }
 
-    private static func render(_ soak: SoakReport) -> String {
+    private static func render(_ soak: SoakReport, link: LinkUse?) -> String {
         let title = soak.idleTimeout == nil ? "WebSocket soak" : "Idle-timeout discovery"
         var html = "<section><h2>\(title) <code>\(htmlEscape(soak.url))</code></h2>\n"
         let verdict = soak.verdict
@@ -24,7 +25,7 @@ enum SoakSection {
             html += "<ul>" + soak.problems.map { "<li class=\"warn\">\(htmlEscape($0))</li>" }.joined() + "</ul>\n"
         }
         html += words(soak)
-        html += timeline(soak)
+        html += timeline(soak, link: link)
         html += histogram(soak)
         html += disconnectTable(soak)
         html += backoffTable(soak)
@@ -101,8 +102,8 @@ enum SoakSection {
     }
 
     /// Ping RTT over time, one line per connection (linear ms), disconnects as red ticks,
-    /// missed pings as crosses.
-    private static func timeline(_ soak: SoakReport) -> String {
+    /// missed pings as crosses; the emulated link's outage windows (`LinkUse.outages`) as amber bands.
+    private static func timeline(_ soak: SoakReport, link: LinkUse?) -> String {
         guard !soak.timeline.isEmpty else { return "" }
         let width = 720.0, height = 240.0, left = 46.0, bottom = 24.0, top = 8.0
         // A soak's axis spans its planned duration; a discovery's, the time it ran (its config's duration is unused).
@@ -122,6 +123,15 @@ enum SoakSection {
         for step in 0...4 {
             let ms = endMs * Double(step) / 4
             svg += #"<text x="\#(n(x(ms)))" y="\#(n(height - 6))" text-anchor="middle" class="axis">\#(formatMs(ms / 1000)) s</text>"#
+        }
+        // The link's outages first (under everything): when the link was down, whatever the connections saw.
+        let outages = (link?.outages ?? []).map { window in
+            (from: Double(window.startedAt.microsecondsSince1970 &- soak.startedAt.microsecondsSince1970) / 1000,
+             to: Double(window.endedAt.microsecondsSince1970 &- soak.startedAt.microsecondsSince1970) / 1000)
+        }.filter { $0.to > 0 && $0.from < endMs }
+        for window in outages {
+            let title = "the emulated link was down from \(formatMs(max(0, window.from) / 1000)) s to \(formatMs(window.to / 1000)) s"
+            svg += #"<g><title>\#(htmlEscape(title))</title><rect class="link-outage" x="\#(n(x(window.from)))" y="\#(n(top))" width="\#(n(max(1, x(window.to) - x(window.from))))" height="\#(n(height - bottom - top))" fill="\#(amber)" fill-opacity="0.22"/></g>"#
         }
         for (index, line) in soak.timeline.enumerated() {
             let color = palette[index % palette.count]
@@ -159,7 +169,9 @@ enum SoakSection {
         svg += "</svg>"
         return "<h3>Ping RTT over time</h3>\(svg)<figcaption class=\"muted\">Milliseconds, first \(soak.timeline.count) connections; "
             + "dashed red lines: disconnects (hover for the cause), the shading up to the reconnect; grey triangles: failed attempts; "
-            + "red crosses: missed pongs; values above \(formatMs(yMax)) ms are drawn at the top.</figcaption></figure>\n"
+            + "red crosses: missed pongs; "
+            + (outages.isEmpty ? "" : "amber bands: the emulated link's outages (\(outages.count) in view); ")
+            + "values above \(formatMs(yMax)) ms are drawn at the top.</figcaption></figure>\n"
     }
 
     /// A connection's points split at its disconnects, so that no line is drawn across an outage.

@@ -195,19 +195,42 @@ public struct TerminalRenderer: Sendable {
         }.joined(separator: "\n") + linkComparison(checks)
     }
 
-    /// "p50 by link and protocol" (`LinkProtocolComparison`) after a suite's lines, when its probe
-    /// checks ran over emulated links; empty otherwise.
+    /// "p50 by link, URL and protocol" (`LinkProtocolComparison`) after a suite's lines, when its
+    /// probe checks ran over emulated links: per link, per URL, each check's medians and the wall
+    /// time of its fetches of that URL; then each check's batch wall time. Empty otherwise.
     private func linkComparison(_ checks: [CheckReport]) -> String {
         guard let comparison = LinkProtocolComparison(checks) else { return "" }
-        var lines = ["", paint(pad("p50 by link and protocol", 34) + comparison.phases.map { pad($0, 9, left: true) }.joined(), "1")]
-        var link: String?
+        var lines = ["", paint(pad("p50 by link, URL and protocol (ms)", 38) + comparison.phases.map { pad($0, 9, left: true) }.joined()
+            + pad("wall s", 9, left: true), "1")]
+        var link: String?, resource: String?
         for row in comparison.rows {
             if row.conditions != link {
                 link = row.conditions
+                resource = nil
                 lines.append(paint("link " + shown(row.conditions), "2"))
             }
-            lines.append(pad("  \(shown(row.check)) \(shown(row.figures.protocolName)) \(row.figures.population) ×\(row.figures.count)", 34)
-                + row.figures.p50.map { pad($0.map(formatMs) ?? "–", 9, left: true) }.joined())
+            if row.resource != resource {
+                resource = row.resource
+                lines.append("  " + shown(row.resource))
+            }
+            let failed = (row.failedTasks ?? 0) > 0 ? " (\(row.failedTasks ?? 0) failed)" : ""
+            let wall = row.wallMs.map { pad(formatMs($0 / 1000), 9, left: true) } ?? ""
+            if let figures = row.figures {
+                lines.append(pad("    \(shown(row.check)) \(shown(row.protocolName)) \(figures.population) ×\(figures.count)\(failed)", 38)
+                    + figures.p50.map { pad($0.map(formatMs) ?? "–", 9, left: true) }.joined() + wall)
+            } else {
+                lines.append(pad("    \(shown(row.check)) \(shown(row.protocolName)): all \(row.tasks ?? 0) failed", 38)
+                    + String(repeating: " ", count: 9 * comparison.phases.count) + wall)
+            }
+        }
+        if !comparison.batches.isEmpty {
+            lines.append(paint("wall time of each check's fetches (first start to last end)", "2"))
+            for batch in comparison.batches {
+                var line = "  \(shown(batch.check)): \(formatMs(batch.wallMs / 1000)) s, \(batch.tasks) tasks"
+                if batch.failedTasks > 0 { line += ", \(batch.failedTasks) failed" }
+                if batch.omittedTasks > 0 { line += " (\(batch.omittedTasks) tasks of further URLs not counted)" }
+                lines.append(line)
+            }
         }
         return "\n" + lines.joined(separator: "\n")
     }

@@ -6,7 +6,10 @@
 # (`sonde probe --http3-only` against hypercorn, with a capture inside the link).
 # Usage: scripts/bench/link.sh SONDE [SECTION...]   (root; loopback only; nginx from
 # scripts/nginx-fixture.sh, stopped by its pid at the end). Sections: connect tls rate loss cpu
-# cpu-delta error upload quic.
+# cpu-delta error upload quic tundrops jitter. `tundrops` (issue 39): 100 MB over 5/5 ms with no
+# rate, the kernel's drop counters of both TUNs (`ip -s link`) beside sonde's counters and
+# captures on both TUNs; TUNQ=N passes --tun-queue N (a sonde without it: leave TUNQ unset).
+# `jitter`: RTT of pings 1 s and 2 ms apart and of TCP connects over 50/50 ms with jitter=20ms.
 set -euo pipefail
 sonde=$(realpath "$1"); shift
 sections=${*:-connect tls rate loss cpu error upload quic}
@@ -123,6 +126,49 @@ cpu)
     echo "$u0 $k0 $u1 $k1 $s0 $s1 $(getconf CLK_TCK)" | awk -v rate="$rate" -v goodput="$(awk '{printf "%.1f", $1*8/1e6}' "$work/cpu.txt")" \
       '{w=$6-$5; printf "emulator thread at rate-down=%s: %.1f%% of a core over 5 s (user %.1f%%, system %.1f%%); goodput %s Mbit/s\n", rate, ($3+$4-$1-$2)/$7/w*100, ($3-$1)/$7/w*100, ($4-$2)/$7/w*100, goodput}'
   done
+  ;;
+tundrops)
+  for round in 1 2 3; do
+    "$sonde" link --json ${TUNQ:+--tun-queue $TUNQ} --link 'delay-down=5ms,delay-up=5ms' -- sh -c "
+      dev=\$(ip -o link | awk -F': ' '/sonde[0-9]+c/{print \$2; exit}'); host=\$(echo \$dev | sed 's/c\\([0-9]*\\)\$/h\\1/'); hostns=/proc/\$PPID/ns/net
+      tcpdump -i \$dev -nn -s 96 -B 16384 -U -w $work/td-client.pcap 'tcp src port $http' 2>$work/td-client.log & c=\$!
+      nsenter --net=\$hostns tcpdump -i \$host -nn -s 96 -B 16384 -U -w $work/td-host.pcap 'tcp src port $http' 2>$work/td-host.log & h=\$!
+      sleep 1.5; curl -s -o /dev/null -w '%{size_download} %{time_total}\n' http://127.0.0.1:$http/100m.bin --max-time 60; sleep 0.5
+      ip -j -s link show dev \$dev > $work/td-client.json; nsenter --net=\$hostns ip -j -s link show dev \$host > $work/td-host.json
+      kill -INT \$c \$h; wait \$c \$h; true" > "$work/td.txt" 2> "$work/td.err"
+    hc=$(tcpdump -nn -r "$work/td-host.pcap" 2>/dev/null | wc -l); cc=$(tcpdump -nn -r "$work/td-client.pcap" 2>/dev/null | wc -l)
+    python3 - "$work" "$hc" "$cc" "$round" <<'PY'
+import json, sys
+work, hc, cc, rnd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+def drops(name):
+    s = json.load(open(f"{work}/td-{name}.json"))[0]["stats64"]
+    return s["rx"]["dropped"], s["tx"]["dropped"], s["tx"]["packets"]
+hrx, htx, hpk = drops("host"); crx, ctx, cpk = drops("client")
+line = [l for l in open(f"{work}/td.err") if l.startswith("{")]
+down = json.loads(line[-1])["counters"]["down"] if line else {}
+reported = sum(down.get(k, 0) for k in ("droppedByLoss", "droppedByQueue", "droppedByOutage", "droppedByTUNQueue", "droppedByTUNWrite"))
+size, secs = open(f"{work}/td.txt").read().split()[:2]
+tcp = [l.strip() for l in open(f"{work}/td-host.log") if "dropped by kernel" in l] + [l.strip() for l in open(f"{work}/td-client.log") if "dropped by kernel" in l]
+print(f"round {rnd}: {int(size)/1e6:.0f} MB in {float(secs):.2f} s ({int(size)*8/float(secs)/1e6:.0f} Mbit/s); ip -s link: host TUN tx_dropped {htx} of {htx+hpk} "
+      f"({htx/(htx+hpk)*100 if hpk else 0:.2f} %), rx_dropped {hrx}; namespace TUN tx_dropped {ctx}, rx_dropped {crx}; "
+      f"sonde's down counters: {reported} dropped (TUN queue {down.get('droppedByTUNQueue', 'absent')}); "
+      f"captures: {hc} server packets on the host's TUN, {cc} inside, {hc-cc} lost; tcpdump: {'; '.join(tcp)}")
+PY
+  done
+  ;;
+jitter)
+  port=$(free_port)
+  python3 "$here/scripts/bench/link-udp-echo.py" server "$port" 90 & echo_pid=$!
+  echo "without jitter (the same streams over 50/50 ms):"
+  "$sonde" link --link 'delay-down=50ms,delay-up=50ms' -- sh -c "
+    python3 $here/scripts/bench/link-udp-echo.py stream $port 300 100; python3 $here/scripts/bench/link-udp-echo.py stream $port 1000 2" 2>/dev/null
+  echo "with jitter=20ms:"
+  "$sonde" link --link 'delay-down=50ms,delay-up=50ms,jitter=20ms' -- sh -c "
+    python3 $here/scripts/bench/link-udp-echo.py stream $port 300 100; python3 $here/scripts/bench/link-udp-echo.py stream $port 1000 2;
+    for i in \$(seq 30); do curl -s -o /dev/null -w '%{time_connect}\n' http://127.0.0.1:$http/1k.bin; done | awk '{s+=\$1} END {printf \"curl connect (SYN to SYN-ACK, one packet each way), mean of %d: %.1f ms\\n\", NR, s/NR*1000}'
+    curl -s -o /dev/null http://127.0.0.1:$http/10m.bin & sleep 1.5;
+    echo \"the server's smoothed RTT during a 10 MB download: \$(nsenter --net=/proc/\$PPID/ns/net ss -tin src :$http | grep -o ' rtt:[0-9.]*' | head -1)\"; wait" 2>/dev/null
+  kill "$echo_pid" 2>/dev/null || true
   ;;
 error)
   # Per-packet error on the wifi profile (1 ms each way, 40/33 Mbit/s): captures on both TUNs

@@ -17,6 +17,9 @@ int sonde_link_tun_open(const char *name);
 int sonde_link_set_address(const char *name, uint32_t address);
 /// Sets interface `name` up.
 int sonde_link_set_up(const char *name);
+/// Sets interface `name`'s transmit queue length (SIOCSIFTXQLEN): for a TUN, the number of
+/// packets its ring holds for the reader before the kernel drops (and counts in tx_dropped).
+int sonde_link_set_tx_queue_length(const char *name, int packets);
 /// Adds a route to `destination`/`prefix` (0 or 32) through interface `name`, without a gateway.
 int sonde_link_add_route(const char *name, uint32_t destination, int prefix);
 /// unshare(CLONE_NEWNET) for the calling thread.

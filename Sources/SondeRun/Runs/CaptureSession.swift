@@ -21,12 +21,15 @@ public struct CaptureSession: Sendable {
     ///   its namespace, where the packets are as the checked process sees them.
     static func open(mode: Mode, endpoints: [(address: String, port: Int)], localPorts: ClosedRange<Int>,
                      folder: String, link: CheckLink? = nil) throws(TaskError) -> (CaptureSession?, String?) {
-        guard !endpoints.isEmpty else {
+        guard !endpoints.isEmpty || link != nil else {
             throw TaskError(code: .dnsFailure, message: "--capture: none of the URLs resolves to an address to capture")
         }
         let interfaces = Set(endpoints.map { LiveCapture.interface(for: $0.address) })
         let interface = link?.device ?? (interfaces.count == 1 ? interfaces.first! : "any")
-        let filter = LiveCapture.filter(for: endpoints, localPorts: localPorts), path = folder + "/capture.pcap"
+        // The link's device carries the check's flows alone: its local ports are the filter.
+        let ports = "\(localPorts.lowerBound)-\(localPorts.upperBound)"
+        let filter = link != nil ? "tcp portrange \(ports) or udp portrange \(ports)" : LiveCapture.filter(for: endpoints, localPorts: localPorts)
+        let path = folder + "/capture.pcap"
         do {
             let capture: LiveCapture
             if let link {

@@ -68,7 +68,7 @@ public struct CheckDriver: Sendable {
         if let upLink {
             context.link = upLink
         } else if let profile = check.link {
-            do throws(TaskError) { context.link = try CheckLink.start(profile, endpoints: check.runner.endpoints) } catch { linkFailure = error }
+            do throws(TaskError) { context.link = try CheckLink.start(profile, targets: check.runner.targets) } catch { linkFailure = error }
         }
         var ran = await bracketed(check, in: lifecycle, context, linkFailure: linkFailure)
         if upLink == nil, let link = context.link { ran.link = link.stop() }
@@ -155,11 +155,15 @@ public struct CheckDriver: Sendable {
         // on its device (the emulated side), and goes after the capture ended.
         var capturedLink: CheckLink?
         if capture != nil, single, let profile = checks[0].link {
-            do throws(TaskError) { capturedLink = try CheckLink.start(profile, endpoints: checks[0].runner.endpoints) } catch {
+            do throws(TaskError) { capturedLink = try CheckLink.start(profile, targets: checks[0].runner.targets) } catch {
                 return Ended(status: lifecycle.abandon(error, prefix: "sonde \(command)"))
             }
         }
-        guard lifecycle.startCapture(mode: capture, endpoints: checks.flatMap { $0.runner.endpoints }, localPorts: localPorts,
+        // Endpoints only for a capture off any link: they are resolved on the host (a lookup before
+        // the run's own). Over a link the capture is on the link's device, which carries this
+        // check alone, and its names are resolved inside the link only.
+        let endpoints = capture != nil && capturedLink == nil ? checks.flatMap { $0.runner.endpoints } : []
+        guard lifecycle.startCapture(mode: capture, endpoints: endpoints, localPorts: localPorts,
                                      link: capturedLink) else {
             capturedLink?.stop()
             return Ended(status: .usage)

@@ -32,17 +32,44 @@ final class CheckLink: Sendable {
 
     /// Creates the namespace and starts the emulator. A failure is the check's error (privileges
     /// are checked before the run begins: `privilegeProblem`).
-    /// - Parameter endpoints: where the check's flows go. When every one is on the host's loopback
-    ///   the link reaches the loopback only, and nothing on the host changes but the TUN; otherwise
-    ///   the host forwards and masquerades the link's traffic (`LinkReach.anywhere`).
-    static func start(_ profile: LinkProfile, endpoints: [(address: String, port: Int)]) throws(TaskError) -> CheckLink {
-        let loopback = !endpoints.isEmpty && endpoints.allSatisfy { $0.address.hasPrefix("127.") }
+    /// - Parameter targets: the check's URLs and `--resolve` pins. When every host is a literal
+    ///   127.0.0.0/8 address, `localhost` or a name pinned to one, the link reaches the loopback
+    ///   only, and nothing on the host changes but the TUN; otherwise (a name to resolve, whose
+    ///   resolver may be anywhere) the host forwards and masquerades the link's traffic
+    ///   (`LinkReach.anywhere`). Nothing is resolved here: a check's names are resolved inside the
+    ///   link, across it, so that its DNS phase is the link's.
+    static func start(_ profile: LinkProfile, targets: (urls: [String], resolve: [String])) throws(TaskError) -> CheckLink {
+        let loopback = reachesLoopbackOnly(urls: targets.urls, resolve: targets.resolve)
         do throws(LinkError) {
             let session = try LinkSession.start(profile: profile, reach: loopback ? .loopbackOnly : .anywhere)
             if let problem = session.forwardingProblem { printError("warning: \(problem)") }
             return CheckLink(session: session, profile: profile)
         } catch {
             throw TaskError(code: .localIOError, message: "the emulated link could not be set up: \(error.message)")
+        }
+    }
+
+    /// Whether `urls` need only the host's loopback, decided without resolving anything: each
+    /// host is an IPv4 literal in 127.0.0.0/8, `localhost` or a name under `.localhost` (libcurl
+    /// answers those itself, RFC 6761), or a name that a `resolve` pin (`HOST:PORT:ADDRESS`) sends
+    /// to 127.0.0.0/8. False for no URL.
+    static func reachesLoopbackOnly(urls: [String], resolve: [String]) -> Bool {
+        func isLoopback(_ address: String) -> Bool {
+            let parts = address.split(separator: ".", omittingEmptySubsequences: false)
+            return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { part in
+                (1...3).contains(part.count) && part.allSatisfy(\.isASCII) && part.allSatisfy(\.isNumber) && (UInt16(part) ?? 256) <= 255
+            }
+        }
+        guard !urls.isEmpty else { return false }
+        return urls.allSatisfy { text in
+            guard let url = URL(string: text), let host = url.host?.lowercased(), !host.isEmpty else { return false }
+            if isLoopback(host) || host == "localhost" || host.hasSuffix(".localhost") { return true }
+            let secure = ["https", "wss"].contains(url.scheme?.lowercased() ?? "")
+            let port = url.port ?? (secure ? 443 : 80)
+            return resolve.contains { entry in
+                let parts = entry.split(separator: ":", maxSplits: 2).map(String.init)
+                return parts.count == 3 && parts[0].lowercased() == host && Int(parts[1]) == port && isLoopback(parts[2])
+            }
         }
     }
 
@@ -67,6 +94,29 @@ final class CheckLink: Sendable {
         }
     }
 
+    /// Failures the link's conditions can cause (a lost packet, a held-back answer): the ones
+    /// `explain` names the link in.
+    static let networkCodes: Set<ErrorCode> = [.dnsFailure, .connectionRefused, .hostUnreachable, .connectTimeout, .timedOut, .tlsFailure,
+                                               .tlsTimeout, .connectionReset, .connectionClosed, .truncatedBody, .emptyReply]
+
+    /// `error` naming the link it happened over, so that a timeout over a link that drops every
+    /// packet does not read as the host's fault: a link that loses everything one way or both says
+    /// so first; any other link is named after the message with its conditions. Other errors
+    /// (a bad URL, an interruption) are returned as they are.
+    func explain(_ error: TaskError) -> TaskError {
+        guard Self.networkCodes.contains(error.code) else { return error }
+        let conditions = started.conditions
+        var explained = error
+        let allDown = conditions.lossDownPercent >= 100, allUp = conditions.lossUpPercent >= 100
+        if allDown || allUp {
+            let which = allDown && allUp ? "every packet" : allDown ? "every packet toward this host" : "every packet this host sends"
+            explained.message = "the emulated link \(name) drops \(which) (\(conditions.parameters)), so nothing can get through: " + error.message
+        } else {
+            explained.message = error.message + " (over the emulated link \(conditions.summary))"
+        }
+        return explained
+    }
+
     /// The namespace side's device (`sonde<pid>c…`), where a capture sees the emulated side.
     var device: String { session.plan.clientDevice }
 
@@ -87,6 +137,9 @@ final class CheckLink: Sendable {
         use.up = ended.up
         use.problem = ended.problem
         use.connections = session.connections
+        use.startedAt = session.startedAt
+        use.stoppedAt = Timestamp.now()
+        use.listOutages()
         return use
     }
 }

@@ -100,7 +100,19 @@ public enum CheckRunner {
         }
     }
 
-    /// Where the check's flows go, for a capture's filter.
+    /// The check's URLs and `--resolve` pins as given, unresolved: an emulated link decides from
+    /// them whether the check needs more than the host's loopback (`CheckLink.reachesLoopbackOnly`)
+    /// without asking a resolver on the host (the check's names are resolved inside the link only).
+    var targets: (urls: [String], resolve: [String]) {
+        switch self {
+        case .probe(let runner): return (runner.groups.flatMap(\.urls), runner.groups.flatMap(\.options.resolve))
+        case .soak(let runner): return ([runner.url], [])
+        case .resume(let runner): return ([runner.url], runner.settings.resolve)
+        case .audit(let runner): return (runner.urls, [])
+        }
+    }
+
+    /// Where the check's flows go, for a capture's filter (names resolved by the host's resolver).
     var endpoints: [(address: String, port: Int)] {
         switch self {
         case .probe(let runner): return runner.endpoints

@@ -98,6 +98,7 @@ public struct ProbeCheckRunner {
                             if stop.isPulled, task.error?.code == .interrupted {
                                 task.error = TaskError(code: .timedOut, message: "the run-timeout ended the run before this task finished")
                             }
+                            if let link, let error = task.error { task.error = link.explain(error) }
                             // Only a suite's check (and a link) is stamped on its tasks: a plain probe hands them on as they are.
                             do throws(TaskError) {
                                 if check != nil || linkName != nil {
