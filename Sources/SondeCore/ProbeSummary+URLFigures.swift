@@ -1,9 +1,9 @@
 extension ProbeSummary {
     /// One URL's tasks of a check over an emulated link (`summary.byURL[url]`), so that the
     /// protocols of a suite compare URL by URL (a 1 KiB fetch and a 2 MiB fetch pooled give a
-    /// median of neither), with the batch's wall time: from the first of its tasks' start to the
-    /// last one's end, which counts the time tasks waited for a connection (`--parallel` beyond
-    /// the connections an origin allows) that their phases do not.
+    /// median of neither), and the span of its tasks (first start, last end), from which a check's
+    /// batch wall time follows: it counts the time tasks waited for a connection (`--parallel`)
+    /// that their phases do not.
     ///
     /// Kept only for tasks that crossed a link, for the first `ProbeSummary.maxURLs` URLs of a
     /// summary (`urlsOmitted` counts the tasks of the rest); distributions at 1 % precision
@@ -24,9 +24,6 @@ extension ProbeSummary {
             self.firstStart = firstStart
             self.lastEnd = lastEnd
         }
-
-        /// From the first task's start to the last task's end.
-        public var wallMs: Double { Double(lastEnd.microsecondsSince1970 &- firstStart.microsecondsSince1970) / 1000 }
     }
 
     /// The most URLs a summary keeps figures for (`byURL`).

@@ -34,7 +34,7 @@ enum ChecksSection {
     /// emulated links: the medians per link, URL and check, and each check's batch wall time.
     private static func linkComparison(_ checks: [CheckReport]) -> String {
         guard let comparison = LinkProtocolComparison(checks) else { return "" }
-        let columns = comparison.phases.count + 3
+        let columns = comparison.phases.count + 2
         var rows = ""
         var link: String?, resource: String?
         for row in comparison.rows {
@@ -48,14 +48,13 @@ enum ChecksSection {
                 rows += "<tr><th colspan=\"\(columns)\" class=\"text mono\">\(htmlEscape(row.resource))</th></tr>\n"
             }
             let failed = (row.failedTasks ?? 0) > 0 ? " <span class=\"warn\">(\(row.failedTasks ?? 0) failed)</span>" : ""
-            let wall = "<td>\(row.wallMs.map { formatMs($0 / 1000) } ?? "–")</td>"
             let name = "<th class=\"text\"><a href=\"\(htmlEscape(href(row.check)))\">\(htmlEscape(row.check))</a> \(htmlEscape(row.protocolName))"
             if let figures = row.figures {
                 rows += name + " \(figures.population)\(failed)</th><td>\(figures.count)</td>"
-                    + figures.p50.map { "<td>\($0.map(formatMs) ?? "–")</td>" }.joined() + wall + "</tr>\n"
+                    + figures.p50.map { "<td>\($0.map(formatMs) ?? "–")</td>" }.joined() + "</tr>\n"
             } else {
                 rows += name + " <span class=\"warn\">all \(row.tasks ?? 0) failed</span></th><td>0</td>"
-                    + String(repeating: "<td>–</td>", count: comparison.phases.count) + wall + "</tr>\n"
+                    + String(repeating: "<td>–</td>", count: comparison.phases.count) + "</tr>\n"
             }
         }
         var batches = ""
@@ -73,10 +72,9 @@ enum ChecksSection {
         """
         return """
         <section><h2>Phases by link, URL and protocol (p50 ms)</h2>
-        <p class="muted">Each check's own medians per URL (by its path: the same resource over each protocol), grouped by the emulated link it crossed; \
-        wall: from the first start to the last end of the check's fetches of that URL.</p>
+        <p class="muted">Each check's own medians per URL (by its path: the same resource over each protocol), grouped by the emulated link it crossed.</p>
         <div class="scroll"><table>
-        <thead><tr><th>check, protocol</th><th>n</th>\(comparison.phases.map { "<th>\(htmlEscape($0))</th>" }.joined())<th>wall (s)</th></tr></thead>
+        <thead><tr><th>check, protocol</th><th>n</th>\(comparison.phases.map { "<th>\(htmlEscape($0))</th>" }.joined())</tr></thead>
         <tbody>\(rows)</tbody></table></div>
         \(batchTable)</section>
 

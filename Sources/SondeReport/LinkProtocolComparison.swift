@@ -5,7 +5,8 @@ import SondeCore
 /// suite whose probe checks ran over emulated links, each check's fetches of each URL (cold and
 /// warm) with their median per phase, grouped by the link they crossed and by the URL's name (its
 /// path and query: the h1/h2 and h3 sides of one server differ in their port only), and each
-/// check's batch with its wall time. The terminal ("p50 by link, URL and protocol") and the HTML
+/// check's batch with its wall time (per check, not per URL: a check's URLs take turns, so one
+/// URL's first start to last end would span the others' fetches). The terminal ("p50 by link, URL and protocol") and the HTML
 /// ("Phases by link, URL and protocol") show it after the suite's verdict. Values are unescaped.
 ///
 /// Why per URL and with wall times: medians pooled over different URLs are a median of neither
@@ -26,11 +27,9 @@ struct LinkProtocolComparison {
         var protocolName: String
         /// The population's count and medians; nil for a URL none of whose fetches got a response.
         var figures: ProtocolComparison.Row?
-        /// The check's tasks of this URL: how many, how many failed, and from the first start to the
-        /// last end (nil for "all URLs").
+        /// The check's tasks of this URL: how many, how many failed (nil for "all URLs").
         var tasks: Int?
         var failedTasks: Int?
-        var wallMs: Double?
     }
 
     /// One check's fetches over its link: how many and how long they took from the first task's
@@ -115,7 +114,7 @@ struct LinkProtocolComparison {
                                                    population: table.population, table: table.table, figures: entry.figures))
                         }
                         if tables.isEmpty, let figures = entry.figures {
-                            // Every fetch failed: a row all the same, with its tasks and wall time.
+                            // Every fetch failed: a row all the same, with its tasks.
                             let name = figures.protocols.keys.sorted().joined(separator: "+")
                             pending.append(Pending(conditions: link, resource: resource.name, check: check.name, protocolName: name.isEmpty ? "?" : name,
                                                    population: "", table: [:], figures: figures))
@@ -128,7 +127,7 @@ struct LinkProtocolComparison {
         rows = pending.map { entry in
             Row(conditions: entry.conditions, resource: entry.resource, check: entry.check, protocolName: entry.protocolName,
                 figures: ProtocolComparison.Row(protocolName: entry.protocolName, population: entry.population, table: entry.table, phases: phases),
-                tasks: entry.figures?.tasks, failedTasks: entry.figures?.failedTasks, wallMs: entry.figures?.wallMs)
+                tasks: entry.figures?.tasks, failedTasks: entry.figures?.failedTasks)
         }
         self.phases = phases
         self.batches = batches

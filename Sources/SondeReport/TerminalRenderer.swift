@@ -196,12 +196,11 @@ public struct TerminalRenderer: Sendable {
     }
 
     /// "p50 by link, URL and protocol" (`LinkProtocolComparison`) after a suite's lines, when its
-    /// probe checks ran over emulated links: per link, per URL, each check's medians and the wall
-    /// time of its fetches of that URL; then each check's batch wall time. Empty otherwise.
+    /// probe checks ran over emulated links: per link, per URL, each check's medians; then each
+    /// check's batch wall time. Empty otherwise.
     private func linkComparison(_ checks: [CheckReport]) -> String {
         guard let comparison = LinkProtocolComparison(checks) else { return "" }
-        var lines = ["", paint(pad("p50 by link, URL and protocol (ms)", 38) + comparison.phases.map { pad($0, 9, left: true) }.joined()
-            + pad("wall s", 9, left: true), "1")]
+        var lines = ["", paint(pad("p50 by link, URL and protocol (ms)", 38) + comparison.phases.map { pad($0, 9, left: true) }.joined(), "1")]
         var link: String?, resource: String?
         for row in comparison.rows {
             if row.conditions != link {
@@ -214,13 +213,11 @@ public struct TerminalRenderer: Sendable {
                 lines.append("  " + shown(row.resource))
             }
             let failed = (row.failedTasks ?? 0) > 0 ? " (\(row.failedTasks ?? 0) failed)" : ""
-            let wall = row.wallMs.map { pad(formatMs($0 / 1000), 9, left: true) } ?? ""
             if let figures = row.figures {
                 lines.append(pad("    \(shown(row.check)) \(shown(row.protocolName)) \(figures.population) ×\(figures.count)\(failed)", 38)
-                    + figures.p50.map { pad($0.map(formatMs) ?? "–", 9, left: true) }.joined() + wall)
+                    + figures.p50.map { pad($0.map(formatMs) ?? "–", 9, left: true) }.joined())
             } else {
-                lines.append(pad("    \(shown(row.check)) \(shown(row.protocolName)): all \(row.tasks ?? 0) failed", 38)
-                    + String(repeating: " ", count: 9 * comparison.phases.count) + wall)
+                lines.append("    \(shown(row.check)) \(shown(row.protocolName)): all \(row.tasks ?? 0) failed")
             }
         }
         if !comparison.batches.isEmpty {

@@ -55,9 +55,9 @@ extension LinkCLITests {
         let port = nginx.http
         let script = """
         dev=$(ip -o link | awk -F': ' '/sonde[0-9]+c/{print $2; exit}'); host=$(echo "$dev" | sed 's/c\\([0-9]*\\)$/h\\1/'); hostns=/proc/$PPID/ns/net
-        tcpdump -i "$dev" -nn -s 96 -B 16384 -U -w \(directory)/client.pcap 'tcp src port \(port)' 2>\(directory)/client.log & c=$!
-        nsenter --net=$hostns tcpdump -i "$host" -nn -s 96 -B 16384 -U -w \(directory)/host.pcap 'tcp src port \(port)' 2>\(directory)/host.log & h=$!
-        sleep 1.5
+        tcpdump -i "$dev" -nn -s 96 -B 16384 -U --immediate-mode -w \(directory)/client.pcap 'tcp src port \(port)' 2>\(directory)/client.log & c=$!
+        nsenter --net=$hostns tcpdump -i "$host" -nn -s 96 -B 16384 -U --immediate-mode -w \(directory)/host.pcap 'tcp src port \(port)' 2>\(directory)/host.log & h=$!
+        i=0; until grep -q listening \(directory)/client.log && grep -q listening \(directory)/host.log || [ $i -ge 200 ]; do sleep 0.1; i=$((i+1)); done; sleep 0.2
         curl -s -o /dev/null --max-time 90 -w '%{size_download}\\n' http://127.0.0.1:\(port)/\(file)
         sleep 0.5
         ip -j -s -s link show dev "$dev" > \(directory)/client.json

@@ -53,8 +53,6 @@ import Testing
         #expect(abs(h1Total - 1600) <= 16 && abs(h3Total - 15_400) <= 154, "\(h1Total) \(h3Total)")
         #expect(h1.protocolName == "http/1.1" && h3.protocolName == "h3")
         #expect(h3.tasks == 3 && h3.failedTasks == 1)
-        // Wall: first start to last end of the check's fetches of the URL.
-        #expect(h1.wallMs == 3500 && h3.wallMs == 62_900, "\(h1.wallMs ?? -1) \(h3.wallMs ?? -1)")
         let batches = comparison.batches.map { "\($0.check) \($0.tasks) \($0.failedTasks) \($0.wallMs)" }
         #expect(batches == ["lossy-h1 4 0 4300.0", "lossy-h3 5 1 63500.0"], "\(batches)")
     }
@@ -64,8 +62,10 @@ import Testing
         #expect(terminal.contains("p50 by link, URL and protocol"), "\(terminal)")
         let lines = terminal.split(separator: "\n").map(String.init)
         let blob = try #require(lines.firstIndex { $0 == "  /blob" }, "\(terminal)")
-        #expect(lines[blob + 1].hasPrefix("    lossy-h1 http/1.1 cold ×2") && lines[blob + 1].hasSuffix(" 3.50"), "\(lines[blob + 1])")
-        #expect(lines[blob + 2].hasPrefix("    lossy-h3 h3 cold ×2 (1 failed)") && lines[blob + 2].hasSuffix(" 62.9"), "\(lines[blob + 2])")
+        // The last column is the total's median, of the URL's own fetches (within 1 %).
+        func total(_ line: String) -> Double { Double(line.split(separator: " ").last ?? "") ?? -1 }
+        #expect(lines[blob + 1].hasPrefix("    lossy-h1 http/1.1 cold ×2") && abs(total(lines[blob + 1]) - 1600) <= 16, "\(lines[blob + 1])")
+        #expect(lines[blob + 2].hasPrefix("    lossy-h3 h3 cold ×2 (1 failed)") && abs(total(lines[blob + 2]) - 15_400) <= 154, "\(lines[blob + 2])")
         #expect(terminal.contains("  lossy-h1: 4.30 s, 4 tasks") && terminal.contains("  lossy-h3: 63.5 s, 5 tasks, 1 failed"), "\(terminal)")
         let html = ChecksSection.render(run: RunInfo(id: "r", command: "run", arguments: [], startedAt: Self.start, status: .passed,
                                                      insecure: false, redacted: true),
@@ -75,13 +75,13 @@ import Testing
         #expect(html.contains("<td>63.5</td>"), "the batch's wall time in seconds")
     }
 
-    /// A URL none of whose fetches got a response still has its row (its failures and wall time).
+    /// A URL none of whose fetches got a response still has its row (its failures).
     @Test func aURLThatAlwaysFailedKeepsItsRow() throws {
         let checks = [Self.check("h3", [Self.task("https://h:1/ok", proto: "h3", at: 0, total: 100),
                                         Self.task("https://h:1/never", proto: "h3", at: 0, total: 30_000, failed: true)])]
         let comparison = try #require(LinkProtocolComparison(checks))
         let never = try #require(comparison.rows.first { $0.resource == "/never" })
-        #expect(never.figures == nil && never.tasks == 1 && never.failedTasks == 1 && never.wallMs == 30_000)
+        #expect(never.figures == nil && never.tasks == 1 && never.failedTasks == 1)
         #expect(TerminalRenderer(useColor: false).render(checks: checks).contains("h3 h3: all 1 failed"))
     }
 

@@ -131,9 +131,10 @@ tundrops)
   for round in 1 2 3; do
     "$sonde" link --json ${TUNQ:+--tun-queue $TUNQ} --link 'delay-down=5ms,delay-up=5ms' -- sh -c "
       dev=\$(ip -o link | awk -F': ' '/sonde[0-9]+c/{print \$2; exit}'); host=\$(echo \$dev | sed 's/c\\([0-9]*\\)\$/h\\1/'); hostns=/proc/\$PPID/ns/net
-      tcpdump -i \$dev -nn -s 96 -B 16384 -U -w $work/td-client.pcap 'tcp src port $http' 2>$work/td-client.log & c=\$!
-      nsenter --net=\$hostns tcpdump -i \$host -nn -s 96 -B 16384 -U -w $work/td-host.pcap 'tcp src port $http' 2>$work/td-host.log & h=\$!
-      sleep 1.5; curl -s -o /dev/null -w '%{size_download} %{time_total}\n' http://127.0.0.1:$http/100m.bin --max-time 60; sleep 0.5
+      tcpdump -i \$dev -nn -s 96 -B 16384 -U --immediate-mode -w $work/td-client.pcap 'tcp src port $http' 2>$work/td-client.log & c=\$!
+      nsenter --net=\$hostns tcpdump -i \$host -nn -s 96 -B 16384 -U --immediate-mode -w $work/td-host.pcap 'tcp src port $http' 2>$work/td-host.log & h=\$!
+      i=0; until grep -q listening $work/td-client.log && grep -q listening $work/td-host.log || [ \$i -ge 200 ]; do sleep 0.1; i=\$((i+1)); done; sleep 0.2
+      curl -s -o /dev/null -w '%{size_download} %{time_total}\n' http://127.0.0.1:$http/100m.bin --max-time 60; sleep 0.5
       ip -j -s link show dev \$dev > $work/td-client.json; nsenter --net=\$hostns ip -j -s link show dev \$host > $work/td-host.json
       kill -INT \$c \$h; wait \$c \$h; true" > "$work/td.txt" 2> "$work/td.err"
     hc=$(tcpdump -nn -r "$work/td-host.pcap" 2>/dev/null | wc -l); cc=$(tcpdump -nn -r "$work/td-client.pcap" 2>/dev/null | wc -l)
