@@ -11,7 +11,7 @@ struct DeviceDrops: Sendable, Equatable {
     var transmit: Int64 = 0
 
     /// The counters of `device` in the calling thread's namespace, or nil when it is not listed
-    /// (gone) or the file cannot be read.
+    /// (gone), the file cannot be read, or a counter is not a count of 0…10^12.
     static func read(device: String) -> DeviceDrops? {
         guard let bytes = ProcFiles.read("/proc/thread-self/net/dev", maxBytes: 1 << 20) else { return nil }
         return parse(String(decoding: bytes, as: UTF8.self), device: device)
@@ -24,8 +24,10 @@ struct DeviceDrops: Sendable, Equatable {
             guard let colon = line.firstIndex(of: ":") else { continue }
             guard String(line[..<colon]).trimmingWhitespace() == device else { continue }
             let fields = line[line.index(after: colon)...].split(whereSeparator: { $0 == " " || $0 == "\t" })
+            // Counts a report holds (0…10^12): a kernel counter beyond that is not taken.
+            let bound = 0...FieldRule.maxCount
             guard fields.count >= 16, let receive = Int64(fields[3]), let transmit = Int64(fields[11]),
-                  receive >= 0, transmit >= 0 else { return nil }
+                  bound.contains(receive), bound.contains(transmit) else { return nil }
             return DeviceDrops(receive: receive, transmit: transmit)
         }
         return nil

@@ -79,6 +79,8 @@ import Testing
         #expect(DeviceDrops.parse(text, device: "sonde12c") == DeviceDrops(receive: 0, transmit: 0))
         #expect(DeviceDrops.parse(text, device: "sonde1") == nil)
         #expect(DeviceDrops.parse("sonde1: 1 2 3", device: "sonde1") == nil, "a short line is not read")
+        #expect(DeviceDrops.parse("x: 0 0 0 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0", device: "x") == nil, "beyond a count")
+        #expect(DeviceDrops.parse("x: 0 0 0 -1 0 0 0 0 0 0 0 0 0 0 0 0", device: "x") == nil)
         // The calling thread's own namespace has `lo`.
         #expect(DeviceDrops.read(device: "lo") != nil)
     }

@@ -50,8 +50,8 @@ final class CheckLink: Sendable {
     }
 
     /// Whether `urls` need only the host's loopback, decided without resolving anything: each
-    /// host is an IPv4 literal in 127.0.0.0/8, `localhost` or a name under `.localhost` (libcurl
-    /// answers those itself, RFC 6761), or a name that a `resolve` pin (`HOST:PORT:ADDRESS`) sends
+    /// host is an IPv4 literal in 127.0.0.0/8, `localhost` (answered by libcurl itself or by
+    /// /etc/hosts, never a DNS server), or a name that a `resolve` pin (`HOST:PORT:ADDRESS`) sends
     /// to 127.0.0.0/8. False for no URL.
     static func reachesLoopbackOnly(urls: [String], resolve: [String]) -> Bool {
         func isLoopback(_ address: String) -> Bool {
@@ -63,7 +63,7 @@ final class CheckLink: Sendable {
         guard !urls.isEmpty else { return false }
         return urls.allSatisfy { text in
             guard let url = URL(string: text), let host = url.host?.lowercased(), !host.isEmpty else { return false }
-            if isLoopback(host) || host == "localhost" || host.hasSuffix(".localhost") { return true }
+            if isLoopback(host) || host == "localhost" { return true }
             let secure = ["https", "wss"].contains(url.scheme?.lowercased() ?? "")
             let port = url.port ?? (secure ? 443 : 80)
             return resolve.contains { entry in
