@@ -63,7 +63,7 @@ CONFIGS=(
   "ipv6-broken|ipv6 (AAAA ::1 published, nothing listening on ::1)"
   "ipv6-literals|ipv6 (IPv4 literals in a Location, in Alt-Svc and in the body's URLs)"
   "http-500|http.status (500)"
-  "http-slow-body|http.status (a 4 KB body sent at 1 KB/s: more than the default 3 s timeout)"
+  "http-slow-body|http.status (a 4 KB body sent at 1 KB/s over HTTP/1.1: more than the default 3 s timeout)"
   "validity-400|none (400 days under the private root: info)"
   "inter-rsa1024|cert.key-size (the intermediate's key is RSA 1024)"
   "inter-sha1|cert.signature (the intermediate is signed with SHA-1)"
@@ -147,8 +147,9 @@ leaf rsa1024 rsa:1024 sha256 90 leaf localhost
 leaf sha1 rsa:2048 sha1 90 leaf localhost
 leaf cn-only rsa:2048 sha256 90 leaf_cn localhost
 leaf long-validity rsa:2048 sha256 825 leaf localhost
-# 400 days: over Apple's 398 for preinstalled roots, within its 825 for a private one.
-leaf validity-400 rsa:2048 sha256 400 leaf localhost
+# 400 days as Apple counts (notBefore through notAfter inclusive: -days 399 and a second): over
+# its 398 for preinstalled roots, within its 825 for a private one.
+leaf validity-400 rsa:2048 sha256 399 leaf localhost
 leaf inter-rsa1024 rsa:2048 sha256 90 leaf localhost inter1024
 leaf inter-sha1 rsa:2048 sha256 90 leaf localhost intersha1
 leaf ed25519 ed25519 sha256 90 leaf localhost
@@ -228,7 +229,7 @@ EOF
     if [[ $name == http-* || $name == ipv6-* ]]; then
       group=http url=https://127.0.0.1:$port/data.json listen="ssl http2" extra="$hsts $gzip_clean"
     fi
-    case $name in validity-400|inter-*|ed25519|misordered|extra-cert) group=chain ;; redirect-*) group=redirect ;; esac
+    case $name in validity-400|inter-*|ed25519|misordered|extra-cert) group=chain listen="ssl http2" ;; redirect-*) group=redirect ;; esac
     case $name in
       clean) extra="$hsts ssl_stapling on; ssl_stapling_file $ca/clean.ocsp.der;" ;;
       tls10) protocols="TLSv1 TLSv1.1"; ciphers="ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES256-SHA:AES128-SHA:@SECLEVEL=0" ;;
@@ -278,8 +279,12 @@ EOF
       http-503-date) extra="$hsts add_header Retry-After 'Fri, 01 Jan 2027 00:00:00 GMT' always; location = /data.json { return 503; }" ;;
       http-large) url=https://127.0.0.1:$port/large.bin extra="$hsts $gzip_clean default_type application/octet-stream;" ;;
       http-500) extra="$hsts location = /data.json { return 500; }" ;;
-      # 4 000 bytes at 1 000 bytes/s: about 3.5 s, past the audit's default 3 s timeout; keep-alive on.
-      http-slow-body) url=https://127.0.0.1:$port/slow.json extra="$hsts location = /slow.json { gzip off; limit_rate 1000; }" ;;
+      # 4 000 bytes at 1 000 bytes/s: about 3.5 s, past the audit's default 3 s timeout; keep-alive
+      # on, HTTP/1.1 only (a timed-out HTTP/1.1 transfer loses its connection; an h2 stream does
+      # not), a type that does not compress.
+      http-slow-body)
+        url=https://127.0.0.1:$port/slow.json listen=ssl
+        extra="$hsts location = /slow.json { gzip off; limit_rate 1000; types { } default_type application/octet-stream; }" ;;
       # A server block for the name localhost, on the same address and certificate, that refuses
       # requests with 421, after the audited one (127.0.0.1, no SNI), which is the default.
       http-coalesce-421)
