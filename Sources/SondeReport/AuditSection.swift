@@ -2,7 +2,7 @@ import SondeCore
 
 /// The HTML of audited URLs (`sonde audit`, a suite's `audit` checks): first a summary with a row
 /// per URL (its verdict at the audit's `failOn`, its findings counted by severity, the ids that
-/// fail or warn, a link to its section), then per URL its section: the cipher suites the server
+/// fail and those that warn, a link to its section), then per URL its section: the cipher suites the server
 /// accepted (a row per suite: the versions it was accepted at, forward secrecy, ATS's list), the
 /// findings worst first (severity, id, what was checked and seen, the evidence lines, what a
 /// client would do, how to fix it, the rule's source), and each measured request's cold and
@@ -40,18 +40,19 @@ enum AuditSection {
             let counts = AuditFinding.Severity.allCases.reversed().map { severity in
                 "<td class=\"\(target.findings.contains { $0.severity == severity } ? css(severity) : "muted")\">\(target.findings.filter { $0.severity == severity }.count)</td>"
             }.joined()
-            let worst = target.findings.filter { $0.severity >= .warn }.sorted { $0.severity > $1.severity }
-            let named = target.error.map { "not audited: " + htmlEscape($0) }
-                ?? worst.map { "<span class=\"\(css($0.severity))\">\(htmlEscape($0.id))</span>" }.joined(separator: " ")
+            func named(_ severity: AuditFinding.Severity) -> String {
+                target.findings.filter { $0.severity == severity }.map { htmlEscape($0.id) }.joined(separator: " ")
+            }
+            let failing = target.error.map { "not audited: " + htmlEscape($0) } ?? named(.fail)
             rows += "<tr><td class=\"text mono\"><a href=\"#\(id)\">\(htmlEscape(target.url))</a></td>"
                 + "<td class=\"\(audit.passed ? "pass" : "fail")\">\(audit.passed ? "passed" : "failed")</td>\(counts)"
-                + "<td class=\"text\">\(named)</td></tr>\n"
+                + "<td class=\"text fail\">\(failing)</td><td class=\"text warn\">\(named(.warn))</td></tr>\n"
         }
         let passed = audits.filter(\.passed).count
         return "<section class=\"audit-summary\"><h2>Audit summary</h2>\n"
             + "<p>\(passed) of \(audits.count) URL\(audits.count == 1 ? "" : "s") passed (fails on \(htmlEscape(audits[0].failOn.rawValue)))</p>\n"
             + "<div class=\"scroll\"><table><thead><tr><th class=\"text\">URL</th><th>verdict</th><th>fail</th><th>warn</th><th>info</th><th>pass</th>"
-            + "<th class=\"text\">to fix</th></tr></thead><tbody>\n\(rows)</tbody></table></div></section>\n"
+            + "<th class=\"text\">failing</th><th class=\"text\">warning</th></tr></thead><tbody>\n\(rows)</tbody></table></div></section>\n"
     }
 
     private static func section(_ audit: AuditResult, id: String) -> String {
@@ -95,7 +96,7 @@ enum AuditSection {
                 + "<td class=\"\(suite.atsListed ? "pass" : "muted")\">\(suite.atsListed ? "yes" : suite.keyExchange == "tls13" ? "TLS 1.3" : "no")</td>"
                 + "<td class=\"text mono\">\(htmlEscape(suite.encryption))</td></tr>\n"
         }
-        html += "<div class=\"scroll\"><table><thead><tr><th class=\"text\">suite accepted</th><th>code</th>"
+        html += "<p>Cipher suites accepted, each offered alone:</p>\n<div class=\"scroll\"><table><thead><tr><th class=\"text\">suite accepted</th><th>code</th>"
             + versions.map { "<th>\(htmlEscape($0))</th>" }.joined()
             + "<th>forward secret</th><th>ATS list</th><th class=\"text\">encryption</th></tr></thead><tbody>\n\(suiteRows)</tbody></table></div>\n"
         return html
