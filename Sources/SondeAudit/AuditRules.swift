@@ -56,7 +56,7 @@ enum AuditRules {
 
     static func forwardSecrecy(_ e: AuditEvidence) -> AuditFinding {
         let modern = e.scan.acceptedSuites.filter { $0.key >= .tls1_2 }
-        let all = e.scan.acceptedSuites.flatMap { version, suites in suites.map { (version, $0) } }
+        let all = TLSProtocolVersion.allCases.flatMap { version in (e.scan.acceptedSuites[version] ?? []).map { (version, $0) } }
         let atsSuites = modern.flatMap { version, suites in suites.filter { version == .tls1_3 || $0.atsListed }.map { (version, $0) } }
         let withoutFS = all.filter { !$0.1.forwardSecret }
         let evidence = TLSProtocolVersion.allCases.compactMap { version -> String? in
@@ -74,7 +74,9 @@ enum AuditRules {
             client = "\(atsClient) refuses to connect: ATS requires an ECDHE suite from its list (or TLS 1.3)"
         } else if !withoutFS.isEmpty {
             severity = .warn
-            observed = "\(Self.count(atsSuites.count, "ATS-acceptable suite")), and \(withoutFS.count) without forward secrecy: " + withoutFS.map(\.1.iana).joined(separator: ", ")
+            var seen = Set<String>()
+            let names = withoutFS.map(\.1.iana).filter { seen.insert($0).inserted }
+            observed = "\(Self.count(atsSuites.count, "ATS-acceptable suite")) and \(names.count) without forward secrecy: " + names.joined(separator: ", ")
             client = "\(atsClient) connects with an ATS suite; a client offering the others may get no forward secrecy"
         } else {
             severity = .pass

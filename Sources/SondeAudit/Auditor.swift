@@ -8,7 +8,7 @@ public struct AuditOptions: Sendable {
     public var caFile: String?
     /// TCP connect bound of each handshake (ms).
     public var connectTimeoutMs: Int
-    /// Bound of each handshake or request (ms).
+    /// Bound of each handshake or request (ms, `--timeout`).
     public var probeTimeoutMs: Int
     /// Budget of one target's TLS scan, and apart from it of its HTTP probes (ms): no handshake or
     /// request starts after it, and a running HTTP probe is stopped.

@@ -118,6 +118,40 @@ import Testing
         }
     }
 
+    /// The same chains from a second peer, `openssl s_server` (its `-cert_chain` is sent as the
+    /// file orders it): leaf, root, intermediate warns `cert.chain-order`; the RSA 1024 intermediate
+    /// fails `cert.key-size`, and curl refuses it there too.
+    @Test func theChainRulesHoldOnOpenSSLsOwnServer() throws {
+        let corpus = try AuditCorpusProcess.get()
+        let ca = corpus.directory + "/ca"
+        let work = Harness.temporaryDirectory()
+        let cases: [(name: String, leaf: String, chain: [String], id: String, severity: String, says: String)] = [
+            ("misordered", "clean", ["root", "inter"], "cert.chain-order", "warn", "sent out of order (#1, #2, #3; the path from the leaf is #1 → #3 → #2)"),
+            ("inter-rsa1024", "inter-rsa1024", ["inter1024"], "cert.key-size", "fail", "#2 CN = sonde audit corpus intermediate rsa1024 (issuing CA): RSA 1024 bits is under 2048"),
+        ]
+        for item in cases {
+            let chainFile = work + "/\(item.name).chain.pem"
+            var chain = ""
+            for name in item.chain { chain += try String(contentsOfFile: ca + "/\(name).pem", encoding: .utf8) }
+            try chain.write(toFile: chainFile, atomically: true, encoding: .utf8)
+            let port = Harness.freePort()
+            let server = try Harness.spawn("/usr/bin/openssl", ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", ca + "/\(item.leaf).pem",
+                                                                "-key", ca + "/\(item.leaf).key", "-cert_chain", chainFile, "-www", "-quiet",
+                                                                "-cipher", "DEFAULT:@SECLEVEL=0"],
+                                           stdout: work + "/\(item.name).out", stderr: work + "/\(item.name).err")
+            defer { Harness.stop(server, signal: SIGTERM) }
+            let url = "https://127.0.0.1:\(port)/"
+            #expect(Harness.waitFor(seconds: 10) { (try? Self.showcerts(port: port).count) == 1 + item.chain.count }, "\(item.name): s_server did not start")
+            if item.name == "inter-rsa1024" {
+                let curl = try Harness.run("/usr/bin/curl", ["-sS", "-o", "/dev/null", "--cacert", corpus.caFile, url], timeout: 30)
+                #expect(curl.status == 60 && curl.stderr.contains("CA certificate key too weak"), "curl: \(curl.status) \(curl.stderr)")
+            }
+            let (audit, _) = try Self.audit([url], status: item.severity == "fail" ? 1 : 0)
+            let finding = Self.finding(audit, item.id)
+            #expect(Self.text(finding, "severity") == item.severity && Self.text(finding, "observed").contains(item.says), "s_server \(item.name): \(finding)")
+        }
+    }
+
     /// Issue 39 #3: a body sent slower than sonde's 3 s cut is a `warn` of the status finding that
     /// names `--timeout`, not a keep-alive `warn`; `--timeout=10s` is `probe`'s option and with it the
     /// same server passes keep-alive, as curl sees it reuse the connection.
