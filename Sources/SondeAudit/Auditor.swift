@@ -10,8 +10,9 @@ public struct AuditOptions: Sendable {
     public var connectTimeoutMs: Int
     /// Bound of each handshake or request (ms, `--timeout`).
     public var probeTimeoutMs: Int
-    /// Budget of one target's TLS scan, and apart from it of its HTTP probes (ms): no handshake or
-    /// request starts after it, and a running HTTP probe is stopped.
+    /// Budget of one target's TLS scan, and apart from it of its HTTP probes, of its redirect hops'
+    /// handshakes and of its client-path probes (ms): no handshake or request starts after it, and
+    /// a running HTTP probe is stopped.
     public var budgetMs: Int
     /// Handshakes at once.
     public var width: Int
@@ -52,10 +53,11 @@ public struct AuditURLError: Error, Sendable, CustomStringConvertible {
 /// revalidation, the Alt-Svc move to HTTP/3), then the TLS scan of the https URL reached (the one
 /// given, or the one an http URL redirected to; its default handshake GETs that URL for HSTS), the
 /// certificates of every https host the redirects went through (`HopCertificateProber`: each chain
-/// verified and judged, as a client verifies each hop), then the client-path probes (`IPv6Prober`: AAAA and a GET over IPv6, a body
-/// sample; `CoalescingProber`: the certificate's other names on the same address), then the rules.
-/// The client-path probes share one budget of their own (`budgetMs`), as the HTTP probes and the
-/// TLS scan each have theirs.
+/// verified and judged, as a client verifies each hop), then the client-path probes
+/// (`IPv6Prober`: AAAA and a GET over IPv6, a body sample; `CoalescingProber`: the certificate's
+/// other names on the same address), then the rules, and a fix line on every `warn` and `fail`
+/// (`AuditFixes`). The client-path probes share one budget of their own (`budgetMs`), as the HTTP
+/// probes, the TLS scan and the hops' handshakes each have theirs.
 /// Blocks the calling thread (run it on a dedicated thread from async code).
 public struct Auditor: Sendable {
     public var options: AuditOptions
