@@ -12,9 +12,12 @@
 # (`sonde audit --resolve`, AuditOptions.resolve, libcurl's CURLOPT_RESOLVE): this machine's
 # /etc/hosts gives localhost no ::1, so a name with an AAAA on loopback needs one.
 #
-# Two groups: "tls" (a TLS or certificate flaw each; the oracles testssl.sh and sslscan run on
-# them) and "http" (the clean certificate and TLS, one HTTP flaw each, audited at /data.json, a
-# 6.7 KB JSON body; http-cleartext and http-redirect listen without TLS).
+# Four groups: "tls" (a TLS or certificate flaw each; the oracles testssl.sh and sslscan run on
+# them), "http" (the clean certificate and TLS, one HTTP flaw each, audited at /data.json, a
+# 6.7 KB JSON body; http-cleartext and http-redirect listen without TLS), "chain" (a flaw in the
+# certificates beyond the leaf, or a leaf key ATS does not list; curl and openssl s_client are
+# their oracles) and "redirect" (a redirect through a host the certificate does not name; curl -L's).
+# The resolve column may hold several entries, separated by spaces.
 #
 # Debian's nginx runs on the system OpenSSL 3, whose default security level (Debian: 2) refuses
 # to load a 1024-bit RSA key or a SHA-1 signed certificate and to speak TLS 1.0/1.1: those
@@ -38,6 +41,7 @@ CONFIGS=(
   "long-validity|cert.validity (825 days)"
   "missing-intermediate|cert.chain (intermediate not served)"
   "hsts-off|hsts (no Strict-Transport-Security, no stapling)"
+  "hsts-short|hsts (max-age=300: too short)"
   "http-clean|none (h2, gzip with Vary, ETag and Last-Modified, keep-alive)"
   "http-gzip-off|http.compression (gzip off)"
   "http-no-vary|http.compression (gzip without Vary: Accept-Encoding)"
@@ -58,6 +62,16 @@ CONFIGS=(
   "ipv6-dual|none (A and AAAA, listening on 127.0.0.1 and ::1)"
   "ipv6-broken|ipv6 (AAAA ::1 published, nothing listening on ::1)"
   "ipv6-literals|ipv6 (IPv4 literals in a Location, in Alt-Svc and in the body's URLs)"
+  "http-500|http.status (500)"
+  "http-slow-body|http.status (a 4 KB body sent at 1 KB/s over HTTP/1.1: more than the default 3 s timeout)"
+  "validity-400|none (400 days under the private root: info)"
+  "inter-rsa1024|cert.key-size (the intermediate's key is RSA 1024)"
+  "inter-sha1|cert.signature (the intermediate is signed with SHA-1)"
+  "ed25519|cert.key-size (an Ed25519 leaf)"
+  "misordered|cert.chain-order (leaf, root, intermediate)"
+  "extra-cert|cert.chain-order (leaf, intermediate and an unrelated certificate)"
+  "redirect-www|cert.san (https://api.audit.test redirects to https://www.api.audit.test, which the certificate lacks)"
+  "redirect-http-www|cert.san (http://api.audit.test redirects to https://www.api.audit.test/hop, which the certificate lacks, then to https://127.0.0.1)"
 )
 
 quiet() { "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; "$@" >&2 || true; exit 1; }; }
@@ -102,20 +116,46 @@ quiet openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 -subj "/CN=so
 quiet openssl req -new -newkey rsa:2048 -nodes -subj "/CN=sonde audit corpus intermediate" -keyout "$ca/inter.key" -out "$ca/inter.csr"
 quiet openssl x509 -req -in "$ca/inter.csr" -CA "$ca/root.pem" -CAkey "$ca/root.key" -CAcreateserial -sha256 -days 1825 \
   -extfile "$ca/ext.cnf" -extensions intermediate -out "$ca/inter.pem"
+# Two weak intermediates under the same root: an RSA 1024 key, and a SHA-1 signature by the root.
+quiet openssl req -new -newkey rsa:1024 -nodes -subj "/CN=sonde audit corpus intermediate rsa1024" -keyout "$ca/inter1024.key" -out "$ca/inter1024.csr"
+quiet openssl x509 -req -in "$ca/inter1024.csr" -CA "$ca/root.pem" -CAkey "$ca/root.key" -CAcreateserial -sha256 -days 1825 \
+  -extfile "$ca/ext.cnf" -extensions intermediate -out "$ca/inter1024.pem"
+quiet openssl req -new -newkey rsa:2048 -nodes -subj "/CN=sonde audit corpus intermediate sha1" -keyout "$ca/intersha1.key" -out "$ca/intersha1.csr"
+quiet openssl x509 -req -in "$ca/intersha1.csr" -CA "$ca/root.pem" -CAkey "$ca/root.key" -CAcreateserial -sha1 -days 1825 \
+  -extfile "$ca/ext.cnf" -extensions intermediate -out "$ca/intersha1.pem"
+# A self-signed certificate of no chain here: the extra-cert server sends it beside its own chain.
+quiet openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 365 -subj "/CN=sonde audit corpus stray" \
+  -keyout "$ca/stray.key" -out "$ca/stray.pem"
 
-# leaf NAME KEYSPEC DIGEST DAYS EXTENSIONS CN: DIR/NAME.key, NAME.pem (leaf) and NAME.chain.pem (leaf + intermediate)
+# leaf NAME KEYSPEC DIGEST DAYS EXTENSIONS CN [ISSUER]: DIR/NAME.key, NAME.pem (leaf) and NAME.chain.pem
+# (leaf + its intermediate; ISSUER names the intermediate, "inter" by default). KEYSPEC is
+# req's -newkey (rsa:2048) or an algorithm for genpkey (ed25519).
 leaf() {
-  local name=$1 keyspec=$2 digest=$3 days=$4 extensions=$5 cn=$6
-  quiet openssl req -new -newkey "$keyspec" -nodes -subj "/CN=$cn" -keyout "$ca/$name.key" -out "$ca/$name.csr"
-  quiet openssl x509 -req -in "$ca/$name.csr" -CA "$ca/inter.pem" -CAkey "$ca/inter.key" -CAcreateserial "-$digest" \
+  local name=$1 keyspec=$2 digest=$3 days=$4 extensions=$5 cn=$6 issuer=${7:-inter}
+  if [[ $keyspec == rsa:* ]]; then
+    quiet openssl req -new -newkey "$keyspec" -nodes -subj "/CN=$cn" -keyout "$ca/$name.key" -out "$ca/$name.csr"
+  else
+    quiet openssl genpkey -algorithm "$keyspec" -out "$ca/$name.key"
+    quiet openssl req -new -key "$ca/$name.key" -subj "/CN=$cn" -out "$ca/$name.csr"
+  fi
+  quiet openssl x509 -req -in "$ca/$name.csr" -CA "$ca/$issuer.pem" -CAkey "$ca/$issuer.key" -CAcreateserial "-$digest" \
     -days "$days" -extfile "$ca/ext.cnf" -extensions "$extensions" -out "$ca/$name.pem"
-  cat "$ca/$name.pem" "$ca/inter.pem" > "$ca/$name.chain.pem"
+  cat "$ca/$name.pem" "$ca/$issuer.pem" > "$ca/$name.chain.pem"
 }
 leaf clean rsa:2048 sha256 90 leaf_sct localhost
 leaf rsa1024 rsa:1024 sha256 90 leaf localhost
 leaf sha1 rsa:2048 sha1 90 leaf localhost
 leaf cn-only rsa:2048 sha256 90 leaf_cn localhost
 leaf long-validity rsa:2048 sha256 825 leaf localhost
+# 400 days as Apple counts (notBefore through notAfter inclusive: -days 399 and a second): over
+# its 398 for preinstalled roots, within its 825 for a private one.
+leaf validity-400 rsa:2048 sha256 399 leaf localhost
+leaf inter-rsa1024 rsa:2048 sha256 90 leaf localhost inter1024
+leaf inter-sha1 rsa:2048 sha256 90 leaf localhost intersha1
+leaf ed25519 ed25519 sha256 90 leaf localhost
+# Sent as leaf, root, intermediate; and as leaf, intermediate, an unrelated self-signed certificate.
+cat "$ca/clean.pem" "$ca/root.pem" "$ca/inter.pem" > "$ca/misordered.chain.pem"
+cat "$ca/clean.pem" "$ca/inter.pem" "$ca/stray.pem" > "$ca/extra-cert.chain.pem"
 
 # The clean server's stapled OCSP response (nginx ssl_stapling_file), signed by the intermediate.
 serial=$(openssl x509 -in "$ca/clean.pem" -noout -serial | cut -d= -f2)
@@ -126,6 +166,8 @@ quiet openssl ocsp -index "$ca/index.txt" -CA "$ca/inter.pem" -rsigner "$ca/inte
   -reqin "$ca/ocsp.req" -respout "$ca/clean.ocsp.der" -ndays 7
 
 echo '{"ok":true}' > www/index.json
+# 4 000 bytes of JSON for http-slow-body.
+{ printf '{"pad":"'; head -c 3988 /dev/zero | tr '\0' 'x'; printf '"}\n'; } > www/slow.json
 # 2 MiB that gzip cannot shrink, for http-large.
 head -c 2097152 /dev/urandom > www/large.bin
 # 6.7 KB of JSON: compressible, over any gzip_min_length.
@@ -169,12 +211,16 @@ http {
     uwsgi_temp_path $dir/tmp/uwsgi;
     scgi_temp_path $dir/tmp/scgi;
     default_type application/json;
+    # The TLS group is audited at /: it answers 200 with index.json.
+    index index.json;
 EOF
   port=$base
   : > corpus.tsv
   # The ports some servers name: http-clean (http-redirect's target), http-cleartext (http-downgrade's).
   for i in "${!CONFIGS[@]}"; do
-    case ${CONFIGS[$i]%%|*} in http-clean) clean_port=$((base + i)) ;; http-cleartext) cleartext_port=$((base + i)) ;; esac
+    case ${CONFIGS[$i]%%|*} in
+      http-clean) clean_port=$((base + i)) ;; http-cleartext) cleartext_port=$((base + i)) ;; redirect-www) www_port=$((base + i)) ;;
+    esac
   done
   for entry in "${CONFIGS[@]}"; do
     name=${entry%%|*} flaw=${entry#*|}
@@ -183,6 +229,7 @@ EOF
     if [[ $name == http-* || $name == ipv6-* ]]; then
       group=http url=https://127.0.0.1:$port/data.json listen="ssl http2" extra="$hsts $gzip_clean"
     fi
+    case $name in validity-400|inter-*|ed25519|misordered|extra-cert) group=chain listen="ssl http2" ;; redirect-*) group=redirect ;; esac
     case $name in
       clean) extra="$hsts ssl_stapling on; ssl_stapling_file $ca/clean.ocsp.der;" ;;
       tls10) protocols="TLSv1 TLSv1.1"; ciphers="ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES256-SHA:AES128-SHA:@SECLEVEL=0" ;;
@@ -193,6 +240,26 @@ EOF
       long-validity) cert=$ca/long-validity.chain.pem key=$ca/long-validity.key ;;
       missing-intermediate) cert=$ca/clean.pem ;;
       hsts-off) extra="" ;;
+      hsts-short) extra='add_header Strict-Transport-Security "max-age=300" always;' ;;
+      validity-400) cert=$ca/validity-400.chain.pem key=$ca/validity-400.key ;;
+      # OpenSSL 3 at Debian's security level 2 refuses a chain with a weak CA: level 0 lets nginx serve it.
+      inter-rsa1024) cert=$ca/inter-rsa1024.chain.pem key=$ca/inter-rsa1024.key ciphers="$modern_ciphers:@SECLEVEL=0" ;;
+      inter-sha1) cert=$ca/inter-sha1.chain.pem key=$ca/inter-sha1.key ciphers="$modern_ciphers:@SECLEVEL=0" ;;
+      ed25519) cert=$ca/ed25519.chain.pem key=$ca/ed25519.key ;;
+      misordered) cert=$ca/misordered.chain.pem ;;
+      extra-cert) cert=$ca/extra-cert.chain.pem ;;
+      # https://api.audit.test (in the certificate as *.audit.test) redirects to www.api.audit.test
+      # (not in it: a wildcard covers one label); www.api.audit.test itself is served.
+      redirect-www)
+        url=https://api.audit.test:$port/data.json resolve="api.audit.test:$port:127.0.0.1 www.api.audit.test:$port:127.0.0.1"
+        sname="api.audit.test www.api.audit.test" listen="ssl http2"
+        extra="$hsts $gzip_clean location = /hop { return 302 https://127.0.0.1:$clean_port/data.json; } location / { if (\$host = api.audit.test) { return 301 https://www.api.audit.test:$port\$request_uri; } }" ;;
+      # http://api.audit.test redirects to https://www.api.audit.test/hop (the name the certificate
+      # lacks), which redirects to http-clean's https://127.0.0.1: the final host's certificate is fine.
+      redirect-http-www)
+        listen="" url=http://api.audit.test:$port/data.json
+        resolve="api.audit.test:$port:127.0.0.1 www.api.audit.test:$www_port:127.0.0.1"
+        extra="return 301 https://www.api.audit.test:$www_port/hop;" ;;
       http-gzip-off) extra="$hsts gzip off;" ;;
       http-no-vary) extra="$hsts gzip on; gzip_types application/json; gzip_min_length 256; gzip_vary off;" ;;
       # SSI processing drops Last-Modified and ETag (ssi_last_modified off, the default).
@@ -211,6 +278,13 @@ EOF
       http-429-bare) extra="$hsts location = /data.json { return 429; }" ;;
       http-503-date) extra="$hsts add_header Retry-After 'Fri, 01 Jan 2027 00:00:00 GMT' always; location = /data.json { return 503; }" ;;
       http-large) url=https://127.0.0.1:$port/large.bin extra="$hsts $gzip_clean default_type application/octet-stream;" ;;
+      http-500) extra="$hsts location = /data.json { return 500; }" ;;
+      # 4 000 bytes at 1 000 bytes/s: about 3.5 s, past the audit's default 3 s timeout; keep-alive
+      # on, HTTP/1.1 only (a timed-out HTTP/1.1 transfer loses its connection; an h2 stream does
+      # not), a type that does not compress.
+      http-slow-body)
+        url=https://127.0.0.1:$port/slow.json listen=ssl
+        extra="$hsts location = /slow.json { gzip off; limit_rate 1000; types { } default_type application/octet-stream; }" ;;
       # A server block for the name localhost, on the same address and certificate, that refuses
       # requests with 421, after the audited one (127.0.0.1, no SNI), which is the default.
       http-coalesce-421)

@@ -15,6 +15,14 @@ enum AuditRuleSources {
     static let androidTrust = "https://developer.android.com/privacy-and-security/security-config"
     /// RFC 6797: HTTP Strict Transport Security.
     static let hsts = "https://www.rfc-editor.org/rfc/rfc6797"
+    /// Mozilla's HTTP Observatory scoring: an HSTS max-age under six months is penalised
+    /// (testssl.sh's HSTS_MIN is 180 days).
+    static let hstsMaxAge = "https://github.com/mozilla/http-observatory/blob/main/httpobs/docs/scoring.md"
+    /// RFC 5246 §7.4.2: "each following certificate MUST directly certify the one preceding it"
+    /// (RFC 8446 §4.4.2 makes it a SHOULD for TLS 1.3).
+    static let certificateOrder = "https://www.rfc-editor.org/rfc/rfc5246#section-7.4.2"
+    /// RFC 9110 §15: status codes (4xx client errors, 5xx server errors).
+    static let statusCodes = "https://www.rfc-editor.org/rfc/rfc9110#section-15"
     /// RFC 6066 §8: the certificate status request (OCSP stapling).
     static let ocspStapling = "https://www.rfc-editor.org/rfc/rfc6066#section-8"
     /// Android's `NetworkSecurityConfig.createBaseConfig`: apps targeting API 27 or lower allow

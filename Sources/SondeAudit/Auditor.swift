@@ -8,10 +8,11 @@ public struct AuditOptions: Sendable {
     public var caFile: String?
     /// TCP connect bound of each handshake (ms).
     public var connectTimeoutMs: Int
-    /// Bound of each handshake or request (ms).
+    /// Bound of each handshake or request (ms, `--timeout`).
     public var probeTimeoutMs: Int
-    /// Budget of one target's TLS scan, and apart from it of its HTTP probes (ms): no handshake or
-    /// request starts after it, and a running HTTP probe is stopped.
+    /// Budget of one target's TLS scan, and apart from it of its HTTP probes, of its redirect hops'
+    /// handshakes and of its client-path probes (ms): no handshake or request starts after it, and
+    /// a running HTTP probe is stopped.
     public var budgetMs: Int
     /// Handshakes at once.
     public var width: Int
@@ -51,10 +52,12 @@ public struct AuditURLError: Error, Sendable, CustomStringConvertible {
 /// Audits URLs: the HTTP probes (`HTTPProber`: the GET a URLSession client sends, twice, a
 /// revalidation, the Alt-Svc move to HTTP/3), then the TLS scan of the https URL reached (the one
 /// given, or the one an http URL redirected to; its default handshake GETs that URL for HSTS), the
-/// leaf certificate, then the client-path probes (`IPv6Prober`: AAAA and a GET over IPv6, a body
-/// sample; `CoalescingProber`: the certificate's other names on the same address), then the rules.
-/// The client-path probes share one budget of their own (`budgetMs`), as the HTTP probes and the
-/// TLS scan each have theirs.
+/// certificates of every https host the redirects went through (`HopCertificateProber`: each chain
+/// verified and judged, as a client verifies each hop), then the client-path probes
+/// (`IPv6Prober`: AAAA and a GET over IPv6, a body sample; `CoalescingProber`: the certificate's
+/// other names on the same address), then the rules, and a fix line on every `warn` and `fail`
+/// (`AuditFixes`). The client-path probes share one budget of their own (`budgetMs`), as the HTTP
+/// probes, the TLS scan and the hops' handshakes each have theirs.
 /// Blocks the calling thread (run it on a dedicated thread from async code).
 public struct Auditor: Sendable {
     public var options: AuditOptions
@@ -112,14 +115,23 @@ public struct Auditor: Sendable {
                 let scan = TLSScanner(width: options.width, budgetMs: options.budgetMs).scan(endpoint)
                 target.error = scan.error
                 target.offers = scan.offers
+                target.suites = Self.suites(scan)
                 if scan.error == nil {
                     let lines = scan.preferred?.certificates ?? []
-                    let chain = CertificateInfoParser.parse(lines)
                     leaf = lines.first.flatMap { LeafCertificate(certinfo: $0) }
-                    let evidence = AuditEvidence(host: endpoint.host, scan: scan, leaf: leaf,
-                                                 chain: chain, now: Date(), privateTrust: options.caFile != nil)
+                    let site = CertificateSite(host: endpoint.host, port: endpoint.port,
+                                               reached: parsed.scheme == "https" ? "the URL audited" : "the https URL the redirects lead to",
+                                               chain: ServedChain(certinfo: lines), leaf: leaf, peer: scan.preferred?.peer,
+                                               verification: scan.verification)
+                    // Every other https host the redirects went through: a client verifies each.
+                    let hops = observation.map {
+                        HopCertificateProber(options: options).sites($0, excluding: (endpoint.host, endpoint.port),
+                                                                     deadline: monotonicMicroseconds() + Int64(options.budgetMs) * 1000)
+                    } ?? []
+                    let evidence = AuditEvidence(host: endpoint.host, scan: scan, sites: [site] + hops, now: Date(),
+                                                 privateTrust: options.caFile != nil)
                     target.keyExchangeGroup = scan.preferred?.peer.flatMap { $0.group.isEmpty ? nil : $0.group }
-                    target.certificates = chain
+                    target.certificates = CertificateInfoParser.parse(lines)
                     findings += AuditRules.findings(evidence)
                 }
             } catch {
@@ -132,10 +144,23 @@ public struct Auditor: Sendable {
             findings += RedirectRules.findings(observation) + HTTPRules.findings(observation)
             findings += clientPathFindings(url, observation, leaf: leaf, scanned: scanned)
         }
-        target.findings = findings.filter { keeps($0.id) }
+        target.findings = findings.filter { keeps($0.id) }.map(AuditFixes.adding(to:))
         target.requests = observation?.requestCosts ?? []
         target.durationMs = Double(monotonicMicroseconds() - started) / 1000
         return target
+    }
+
+    /// Every suite `scan` found accepted, once, with its facts and versions, in the catalog's order.
+    static func suites(_ scan: TLSScanResult) -> [AuditCipherSuite] {
+        var result: [AuditCipherSuite] = []
+        for suite in CipherSuiteCatalog.tls13 + CipherSuiteCatalog.legacy {
+            let versions = TLSProtocolVersion.allCases.filter { scan.acceptedSuites[$0]?.contains(suite) == true }
+            guard !versions.isEmpty else { continue }
+            result.append(AuditCipherSuite(name: suite.iana, code: Int(suite.code), keyExchange: suite.keyExchange.rawValue,
+                                           encryption: suite.encryption, forwardSecret: suite.forwardSecret, atsListed: suite.atsListed,
+                                           versions: versions.map(\.name)))
+        }
+        return result
     }
 
     /// The findings of the client-path probes and of the responses already seen, in report order.

@@ -26,6 +26,8 @@ struct HTTPObservation: Sendable {
     var h3NotTried: String?
     /// Why the probes could not run at all (libcurl refused an option), nil when they ran.
     var error: String?
+    /// The bound of each request (ms, `--timeout`), for the findings that say a transfer hit it.
+    var timeoutMs: Int = 3_000
 
     /// The last hop of the first GET: the response a client ends up with.
     var final: TransactionMetrics? { first?.transactionMetrics.last }
@@ -52,7 +54,7 @@ struct HTTPProber: Sendable {
     /// for `h3.works`.
     func observe(_ url: String, caching: Bool, http3: Bool) -> HTTPObservation {
         let deadline = monotonicMicroseconds() + Int64(options.budgetMs) * 1000
-        var observation = HTTPObservation(url: url)
+        var observation = HTTPObservation(url: url, timeoutMs: options.probeTimeoutMs)
         var twice = baseOptions()
         twice.count = 2
         switch run(url, twice, deadline: deadline) {

@@ -8,10 +8,10 @@ import SondeHTTP
 /// its `client` says what URLSession and OkHttp do with it.
 enum HTTPRules {
     /// The finding ids this type makes, in report order.
-    static let ids = ["http.compression", "http.caching", "http.keep-alive", "http.h2", "h3.advertised", "h3.works"]
+    static let ids = ["http.status", "http.compression", "http.caching", "http.keep-alive", "http.h2", "h3.advertised", "h3.works"]
 
     static func findings(_ o: HTTPObservation) -> [AuditFinding] {
-        [compression(o), caching(o), keepAlive(o), http2(o), h3Advertised(o), h3Works(o)]
+        [status(o), compression(o), caching(o), keepAlive(o), http2(o), h3Advertised(o), h3Works(o)]
     }
 
     /// The smallest body whose missing compression is a `warn` (bytes): under it, the saving is
@@ -24,6 +24,69 @@ enum HTTPRules {
         return AuditFinding(id: id, severity: .info, title: title, observed: "not known: \(why)",
                             evidence: o.final.map { [HTTPEvidence.request($0), HTTPEvidence.response($0, headers: [], error: o.first?.error)] } ?? [],
                             client: "", rule: rule)
+    }
+
+    // MARK: Status
+
+    /// "3 s", "500 ms".
+    static func duration(ms: Int) -> String {
+        ms % 1000 == 0 ? "\(ms / 1000) s" : "\(ms) ms"
+    }
+
+    /// Whether the first GET's transfer ended before its body did (sonde's timeout, or a cut).
+    static func bodyIncomplete(_ o: HTTPObservation) -> Bool {
+        guard let error = o.first?.error, o.final?.response != nil else { return false }
+        return error.code != .tooManyRedirects && error.code != .redirectRefused
+    }
+
+    /// The response a client ends up with: a 2xx whose body arrived. A 5xx fails (the API is
+    /// broken for every client), a 4xx or an unfollowed 3xx warns (not what an app can use; an
+    /// API behind authentication answers 401 here), a body that did not arrive within `--timeout`
+    /// warns, one cut by the server fails.
+    static func status(_ o: HTTPObservation) -> AuditFinding {
+        let id = "http.status", title = "the URL answers 2xx, and its body arrives in full"
+        guard let final = o.final, let response = final.response else {
+            let why = o.error ?? o.first?.error?.message ?? "no response"
+            return AuditFinding(id: id, severity: .fail, title: title, observed: "no HTTP response: \(why)", evidence: RedirectRules.chain(o.first),
+                                client: "URLSession and OkHttp get an error instead of a response", rule: AuditRuleSources.statusCodes)
+        }
+        let code = response.statusCode
+        let wire = final.countOfResponseBodyBytesReceived
+        let length = HTTPEvidence.header("Content-Length", in: final).flatMap { Int64($0.trimmingCharacters(in: .whitespaces).prefix(18)) }
+        var evidence = RedirectRules.chain(o.first)
+        evidence.append(HTTPEvidence.response(final, headers: ["Content-Type", "Content-Length", "Retry-After"], error: o.first?.error))
+        evidence.append("body: \(HTTPEvidence.bytes(wire)) received" + (length.map { " of \(HTTPEvidence.bytes($0)) (Content-Length)" } ?? "")
+                        + (final.phases.total.map { String(format: " in %.0f ms", $0) } ?? ""))
+        if bodyIncomplete(o), let error = o.first?.error {
+            if error.code == .timedOut {
+                return AuditFinding(id: id, severity: .warn, title: title,
+                                    observed: "answered \(code), but the body did not arrive within sonde's --timeout (\(duration(ms: o.timeoutMs))): \(HTTPEvidence.bytes(wire)) received"
+                                        + (length.map { " of \(HTTPEvidence.bytes($0))" } ?? ""),
+                                    evidence: evidence,
+                                    client: "URLSession waits up to its timeoutIntervalForRequest (60 s by default) for each next packet and OkHttp 10 s (readTimeout): a client may still get the body, slowly, and slower on a mobile link",
+                                    rule: AuditRuleSources.statusCodes)
+            }
+            return AuditFinding(id: id, severity: .fail, title: title, observed: "answered \(code), but the body was cut: \(error.message)", evidence: evidence,
+                                client: "URLSession and OkHttp report an error (the connection was lost mid-body)", rule: AuditRuleSources.statusCodes)
+        }
+        switch code {
+        case 200..<300:
+            return AuditFinding(id: id, severity: .pass, title: title, observed: "\(code), body complete (\(HTTPEvidence.bytes(wire)) on the wire)",
+                                evidence: evidence, client: "URLSession and OkHttp hand the response to the app", rule: AuditRuleSources.statusCodes)
+        case 500..<600:
+            return AuditFinding(id: id, severity: .fail, title: title, observed: "\(code): a server error", evidence: evidence,
+                                client: "URLSession and OkHttp hand the \(code) to the app as an error response: the API does not work for any client"
+                                    + (code == 503 ? " (OkHttp retries a 503 once only with Retry-After: 0)" : ""),
+                                rule: AuditRuleSources.statusCodes)
+        case 400..<500:
+            return AuditFinding(id: id, severity: .warn, title: title, observed: "\(code): a client error (the other findings judge an error response)", evidence: evidence,
+                                client: "URLSession and OkHttp hand the \(code) to the app; an API behind authentication answers 401/403 to an audit without credentials",
+                                rule: AuditRuleSources.statusCodes)
+        default:
+            return AuditFinding(id: id, severity: .warn, title: title, observed: "\(code): not a response an app can use (a redirect not followed, or an interim status)",
+                                evidence: evidence, client: "URLSession and OkHttp follow a redirect with a Location; anything else reaches the app as it is",
+                                rule: AuditRuleSources.statusCodes)
+        }
     }
 
     // MARK: Compression
@@ -154,8 +217,16 @@ enum HTTPRules {
             return unknown(id, title, o, rule: AuditRuleSources.persistence)
         }
         let closes = HTTPEvidence.header("Connection", in: final)?.lowercased().contains("close") == true
-        let evidence = [HTTPEvidence.request(final), HTTPEvidence.response(final, headers: ["Connection", "Keep-Alive"]),
+        let evidence = [HTTPEvidence.request(final), HTTPEvidence.response(final, headers: ["Connection", "Keep-Alive"], error: o.first?.error),
                         HTTPEvidence.request(second), HTTPEvidence.response(second, headers: ["Connection"], error: o.second?.error)]
+        // A first GET whose body did not arrive was ended by sonde (or cut): its connection was
+        // closed on the client's side, so a new one for the second says nothing of the server.
+        if !second.isReusedConnection, !closes, bodyIncomplete(o), let error = o.first?.error {
+            let why = error.code == .timedOut ? "its body did not arrive within sonde's --timeout (\(duration(ms: o.timeoutMs)))" : error.message
+            return AuditFinding(id: id, severity: .info, title: title,
+                                observed: "not judged: the first GET did not complete (\(why)), so sonde closed its connection; raise --timeout to judge it",
+                                evidence: evidence, client: "", rule: AuditRuleSources.persistence)
+        }
         if second.isReusedConnection {
             return AuditFinding(id: id, severity: .pass, title: title, observed: "the second request went on the same connection"
                                 + (second.networkProtocolName.map { " (\($0))" } ?? ""),

@@ -15,6 +15,10 @@ struct HostAddresses: Sendable, Equatable {
     var source: String
     /// Why nothing was found (the resolver's error, or the time bound), nil when it answered.
     var error: String?
+    /// IPv6 addresses the audit's own requests went to that the look-up did not return (in `v6`
+    /// too): libcurl answers `localhost` itself with ::1 and 127.0.0.1 (RFC 6761 §6.3), whatever
+    /// getaddrinfo says.
+    var reachedOnly: [String] = []
 
     /// The IPv6 addresses inside the NAT64 well-known prefix 64:ff9b::/96 (RFC 6052 §2.1): made by
     /// a DNS64 resolver on this machine's network, not published by the host.

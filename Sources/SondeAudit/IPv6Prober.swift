@@ -59,7 +59,15 @@ struct IPv6Prober: Sendable {
                     host.notTried = "the audit's time budget ran out"
                     break
                 }
-                let addresses = HostResolver.resolve(target.host, port: target.port, entries: options.resolve, timeoutMs: options.connectTimeoutMs)
+                var addresses = HostResolver.resolve(target.host, port: target.port, entries: options.resolve, timeoutMs: options.connectTimeoutMs)
+                // An IPv6 address the audit's GET already went to is the host's, whatever the look-up said.
+                for hop in hops {
+                    guard let parsed = try? Auditor.parse(hop.request.url), parsed.host.caseInsensitiveCompare(target.host) == .orderedSame,
+                          parsed.port == target.port, let remote = hop.remoteAddress, HostResolver.kind(of: remote) == .ipv6Literal,
+                          !addresses.v6.contains(where: { HostResolver.sameAddress($0, remote) }) else { continue }
+                    addresses.v6.append(remote)
+                    addresses.reachedOnly.append(remote)
+                }
                 host.addresses = addresses
                 if addresses.v6.isEmpty {
                     host.notTried = addresses.error.map { "no address: \($0)" } ?? "no AAAA"

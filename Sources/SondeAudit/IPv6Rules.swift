@@ -72,6 +72,10 @@ enum IPv6Rules {
             var evidence = ["\(name): A \(addresses.v4.isEmpty ? "none" : addresses.v4.joined(separator: " ")); AAAA "
                             + (addresses.v6.isEmpty ? "none" : addresses.v6.joined(separator: " ")) + " (\(addresses.source))"
                             + (addresses.error.map { "; \($0)" } ?? "")]
+            if !addresses.reachedOnly.isEmpty {
+                evidence.append("\(name): the audit's GET went to [\(addresses.reachedOnly.joined(separator: "], ["))], which the look-up did not return"
+                                + (host.host.lowercased() == "localhost" ? " (libcurl answers localhost itself with ::1 and 127.0.0.1, RFC 6761 §6.3)" : ""))
+            }
             if addresses.v6.isEmpty {
                 let why = addresses.error.map { "not resolved (\($0))" } ?? "no AAAA"
                 return (.info, "\(name): \(why); on an IPv6-only network clients reach it through DNS64/NAT64", evidence)

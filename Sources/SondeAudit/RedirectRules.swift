@@ -80,7 +80,12 @@ enum RedirectRules {
                                 client: "the response comes in one round trip", rule: AuditRuleSources.redirects)
         }
         let crossHost = hosts.count > 1 ? ", across \(hosts.count) hosts (each a DNS lookup and a new connection)" : ""
-        return AuditFinding(id: id, severity: .info, title: title, observed: "\(redirects) redirect(s), https throughout\(crossHost)", evidence: evidence,
+        let cleartextHops = hops.filter { !isHTTPS($0.request.url) }.count
+        let schemes = cleartextHops == 0 ? "https throughout"
+            : cleartextHops == hops.count ? "http throughout (http.cleartext judges it)"
+            : "from http to https (http.cleartext judges the http URL)"
+        return AuditFinding(id: id, severity: .info, title: title,
+                            observed: "\(redirects) redirect\(redirects == 1 ? "" : "s"), \(schemes)\(crossHost)", evidence: evidence,
                             client: "URLSession and OkHttp follow them; each hop costs a round trip before the response, more on a mobile link",
                             rule: AuditRuleSources.redirects)
     }

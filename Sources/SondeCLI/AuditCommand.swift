@@ -35,6 +35,7 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(name: .key(.skip), help: .key(.skip)) var skip: [String] = []
     @Option(name: .key(.failOn), help: .key(.failOn)) var failOn: String?
     @OptionGroup var connectTimeout: ConnectTimeoutOption
+    @Option(name: .key(.timeout), help: .key(.timeout)) var timeout: DurationValue?
     @Option(name: .key(.budget), help: .key(.budget)) var budget: DurationValue?
     @OptionGroup var link: LinkOption
     @OptionGroup var resolve: ResolveOption
@@ -50,6 +51,7 @@ struct AuditCommand: AsyncParsableCommand {
         if !skip.isEmpty { spec.skip = skip }
         spec.failOn = failOn
         connectTimeout.apply(to: &spec)
+        spec.timeout = timeout
         spec.budget = budget
         link.apply(to: &spec)
         resolve.apply(to: &spec)

@@ -33,12 +33,14 @@ public struct AuditFinding: Sendable, Equatable {
     public var client: String
     /// Where the rule is published (a URL), nil when it is sonde's own.
     public var rule: String?
+    /// How to fix it, in one line (for a `warn` or `fail`), nil when there is nothing to fix.
+    public var fix: String?
 
     /// The most evidence lines kept.
     public static let maxEvidenceLines = 64
 
     public init(id: String, severity: Severity, title: String, observed: String, evidence: [String] = [],
-                client: String, rule: String? = nil) {
+                client: String, rule: String? = nil, fix: String? = nil) {
         self.id = id
         self.severity = severity
         self.title = title
@@ -46,6 +48,7 @@ public struct AuditFinding: Sendable, Equatable {
         self.evidence = Array(evidence.prefix(Self.maxEvidenceLines))
         self.client = client
         self.rule = rule
+        self.fix = fix
     }
 }
 
@@ -61,5 +64,6 @@ extension AuditFinding: FieldModel {
         try v.visit("evidence", &evidence, .field)
         try v.visit("client", &client, .field)
         try v.visit("rule", &rule, .omittedWhenNil)
+        try v.visit("fix", &fix, .omittedWhenNil)
     }
 }

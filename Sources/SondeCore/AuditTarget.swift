@@ -10,6 +10,8 @@ public struct AuditTarget: Sendable, Equatable {
     public var error: String?
     /// One entry per protocol version probed, oldest first.
     public var offers: [AuditTLSOffer]
+    /// Every suite accepted at any version, once, with its facts (the catalog's order).
+    public var suites: [AuditCipherSuite] = []
     /// The key exchange group of a default handshake ("x25519"), nil when none or not read.
     public var keyExchangeGroup: String?
     /// The certificates the server sent, leaf first.
@@ -46,6 +48,7 @@ extension AuditTarget: FieldModel {
         try v.visit("durationMs", &durationMs, .milliseconds)
         try v.visit("error", &error, .omittedWhenNil)
         try v.visit("offers", &offers, .field)
+        try v.visit("suites", &suites, .field)
         try v.visit("keyExchangeGroup", &keyExchangeGroup, .field)
         try v.visit("certificates", &certificates, .field)
         try v.visit("findings", &findings, .required)

@@ -24,7 +24,7 @@ enum AuditCases {
             }
             for finding in target.findings {
                 let details = ([finding.observed] + finding.evidence + (finding.client.isEmpty ? [] : ["client: " + finding.client])
-                    + (finding.rule.map { ["rule: " + $0] } ?? [])).joined(separator: "\n")
+                    + (finding.fix.map { ["fix: " + $0] } ?? []) + (finding.rule.map { ["rule: " + $0] } ?? [])).joined(separator: "\n")
                 text += #"    <testcase classname="sonde.audit" name="\#(xmlEscape(target.url + " " + finding.id))" time="0">"#
                 if finding.severity >= audit.failOn {
                     text += #"<failure message="\#(xmlEscape(finding.severity.rawValue + ": " + finding.observed))" "#

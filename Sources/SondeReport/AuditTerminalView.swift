@@ -18,13 +18,14 @@ public enum AuditTerminalView {
             let state = offer.accepted == true ? "accepted" : offer.accepted == false ? "not accepted" : "not tested"
             var line = "  \(offer.version): \(state)"
             if !offer.ciphers.isEmpty { line += " — " + offer.ciphers.joined(separator: " ") }
-            if !offer.untested.isEmpty { line += " (\(offer.untested.count) suites untested)" }
+            if !offer.untested.isEmpty { line += " (\(offer.untested.count) suite\(offer.untested.count == 1 ? "" : "s") untested)" }
             lines.append(line)
         }
         if let group = target.keyExchangeGroup { lines.append("  key exchange: \(group)") }
         for finding in target.findings.sorted(by: { $0.severity > $1.severity }) {
             lines.append("  \(finding.severity.rawValue.uppercased().padding(toLength: 4, withPad: " ", startingAt: 0)) \(finding.id): \(finding.observed)")
             if finding.severity >= .warn, !finding.client.isEmpty { lines.append("       client: \(finding.client)") }
+            if let fix = finding.fix { lines.append("       fix: \(fix)") }
         }
         for request in target.requests {
             lines.append("  cost \(request.name) \(request.request)")

@@ -101,7 +101,7 @@ enum ChecksSection {
         }
         html += SoakSection.render(soaks.filter { $0.check == check.name }, link: check.link)
         html += ResumeSection.render(own)
-        html += AuditSection.render(audits.filter { $0.check == check.name })
+        html += AuditSection.render(audits.filter { $0.check == check.name }, anchor: check.name)
         html += HTMLReportRenderer.waterfall(ownSample)
         return html + "</section>\n"
     }

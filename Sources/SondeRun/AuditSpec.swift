@@ -16,6 +16,8 @@ public struct AuditSpec: CheckSpec {
     /// `fail` (default) or `warn`.
     public var failOn: String?
     public var connectTimeout: DurationValue?
+    /// Each request's and handshake's bound (`timeout`, the key `probe` has: one transfer's limit).
+    public var timeout: DurationValue?
     public var budget: DurationValue?
     /// The emulated link (`LinkKey`), as written.
     public var link: String?
@@ -25,10 +27,16 @@ public struct AuditSpec: CheckSpec {
 
     public init(urls: [String]) { self.urls = urls }
 
-    /// The defaults of what is not given: each handshake's connect bound, each URL's budget (s).
-    public static let defaults = (connectTimeout: 2.0, budget: 8.0)
+    /// The defaults of what is not given: each handshake's connect bound, each request's and
+    /// handshake's bound, each URL's budget (s; without `budget`, at least `budgetPerTimeout`
+    /// times `timeout`, so that a longer timeout is not cut by the budget).
+    public static let defaults = (connectTimeout: 2.0, timeout: 3.0, budget: 8.0)
+    /// The default budget holds this many requests at the whole `timeout` (the GET twice and the revalidation).
+    public static let budgetPerTimeout = 3.0
     /// The longest connect bound an audit takes (s): a handshake is one of ~100.
     public static let maxConnectTimeout = 60.0
+    /// An audit's `timeout` range (s): each of ~100 handshakes needs one, so never none.
+    public static let timeoutRange = 0.1...600.0
 
     public static var unfilled: AuditSpec { AuditSpec(urls: []) }
 
@@ -39,6 +47,7 @@ public struct AuditSpec: CheckSpec {
         v.visit(.skip, &skip)
         v.visit(.failOn, &failOn)
         v.visit(.connectTimeout, &connectTimeout)
+        v.visit(.timeout, &timeout)
         v.visit(.budget, &budget)
         v.visit(.resolve, &resolve)
         v.visit(.link, &link)
@@ -55,6 +64,12 @@ public struct AuditSpec: CheckSpec {
         if let failOn, failOn != "fail" && failOn != "warn" { problems.append(SpecProblem(key: "fail-on", "takes fail or warn, not \(failOn)")) }
         if let seconds = connectTimeout?.seconds, seconds > Self.maxConnectTimeout {
             problems.append(SpecProblem(key: "connect-timeout", "must be at most \(Int(Self.maxConnectTimeout))s for an audit (each of ~100 handshakes)"))
+        }
+        if let seconds = timeout?.seconds, !Self.timeoutRange.contains(seconds) {
+            problems.append(SpecProblem(key: "timeout", "must be 0.1s…600s for an audit (each request and handshake needs a bound)"))
+        }
+        if let seconds = timeout?.seconds, let budget = budget?.seconds, seconds > budget {
+            problems.append(SpecProblem(key: "timeout", "must not exceed the budget (\(budget)s): no request could run to its timeout"))
         }
         let known = Set(AuditOptions.findingIDs)
         for (key, list) in [("only", only), ("skip", skip)] {
@@ -84,10 +99,13 @@ public struct AuditSpec: CheckSpec {
 
     /// The auditor's options of this spec (valid: `problems()` came back empty).
     public var auditOptions: AuditOptions {
-        AuditOptions(caFile: cacert,
-                     connectTimeoutMs: Int(((connectTimeout?.seconds ?? Self.defaults.connectTimeout) * 1000).rounded(.up)),
-                     budgetMs: Int(((budget?.seconds ?? Self.defaults.budget) * 1000).rounded(.up)),
-                     only: Self.ids(only), skip: Self.ids(skip) ?? [], resolve: resolve ?? [])
+        let timeoutS = timeout?.seconds ?? Self.defaults.timeout
+        let budgetS = budget?.seconds ?? max(Self.defaults.budget, Self.budgetPerTimeout * timeoutS)
+        return AuditOptions(caFile: cacert,
+                            connectTimeoutMs: Int(((connectTimeout?.seconds ?? Self.defaults.connectTimeout) * 1000).rounded(.up)),
+                            probeTimeoutMs: Int((timeoutS * 1000).rounded(.up)),
+                            budgetMs: Int((budgetS * 1000).rounded(.up)),
+                            only: Self.ids(only), skip: Self.ids(skip) ?? [], resolve: resolve ?? [])
     }
 }
 

@@ -8,12 +8,14 @@ final class AuditCorpus: Sendable {
         var name: String
         var port: Int
         var flaw: String
-        /// "tls" (a TLS or certificate flaw; the oracles run on these) or "http" (an HTTP flaw).
+        /// "tls" (a TLS or certificate flaw; the oracles run on these), "http" (an HTTP flaw),
+        /// "chain" (a flaw beyond the leaf) or "redirect" (a redirect through a host the certificate lacks).
         var group: String
         /// The URL to audit.
         var url: String
-        /// The `HOST:PORT:ADDRESS,…` entries the URL's name needs (`AuditOptions.resolve`): the
-        /// corpus' names under audit.test exist only through them.
+        /// The `HOST:PORT:ADDRESS,…` entries the URL's names need (`AuditOptions.resolve`; the
+        /// table's column holds them separated by spaces): the corpus' names under audit.test
+        /// exist only through them.
         var resolve: [String] = []
     }
 
@@ -30,10 +32,10 @@ final class AuditCorpus: Sendable {
     private init() throws(CorpusError) {
         directory = NSTemporaryDirectory() + "sonde-audit-corpus-\(UUID().uuidString)"
         var started: (status: Int32, output: String) = (1, "")
-        // 29 consecutive free ports: a few random bases are tried.
+        // 40 consecutive free ports (a block of 48): a few random bases are tried.
         for _ in 0..<20 {
             let base = Int.random(in: 20_000...60_000)
-            guard (base..<base + 32).allSatisfy(Self.portIsFree) else { continue }
+            guard (base..<base + 48).allSatisfy(Self.portIsFree) else { continue }
             try? FileManager.default.removeItem(atPath: directory)
             started = Self.run("/bin/bash", [Self.root + "/scripts/audit-corpus.sh", directory, "\(base)"], timeout: 120)
             if started.status == 0 { break }
@@ -45,7 +47,7 @@ final class AuditCorpus: Sendable {
         servers = table.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard fields.count == 5 || fields.count == 6, let port = Int(fields[1]) else { return nil }
-            let resolve = fields.count == 6 && !fields[5].isEmpty ? [fields[5]] : []
+            let resolve = fields.count == 6 ? fields[5].split(separator: " ").map(String.init) : []
             return Server(name: fields[0], port: port, flaw: fields[2], group: fields[3], url: fields[4], resolve: resolve)
         }
         // nginx lives as long as the test process; it is stopped when the process exits

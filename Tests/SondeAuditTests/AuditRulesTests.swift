@@ -32,10 +32,10 @@ struct AuditRulesTests {
     }
 
     @Test func wildcardsMatchOneLeftMostLabelOnly() {
-        #expect(AuditRules.matches(pattern: "*.example.com", host: "api.example.com"))
-        #expect(!AuditRules.matches(pattern: "*.example.com", host: "a.b.example.com"))
-        #expect(!AuditRules.matches(pattern: "*.example.com", host: "example.com"))
-        #expect(AuditRules.matches(pattern: "localhost", host: "localhost"))
+        #expect(CertificateRules.matches(pattern: "*.example.com", host: "api.example.com"))
+        #expect(!CertificateRules.matches(pattern: "*.example.com", host: "a.b.example.com"))
+        #expect(!CertificateRules.matches(pattern: "*.example.com", host: "example.com"))
+        #expect(CertificateRules.matches(pattern: "localhost", host: "localhost"))
     }
 
     @Test func aLocalRefusalIsTheClientsAndAnAlertTheServers() {
@@ -50,6 +50,12 @@ struct AuditRulesTests {
         finding.writeJSON(to: &output)
         let decoded = try JSONDecoder().decode(AuditFinding.self, from: Data(output.bytes))
         #expect(decoded == finding)
+        let fixed = AuditFixes.adding(to: finding)
+        #expect(fixed.fix?.contains("RSA key of 2048 bits") == true)
+        output = JSONOutput()
+        fixed.writeJSON(to: &output)
+        #expect(try JSONDecoder().decode(AuditFinding.self, from: Data(output.bytes)) == fixed)
+        #expect(AuditFixes.adding(to: AuditFinding(id: "hsts", severity: .pass, title: "", observed: "", client: "")).fix == nil)
         #expect(AuditFinding.Severity.pass < .info && AuditFinding.Severity.info < .warn && AuditFinding.Severity.warn < .fail)
         #expect(AuditFinding.blank.fieldRangeProblem == nil)
     }
@@ -59,5 +65,31 @@ struct AuditRulesTests {
         #expect(throws: AuditURLError.self) { try Auditor.endpoint(of: "https://127.0.0.1:70000/", options: AuditOptions()) }
         #expect((try? Auditor.endpoint(of: "https://[::1]:8443/x", options: AuditOptions()))?.host == "::1")
         #expect((try? Auditor.endpoint(of: "https://example.com/", options: AuditOptions()))?.port == 443)
+    }
+
+    /// Every finding that can warn or fail says how to fix it.
+    @Test func everyFindingIDHasAFixLine() {
+        let informational: Set<String> = ["tls.key-exchange", "h3.advertised"]
+        for id in AuditRules.ids where !informational.contains(id) {
+            #expect(AuditFixes.lines[id] != nil, "no fix line for \(id)")
+        }
+        #expect(Set(AuditFixes.lines.keys).isSubset(of: Set(AuditRules.ids)))
+    }
+
+    /// HSTS: a max-age under 180 days (testssl.sh's HSTS_MIN) warns as a missing one does.
+    @Test func hstsNeedsAMaxAgeOf180Days() {
+        func judged(_ value: String?) -> AuditFinding {
+            let response = HandshakeOutcome(kind: .completed, curlCode: 0, detail: "", peer: nil, certificates: [], verifyResult: 0, milliseconds: 1,
+                                            status: 200, headers: value.map { [HeaderField(name: "Strict-Transport-Security", value: $0)] } ?? [])
+            let scan = TLSScanResult(endpoint: TLSEndpoint(host: "a.example", port: 443), error: nil, offers: [], preferred: response, verification: nil,
+                                     stapling: nil, versionOutcomes: [:], acceptedSuites: [:], durationMs: 0, handshakes: 1)
+            return AuditRules.hsts(AuditEvidence(host: "a.example", scan: scan, sites: [], now: Date(), privateTrust: false))
+        }
+        #expect(judged("max-age=300").severity == .warn && judged("max-age=300").observed == "max-age=300: 300 s, under 180 days")
+        #expect(judged("max-age=15551999").severity == .warn)
+        #expect(judged("max-age=15552000; includeSubDomains").severity == .pass)
+        #expect(judged("max-age=\"31536000\"").observed == "max-age=31536000 (365 days)")
+        #expect(judged("max-age=0").severity == .warn && judged(nil).severity == .warn)
+        #expect(judged("max-age=99999999999999999999999").severity == .pass, "an absurd max-age is read, not trapped on")
     }
 }

@@ -110,4 +110,40 @@ struct HTTPRulesTests {
         o.conditional = Self.task([Self.transaction(url, status: 200, wire: 6_000)])
         #expect(HTTPRules.caching(o).severity == .warn)
     }
+
+    /// `http.status`: 2xx passes, 4xx and an unfollowed 3xx warn, 5xx and no response fail; a body
+    /// that did not arrive within `--timeout` warns and names it, and then keep-alive is not
+    /// judged (sonde closed the connection) unless the server said Connection: close.
+    @Test func statusAndABodyCutBySondesTimeout() {
+        let url = "https://api.example.com/items"
+        for (code, severity) in [(200, AuditFinding.Severity.pass), (204, .pass), (302, .warn), (401, .warn), (429, .warn), (500, .fail), (503, .fail)] {
+            let finding = HTTPRules.status(Self.observation([Self.transaction(url, status: code)]))
+            #expect(finding.severity == severity && finding.observed.hasPrefix("\(code)"), "\(code): \(finding.observed)")
+        }
+        var none = Self.observation([])
+        none.first = nil
+        none.error = "libcurl refused an option"
+        #expect(HTTPRules.status(none).severity == .fail)
+
+        let partial = Self.transaction(url, headers: [("Content-Length", "4000")], protocolName: "http/1.1", wire: 2_900)
+        var slow = Self.observation([partial], second: [Self.transaction(url, protocolName: "http/1.1")])
+        slow.timeoutMs = 3_000
+        slow.first?.error = TaskError(code: .timedOut, message: "the transfer did not finish in time: raise --timeout if the server is just slow")
+        let status = HTTPRules.status(slow)
+        #expect(status.severity == .warn && status.observed == "answered 200, but the body did not arrive within sonde's --timeout (3 s): 2 900 bytes received of 4 000 bytes",
+                "\(status.observed)")
+        let keep = HTTPRules.keepAlive(slow)
+        #expect(keep.severity == .info && keep.observed.contains("raise --timeout"), "\(keep.observed)")
+        slow.first?.error = TaskError(code: .truncatedBody, message: "the server closed the connection mid-body")
+        #expect(HTTPRules.status(slow).severity == .fail)
+        // The server's own Connection: close is still its doing.
+        var closing = Self.observation([Self.transaction(url, headers: [("Connection", "close")], protocolName: "http/1.1", wire: 10)],
+                                       second: [Self.transaction(url, protocolName: "http/1.1")])
+        closing.first?.error = TaskError(code: .timedOut, message: "timed out")
+        #expect(HTTPRules.keepAlive(closing).severity == .warn)
+        // "https throughout" only when every hop is https.
+        let upgrade = [Self.transaction("http://api.example.com/x", status: 301, headers: [("Location", "https://api.example.com/x")], protocolName: "http/1.1"),
+                       Self.transaction("https://api.example.com/x")]
+        #expect(RedirectRules.redirects(Self.observation(upgrade)).observed == "1 redirect, from http to https (http.cleartext judges the http URL)")
+    }
 }

@@ -82,7 +82,8 @@ enum TestsslOracle {
             if id == "cert_chain_of_trust" { view.chainOK = finding.hasPrefix("passed") }
             if id == "OCSP_stapling" { view.stapled = finding.hasPrefix("offered") }
             if id == "HSTS" && finding.contains("not offered") { view.hsts = false }
-            if id == "HSTS_time" { view.hsts = true }
+            // "OK", or "MEDIUM": "max-age too short" (under testssl's HSTS_MIN, 180 days).
+            if id == "HSTS_time" { view.hsts = (entry["severity"] as? String) == "OK" }
         }
         return (view, result.output)
     }

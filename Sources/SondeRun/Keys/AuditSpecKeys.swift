@@ -17,6 +17,6 @@ extension SpecKey {
         help: "The severity that fails the audit (exit 1): fail (the default) or warn.")
     public static let budget = SpecKey(
         "budget", .duration, bound: .duration(0.1...600), valueName: "duration",
-        summary: "Time budget of one URL's TLS scan, and apart from it of its HTTP probes (default 8s)",
-        help: "Time budget of one URL's TLS scan, and apart from it of its HTTP probes, e.g. 8s (0.1s…600s; the default 8s).")
+        summary: "Time budget of one URL's TLS scan, and apart from it of its HTTP probes (default 8s, or 3 × timeout when longer)",
+        help: "Time budget of one URL's TLS scan, and apart from it of its HTTP probes, e.g. 8s (0.1s…600s; the default 8s, or 3 × --timeout when that is longer).")
 }

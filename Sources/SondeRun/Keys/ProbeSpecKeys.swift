@@ -26,10 +26,6 @@ extension SpecKey {
     public static let data = SpecKey("data", .text, short: "d", summary: "Request body", help: "Send this request body (POST unless -X says otherwise).")
     public static let dataFile = SpecKey("data-file", .text, isPath: true, summary: "File holding the request body (relative to the suite file's folder)",
                                          help: "Send the contents of this file as the request body.")
-    public static let timeout = SpecKey(
-        "timeout", .duration, short: "m", bound: .duration(0...SpecRules.maxTimeoutS), valueName: "duration", summary: "Per hop (default 30s; 0 for none)",
-        help: "How long one transfer (each hop of a redirect chain) may take before it fails as timed out, e.g. 500ms, 30s, 2m "
-            + "(a bare number means seconds); at most 24h, 0 for no limit (default 30s).")
     public static let pinnedPubkey = SpecKey(
         "pinned-pubkey", .text, isPath: true, summary: "Public key file, or sha256//BASE64 hashes",
         help: "Require this public key: a PEM/DER file or sha256//BASE64 hashes separated by ';'.")

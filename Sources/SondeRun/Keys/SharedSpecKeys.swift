@@ -16,6 +16,12 @@ extension SpecKey {
         "connect-timeout", .duration, bound: .duration(0.001...SpecRules.maxTimeoutS), valueName: "duration",
         summary: "Connection setup limit",
         help: "How long a connect (TCP, TLS and, for soak, the upgrade) may take, e.g. 5s (at most 24h; default: 10s for soak, 2s for audit (at most 60s), libcurl's 300s otherwise).")
+    public static let timeout = SpecKey(
+        "timeout", .duration, short: "m", bound: .duration(0...SpecRules.maxTimeoutS), valueName: "duration",
+        summary: "Per hop (default 30s; 0 for none; audit: each request and handshake, default 3s, 0.1s…600s)",
+        help: "How long one transfer (each hop of a redirect chain) may take before it fails as timed out, e.g. 500ms, 30s, 2m "
+            + "(a bare number means seconds); at most 24h, 0 for no limit (default 30s; for audit each request and handshake, "
+            + "default 3s, 0.1s…600s).")
     public static let resolve = SpecKey(
         "resolve", .textList, summary: "host:port:address entries",
         help: "Use this address for host:port, as host:port:address (repeatable), as curl --resolve.")

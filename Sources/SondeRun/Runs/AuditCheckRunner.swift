@@ -13,7 +13,8 @@ import SondeReport
 /// crosses it, so the measured requests' cold and warm costs are the link's.
 ///
 /// Ctrl-C (or serve's run limit) is seen between URLs: the URL under way finishes within its
-/// budget (`AuditOptions.budgetMs`, twice: TLS scan and HTTP probes).
+/// budgets (`AuditOptions.budgetMs` each: the HTTP probes, the TLS scan, the redirect hops'
+/// certificates, the client-path probes).
 public struct AuditCheckRunner: Sendable {
     let urls: [String]
     let options: AuditOptions

@@ -3,8 +3,11 @@
 DevTools protocol (the page's CSP forbids scripts; DevTools' Runtime.evaluate is not a page
 script). Usage: measure_html.py REPORT.html [WIDTH]
 Prints one JSON object: the viewport width, the page's scrollWidth, every `.scroll` box (its
-section's heading, clientWidth, scrollWidth) and, for every waterfall bar, its row's request, the
-painted width of its segments (px) and its right edge beside its cell's. Exit 0 when it measured; 2 when Chromium is missing; 1 on a failure.
+section's heading, clientWidth, scrollWidth), for every waterfall bar, its row's request, the
+painted width of its segments (px) and its right edge beside its cell's, and for an audit page
+(`audit`) where its summary starts (px from the page's top), each summary link with the top of the
+section it leads to, each URL's section, the computed colour of each severity's cell and the
+rows of each cipher-suite table. Exit 0 when it measured; 2 when Chromium is missing; 1 on a failure.
 Bounded: Chromium is killed after 60 s at the latest."""
 import asyncio
 import json
@@ -32,6 +35,22 @@ MEASURE = r"""(() => JSON.stringify({
     width: [...bar.querySelectorAll(':scope > i')].reduce((sum, segment) => sum + segment.getBoundingClientRect().width, 0),
     right: bar.getBoundingClientRect().right,
     cellRight: bar.closest('td').getBoundingClientRect().right})),
+  audit: (() => {
+    const top = el => el.getBoundingClientRect().top + window.scrollY;
+    const summary = document.querySelector('section.audit-summary');
+    const colour = css => { const cell = document.querySelector('table.verdict td.' + css); return cell ? getComputedStyle(cell).color : null; };
+    return {
+      summaryTop: summary ? top(summary) : null,
+      links: summary ? [...summary.querySelectorAll('a[href^="#"]')].map(a => {
+        const target = document.getElementById(a.getAttribute('href').slice(1));
+        return {href: a.getAttribute('href'), text: a.textContent, targetTop: target ? top(target) : null};
+      }) : [],
+      sections: [...document.querySelectorAll('section.audit')].map(section => ({id: section.id, top: top(section)})),
+      severityColours: {pass: colour('pass'), info: colour('muted'), warn: colour('warn'), fail: colour('fail')},
+      suiteRows: [...document.querySelectorAll('section.audit table')].filter(t => (t.querySelector('th') || {}).textContent === 'suite accepted')
+        .map(t => t.querySelectorAll('tbody tr').length),
+    };
+  })(),
 }))()"""
 
 
