@@ -82,7 +82,9 @@ struct ServeCommand: AsyncParsableCommand {
         var historyUnwritable: String?
         do throws(TaskError) {
             try NoFollowFile.ensureDirectory(output.outputDirectory)
-            (history, historyUnwritable) = try HistoryStore.openRecordingIfPossible(path: historyPath)
+            let opened = try HistoryStore.openRecordingIfPossible(path: historyPath)
+            history = opened.store
+            historyUnwritable = opened.unwritable
             if let historyUnwritable {
                 printError("sonde serve: the history is read only (\(historyUnwritable)): its trends show, runs are not added to it "
                            + "(counted in sonde_serve_write_errors_total)")

@@ -93,7 +93,7 @@ struct BlackboxProber {
         options.acceptedStatus = StatusSet(ranges: [100...599])  // judged below, as blackbox judges it
         let allow = self.allow
         // Without follow_redirects nothing is followed, so no hop needs the allow list.
-        options.redirectAllowed = module.http.followRedirects ? { allow.allowing($0) != nil } : nil
+        if module.http.followRedirects { options.redirectAllowed = { allow.allowing($0) != nil } }
         let capture = module.http.matchesRegexps ? ResponseCapture(maxBodyBytes: BlackboxModule.maxMatchedBodyBytes) : nil
         options.responseCapture = capture
         options.userAgent = "sonde/\(SondeVersion.current) (blackbox_exporter compatible)"

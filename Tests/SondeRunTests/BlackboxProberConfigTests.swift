@@ -57,12 +57,20 @@ import Testing
           c: {prober: tcp, tcp: {query_response: [{expect: "(unclosed"}], tls_config: {cert_file: /nonexistent.pem}}}
           d: {prober: tcp, tcp: {query_response: [{expect: "(?=lookahead)"}], typo: 1}}
           e: {prober: dns}
+          f: {prober: http, http: {fail_if_header_matches: [{regexp: "x"}, {header: X-A}, {header: X-B, regexp: "a{1001}", typo: 1}]}}
+          g: {prober: http, http: {fail_if_body_matches_regexp: ["((a{1000}){1000}){1000}"], fail_if_header_not_matches: {header: X-A}}}
         """)
         for expected in ["modules.a.dns.query_name: missing", "modules.b.dns.query_type: query type 'BOGUS' is not valid",
                          "modules.b.dns.transport_protocol: 'sctp' is not udp or tcp", "modules.b.dns.valid_rcodes: unknown rcode 'NOPE'",
                          "modules.c.tcp.query_response.expect: could not compile", "modules.c.tcp.tls_config.cert_file: /nonexistent.pem",
                          "modules.d.tcp.query_response.expect: could not compile regular expression '(?=lookahead)': error parsing regexp: invalid or unsupported Perl syntax: `(?=`", "modules.d.tcp: unknown key 'typo'",
-                         "modules.e.dns.query_name: missing"] {
+                         "modules.e.dns.query_name: missing",
+                         "modules.f.http.fail_if_header_matches.header: header name must be set for HTTP header matchers",
+                         "modules.f.http.fail_if_header_matches.regexp: regexp must be set for HTTP header matchers",
+                         "modules.f.http.fail_if_header_matches.regexp: could not compile regular expression 'a{1001}': error parsing regexp: invalid repeat count: `{1001}`",
+                         "modules.f.http.fail_if_header_matches: unknown key 'typo'",
+                         "modules.g.http.fail_if_body_matches_regexp: could not compile regular expression '((a{1000}){1000}){1000}'",
+                         "modules.g.http.fail_if_header_not_matches: expected a list of header, regexp, allow_missing mappings"] {
             #expect(problems.contains { $0.contains(expected) }, "no problem like \(expected) in:\n\(problems.joined(separator: "\n"))")
         }
     }
@@ -146,7 +154,7 @@ import Testing
 
     /// What Go 1.19's regexp/syntax (blackbox_exporter 0.23's) refuses, refused with its words;
     /// the ICU engine took `((a{1000}){1000}){1000}` and `\C`.
-    @Test func goRegexpRefusesWhatGoRefuses() {
+    @Test func goRegexpRefusesWhatGoRefuses() throws {
         for (pattern, message) in [("((a{1000}){1000}){1000}", "invalid repeat count: `{1000}`"), ("(a{1000}){2}", "invalid repeat count: `{2}`"),
                                    ("a{1001}", "invalid repeat count: `{1001}`"), ("a**", "invalid nested repetition operator: `**`"),
                                    ("\\C", "invalid escape sequence: `\\C`"), ("[z-a]", "invalid character class range: `z-a`"),
