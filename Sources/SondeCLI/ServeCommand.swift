@@ -39,7 +39,8 @@ struct ServeCommand: AsyncParsableCommand {
     var enableLifecycle = false
 
     @Option(name: .customLong("web.max-connections"),
-            help: ArgumentHelp("The most HTTP connections open at once; more wait until one closes (lowered to fit the descriptor limit).",
+            help: ArgumentHelp("The most HTTP connections open at once, half of them from one client address; past that the oldest idle one "
+                               + "is closed for the new one (lowered to fit the descriptor limit).",
                                valueName: "n"))
     var maxConnections = ServeLimits.defaultMaxConnections
 
@@ -50,6 +51,15 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var output: OutputDirectoryOption
     @OptionGroup var redaction: RedactionOptions
+
+    /// Where serve listens: the address asked for (`--listen` or the config's `listen:` at start,
+    /// port 0 included) and its URL with the port bound; a reload compares the config with it.
+    struct Listening: Sendable {
+        var asked: ListenAddress
+        var url: String
+        /// The address came from `--listen` (the config's `listen:` is then not used).
+        var fromCommandLine: Bool
+    }
 
     /// The most a shutdown waits for runs under way to write their reports (s).
     static let shutdownBound = 30.0
@@ -184,15 +194,6 @@ struct ServeCommand: AsyncParsableCommand {
         say("sonde serve: reloaded \(path): \(config.checks.count) scheduled checks, \(config.modules.count) modules, \(config.allow.patterns.count) allow patterns")
         return nil
     }
-}
-
-/// Where serve listens: the address asked for (`--listen` or the config's `listen:` at start, port
-/// 0 included) and its URL with the port bound.
-struct Listening: Sendable {
-    var asked: ListenAddress
-    var url: String
-    /// The address came from `--listen` (the config's `listen:` is then not used).
-    var fromCommandLine: Bool
 }
 
 /// A line of serve's log on stdout, written at once (a pipe's reader sees it without a flush).
