@@ -129,7 +129,8 @@ struct BlackboxTCPProber {
                                 last = bytes
                                 if let match = try await RegexpLane.shared.firstMatch(expression, bytes, deadline: deadline) { matched = (bytes, match) }
                                 lines += 1
-                                if lines % 256 == 0 { await Task.yield() }
+                                // Other tasks (another probe, `/-/healthy`) get the thread between lines.
+                                if lines % 32 == 0 { await Task.yield() }
                             }
                         } catch {
                             log.say("Error reading from connection", "err=\"\(Self.describe(error, expired: expiredBy()))\"")

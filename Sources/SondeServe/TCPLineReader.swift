@@ -1,4 +1,7 @@
 import NIOCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The lines of a connection as Go's `bufio.Scanner` with `ScanLines` gives them: split at `\n`,
 /// a `\r` before it dropped, the last line without a newline given at the end of the stream, and
@@ -32,7 +35,7 @@ struct TCPLineReader {
     /// - Throws: `Failure.tooLong`, or the channel's error (a closed connection at the deadline).
     mutating func next() async throws -> [UInt8]? {
         while true {
-            if let newline = pending[max(start, searched)...].firstIndex(of: UInt8(ascii: "\n")) {
+            if let newline = Self.newline(in: pending, from: max(start, searched)) {
                 var line = Array(pending[start..<newline])
                 start = newline + 1
                 searched = start
@@ -58,6 +61,16 @@ struct TCPLineReader {
                 start = 0
             }
             pending.append(contentsOf: buffer.readableBytesView)
+        }
+    }
+
+    /// The index of the first `\n` in `bytes` at or after `from` (memchr: this runs once per line of
+    /// a peer that may stream lines as fast as it can).
+    private static func newline(in bytes: [UInt8], from: Int) -> Int? {
+        guard from < bytes.count else { return nil }
+        return bytes.withUnsafeBytes { raw -> Int? in
+            guard let base = raw.baseAddress, let found = memchr(base + from, 0x0A, raw.count - from) else { return nil }
+            return base.distance(to: UnsafeRawPointer(found))
         }
     }
 
