@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-BUILD_DEBS := libcurl4-openssl-dev libssl-dev libpcap-dev libsqlite3-dev pkg-config binutils
+BUILD_DEBS := libcurl4-openssl-dev libssl-dev libpcap-dev libsqlite3-dev libre2-dev pkg-config binutils
 TEST_DEBS  := $(BUILD_DEBS) nginx caddy curl chromium tshark tcpdump prometheus prometheus-blackbox-exporter testssl.sh sslscan iproute2 nftables
 BENCH_DEBS := $(TEST_DEBS) nghttp2-client time gcc libc6-dev
 SONDE := .build/debug/sonde

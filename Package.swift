@@ -108,6 +108,9 @@ let package = Package(
         // The run history: an embedded SQLite database (GRDB over the system's libsqlite3, Debian
         // libsqlite3-dev), a row per run, check and threshold; its trends and index page.
         .target(name: "SondeHistory", dependencies: ["SondeCore", "SondeReport", .product(name: "GRDB", package: "GRDB.swift")]),
+        // RE2 (Debian libre2-dev) behind a small C interface: the Go-syntax regular expressions of
+        // serve's blackbox modules (GoRegexp), matched in time linear in the text.
+        .target(name: "CRE2Shim", linkerSettings: [.linkedLibrary("re2")]),
         // Check specs (one Codable spec per kind), suite files and their loader: what the CLI, suites
         // and the scheduler produce alike, and what becomes each engine's options; and runs
         // (Runs/): the lifecycle, the check driver and runners, captures, stop switches, driven by
@@ -117,7 +120,7 @@ let package = Package(
         .target(
             name: "SondeRun",
             dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
-                           "SondeLink", "SondeAudit", "SondeOTLP", "CSignalFlags", .product(name: "Yams", package: "Yams"),
+                           "SondeLink", "SondeAudit", "SondeOTLP", "CSignalFlags", "CRE2Shim", .product(name: "Yams", package: "Yams"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
         // The icmp prober's socket calls: recvmsg's control messages (CMSG_* macros), the echo sequence.

@@ -6,6 +6,7 @@ import SondeHistory
 import SondeReport
 import SondeRun
 import SondeServe
+import Synchronization
 
 /// `sonde serve --config FILE`: a long-running exporter. Scheduled checks (each a one-check run
 /// written as every run is), `/metrics` with their latest results, blackbox_exporter's `/probe`
@@ -38,7 +39,8 @@ struct ServeCommand: AsyncParsableCommand {
     var enableLifecycle = false
 
     @Option(name: .customLong("web.max-connections"),
-            help: ArgumentHelp("The most HTTP connections open at once; more wait until one closes (lowered to fit the descriptor limit).",
+            help: ArgumentHelp("The most HTTP connections open at once, half of them from one client address; past that the oldest idle one "
+                               + "is closed for the new one (lowered to fit the descriptor limit).",
                                valueName: "n"))
     var maxConnections = ServeLimits.defaultMaxConnections
 
@@ -49,6 +51,15 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var output: OutputDirectoryOption
     @OptionGroup var redaction: RedactionOptions
+
+    /// Where serve listens: the address asked for (`--listen` or the config's `listen:` at start,
+    /// port 0 included) and its URL with the port bound; a reload compares the config with it.
+    struct Listening: Sendable {
+        var asked: ListenAddress
+        var url: String
+        /// The address came from `--listen` (the config's `listen:` is then not used).
+        var fromCommandLine: Bool
+    }
 
     /// The most a shutdown waits for runs under way to write their reports (s).
     static let shutdownBound = 30.0
@@ -78,25 +89,36 @@ struct ServeCommand: AsyncParsableCommand {
         state.configure(checks: config.checks.map(\.check.name), vantage: config.vantage)
         let historyPath = config.history ?? (output.outputDirectory as NSString).appendingPathComponent(HistoryStore.defaultFileName)
         var history: HistoryStore?
+        var historyUnwritable: String?
         do throws(TaskError) {
             try NoFollowFile.ensureDirectory(output.outputDirectory)
-            history = try HistoryStore.open(path: historyPath)
+            let opened = try HistoryStore.openRecordingIfPossible(path: historyPath)
+            history = opened.store
+            historyUnwritable = opened.unwritable
+            if let historyUnwritable {
+                printError("sonde serve: the history is read only (\(historyUnwritable)): its trends show, runs are not added to it "
+                           + "(counted in sonde_serve_write_errors_total)")
+            }
         } catch {
+            historyUnwritable = error.message
             printError("sonde serve: no history (\(error.message)); runs are still written and exported")
         }
         var settings = RunSettings()
         settings.outputDirectory = output.outputDirectory
         settings.noRedact = redaction.noRedact
         settings.extraRedactions = redaction.extraRedactions
-        let runner = ScheduledRunner(settings: settings, config: current, history: history, log: say)
+        let runner = ScheduledRunner(settings: settings, config: current, history: history, historyUnwritable: historyUnwritable, log: say)
         let scheduler = CheckScheduler(run: { await runner.run($0) }, onResult: { record, skipped in
             state.record(record, skipped: skipped)
             // serve's own health follows each run to `otlp:`.
             if let otlp = current.value.otlp { runner.exportHealth({ state.health() }, settings: otlp) }
         })
         let auth = ServeAuth(config.web)
+        // Set once the listener is bound (a reload before that finds it nil).
+        let listening = Mutex<Listening?>(nil)
         let reload: @Sendable () async -> String? = {
-            await Self.reload(path: configPath, current: current, state: state, scheduler: scheduler, auth: auth)
+            await Self.reload(path: configPath, current: current, state: state, scheduler: scheduler, auth: auth,
+                              listening: listening.withLock { $0 })
         }
         let limits = ServeLimits(maxConnections: maxConnections, maxProbes: maxProbes, fileLimit: ServeLimits.raisedFileLimit())
         let context = ServeRoutes.Context(state: state, config: current, reload: reload, inFlight: { await scheduler.running() },
@@ -109,6 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let host = address.host.contains(":") ? "[\(address.host)]" : address.host
         let scheme = config.web?.tls == nil ? "http" : "https"
+        listening.withLock { $0 = Listening(asked: address, url: "\(scheme)://\(host):\(listener.port)", fromCommandLine: listen != nil) }
         say("sonde serve: listening on \(scheme)://\(host):\(listener.port)" + (auth.required ? " (authentication required)" : "") + " (\(config.checks.count) scheduled checks, "
               + "\(config.modules.count) modules, \(config.allow.patterns.count) allow patterns); runs in \(output.outputDirectory)")
         say("sonde serve: limits: \(limits)" + (enableLifecycle ? "; POST /-/reload enabled" : ""))
@@ -135,7 +158,8 @@ struct ServeCommand: AsyncParsableCommand {
     /// checks), else refused with the reason and the running config kept (also when it drops
     /// `web-config:`). nil on success; else where the problems are, without anything of the
     /// file's content (for an HTTP answer: the log has them whole).
-    static func reload(path: String, current: CurrentConfig, state: ServeState, scheduler: CheckScheduler, auth: ServeAuth) async -> String? {
+    static func reload(path: String, current: CurrentConfig, state: ServeState, scheduler: CheckScheduler, auth: ServeAuth,
+                       listening: Listening?) async -> String? {
         let config: ServeConfig
         do throws(SuiteLoader.Failure) { config = try ServeConfigLoader.load(path: path) } catch {
             printError("sonde serve: reload refused, the running config stays in force:\n\(error.description)")
@@ -149,8 +173,15 @@ struct ServeCommand: AsyncParsableCommand {
             return "the config was refused: web-config: removing it takes a restart"
         }
         let before = current.value
-        if config.listen != before.listen {
-            printError("sonde serve: reload: listen: changes only when serve restarts (still \(before.listen ?? .default))")
+        if let listening {
+            // Compared with the address serve was started on, not the last config's (a reload does not move it).
+            if listening.fromCommandLine {
+                if config.listen != before.listen {
+                    printError("sonde serve: reload: listen: is not used while --listen is given: serve listens on \(listening.url)")
+                }
+            } else if (config.listen ?? .default) != listening.asked {
+                printError("sonde serve: reload: listen: changes only when serve restarts: serve listens on \(listening.url)")
+            }
         }
         if config.web?.tls != before.web?.tls {
             printError("sonde serve: reload: web-config's tls_server_config changes only when serve restarts")

@@ -34,8 +34,10 @@ public enum NoFollowFile {
     /// no component is followed if it is a link (each is opened with `openat(2)` and `O_NOFOLLOW`
     /// from its parent's descriptor, the folders with `O_DIRECTORY`); `directory` itself is
     /// opened as named. An error for a link anywhere below `directory`, a missing name, a
-    /// component that is `.`, `..`, empty or holds `/`, or a file larger than `maxBytes`.
-    public static func read(in directory: String, components: [String], maxBytes: Int) throws(TaskError) -> [UInt8] {
+    /// component that is `.`, `..`, empty or holds `/`, or a file larger than `maxBytes`. With
+    /// `ownSoleLink`, also for a file this process's user does not own or that has more than one
+    /// name (a hard link planted beside sonde's files: a file sonde wrote has one name).
+    public static func read(in directory: String, components: [String], maxBytes: Int, ownSoleLink: Bool = false) throws(TaskError) -> [UInt8] {
         let path = ([directory] + components).joined(separator: "/")
         func failure(_ why: String) -> TaskError { TaskError(code: .localIOError, message: "cannot read \(path): \(why)") }
         guard !components.isEmpty, components.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("/") }) else {
@@ -52,6 +54,13 @@ public enum NoFollowFile {
             current = next
         }
         defer { close(current) }
+        if ownSoleLink {
+            var status = stat()
+            guard fstat(current, &status) == 0 else { throw failure(systemErrorMessage(errno)) }
+            guard status.st_nlink == 1, status.st_uid == geteuid() else {
+                throw failure("not a file sonde wrote (\(status.st_nlink) names, owner \(status.st_uid))")
+            }
+        }
         return try readAll(descriptor: current, path: path, maxBytes: maxBytes)
     }
 

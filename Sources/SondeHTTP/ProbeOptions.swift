@@ -80,6 +80,8 @@ public struct ProbeOptions: Sendable {
     /// Which redirect targets may be followed (absolute URLs); nil: any. `sonde serve`'s `/probe`
     /// keeps every hop inside its allow list.
     public var redirectAllowed: (@Sendable (String) -> Bool)? = nil
+    /// Keeps the final hop's raw headers and body (`ResponseCapture`); nil: the body is only counted.
+    public var responseCapture: ResponseCapture? = nil
 
     public init() {}
 }

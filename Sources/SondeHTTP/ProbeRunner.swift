@@ -234,6 +234,7 @@ public final class ProbeRunner {
             altSvcFiles.append(file)
             try easy.set(CURLOPT_ALTSVC, string: file)
         }
+        if let capture = options.responseCapture { easy.bodyConsumer = { capture.append($0) } }
         // No CURLOPT_PIPEWAIT: the wait for a first connection's protocol is sonde's (OriginGate).
         if !options.reuseConnections {
             try easy.set(CURLOPT_FRESH_CONNECT, 1)
@@ -273,6 +274,7 @@ public final class ProbeRunner {
         }
         let easy = worker.easy
         easy.prepareForTransfer()
+        options.responseCapture?.startHop()
         try easy.setURL(task.currentURL)
         // Reset the method first: each of these options overrides the others.
         try easy.set(CURLOPT_NOBODY, task.method == "HEAD" ? 1 : 0)
@@ -355,6 +357,7 @@ public final class ProbeRunner {
         // (every path below puts it back or finishes it).
         worker.task = nil
         let easy = worker.easy
+        options.responseCapture?.finishHop(headers: easy.responseHeaders)
         let (transaction, failure) = makeTransaction(easy: easy, task: task, result: result, activeSocket: worker.activeSocket)
         if let failure, task.altSvcFailure == nil,
            let alternativeFailed = alternativeFailure(easy: easy, task: task, transaction: transaction, failure: failure) {

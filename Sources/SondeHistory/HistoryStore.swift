@@ -85,6 +85,25 @@ public final class HistoryStore: Sendable {
         return HistoryStore(path: path, queue: opened.queue)
     }
 
+    /// Opens the history at `path` for a long-running process that records runs but can live
+    /// without (`sonde serve`): as `open` does, or, when that fails and the file exists and reads
+    /// (a read-only file or filesystem, a file of another user), as `openForReading` does, so its
+    /// trends still show. `unwritable` then says why no run can be recorded (`open`'s error).
+    /// - Throws: `open`'s error when the file cannot be read either.
+    public static func openRecordingIfPossible(path: String) throws(TaskError) -> (store: HistoryStore, unwritable: String?) {
+        let writeFailure: TaskError
+        do throws(TaskError) {
+            return (try open(path: path), nil)
+        } catch {
+            writeFailure = error
+        }
+        do throws(TaskError) {
+            return (try openForReading(path: path), writeFailure.message)
+        } catch {
+            throw writeFailure
+        }
+    }
+
     /// What `record` did.
     public struct Recorded: Sendable, Equatable {
         public var runID: String

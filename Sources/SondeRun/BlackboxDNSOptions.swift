@@ -28,18 +28,18 @@ extension BlackboxModule {
         public static let keysNotImplemented = ["dns_over_tls", "tls_config", "source_ip_address"]
     }
 
-    /// Regular expressions (Go's syntax) a section's records are matched against, each record in
+    /// Regular expressions (Go's syntax, compiled at load) a section's records are matched against, each record in
     /// its presentation form (`example.com.\t300\tIN\tA\t192.0.2.1`), as blackbox does.
     public struct RRValidator: Equatable, Sendable {
         /// `fail_if_matches_regexp`: fail when any record matches any of them.
-        public var failIfMatches: [String] = []
+        public var failIfMatches: [GoRegexp] = []
         /// `fail_if_all_match_regexp`: as blackbox 0.23 runs it, fail when some record does *not*
         /// match one of them (the opposite of its name; sonde keeps blackbox's behaviour).
-        public var failIfAllMatch: [String] = []
+        public var failIfAllMatch: [GoRegexp] = []
         /// `fail_if_not_matches_regexp`: fail when a record does not match one of them (or there is no record).
-        public var failIfNotMatches: [String] = []
+        public var failIfNotMatches: [GoRegexp] = []
         /// `fail_if_none_matches_regexp`: fail when no record matches one of them (or there is no record).
-        public var failIfNoneMatches: [String] = []
+        public var failIfNoneMatches: [GoRegexp] = []
 
         public init() {}
 

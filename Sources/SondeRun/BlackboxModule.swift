@@ -58,8 +58,20 @@ public struct BlackboxModule: Equatable, Sendable {
         public var bearerToken: String?
         /// `proxy_url`.
         public var proxyURL: String?
+        /// `fail_if_body_matches_regexp`, `fail_if_body_not_matches_regexp`: the final response's
+        /// body (at most `maxMatchedBodyBytes`) against each, as blackbox matches it.
+        public var failIfBodyMatches: [GoRegexp] = []
+        public var failIfBodyNotMatches: [GoRegexp] = []
+        /// `fail_if_header_matches`, `fail_if_header_not_matches`.
+        public var failIfHeaderMatches: [HeaderMatch] = []
+        public var failIfHeaderNotMatches: [HeaderMatch] = []
 
         public init() {}
+
+        /// Whether the probe matches the response's headers or body against a regular expression.
+        public var matchesRegexps: Bool {
+            !failIfBodyMatches.isEmpty || !failIfBodyNotMatches.isEmpty || !failIfHeaderMatches.isEmpty || !failIfHeaderNotMatches.isEmpty
+        }
 
         public static func == (a: HTTP, b: HTTP) -> Bool {
             a.method == b.method && a.headers.elementsEqual(b.headers, by: { $0.name == $1.name && $0.value == $1.value })
@@ -68,7 +80,9 @@ public struct BlackboxModule: Equatable, Sendable {
                 && a.followRedirects == b.followRedirects && a.enableHTTP2 == b.enableHTTP2 && a.failIfSSL == b.failIfSSL
                 && a.failIfNotSSL == b.failIfNotSSL && a.caFile == b.caFile && a.insecureSkipVerify == b.insecureSkipVerify
                 && a.basicAuth?.username == b.basicAuth?.username && a.basicAuth?.password == b.basicAuth?.password
-                && a.bearerToken == b.bearerToken && a.proxyURL == b.proxyURL
+                && a.bearerToken == b.bearerToken && a.proxyURL == b.proxyURL && a.failIfBodyMatches == b.failIfBodyMatches
+                && a.failIfBodyNotMatches == b.failIfBodyNotMatches && a.failIfHeaderMatches == b.failIfHeaderMatches
+                && a.failIfHeaderNotMatches == b.failIfHeaderNotMatches
         }
     }
 
@@ -81,11 +95,12 @@ public struct BlackboxModule: Equatable, Sendable {
     /// The http section's keys sonde implements.
     public static let httpKeys = ["method", "headers", "body", "valid_status_codes", "valid_http_versions", "preferred_ip_protocol",
                                   "ip_protocol_fallback", "follow_redirects", "no_follow_redirects", "enable_http2", "fail_if_ssl",
-                                  "fail_if_not_ssl", "tls_config", "basic_auth", "bearer_token", "bearer_token_file", "proxy_url"]
+                                  "fail_if_not_ssl", "tls_config", "basic_auth", "bearer_token", "bearer_token_file", "proxy_url",
+                                  "fail_if_body_matches_regexp", "fail_if_body_not_matches_regexp", "fail_if_header_matches",
+                                  "fail_if_header_not_matches"]
     /// The http section's keys blackbox_exporter 0.23 knows and sonde does not implement: a module
     /// using one loads, and `/probe` refuses it.
-    public static let httpKeysNotImplemented = ["fail_if_body_matches_regexp", "fail_if_body_not_matches_regexp", "fail_if_header_matches",
-                                                "fail_if_header_not_matches", "compression", "body_size_limit", "skip_resolve_phase_with_proxy",
+    public static let httpKeysNotImplemented = ["compression", "body_size_limit", "skip_resolve_phase_with_proxy",
                                                 "oauth2", "authorization", "no_proxy", "proxy_from_environment", "proxy_connect_header",
                                                 "enable_http3", "http_client_config"]
     /// `tls_config`'s keys sonde implements, and those it does not.
@@ -93,6 +108,12 @@ public struct BlackboxModule: Equatable, Sendable {
     public static let tlsKeysNotImplemented = ["ca", "cert_file", "cert", "key_file", "key", "server_name", "min_version", "max_version"]
     /// `basic_auth`'s keys.
     public static let basicAuthKeys = ["username", "password", "password_file"]
+    /// The largest response body the http prober matches regular expressions against (bytes):
+    /// blackbox reads any body whole; sonde fails the probe past this (and says so in its log),
+    /// so that a probe's memory and matching time stay bounded.
+    public static let maxMatchedBodyBytes = 4 << 20
+    /// The most regular expressions in one list of a module.
+    public static let maxRegexps = 100
     /// The longest module timeout (s).
     public static let maxTimeout = 600.0
 }

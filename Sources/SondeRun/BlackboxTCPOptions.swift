@@ -23,12 +23,12 @@ extension BlackboxModule {
     /// (when not empty; `$1`, `${name}` expanded from the match as Go's `Regexp.Expand` does) with
     /// a newline, then upgrade to TLS (`starttls`).
     public struct QueryResponse: Equatable, Sendable {
-        /// A Go (RE2) regular expression, checked at load (`GoRegexp`).
-        public var expect: String?
+        /// A Go (RE2) regular expression, compiled at load.
+        public var expect: GoRegexp?
         public var send = ""
         public var startTLS = false
 
-        public init(expect: String? = nil, send: String = "", startTLS: Bool = false) {
+        public init(expect: GoRegexp? = nil, send: String = "", startTLS: Bool = false) {
             self.expect = expect
             self.send = send
             self.startTLS = startTLS

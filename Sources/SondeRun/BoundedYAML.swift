@@ -6,16 +6,18 @@ import Foundation
 /// cannot exhaust memory or time:
 ///
 /// - the file is at most `maxBytes` (read with a bounded read, never more);
-/// - before Yams builds anything, one pass over libyaml's events counts the nodes the document
-///   stands for once every alias is expanded (an alias counts as the whole subtree it names), and
-///   more than `maxNodes` is an error: a "billion laughs" file is refused in microseconds;
+/// - before Yams builds anything, one pass over libyaml's events counts the nodes the aliases
+///   add once expanded (an alias stands for the whole subtree it names, less the alias itself),
+///   and more than `maxNodes` so added is an error: a "billion laughs" file is refused in
+///   microseconds. The nodes written out in the file are bounded by `maxBytes` alone (a large
+///   config without aliases is judged by its own rules, such as a suite's most checks);
 /// - nesting deeper than `maxDepth` is an error.
 ///
 /// Errors are `Problem`s whose text names the file and says the bound in words.
 public enum BoundedYAML {
     /// The largest file read (bytes).
     public static let maxBytes = 1 << 20
-    /// The most nodes (scalars, sequences, mappings) a document may stand for with every alias expanded.
+    /// The most nodes (scalars, sequences, mappings) a document's aliases may add once expanded.
     public static let maxNodes = 100_000
     /// The deepest nesting of sequences and mappings.
     public static let maxDepth = 64
@@ -50,31 +52,29 @@ public enum BoundedYAML {
         return bytes
     }
 
-    /// One pass over the parser's events: the expanded node count (saturating just above
-    /// `maxNodes`) and the depth, checked as they grow. Syntax errors are left to Yams, which
-    /// reports them with a position.
+    /// One pass over the parser's events: the nodes the aliases add (each alias its anchor's
+    /// expanded subtree less one; subtree counts saturate far above `maxNodes`) and the depth,
+    /// checked as they grow. Syntax errors are left to Yams, which reports them with a position.
     public static func checkExpansion(_ text: String, what: String) throws(Problem) {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else { throw Problem(description: "cannot start the YAML parser") }
         defer { yaml_parser_delete(&parser) }
         let bytes = Array(text.utf8)
-        // Nodes under each anchor, expanded; the open collections' counts so far (with their anchors).
+        // Nodes under each anchor, expanded; the open collections' expanded counts so far (with their anchors).
         var anchors: [String: Int] = [:]
         var open: [(anchor: String?, nodes: Int)] = []
-        var total = 0
-        func add(_ nodes: Int) -> Int {
-            if open.isEmpty {
-                total = min(total + nodes, maxNodes + 1)
-                return total
-            }
-            open[open.count - 1].nodes = min(open[open.count - 1].nodes + nodes, maxNodes + 1)
-            return open[open.count - 1].nodes
+        // What the aliases added so far (saturating just above `maxNodes`).
+        var added = 0
+        let saturation = 1 << 40
+        func add(_ nodes: Int) {
+            guard !open.isEmpty else { return }
+            open[open.count - 1].nodes = min(open[open.count - 1].nodes + nodes, saturation)
         }
         func anchor(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
             pointer.map { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
         }
-        let tooMany = Problem(description: "\(what) stands for more than \(maxNodes) YAML nodes once its aliases "
-            + "(*name) are expanded: refused (an alias bomb, or a file far larger than any sonde configuration)")
+        let tooMany = Problem(description: "\(what) stands for more than \(maxNodes) further YAML nodes once its aliases "
+            + "(*name) are expanded: refused (an alias bomb)")
         try bytes.withUnsafeBufferPointer { (buffer: UnsafeBufferPointer<UInt8>) throws(Problem) in
             yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
             var event = yaml_event_t()
@@ -86,10 +86,12 @@ public enum BoundedYAML {
                     return
                 case YAML_SCALAR_EVENT:
                     if let name = anchor(event.data.scalar.anchor) { anchors[name] = 1 }
-                    if add(1) > maxNodes { throw tooMany }
+                    add(1)
                 case YAML_ALIAS_EVENT:
                     let nodes = anchor(event.data.alias.anchor).flatMap { anchors[$0] } ?? 1
-                    if add(nodes) > maxNodes { throw tooMany }
+                    added = min(added + max(0, nodes - 1), maxNodes + 1)
+                    if added > maxNodes { throw tooMany }
+                    add(nodes)
                 case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
                     let name = event.type == YAML_SEQUENCE_START_EVENT
                         ? anchor(event.data.sequence_start.anchor) : anchor(event.data.mapping_start.anchor)
@@ -100,7 +102,7 @@ public enum BoundedYAML {
                 case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                     guard let closed = open.popLast() else { return }
                     if let name = closed.anchor { anchors[name] = closed.nodes }
-                    if add(closed.nodes) > maxNodes { throw tooMany }
+                    add(closed.nodes)
                 default:
                     break
                 }

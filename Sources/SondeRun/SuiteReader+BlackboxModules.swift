@@ -159,6 +159,10 @@ extension SuiteReader {
                         http.proxyURL = proxy
                     }
                 }
+            case "fail_if_body_matches_regexp": http.failIfBodyMatches = regexps(value, key: here)
+            case "fail_if_body_not_matches_regexp": http.failIfBodyNotMatches = regexps(value, key: here)
+            case "fail_if_header_matches": http.failIfHeaderMatches = headerMatches(value, key: here)
+            case "fail_if_header_not_matches": http.failIfHeaderNotMatches = headerMatches(value, key: here)
             default:
                 if BlackboxModule.httpKeysNotImplemented.contains(field) {
                     notImplemented.append("http.\(field)")
@@ -167,6 +171,58 @@ extension SuiteReader {
                 }
             }
         }
+    }
+
+    /// A list of regular expressions (at most `BlackboxModule.maxRegexps`), each compiled.
+    mutating func regexps(_ node: Node, key: String) -> [GoRegexp] {
+        let patterns = texts(node, key: key) ?? []
+        if patterns.count > BlackboxModule.maxRegexps {
+            report(node.mark, key: key, "at most \(BlackboxModule.maxRegexps) regular expressions (got \(patterns.count))")
+        }
+        var compiled: [GoRegexp] = []
+        for pattern in patterns.prefix(BlackboxModule.maxRegexps) {
+            if let expression = regexp(pattern, node, key: key) { compiled.append(expression) }
+        }
+        return compiled
+    }
+
+    /// `fail_if_header_matches` / `fail_if_header_not_matches`: a list of `{header, regexp, allow_missing}`.
+    mutating func headerMatches(_ node: Node, key: String) -> [BlackboxModule.HTTP.HeaderMatch] {
+        guard case .sequence(let items) = node else {
+            report(node.mark, key: key, "expected a list of header, regexp, allow_missing mappings (got \(Self.describe(node)))")
+            return []
+        }
+        if items.count > BlackboxModule.maxRegexps {
+            report(node.mark, key: key, "at most \(BlackboxModule.maxRegexps) header matchers (got \(items.count))")
+        }
+        var matches: [BlackboxModule.HTTP.HeaderMatch] = []
+        for item in items.prefix(BlackboxModule.maxRegexps) {
+            guard let fields = fields(of: item, key: key, expected: "a mapping with header, regexp and allow_missing") else { continue }
+            var header: String?, expression: GoRegexp?, allowMissing = false, sawRegexp = false
+            for (keyNode, field, value, here) in fields {
+                switch field {
+                case "header":
+                    guard let name = text(value, key: here) else { continue }
+                    guard !name.isEmpty, name.utf8.count <= 256, !name.contains(":"), !name.contains(" "), !SpecRules.hasControlCharacters(name) else {
+                        report(value.mark, key: here, "'\(name)' is not a header name")
+                        continue
+                    }
+                    header = name
+                case "regexp":
+                    sawRegexp = true
+                    guard let pattern = text(value, key: here) else { continue }
+                    // blackbox: an empty regexp is no regexp.
+                    if pattern.isEmpty { sawRegexp = false } else { expression = regexp(pattern, value, key: here) }
+                case "allow_missing": if let flag = boolean(value, key: here) { allowMissing = flag }
+                default:
+                    report(keyNode.mark, key: key, "unknown key \(Self.describe(keyNode)) (allowed: \(BlackboxModule.HTTP.HeaderMatch.keys.joined(separator: ", ")))")
+                }
+            }
+            if header == nil { report(item.mark, key: key + ".header", "header name must be set for HTTP header matchers") }
+            if !sawRegexp { report(item.mark, key: key + ".regexp", "regexp must be set for HTTP header matchers") }
+            if let header, let expression { matches.append(.init(header: header, regexp: expression, allowMissing: allowMissing)) }
+        }
+        return matches
     }
 
     mutating func readTLS(_ node: Node, key: String, into http: inout BlackboxModule.HTTP, notImplemented: inout [String]) {

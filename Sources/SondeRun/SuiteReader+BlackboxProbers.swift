@@ -45,12 +45,8 @@ extension SuiteReader {
             let here = key + "." + field
             switch field {
             case "expect":
-                guard let pattern = text(value, key: here) else { continue }
-                if let problem = regexpProblem(pattern) {
-                    report(value.mark, key: here, problem)
-                } else if !pattern.isEmpty {
-                    step.expect = pattern
-                }
+                guard let pattern = text(value, key: here), !pattern.isEmpty else { continue }
+                step.expect = regexp(pattern, value, key: here)
             case "send":
                 guard let send = text(value, key: here) else { continue }
                 guard send.utf8.count <= 65_536 else {
@@ -131,11 +127,7 @@ extension SuiteReader {
         var validator = BlackboxModule.RRValidator()
         guard let fields = fields(of: node, key: key, expected: "a mapping of regular expression lists") else { return validator }
         for (keyNode, field, value, here) in fields {
-            var patterns: [String] = []
-            for pattern in texts(value, key: here) ?? [] {
-                if let problem = regexpProblem(pattern) { report(value.mark, key: here, problem) } else { patterns.append(pattern) }
-            }
-            if patterns.count > 100 { report(value.mark, key: here, "at most 100 regular expressions (got \(patterns.count))") }
+            let patterns = regexps(value, key: here)
             switch field {
             case "fail_if_matches_regexp": validator.failIfMatches = patterns
             case "fail_if_all_match_regexp": validator.failIfAllMatch = patterns
@@ -209,13 +201,14 @@ extension SuiteReader {
         return name
     }
 
-    /// Why `pattern` is not a regular expression blackbox would load; nil when it is one.
-    func regexpProblem(_ pattern: String) -> String? {
+    /// `pattern` compiled (`GoRegexp`), or nil with the reason reported at `node`: as blackbox
+    /// refuses a config whose regular expression Go does not compile.
+    mutating func regexp(_ pattern: String, _ node: Node, key: String) -> GoRegexp? {
         do throws(GoRegexp.Refused) {
-            _ = try GoRegexp(pattern)
-            return nil
+            return try GoRegexp(pattern)
         } catch {
-            return error.message
+            report(node.mark, key: key, "could not compile regular expression '\(pattern)': \(error.message)")
+            return nil
         }
     }
 }

@@ -91,7 +91,7 @@ struct BlackboxDNSProber: BlockingBlackboxProber {
         for (section, records, validator) in [("Answer", response.answers, dns.validateAnswer), ("Authority", response.authority, dns.validateAuthority),
                                               ("Additional", response.additional, dns.validateAdditional)] {
             run.log.say("Validating \(section) RRs", "")
-            guard Self.valid(records.map(\.text), validator, log: &run.log) else {
+            guard Self.valid(records.map(\.text), validator, deadline: run.started + Int64(timeout * 1e6), log: &run.log) else {
                 run.log.say("\(section) RRs validation failed", "")
                 return run.finish(success: false)
             }
@@ -100,7 +100,8 @@ struct BlackboxDNSProber: BlockingBlackboxProber {
     }
 
     /// blackbox's `validRRs`: the section's records (as text) against the validator's four lists.
-    static func valid(_ records: [String], _ validator: BlackboxModule.RRValidator, log: inout BlackboxProber.Log) -> Bool {
+    /// Each match runs on `RegexpLane` and ends by `deadline` (monotonic µs): past it the section fails.
+    static func valid(_ records: [String], _ validator: BlackboxModule.RRValidator, deadline: Int64, log: inout BlackboxProber.Log) -> Bool {
         if records.isEmpty && !validator.failIfNotMatches.isEmpty {
             log.say("fail_if_not_matches_regexp specified but no RRs returned", "")
             return false
@@ -109,32 +110,34 @@ struct BlackboxDNSProber: BlockingBlackboxProber {
             log.say("fail_if_none_matches_regexp specified but no RRs returned", "")
             return false
         }
-        func compiled(_ patterns: [String]) -> [GoRegexp]? {
-            var out: [GoRegexp] = []
-            for pattern in patterns {
-                guard let expression = try? GoRegexp(pattern) else { return nil }
-                out.append(expression)
-            }
-            return out
-        }
-        guard let failIfMatches = compiled(validator.failIfMatches), let failIfAllMatch = compiled(validator.failIfAllMatch),
-              let failIfNotMatches = compiled(validator.failIfNotMatches), let failIfNoneMatches = compiled(validator.failIfNoneMatches) else {
-            log.say("Error matching regexp", "")
-            return false
-        }
+        let failIfMatches = validator.failIfMatches, failIfAllMatch = validator.failIfAllMatch
+        let failIfNotMatches = validator.failIfNotMatches, failIfNoneMatches = validator.failIfNoneMatches
         var allMatch = true, anyMatch = false
-        for record in records {
-            log.say("Validating RR", "rr=\"\(record)\"")
-            if let expression = failIfMatches.first(where: { $0.matches(record) }) {
-                log.say("At least one RR matched regexp", "regexp=\(expression.source) rr=\"\(record)\"")
-                return false
+        do throws(RegexpLane.Overdue) {
+            for record in records {
+                log.say("Validating RR", "rr=\"\(record)\"")
+                let text = Array(record.utf8)
+                func matches(_ expression: GoRegexp) throws(RegexpLane.Overdue) -> Bool {
+                    try RegexpLane.shared.matches(expression, text, deadline: deadline)
+                }
+                for expression in failIfMatches {
+                    guard try !matches(expression) else {
+                        log.say("At least one RR matched regexp", "regexp=\(expression.source) rr=\"\(record)\"")
+                        return false
+                    }
+                }
+                for expression in failIfAllMatch { if try !matches(expression) { allMatch = false } }
+                for expression in failIfNotMatches {
+                    guard try matches(expression) else {
+                        log.say("At least one RR did not match regexp", "regexp=\(expression.source) rr=\"\(record)\"")
+                        return false
+                    }
+                }
+                for expression in failIfNoneMatches { if try matches(expression) { anyMatch = true } }
             }
-            if failIfAllMatch.contains(where: { !$0.matches(record) }) { allMatch = false }
-            if let expression = failIfNotMatches.first(where: { !$0.matches(record) }) {
-                log.say("At least one RR did not match regexp", "regexp=\(expression.source) rr=\"\(record)\"")
-                return false
-            }
-            if failIfNoneMatches.contains(where: { $0.matches(record) }) { anyMatch = true }
+        } catch {
+            log.say("Error matching regexp", "err=\"the probe's deadline passed\"")
+            return false
         }
         // blackbox 0.23 fails here when some record did *not* match (whatever the option's name says).
         if !failIfAllMatch.isEmpty && !allMatch {

@@ -46,6 +46,17 @@ enum BlackboxModuleText {
         if http.bearerToken != nil { lines.append("  bearer_token: <secret>") }
         if let proxy = http.proxyURL { lines.append("  proxy_url: \(quoted(redactor.redact(url: proxy)))") }
         if let body = http.body { lines.append("  body: \(quoted(body))") }
+        for (key, expressions) in [("fail_if_body_matches_regexp", http.failIfBodyMatches),
+                                   ("fail_if_body_not_matches_regexp", http.failIfBodyNotMatches)] where !expressions.isEmpty {
+            lines.append("  \(key): [\(expressions.map { quoted($0.source) }.joined(separator: ", "))]")
+        }
+        for (key, matchers) in [("fail_if_header_matches", http.failIfHeaderMatches),
+                                ("fail_if_header_not_matches", http.failIfHeaderNotMatches)] where !matchers.isEmpty {
+            lines.append("  \(key):")
+            for matcher in matchers {
+                lines.append("    - {header: \(quoted(matcher.header)), regexp: \(quoted(matcher.regexp.source)), allow_missing: \(matcher.allowMissing)}")
+            }
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -55,7 +66,7 @@ enum BlackboxModuleText {
             lines.append("  query_response:")
             for step in tcp.queryResponse {
                 var fields: [String] = []
-                if let expect = step.expect { fields.append("expect: \(quoted(expect))") }
+                if let expect = step.expect { fields.append("expect: \(quoted(expect.source))") }
                 if !step.send.isEmpty { fields.append("send: \(quoted(step.send))") }
                 if step.startTLS { fields.append("starttls: true") }
                 lines.append("    - {\(fields.joined(separator: ", "))}")
@@ -96,7 +107,7 @@ enum BlackboxModuleText {
             for (name, patterns) in [("fail_if_matches_regexp", validator.failIfMatches), ("fail_if_all_match_regexp", validator.failIfAllMatch),
                                      ("fail_if_not_matches_regexp", validator.failIfNotMatches),
                                      ("fail_if_none_matches_regexp", validator.failIfNoneMatches)] where !patterns.isEmpty {
-                lines.append("    \(name): [\(patterns.map(quoted).joined(separator: ", "))]")
+                lines.append("    \(name): [\(patterns.map { quoted($0.source) }.joined(separator: ", "))]")
             }
         }
         return lines

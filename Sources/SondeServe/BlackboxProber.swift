@@ -92,7 +92,10 @@ struct BlackboxProber {
         options.maxRedirects = module.http.followRedirects ? 10 : 0
         options.acceptedStatus = StatusSet(ranges: [100...599])  // judged below, as blackbox judges it
         let allow = self.allow
-        options.redirectAllowed = { allow.allowing($0) != nil }
+        // Without follow_redirects nothing is followed, so no hop needs the allow list.
+        if module.http.followRedirects { options.redirectAllowed = { allow.allowing($0) != nil } }
+        let capture = module.http.matchesRegexps ? ResponseCapture(maxBodyBytes: BlackboxModule.maxMatchedBodyBytes) : nil
+        options.responseCapture = capture
         options.userAgent = "sonde/\(SondeVersion.current) (blackbox_exporter compatible)"
 
         log.say("Making HTTP request", "url=\(redactor.redact(url: target)) host=\(host)")
@@ -104,13 +107,22 @@ struct BlackboxProber {
             log.say("Error for HTTP request", "err=\"\(error.message)\"")
             return finish(success: false)
         }
-        guard let task = finished else { return finish(success: false) }
-        var error = task.error
-        // Without follow_redirects the 3xx is the answer, judged like any other.
-        if !module.http.followRedirects, error?.code == .tooManyRedirects { error = nil }
+        guard var task = finished else { return finish(success: false) }
+        // Without follow_redirects the 3xx is the answer, judged like any other: no error. blackbox
+        // counts it as one redirect (its CheckRedirect saw it) and reads no body (Go closed it).
+        let redirectNotFollowed = !module.http.followRedirects && task.error?.code == .tooManyRedirects
+        if redirectNotFollowed { task.error = nil }
         exposition.record(task, resolveSeconds: resolved.seconds)
+        if redirectNotFollowed {
+            exposition.set("probe_http_redirects", 1)
+            exposition.set("probe_http_uncompressed_body_length", 0)
+        }
         let last = task.transactionMetrics.last
-        if let error {
+        if capture?.bodyExceeded == true {
+            log.say("Error reading HTTP body", "err=\"the body is larger than \(BlackboxModule.maxMatchedBodyBytes) bytes, the most sonde matches regular expressions against\"")
+            return finish(success: false)
+        }
+        if let error = task.error {
             log.say("Error for HTTP request", "err=\"\(error.code.rawValue): \(error.message)\"")
             return finish(success: false)
         }
@@ -121,6 +133,12 @@ struct BlackboxProber {
         guard valid else {
             log.say("Invalid HTTP response status code", "status_code=\(response.statusCode)")
             return finish(success: false)
+        }
+        if let capture {
+            let deadline = started + Int64(timeout * 1e6)
+            guard matchRegexps(capture, redirectNotFollowed: redirectNotFollowed, deadline: deadline, log: &log, exposition: &exposition) else {
+                return finish(success: false)
+            }
         }
         if !module.http.validHTTPVersions.isEmpty {
             let version = BlackboxExposition.versionText(last?.networkProtocolName)
@@ -139,6 +157,84 @@ struct BlackboxProber {
             return finish(success: false)
         }
         return finish(success: true)
+    }
+
+    /// blackbox's `matchRegularExpressionsOnHeaders` then `matchRegularExpressions`, in its order,
+    /// setting `probe_failed_due_to_regex` after each; every match on `RegexpLane` by `deadline`
+    /// (monotonic µs). False (logged) on the first failure.
+    func matchRegexps(_ capture: ResponseCapture, redirectNotFollowed: Bool, deadline: Int64, log: inout Log,
+                      exposition: inout BlackboxExposition) -> Bool {
+        let http = module.http
+        do throws(RegexpLane.Overdue) {
+            if !http.failIfHeaderMatches.isEmpty || !http.failIfHeaderNotMatches.isEmpty {
+                let passed = try headersPass(capture, deadline: deadline, log: &log)
+                exposition.set("probe_failed_due_to_regex", passed ? 0 : 1)
+                guard passed else { return false }
+            }
+            if !http.failIfBodyMatches.isEmpty || !http.failIfBodyNotMatches.isEmpty {
+                // Go closed the body of a redirect it did not follow: blackbox's read of it fails.
+                guard !redirectNotFollowed else {
+                    log.say("Error reading HTTP body", "err=\"http: read on closed response body\"")
+                    return false
+                }
+                let body = capture.body
+                var passed = true
+                for expression in http.failIfBodyMatches where passed {
+                    if try RegexpLane.shared.matches(expression, body, deadline: deadline) {
+                        log.say("Body matched regular expression", "regexp=\(expression.source)")
+                        passed = false
+                    }
+                }
+                for expression in http.failIfBodyNotMatches where passed {
+                    if try !RegexpLane.shared.matches(expression, body, deadline: deadline) {
+                        log.say("Body did not match regular expression", "regexp=\(expression.source)")
+                        passed = false
+                    }
+                }
+                exposition.set("probe_failed_due_to_regex", passed ? 0 : 1)
+                guard passed else { return false }
+            }
+            return true
+        } catch {
+            log.say("Error matching regular expression", "err=\"the probe's deadline passed before the match ended\"")
+            return false
+        }
+    }
+
+    /// blackbox's `matchRegularExpressionsOnHeaders`: each header's values (any case), a missing
+    /// header failing unless `allow_missing`.
+    private func headersPass(_ capture: ResponseCapture, deadline: Int64, log: inout Log) throws(RegexpLane.Overdue) -> Bool {
+        for matcher in module.http.failIfHeaderMatches {
+            let values = capture.values(of: matcher.header)
+            if values.isEmpty {
+                if matcher.allowMissing { continue }
+                log.say("Missing required header", "header=\(matcher.header)")
+                return false
+            }
+            for value in values {
+                guard try !RegexpLane.shared.matches(matcher.regexp, Array(value.utf8), deadline: deadline) else {
+                    log.say("Header matched regular expression", "header=\(matcher.header) regexp=\(matcher.regexp.source) value_count=\(values.count)")
+                    return false
+                }
+            }
+        }
+        for matcher in module.http.failIfHeaderNotMatches {
+            let values = capture.values(of: matcher.header)
+            if values.isEmpty {
+                if matcher.allowMissing { continue }
+                log.say("Missing required header", "header=\(matcher.header)")
+                return false
+            }
+            var anyMatched = false
+            for value in values where !anyMatched {
+                anyMatched = try RegexpLane.shared.matches(matcher.regexp, Array(value.utf8), deadline: deadline)
+            }
+            if !anyMatched {
+                log.say("Header did not match regular expression", "header=\(matcher.header) regexp=\(matcher.regexp.source) value_count=\(values.count)")
+                return false
+            }
+        }
+        return true
     }
 
     /// The key-exchange groups blackbox_exporter 0.23 offers (Go 1.19–1.20's crypto/tls default

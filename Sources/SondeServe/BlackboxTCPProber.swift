@@ -14,7 +14,8 @@ import SondeRun
 /// after a handshake (`BlackboxTLS.record`), `probe_success`, `probe_duration_seconds`.
 ///
 /// The connection is SwiftNIO's (NIOSSL for TLS), on NIO's shared event loops; the whole probe
-/// is bounded by `timeout`: the connection is closed at the deadline, whatever step it is in.
+/// is bounded by `timeout`: the connection is closed at the deadline, whatever step it is in, the
+/// deadline is checked before each line read, and each match runs on `RegexpLane` under it.
 ///
 /// Threading: `probe` is async and may be called from any task; the lookup runs on `ProbeThreads`.
 struct BlackboxTCPProber {
@@ -99,7 +100,8 @@ struct BlackboxTCPProber {
         defer { closer.cancel() }
         var log = run.log
         var exposition = run.exposition
-        let expiredBy: @Sendable () -> Bool = { [started = run.started, timeout] in Double(monotonicMicroseconds() - started) / 1e6 >= timeout }
+        let deadline = run.started + Int64(timeout * 1e6)
+        let expiredBy: @Sendable () -> Bool = { monotonicMicroseconds() >= deadline }
         let success: Bool
         do {
             success = try await channel.executeThenClose { inbound, outbound in
@@ -116,18 +118,19 @@ struct BlackboxTCPProber {
                 for (number, step) in tcp.queryResponse.enumerated() {
                     log.say("Processing query response entry", "entry_number=\(number)")
                     var send = step.send
-                    if let pattern = step.expect {
-                        let expression: GoRegexp
-                        do throws(GoRegexp.Refused) { expression = try GoRegexp(pattern) } catch {
-                            log.say("Could not compile regular expression", "err=\"\(error.message)\"")
-                            return false
-                        }
-                        var matched: (line: String, match: GoRegexp.Match)?
-                        var last = ""
+                    if let expression = step.expect {
+                        var matched: (line: [UInt8], match: GoRegexp.Match)?
+                        var last: [UInt8] = []
                         do {
-                            while matched == nil, let bytes = try await reader.next() {
-                                last = String(decoding: bytes, as: UTF8.self)
-                                if let match = expression.firstMatch(in: last) { matched = (last, match) }
+                            var lines = 0
+                            // The deadline is checked before each line: a peer streaming lines that never
+                            // match cannot keep the probe reading past it (the lines NIO buffered included).
+                            while matched == nil, !expiredBy(), let bytes = try await reader.next() {
+                                last = bytes
+                                if let match = try await RegexpLane.shared.firstMatch(expression, bytes, deadline: deadline) { matched = (bytes, match) }
+                                lines += 1
+                                // Other tasks (another probe, `/-/healthy`) get the thread between lines.
+                                if lines % 32 == 0 { await Task.yield() }
                             }
                         } catch {
                             log.say("Error reading from connection", "err=\"\(Self.describe(error, expired: expiredBy()))\"")
@@ -141,12 +144,12 @@ struct BlackboxTCPProber {
                         }
                         guard let (line, match) = matched else {
                             exposition.set("probe_failed_due_to_regex", 1)
-                            log.say("Regexp did not match", "regexp=\(pattern) line=\"\(last)\"")
+                            log.say("Regexp did not match", "regexp=\(expression.source) line=\"\(String(decoding: last, as: UTF8.self))\"")
                             return false
                         }
-                        log.say("Regexp matched", "regexp=\(pattern) line=\"\(line)\"")
+                        log.say("Regexp matched", "regexp=\(expression.source) line=\"\(String(decoding: line, as: UTF8.self))\"")
                         exposition.set("probe_failed_due_to_regex", 0)
-                        send = expression.expand(send, text: line, match: match)
+                        send = expression.expand(send, bytes: line, match: match)
                     }
                     if !send.isEmpty {
                         do {
@@ -193,9 +196,10 @@ struct BlackboxTCPProber {
         return try await promise.futureResult.get()
     }
 
-    /// An error as the log says it; a connection closed at the deadline is a timeout.
+    /// An error as the log says it; a connection closed at the deadline, or a match that did not
+    /// end before it, is a timeout.
     static func describe(_ error: Error, expired: Bool) -> String {
-        if expired { return "i/o timeout (the probe's deadline passed)" }
+        if expired || error is RegexpLane.Overdue { return "i/o timeout (the probe's deadline passed)" }
         if error is TCPLineReader.Failure { return "bufio.Scanner: token too long" }
         return String(describing: error).replacingOccurrences(of: "\"", with: "'")
     }

@@ -14,6 +14,9 @@ public struct ScheduledRunner: Sendable {
     let config: CurrentConfig
     /// Where every run is added (nil: none could be opened).
     let history: HistoryStore?
+    /// Why no run can be added to the history (it could not be opened, or only to be read); nil
+    /// when runs are added. Each run not added counts as a write error.
+    let historyUnwritable: String?
     /// serve's log (a line on stdout).
     let log: @Sendable (String) -> Void
     /// Whether the last OTLP export failed: a failure is said once, and its end once.
@@ -21,10 +24,12 @@ public struct ScheduledRunner: Sendable {
     private let healthFailing = ExportFailureGate()
     private let healthExporting = ExportInFlight()
 
-    public init(settings: RunSettings, config: CurrentConfig, history: HistoryStore?, log: @escaping @Sendable (String) -> Void) {
+    public init(settings: RunSettings, config: CurrentConfig, history: HistoryStore?, historyUnwritable: String? = nil,
+                log: @escaping @Sendable (String) -> Void) {
         self.settings = settings
         self.config = config
         self.history = history
+        self.historyUnwritable = history == nil ? historyUnwritable ?? "no history could be opened" : historyUnwritable
         self.log = log
     }
 
@@ -66,10 +71,15 @@ public struct ScheduledRunner: Sendable {
             }
         }
         var writeError = ended.folder != nil && ended.finished == nil ? "the report of check \(name) could not be written (see the log)" : nil
-        if let history, let folder = ended.folder, ended.finished != nil {
-            do throws(TaskError) { try history.record(runFolder: folder, vantage: config.value.vantage) } catch {
-                printError("sonde serve: check \(name): the run was not added to the history: \(error.message)")
-                writeError = "the history could not be written: \(error.message)"
+        if let folder = ended.folder, ended.finished != nil {
+            if let historyUnwritable {
+                printError("sonde serve: check \(name): the run was not added to the history: \(historyUnwritable)")
+                writeError = "the history could not be written: \(historyUnwritable)"
+            } else if let history {
+                do throws(TaskError) { try history.record(runFolder: folder, vantage: config.value.vantage) } catch {
+                    printError("sonde serve: check \(name): the run was not added to the history: \(error.message)")
+                    writeError = "the history could not be written: \(error.message)"
+                }
             }
         }
         if let days = config.value.keepDays {

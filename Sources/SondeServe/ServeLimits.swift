@@ -8,7 +8,10 @@ import Glibc
 /// - A connection that has not sent a whole request head within `requestTimeout` of opening (or
 ///   of its last answer) is closed: a header-read and idle timeout in one (Hummingbird's idle
 ///   timer, which trickled header bytes do not reset).
-/// - At most `maxConnections` are open; more wait in the listen backlog until one closes.
+/// - At most `maxConnections` are open, and at most `maxConnectionsPerClient` from one client
+///   address; past either, the oldest connection that is not being answered gives way to the new
+///   one (`ConnectionTable`: silent ones first), so `/-/healthy` and `/metrics` find room beside a
+///   slowloris from any address, their own included.
 /// - At most `maxProbes` `/probe` calls run at once; one more is answered 503 at once, as a
 ///   blackbox_exporter behind a concurrency limit answers.
 ///
@@ -18,6 +21,8 @@ import Glibc
 /// pipe and resolver), and 128 stay for the scheduled checks, history and run files.
 public struct ServeLimits: Equatable, Sendable, CustomStringConvertible {
     public var maxConnections: Int
+    /// At most this many from one client address: half of `maxConnections`.
+    public var maxConnectionsPerClient: Int { max(4, maxConnections / 2) }
     public var maxProbes: Int
     /// Seconds.
     public var requestTimeout: Double
@@ -45,7 +50,7 @@ public struct ServeLimits: Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(maxConnections) connections, \(maxProbes) concurrent probes, \(Int(requestTimeout)) s to send a request, \(fileLimit) descriptors"
+        "\(maxConnections) connections (\(maxConnectionsPerClient) per client address), \(maxProbes) concurrent probes, \(Int(requestTimeout)) s to send a request, \(fileLimit) descriptors"
     }
 
     /// Raises this process's soft `RLIMIT_NOFILE` to its hard limit; returns the soft limit now in

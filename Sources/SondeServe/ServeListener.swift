@@ -8,8 +8,10 @@ import NIOSSL
 import SondeRun
 
 /// serve's HTTP listener (Hummingbird, HTTP/1.1): started on `address`, stopped by cancelling its
-/// task; bounded by `ServeLimits` (connections, the time to send a request). NIO's accept loop
-/// backs off for a second when the descriptors run out (`AcceptBackoffHandler`).
+/// task; bounded by `ServeLimits` (connections in all and per client address, kept by
+/// `ConnectionTable`; the time to send a request). Accepting stops only when every connection is
+/// being answered (`acceptHeadroom` past the table's maximum, for those closing); NIO's accept
+/// loop backs off for a second when the descriptors run out (`AcceptBackoffHandler`).
 public struct ServeListener: Sendable {
     /// The port it listens on (the one picked when `address.port` is 0).
     public let port: Int
@@ -20,7 +22,9 @@ public struct ServeListener: Sendable {
     public static func start(_ address: ListenAddress, _ context: ServeRoutes.Context, tls: WebConfig.TLS? = nil,
                              limits: ServeLimits) async throws -> ServeListener {
         let requestTimeout = TimeAmount.milliseconds(Int64(limits.requestTimeout * 1000))
-        let http1 = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [RequestDeadlineHandler(limit: requestTimeout)],
+        let connections = ConnectionTable(maxConnections: limits.maxConnections, maxPerAddress: limits.maxConnectionsPerClient)
+        let http1 = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [RequestDeadlineHandler(limit: requestTimeout),
+                                                                                               ConnectionGuardHandler(table: connections)],
                                                                  idleTimeout: requestTimeout))
         let server: HTTPServerBuilder
         if let tls {
@@ -38,7 +42,7 @@ public struct ServeListener: Sendable {
         let app = Application(
             router: ServeRoutes.build(context), server: server,
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "sonde",
-                                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections, logger: logger)),
+                                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections + Self.acceptHeadroom, logger: logger)),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? 0)
                 continuation.finish()
@@ -56,6 +60,9 @@ public struct ServeListener: Sendable {
         }
         throw failure
     }
+
+    /// Connections accepted past `ServeLimits.maxConnections` while the ones giving way close.
+    static let acceptHeadroom = 32
 
     public func stop() async {
         task.cancel()

@@ -213,15 +213,16 @@ extension ServeRoutes {
     static let runFiles = ["report.html": "text/html; charset=utf-8", "report.json": "application/json",
                            "report.har": "application/json", "junit.xml": "application/xml"]
 
-    /// `/runs/<id>/<file>`: a report file of a run folder, neither opened through a link; 404 for
-    /// anything else (a run id is letters, digits, `.`, `_`, `-`, and not `.` or `..`).
+    /// `/runs/<id>/<file>`: a report file of a run folder, neither opened through a link, the file
+    /// owned by serve's user with one name (a hard link planted in a run folder is not served);
+    /// 404 for anything else (a run id is letters, digits, `.`, `_`, `-`, and not `.` or `..`).
     static func runFile(id: String, file: String, outputDirectory: String) -> Response {
         guard let type = runFiles[file], !id.isEmpty, id.count <= 200, id != ".", id != "..",
               id.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0) })
         else { return text("not found\n", status: .notFound) }
         // The run folder is opened from the output folder's descriptor without following a link
         // (a folder planted as `out/<id> -> /elsewhere` is not served), then the file from it.
-        guard let bytes = try? NoFollowFile.read(in: outputDirectory, components: [id, file], maxBytes: 256 << 20) else {
+        guard let bytes = try? NoFollowFile.read(in: outputDirectory, components: [id, file], maxBytes: 256 << 20, ownSoleLink: true) else {
             return text("not found\n", status: .notFound)
         }
         return Response(status: .ok, headers: [.contentType: type, .init("X-Content-Type-Options")!: "nosniff",

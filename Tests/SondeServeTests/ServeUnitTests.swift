@@ -18,6 +18,8 @@ import Testing
         #expect(ServeLimits(maxConnections: 1, maxProbes: 1, fileLimit: 1024).maxProbes == 1)
         #expect(ServeLimits(fileLimit: 1024).maxConnections == 448 && ServeLimits(fileLimit: 1024).maxProbes == 100)
         #expect(ServeLimits(fileLimit: 100).maxConnections == 4 && ServeLimits(fileLimit: 100).maxProbes == 4)
+        // Half the connections per client address (a slowloris from one address leaves the other half).
+        #expect(ServeLimits(fileLimit: 1024).maxConnectionsPerClient == 224 && ServeLimits(fileLimit: 100).maxConnectionsPerClient == 4)
         for bad in ["soon", "-1", "nan", "inf", "1e9"] {
             #expect(throws: ScrapeTimeout.Refused.self) { try ScrapeTimeout.seconds(header: bad, moduleTimeout: 5).get() }
         }

@@ -2,6 +2,7 @@
 """A DNS server on loopback for the dns prober's tests (dnslib, PyPI), over UDP and TCP on one port.
 
 Usage: dns_peer.py PORT. Answers for example.test (A, AAAA, MX, TXT, SOA, NS; ANY gives them all),
+backtrack.example.test (a TXT of 60 "a" and a "!", against which `(a+)+b` backtracks in engines that do),
 NXDOMAIN with the zone's SOA in the authority section for any other name. Prints "ready PORT" once
 both servers listen; runs until killed.
 """
@@ -19,6 +20,7 @@ example.test.      300 IN TXT   "v=spf1 -all"
 example.test.      300 IN NS    ns1.example.test.
 example.test.      300 IN SOA   ns1.example.test. hostmaster.example.test. 2024010101 3600 600 604800 60
 mail.example.test. 300 IN A     192.0.2.25
+backtrack.example.test. 300 IN TXT "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"
 """
 
 
