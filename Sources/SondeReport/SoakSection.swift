@@ -101,10 +101,11 @@ enum SoakSection {
     }
 
     /// Ping RTT over time, one line per connection (linear ms), disconnects as red ticks,
-    /// missed pings as crosses.
-    private static func timeline(_ soak: SoakReport) -> String {
+    /// missed pings as crosses; each axis names its unit (ms up, seconds since the start across),
+    /// and a legend gives each connection's colour.
+    static func timeline(_ soak: SoakReport) -> String {
         guard !soak.timeline.isEmpty else { return "" }
-        let width = 720.0, height = 240.0, left = 46.0, bottom = 24.0, top = 8.0
+        let width = 720.0, height = 256.0, left = 46.0, bottom = 38.0, top = 18.0
         // A soak's axis spans its planned duration; a discovery's, the time it ran (its config's duration is unused).
         let planned = soak.idleTimeout == nil ? soak.config.durationS * 1000 : (ranS(soak) ?? 0) * 1000
         let endMs = max(1, planned, soak.timeline.flatMap { $0.points.map { $0[0] } }.max() ?? 0)
@@ -121,8 +122,11 @@ enum SoakSection {
         }
         for step in 0...4 {
             let ms = endMs * Double(step) / 4
-            svg += #"<text x="\#(n(x(ms)))" y="\#(n(height - 6))" text-anchor="middle" class="axis">\#(formatMs(ms / 1000)) s</text>"#
+            svg += #"<text x="\#(n(x(ms)))" y="\#(n(height - 22))" text-anchor="middle" class="axis">\#(formatMs(ms / 1000))</text>"#
         }
+        // The axes' units.
+        svg += #"<text x="\#(n(left - 4))" y="11" text-anchor="end" class="axis unit">ms</text>"#
+        svg += #"<text x="\#(n(left + (width - left - 8) / 2))" y="\#(n(height - 5))" text-anchor="middle" class="axis unit">seconds since the soak started</text>"#
         for (index, line) in soak.timeline.enumerated() {
             let color = palette[index % palette.count]
             // Outages first (under the lines): from the disconnect to the reopen (or the end). A
@@ -157,9 +161,13 @@ enum SoakSection {
             }
         }
         svg += "</svg>"
-        return "<h3>Ping RTT over time</h3>\(svg)<figcaption class=\"muted\">Milliseconds, first \(soak.timeline.count) connections; "
+        let legend = soak.timeline.enumerated().map { index, line in
+            "<span><i style=\"background:\(palette[index % palette.count])\"></i>connection \(line.connection)</span>"
+        }.joined()
+        return "<h3>Ping RTT over time</h3>\(svg)<figcaption><p class=\"legend\">\(legend)</p>"
+            + "<p class=\"muted\">Ping round trips in milliseconds, first \(soak.timeline.count) connections; "
             + "dashed red lines: disconnects (hover for the cause), the shading up to the reconnect; grey triangles: failed attempts; "
-            + "red crosses: missed pongs; values above \(formatMs(yMax)) ms are drawn at the top.</figcaption></figure>\n"
+            + "red crosses: missed pongs; values above \(formatMs(yMax)) ms are drawn at the top.</p></figcaption></figure>\n"
     }
 
     /// A connection's points split at its disconnects, so that no line is drawn across an outage.
