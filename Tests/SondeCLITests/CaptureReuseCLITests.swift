@@ -66,8 +66,10 @@ import Testing
         #expect(gaps.count == 3 && gaps.allSatisfy { $0 < 1 }, "reused transactions start \(gaps) ms after the SYN")
     }
 
-    /// Sequential requests on one HTTP/1.1 connection: the first reused transaction starts within
-    /// a few milliseconds of the SYN (on loopback, under a millisecond in a release build).
+    /// Sequential requests on one HTTP/1.1 connection: every reused transaction agrees, its SYN
+    /// before it. (In a debug build on a loaded machine the first reused one starts 2.7–14 ms after
+    /// the SYN, past the old rule's reach; the 0.57 ms was a faster build: the rule's unit
+    /// test `CaptureMatcherReuseTests` holds those very times.)
     @Test func sequentialReuseRightAfterTheSYNAgrees() throws {
         let target = try TargetProcess.get()
         let gaps = try reusedStartsAfterTheirSYN(["--count", "6", target.http + "/bytes/1"])

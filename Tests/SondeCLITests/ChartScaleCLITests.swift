@@ -10,13 +10,14 @@ import Testing
         output + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: output).filter { !$0.hasPrefix("history") }.sorted().first))
     }
 
-    /// 116 ms, 156 ms and 1.5 s transactions: each bar's width is its share of the run on one
-    /// scale, so the widths' ratios are the durations' (within a pixel and 3 %), and the timeline
+    /// 1.5 s, 116 ms and 156 ms transactions (the last two on the connection the first opened):
+    /// each bar's width is its share of the run on one scale, so the widths' ratios are the
+    /// durations' (within a pixel and 3 %) and the 40 ms between 116 and 156 show; the timeline
     /// column takes more than half of the page.
     @Test func waterfallBarsAreToScaleAndTheTimelineHasMostOfThePage() throws {
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()
-        let result = try Harness.sonde(["probe", target.http + "/delay/116", target.http + "/delay/156", target.http + "/delay/1500",
+        let result = try Harness.sonde(["probe", target.http + "/delay/1500", target.http + "/delay/116", target.http + "/delay/156",
                                         "--output-dir", output], timeout: 60)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let facts = try HTMLLayoutCLITests.measure(try folder(output) + "/report.html")
@@ -35,7 +36,9 @@ import Testing
             #expect(abs(drawn - took) / took < 0.03 || abs(other.width - one.width * took) <= 1,
                     "bars \(one.width) px and \(other.width) px for \(one.ms) ms and \(other.ms) ms")
         }
-        #expect(middle.width - short.width > 10, "116 ms and 156 ms look the same: \(short.width) px, \(middle.width) px")
+        let pixelsPerMs = long.width / long.ms
+        #expect(middle.ms - short.ms > 20 && middle.width - short.width > 0.8 * (middle.ms - short.ms) * pixelsPerMs,
+                "\(short.ms) ms and \(middle.ms) ms drawn \(short.width) px and \(middle.width) px (\(pixelsPerMs) px per ms)")
         for bar in bars {
             #expect((bar["right"] as? Double ?? .infinity) - (bar["cellRight"] as? Double ?? 0) <= 1, "\(bar)")
         }

@@ -88,7 +88,7 @@ import Testing
         let other = try #require(spans.first { $0["reportMethod"] as? String == "FOO" }, "\(spans)")
         #expect(other["name"] as? String == "HTTP" && other["method"] as? String == "_OTHER" && other["methodOriginal"] as? String == "FOO", "\(other)")
         let plain = try #require(spans.first { $0["reportMethod"] as? String == "GET" }, "\(spans)")
-        #expect(plain["name"] as? String == "GET" && plain["method"] as? String == "GET" && plain["methodOriginal"] == nil, "\(plain)")
+        #expect(plain["name"] as? String == "GET" && plain["method"] as? String == "GET" && (plain["methodOriginal"] as? String) == nil, "\(plain)")
         for span in [other, plain] {
             for (attribute, field) in [("requestSize", "reportRequestSize"), ("requestBodySize", "reportRequestBodySize"),
                                        ("responseSize", "reportResponseSize"), ("responseBodySize", "reportResponseBodySize")] {

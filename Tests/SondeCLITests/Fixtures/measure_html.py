@@ -4,7 +4,7 @@ DevTools protocol (the page's CSP forbids scripts; DevTools' Runtime.evaluate is
 script). Usage: measure_html.py REPORT.html [WIDTH]
 Prints one JSON object: the viewport width, the page's scrollWidth, every `.scroll` box (its
 section's heading, clientWidth, scrollWidth); for every waterfall bar, its row's request and total
-(ms, as the row says), the painted width of its segments and of the bar itself (px) and its right
+(ms, the cell before the timeline), the painted width of its segments and of the bar itself (px) and its right
 edge beside its cell's; the waterfall's timeline column width beside its table's and its section's
 (`timeline`); and every chart (`svg.chart`): its classes, its width beside its section's, its text
 labels (`axis`, `unit` and `time` ones apart) and the legend items of its figure.
@@ -33,7 +33,7 @@ MEASURE = r"""(() => JSON.stringify({
     clientWidth: box.clientWidth, scrollWidth: box.scrollWidth})),
   bars: [...document.querySelectorAll('td.bar > div')].map(bar => ({
     request: bar.closest('tr').querySelector('td.url').textContent,
-    total: ((bar.closest('tr').querySelector('td.total') || {textContent: ''}).textContent),
+    total: ((bar.closest('td').previousElementSibling || {textContent: ''}).textContent),
     width: [...bar.querySelectorAll(':scope > i')].reduce((sum, segment) => sum + segment.getBoundingClientRect().width, 0),
     barWidth: bar.getBoundingClientRect().width,
     right: bar.getBoundingClientRect().right,
