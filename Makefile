@@ -2,9 +2,9 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-BUILD_DEBS := libcurl4-openssl-dev libssl-dev libpcap-dev libsqlite3-dev libre2-dev pkg-config binutils
-TEST_DEBS  := $(BUILD_DEBS) nginx caddy curl chromium tshark tcpdump prometheus prometheus-blackbox-exporter testssl.sh sslscan iproute2 nftables
-BENCH_DEBS := $(TEST_DEBS) nghttp2-client time gcc libc6-dev
+BUILD_DEBS := libcurl4-openssl-dev libssl-dev libpcap-dev libsqlite3-dev libre2-dev zlib1g-dev pkg-config binutils
+TEST_DEBS  := $(BUILD_DEBS) nginx caddy curl chromium tshark tcpdump prometheus prometheus-blackbox-exporter testssl.sh sslscan iproute2 nftables time
+BENCH_DEBS := $(TEST_DEBS) nghttp2-client gcc libc6-dev
 SONDE := .build/debug/sonde
 ## The libcurl sonde runs on (scripts/provide-libcurl.sh): DIR/lib beside the build, found by RUNPATH.
 LIBCURL_DIR := $(CURDIR)/.build/sonde-libcurl

@@ -35,6 +35,8 @@ let package = Package(
         // links against Debian's libsqlite3 (built without SQLITE_ENABLE_SNAPSHOT: no sqlite3_snapshot_*
         // symbols, GRDB issue #1537); earlier 7.x fail to link there.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // gzip for OTLP request bodies (OTEL_EXPORTER_OTLP_COMPRESSION), over the system's zlib.
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         // SIGINT/SIGTERM as a flag every engine polls (async-signal-safe, so in C).
@@ -100,7 +102,9 @@ let package = Package(
         .target(name: "SondeReport", dependencies: ["SondeCore"]),
         // OTLP export of a finished run (metrics and traces over http/protobuf, on sonde's libcurl
         // engine): a hand-written protobuf writer for the few OTLP messages (docs/otlp.md says why).
-        .target(name: "SondeOTLP", dependencies: ["SondeCore", "SondeHTTP", "SondeReport"]),
+        .target(name: "SondeOTLP", dependencies: ["SondeCore", "SondeHTTP", "SondeReport",
+                                                  .product(name: "CompressNIO", package: "compress-nio"),
+                                                  .product(name: "NIOCore", package: "swift-nio")]),
         // The Linux calls of the link emulator's plumbing (TUN ioctls, routes, unshare/setns, mount).
         .target(name: "CLinkShim"),
         // Emulated links (--link): profiles, the packet emulator, the per-run network namespace and TUNs.

@@ -26,7 +26,8 @@ struct AnalyzeCommand: ParsableCommand {
     @OptionGroup var report: ReportOptions
 
     /// `--baseline` compares a run's probe phases, and an analysis has none: refused rather than ignored.
-    func validate() throws {
+    mutating func validate() throws {
+        files = PositionalRuns.split(files)
         if report.baselinePath != nil {
             throw ValidationError("--baseline (or baseline: in --config) compares probe phases, which an analysis of captures has none of: leave it out")
         }

@@ -80,7 +80,8 @@ struct ProbeCommand: AsyncParsableCommand {
         return spec
     }
 
-    func validate() throws {
+    mutating func validate() throws {
+        urls = PositionalRuns.split(urls)
         try spec.validateForCommandLine()
     }
 

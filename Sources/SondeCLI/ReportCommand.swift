@@ -13,6 +13,8 @@ struct ReportCommand: ParsableCommand {
         discussion: """
         Works on any run folder, including one left by a killed run (no end line in the journal): \
         that run is reported as interrupted, with the tasks it flushed.
+        A damaged journal (lines that do not decode, out-of-range numbers, lines too long) is said line by line and exits 64; \
+        a folder that already has a report keeps it unless --force is given (a last line cut by a kill is no damage). \
         Several run folders are merged into a new run under --output-dir, with every task of each. \
         --baseline takes a run folder or history:CHECK:median:N (read from --history); with --history the rebuilt run is added to it.
         Examples: sonde report Reports/20261122T001200Z-probe-1a2b
@@ -32,10 +34,15 @@ struct ReportCommand: ParsableCommand {
     @Option(name: .customLong("from-journal"), help: "The run folder to rebuild (the same as the argument).")
     var fromJournal: String?
 
+    @Flag(name: .customLong("force"),
+          help: "Replace the folder's report files even when its journal is damaged (the rebuilt report lacks what the damaged lines held).")
+    var force = false
+
     @OptionGroup var jsonOutput: JSONOutputOption
     @OptionGroup var judgement: JudgementOptions
 
-    func validate() throws {
+    mutating func validate() throws {
+        folders = PositionalRuns.split(folders)
         guard folders.isEmpty != (fromJournal == nil) else {
             throw ValidationError("give the run folder as arguments or with --from-journal, not both and not neither")
         }
@@ -56,7 +63,7 @@ struct ReportCommand: ParsableCommand {
                 try RunSettings.loadBaseline(path, historyPath: history.historyPath, outputDirectory: output.outputDirectory)
             }
             outcome = try ReportFiles.render(folder: runFolder, thresholds: thresholds, baseline: baseline,
-                                             prometheusPath: judgement.prometheusPath)
+                                             prometheusPath: judgement.prometheusPath, keepingReportOnLoss: !force)
         } catch {
             printError("sonde: \(error.message)")
             throw ExitCode(ExitStatus.usage.rawValue)
@@ -76,6 +83,12 @@ struct ReportCommand: ParsableCommand {
             if !outcome.thresholds.isEmpty { print(renderer.render(thresholds: outcome.thresholds)) }
             // The end every run command has: the files, the HTML report's path last.
             printReportPaths(runFolder, har: outcome.summary.tasks > 0, prometheusPath: judgement.prometheusPath)
+        }
+        // A damaged journal is bad input, whatever the run's status: the report holds the rest.
+        guard outcome.losses.isEmpty else {
+            printError("sonde: \(runFolder.journalPath) is damaged: \(outcome.losses.description) could not be read; "
+                + "the report holds the rest of the journal")
+            throw ExitCode(ExitStatus.usage.rawValue)
         }
         throw ExitCode(outcome.exitStatus.rawValue)
     }

@@ -22,14 +22,15 @@ public struct Sonde: AsyncParsableCommand {
     /// `--capture` takes an optional value (`--capture=optional`), which swift-argument-parser
     /// options cannot: a bare `--capture` is read as `--capture=required` (`bareCaptureExpanded`).
     /// `--libcurl PATH` is taken out first (`LibcurlSelection`, which may re-execute sonde), and
-    /// `--version --verbose` is `sonde version`.
+    /// `--version --verbose` is `sonde version`. Long lists of URLs, files and folders reach the
+    /// parser as a few tokens (`PositionalRuns`: its cost grows with the square of their number).
     public static func runFromCommandLine() async {
         // A write to a connection cut under a transfer must fail with EPIPE, not kill sonde: libcurl
         // runs with CURLOPT_NOSIGNAL (threads) and its QUIC sends do not all pass MSG_NOSIGNAL.
         signal(SIGPIPE, SIG_IGN)
         var arguments = bareCaptureExpanded(LibcurlSelection.apply(Array(CommandLine.arguments.dropFirst())))
         if Set(arguments) == ["--version", "--verbose"] { arguments = ["version"] }
-        await main(arguments)
+        await main(PositionalRuns.joined(arguments))
     }
 
     /// `arguments` with each bare `--capture` in option position made `--capture=required`; after

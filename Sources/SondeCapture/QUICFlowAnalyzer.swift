@@ -18,7 +18,9 @@ import SondeCore
 ///   an encrypted NEW_CONNECTION_ID frame, is followed by the fallback only.)
 /// - Zero bytes after a long-header packet are padding, not a packet (tshark: "coalesced padding").
 ///
-/// Memory: one small record per connection, `markLimit` marks and `problemLimit` problems at most.
+/// Memory: one small record per connection, `markLimit` marks and `problemLimit` problems at most,
+/// for at most `flowLimit` connections: past it, a datagram that would start a connection is only
+/// counted (`omitted`), and a followed 4-tuple that a new connection reuses is followed no further.
 struct QUICFlowAnalyzer {
     private final class Connection {
         let client: PacketEndpoint
@@ -49,12 +51,18 @@ struct QUICFlowAnalyzer {
     let markLimit: Int
     /// Problems kept per connection.
     static let problemLimit = 8
+    /// Connections followed one by one, at most.
+    let flowLimit: Int
+    /// The datagrams of connections past `flowLimit` (its `tcp*` counts stay 0 here).
+    private(set) var omitted: CaptureReport.OmittedFlows
     private var connections: [Connection] = []
     /// The connections of each 4-tuple, in the order they began.
     private var current: [FlowKey: [Connection]] = [:]
 
-    init(markLimit: Int = 0) {
+    init(markLimit: Int = 0, flowLimit: Int = .max) {
         self.markLimit = markLimit
+        self.flowLimit = flowLimit
+        omitted = CaptureReport.OmittedFlows(limit: flowLimit)
     }
 
     /// Adds a datagram; false when it is not QUIC (no connection on its 4-tuple, and its first
@@ -73,6 +81,14 @@ struct QUICFlowAnalyzer {
         if connection == nil && !reused { connection = onTuple.last }
         if connection == nil {
             guard let opening else { return false }
+            guard connections.count < flowLimit else {
+                // Past the limit: counted only (see `omitted`).
+                omitted.quicDatagrams += 1
+                omitted.quicBytes += datagram.ipLength
+                if opening.type == .initial { omitted.quicInitials += 1 }
+                current.removeValue(forKey: key)
+                return true
+            }
             // Only servers send Retry and Version Negotiation.
             let fromServer = opening.type == .retry || opening.type == .versionNegotiation
             let started = Connection(client: fromServer ? datagram.destination : datagram.source,

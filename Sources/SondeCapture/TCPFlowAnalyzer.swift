@@ -23,7 +23,11 @@ import SondeCore
 ///   follows the record layer to the first application data each way.
 ///
 /// A SYN on a 4-tuple whose connection already had a different SYN starts a new connection
-/// (port reuse), as tshark's `tcp.stream` does. Memory: one small record per connection.
+/// (port reuse), as tshark's `tcp.stream` does.
+///
+/// Memory: one small record per connection, for at most `flowLimit` connections; once that many
+/// are followed, a segment of any other connection is only counted (`omitted`), and a followed
+/// 4-tuple that a new connection reuses is followed no further.
 struct TCPFlowAnalyzer {
     private typealias Key = FlowKey
 
@@ -77,6 +81,10 @@ struct TCPFlowAnalyzer {
 
     /// Packets kept per connection for timelines (`FlowEvidence.packets`); 0 keeps none.
     let markLimit: Int
+    /// Connections followed one by one, at most.
+    let flowLimit: Int
+    /// The segments of connections past `flowLimit` (its `quic*` counts stay 0 here).
+    private(set) var omitted: CaptureReport.OmittedFlows
     private var flows: [Flow] = []
     private var current: [Key: Flow] = [:]
     /// The last connection looked up: consecutive packets are often of one connection.
@@ -92,6 +100,14 @@ struct TCPFlowAnalyzer {
         let active: Flow
         if let flow {
             active = flow
+        } else if flows.count >= flowLimit {
+            // Past the limit: counted only; a followed 4-tuple reused by this connection is dropped
+            // from the lookup, so that its packets are not mixed into the old connection's.
+            omitted.tcpSegments += 1
+            omitted.tcpBytes += segment.ipLength
+            if segment.isSYN && !segment.hasACK { omitted.tcpSyns += 1 }
+            if current.removeValue(forKey: key) != nil { recent = nil }
+            return
         } else {
             // The client is the SYN sender; without a SYN, the sender of the first segment seen
             // (or the receiver, when that first segment is a SYN/ACK).
@@ -105,8 +121,10 @@ struct TCPFlowAnalyzer {
         analyse(segment, in: active)
     }
 
-    init(markLimit: Int = 0) {
+    init(markLimit: Int = 0, flowLimit: Int = .max) {
         self.markLimit = markLimit
+        self.flowLimit = flowLimit
+        omitted = CaptureReport.OmittedFlows(limit: flowLimit)
     }
 
     private func analyse(_ s: TCPSegment, in flow: Flow) {

@@ -103,13 +103,35 @@ public struct CaptureMatcher: Sendable {
     }
 
     /// Whether libcurl's reuse flag agrees with the time the connection's first packet (`openedAt`:
-    /// SYN, first client Initial) went out: a new connection's comes after this transaction began
-    /// (1 ms of slack for the clocks), a reused connection's before. nil without either time.
+    /// SYN, first client Initial) went out. The packets contradict the flag only when they are
+    /// clear of the clocks' slack (`reuseSlackMicros`), each way against the instant that decides it:
+    ///
+    /// - a new connection is opened by its hop once libcurl has it: its first packet cannot come
+    ///   before the hop was handed to libcurl (`fetchStartDate` + `queue`, the time it waited in
+    ///   sonde's queue);
+    /// - a reused connection was opened before its request went out (`requestStartDate`, else
+    ///   `responseStartDate`, else the hop's start). Its first packet may well come after the
+    ///   transaction's *start*: a hop held in the queue while another hop opens the connection
+    ///   (HTTP/2, `--parallel`) starts first and reuses it, and on loopback a reused transaction
+    ///   starts well within a millisecond of the SYN of the one before (issue 39 #21: SYN at
+    ///   .398593, the reused transaction at .399164, once judged to disagree).
+    ///
+    /// nil without the times needed.
     static func reuseAgrees(openedAt: Timestamp?, _ transaction: TransactionMetrics) -> Bool? {
-        guard let opened = openedAt, let start = transaction.fetchStartDate else { return nil }
-        let openedAfterStart = opened.microsecondsSince1970 >= start.microsecondsSince1970 - 1000
-        return transaction.isReusedConnection ? !openedAfterStart : openedAfterStart
+        guard let opened = openedAt?.microsecondsSince1970, let fetchStart = transaction.fetchStartDate?.microsecondsSince1970 else { return nil }
+        let queue = transaction.queue ?? 0
+        let hopStart = fetchStart + (queue.isFinite ? Int64((min(max(queue, 0), 1e9) * 1000).rounded()) : 0)
+        if transaction.isReusedConnection {
+            let requestStart = (transaction.requestStartDate ?? transaction.responseStartDate)?.microsecondsSince1970 ?? hopStart
+            return opened <= max(requestStart, hopStart) + reuseSlackMicros
+        }
+        return opened >= hopStart - reuseSlackMicros
     }
+
+    /// The clocks' slack in `reuseAgrees` (µs): libpcap's timestamps and sonde's wall clock are
+    /// both CLOCK_REALTIME, read at slightly different moments (the kernel stamps a packet when
+    /// it passes the tap; sonde reads its clock before handing the hop to libcurl).
+    static let reuseSlackMicros: Int64 = 1000
 
     /// Whether an interval seen on the wire (ms) fits inside a libcurl phase (ms), which also holds
     /// the client's own scheduling (ms on a loaded machine): 1 ms of slack for the two clocks.

@@ -21,6 +21,22 @@ extension CaptureReport: FieldModel {
         try v.visit("problems", &problems, .required)
         try v.visit("flows", &flows, .required)
         try v.visit("quicFlows", &quicFlows, .field)
+        try v.visit("omitted", &omitted, optional)
+    }
+}
+
+extension CaptureReport.OmittedFlows: FieldModel {
+    public static let blank = CaptureReport.OmittedFlows(limit: 0)
+    public static var schemaName: String? { "omittedFlows" }
+
+    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
+        try v.visit("limit", &limit, .requiredCount)
+        try v.visit("tcpSyns", &tcpSyns, .requiredCount)
+        try v.visit("tcpSegments", &tcpSegments, .requiredCount)
+        try v.visit("tcpBytes", &tcpBytes, .requiredCount)
+        try v.visit("quicDatagrams", &quicDatagrams, .requiredCount)
+        try v.visit("quicInitials", &quicInitials, .requiredCount)
+        try v.visit("quicBytes", &quicBytes, .requiredCount)
     }
 }
 

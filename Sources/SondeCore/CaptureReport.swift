@@ -23,10 +23,13 @@ public struct CaptureReport: Sendable, Equatable {
     public var flows: [FlowEvidence]
     /// QUIC connections (UDP), in the order their first datagram was seen.
     public var quicFlows: [QUICFlowEvidence]
+    /// What came past the analysis's limit on connections analysed one by one: counted, not
+    /// analysed (so that memory stays bounded whatever the file holds); nil when nothing did.
+    public var omitted: OmittedFlows?
 
     public init(file: String, interface: String? = nil, filter: String? = nil, linkType: String, packets: Int,
                 otherPackets: Int, drops: Int? = nil, complete: Bool, problems: [String], flows: [FlowEvidence],
-                quicFlows: [QUICFlowEvidence] = []) {
+                quicFlows: [QUICFlowEvidence] = [], omitted: OmittedFlows? = nil) {
         self.file = file
         self.interface = interface
         self.filter = filter
@@ -38,6 +41,42 @@ public struct CaptureReport: Sendable, Equatable {
         self.problems = problems
         self.flows = flows
         self.quicFlows = quicFlows
+        self.omitted = omitted
+    }
+
+    /// The connections a capture's analysis did not keep one by one: once `limit` TCP connections
+    /// (or `limit` QUIC connections) are being followed, a packet of any other connection is only
+    /// counted here. A 4-tuple whose connection is followed and that a new connection reuses past
+    /// the limit is followed no further (its later packets are counted here).
+    public struct OmittedFlows: Sendable, Equatable {
+        /// The connections followed one by one, at most, of each of TCP and QUIC.
+        public var limit: Int
+        /// SYNs without ACK past the limit: the connections opened (a retransmitted SYN counts again).
+        public var tcpSyns = 0
+        /// TCP segments past the limit, and their bytes on the wire (IP lengths).
+        public var tcpSegments = 0
+        public var tcpBytes = 0
+        /// Datagrams past the limit that start with a QUIC long header of a known version, those
+        /// among them whose first packet is an Initial, and their bytes (IP lengths). (Later
+        /// short-header datagrams of such connections cannot be told from other UDP: they are
+        /// `otherPackets`.)
+        public var quicDatagrams = 0
+        public var quicInitials = 0
+        public var quicBytes = 0
+
+        public init(limit: Int) { self.limit = limit }
+
+        /// Whether anything was counted.
+        public var isEmpty: Bool { tcpSegments == 0 && quicDatagrams == 0 }
+
+        /// In words, for the terminal and the HTML: "past the first 10000 connections of each kind, …
+        /// were counted, not analysed one by one".
+        public var summary: String {
+            var parts: [String] = []
+            if tcpSegments > 0 { parts.append("\(tcpSegments) TCP segments (\(tcpBytes) bytes, \(tcpSyns) SYNs opening connections)") }
+            if quicDatagrams > 0 { parts.append("\(quicDatagrams) QUIC datagrams (\(quicBytes) bytes, \(quicInitials) opening with an Initial)") }
+            return "Past the first \(limit) connections of each kind, \(parts.joined(separator: " and ")) were counted, not analysed one by one"
+        }
     }
 }
 

@@ -158,7 +158,7 @@ public struct Redactor: Sendable {
             query = text[text.index(after: mark)...]
             text = text[..<mark]
         }
-        var result = redactUserInfo(String(text))
+        var result = Self.redactUserInfo(String(text), userName: false)
         if let query { result += "?" + redact(parameters: query) }
         if !fragment.isEmpty { result += "#" + redact(parameters: fragment.dropFirst()) }
         return result
@@ -210,10 +210,19 @@ public struct Redactor: Sendable {
         return result
     }
 
-    /// The user-info's password masked (`u:REDACTED@h`), or the whole user-info when it has no
-    /// password (`REDACTED@h`: a token is often sent as the user name). The authority starts
-    /// after `scheme://`, or after a leading `//` (a scheme-relative reference).
-    private func redactUserInfo(_ prefix: String) -> String {
+    /// `url` as OpenTelemetry's `url.full` must be: no credentials (`https://REDACTED:REDACTED@host/`,
+    /// `https://REDACTED@host/` for a user name alone), whether or not redaction is enabled (the
+    /// semantic conventions' MUST NOT); secret query parameters as `redact(url:)` leaves them.
+    public static func withoutCredentials(url: String) -> String {
+        guard url.contains("@") else { return url }
+        let end = url.firstIndex { $0 == "?" || $0 == "#" } ?? url.endIndex
+        return redactUserInfo(String(url[..<end]), userName: true) + url[end...]
+    }
+
+    /// The user-info's password masked (`u:REDACTED@h`; with `userName`, `REDACTED:REDACTED@h`), or
+    /// the whole user-info when it has no password (`REDACTED@h`: a token is often sent as the user
+    /// name). The authority starts after `scheme://`, or after a leading `//` (a scheme-relative reference).
+    private static func redactUserInfo(_ prefix: String, userName: Bool) -> String {
         let authorityStart: String.Index
         if let schemeEnd = prefix.firstRange(of: "://") {
             authorityStart = schemeEnd.upperBound
@@ -230,7 +239,7 @@ public struct Redactor: Sendable {
         guard let colon = userInfo.firstIndex(of: ":") else {
             return userInfo.isEmpty ? prefix : String(prefix[..<authorityStart]) + Self.mask + String(prefix[at...])
         }
-        let head = String(prefix[..<authorityStart]) + String(userInfo[..<colon])
+        let head = String(prefix[..<authorityStart]) + (userName ? Self.mask : String(userInfo[..<colon]))
         return head + ":" + Self.mask + String(prefix[at...])
     }
 

@@ -82,15 +82,18 @@ public final class StreamingTransfer {
     /// Whether transfers can only use QUIC (`--http3-only`): a failure to connect is QUIC's.
     private let overQUIC: Bool
 
-    /// - Parameter stallTimeoutMs: a transfer that receives nothing for this long fails with
-    ///   `timedOut` (CURLOPT_LOW_SPEED_TIME); nil for no limit.
-    public init(options: ProbeOptions, redactor: Redactor, stallTimeoutMs: Int? = nil) throws(TaskError) {
+    /// - Parameters:
+    ///   - stallTimeoutMs: a transfer that receives nothing for this long fails with
+    ///     `timedOut` (CURLOPT_LOW_SPEED_TIME); nil for no limit.
+    ///   - followsRedirects: false: a 3xx is the final response (its head is returned and nothing
+    ///     is sent to its Location), for callers whose requests carry credentials for one host only.
+    public init(options: ProbeOptions, redactor: Redactor, stallTimeoutMs: Int? = nil, followsRedirects: Bool = true) throws(TaskError) {
         easy = try EasyHandle()
         self.redactor = redactor
         viaProxy = options.proxy != nil
         overQUIC = options.httpVersion == .http3Only
         try easy.configureTransport(options)
-        try easy.set(CURLOPT_FOLLOWLOCATION, 1)
+        try easy.set(CURLOPT_FOLLOWLOCATION, followsRedirects ? 1 : 0)
         try easy.set(CURLOPT_MAXREDIRS, options.maxRedirects)
         // One transfer at a time: the pool keeps the last connection only, so a request that opens
         // a new one (`openNewConnectionNext`, after `dropConnection`) leaves no older one behind

@@ -127,7 +127,7 @@ public enum HistoryPage {
 
     private static let css = """
     section.regressed h2{color:var(--bad)}tr.regressed td:first-child{font-weight:700}
-    svg.trend .line{fill:none;stroke-width:1.5}svg.trend .s0 .line{stroke:#2563eb}svg.trend .s1 .line{stroke:#f59e0b}
+    svg.chart.trend{max-width:none}svg.trend .line{fill:none;stroke-width:1.5}svg.trend .s0 .line{stroke:#2563eb}svg.trend .s1 .line{stroke:#f59e0b}
     svg.trend .s0 .dot{fill:#2563eb}svg.trend .s1 .dot{fill:#f59e0b}svg.trend .dot.bad{fill:var(--bad)}
     .legend i.s0{background:#2563eb}.legend i.s1{background:#f59e0b}.badge{color:var(--bad);font-weight:700}
     """

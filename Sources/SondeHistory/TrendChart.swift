@@ -3,11 +3,15 @@ import SondeReport
 /// An inline SVG line chart of one or two figures of a check over its runs (`HistorySeriesPoint`,
 /// placed by time, oldest left), each point a link to its run's report. No script, no fetch;
 /// colours from the page's CSS. Points of runs that did not pass are drawn in the failure colour.
+/// The chart spans the page's width (`svg.trend`); the time axis has `timeTicks` dated labels
+/// (`HistoryFormat.minute`, UTC) at even times from the first run to the last.
 ///
 /// Invariant: every coordinate is finite and inside the view box: values are clamped to 0 …
 /// the axis top, and a series with no value draws nothing.
 enum TrendChart {
-    static let width = 640.0, height = 150.0, left = 56.0, right = 10.0, top = 10.0, bottom = 22.0
+    static let width = 1120.0, height = 170.0, left = 56.0, right = 60.0, top = 10.0, bottom = 22.0
+    /// Labels on the time axis (one when all runs are at one instant).
+    static let timeTicks = 5
 
     /// - Parameters:
     ///   - links: per point, the href of its run's report, escaped for an attribute.
@@ -34,9 +38,14 @@ enum TrendChart {
             svg += #"<line x1="\#(n(left))" y1="\#(n(y(value)))" x2="\#(n(width - right))" y2="\#(n(y(value)))" class="grid"/>"#
             svg += #"<text x="\#(n(left - 4))" y="\#(n(y(value) + 4))" text-anchor="end" class="axis">\#(htmlEscape(metrics[0].format(value)))</text>"#
         }
-        if let first = minutes.first, let last = minutes.last {
-            svg += #"<text x="\#(n(left))" y="\#(n(height - 6))" class="axis">\#(first)</text>"#
-            svg += #"<text x="\#(n(width - right))" y="\#(n(height - 6))" text-anchor="end" class="axis">\#(last)</text>"#
+        // Dated ticks at even times (the middle only when the runs share one instant).
+        let ticks = span > 0 ? (0..<timeTicks).map { Double($0) / Double(timeTicks - 1) } : [0.5]
+        for fraction in ticks {
+            let tickX = left + fraction * plotWidth
+            let micros = first + fraction * span
+            let label = micros.isFinite && abs(micros) < 9e15 ? HistoryFormat.minute(Int64(micros)) : ""
+            svg += #"<line x1="\#(n(tickX))" y1="\#(n(height - bottom))" x2="\#(n(tickX))" y2="\#(n(height - bottom + 4))" class="grid"/>"#
+            svg += #"<text x="\#(n(tickX))" y="\#(n(height - 6))" text-anchor="middle" class="axis time">\#(htmlEscape(label))</text>"#
         }
         for (series, metric) in metrics.enumerated() {
             let drawn = points.indices.compactMap { index in points[index].values[metric].map { (index, $0) } }

@@ -1,3 +1,5 @@
+import SondeCore
+
 /// One OpenTelemetry attribute (`opentelemetry.proto.common.v1.KeyValue`): a key and a scalar
 /// value (`AnyValue`'s string, bool, int and double forms; sonde sends no arrays or maps).
 struct OTLPAttribute: Hashable {
@@ -20,6 +22,8 @@ struct OTLPAttribute: Hashable {
     static func int(_ key: String, _ value: Int) -> OTLPAttribute { OTLPAttribute(key, .int(Int64(value))) }
     static func double(_ key: String, _ value: Double) -> OTLPAttribute { OTLPAttribute(key, .double(value)) }
     static func bool(_ key: String, _ value: Bool) -> OTLPAttribute { OTLPAttribute(key, .bool(value)) }
+    /// `url.full` without credentials (`Redactor.withoutCredentials`), as the conventions require.
+    static func urlFull(_ url: String) -> OTLPAttribute { .string("url.full", Redactor.withoutCredentials(url: url)) }
 
     /// Writes this attribute as a `KeyValue` (key = 1, value = 2; `AnyValue`: string_value = 1,
     /// bool_value = 2, int_value = 3, double_value = 4).

@@ -7,7 +7,9 @@ import SondeReport
 /// (`OTLPTracesBuilder`), each through `OTLPSender` (bounded retries and time).
 ///
 /// Export never changes the run: it starts after the run's files are written, it throws
-/// nothing, and what failed comes back in the outcome for the caller to say and count.
+/// nothing, and what failed comes back in the outcome for the caller to say and count (each
+/// failure names its URL redacted: `Redactor.redact(url:)`, so a password in the endpoint is
+/// never printed or logged).
 ///
 /// Threading: blocks the calling thread (at most each signal's timeout per request, and the
 /// trace batches stop at the first that fails); call it off Swift's cooperative pool.
@@ -33,16 +35,19 @@ public enum OTLPExporter {
     public static func export(runFolder: String, run: RunInfo, settings: OTLPSettings, context: OTLPTraceContext, vantage: String?) -> Outcome {
         var outcome = Outcome()
         let folder = RunFolder(existing: runFolder)
-        var metrics = OTLPMetricsBuilder()
-        var traces = OTLPTracesBuilder(context: context)
+        var metrics = OTLPMetricsBuilder(knownMethods: settings.knownMethods)
+        var traces = OTLPTracesBuilder(context: context, knownMethods: settings.knownMethods)
         let runID = run.id
         let command = run.command
+        func resource(_ check: String?) -> OTLPResource {
+            OTLPResource(service: settings.resource, vantage: vantage, check: check, runID: runID, command: command)
+        }
         let traceSender = OTLPSender(target: settings.traces)
         var tracesFailed: String?
         let scanned: JournalScan.Result
         do throws(TaskError) {
             scanned = try JournalScan.forEachTask(folder: folder) { task in
-                let resource = OTLPResource(vantage: vantage, check: task.check, runID: runID, command: command)
+                let resource = resource(task.check)
                 metrics.add(task, resource: resource)
                 guard tracesFailed == nil else { return }
                 traces.add(task, resource: resource)
@@ -57,12 +62,12 @@ public enum OTLPExporter {
             outcome.failures.append("the run's journal could not be read: \(error.message)")
             return outcome
         }
-        let resource = OTLPResource(vantage: vantage, check: nil, runID: runID, command: command)
+        let runResource = resource(nil)
         for soak in scanned.soaks {
-            metrics.addSoak(soak, resource: OTLPResource(vantage: vantage, check: soak.check, runID: runID, command: command))
+            metrics.addSoak(soak, resource: resource(soak.check))
         }
         for trial in scanned.resume.trials {
-            metrics.addResumeTrial(trial, resource: OTLPResource(vantage: vantage, check: trial.check, runID: runID, command: command))
+            metrics.addResumeTrial(trial, resource: resource(trial.check))
         }
         let start = OTLPTracesBuilder.nanos(run.startedAt)
         let end = run.finishedAt.map(OTLPTracesBuilder.nanos) ?? start
@@ -70,19 +75,19 @@ public enum OTLPExporter {
             let sent = OTLPSender(target: settings.metrics).send(metrics.request(startNanos: start, endNanos: end))
             outcome.attempts += sent.attempts
             if let failure = sent.failure {
-                outcome.failures.append("metrics to \(settings.metrics.url): \(failure)")
+                outcome.failures.append("metrics to \(settings.metrics.shownURL): \(failure)")
             } else {
                 outcome.transactions = metrics.transactions
             }
         }
         if tracesFailed == nil {
-            traces.addRun(run, resource: resource)
+            traces.addRun(run, resource: runResource)
             for soak in scanned.soaks {
-                traces.addSoak(soak, resource: OTLPResource(vantage: vantage, check: soak.check, runID: runID, command: command))
+                traces.addSoak(soak, resource: resource(soak.check))
             }
             for trial in scanned.resume.trials {
                 traces.addResumeTrial(trial, runStart: run.startedAt,
-                                      resource: OTLPResource(vantage: vantage, check: trial.check, runID: runID, command: command))
+                                      resource: resource(trial.check))
             }
             let pending = traces.pendingSpans
             if let batch = traces.takeBatch() {
@@ -91,7 +96,7 @@ public enum OTLPExporter {
                 if let failure = sent.failure { tracesFailed = failure } else { outcome.spans += pending }
             }
         }
-        if let tracesFailed { outcome.failures.append("traces to \(settings.traces.url): \(tracesFailed)") }
+        if let tracesFailed { outcome.failures.append("traces to \(settings.traces.shownURL): \(tracesFailed)") }
         return outcome
     }
 }

@@ -13,6 +13,9 @@ struct OTLPHistogram {
 
     /// The bounds OpenTelemetry's HTTP conventions advise for `http.client.request.duration`, in seconds.
     static let httpDurationBounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10]
+    /// The bounds of `sonde.http.phase.duration` (seconds): the advised ones with finer buckets
+    /// below 5 ms (from 50 µs), where a loopback or LAN phase's dns, connect, tls and send fall.
+    static let phaseDurationBounds: [Double] = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025] + httpDurationBounds
 
     init(bounds: [Double]) {
         self.bounds = bounds

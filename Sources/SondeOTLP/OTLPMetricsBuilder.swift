@@ -5,7 +5,8 @@ import SondeCore
 ///
 /// - `http.client.request.duration` (histogram, `s`): each transaction's `phases.total`, by the
 ///   conventions' stable attributes (`OTLPTransactionFacts.stableAttributes`), with their advised bounds;
-/// - `sonde.http.phase.duration` (histogram, `s`): each phase a transaction went through, by
+/// - `sonde.http.phase.duration` (histogram, `s`, `OTLPHistogram.phaseDurationBounds`: from 50 µs,
+///   so that loopback and LAN phases spread over buckets): each phase a transaction went through, by
 ///   `sonde.phase` (dns, connect, tls, send, wait, receive, total), `sonde.connection` (cold, warm),
 ///   `server.address`, `server.port`, `url.scheme`, `network.protocol.version`;
 /// - `sonde.tasks` (sum, `{task}`): the tasks, by `sonde.task.outcome` (ok, error);
@@ -32,13 +33,19 @@ struct OTLPMetricsBuilder {
     private var resourceOrder: [OTLPResource] = []
     /// Transactions recorded in `http.client.request.duration` (those with a measured total).
     private(set) var transactions = 0
+    /// The methods the conventions call known (`OTLPSettings.knownMethods`).
+    let knownMethods: Set<String>
+
+    init(knownMethods: Set<String> = OTLPSettings.defaultKnownMethods) {
+        self.knownMethods = knownMethods
+    }
 
     /// Adds one task: its transactions, each phase, and its outcome.
     mutating func add(_ task: ProbeTask, resource: OTLPResource) {
         ensure(resource)
         let count = task.transactionMetrics.count
         for (index, transaction) in task.transactionMetrics.enumerated() {
-            let facts = OTLPTransactionFacts(transaction, taskError: index == count - 1 ? task.error : nil)
+            let facts = OTLPTransactionFacts(transaction, taskError: index == count - 1 ? task.error : nil, knownMethods: knownMethods)
             if let seconds = facts.durationSeconds {
                 let key = facts.stableAttributes
                 if series[resource]?.durations[key] == nil {
@@ -57,7 +64,7 @@ struct OTLPMetricsBuilder {
                 guard let milliseconds = transaction.phases[phase] else { continue }
                 let key = [OTLPAttribute.string("sonde.phase", phase.name)] + common
                 if series[resource]?.phases[key] == nil {
-                    series[resource]?.phases[key] = OTLPHistogram(bounds: OTLPHistogram.httpDurationBounds)
+                    series[resource]?.phases[key] = OTLPHistogram(bounds: OTLPHistogram.phaseDurationBounds)
                     series[resource]?.phaseOrder.append(key)
                 }
                 series[resource]?.phases[key]?.record(milliseconds / 1000)

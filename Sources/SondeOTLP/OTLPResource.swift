@@ -1,21 +1,21 @@
 import SondeCore
 
-/// The resource of what one run exports (`opentelemetry.proto.resource.v1.Resource`):
-/// `service.name=sonde`, `service.version`, and sonde's own `sonde.vantage` (serve's
-/// `vantage:`), `sonde.check` (the suite check; absent outside checks), `sonde.run.id` and
-/// `sonde.command`.
+/// The resource of what one run exports (`opentelemetry.proto.resource.v1.Resource`): the
+/// service (`service.name`, `service.version`, `service.instance.id` and the SDK variables'
+/// attributes: `OTLPResourceSettings`), and sonde's own `sonde.vantage` (serve's `vantage:`),
+/// `sonde.check` (the suite check; absent outside checks), `sonde.run.id` and `sonde.command`.
 struct OTLPResource: Hashable {
+    var service: OTLPResourceSettings
     var vantage: String?
     var check: String?
     var runID: String
     var command: String
 
     var attributes: [OTLPAttribute] {
-        var attributes: [OTLPAttribute] = [.string("service.name", "sonde"), .string("service.version", SondeVersion.current),
-                                           .string("sonde.run.id", runID), .string("sonde.command", command)]
-        if let vantage { attributes.append(.string("sonde.vantage", vantage)) }
-        if let check { attributes.append(.string("sonde.check", check)) }
-        return attributes
+        var own: [OTLPAttribute] = [.string("sonde.run.id", runID), .string("sonde.command", command)]
+        if let vantage { own.append(.string("sonde.vantage", vantage)) }
+        if let check { own.append(.string("sonde.check", check)) }
+        return service.attributes(adding: own)
     }
 
     /// Writes `Resource` (attributes = 1) as field `field` of the enclosing message.

@@ -1,13 +1,17 @@
 import Foundation
 import SondeCore
 import SondeHTTP
+import SondeReport
 
 /// Sends one OTLP/HTTP request body (protobuf) to one signal's target on sonde's libcurl engine
 /// (`StreamingTransfer`), the way the OTLP specification asks: `POST` with
 /// `Content-Type: application/x-protobuf`; a 2xx answer is success; 429, 502, 503, 504 and
 /// failures to connect or transfer are retried (after the answer's `Retry-After` when it gives
 /// seconds, else 100 ms, 200 ms, …), at most `maxAttempts` times and never past the target's
-/// timeout, which bounds the whole send; any other answer is a failure at once. With protocol
+/// timeout, which bounds the whole send; any other answer is a failure at once. A redirect (3xx)
+/// is never followed (the request carries the collector's headers, an API key among them, for
+/// that collector only): it is a failure naming its Location. With `Content-Encoding: gzip` when
+/// the target's compression says so. With protocol
 /// `grpc` the body goes as the request message of the target's service's `Export` unary call
 /// (`GRPCUnaryCall`, the host resolved once per attempt and the connection pinned to it; headers
 /// as lowercase metadata); UNAVAILABLE, CANCELLED, DEADLINE_EXCEEDED, ABORTED, OUT_OF_RANGE,
@@ -82,9 +86,17 @@ struct OTLPSender {
         options.reuseConnections = false
         options.altSvc = false
         let transfer: StreamingTransfer
-        do throws(TaskError) { transfer = try StreamingTransfer(options: options, redactor: Redactor(enabled: true, extraNames: [])) } catch {
+        let redactor = Redactor(enabled: true, extraNames: [])
+        do throws(TaskError) { transfer = try StreamingTransfer(options: options, redactor: redactor, followsRedirects: false) } catch {
             return .failed(error.message)
         }
+        var body = body
+        var headers = [HeaderField(name: "Content-Type", value: "application/x-protobuf")]
+        if target.compression == .gzip, let compressed = OTLPGzip.compress(body) {
+            body = compressed
+            headers.append(HeaderField(name: "Content-Encoding", value: "gzip"))
+        }
+        headers += target.headers
         var offset = 0
         let upload = UploadBody(length: Int64(body.count)) { buffer in
             let count = min(buffer.count, body.count - offset)
@@ -95,18 +107,31 @@ struct OTLPSender {
             offset += count
             return count
         }
-        let headers = [HeaderField(name: "Content-Type", value: "application/x-protobuf")] + target.headers
         let response = transfer.perform(url: target.url, method: "POST", headers: headers, body: upload)
         guard let status = response.head?.status, response.error == nil else {
-            let why = response.error?.message ?? "no answer"
-            return response.error?.code == .interrupted ? .failed(why) : .retry(why, after: nil)
+            guard let error = response.error else { return .retry("no answer", after: nil) }
+            if error.code == .interrupted { return .failed(error.message) }
+            // libcurl's timeout hint names the probe's --timeout: the export has its own.
+            let timedOut = error.code == .timedOut || error.code == .connectTimeout || error.code == .tlsTimeout
+            return .retry(timedOut ? Self.timeoutMessage(target.timeout) : error.message, after: nil)
         }
         if (200...299).contains(status) { return .delivered }
+        if (300...399).contains(status) {
+            let location = response.head?.value("Location").map { "to \(redactor.redact(url: String($0.prefix(2000)))) " } ?? ""
+            return .failed("the collector answered HTTP \(status), a redirect \(location)(not followed: an OTLP exporter sends to the "
+                + "endpoint it is given, with its headers for that endpoint only; give the final URL)")
+        }
         let why = "the collector answered HTTP \(status)"
         guard [429, 502, 503, 504].contains(status) else { return .failed(why) }
         var retryAfter: Double?
         if let text = response.head?.value("Retry-After"), let seconds = Double(text), seconds.isFinite, seconds >= 0 { retryAfter = seconds }
         return .retry(why, after: retryAfter)
+    }
+
+    /// What a collector that did not answer in time is told: the export's own bound and where it is set.
+    static func timeoutMessage(_ timeout: Double) -> String {
+        "the collector did not answer within the export's timeout of \(formatMs(timeout * 1000)) ms "
+            + "(raise OTEL_EXPORTER_OTLP_TIMEOUT, in milliseconds, or otlp: {timeout:} in serve's config, if it is just slow)"
     }
 
     /// The gRPC codes the OTLP specification retries.

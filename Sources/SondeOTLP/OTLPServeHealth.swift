@@ -13,7 +13,8 @@ import SondeCore
 ///   `sonde.serve.schedule.lateness` (gauge, `s`) by `sonde.check`;
 /// (`sonde_serve_checks_in_flight` is not sent: it is read from the scheduler at a scrape, and
 /// each export follows a run's end.)
-/// Resource: `service.name=sonde`, `service.version`, `sonde.command=serve`, `sonde.vantage`.
+/// Resource: the service (`OTLPResourceSettings`: `service.name`, `service.version`,
+/// `service.instance.id`, the SDK variables' attributes), `sonde.command=serve`, `sonde.vantage`.
 public struct OTLPServeHealth: Sendable {
     public struct Check: Sendable {
         public var name: String
@@ -54,8 +55,8 @@ public struct OTLPServeHealth: Sendable {
         self.vantage = vantage
     }
 
-    /// The `ExportMetricsServiceRequest` at `now` (Unix seconds).
-    func request(now: Double) -> [UInt8] {
+    /// The `ExportMetricsServiceRequest` at `now` (Unix seconds), under `service`'s resource.
+    func request(now: Double, service: OTLPResourceSettings) -> [UInt8] {
         var set = OTLPMetricSet()
         set.cumulative = true
         for check in checks {
@@ -87,9 +88,9 @@ public struct OTLPServeHealth: Sendable {
                     [.string("sonde.module", probe.module), .string("sonde.probe.result", probe.result)])
         }
         let start = Self.nanos(startedAt), end = Self.nanos(now)
-        var attributes: [OTLPAttribute] = [.string("service.name", "sonde"), .string("service.version", SondeVersion.current),
-                                           .string("sonde.command", "serve")]
-        if let vantage { attributes.append(.string("sonde.vantage", vantage)) }
+        var own: [OTLPAttribute] = [.string("sonde.command", "serve")]
+        if let vantage { own.append(.string("sonde.vantage", vantage)) }
+        let attributes = service.attributes(adding: own)
         var writer = ProtobufWriter()
         writer.message(1) { resourceMetrics in
             resourceMetrics.message(1) { $0.attributes(1, attributes) }
@@ -110,7 +111,7 @@ public struct OTLPServeHealth: Sendable {
     /// Sends the health to `settings.metrics` (bounded: `OTLPSender`); the failure in a sentence, or nil.
     /// Threading: blocks the calling thread; call it off Swift's cooperative pool.
     public func export(settings: OTLPSettings) -> String? {
-        let sent = OTLPSender(target: settings.metrics).send(request(now: Date().timeIntervalSince1970))
-        return sent.failure.map { "metrics to \(settings.metrics.url): \($0)" }
+        let sent = OTLPSender(target: settings.metrics).send(request(now: Date().timeIntervalSince1970, service: settings.resource))
+        return sent.failure.map { "metrics to \(settings.metrics.shownURL): \($0)" }
     }
 }

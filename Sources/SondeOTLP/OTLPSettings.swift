@@ -10,8 +10,11 @@ import SondeHTTP
 ///   `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` and `…_TRACES_ENDPOINT` are used as they are, and win over
 ///   the base variable (an endpoint given on the command line or in the config wins over both);
 /// - `…_HEADERS` (`k=v,k2=v2`, values percent-decoded), `…_TIMEOUT` (milliseconds, default
-///   10000), `…_PROTOCOL` (`http/protobuf` by default), `…_CERTIFICATE` (a CA file): each with
-///   its `_METRICS_`/`_TRACES_` variant, which wins for its signal; headers merge by name.
+///   10000), `…_PROTOCOL` (`http/protobuf` by default), `…_CERTIFICATE` (a CA file),
+///   `…_COMPRESSION` (`gzip` or `none`, the default): each with its `_METRICS_`/`_TRACES_`
+///   variant, which wins for its signal; headers merge by name;
+/// - the SDK's `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES` (`OTLPResourceSettings`), and
+///   the HTTP conventions' `OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS`.
 ///
 /// Export is on when an endpoint comes from any of these. `http/protobuf` and `grpc` are carried
 /// out (gRPC on `GRPCUnaryCall`: its endpoint is used as it is, no path appended, default
@@ -30,10 +33,29 @@ public struct OTLPSettings: Sendable, Equatable {
         /// With protocol `grpc`: the service whose `Export` is called
         /// (`opentelemetry.proto.collector.trace.v1.TraceService`); nil for http/protobuf.
         public var grpcService: String?
+        /// How each request body is sent (http/protobuf only: gRPC's own compression is not carried out).
+        public var compression = Compression.none
+
+        /// `url` as messages and logs show it: its password and secret parameters redacted.
+        public var shownURL: String { Redactor(enabled: true).redact(url: url) }
+    }
+
+    /// A request body's encoding (`OTEL_EXPORTER_OTLP_COMPRESSION`).
+    public enum Compression: String, Sendable, Equatable {
+        case none
+        /// `Content-Encoding: gzip`.
+        case gzip
     }
 
     public var metrics: Target
     public var traces: Target
+    /// The resource every export names (`service.name` and the variables' attributes).
+    public var resource = OTLPResourceSettings()
+    /// The request methods the HTTP conventions call known (RFC 9110's and PATCH, or
+    /// `OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS`, which replaces them): any other is sent as
+    /// `_OTHER` with `http.request.method_original`.
+    public var knownMethods = defaultKnownMethods
+    public static let defaultKnownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]
 
     /// The accepted range of a timeout (seconds): 1 ms to 5 minutes.
     public static let timeoutRange = 0.001...300.0
@@ -73,13 +95,18 @@ public struct OTLPSettings: Sendable, Equatable {
                                      base: base, own: given.endpoint == nil ? metricsOwn : nil, given: given, environment: environment)
             let traces = try target("TRACES", path: "v1/traces", service: "opentelemetry.proto.collector.trace.v1.TraceService",
                                     base: base, own: given.endpoint == nil ? tracesOwn : nil, given: given, environment: environment)
-            return .success(OTLPSettings(metrics: metrics, traces: traces))
+            var settings = OTLPSettings(metrics: metrics, traces: traces)
+            settings.resource = try OTLPResourceSettings(environment: environment)
+            if let text = nonEmpty(environment["OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS"]) {
+                settings.knownMethods = try knownMethods(text)
+            }
+            return .success(settings)
         } catch {
             return .failure(error)
         }
     }
 
-    private static func nonEmpty(_ text: String?) -> String? {
+    static func nonEmpty(_ text: String?) -> String? {
         guard let text = text?.trimmingSpaces, !text.isEmpty else { return nil }
         return text
     }
@@ -148,15 +175,44 @@ public struct OTLPSettings: Sendable, Equatable {
             }
             timeout = Double(milliseconds) / 1000
         }
+        var compression = Compression.none
+        if let (name, text) = variable("COMPRESSION") {
+            guard let chosen = Compression(rawValue: text) else {
+                throw SettingProblem(key: name, "'\(text.prefix(40))' is not an OTLP compression (gzip, none)")
+            }
+            guard !(grpc && chosen == .gzip) else {
+                throw SettingProblem(key: name, "gzip over gRPC is not carried out: use http/protobuf (a collector's port 4318), or none")
+            }
+            compression = chosen
+        }
         let caCert = given.caCertPath ?? variable("CERTIFICATE")?.value
         return Target(url: url, headers: headers, timeout: timeout, caCertPath: caCert, insecure: given.insecure,
-                      grpcService: grpc ? service : nil)
+                      grpcService: grpc ? service : nil, compression: compression)
+    }
+
+    /// `OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS`: a comma-separated list of case-sensitive methods (tokens).
+    static func knownMethods(_ text: String) throws(SettingProblem) -> Set<String> {
+        var methods: Set<String> = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: false).prefix(256) {
+            guard let method = String(item).trimmingSpaces.nonEmptyToken else {
+                throw SettingProblem(key: "OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS", "expected methods separated by commas (at '\(item.prefix(40))')")
+            }
+            methods.insert(method)
+        }
+        return methods
     }
 
     /// `k=v,k2=v2` as the specification writes the headers variables (W3C Baggage's form:
     /// values percent-decoded, spaces around items ignored).
     static func parseHeaders(_ text: String, variable: String) throws(SettingProblem) -> [HeaderField] {
-        var fields: [HeaderField] = []
+        try parsePairs(text, variable: variable).map { HeaderField(name: $0.key, value: $0.value) }
+    }
+
+    /// The `key=value` pairs of `text` (W3C Baggage's form, as the headers and resource variables
+    /// are written): keys are tokens, values percent-decoded UTF-8 without control characters;
+    /// at most 256 pairs.
+    static func parsePairs(_ text: String, variable: String) throws(SettingProblem) -> [(key: String, value: String)] {
+        var pairs: [(key: String, value: String)] = []
         for item in text.split(separator: ",").prefix(256) {
             let pair = item.split(separator: "=", maxSplits: 1)
             guard pair.count == 2, let name = String(pair[0]).trimmingSpaces.nonEmptyToken,
@@ -164,9 +220,9 @@ public struct OTLPSettings: Sendable, Equatable {
                   !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
                 throw SettingProblem(key: variable, "expected name=value pairs separated by commas (at '\(item.prefix(40))')")
             }
-            fields.append(HeaderField(name: name, value: value))
+            pairs.append((name, value))
         }
-        return fields
+        return pairs
     }
 
     /// `%XX` escapes decoded; nil when one is malformed or the result is not UTF-8.

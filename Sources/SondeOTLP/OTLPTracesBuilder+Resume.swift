@@ -16,7 +16,7 @@ extension OTLPTracesBuilder {
                             kind: .internal, startNanos: Self.nanos(start),
                             endNanos: Self.nanos(start, plusMilliseconds: trial.durationMs))
         var attributes: [OTLPAttribute] = [
-            .string("url.full", trial.url), .int("sonde.resume.trial", trial.trial), .string("sonde.resume.direction", trial.direction),
+            .urlFull(trial.url), .int("sonde.resume.trial", trial.trial), .string("sonde.resume.direction", trial.direction),
             .string("sonde.resume.protocol", trial.protocol), .int("sonde.resume.interruptions", trial.interruptions.count),
             .int("sonde.resume.legs", trial.legs?.count ?? 0), .int("sonde.resume.retries", trial.retries.count),
             .int("sonde.resume.bytes_transferred", Int(clamping: trial.bytesTransferred)),
@@ -44,7 +44,7 @@ extension OTLPTracesBuilder {
                             startNanos: Self.nanos(start, plusMilliseconds: leg.startMs),
                             endNanos: Self.nanos(start, plusMilliseconds: leg.startMs + leg.durationMs))
         var attributes: [OTLPAttribute] = [
-            .string("url.full", trial.url), .string("http.request.method", method), .int("sonde.resume.trial", trial.trial),
+            .urlFull(trial.url), .string("http.request.method", method), .int("sonde.resume.trial", trial.trial),
             .int("sonde.resume.leg", leg.leg), .string("sonde.resume.leg.request", leg.request),
             .int("sonde.resume.leg.from_byte", Int(clamping: leg.fromByte)), .int("sonde.resume.leg.bytes", Int(clamping: leg.bytes)),
             .double("sonde.resume.leg.duration", leg.durationMs), .string("sonde.resume.leg.outcome", leg.outcome),

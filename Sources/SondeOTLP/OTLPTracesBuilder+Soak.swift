@@ -17,7 +17,7 @@ extension OTLPTracesBuilder {
         let soakEnd = soak.finishedAt ?? soak.attempts.compactMap(\.closedAt).max() ?? soak.startedAt
         var span = OTLPSpan(traceID: context.traceID, spanID: soakID, parentSpanID: context.rootSpanID, name: "sonde.soak", kind: .internal,
                             startNanos: Self.nanos(soak.startedAt), endNanos: Self.nanos(soakEnd))
-        span.attributes = [.string("url.full", soak.url), .int("sonde.soak.connections", soak.connections),
+        span.attributes = [.urlFull(soak.url), .int("sonde.soak.connections", soak.connections),
                            .int("sonde.soak.attempts", soak.attempts.count), .bool("sonde.soak.passed", soak.passed)]
         if !soak.passed { span.status = .error }
         appendSpan(span, to: resource)
@@ -31,7 +31,7 @@ extension OTLPTracesBuilder {
         let spanID = attempt.spanId.flatMap(OTLPTraceContext.spanID(hex:)) ?? OTLPTraceContext.randomID(count: 8)
         var span = OTLPSpan(traceID: context.traceID, spanID: spanID, parentSpanID: parent,
                             name: "sonde.ws.connection", kind: .client, startNanos: Self.nanos(attempt.startedAt), endNanos: Self.nanos(end))
-        var attributes: [OTLPAttribute] = [.string("url.full", soak.url), .int("sonde.ws.connection", attempt.connection),
+        var attributes: [OTLPAttribute] = [.urlFull(soak.url), .int("sonde.ws.connection", attempt.connection),
                                            .int("sonde.ws.attempt", attempt.attempt)]
         let handshake = attempt.handshake
         let phases: [(String, Double?)] = [("dns", handshake.dnsMs), ("connect", handshake.connectMs), ("tls", handshake.tlsMs),

@@ -6,8 +6,9 @@ import SondeCore
 /// - each task: a span `sonde.task` (INTERNAL), child of the run, from the task's start for its
 ///   duration, with `url.full`, `sonde.task.iteration`, `sonde.task.redirect_count` and, when it
 ///   failed, `error.type` and status ERROR;
-/// - each transaction (redirect hop): a CLIENT span named after the method, child of its task,
-///   with the HTTP conventions' attributes, sonde's phases as `sonde.phase.<name>` (milliseconds,
+/// - each transaction (redirect hop): a CLIENT span named after the method (`HTTP` for one the
+///   conventions do not know: `_OTHER`), child of its task, with the HTTP conventions'
+///   attributes (`url.full` without credentials), sonde's phases as `sonde.phase.<name>` (milliseconds,
 ///   the very numbers of report.json), the connection (`sonde.connection.reused`,
 ///   `sonde.connection.id`), TLS, Alt-Svc and HTTP/3 fallback, and one `http.client.network_timing`
 ///   event at the hop's `fetchStartDate` whose `http.*_time` attributes are milliseconds since it.
@@ -15,11 +16,16 @@ import SondeCore
 /// Spans are handed out in batches (`takeBatch`) so that a long run is never held whole.
 struct OTLPTracesBuilder {
     let context: OTLPTraceContext
+    /// The methods the conventions call known (`OTLPSettings.knownMethods`).
+    let knownMethods: Set<String>
     private var spans: [OTLPResource: [OTLPSpan]] = [:]
     private var order: [OTLPResource] = []
     private(set) var pendingSpans = 0
 
-    init(context: OTLPTraceContext) { self.context = context }
+    init(context: OTLPTraceContext, knownMethods: Set<String> = OTLPSettings.defaultKnownMethods) {
+        self.context = context
+        self.knownMethods = knownMethods
+    }
 
     static func nanos(_ timestamp: Timestamp) -> UInt64 { UInt64(clamping: timestamp.microsecondsSince1970) &* 1000 }
 
@@ -53,7 +59,7 @@ struct OTLPTracesBuilder {
         let start = Self.nanos(task.taskInterval.start)
         var span = OTLPSpan(traceID: context.traceID, spanID: taskID, parentSpanID: context.rootSpanID, name: "sonde.task", kind: .internal,
                             startNanos: start, endNanos: Self.nanos(task.taskInterval.start, plusMilliseconds: task.taskInterval.durationMs))
-        span.attributes = [.string("url.full", task.url), .int("sonde.task.iteration", task.iteration),
+        span.attributes = [.urlFull(task.url), .int("sonde.task.iteration", task.iteration),
                            .int("sonde.task.redirect_count", task.redirectCount), .double("sonde.task.duration", task.taskInterval.durationMs)]
         if let link = task.link { span.attributes.append(.string("sonde.link", link)) }
         if let error = task.error {
@@ -71,15 +77,16 @@ struct OTLPTracesBuilder {
 
     private func transactionSpan(_ transaction: TransactionMetrics, hop: Int, parent: [UInt8], taskStart: Timestamp,
                                  taskError: TaskError?) -> OTLPSpan {
-        let facts = OTLPTransactionFacts(transaction, taskError: taskError)
+        let facts = OTLPTransactionFacts(transaction, taskError: taskError, knownMethods: knownMethods)
         let fetchStart = transaction.fetchStartDate ?? taskStart
         let start = Self.nanos(fetchStart)
         let end = transaction.responseEndDate.map(Self.nanos)
             ?? Self.nanos(fetchStart, plusMilliseconds: (transaction.queue ?? 0) + (transaction.phases.total ?? 0))
         var span = OTLPSpan(traceID: context.traceID, spanID: OTLPTraceContext.randomID(count: 8), parentSpanID: parent,
-                            name: facts.method, kind: .client, startNanos: start, endNanos: end)
+                            name: facts.spanName, kind: .client, startNanos: start, endNanos: end)
         var attributes = facts.stableAttributes
-        attributes.append(.string("url.full", transaction.request.url))
+        if let original = facts.originalMethod { attributes.append(.string("http.request.method_original", original)) }
+        attributes.append(.urlFull(transaction.request.url))
         if hop > 0 { attributes.append(.int("http.request.resend_count", hop)) }
         if let address = transaction.remoteAddress { attributes.append(.string("network.peer.address", address)) }
         if let port = transaction.remotePort { attributes.append(.int("network.peer.port", port)) }
@@ -104,9 +111,14 @@ struct OTLPTracesBuilder {
             if let milliseconds = transaction.phases[phase] { attributes.append(.double("sonde.phase.\(phase.name)", milliseconds)) }
         }
         if let queue = transaction.queue { attributes.append(.double("sonde.queue", queue)) }
-        attributes.append(.int("http.request.header.size", Int(clamping: transaction.countOfRequestHeaderBytesSent)))
-        attributes.append(.int("http.request.body.size", Int(clamping: transaction.countOfRequestBodyBytesSent)))
-        attributes.append(.int("http.response.body.size", Int(clamping: transaction.countOfResponseBodyBytesReceived)))
+        // The conventions' sizes: whole messages (request or status line, headers, body) and bodies.
+        // (Header bytes alone have no attribute: `http.request.header.<key>` names headers.)
+        let requestHeader = transaction.countOfRequestHeaderBytesSent, requestBody = transaction.countOfRequestBodyBytesSent
+        let responseHeader = transaction.countOfResponseHeaderBytesReceived, responseBody = transaction.countOfResponseBodyBytesReceived
+        attributes.append(.int("http.request.size", Int(clamping: requestHeader.addingReportingOverflow(requestBody).partialValue)))
+        attributes.append(.int("http.request.body.size", Int(clamping: requestBody)))
+        attributes.append(.int("http.response.size", Int(clamping: responseHeader.addingReportingOverflow(responseBody).partialValue)))
+        attributes.append(.int("http.response.body.size", Int(clamping: responseBody)))
         if let altSvc = transaction.altSvc { attributes.append(.string("sonde.alt_svc", altSvc.summary)) }
         if let failure = transaction.altSvcFailure { attributes.append(.string("sonde.alt_svc.failure", failure.summary)) }
         if let fallback = transaction.http3Fallback { attributes.append(.string("sonde.http3_fallback", fallback.reason)) }

@@ -6,8 +6,17 @@ import SondeCore
 /// (`http.request.method`, `server.address`, `server.port`, `url.scheme`,
 /// `network.protocol.name`/`version`, `http.response.status_code`, `error.type`) and its
 /// duration in seconds. docs/otlp.md has the whole mapping.
+///
+/// A method the conventions do not know (`OTLPSettings.knownMethods`, case-sensitive) is
+/// `_OTHER`, with the method sent in `originalMethod` (`http.request.method_original`), and its
+/// span is named `HTTP`.
 struct OTLPTransactionFacts {
+    /// `http.request.method`: the method sent, or `_OTHER`.
     var method: String
+    /// The method sent when `method` is `_OTHER`; nil for a known method.
+    var originalMethod: String?
+    /// The client span's name: the method, or `HTTP` for `_OTHER`.
+    var spanName: String { originalMethod == nil ? method : "HTTP" }
     var serverAddress: String?
     var serverPort: Int?
     var scheme: String?
@@ -23,8 +32,10 @@ struct OTLPTransactionFacts {
     var connection: String
 
     /// - Parameter taskError: the task's error, given for its last hop only (the hop it ended on).
-    init(_ transaction: TransactionMetrics, taskError: TaskError?) {
-        method = transaction.request.method
+    init(_ transaction: TransactionMetrics, taskError: TaskError?, knownMethods: Set<String>) {
+        let (method, original) = Self.method(transaction.request.method, knownMethods: knownMethods)
+        self.method = method
+        originalMethod = original
         let url = URLComponents(string: transaction.request.url)
         scheme = url?.scheme?.lowercased()
         serverAddress = url?.host.map { $0.hasPrefix("[") && $0.hasSuffix("]") ? String($0.dropFirst().dropLast()) : $0 }
@@ -38,6 +49,11 @@ struct OTLPTransactionFacts {
         }
         durationSeconds = transaction.phases.total.map { $0 / 1000 }
         connection = transaction.isReusedConnection ? "warm" : "cold"
+    }
+
+    /// `http.request.method` and `http.request.method_original` (nil when the method is known) of `sent`.
+    static func method(_ sent: String, knownMethods: Set<String>) -> (method: String, original: String?) {
+        knownMethods.contains(sent) ? (sent, nil) : ("_OTHER", sent)
     }
 
     /// sonde's protocol names (`networkProtocolName`) as `network.protocol.version`.

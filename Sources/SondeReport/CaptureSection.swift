@@ -22,6 +22,9 @@ enum CaptureSection {
                 html += "<p class=\"warn\">\(capture.complete ? "Problems" : "Partial analysis"): "
                     + capture.problems.map(htmlEscape).joined(separator: "; ") + "</p>\n"
             }
+            if let omitted = capture.omitted {
+                html += "<p class=\"warn\">\(htmlEscape(omitted.summary)) (report.json: <code>omitted</code>).</p>\n"
+            }
             var rows = ""
             for flow in capture.flows.prefix(rowLimit) {
                 let up = flow.clientToServer, down = flow.serverToClient

@@ -312,37 +312,34 @@ public enum HTMLReportRenderer {
             let conn = (t.connectionID.map { "#\($0)" } ?? "") + fellBack + wire
             rows += """
             <tr><td class="url" title="\(htmlEscape(t.request.url))">\(htmlEscape(t.request.method)) \(htmlEscape(t.request.url))</td>\
-            <td>\(htmlEscape(status))</td><td>\(proto)</td><td class="conn">\(reuse) \(conn)</td>\
-            <td>\(t.phases.total.map(formatMs) ?? "–")</td>\
+            <td class="conn">\(htmlEscape(status)) · \(proto)<br>\(reuse) \(conn)</td>\
+            <td class="total">\(t.phases.total.map(formatMs) ?? "–")</td>\
             <td class="bar">\(barBox(left: left, width: own / span * 100, ownMs: own / 1000))\(segments)</div></td></tr>
 
             """
         }
         let note = sample.count >= TaskSampler.limit ? "<p class=\"muted\">The first \(TaskSampler.limit) tasks (and failures) of the run; report.json has every transaction.</p>" : ""
         return """
-        <section><h2>Waterfall</h2><p class="legend">\(legend)</p><p class="muted">Bars start at their time in the run, on one scale; \
-        a bar shorter than \(minimumBarWidth) at that scale is drawn \(minimumBarWidth) wide, its phases in proportion, with a dashed outline (hover for the times).</p>\(note)\
+        <section><h2>Waterfall</h2><p class="legend">\(legend)</p><p class="muted">Each bar starts at its time in the run and is as long as \
+        it took, all on one scale (at least \(minimumBarWidth) wide, so that none vanishes); hover a bar or a phase for its time.</p>\(note)\
         <div class="scroll"><table class="waterfall">
-        <thead><tr><th>request</th><th>status</th><th>protocol</th><th>connection</th><th>total ms</th><th>timeline</th></tr></thead>
+        <thead><tr><th class="url">request</th><th class="conn">status · protocol · connection</th><th class="total">total ms</th>\
+        <th class="bar">timeline</th></tr></thead>
         <tbody>\(rows)</tbody></table></div></section>
 
         """
     }
 
-    /// The narrowest a waterfall bar is drawn (CSS length): a short transaction in a run with a
-    /// long one stays readable. Bars near the end shift left so that they stay in their cell.
-    static let minimumBarWidth = "4rem"
-
-    /// Below this share of the run (percent), a bar is taken to be drawn at its minimum width (the
-    /// timeline cell is about 480 px on a desktop page, where 4rem is about 13 %): it gets a dashed
-    /// outline and says so in its tooltip.
-    static let ownScaleBelowPercent = 15.0
+    /// The narrowest a waterfall bar is drawn (CSS length): a transaction too short to be seen at
+    /// the run's scale is still there. Every bar is otherwise exactly to scale (its width is its
+    /// share of the run), so that durations compare by length; bars near the end shift left to
+    /// stay in their cell.
+    static let minimumBarWidth = "2px"
 
     /// A bar's opening `<div …>`: `left` and `width` in percent of the run's span, its own length in ms.
     static func barBox(left: Double, width: Double, ownMs: Double) -> String {
         let style = "margin-left:min(\(percent(left)),calc(100% - \(minimumBarWidth)));width:\(percent(width));min-width:\(minimumBarWidth)"
-        guard width < ownScaleBelowPercent else { return "<div style=\"\(style)\">" }
-        return "<div class=\"own\" style=\"\(style)\" title=\"\(formatMs(ownMs)) ms, drawn at least \(minimumBarWidth) wide: its own scale\">"
+        return "<div style=\"\(style)\" title=\"\(formatMs(ownMs)) ms\">"
     }
 
     /// The request and response headers of the first transaction to each URL (at most 10 URLs),
@@ -412,7 +409,9 @@ public enum HTMLReportRenderer {
     td.pass{color:var(--ok);font-weight:600}td.fail{color:var(--bad);font-weight:700}
     .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid var(--line);padding:.2rem .4rem;text-align:right;white-space:nowrap}
     th:first-child,td:first-child{text-align:left}td.url{max-width:28rem;overflow:hidden;text-overflow:ellipsis}
-    td.bar{width:40%;min-width:12rem}td.bar div{display:flex;height:.8rem;position:relative}td.bar b.tick{position:absolute;top:-3px;height:calc(100% + 6px);min-width:2px;background:currentColor;opacity:.8}td.conn{white-space:normal;min-width:14rem;max-width:18rem}td.bar b.tick.tls{top:calc(100% + 2px);height:3px}td.bar b.pkt{position:absolute;width:1px;height:5px;background:currentColor;opacity:.6}td.bar b.pkt.up{top:-8px}td.bar b.pkt.down{bottom:-10px}td.bar b.pkt.ctl{background:#d33;opacity:1}td.bar i{display:block;height:100%;min-width:1px}td.bar div.own{outline:1px dashed var(--muted);outline-offset:2px}
+    table.waterfall{table-layout:fixed;min-width:46rem}table.waterfall th{white-space:normal;vertical-align:bottom}table.waterfall th.url{width:21%}table.waterfall th.conn{width:15%}\
+    table.waterfall th.total{width:5.5rem}table.waterfall th.bar{width:58%}table.waterfall td.url{max-width:none}
+    td.bar div{display:flex;height:.8rem;position:relative}td.bar b.tick{position:absolute;top:-3px;height:calc(100% + 6px);min-width:2px;background:currentColor;opacity:.8}td.conn{white-space:normal;overflow-wrap:anywhere;text-align:left}td.bar b.tick.tls{top:calc(100% + 2px);height:3px}td.bar b.pkt{position:absolute;width:1px;height:5px;background:currentColor;opacity:.6}td.bar b.pkt.up{top:-8px}td.bar b.pkt.down{bottom:-10px}td.bar b.pkt.ctl{background:#d33;opacity:1}td.bar i{display:block;height:100%}
     .legend span{margin-right:.8rem}.legend i{display:inline-block;width:.8rem;height:.8rem;margin-right:.25rem;vertical-align:middle}
     ul.errors li{margin:.2rem 0}details{margin:.3rem 0}table.headers td{text-align:left;white-space:normal}
     td.text{text-align:left;white-space:normal}td.value{font-family:ui-monospace,monospace;word-break:break-all}th.text{text-align:left}
@@ -424,6 +423,6 @@ public enum HTMLReportRenderer {
     svg .cold .whisker,svg .cold .p99{stroke:#2563eb}svg .cold .box{fill:#2563eb}
     svg .warm .whisker,svg .warm .p99{stroke:#16a34a}svg .warm .box{fill:#16a34a}
     .legend i.cold{background:#2563eb}.legend i.warm{background:#16a34a}
-    @media (max-width:600px){body{padding:.5rem;font-size:13px}td.url{max-width:10rem}td.bar{min-width:8rem}}
+    @media (max-width:600px){body{padding:.5rem;font-size:13px}td.url{max-width:10rem}}
     """
 }

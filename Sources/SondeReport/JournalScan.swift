@@ -7,9 +7,10 @@ import SondeCore
 ///
 /// A journal without an end line is a run killed before it finished: `run.status` is then
 /// `interrupted`, `finishedAt` the end of its last task, and a warning says so. Lines that do
-/// not decode (cut mid-write, or damaged), tasks whose numbers are out of range
-/// (`ProbeTask.rangeProblem`) and lines longer than `JournalReader.maxLineBytes` are skipped and
-/// counted in warnings. Any valid JSON is read, whatever its whitespace (`JournalEnvelope`).
+/// not decode (damaged, or of a kind sonde does not write), tasks whose numbers are out of range
+/// (`ProbeTask.rangeProblem`) and lines longer than `JournalReader.maxLineBytes` are skipped,
+/// counted in `Result.losses` and said in warnings; a last line cut mid-write (a kill) is skipped
+/// and said, not counted as a loss. Any valid JSON is read, whatever its whitespace (`JournalEnvelope`).
 ///
 /// A run of checks: `check-begin`/`check-end` lines bracket each check, and every entry inside
 /// names it; each check is judged as `RunRecorder` judged it (`CheckBuilder`), or taken from the
@@ -29,6 +30,8 @@ public enum JournalScan {
         /// The checks of a `sonde run` suite in the order they began ([] for runs without checks):
         /// as the end line holds them, or judged from the journal when it has none.
         public var checks: [CheckReport]
+        /// What the pass could not read ([] for a sound journal, or one whose last line a kill cut).
+        public var losses = JournalLosses()
         var endLine: EndLine?
 
         /// A baseline made elsewhere than from a journal (`--baseline history:…`): a run and its
@@ -52,10 +55,18 @@ public enum JournalScan {
         }
     }
 
+    /// Throws unless `folder` holds a journal that is a regular file (not a folder, a link, a FIFO
+    /// or a device: sonde writes none of those, and reading one could block or fail midway).
     static func requireJournal(_ folder: RunFolder) throws(TaskError) {
-        guard FileManager.default.fileExists(atPath: folder.journalPath) else {
+        var status = stat()
+        guard lstat(folder.journalPath, &status) == 0 else {
             throw TaskError(code: .localIOError,
                             message: "\(folder.path) has no journal.jsonl: give a run folder that sonde wrote (Reports/<run-id>)")
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            let kind = status.st_mode & S_IFMT == S_IFDIR ? "a folder" : status.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "not a regular file"
+            throw TaskError(code: .localIOError,
+                            message: "\(folder.journalPath) is \(kind), not the journal sonde writes: give a run folder that sonde wrote (Reports/<run-id>)")
         }
     }
 
@@ -89,11 +100,20 @@ public enum JournalScan {
     /// transaction can be matched to its connection while it is written; [] (without reading the
     /// whole journal) for any other run.
     static func liveCaptures(folder: RunFolder) throws(TaskError) -> [CaptureReport] {
-        guard let handle = FileHandle(forReadingAtPath: folder.journalPath) else { return [] }
-        let head = handle.readData(ofLength: 1 << 16)
-        try? handle.close()
-        let firstLine = head.prefix { $0 != UInt8(ascii: "\n") }
-        guard firstLine.range(of: Data(#""capture":""#.utf8)) != nil || firstLine.range(of: Data(#""--capture"#.utf8)) != nil
+        // The first line only, read through the line reader (a read that fails is an error, not a trap).
+        var firstLine: [UInt8] = []
+        var firstTooLong = false
+        do throws(TaskError) {
+            try JournalReader.forEachLine(path: folder.journalPath, maxLineBytes: 1 << 16, onOversized: { firstTooLong = true }) {
+                (line: ArraySlice<UInt8>) throws(TaskError) in
+                if !firstTooLong { firstLine = Array(line) }
+                throw stopReading
+            }
+        } catch where error.reason == stopReading.reason {
+            // The first line was read.
+        }
+        let line = Data(firstLine)
+        guard line.range(of: Data(#""capture":""#.utf8)) != nil || line.range(of: Data(#""--capture"#.utf8)) != nil
         else { return [] }
         let decoder = JSONDecoder()
         let prefix = Array(#"{"capture":"#.utf8)
@@ -104,6 +124,9 @@ public enum JournalScan {
         }
         return captures
     }
+
+    /// Thrown by a line handler to end a read early (`liveCaptures`).
+    private static let stopReading = TaskError(code: .internalError, message: "stop reading", reason: "stopReading")
 
     /// A soak attempt or samples line's value and check: sonde's own compact form outside checks
     /// read with `JSONReader` between its fixed prefix and suffix, any other form (a check's name in
@@ -146,12 +169,28 @@ public enum JournalScan {
         var checks: [CheckBuilder] = []
         var checkSamplers: [TaskSampler] = []
         var checkIndex: [String: Int] = [:]
-        var skipped = 0
-        var outOfRange = 0
+        var losses = JournalLosses()
         var firstRangeProblem: String?
-        var oversized = 0
         var lastTaskEnd: Timestamp?
-        try JournalReader.forEachLine(path: folder.journalPath, onOversized: { oversized += 1 }) { (line: ArraySlice<UInt8>) throws(TaskError) in
+        // Every line's number (1-based), and whether the last line read was skipped.
+        var lineNumber = 0
+        var lastLineSkipped = false
+        var skipped: Int {
+            get { losses.unreadable }
+            set {
+                losses.unreadable = newValue
+                losses.lose(line: lineNumber)
+                lastLineSkipped = true
+            }
+        }
+        try JournalReader.forEachLine(path: folder.journalPath, onOversized: {
+            lineNumber += 1
+            losses.oversized += 1
+            losses.lose(line: lineNumber)
+            lastLineSkipped = false
+        }) { (line: ArraySlice<UInt8>) throws(TaskError) in
+            lineNumber += 1
+            lastLineSkipped = false
             // The line's kind, found once: sonde's own compact task and soak lines by their fixed
             // prefix, any other line by its `type` member. One decoder per kind reads it.
             var taskJSON = ReportJSONWriter.taskJSON(inJournalLine: line)
@@ -176,7 +215,8 @@ public enum JournalScan {
                     return
                 }
                 if let problem = journalled.rangeProblem {
-                    outOfRange += 1
+                    losses.outOfRange += 1
+                    losses.lose(line: lineNumber)
                     if firstRangeProblem == nil { firstRangeProblem = problem }
                     return
                 }
@@ -242,6 +282,12 @@ public enum JournalScan {
             }
         }
         guard let runLine else { throw notAJournal(folder) }
+        // A last line without its newline that did not decode: cut by a kill mid-write.
+        if lastLineSkipped, !endsWithNewline(folder.journalPath) {
+            losses.unreadable -= 1
+            losses.lines.removeAll { $0 == lineNumber }
+            losses.cutLastLine = true
+        }
         var run = runLine.run
         let result = summary.result
         if let endLine {
@@ -259,8 +305,13 @@ public enum JournalScan {
                 run.warnings.append("Check \(check.name) was under way when the run was killed: it counts as interrupted.")
             }
         }
-        if skipped > 0 {
-            run.warnings.append("\(skipped) journal line\(skipped == 1 ? " was" : "s were") unreadable (cut by a kill?) and skipped.")
+        if losses.cutLastLine {
+            run.warnings.append("The journal's last line was cut mid-write (the run was killed while writing it) and skipped.")
+        }
+        let skippedLines = losses.unreadable, outOfRange = losses.outOfRange, oversized = losses.oversized
+        if skippedLines > 0 {
+            run.warnings.append("\(skippedLines) journal line\(skippedLines == 1 ? " was" : "s were") unreadable and skipped "
+                + "(damaged, or of a kind this sonde does not know): what they held is not in this report.")
         }
         if outOfRange > 0, let firstRangeProblem {
             run.warnings.append("\(outOfRange) journal task\(outOfRange == 1 ? " was" : "s were") skipped: numbers out of the range "
@@ -292,6 +343,18 @@ public enum JournalScan {
                              sample: sampler.tasks + checkSamplers.flatMap(\.tasks), captures: captures, soaks: soakReports,
                              resume: resume, checks: checkReports, endLine: endLine)
         scanned.audits = audits
+        scanned.losses = losses
         return scanned
+    }
+
+    /// Whether the file at `path` ends with a newline (false when empty or unreadable).
+    private static func endsWithNewline(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return false }
+        var last: UInt8 = 0
+        return pread(descriptor, &last, 1, status.st_size - 1) == 1 && last == UInt8(ascii: "\n")
     }
 }

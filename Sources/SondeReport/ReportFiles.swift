@@ -17,6 +17,8 @@ public struct RunOutcome: Sendable {
     public var checks: [CheckReport]
     /// Tasks the HTML draws (bounded; see `TaskSampler`: the first tasks of the run, or of each check).
     public var sample: [ProbeTask]
+    /// What the journal the run was rendered from could not give (empty for a run rendered as it ran).
+    public var losses = JournalLosses()
 
     public init(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult],
                 baseline: BaselineComparison? = nil, captures: [CaptureReport] = [], soaks: [SoakReport] = [],
@@ -51,15 +53,27 @@ public struct RunOutcome: Sendable {
 /// at the end of a soak, a resume run, an analysis, a run of several checks (`sonde run`), or a
 /// probe run whose tasks get capture evidence at the end. Other probe runs render while they record (`RunRecorder`), through the same
 /// `ReportWriter`, to the same bytes.
-/// A killed run is `interrupted`, with a warning; lines that do not decode (cut mid-write) are
-/// skipped and counted in a warning.
+/// A killed run is `interrupted`, with a warning; lines that do not decode are skipped, counted
+/// in `RunOutcome.losses` and said in warnings.
+///
+/// Nothing is replaced until the whole journal is read: each file is written under a `.partial`
+/// name and renamed at the end (`AtomicFile`), so a render that stops (an error, or
+/// `keepingReportOnLoss`) leaves the folder's files as they were.
 public enum ReportFiles {
+    /// Thrown (as `TaskError.reason`) when `keepingReportOnLoss` kept a folder's report.
+    public static let keptReportReason = "journalDamaged"
+
     /// - Parameters:
     ///   - thresholds: evaluate these instead of the results the journal's end line holds.
     ///   - baseline: compare with this run (replacing the comparison the end line holds).
+    ///   - keepingReportOnLoss: when the folder already has a report.json and the journal lost
+    ///     something (`JournalLosses`), or gives fewer tasks than that report holds, or has no end
+    ///     line though the report shows the run ended (the journal was cut short), write nothing and
+    ///     throw (reason `keptReportReason`) saying what was lost: a report made from the whole
+    ///     journal is not replaced by a smaller one.
     @discardableResult
     public static func render(folder: RunFolder, thresholds: [Threshold]? = nil, baseline: JournalScan.Result? = nil,
-                              prometheusPath: String? = nil) throws(TaskError) -> RunOutcome {
+                              prometheusPath: String? = nil, keepingReportOnLoss: Bool = false) throws(TaskError) -> RunOutcome {
         try JournalScan.requireJournal(folder)
         let writer = try ReportWriter(folder: folder)
         // A run with a live capture: every transaction gets its connection's evidence.
@@ -80,6 +94,13 @@ public enum ReportFiles {
             }
         })
 
+        if keepingReportOnLoss, let lost = lost(scan, against: ExistingReport.facts(at: folder.reportJSONPath)) {
+            throw TaskError(code: .localIOError,
+                            message: "\(folder.journalPath) is damaged: \(lost), so a report rebuilt from it would lack what the "
+                                + "report.json there holds. The folder's report files are kept as they were; give --force to "
+                                + "replace them with what the journal still holds.",
+                            reason: keptReportReason)
+        }
         // The run as it ended (or was killed), its thresholds and baseline comparison.
         var run = scan.run
         let result = scan.summary
@@ -96,10 +117,26 @@ public enum ReportFiles {
                     && scan.checks.allSatisfy({ $0.status == .passed }) ? .passed : .failed
             }
         }
-        let outcome = RunOutcome(tool: scan.tool, run: run, summary: result, thresholds: results, baseline: comparison,
+        var outcome = RunOutcome(tool: scan.tool, run: run, summary: result, thresholds: results, baseline: comparison,
                                  captures: scan.captures, soaks: scan.soaks, resume: scan.resume, audits: scan.audits, checks: scan.checks,
                                  sample: scan.sample)
+        outcome.losses = scan.losses
         try writer.finish(outcome, prometheusPath: prometheusPath)
         return outcome
+    }
+
+    /// What a rebuild from `scan` would lose beside the folder's report (`existing`), in words; nil
+    /// when there is no report, or nothing is lost.
+    static func lost(_ scan: JournalScan.Result, against existing: ExistingReport.Facts?) -> String? {
+        guard let existing else { return nil }
+        var lost: [String] = []
+        if !scan.losses.isEmpty { lost.append(scan.losses.description + " could not be read") }
+        if let tasks = existing.tasks, tasks > scan.summary.tasks {
+            lost.append("report.json holds \(tasks) tasks and the journal gives \(scan.summary.tasks)")
+        }
+        if scan.endLine == nil, let status = existing.status, status != RunStatus.interrupted.rawValue {
+            lost.append("the journal has no end line though report.json says the run ended (\(status)): it was cut short")
+        }
+        return lost.isEmpty ? nil : lost.joined(separator: "; ")
     }
 }

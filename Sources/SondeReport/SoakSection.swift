@@ -102,10 +102,11 @@ enum SoakSection {
     }
 
     /// Ping RTT over time, one line per connection (linear ms), disconnects as red ticks,
-    /// missed pings as crosses; the emulated link's outage windows (`LinkUse.outages`) as amber bands.
-    private static func timeline(_ soak: SoakReport, link: LinkUse?) -> String {
+    /// missed pings as crosses; the emulated link's outage windows (`LinkUse.outages`) as amber bands;
+    /// each axis names its unit (ms up, seconds since the start across), and a legend gives each connection's colour.
+    static func timeline(_ soak: SoakReport, link: LinkUse?) -> String {
         guard !soak.timeline.isEmpty else { return "" }
-        let width = 720.0, height = 240.0, left = 46.0, bottom = 24.0, top = 8.0
+        let width = 720.0, height = 256.0, left = 46.0, bottom = 38.0, top = 18.0
         // A soak's axis spans its planned duration; a discovery's, the time it ran (its config's duration is unused).
         let planned = soak.idleTimeout == nil ? soak.config.durationS * 1000 : (ranS(soak) ?? 0) * 1000
         let endMs = max(1, planned, soak.timeline.flatMap { $0.points.map { $0[0] } }.max() ?? 0)
@@ -122,8 +123,11 @@ enum SoakSection {
         }
         for step in 0...4 {
             let ms = endMs * Double(step) / 4
-            svg += #"<text x="\#(n(x(ms)))" y="\#(n(height - 6))" text-anchor="middle" class="axis">\#(formatMs(ms / 1000)) s</text>"#
+            svg += #"<text x="\#(n(x(ms)))" y="\#(n(height - 22))" text-anchor="middle" class="axis">\#(formatMs(ms / 1000))</text>"#
         }
+        // The axes' units.
+        svg += #"<text x="\#(n(left - 4))" y="11" text-anchor="end" class="axis unit">ms</text>"#
+        svg += #"<text x="\#(n(left + (width - left - 8) / 2))" y="\#(n(height - 5))" text-anchor="middle" class="axis unit">seconds since the soak started</text>"#
         // The link's outages first (under everything): when the link was down, whatever the connections saw.
         let outages = (link?.outages ?? []).map { window in
             (from: Double(window.startedAt.microsecondsSince1970 &- soak.startedAt.microsecondsSince1970) / 1000,
@@ -167,11 +171,15 @@ enum SoakSection {
             }
         }
         svg += "</svg>"
-        return "<h3>Ping RTT over time</h3>\(svg)<figcaption class=\"muted\">Milliseconds, first \(soak.timeline.count) connections; "
+        let legend = soak.timeline.enumerated().map { index, line in
+            "<span><i style=\"background:\(palette[index % palette.count])\"></i>connection \(line.connection)</span>"
+        }.joined()
+        return "<h3>Ping RTT over time</h3>\(svg)<figcaption><p class=\"legend\">\(legend)</p>"
+            + "<p class=\"muted\">Ping round trips in milliseconds, first \(soak.timeline.count) connections; "
             + "dashed red lines: disconnects (hover for the cause), the shading up to the reconnect; grey triangles: failed attempts; "
             + "red crosses: missed pongs; "
             + (outages.isEmpty ? "" : "amber bands: the emulated link's outages (\(outages.count) in view); ")
-            + "values above \(formatMs(yMax)) ms are drawn at the top.</figcaption></figure>\n"
+            + "values above \(formatMs(yMax)) ms are drawn at the top.</p></figcaption></figure>\n"
     }
 
     /// A connection's points split at its disconnects, so that no line is drawn across an outage.

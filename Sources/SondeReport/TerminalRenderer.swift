@@ -124,6 +124,7 @@ public struct TerminalRenderer: Sendable {
         }
         if capture.flows.count > 200 { lines.append("… \(capture.flows.count - 200) more connections in the report") }
         if !capture.quicFlows.isEmpty { lines += render(quicFlows: capture.quicFlows) }
+        if let omitted = capture.omitted { lines.append(omitted.summary + ".") }
         return lines.joined(separator: "\n")
     }
 

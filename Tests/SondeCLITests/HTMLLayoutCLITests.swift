@@ -4,7 +4,7 @@ import Testing
 /// The HTML report's layout at a 1,400 px window, measured in headless Chromium
 /// (`Fixtures/measure_html.py`, through the DevTools protocol: the page itself runs no script),
 /// issue 27 #16: nothing wider than the page (the page's own width, and every `.scroll` box's
-/// content within the box), and a short transaction's waterfall bar readable beside a long one.
+/// content within the box). The waterfall's scale and the charts: `ChartScaleCLITests`.
 @Suite(.serialized) struct HTMLLayoutCLITests {
     static let width = 1400
 
@@ -70,25 +70,5 @@ import Testing
         let facts = try Self.measure(try folder(output) + "/report.html")
         Self.expectFits(facts, "packet evidence")
         #expect((facts["boxes"] as? [[String: Any]])?.count == 2)
-    }
-
-    /// A 1.5 s transaction and 1-ms ones in one run: every bar is at least 4rem (64 px) wide and
-    /// stays in its cell.
-    @Test func aShortTransactionsBarIsReadableBesideALongOne() throws {
-        let target = try TargetProcess.get()
-        let output = Harness.temporaryDirectory()
-        let result = try Harness.sonde(["probe", target.http + "/delay/1500", target.http + "/bytes/100", target.http + "/bytes/200",
-                                        "--output-dir", output], timeout: 60)
-        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        let facts = try Self.measure(try folder(output) + "/report.html")
-        Self.expectFits(facts, "waterfall")
-        let bars = try #require(facts["bars"] as? [[String: Any]])
-        #expect(bars.count == 3)
-        for bar in bars {
-            let width = bar["width"] as? Double ?? 0
-            let overflow = (bar["right"] as? Double ?? .infinity) - (bar["cellRight"] as? Double ?? 0)
-            #expect(width >= 63.5, "\(bar["request"] ?? "?"): \(width) px")
-            #expect(overflow <= 1, "\(bar["request"] ?? "?") leaves its cell by \(overflow) px")
-        }
     }
 }

@@ -15,9 +15,11 @@ import Testing
         /// - Parameters:
         ///   - failFirst: requests answered 503 (Retry-After: 0), or calls UNAVAILABLE, before it records any.
         ///   - grpc: an OTLP/gRPC receiver instead of OTLP/HTTP.
-        init(failFirst: Int = 0, grpc: Bool = false) throws {
+        ///   - redirectTo: a base URL every POST is answered 303 to (its path appended), recording nothing.
+        init(failFirst: Int = 0, grpc: Bool = false, redirectTo: String? = nil) throws {
+            let mode = grpc ? ["grpc"] : redirectTo.map { ["redirect=" + $0] } ?? []
             pid = try Harness.spawn("/usr/bin/env", ["python3", Harness.root + "/Tests/SondeCLITests/Fixtures/otlp_receiver.py", "\(port)",
-                                                     directory, "300", "\(failFirst)"] + (grpc ? ["grpc"] : []),
+                                                     directory, "300", "\(failFirst)"] + mode,
                                     stdout: directory + "/receiver.out", stderr: directory + "/receiver.err")
             let out = directory + "/receiver.out"
             guard Harness.waitFor(seconds: 30, { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("ready") }) else {
@@ -33,6 +35,20 @@ import Testing
         func check(report: String) throws -> (summary: [String: Any], status: Int32) {
             let result = try Harness.run("/usr/bin/env", ["python3", Harness.root + "/Tests/SondeCLITests/Fixtures/otlp_check.py", report, directory])
             return (try Harness.json(result.stdout), result.status)
+        }
+
+        /// What arrived in the semantic conventions' terms, beside `report` (otlp_conventions.py).
+        func conventions(report: String) throws -> [String: Any] {
+            let result = try Harness.run("/usr/bin/env", ["python3", Harness.root + "/Tests/SondeCLITests/Fixtures/otlp_conventions.py",
+                                                          report, directory])
+            #expect(result.status == 0, "\(result.stderr)")
+            return try Harness.json(result.stdout)
+        }
+
+        /// Every request that reached the receiver, of any method (requests.jsonl).
+        var requests: [[String: Any]] {
+            let text = (try? String(contentsOfFile: directory + "/requests.jsonl", encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").compactMap { try? Harness.json(String($0)) }
         }
     }
 
@@ -154,7 +170,8 @@ import Testing
     }
 
     /// A collector that accepts connections and never answers: each signal's export ends at its
-    /// timeout (`OTEL_EXPORTER_OTLP_TIMEOUT`, retries included), the run's status and files stand.
+    /// timeout (`OTEL_EXPORTER_OTLP_TIMEOUT`, retries included), the run's status and files stand,
+    /// and the message names the export's timeout settings, not the probe's `--timeout`.
     @Test func aSlowCollectorIsBoundedByItsTimeout() throws {
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()
@@ -164,6 +181,8 @@ import Testing
         let elapsed = Date().timeIntervalSince(started)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.components(separatedBy: "the OTLP export failed").count == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("OTEL_EXPORTER_OTLP_TIMEOUT") && result.stderr.contains("otlp: {timeout:}")
+                && !result.stderr.contains("--timeout"), "\(result.stderr)")
         // Two signals of at most 1 s each, and the run itself.
         #expect(elapsed < 10, "the export held the run \(elapsed) s")
         #expect(FileManager.default.fileExists(atPath: try Self.runFolder(output) + "/report.html"))
@@ -204,7 +223,8 @@ import Testing
     }
 
     /// serve exports each scheduled run to `otlp:`; with the collector down, it counts
-    /// `sonde_serve_export_errors_total` and says so once in its log, and the runs go on.
+    /// `sonde_serve_export_errors_total` and says so once in its log (the endpoint's password
+    /// redacted), and the runs go on.
     @Test func serveExportsEachRunAndCountsFailures() throws {
         let target = try TargetProcess.get()
         let receiver = try Receiver()
@@ -220,7 +240,7 @@ import Testing
             ((try? String(contentsOfFile: receiver.directory + "/traces.jsonl", encoding: .utf8)) ?? "").contains("lab-1")
         }, "\(serve.logText())\(serve.errorText())")
         serve.stop()
-        let down = "http://127.0.0.1:\(Harness.freePort())"
+        let down = "http://collector:pa55-in-serve-log@127.0.0.1:\(Harness.freePort())"
         let failing = try ServeCLITests.Serve(config: """
             otlp: {endpoint: \(down), timeout: 2s}
             checks:
@@ -234,6 +254,8 @@ import Testing
         }
         #expect(errors >= 4, "\(failing.logText())")
         #expect(failing.logText().components(separatedBy: "the OTLP export failed").count == 2, "\(failing.logText())")
+        #expect(!failing.logText().contains("pa55-in-serve-log") && !failing.errorText().contains("pa55-in-serve-log")
+                && failing.logText().contains("collector:REDACTED@"), "\(failing.logText())")
         #expect((try ServeCLITests.runFolders(failing.output)).count >= 2)
     }
 }

@@ -301,7 +301,9 @@ enum QUICBytes {
         // A reused connection has no phases to compare; its Initial came before the transaction.
         let reused = QUICCaptureCheck.evidence(flow, Self.transaction(connect: nil, tls: nil, reused: true, fetchAt: 1_050_000))
         #expect(reused.connectAgrees == nil && reused.tlsAgrees == nil && reused.reuseAgrees == true)
-        #expect(QUICCaptureCheck.evidence(flow, Self.transaction(connect: 6.1, tls: 5.0, reused: true)).reuseAgrees == false)
+        // A "reused" connection whose first Initial came 3 ms after the transaction began: opened by it.
+        #expect(QUICCaptureCheck.evidence(Self.flow(initialRttMs: 1.4, handshakeMs: 9.5, initialAt: 1_003_000),
+                                          Self.transaction(connect: 6.1, tls: 5.0, reused: true)).reuseAgrees == false)
     }
 
     static func task(_ transactions: [TransactionMetrics]) -> ProbeTask {

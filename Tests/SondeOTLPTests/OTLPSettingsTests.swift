@@ -98,4 +98,46 @@ import Testing
         }
         #expect(settings.traces.grpcService != nil && settings.metrics.url == settings.traces.url)
     }
+
+    /// `OTEL_EXPORTER_OTLP_COMPRESSION` (the signal's own wins), `OTEL_SERVICE_NAME` over a
+    /// `service.name` in `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS` replacing
+    /// the known methods; bad values are problems naming their variable.
+    @Test func theSDKVariablesResolve() throws {
+        let settings = try #require(try resolve("http://c:4318", [
+            "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip", "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION": "none",
+            "OTEL_RESOURCE_ATTRIBUTES": "service.name=a, team=net%20ops,sonde.run.id=forged", "OTEL_SERVICE_NAME": "b",
+            "OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS": "GET,PURGE",
+        ]))
+        #expect(settings.metrics.compression == .gzip && settings.traces.compression == OTLPSettings.Compression.none)
+        #expect(settings.resource.serviceName == "b" && settings.resource.attributes == ["team": "net ops", "sonde.run.id": "forged"])
+        let attributes = settings.resource.attributes(adding: [.string("sonde.run.id", "real")])
+        #expect(attributes.map(\.key) == ["service.name", "service.version", "service.instance.id", "team", "sonde.run.id"])
+        #expect(attributes.last == .string("sonde.run.id", "real"))
+        #expect(settings.knownMethods == ["GET", "PURGE"])
+        #expect(OTLPTransactionFacts.method("PURGE", knownMethods: settings.knownMethods) == ("PURGE", nil))
+        #expect(OTLPTransactionFacts.method("get", knownMethods: OTLPSettings.defaultKnownMethods) == ("_OTHER", "get"))
+        let plain = try #require(try resolve("http://c:4318", [:]))
+        #expect(plain.resource.serviceName == "sonde" && plain.metrics.compression == OTLPSettings.Compression.none)
+        for (environment, key) in [(["OTEL_EXPORTER_OTLP_COMPRESSION": "zstd"], "OTEL_EXPORTER_OTLP_COMPRESSION"),
+                                   (["OTEL_RESOURCE_ATTRIBUTES": "novalue"], "OTEL_RESOURCE_ATTRIBUTES"),
+                                   (["OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS": "GET,,POST"], "OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS"),
+                                   (["OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip"], "OTEL_EXPORTER_OTLP_COMPRESSION")] {
+            let given = OTLPSettings.Given(endpoint: environment["OTEL_EXPORTER_OTLP_PROTOCOL"] == nil ? "http://c:4318" : "http://c:4317")
+            guard case .failure(let problem) = OTLPSettings.resolve(given, environment: environment) else {
+                Issue.record("\(environment) was accepted")
+                continue
+            }
+            #expect(problem.key == key, "\(environment): \(problem)")
+        }
+    }
+
+    /// The gzip body is RFC 1952 (magic, deflate, the input's CRC-32 and length at its end).
+    @Test func gzipBodiesAreRFC1952() throws {
+        let body = Array(repeating: Array("opentelemetry ".utf8), count: 100).flatMap { $0 }
+        let gzipped = try #require(OTLPGzip.compress(body))
+        #expect(gzipped.prefix(3) == [0x1f, 0x8b, 0x08] && gzipped.count < body.count / 4)
+        let length = gzipped.suffix(4).reversed().reduce(0) { $0 << 8 | Int($1) }
+        #expect(length == body.count)
+        #expect(OTLPGzip.compress([]) == nil)
+    }
 }

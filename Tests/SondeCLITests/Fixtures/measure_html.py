@@ -3,11 +3,15 @@
 DevTools protocol (the page's CSP forbids scripts; DevTools' Runtime.evaluate is not a page
 script). Usage: measure_html.py REPORT.html [WIDTH]
 Prints one JSON object: the viewport width, the page's scrollWidth, every `.scroll` box (its
-section's heading, clientWidth, scrollWidth), for every waterfall bar, its row's request, the
-painted width of its segments (px) and its right edge beside its cell's, and for an audit page
+section's heading, clientWidth, scrollWidth); for every waterfall bar, its row's request and total
+(ms, the cell before the timeline), the painted width of its segments and of the bar itself (px) and its right
+edge beside its cell's; the waterfall's timeline column width beside its table's and its section's
+(`timeline`); every chart (`svg.chart`): its classes, its width beside its section's, its text
+labels (`axis`, `unit` and `time` ones apart) and the legend items of its figure; and for an audit page
 (`audit`) where its summary starts (px from the page's top), each summary link with the top of the
 section it leads to, each URL's section, the computed colour of each severity's cell and the
-rows of each cipher-suite table. Exit 0 when it measured; 2 when Chromium is missing; 1 on a failure.
+rows of each cipher-suite table.
+Exit 0 when it measured; 2 when Chromium is missing; 1 on a failure.
 Bounded: Chromium is killed after 60 s at the latest."""
 import asyncio
 import json
@@ -32,7 +36,9 @@ MEASURE = r"""(() => JSON.stringify({
     clientWidth: box.clientWidth, scrollWidth: box.scrollWidth})),
   bars: [...document.querySelectorAll('td.bar > div')].map(bar => ({
     request: bar.closest('tr').querySelector('td.url').textContent,
+    total: ((bar.closest('td').previousElementSibling || {textContent: ''}).textContent),
     width: [...bar.querySelectorAll(':scope > i')].reduce((sum, segment) => sum + segment.getBoundingClientRect().width, 0),
+    barWidth: bar.getBoundingClientRect().width,
     right: bar.getBoundingClientRect().right,
     cellRight: bar.closest('td').getBoundingClientRect().right})),
   audit: (() => {
@@ -51,6 +57,19 @@ MEASURE = r"""(() => JSON.stringify({
         .map(t => t.querySelectorAll('tbody tr').length),
     };
   })(),
+  timeline: [...document.querySelectorAll('table.waterfall')].map(table => ({
+    column: (table.querySelector('td.bar') || table).getBoundingClientRect().width,
+    table: table.getBoundingClientRect().width,
+    section: table.closest('section').getBoundingClientRect().width})),
+  charts: [...document.querySelectorAll('svg.chart')].map(svg => ({
+    classes: svg.getAttribute('class'),
+    width: svg.getBoundingClientRect().width,
+    section: (svg.closest('section') || document.body).getBoundingClientRect().width,
+    axisLabels: [...svg.querySelectorAll('text.axis')].map(t => t.textContent),
+    unitLabels: [...svg.querySelectorAll('text.unit')].map(t => t.textContent),
+    timeLabels: [...svg.querySelectorAll('text.time')].map(t => t.textContent),
+    legend: [...((svg.closest('figure') || svg).querySelectorAll('.legend span'))].map(item => ({
+      text: item.textContent, color: getComputedStyle(item.querySelector('i') || item).backgroundColor}))})),
 }))()"""
 
 

@@ -2,18 +2,23 @@
 """An OTLP/HTTP (http/protobuf) receiver for sonde's tests, decoding with the opentelemetry-proto
 package (the reference generated code, protobuf >= 5).
 
-usage: otlp_receiver.py PORT OUT_DIR MAX_SECONDS [FAIL_FIRST] [grpc]
+usage: otlp_receiver.py PORT OUT_DIR MAX_SECONDS [FAIL_FIRST] [grpc | redirect=URL]
 
-Listens on 127.0.0.1:PORT; every POST to /v1/metrics or /v1/traces is decoded and appended as
-one JSON line (MessageToDict, plus the request's headers) to OUT_DIR/metrics.jsonl or
-OUT_DIR/traces.jsonl. The first FAIL_FIRST requests (default 0) are answered 503 with
-Retry-After: 0 and not recorded, to exercise the sender's retries. Prints "ready" once it listens
-and exits after MAX_SECONDS at the latest.
+Listens on 127.0.0.1:PORT; every POST to /v1/metrics or /v1/traces is decoded (after gunzipping a
+body sent with Content-Encoding: gzip) and appended as one JSON line (MessageToDict, plus the
+request's headers) to OUT_DIR/metrics.jsonl or OUT_DIR/traces.jsonl. Every request of any method
+is also appended to OUT_DIR/requests.jsonl (method, path, headers), and one that is not a POST is
+answered 200 with an empty body (a host that answers anything). The first FAIL_FIRST requests
+(default 0) are answered 503 with Retry-After: 0 and not recorded, to exercise the sender's
+retries. With `redirect=URL`, every POST is answered 303 See Other with Location: URL + its path
+instead (and only recorded in requests.jsonl). Prints "ready" once it listens and exits after
+MAX_SECONDS at the latest.
 
 With `grpc`, it is an OTLP/gRPC receiver instead (grpcio, the package's *_pb2_grpc services): each
 Export call is recorded the same way, its metadata as the headers; the first FAIL_FIRST calls
 are answered UNAVAILABLE.
 """
+import gzip
 import json
 import os
 import sys
@@ -27,6 +32,7 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 port, out_dir, max_seconds = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 fail_first = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 use_grpc = len(sys.argv) > 5 and sys.argv[5] == "grpc"
+redirect_to = sys.argv[5][len("redirect="):] if len(sys.argv) > 5 and sys.argv[5].startswith("redirect=") else None
 lock = threading.Lock()
 state = {"seen": 0}
 
@@ -40,12 +46,38 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def note(self):
+        entry = {"method": self.command, "path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}}
+        with lock, open(os.path.join(out_dir, "requests.jsonl"), "a") as out:
+            out.write(json.dumps(entry) + "\n")
+
+    def answer_anything(self):
+        self.note()
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = answer_anything
+
     def do_POST(self):
+        self.note()
         length = int(self.headers.get("Content-Length", "0"))
         if length < 0 or length > 64 << 20:
             self.send_error(413)
             return
         body = self.rfile.read(length)
+        if redirect_to is not None:
+            self.send_response(303)
+            self.send_header("Location", redirect_to + self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if self.headers.get("Content-Encoding") == "gzip":
+            try:
+                body = gzip.decompress(body)
+            except OSError:
+                self.send_error(400)
+                return
         signal = SIGNALS.get(self.path)
         if signal is None:
             self.send_error(404)
