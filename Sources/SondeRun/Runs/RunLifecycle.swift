@@ -63,6 +63,8 @@ final class RunLifecycle: Sendable {
             printError("sonde: \(error.message)")
             return nil
         }
+        // Every run says when it is not on the libcurl sonde ships with, or on one lacking what sonde uses.
+        let warnings = warnings + [LibcurlProvenance.current.warning].compactMap { $0 }
         let started = Timestamp.now()
         let runInfo = RunInfo(id: RunInfo.makeID(command: command, at: started), command: command,
                               arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
