@@ -12,7 +12,7 @@ rm -rf "$work" && mkdir -p "$work"
 start=$SECONDS
 mmdebstrap --quiet --variant=minbase --include=ca-certificates --include="$deb" \
   --hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
-  --customize-hook='chroot "$1" useradd --system --uid 10001 --user-group --home-dir /var/lib/sonde --create-home --shell /usr/sbin/nologin sonde' \
+  --customize-hook='chroot "$1" useradd --uid 10001 --user-group --home-dir /var/lib/sonde --create-home --shell /usr/sbin/nologin sonde' \
   --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin "$1"/var/cache/apt/archives/*.deb' \
   bookworm "$work/rootfs.tar"
 # A private store (vfs: no overlay mounts needed), so the host's containers are not touched.

@@ -36,7 +36,7 @@ rm -rf --one-file-system "$work"
 mkdir -p "$work"
 
 start=$SECONDS
-mmdebstrap --quiet --variant=minbase --include=man-db,bash-completion,libcap2-bin bookworm "$root"
+mmdebstrap --quiet --variant=minbase --include=man-db,bash-completion,libcap2-bin,systemd,sudo bookworm "$root"
 ok "fresh Debian 12 root file system in $((SECONDS - start)) s"
 [ ! -e "$root/opt/swift" ] && ! chroot "$root" sh -c 'command -v swift' >/dev/null || fail "the root file system has Swift"
 mount --bind /dev "$root/dev"; mount -t devpts devpts "$root/dev/pts" -o newinstance,ptmxmode=0666 2>/dev/null || true
@@ -77,12 +77,30 @@ check_sonde() {
   ok "$label: bash completes 'sonde pro' to probe"
 }
 
-# 1. The .deb.
+# README's Install section, word for word: the command of the table row whose first cell starts with $1.
+readme_command() {
+  python3 - "$1" README.md <<'PY'
+import re, sys
+label, readme = sys.argv[1], open(sys.argv[2]).read()
+section = readme.split("## Install", 1)[1].split("\n## ", 1)[0]
+for row in section.splitlines():
+    cells = [cell.strip() for cell in row.strip().strip("|").split("|")]
+    if len(cells) > 1 and cells[0].startswith(label):
+        print(re.fullmatch(r"`(.*)`", cells[1]).group(1))
+        break
+else:
+    sys.exit(f"README.md: no Install row for {label}")
+PY
+}
+
+# 1. The .deb, installed by README's command (a person answering apt's question with y).
 cp "$deb" "$root/tmp/"
+command=$(readme_command ".deb")
+case $command in *"$(basename "$deb")"*) ;; *) fail "README's .deb command names another file than $(basename "$deb"): $command";; esac
 in_root apt-get update -qq
-in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "/tmp/$(basename "$deb")" > "$work/apt.txt" 2>&1 \
-  || fail "apt install of the .deb: $(tail -n 5 "$work/apt.txt")"
-ok "apt-get install ./$(basename "$deb") resolved: $(in_root dpkg-query -W -f='${Depends}' sonde)"
+echo y | in_root sh -c "cd /tmp && $command" > "$work/apt.txt" 2>&1 || fail "README's '$command': $(tail -n 5 "$work/apt.txt")"
+in_root dpkg-query -W -f='${Status}' sonde | grep -q "install ok installed" || fail "README's '$command' did not install sonde"
+ok "README's '$command' resolved: $(in_root dpkg-query -W -f='${Depends}' sonde)"
 check_sonde /usr/bin/sonde ".deb" "MANPAGER=cat man sonde-probe" /usr/share/bash-completion/completions/sonde
 in_root systemctl --version >/dev/null 2>&1 || true
 [ -f "$root/lib/systemd/system/sonde-serve.service" ] || fail ".deb: no sonde-serve.service"
@@ -105,21 +123,25 @@ assert captures and captures[0]["packets"] > 0, captures
 print(f"ok: .deb with setcap cap_net_raw+ep, as an unprivileged user: {captures[0]['packets']} packets captured, libcurl {tool['libcurl']} at {tool['libcurlPath']}")
 PY
 
-# lintian and systemd on the host (they read the files; nothing is started).
+# lintian on the host; systemd-analyze in the root (it reads the files; nothing is started).
 lintian --fail-on error --suppress-tags-from-file /dev/null "$deb" > "$work/lintian.txt" 2>&1 \
   || fail "lintian: $(grep '^E:' "$work/lintian.txt" | head)"
 ok "lintian: no errors ($(grep -c '^W:' "$work/lintian.txt" || true) warnings)"
-systemd-analyze verify --root="$root" /lib/systemd/system/sonde-serve.service > "$work/verify.txt" 2>&1 \
+in_root systemd-analyze verify /lib/systemd/system/sonde-serve.service > "$work/verify.txt" 2>&1 \
   || fail "systemd-analyze verify: $(cat "$work/verify.txt")"
-ok "systemd-analyze verify sonde-serve.service"
-exposure=$(systemd-analyze security --offline=yes --root="$root" /lib/systemd/system/sonde-serve.service 2>/dev/null \
+ok "systemd-analyze verify sonde-serve.service (in the root, with the .deb installed)"
+exposure=$(in_root systemd-analyze security --offline=yes /lib/systemd/system/sonde-serve.service 2>/dev/null \
            | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) \(.*\)/\1 \2/p')
 [ -n "$exposure" ] || fail "systemd-analyze security gave no exposure level"
 ok "systemd-analyze security: exposure $exposure"
 
-# 2. The tarball, in another directory of the same root.
+# 2. The tarball, in another directory of the same root, unpacked by README's command.
 mkdir -p "$root/opt/elsewhere"
-tar -xzf "$tarball" -C "$root/opt/elsewhere"
+cp "$tarball" "$root/opt/elsewhere/"
+command=$(readme_command "tarball")
+case $command in *"$(basename "$tarball")"*) ;; *) fail "README's tarball command names another file than $(basename "$tarball"): $command";; esac
+in_root sh -c "cd /opt/elsewhere && $command" > "$work/tarball.txt" 2>&1 || fail "README's '$command': $(tail -n 5 "$work/tarball.txt")"
+ok "README's '$command': $(sed -n 2p "$work/tarball.txt")"
 dir=/opt/elsewhere/$(basename "$tarball" .tar.gz)
 check_sonde "$dir/bin/sonde" "tarball" "MANPAGER=cat man -l $dir/share/man/man1/sonde-probe.1" "$dir/share/bash-completion/completions/sonde"
 # With file capabilities the dynamic linker ignores $ORIGIN: with the system's libcurl present, sonde
@@ -138,7 +160,7 @@ if [ -z "$image" ]; then echo "dist-test: no OCI archive in dist/ (DIST_SKIP_IMA
 conf=$work/containers.conf
 printf '[containers]\ndefault_ulimits = []\n[engine]\ncgroup_manager = "cgroupfs"\n' > "$conf"
 podman=(env CONTAINERS_CONF="$conf" podman --root "$work/storage" --runroot "$work/run" --storage-driver vfs)
-loaded=$("${podman[@]}" load --quiet -i "$image" | sed -n 's/^Loaded image[s]*: //p' | head -n 1)
+loaded=$("${podman[@]}" load --quiet -i "$image" | sed -n 's/^Loaded image[^:]*: //p' | head -n 1)
 [ -n "$loaded" ] || fail "podman load of $image"
 "${podman[@]}" --runtime /usr/sbin/runc run --rm --network host "$loaded" probe "http://127.0.0.1:$http/1k.bin" --count 2 \
   > "$work/podman.txt" 2>&1 || fail "podman run IMAGE probe: $(tail -n 5 "$work/podman.txt")"

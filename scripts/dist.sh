@@ -30,10 +30,12 @@ mkdir -p "$stage/bin" "$stage/lib/sonde"
 cp "$binary" "$stage/bin/sonde"
 strip --strip-all "$stage/bin/sonde"
 cp -P .build/sonde-libcurl/lib/* "$stage/lib/sonde/"
+find "$stage/lib/sonde" -type f -exec chmod 644 {} +
 strip --strip-unneeded "$stage"/lib/sonde/*.so* 2>/dev/null || true
 version=$("$stage/bin/sonde" version --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
 [[ "$version" =~ ^[0-9][0-9A-Za-z.+~-]*$ ]] || { echo "dist: unexpected version '$version'" >&2; exit 1; }
-"$stage/bin/sonde" version | grep -q '^  bundled:  yes' || { echo "dist: the staged sonde does not run on its bundled libcurl:" >&2; "$stage/bin/sonde" version >&2; exit 1; }
+facts=$("$stage/bin/sonde" version)
+grep -q '^  bundled:  yes' <<<"$facts" || { echo "dist: the staged sonde does not run on its bundled libcurl:" >&2; echo "$facts" >&2; exit 1; }
 
 # 2. Man pages, from the command definitions (swift-argument-parser's generate-manual over
 #    `sonde --experimental-dump-help`), and the completion scripts sonde writes itself.
@@ -43,6 +45,8 @@ manual=$(swift build --package-path "$parser" --scratch-path .build/argument-par
 mkdir -p "$stage/share/man/man1"
 date=$(git log -1 --format=%cs 2>/dev/null || date -u +%F)
 "$manual" "$stage/bin/sonde" --multi-page --date "$date" --authors 'the sonde developers' --output-directory "$stage/share/man/man1"
+# git's naming (man sonde-probe), and no page for a hidden command or the help command.
+"$stage/bin/sonde" --experimental-dump-help | python3 scripts/dist-man-names.py "$stage/share/man/man1"
 ls "$stage/share/man/man1"/sonde-probe.1 >/dev/null
 mkdir -p "$stage/share/bash-completion/completions" "$stage/share/zsh/vendor-completions" "$stage/share/fish/vendor_completions.d"
 "$stage/bin/sonde" --generate-completion-script bash > "$stage/share/bash-completion/completions/sonde"
@@ -58,9 +62,9 @@ glibc=$(objdump -T "$stage/bin/sonde" "$stage"/lib/sonde/*.so* 2>/dev/null | gre
 rows=""; packages=""
 for library in $(readelf -d "$stage/bin/sonde" "$stage"/lib/sonde/*.so* 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u); do
   [ -e "$stage/lib/sonde/$library" ] && continue
-  case $library in libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libstdc++.so*|libgcc_s.so*|libutil.so*) continue;; esac
+  case $library in libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libresolv.so*|libutil.so*|ld-linux*|libstdc++.so*|libgcc_s.so*) continue;; esac
   path=$(ldconfig -p | awk -v l="$library" '$1 == l && /x86-64/ {print $NF; exit}')
-  package=$(dpkg -S "$(realpath "$path")" 2>/dev/null | head -n 1 | cut -d: -f1)
+  package=$( (dpkg -S "$path" 2>/dev/null || dpkg -S "$(realpath "$path")" 2>/dev/null || true) | head -n 1 | cut -d: -f1)
   rows+="| $library | ${package:-?} | |"$'\n'
   packages+="${package:+$package }"
 done
@@ -82,7 +86,7 @@ open(out, "w").write(text)
 PY
 cp packaging/sonde.yaml "$work/$name/share/sonde.yaml.example" 2>/dev/null || true
 mkdir -p "$work/$name/share/systemd" && cp packaging/sonde-serve.service "$work/$name/share/systemd/"
-tar -C "$work" --owner=0 --group=0 --sort=name -czf "$dist/$name.tar.gz" "$name"
+tar -C "$work" --owner=0 --group=0 --sort=name -cf - "$name" | gzip -9n > "$dist/$name.tar.gz"
 say "$dist/$name.tar.gz: $(du -h "$dist/$name.tar.gz" | cut -f1)"
 
 # 4. The .deb.
@@ -92,12 +96,15 @@ mkdir -p "$root/DEBIAN" "$root/usr/bin" "$root/usr/lib/sonde" "$root/usr/share/m
 cp "$stage/bin/sonde" "$root/usr/bin/sonde"
 patchelf --set-rpath /usr/lib/sonde "$root/usr/bin/sonde"
 cp -P "$stage"/lib/sonde/* "$root/usr/lib/sonde/"
+find "$root/usr/lib/sonde" -type f -exec chmod 644 {} +
 for page in "$stage"/share/man/man1/*.1; do gzip -9n < "$page" > "$root/usr/share/man/man1/$(basename "$page").gz"; done
 cp -a "$stage/share/bash-completion" "$stage/share/zsh" "$stage/share/fish" "$root/usr/share/"
+sed -i '1{/^#!/d}' "$root/usr/share/bash-completion/completions/sonde"   # sourced, never run
+install -D -m 644 packaging/deb/lintian-overrides "$root/usr/share/lintian/overrides/sonde"
 install -m 644 packaging/sonde.yaml "$root/etc/sonde/sonde.yaml"
 install -m 644 packaging/sonde-serve.service "$root/lib/systemd/system/sonde-serve.service"
 install -m 644 packaging/deb/copyright "$root/usr/share/doc/sonde/copyright"
-sed "s/@VERSION@/$version/g; s/@DATE@/$(date -u -R -d "$date")/" packaging/deb/changelog | gzip -9n > "$root/usr/share/doc/sonde/changelog.Debian.gz"
+sed "s/@VERSION@/$version/g; s/@DATE@/$(date -u -R -d "$date")/" packaging/deb/changelog | gzip -9n > "$root/usr/share/doc/sonde/changelog.gz"
 echo /etc/sonde/sonde.yaml > "$root/DEBIAN/conffiles"
 # Depends: from the libraries the binary and the bundled libcurl need (dpkg-shlibdeps), less those bundled.
 shlibs=$work/shlibs
@@ -107,6 +114,7 @@ depends=$(cd "$shlibs" && dpkg-shlibdeps -O -l"$root/usr/lib/sonde" --ignore-mis
             "$root/usr/bin/sonde" $(find "$root/usr/lib/sonde" -type f -name '*.so*') 2>/dev/null \
           | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "dist: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+depends="$depends, procps"   # /bin/kill: sonde-serve.service's ExecReload
 installed=$(du -k -s --exclude=DEBIAN "$root" | cut -f1)
 sed "s/@VERSION@/$version/; s/@ARCH@/$arch/; s/@DEPENDS@/$depends/; s/@SIZE@/$installed/" packaging/deb/control > "$root/DEBIAN/control"
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -print | sed 's|^\./||' | sort | xargs md5sum > DEBIAN/md5sums)

@@ -20,7 +20,9 @@ public struct LibcurlProvenance: Sendable, Equatable {
 
     /// The executable's RUNPATH as written (`$ORIGIN` unexpanded), nil when it has none.
     public var runpath: String?
-    /// The folder of the bundled libcurl (a RUNPATH entry, expanded), nil when none holds it.
+    /// The RUNPATH entry (as written) whose folder holds the bundled libcurl, nil when none does.
+    public var bundledEntry: String?
+    /// That entry's folder, `$ORIGIN` expanded.
     public var bundledFolder: String?
     /// The bundled libcurl's real path, nil when there is none.
     public var bundledLibrary: String?
@@ -61,7 +63,7 @@ public struct LibcurlProvenance: Sendable, Equatable {
            libraryPath.split(separator: ":").contains(where: { !$0.isEmpty && Self.holdsLibcurl(String($0), loaded: loadedLibrary) }) {
             return "LD_LIBRARY_PATH (\(libraryPath)) comes before the bundled one"
         }
-        if secureExecution, let bundledFolder, originEntries.contains(where: { Self.expand($0) == bundledFolder }) {
+        if secureExecution, let bundledEntry, bundledEntry.contains("ORIGIN") {
             return "the executable has file capabilities (or is set-user-ID), and the dynamic linker then ignores $ORIGIN "
                 + "in its RUNPATH: install the .deb, whose RUNPATH is absolute, or run it without capabilities"
         }
@@ -101,16 +103,18 @@ public struct LibcurlProvenance: Sendable, Equatable {
     /// This process's provenance, read once.
     public static let current: LibcurlProvenance = {
         var buffer = [CChar](repeating: 0, count: 4096)
-        let runpath = sonde_executable_runpath(&buffer, buffer.count) == 1 ? String(cString: buffer) : nil
+        let runpath = sonde_executable_runpath(&buffer, buffer.count) == 1
+            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
         let environment = ProcessInfo.processInfo.environment
         var provenance = LibcurlProvenance(
-            runpath: runpath, bundledFolder: nil, bundledLibrary: nil, loadedLibrary: CurlLibrary.path,
+            runpath: runpath, bundledEntry: nil, bundledFolder: nil, bundledLibrary: nil, loadedLibrary: CurlLibrary.path,
             loadedVersion: CurlLibrary.version, chosen: !(environment["SONDE_LIBCURL"] ?? "").isEmpty,
             secureExecution: sonde_secure_execution() == 1, libraryPath: environment["LD_LIBRARY_PATH"] ?? "",
             lacks: CurlLibrary.lacks)
         for entry in (runpath ?? "").split(separator: ":").map(String.init) {
             let folder = expand(entry)
             if let real = realPath(folder + "/" + bundledMarker) {
+                provenance.bundledEntry = entry
                 provenance.bundledFolder = folder
                 provenance.bundledLibrary = real
                 break
