@@ -5,6 +5,9 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 BUILD_DEBS := libcurl4-openssl-dev libssl-dev libpcap-dev libsqlite3-dev libre2-dev zlib1g-dev pkg-config binutils
 TEST_DEBS  := $(BUILD_DEBS) nginx caddy curl chromium tshark tcpdump prometheus prometheus-blackbox-exporter testssl.sh sslscan iproute2 nftables time
 BENCH_DEBS := $(TEST_DEBS) nghttp2-client gcc libc6-dev
+## What make dist and dist-test need (docs/install.md): ELF and Debian package tools, a root file system
+## maker, podman with runc for the image, lintian and systemd-analyze for the checks, nginx as dist-test's peer.
+DIST_DEBS  := $(BUILD_DEBS) patchelf dpkg-dev lintian mmdebstrap podman runc uidmap systemd nginx curl python3
 SONDE := .build/debug/sonde
 ## The libcurl sonde runs on (scripts/provide-libcurl.sh): DIR/lib beside the build, found by RUNPATH.
 LIBCURL_DIR := $(CURDIR)/.build/sonde-libcurl
@@ -18,7 +21,7 @@ CONFIG ?= release
 ## indexed, and only them (SONDE_TEST_INDEX_STORE, Package.swift).
 SWIFT_BUILD_FLAGS ?= --disable-index-store
 
-.PHONY: run test test-build test-system-libcurl system-libcurl build install bench example deps-build deps-test deps-bench provide-libcurl clean
+.PHONY: run test test-build test-system-libcurl system-libcurl build install bench example deps-build deps-test deps-bench deps-dist dist dist-test provide-libcurl clean
 
 deps-build:
 	@scripts/ensure-debs.sh $(BUILD_DEBS)
@@ -29,6 +32,9 @@ deps-test:
 
 deps-bench:
 	@scripts/ensure-debs.sh $(BENCH_DEBS)
+
+deps-dist:
+	@scripts/ensure-debs.sh $(DIST_DEBS)
 
 ## The newest libcurl we can get (pycurl's wheel: libcurl 8 with HTTP/3), beside the build. The wheel
 ## is fetched once; without it sonde runs on the system's libcurl.
@@ -70,16 +76,25 @@ test-system-libcurl: deps-test system-libcurl test-build
 	LD_LIBRARY_PATH=$(CURDIR)/.build/system-libcurl swift test --skip-build
 
 ## PREFIX/bin/sonde (CONFIG=release by default) and the libcurl it runs on in PREFIX/lib/sonde (found
-## by RUNPATH $$ORIGIN/../lib/sonde; without it, the system's). The Swift runtime stays in the
-## toolchain (RUNPATH /opt/swift/...); INSTALL_FLAGS=--static-swift-stdlib links it in, as bench does.
+## by RUNPATH $$ORIGIN/../lib/sonde; without it, the system's). The Swift runtime and Foundation are
+## linked in (--static-swift-stdlib), so the installed sonde runs without the toolchain; stripped.
 ## SONDE_INSTALL_BUILD=1 leaves the build folder's RUNPATH entry out (Package.swift).
-INSTALL_FLAGS ?=
+INSTALL_FLAGS ?= --static-swift-stdlib
 install: deps-build provide-libcurl
 	SONDE_INSTALL_BUILD=1 swift build -c $(CONFIG) $(INSTALL_FLAGS)
 	install -d "$(PREFIX)/bin" "$(PREFIX)/lib/sonde"
-	install -m 755 .build/$(CONFIG)/sonde "$(PREFIX)/bin/sonde"
+	install -m 755 -s "$$(SONDE_INSTALL_BUILD=1 swift build -c $(CONFIG) $(INSTALL_FLAGS) --show-bin-path)/sonde" "$(PREFIX)/bin/sonde"
 	if [ -d "$(LIBCURL_DIR)/lib" ]; then cp -P "$(LIBCURL_DIR)"/lib/* "$(PREFIX)/lib/sonde/"; fi
 	"$(PREFIX)/bin/sonde" version
+
+## Release artifacts in dist/ (scripts/dist.sh, docs/install.md): the tarball, the .deb and the OCI image archive,
+## from a release build with the Swift runtime linked statically, stripped, beside the libcurl it runs on.
+dist: deps-dist provide-libcurl
+	scripts/dist.sh
+
+## dist/'s artifacts installed and run in a fresh Debian 12 root file system with no Swift (scripts/dist-test.sh).
+dist-test: dist
+	scripts/dist-test.sh
 
 ## Benchmarks against curl and h2load on a local nginx (release build); prints ratios.
 ## The Swift runtime and Foundation are linked statically: a process starts in about 22 ms
@@ -99,4 +114,4 @@ example: build
 	@echo "Reports/examples/demo: $$(ls Reports/examples/demo | tr '\n' ' ')"
 
 clean:
-	rm -rf .build
+	rm -rf .build dist

@@ -84,7 +84,7 @@ struct HTTPProber: Sendable {
             } else if !finalURL.lowercased().hasPrefix("https://") {
                 observation.h3NotTried = "the final URL is not https (Alt-Svc is followed over TLS only)"
             } else if !CurlLibrary.supportsHTTP3 {
-                observation.h3NotTried = "the running libcurl \(CurlLibrary.version) has no HTTP/3 (scripts/provide-libcurl.sh gives one)"
+                observation.h3NotTried = "the running libcurl \(CurlLibrary.version) has no HTTP/3 (\(LibcurlProvenance.current.http3Advice))"
             } else {
                 observation.h3 = probeHTTP3(finalURL, deadline: deadline, observation: &observation)
             }

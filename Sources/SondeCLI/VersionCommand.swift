@@ -11,8 +11,9 @@ struct VersionCommand: ParsableCommand {
         commandName: "version",
         abstract: "Show sonde's version and the libcurl it runs on (TLS, HTTP/2 and QUIC libraries, features).",
         discussion: """
-        sonde runs on the libcurl.so.4 it finds first: LD_LIBRARY_PATH, then the folder scripts/provide-libcurl.sh \
-        fills beside the build (or PREFIX/lib/sonde after make install), then the system's. \
+        sonde runs on the libcurl.so.4 the dynamic linker finds first: LD_LIBRARY_PATH, then the folders of the \
+        executable's RUNPATH, where the libcurl bundled with sonde lives (lib/sonde beside bin/ in the tarball, \
+        /usr/lib/sonde in the .deb), then the system's. `bundled:` says whether that is the bundled one, and why not. \
         `--libcurl PATH` (before or after the subcommand) or SONDE_LIBCURL=PATH picks another one.
         """)
 
@@ -28,11 +29,12 @@ struct VersionCommand: ParsableCommand {
             print(String(decoding: data, as: UTF8.self))
             return
         }
-        print(Self.text(tool, loadedPath: CurlLibrary.loadedPath, tlsVersion: CurlLibrary.tlsLibraryVersion))
+        print(Self.text(tool, loadedPath: CurlLibrary.loadedPath, tlsVersion: CurlLibrary.tlsLibraryVersion,
+                        provenance: LibcurlProvenance.current))
     }
 
     /// The human-readable lines.
-    static func text(_ tool: ToolInfo, loadedPath: String?, tlsVersion: String?) -> String {
+    static func text(_ tool: ToolInfo, loadedPath: String?, tlsVersion: String?, provenance: LibcurlProvenance) -> String {
         var lines = ["sonde \(tool.version)"]
         var curl = "libcurl \(tool.libcurl ?? "unknown")"
         if let path = tool.libcurlPath {
@@ -49,6 +51,16 @@ struct VersionCommand: ParsableCommand {
         lines.append("  CA file:  \(tool.caBundle ?? "libcurl's default")")
         lines.append("  features: \(tool.features.joined(separator: " "))")
         for missing in tool.libcurlLacks ?? [] { lines.append("  lacks:    \(missing)") }
+        lines.append("  bundled:  " + Self.bundledLine(provenance))
         return lines.joined(separator: "\n")
+    }
+
+    /// Whether sonde runs on the libcurl it ships with, and why not.
+    static func bundledLine(_ provenance: LibcurlProvenance) -> String {
+        if provenance.runsOnBundled { return "yes (\(provenance.bundledFolder ?? ""))" }
+        if let reason = provenance.reason {
+            return "no: \(reason)" + (provenance.bundledLibrary.map { " (bundled: \($0))" } ?? "")
+        }
+        return "none (this build carries no libcurl of its own: runs on the system's)"
     }
 }

@@ -67,7 +67,7 @@ public final class ProbeRunner {
                 code: .unsupportedFeature,
                 message: "\(flag) needs a libcurl built with HTTP/3 (QUIC); the running libcurl \(CurlLibrary.version) "
                     + "(\(CurlLibrary.path ?? "unknown path"), \(CurlLibrary.sslVersion ?? "no TLS")) has no HTTP3 feature. "
-                    + "Run scripts/provide-libcurl.sh (or give --libcurl PATH to one), or probe with --http2.")
+                    + "\(LibcurlProvenance.current.http3Advice), or probe with --http2.")
         }
         var effective = options
         var warnings: [String] = []

@@ -26,6 +26,13 @@ enum Harness {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// stderr without the line every run prints when it is not on its bundled libcurl
+        /// (LibcurlProvenance: `make test-system-libcurl` runs every test so, through LD_LIBRARY_PATH).
+        var stderrBesidesLibcurl: String {
+            stderr.split(separator: "\n", omittingEmptySubsequences: false)
+                .filter { !$0.hasPrefix("warning: runs on libcurl ") && !$0.hasPrefix("warning: libcurl ") }
+                .joined(separator: "\n")
+        }
     }
 
     /// Runs a program to completion (SIGKILLed after `timeout` seconds, optionally sent SIGINT after

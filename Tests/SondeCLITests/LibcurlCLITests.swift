@@ -75,6 +75,50 @@ import Testing
         #expect(tool["libcurlLacks"] as? [String] == [])
     }
 
+    /// A run off its bundled libcurl says so, and why, in one line on stderr (also under --json) and in
+    /// run.warnings; `sonde version` says it on its `bundled:` line (LibcurlProvenance). Here
+    /// LD_LIBRARY_PATH puts Debian's 7.88 first, as `make test-system-libcurl` does.
+    @Test(.enabled(if: LibcurlFacts.wheelProvided, "needs .build/sonde-libcurl/lib (scripts/provide-libcurl.sh)"))
+    func aRunOffItsBundledLibcurlSaysWhyOnStderrAndInTheReport() throws {
+        let target = try TargetProcess.get()
+        let folder = Harness.temporaryDirectory()
+        try FileManager.default.createSymbolicLink(atPath: folder + "/libcurl.so.4", withDestinationPath: LibcurlFacts.system)
+        let output = Harness.temporaryDirectory()
+        for json in [false, true] {
+            let result = try Harness.run("/usr/bin/env", ["LD_LIBRARY_PATH=\(folder)", Harness.sonde, "probe", target.http + "/bytes/10",
+                                                          "--output-dir", output] + (json ? ["--json"] : []), timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("warning: runs on libcurl 7.88") }
+            #expect(lines.count == 1, "one line on stderr (json: \(json)): \(result.stderr)")
+            #expect(lines.first?.contains("LD_LIBRARY_PATH (\(folder)) comes before the bundled one") == true)
+            #expect(lines.first?.contains("it lacks HTTP/3, connection ids, the queue timer") == true)
+            if json {
+                let run = try #require(try Harness.json(result.stdout)["run"] as? [String: Any])
+                let warnings = try #require(run["warnings"] as? [String])
+                #expect(warnings.contains { $0.hasPrefix("runs on libcurl 7.88") && $0.contains("LD_LIBRARY_PATH") })
+            }
+        }
+        let version = try Harness.run("/usr/bin/env", ["LD_LIBRARY_PATH=\(folder)", Harness.sonde, "version"], timeout: 30)
+        #expect(version.stdout.contains("  bundled:  no: LD_LIBRARY_PATH (\(folder)) comes before the bundled one"), "\(version.stdout)")
+        // On its bundled libcurl (this build's RUNPATH finds it): yes, and nothing said by a run.
+        let plain = try Harness.run("/usr/bin/env", ["-u", "LD_LIBRARY_PATH", Harness.sonde, "version"], timeout: 30)
+        #expect(plain.stdout.contains("  bundled:  yes ("), "\(plain.stdout)")
+        let quiet = try Harness.run("/usr/bin/env", ["-u", "LD_LIBRARY_PATH", Harness.sonde, "probe", target.http + "/bytes/10",
+                                                     "--output-dir", output], timeout: 60)
+        #expect(quiet.status == 0 && !quiet.stderr.contains("warning: runs on libcurl"), "\(quiet.stderr)")
+    }
+
+    /// The executable copied without the folder beside it: it runs on the system's libcurl and says why.
+    @Test(.enabled(if: LibcurlFacts.wheelProvided, "needs .build/sonde-libcurl/lib (scripts/provide-libcurl.sh)"))
+    func aBinaryCopiedAloneSaysItsBundledLibcurlIsMissing() throws {
+        let folder = Harness.temporaryDirectory()
+        try FileManager.default.copyItem(atPath: Harness.sonde, toPath: folder + "/sonde")
+        let version = try Harness.run("/usr/bin/env", ["-u", "LD_LIBRARY_PATH", folder + "/sonde", "version"], timeout: 30)
+        #expect(version.status == 0)
+        #expect(version.stdout.contains("  bundled:  no: no bundled libcurl"), "\(version.stdout)")
+        #expect(version.stdout.contains("copied without the lib/sonde folder"))
+    }
+
     @Test func aFileThatIsNotALibcurlIsRefused() throws {
         let cases = [("/etc/hostname", "is not a libcurl"), ("/usr/lib/x86_64-linux-gnu/libz.so.1", "is not a libcurl"),
                      ("/nonexistent/libcurl.so.4", "no such file")]

@@ -136,4 +136,12 @@ const char *sonde_tls_library_version(void);
 int sonde_inspect_libcurl(const char *path, char *resolved, size_t resolved_cap, char *version, size_t version_cap,
                           char *libraries, size_t libraries_cap, char *error, size_t error_cap);
 
+/// The running executable's DT_RUNPATH (DT_RPATH when it has none) as written in the file, with
+/// `$ORIGIN` unexpanded, read from /proc/self/exe. Returns 1 with the NUL-terminated text in `out`
+/// (truncated to `capacity`), 0 when the executable has neither or cannot be read.
+int sonde_executable_runpath(char *out, size_t capacity);
+/// 1 when the process runs in secure-execution mode (getauxval(AT_SECURE): file capabilities or
+/// set-user/group-ID), where the dynamic linker ignores LD_LIBRARY_PATH and $ORIGIN in RUNPATH.
+int sonde_secure_execution(void);
+
 #endif

@@ -49,7 +49,7 @@ public struct ResumeCheckRunner {
         if version.wantsHTTP3 && !CurlLibrary.supportsHTTP3 {
             throw TaskError(code: .unsupportedFeature,
                             message: "\(version == .http3Only ? "--http3-only" : "--http3") needs a libcurl built with HTTP/3 (QUIC); the running libcurl "
-                                + "\(CurlLibrary.version) has no HTTP3 feature. Run scripts/provide-libcurl.sh (or give --libcurl PATH to one).")
+                                + "\(CurlLibrary.version) has no HTTP3 feature. \(LibcurlProvenance.current.http3Advice).")
         }
     }
 

@@ -63,6 +63,10 @@ final class RunLifecycle: Sendable {
             printError("sonde: \(error.message)")
             return nil
         }
+        // Every run says when it is not on the libcurl sonde ships with, or on one lacking what sonde uses:
+        // in run.warnings, and on stderr even under --json (stdout holds the document then).
+        let libcurlWarning = LibcurlProvenance.current.warning
+        let warnings = warnings + [libcurlWarning].compactMap { $0 }
         let started = Timestamp.now()
         let runInfo = RunInfo(id: RunInfo.makeID(command: command, at: started), command: command,
                               arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
@@ -76,6 +80,7 @@ final class RunLifecycle: Sendable {
             return nil
         }
         if !settings.json && !quiet { for warning in warnings { printError("warning: \(warning)") } }
+        if settings.json && !quiet, let libcurlWarning { printError("warning: \(libcurlWarning)") }
         return RunLifecycle(settings: settings, recorder: recorder, baseline: baseline, run: runInfo, quiet: quiet, stop: stop)
     }
 
