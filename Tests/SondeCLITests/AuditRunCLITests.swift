@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized) struct AuditRunCLITests {
     /// The only run folder under `output`.
     static func folder(_ output: String) throws -> String {
-        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: output).first { !$0.hasPrefix(".") && $0.contains("-") && !$0.hasSuffix(".prom") })
+        let name = try #require(try Harness.entries(of: output).first { !$0.hasPrefix(".") && $0.contains("-") && !$0.hasSuffix(".prom") })
         return output + "/" + name
     }
 

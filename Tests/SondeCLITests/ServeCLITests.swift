@@ -59,7 +59,7 @@ import Testing
 
     /// The run folders serve wrote (its history database beside them left out).
     static func runFolders(_ output: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: output).filter { $0.contains("-serve-") }.sorted()
+        try Harness.entries(of: output).filter { $0.contains("-serve-") }.sorted()
     }
 
     /// The samples of an exposition: name{labels} → value (comments dropped).

@@ -6,7 +6,7 @@ import Testing
 /// Ctrl-C and SIGKILL. Every soak here lasts seconds.
 @Suite(.serialized) struct SoakCLITests {
     private func onlyFolder(_ output: String) throws -> String {
-        output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        output + "/" + (try Harness.entries(of: output)[0])
     }
 
     private func soaks(_ report: [String: Any]) throws -> [String: Any] {
@@ -168,7 +168,7 @@ import Testing
         let result = try Harness.sonde(arguments + ["--output-dir", output])
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains(mentions), "\(result.stderr)")
-        #expect((try FileManager.default.contentsOfDirectory(atPath: output)).isEmpty)
+        #expect((try Harness.entries(of: output)).isEmpty)
     }
 
     @Test func aConnectionThatGivesUpFailsTheSoak() throws {
