@@ -17,8 +17,6 @@ public struct ServeListener: Sendable {
     public let port: Int
     private let task: Task<Void, Error>
 
-    /// Binds and starts serving `context`'s routes, over TLS when `tls` is given; throws when the
-    /// address cannot be bound or the certificate and key cannot be loaded.
     /// Why serve could not listen on `address` (what `start` threw), in one sentence that names
     /// the address and says what to do; errors other than the socket's own are described as they are.
     public static func failure(_ error: any Error, address: ListenAddress) -> String {
@@ -38,6 +36,8 @@ public struct ServeListener: Sendable {
         }
     }
 
+    /// Binds and starts serving `context`'s routes, over TLS when `tls` is given; throws when the
+    /// address cannot be bound or the certificate and key cannot be loaded.
     public static func start(_ address: ListenAddress, _ context: ServeRoutes.Context, tls: WebConfig.TLS? = nil,
                              limits: ServeLimits) async throws -> ServeListener {
         let requestTimeout = TimeAmount.milliseconds(Int64(limits.requestTimeout * 1000))

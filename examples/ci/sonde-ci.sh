@@ -66,8 +66,8 @@ check() {
         --threshold 'errors.rate<1%' \
         --baseline previous \
         --history "$history" \
-        --run-dir "$out/run" \
-        --summary-md "$out/summary.md"
+        --summary-md "$out/summary.md" \
+        --run-dir "$out/run"
 }
 
 case "${1:-}" in
