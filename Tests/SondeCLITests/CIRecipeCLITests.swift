@@ -52,7 +52,7 @@ import Testing
         let packed = work + "/pack/sonde-\(version)/bin"
         try FileManager.default.createDirectory(atPath: packed, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: release, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Harness.sonde, toPath: packed + "/sonde")
+        try FileManager.default.copyItem(atPath: URL(fileURLWithPath: Harness.sonde).resolvingSymlinksInPath().path, toPath: packed + "/sonde")
         let tarball = "sonde-\(version)-linux-x86_64.tar.gz"
         let tar = try Harness.run("/bin/tar", ["-czf", release + "/" + tarball, "-C", work + "/pack", "sonde-\(version)"])
         #expect(tar.status == 0, "\(tar.stderr)")
