@@ -5,8 +5,9 @@ import Testing
 /// independent server (Python `websockets`) that is killed and restarted mid-soak, and through
 /// Ctrl-C and SIGKILL. Every soak here lasts seconds.
 @Suite(.serialized) struct SoakCLITests {
+    /// The run folder under `output` (a failed expectation, not a crash of the test process, when there is none).
     private func onlyFolder(_ output: String) throws -> String {
-        output + "/" + (try Harness.entries(of: output)[0])
+        output + "/" + (try #require(try Harness.entries(of: output).first, "no run folder in \(output)"))
     }
 
     private func soaks(_ report: [String: Any]) throws -> [String: Any] {
