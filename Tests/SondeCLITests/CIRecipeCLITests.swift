@@ -27,9 +27,26 @@ import Testing
 
     /// `sh SCRIPT STEP` with `environment` (and PATH, HOME) and nothing else of the test's environment.
     static func step(_ script: String, _ step: String, _ environment: [String: String], in directory: String) throws -> Harness.Result {
+        try shell(["sh", script, step], environment, in: directory)
+    }
+
+    /// `command` run from `directory` with `environment` (and PATH, HOME) and nothing else of the test's environment.
+    static func shell(_ command: [String], _ environment: [String: String], in directory: String) throws -> Harness.Result {
         let assignments = environment.merging(["HOME": directory, "PATH": environment["PATH"] ?? "/usr/bin:/bin"]) { given, _ in given }
             .sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        return try Harness.run("/usr/bin/env", ["-i", "-C", directory] + assignments + ["sh", script, step], timeout: 180)
+        return try Harness.run("/usr/bin/env", ["-i", "-C", directory] + assignments + command, timeout: 180)
+    }
+
+    /// The GitLab job's `before_script` and `script` lines as the runner runs them (one shell,
+    /// stopping at the first that fails), without the package installs a fresh image needs.
+    static func gitlabJob() throws -> String {
+        let read = try Harness.run("/usr/bin/python3", ["-c", """
+            import sys, yaml
+            job = yaml.safe_load(open(sys.argv[1]))["sonde"]
+            print("\\n".join(line for line in job["before_script"] + job["script"] if not line.startswith("apt-get")))
+            """, Harness.root + "/examples/ci/gitlab-ci.yml"])
+        #expect(read.status == 0, "\(read.stderr)")
+        return read.stdout
     }
 
     static func report(_ folder: String) throws -> [String: Any] {
@@ -37,12 +54,15 @@ import Testing
     }
 
     /// install, then check twice: the installed sonde (this build, from the tarball) probes, gates
-    /// and keeps junit.xml in `$SONDE_OUT/run`; the second pipeline's `--baseline previous` finds the
-    /// first in the history. A tarball whose SHA-256 is not the one given is not installed.
+    /// and keeps junit.xml in `$SONDE_OUT/run`; the second pipeline (the GitLab job's lines as
+    /// written) has `--baseline previous` find the first in the history. A tarball whose SHA-256 is
+    /// not the one given is not installed, and the job stops there.
     @Test func theRecipeInstallsProbesGatesAndCompares() throws {
         let target = try TargetProcess.get()
         let work = Harness.temporaryDirectory()
-        let (script, without) = try Self.runnableScript(into: work)
+        // ci/sonde-ci.sh, where the workflow and the job expect it.
+        try FileManager.default.createDirectory(atPath: work + "/ci", withIntermediateDirectories: true)
+        let (script, without) = try Self.runnableScript(into: work + "/ci")
         // The recipe as written names these; this build may lack some of them (docs/ci.md).
         #expect(Set(without).isSubset(of: ["--name", "selector thresholds", "--summary-md"]), "\(without)")
 
@@ -80,7 +100,17 @@ import Testing
                                 "SONDE_HOME_URL": target.http + "/bytes/200", "SONDE_COUNT": "3", "SONDE_HISTORY": work + "/.sonde/history.sqlite"]
         let first = try Self.step(script, "check", checkEnvironment.merging(["SONDE_OUT": work + "/out1"]) { $1 }, in: work)
         #expect(first.status == 0, "a first pipeline has nothing to compare with, and passes: \(first.stdout) \(first.stderr)")
-        let second = try Self.step(script, "check", checkEnvironment.merging(["SONDE_OUT": work + "/out2"]) { $1 }, in: work)
+        // The second pipeline is the GitLab job's lines as written: install, PATH, check.
+        var jobEnvironment = checkEnvironment.merging(installEnvironment) { $1 }
+        jobEnvironment["PATH"] = "/usr/bin:/bin"
+        jobEnvironment["GITHUB_PATH"] = nil
+        let job = try Self.gitlabJob()
+        let failedInstall = try Self.shell(["sh", "-e", "-c", job], jobEnvironment.merging(["SONDE_OUT": work + "/out-none",
+                                                                                          "SONDE_SHA256": String(repeating: "0", count: 64)]) { $1 },
+                                           in: work)
+        #expect(failedInstall.status != 0 && !FileManager.default.fileExists(atPath: work + "/out-none"),
+                "a failed install fails the job before the check: \(failedInstall.status) \(failedInstall.stderr)")
+        let second = try Self.shell(["sh", "-e", "-c", job], jobEnvironment.merging(["SONDE_OUT": work + "/out2"]) { $1 }, in: work)
         #expect(second.status == 0, "\(second.stdout) \(second.stderr)")
         for out in ["out1", "out2"] {
             #expect(FileManager.default.fileExists(atPath: work + "/\(out)/run/junit.xml"), "\(out): junit.xml kept")
