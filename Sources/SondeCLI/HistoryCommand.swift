@@ -18,6 +18,7 @@ struct HistoryCommand: ParsableCommand {
                   sonde history --since 7d
                   sonde history --check api --json
                   sonde history --html Reports/history.html
+                  sonde history --history .sonde/history.sqlite --fail-on regressed   (exit 99 on a regression)
         """)
 
     @OptionGroup var history: HistoryOption
@@ -41,6 +42,17 @@ struct HistoryCommand: ParsableCommand {
     @Option(name: .customLong("last"), help: "How many of the newest runs --json lists (1…\(maxLast)).")
     var last = 100
 
+    /// What `--fail-on` makes a failure (exit 99).
+    enum FailOn: String, ExpressibleByArgument, CaseIterable {
+        /// A figure of some check's newest run regressed (`HistoryTrend`'s rule).
+        case regressed
+    }
+
+    @Option(name: .customLong("fail-on"), help: ArgumentHelp(
+        "Exit 99 when a check shown (--check, --since) has a figure marked REGRESSED in its newest run, after printing the trends.",
+        valueName: "regressed"))
+    var failOn: FailOn?
+
     static let maxSinceDays = 36_500
     static let maxLast = 100_000
 
@@ -63,21 +75,30 @@ struct HistoryCommand: ParsableCommand {
         let start = since.flatMap(Self.sinceSeconds).map {
             Timestamp.now().adding(microseconds: -Int64($0 * 1_000_000))
         }
+        let regressed: [HistoryTrend]
         do throws(TaskError) {
             let store = try HistoryStore.openForReading(path: path)
             if let htmlPath {
                 let page = try HistoryPage.render(store: store, check: check, since: start, pagePath: htmlPath)
                 try NoFollowFile.writeReplacing(htmlPath, Array(page.utf8), mode: 0o644)
             }
+            let trends = try store.trends(check: check, since: start)
+            regressed = trends.filter { !$0.regressions.isEmpty }
             if json {
                 StandardStreams.writeOutput(try HistoryJSON(store: store, check: check, since: start, last: last).encoded() + Data("\n".utf8))
             } else {
-                print(HistoryTerminal.render(try store.trends(check: check, since: start), path: path))
+                print(HistoryTerminal.render(trends, path: path))
                 if let htmlPath { print("page: " + htmlPath) }
             }
         } catch {
             printError("sonde: \(error.message)")
             throw ExitCode(ExitStatus.usage.rawValue)
+        }
+        if failOn == .regressed, !regressed.isEmpty {
+            printError("sonde: --fail-on regressed: " + regressed.map { trend in
+                TerminalText.sanitized("\(trend.name) (\(trend.regressions.map(\.label).joined(separator: ", ")))")
+            }.joined(separator: "; ") + " regressed in the newest run")
+            throw ExitCode(ExitStatus.thresholdsFailed.rawValue)
         }
     }
 }

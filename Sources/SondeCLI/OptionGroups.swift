@@ -12,8 +12,26 @@ import SondeRun
 
 /// `--output-dir` (every command that writes or reads run folders).
 struct OutputDirectoryOption: ParsableArguments {
-    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Where run folders are written (a merge's new run too; where sonde history finds history.sqlite).", valueName: "dir"))
-    var outputDirectory = "Reports"
+    static let defaultDirectory = "Reports"
+
+    @Option(name: .customLong("output-dir"), help: ArgumentHelp(
+        "Where run folders are written, <dir>/latest links to the last finished one (a merge's or a re-judged run's new folder too; "
+            + "where sonde history finds history.sqlite; default \(defaultDirectory)).", valueName: "dir"))
+    var given: String?
+
+    /// `--output-dir`, or `Reports` without it.
+    var outputDirectory: String {
+        get { given ?? Self.defaultDirectory }
+        set { given = newValue }
+    }
+}
+
+/// `--run-dir` (every command that writes a run folder, and `sonde report`'s re-judged run).
+struct RunDirectoryOption: ParsableArguments {
+    @Option(name: .customLong("run-dir"), help: ArgumentHelp(
+        "Write the run exactly into this folder (made when missing; an existing one must be an empty folder, not a link) "
+            + "instead of a new folder under --output-dir.", valueName: "dir"))
+    var runDirectory: String?
 }
 
 /// `--no-redact`, `--redact` (every command that writes runs, and serve).
@@ -213,10 +231,14 @@ struct JudgementOptions: ParsableArguments {
     var prometheusPath: String?
 
     @Option(name: .customLong("baseline"), help: ArgumentHelp(
-        "Compare this run with an earlier run folder, or with history:CHECK:median:N (the median of a check's newest N runs in --history), "
-            + "phase by phase; enables .delta thresholds (e.g. 'wait.p95.delta<10%').",
-        valueName: "run-folder"))
+        "Compare this run with an earlier run folder, with 'previous' (the newest finished run of the same checks and URLs: in --history, "
+            + "else in --output-dir), or with history:CHECK:median:N (the median of a check's newest N runs in --history), "
+            + "phase by phase; enables .delta thresholds (e.g. 'wait.p95.delta<10%'). A run of other checks or URLs is refused (64).",
+        valueName: "run-folder|previous|history:…"))
     var baselinePath: String?
+
+    @Flag(name: .customLong("baseline-any"), help: "Compare with a --baseline run of other checks or URLs too (refused without it).")
+    var baselineAny = false
 
     /// The parsed thresholds (`validate` has already rejected malformed ones).
     var thresholds: [Threshold] { (try? parsedThresholds(thresholdExpressions)) ?? [] }

@@ -4,29 +4,35 @@ import SondeCore
 import SondeReport
 import SondeRun
 
-/// `sonde report DIR`: re-renders a run folder from its journal (also one a killed run left),
-/// optionally against new thresholds. Writes the files in place, atomically.
+/// `sonde report DIR`: re-renders a run folder from its journal (also one a killed run left), in
+/// place, atomically. Judged again (`--threshold`, `--baseline`), a run is written as a new run
+/// (`--output-dir`, `--run-dir`) or only printed: DIR's files are never changed then.
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Rebuild a run's reports (JSON, HTML, HAR, JUnit, Prometheus) from its journal.",
+        abstract: "Rebuild a run's reports (JSON, HTML, HAR, JUnit, Prometheus) from its journal, or judge it again.",
         discussion: """
         Works on any run folder, including one left by a killed run (no end line in the journal): \
         that run is reported as interrupted, with the tasks it flushed.
         A damaged journal (lines that do not decode, out-of-range numbers, lines too long) is said line by line and exits 64; \
         a folder that already has a report keeps it unless --force is given (a last line cut by a kill is no damage). \
+        With --threshold or --baseline the run is judged again and its folder left as it is: the new verdict is printed \
+        (exit 0, or 99 when a threshold fails), and written as a new run with --output-dir or --run-dir. \
         Several run folders are merged into a new run under --output-dir, with every task of each. \
-        --baseline takes a run folder or history:CHECK:median:N (read from --history); with --history the rebuilt run is added to it.
+        --baseline takes a run folder, previous or history:CHECK:median:N (read from --history); with --history a rebuilt or new run is added to it.
         Examples: sonde report Reports/20261122T001200Z-probe-1a2b
-                  sonde report --from-journal Reports/<run-id> --threshold 'wait.p95<200ms'
+                  sonde report Reports/latest --threshold 'wait.p95<200ms'
                   sonde report Reports/<run-a> Reports/<run-b> --output-dir Reports/merged
         """)
 
     @Argument(help: "The run folder (holding journal.jsonl); several folders are merged into a new run.")
     var folders: [String] = []
 
-    /// Where a merged run is written (only when merging); where `--history` is by default.
+    /// Where a merged or judged-again run is written; where `--history` is by default.
     @OptionGroup var output: OutputDirectoryOption
+
+    /// A merged or judged-again run's folder, exactly.
+    @OptionGroup var runDirectory: RunDirectoryOption
 
     /// Where `--baseline history:…` is read, and the rebuilt run is added (as every run command adds its run).
     @OptionGroup var history: HistoryOption
@@ -35,7 +41,7 @@ struct ReportCommand: ParsableCommand {
     var fromJournal: String?
 
     @Flag(name: .customLong("force"),
-          help: "Replace the folder's report files even when its journal is damaged (the rebuilt report lacks what the damaged lines held).")
+          help: "Replace the folder's report files (or judge the run) even when its journal is damaged (the report lacks what the damaged lines held).")
     var force = false
 
     @OptionGroup var jsonOutput: JSONOutputOption
@@ -46,31 +52,66 @@ struct ReportCommand: ParsableCommand {
         guard folders.isEmpty != (fromJournal == nil) else {
             throw ValidationError("give the run folder as arguments or with --from-journal, not both and not neither")
         }
+        if runDirectory.runDirectory != nil && folders.count < 2 && judgement.thresholdExpressions.isEmpty && judgement.baselinePath == nil {
+            throw ValidationError("--run-dir is where a merged or judged-again run goes: give several run folders, --threshold or --baseline "
+                + "(a run is rebuilt in its own folder)")
+        }
+    }
+
+    /// What the command does with its folders.
+    enum Work {
+        /// Rebuild the one run's files in its own folder.
+        case rebuild
+        /// Judge the one run again into a new folder that is kept (`--output-dir`, `--run-dir`) or removed after printing.
+        case judgeAgain(kept: Bool)
+        /// Merge several runs into a new folder.
+        case merge
     }
 
     func run() throws {
         let paths = (fromJournal.map { [$0] } ?? folders).map(normalizedRunFolder)
-        for path in paths { Self.removeLeftoverSecrets(in: path) }
-        var runFolder = RunFolder(existing: paths[0])
+        let work: Work = paths.count > 1 ? .merge
+            : judgement.thresholdExpressions.isEmpty && judgement.baselinePath == nil ? .rebuild
+            : .judgeAgain(kept: output.given != nil || runDirectory.runDirectory != nil)
+        if case .rebuild = work { for path in paths { Self.removeLeftoverSecrets(in: path) } }
         let thresholds = judgement.thresholdExpressions.isEmpty ? nil : judgement.thresholds
+        var runFolder = RunFolder(existing: paths[0])
+        var made: RunFolder?
         let outcome: RunOutcome
         do {
-            if paths.count > 1 {
+            switch work {
+            case .rebuild:
+                outcome = try ReportFiles.render(folder: runFolder, prometheusPath: judgement.prometheusPath, keepingReportOnLoss: !force)
+            case .merge:
                 runFolder = try JournalMerge.merge(paths.map { RunFolder(existing: $0) }, outputDirectory: output.outputDirectory,
-                                                   arguments: Array(CommandLine.arguments.dropFirst()))
+                                                   runDirectory: runDirectory.runDirectory, arguments: Array(CommandLine.arguments.dropFirst()))
+                made = runFolder
+                outcome = try ReportFiles.render(folder: runFolder, thresholds: thresholds, baseline: try loadBaseline(for: runFolder),
+                                                 prometheusPath: judgement.prometheusPath, keepingReportOnLoss: !force)
+            case .judgeAgain(let kept):
+                let baseline = try loadBaseline(for: runFolder)
+                let source = runFolder
+                let id = RunInfo.makeID(command: "report", at: Timestamp.now())
+                runFolder = kept ? try RunFolder.made(runDirectory: runDirectory.runDirectory, outputDirectory: output.outputDirectory, runID: id)
+                    : try RunFolder(exactly: try Self.privateTemporaryFolder(), runID: id)
+                made = runFolder
+                outcome = try RejudgedRun.write(from: source, into: runFolder, thresholds: thresholds, baseline: baseline,
+                                                prometheusPath: judgement.prometheusPath, keepingReportOnLoss: !force)
             }
-            let baseline = try judgement.baselinePath.map { (path: String) throws(TaskError) in
-                try RunSettings.loadBaseline(path, historyPath: history.historyPath, outputDirectory: output.outputDirectory)
-            }
-            outcome = try ReportFiles.render(folder: runFolder, thresholds: thresholds, baseline: baseline,
-                                             prometheusPath: judgement.prometheusPath, keepingReportOnLoss: !force)
         } catch {
+            if let made { Self.remove(made, madeHere: runDirectory.runDirectory == nil) }
             printError("sonde: \(error.message)")
             throw ExitCode(ExitStatus.usage.rawValue)
         }
-        history.record(runFolder)
+        var kept = true
+        if case .judgeAgain(let keep) = work { kept = keep }
+        if kept {
+            history.record(runFolder)
+            if made != nil { RunSettings.markLatest(runFolder, in: output.outputDirectory) }
+        }
+        defer { if !kept { Self.remove(runFolder, madeHere: true) } }
         if jsonOutput.json {
-            printReportDocument(runFolder)
+            printReportDocument(runFolder, kept: kept)
         } else {
             let renderer = RunSettings.terminalRenderer
             for warning in outcome.run.warnings { printError("warning: \(warning)") }
@@ -81,8 +122,12 @@ struct ReportCommand: ParsableCommand {
             for audit in outcome.audits { print(AuditTerminalView.render(audit)) }
             if let comparison = outcome.baseline { print(renderer.render(baseline: comparison)) }
             if !outcome.thresholds.isEmpty { print(renderer.render(thresholds: outcome.thresholds)) }
-            // The end every run command has: the files, the HTML report's path last.
-            printReportPaths(runFolder, har: outcome.summary.tasks > 0, prometheusPath: judgement.prometheusPath)
+            if kept {
+                // The end every run command has: the files, the HTML report's path last.
+                printReportPaths(runFolder, har: outcome.summary.tasks > 0, prometheusPath: judgement.prometheusPath)
+            } else {
+                print("judged again, nothing written (\(paths[0]) is left as it is; --output-dir or --run-dir keeps the new run)")
+            }
         }
         // A damaged journal is bad input, whatever the run's status: the report holds the rest.
         guard outcome.losses.isEmpty else {
@@ -91,6 +136,37 @@ struct ReportCommand: ParsableCommand {
             throw ExitCode(ExitStatus.usage.rawValue)
         }
         throw ExitCode(outcome.exitStatus.rawValue)
+    }
+
+    /// `--baseline` for the run in `folder` (never itself; `previous` is older than it), nil without one.
+    func loadBaseline(for folder: RunFolder) throws(TaskError) -> JournalScan.Result? {
+        guard let text = judgement.baselinePath else { return nil }
+        let run = JournalScan.startedRun(folder: folder)
+        let loader = BaselineLoader(historyPath: history.historyPath, outputDirectory: output.outputDirectory,
+                                    acceptAnySubject: judgement.baselineAny)
+        let loaded = try loader.load(text, subject: run?.subject, runID: run?.id, startedAt: run?.startedAt)
+        if let note = loaded.note { printError("sonde: " + note) }
+        return loaded.baseline
+    }
+
+    /// A new folder only this user may enter, for a run judged again and only printed.
+    static func privateTemporaryFolder() throws(TaskError) -> String {
+        var template = Array((NSTemporaryDirectory() + "sonde-report-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
+            throw TaskError(code: .localIOError, message: "cannot make a temporary folder in \(NSTemporaryDirectory()): \(systemErrorMessage())")
+        }
+        return String(cString: made)
+    }
+
+    /// Removes a run folder this command made (`madeHere`), or only what it wrote into a given empty `--run-dir`.
+    static func remove(_ folder: RunFolder, madeHere: Bool) {
+        if madeHere {
+            try? FileManager.default.removeItem(atPath: folder.path)
+        } else {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
+                try? FileManager.default.removeItem(atPath: (folder.path as NSString).appendingPathComponent(name))
+            }
+        }
     }
 
     /// Runs of sonde before the worker settings went through a pipe left them in

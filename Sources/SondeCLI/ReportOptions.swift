@@ -13,6 +13,8 @@ struct ReportOptions: ParsableArguments {
 
     @OptionGroup var output: OutputDirectoryOption
 
+    @OptionGroup var runDirectory: RunDirectoryOption
+
     @OptionGroup var history: HistoryOption
 
     var outputDirectory: String {
@@ -63,6 +65,8 @@ struct ReportOptions: ParsableArguments {
         settings.thresholds = thresholds
         settings.prometheusPath = prometheusPath
         settings.baselinePath = baselinePath
+        settings.baselineAny = judgement.baselineAny
+        settings.runDirectory = runDirectory.runDirectory
         settings.otlp = otlp.settings
         settings.traceparent = otlp.traceparent
         return settings

@@ -126,7 +126,7 @@ struct ServeCommand: AsyncParsableCommand {
                                           history: history, probes: ProbeAdmission(limit: limits.maxProbes), lifecycleEnabled: enableLifecycle)
         let listener: ServeListener
         do { listener = try await ServeListener.start(address, context, tls: config.web?.tls, limits: limits) } catch {
-            printError("sonde serve: cannot listen on \(address): \(error)")
+            printError("sonde serve: " + ServeListener.failure(error, address: address))
             throw ExitCode(ExitStatus.usage.rawValue)
         }
         let host = address.host.contains(":") ? "[\(address.host)]" : address.host

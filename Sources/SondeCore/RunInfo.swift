@@ -52,9 +52,13 @@ public struct RunInfo: Codable, Sendable, Equatable {
     /// The emulated link of a single-check run (`--link`); its counters arrive with the run's end.
     /// Absent on the machine's own network, and in suites (each check carries its own).
     public var link: LinkUse?
+    /// What the run measured (its checks and URLs), so that a baseline of something else is
+    /// refused (`--baseline`); absent in runs written before sonde recorded it, and in merges.
+    public var subject: RunSubject?
 
     public init(id: String, command: String, arguments: [String], startedAt: Timestamp, finishedAt: Timestamp? = nil,
-                status: RunStatus, insecure: Bool, redacted: Bool, warnings: [String] = [], capture: String? = nil, link: LinkUse? = nil) {
+                status: RunStatus, insecure: Bool, redacted: Bool, warnings: [String] = [], capture: String? = nil, link: LinkUse? = nil,
+                subject: RunSubject? = nil) {
         self.id = id
         self.command = command
         self.arguments = arguments
@@ -66,6 +70,7 @@ public struct RunInfo: Codable, Sendable, Equatable {
         self.warnings = warnings
         self.capture = capture
         self.link = link
+        self.subject = subject
     }
 
     /// A run id that sorts by time and does not collide: `20261121T222600Z-probe-3f9a`.

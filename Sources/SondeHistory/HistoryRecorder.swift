@@ -59,7 +59,8 @@ enum HistoryRecorder {
         let row = HistoryRun(id: run.id, command: run.command, status: run.status.rawValue,
                              startedAt: run.startedAt.microsecondsSince1970, finishedAt: run.finishedAt?.microsecondsSince1970,
                              vantage: vantage, folder: absolute(folder), toolVersion: document.tool.version,
-                             insecure: run.insecure, redacted: run.redacted, recordedAt: Timestamp.now().microsecondsSince1970)
+                             insecure: run.insecure, redacted: run.redacted, recordedAt: Timestamp.now().microsecondsSince1970,
+                             subject: run.subject.map(\.json))
         let soaks = document.soaks ?? []
         let trials = document.resumeTrials ?? []
         var checks: [(HistoryCheck, ProbeSummary?)] = []

@@ -24,6 +24,8 @@ public struct HistoryRun: Codable, Sendable, Equatable, FetchableRecord, Persist
     public var redacted: Bool
     /// When the row was written.
     public var recordedAt: Int64
+    /// What the run measured (`RunSubject.json`), nil when its report does not say.
+    public var subject: String?
 
     public var started: Timestamp { Timestamp(microsecondsSince1970: startedAt) }
 }

@@ -5,7 +5,8 @@ import SondeCore
 /// never edited once released: a new one is appended).
 ///
 /// Tables (times are microseconds since 1970, UTC; durations milliseconds; rates fractions 0…1):
-/// - `run`: one row per run, keyed by its run id.
+/// - `run`: one row per run, keyed by its run id; `subject` (v2) its `RunSubject` as JSON (sorted
+///   keys), null for runs recorded before or written without one.
 /// - `checkResult`: one row per check of a run (a run without suite checks has one, see
 ///   `HistoryRecorder.plainCheckName`), with the summary figures the trends draw.
 /// - `phase`: a check's per-phase distributions, over all, cold and warm transactions.
@@ -64,6 +65,10 @@ enum HistorySchema {
                 t.column("passed", .boolean).notNull()
                 t.column("message", .text).notNull()
             }
+        }
+        migrator.registerMigration("v2-subject") { db in
+            try db.alter(table: "run") { t in t.add(column: "subject", .text) }
+            try db.create(index: "run_subject_startedAt", on: "run", columns: ["subject", "startedAt"])
         }
         return migrator
     }

@@ -189,10 +189,39 @@ public final class HistoryStore: Sendable {
     /// and whose task and transaction counts are those runs' medians; with the newest run's start
     /// (µs). Nil when the check has no run. For `--baseline history:CHECK:median:N`.
     public func medianSummary(check: String, last: Int) throws(TaskError) -> (summary: ProbeSummary, newestStartedAt: Int64)? {
+        try medianSummary(of: filtered(check: check, since: nil).order(Column("startedAt").desc, Column("id").desc)
+            .limit(Swift.max(0, Swift.min(last, Self.maxLimit))))
+    }
+
+    /// The newest recorded run of `subject` that ran to its end (passed or failed), started before
+    /// `before` (µs since 1970, nil: any time) and other than `excluding`; nil when there is none.
+    /// For `--baseline previous`.
+    public func newestRun(of subject: RunSubject, before: Int64? = nil, excluding: String? = nil) throws(TaskError) -> HistoryRun? {
+        try access("read") {
+            try queue.read { db in
+                var request = HistoryRun.filter(Column("subject") == subject.json)
+                    .filter([RunStatus.passed.rawValue, RunStatus.failed.rawValue].contains(Column("status")))
+                if let before { request = request.filter(Column("startedAt") < before) }
+                if let excluding { request = request.filter(Column("id") != excluding) }
+                return try request.order(Column("startedAt").desc, Column("id").desc).fetchOne(db)
+            }
+        }
+    }
+
+    /// The summary of a recorded run that has exactly one check (its phases and counts, as
+    /// `medianSummary` gives them for one run); nil when the run has no check or several (their
+    /// pooled summary is not recorded: only each check's).
+    public func summary(ofRun runID: String) throws(TaskError) -> ProbeSummary? {
+        let request = HistoryCheck.filter(Column("runId") == runID)
+        guard try access("read", { try queue.read { db in try request.fetchCount(db) } }) == 1 else { return nil }
+        return try medianSummary(of: request)?.summary
+    }
+
+    /// The medians over the checks `request` selects, as `medianSummary(check:last:)` describes.
+    private func medianSummary(of request: QueryInterfaceRequest<HistoryCheck>) throws(TaskError) -> (summary: ProbeSummary, newestStartedAt: Int64)? {
         let rows = try access("read") {
             try queue.read { db -> (checks: [HistoryCheck], phases: [Row]) in
-                let checks = try filtered(check: check, since: nil).order(Column("startedAt").desc, Column("id").desc)
-                    .limit(Swift.max(0, Swift.min(last, Self.maxLimit))).fetchAll(db)
+                let checks = try request.fetchAll(db)
                 let ids = checks.compactMap(\.id)
                 return (checks, try Row.fetchAll(db, Table(HistoryPhase.databaseTableName).filter(ids.contains(Column("checkResultId")))))
             }

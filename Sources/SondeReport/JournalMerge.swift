@@ -7,9 +7,12 @@ import SondeCore
 ///
 /// The merged run starts when the first source started and finishes when the last finished;
 /// its status is the worst of the sources' (error > timeout > interrupted > failed > passed); it is
-/// insecure or unredacted if any source was, and carries every source's warnings.
+/// insecure or unredacted if any source was, and carries every source's warnings; its subject is
+/// every source's checks and URLs (none when a source does not record its own).
 public enum JournalMerge {
-    public static func merge(_ sources: [RunFolder], outputDirectory: String, arguments: [String]) throws(TaskError) -> RunFolder {
+    /// - Parameter runDirectory: the merged run's folder exactly (`--run-dir`), else a new one under `outputDirectory`.
+    public static func merge(_ sources: [RunFolder], outputDirectory: String, runDirectory: String? = nil,
+                             arguments: [String]) throws(TaskError) -> RunFolder {
         guard sources.count >= 2 else {
             throw TaskError(code: .internalError, message: "merging needs at least two run folders")
         }
@@ -34,7 +37,12 @@ public enum JournalMerge {
         run.finishedAt = scans.compactMap(\.run.finishedAt).max()
         run.warnings = ["Merged from \(scans.count) runs: " + scans.map(\.run.id).joined(separator: ", ") + "."]
             + scans.flatMap { scan in scan.run.warnings.map { "\(scan.run.id): \($0)" } }
-        let folder = try RunFolder(outputDirectory: outputDirectory, runID: run.id)
+        // What the merge measured: every source's checks and URLs, when each says.
+        let subjects = scans.compactMap(\.run.subject)
+        if subjects.count == scans.count {
+            run.subject = RunSubject(checks: subjects.flatMap(\.checks), urls: subjects.flatMap(\.urls))
+        }
+        let folder = try RunFolder.made(runDirectory: runDirectory, outputDirectory: outputDirectory, runID: run.id)
         run.id = folder.runID
         let journal = try Journal(path: folder.journalPath)
         let encoder = ReportJSONWriter.makeEncoder()

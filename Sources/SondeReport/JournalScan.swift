@@ -100,19 +100,7 @@ public enum JournalScan {
     /// transaction can be matched to its connection while it is written; [] (without reading the
     /// whole journal) for any other run.
     static func liveCaptures(folder: RunFolder) throws(TaskError) -> [CaptureReport] {
-        // The first line only, read through the line reader (a read that fails is an error, not a trap).
-        var firstLine: [UInt8] = []
-        var firstTooLong = false
-        do throws(TaskError) {
-            try JournalReader.forEachLine(path: folder.journalPath, maxLineBytes: 1 << 16, onOversized: { firstTooLong = true }) {
-                (line: ArraySlice<UInt8>) throws(TaskError) in
-                if !firstTooLong { firstLine = Array(line) }
-                throw stopReading
-            }
-        } catch where error.reason == stopReading.reason {
-            // The first line was read.
-        }
-        let line = Data(firstLine)
+        let line = Data(try firstLine(folder: folder))
         guard line.range(of: Data(#""capture":""#.utf8)) != nil || line.range(of: Data(#""--capture"#.utf8)) != nil
         else { return [] }
         let decoder = JSONDecoder()
@@ -125,7 +113,36 @@ public enum JournalScan {
         return captures
     }
 
-    /// Thrown by a line handler to end a read early (`liveCaptures`).
+    /// The journal's first line (at most 64 KiB; empty when longer), read through the line reader
+    /// (a read that fails is an error, not a trap).
+    static func firstLine(folder: RunFolder) throws(TaskError) -> [UInt8] {
+        var firstLine: [UInt8] = []
+        var firstTooLong = false
+        do throws(TaskError) {
+            try JournalReader.forEachLine(path: folder.journalPath, maxLineBytes: 1 << 16, onOversized: { firstTooLong = true }) {
+                (line: ArraySlice<UInt8>) throws(TaskError) in
+                if !firstTooLong { firstLine = Array(line) }
+                throw stopReading
+            }
+        } catch where error.reason == stopReading.reason {
+            // The first line was read.
+        }
+        return firstLine
+    }
+
+    /// The run as its journal's run line holds it (as it started: its status is not the end's),
+    /// without reading further; nil when the folder has no journal of sonde's (`requireJournal`)
+    /// or its first line is not a run line.
+    public static func startedRun(folder: RunFolder) -> RunInfo? {
+        do throws(TaskError) {
+            try requireJournal(folder)
+            return try? JSONDecoder().decode(RunLine.self, from: Data(try firstLine(folder: folder))).run
+        } catch {
+            return nil
+        }
+    }
+
+    /// Thrown by a line handler to end a read early (`firstLine`).
     private static let stopReading = TaskError(code: .internalError, message: "stop reading", reason: "stopReading")
 
     /// A soak attempt or samples line's value and check: sonde's own compact form outside checks

@@ -23,9 +23,14 @@ public enum PrometheusWriter {
     }
 
     /// The families `render` writes, for a caller that merges several runs (`sonde serve`'s `/metrics`).
+    /// - Parameter describingRun: whether labels name this one run's outcome: `sonde_run_info{run_id,…}`
+    ///   and `sonde_check_success{status}`. A file describes one run; an exporter that serves each
+    ///   check's latest run passes false, so that no label value changes from one run to the next (a
+    ///   new `run_id` every run is a new series every run; a `status` that flips is a series gone and
+    ///   one new): its runs' outcomes are `sonde_serve_runs_total{result}` and the series' values.
     public static func families(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = [],
                                 resume: ResumeResults = ResumeResults(), audits: [AuditResult] = [],
-                                checks: [CheckReport] = []) -> PrometheusFamilies {
+                                checks: [CheckReport] = [], describingRun: Bool = true) -> PrometheusFamilies {
         var families = Families()
         let success = run.status == .passed && thresholds.allSatisfy(\.passed)
         families.add("probe_success", "gauge", "Whether the run passed: every task succeeded and every threshold held.",
@@ -68,12 +73,15 @@ public enum PrometheusWriter {
                      })
         families.add("sonde_check_success", "gauge", "Whether each check of the suite passed (1) or not (0).",
                      checks.map { check -> Sample in
-                         ([("check", check.name), ("kind", check.kind), ("status", check.status.rawValue)], check.status == .passed ? 1 : 0)
+                         ([("check", check.name), ("kind", check.kind)] + (describingRun ? [("status", check.status.rawValue)] : []),
+                          check.status == .passed ? 1 : 0)
                      })
         families.add("sonde_check_duration_seconds", "gauge", "Wall time of each check of the suite.",
                      checks.map { check -> Sample in ([("check", check.name)], seconds(from: check.startedAt, to: check.finishedAt)) })
-        families.add("sonde_run_info", "gauge", "The run this file describes.",
-                     [([("run_id", run.id), ("command", run.command), ("status", run.status.rawValue), ("version", SondeVersion.current)], 1)])
+        if describingRun {
+            families.add("sonde_run_info", "gauge", "The run this file describes.",
+                         [([("run_id", run.id), ("command", run.command), ("status", run.status.rawValue), ("version", SondeVersion.current)], 1)])
+        }
         return families
     }
 

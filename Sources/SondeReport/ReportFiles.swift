@@ -101,7 +101,21 @@ public enum ReportFiles {
                                 + "replace them with what the journal still holds.",
                             reason: keptReportReason)
         }
-        // The run as it ended (or was killed), its thresholds and baseline comparison.
+        let (run, results, comparison) = judged(scan, thresholds: thresholds, baseline: baseline)
+        let result = scan.summary
+        var outcome = RunOutcome(tool: scan.tool, run: run, summary: result, thresholds: results, baseline: comparison,
+                                 captures: scan.captures, soaks: scan.soaks, resume: scan.resume, audits: scan.audits, checks: scan.checks,
+                                 sample: scan.sample)
+        outcome.losses = scan.losses
+        try writer.finish(outcome, prometheusPath: prometheusPath)
+        return outcome
+    }
+
+    /// The run as it ended (or was killed), its thresholds and baseline comparison: the end line's,
+    /// or `thresholds` evaluated (the status of a run that ran to its end follows them) and the
+    /// comparison with `baseline`, when given.
+    static func judged(_ scan: JournalScan.Result, thresholds: [Threshold]?, baseline: JournalScan.Result?)
+        -> (run: RunInfo, thresholds: [ThresholdResult], comparison: BaselineComparison?) {
         var run = scan.run
         let result = scan.summary
         var results = scan.endLine?.thresholds ?? []
@@ -117,12 +131,7 @@ public enum ReportFiles {
                     && scan.checks.allSatisfy({ $0.status == .passed }) ? .passed : .failed
             }
         }
-        var outcome = RunOutcome(tool: scan.tool, run: run, summary: result, thresholds: results, baseline: comparison,
-                                 captures: scan.captures, soaks: scan.soaks, resume: scan.resume, audits: scan.audits, checks: scan.checks,
-                                 sample: scan.sample)
-        outcome.losses = scan.losses
-        try writer.finish(outcome, prometheusPath: prometheusPath)
-        return outcome
+        return (run, results, comparison)
     }
 
     /// What a rebuild from `scan` would lose beside the folder's report (`existing`), in words; nil

@@ -6,7 +6,9 @@ import SondeCore
 ///
 /// Invariant: a folder made by `init(outputDirectory:runID:)` was created by this process with
 /// `mkdir(2)` (never an existing folder, never through a symbolic link), so nothing in it was
-/// planted before the run; every file sonde writes in it is created with `NoFollowFile`.
+/// planted before the run; `init(exactly:runID:)` (`--run-dir`) makes it so too, or takes a folder
+/// that was empty and not a link when it looked; every file sonde writes in it is created with
+/// `NoFollowFile`.
 public struct RunFolder: Sendable {
     public let path: String
     /// The run id the folder is named after: the one asked for, or another one when that name
@@ -39,6 +41,42 @@ public struct RunFolder: Sendable {
         }
         throw TaskError(code: .localIOError, message: "cannot create a run folder in \(outputDirectory): \(Self.attempts) names "
             + "in a row were already taken (by files, folders or links that sonde did not make); choose another --output-dir")
+    }
+
+    /// Uses `path` itself as the run's folder (`--run-dir`): made with `mkdir(2)` (its missing
+    /// parents first) when absent, or taken when it is an empty folder; a symbolic link there (to
+    /// anything) and anything that is not an empty folder are refused with a `TaskError` in one
+    /// sentence. `runID` is kept as the run's id whatever the folder's name.
+    public init(exactly path: String, runID: String) throws(TaskError) {
+        func refused(_ why: String) -> TaskError {
+            TaskError(code: .localIOError, message: "--run-dir \(path) \(why): give a new or empty folder")
+        }
+        var status = stat()
+        if lstat(path, &status) != 0 {
+            let parent = (path as NSString).deletingLastPathComponent
+            if !parent.isEmpty { try Self.prepare(outputDirectory: parent) }
+            guard try NoFollowFile.makeDirectory(path) else { throw refused("appeared while sonde was making it") }
+        } else {
+            switch status.st_mode & S_IFMT {
+            case S_IFLNK: throw refused("is a symbolic link, which sonde never writes through")
+            case S_IFDIR: break
+            default: throw refused("is a file, not a folder")
+            }
+            let entries: [String]
+            do { entries = try FileManager.default.contentsOfDirectory(atPath: path) } catch {
+                throw refused("cannot be read (\(error.localizedDescription))")
+            }
+            guard entries.isEmpty else { throw refused("already holds \(entries.count) entr\(entries.count == 1 ? "y" : "ies") (sonde writes a run only into a folder of its own)") }
+        }
+        self.path = path
+        self.runID = runID
+    }
+
+    /// The folder of a new run: `runDirectory` exactly (`init(exactly:runID:)`) when given, else a
+    /// new one named after the run under `outputDirectory` (`init(outputDirectory:runID:)`).
+    public static func made(runDirectory: String?, outputDirectory: String, runID: String) throws(TaskError) -> RunFolder {
+        if let runDirectory { return try RunFolder(exactly: runDirectory, runID: runID) }
+        return try RunFolder(outputDirectory: outputDirectory, runID: runID)
     }
 
     public init(existing path: String) {

@@ -60,7 +60,7 @@ public struct ScheduledRunner: Sendable {
         let result = ended.finished?.run.status.rawValue ?? (stop.isPulled ? RunStatus.timeout.rawValue : RunStatus.error.rawValue)
         var families = ended.finished.map {
             PrometheusWriter.families(run: $0.run, summary: $0.summary, thresholds: $0.thresholds, soaks: $0.soaks, resume: $0.resume,
-                                      audits: $0.audits, checks: $0.checks)
+                                      audits: $0.audits, checks: $0.checks, describingRun: false)
         }
         // The phase histograms of the run's transactions, read back from its journal.
         if let folder = ended.folder, let finished = ended.finished, finished.summary.transactions > 0 {

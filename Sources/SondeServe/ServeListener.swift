@@ -17,6 +17,25 @@ public struct ServeListener: Sendable {
     public let port: Int
     private let task: Task<Void, Error>
 
+    /// Why serve could not listen on `address` (what `start` threw), in one sentence that names
+    /// the address and says what to do; errors other than the socket's own are described as they are.
+    public static func failure(_ error: any Error, address: ListenAddress) -> String {
+        let code = (error as? IOError)?.errnoCode
+        switch code {
+        case EADDRINUSE:
+            return "cannot listen on \(address): another program (another sonde serve?) is already listening there; stop it, "
+                + "or give serve another address with --listen HOST:PORT (or listen: in the config)"
+        case EACCES:
+            return "cannot listen on \(address): ports below 1024 need root or CAP_NET_BIND_SERVICE; "
+                + "choose a port from 1024 up with --listen HOST:PORT (or listen: in the config)"
+        case EADDRNOTAVAIL:
+            return "cannot listen on \(address): no interface of this machine has that address; "
+                + "give one of its own (127.0.0.1 for this machine only) with --listen HOST:PORT (or listen: in the config)"
+        default:
+            return "cannot listen on \(address): \(error)"
+        }
+    }
+
     /// Binds and starts serving `context`'s routes, over TLS when `tls` is given; throws when the
     /// address cannot be bound or the certificate and key cannot be loaded.
     public static func start(_ address: ListenAddress, _ context: ServeRoutes.Context, tls: WebConfig.TLS? = nil,

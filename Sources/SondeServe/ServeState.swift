@@ -1,4 +1,5 @@
 import Foundation
+import SondeCore
 import SondeOTLP
 import SondeReport
 import Synchronization
@@ -134,6 +135,7 @@ public final class ServeState: Sendable {
                     return ([("module", parts.first ?? ""), ("result", parts.last ?? "")], Double(count))
                 })
         own.add("sonde_serve_start_time_seconds", "gauge", "When this serve started, Unix seconds.", [([], startedAt)])
+        own.add("sonde_serve_build_info", "gauge", "The sonde serving these series (always 1).", [([("version", SondeVersion.current)], 1)])
         families.add(own)
         return (vantage.map { families.labelled(("vantage", $0)) } ?? families).text
     }

@@ -65,7 +65,7 @@ struct AltSvcCLITests {
         let cost = try #require(failure["durationMs"] as? Double)
         #expect(cost > 0 && cost < 5_000)
         #expect(!(try String(contentsOfFile: file, encoding: .utf8)).contains(" \(dead) "), "the --alt-svc file keeps the alternative")
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         #expect(try Harness.validate([folder + "/report.json"]).status == 0)
         let har = try String(contentsOfFile: folder + "/report.har", encoding: .utf8)
         #expect(har.contains("h3 alternative 127.0.0.1:\(dead) (from a response) failed"), "\(har.prefix(500))")

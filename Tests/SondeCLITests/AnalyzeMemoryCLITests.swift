@@ -28,7 +28,7 @@ import Testing
         #expect(rss < 400, "peak RSS \(rss) MB")
         #expect(result.stdout.contains("Past the first 10000 connections of each kind, 290000 TCP segments"), "\(result.stdout.suffix(600))")
 
-        let folder = output + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: output).first))
+        let folder = output + "/" + (try #require(try Harness.entries(of: output).first))
         let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
         let capture = try #require((report["captures"] as? [[String: Any]])?.first)
         let flows = capture["flows"] as? [[String: Any]] ?? []

@@ -12,7 +12,7 @@ import Testing
         #expect(terminal.stdout.contains("h2 · new conn"))
         #expect(terminal.stdout.contains("reused conn"))
         #expect(terminal.stdout.contains("cold: n"))
-        let folders = try FileManager.default.contentsOfDirectory(atPath: output)
+        let folders = try Harness.entries(of: output)
         #expect(folders.count == 1)
         let folder = output + "/" + folders[0]
         // The terminal view ends with the HTML report's path (what `make run` promises).
@@ -48,7 +48,7 @@ import Testing
         let probes = try #require(try Harness.json(result.stdout)["probes"] as? [[String: Any]])
         let codes = probes.compactMap { ($0["error"] as? [String: Any])?["code"] as? String }
         #expect(codes == ["connectionRefused", "httpStatus", "dnsFailure", "unsupportedScheme", "malformedURL"])
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         #expect(try Harness.validate([folder + "/report.json"]).status == 0)
     }
 
@@ -92,7 +92,7 @@ import Testing
         let result = try Harness.sonde(["probe", "--count", "100", "--output-dir", output, target.http + "/delay/200"],
                                        timeout: 60, interruptAfter: 1.5)
         #expect(result.status == 130, "\(result.stderr)")
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         let report = try Harness.json(try String(contentsOfFile: folder + "/report.json", encoding: .utf8))
         #expect((report["run"] as? [String: Any])?["status"] as? String == "interrupted")
         let probes = try #require(report["probes"] as? [[String: Any]])
@@ -110,7 +110,7 @@ import Testing
                                         // Secrets the server sends back, in response headers.
                                         target.http + "/response-headers?Set-Cookie=sid%3Dsekrit-6&X-Session-Token=sekrit-7&X-Kept=visible"])
         #expect(result.status == 1, "the refused URL fails; its error message must not leak either")
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         try Harness.expectNowhere("sekrit", result: result, folder: folder, prom: prom)
         // The response headers were recorded (else the check above proves nothing about them).
         let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
@@ -147,7 +147,7 @@ import Testing
                                         "--threshold", "total.max<0.001ms", target.https + "/bytes/512"])
         #expect(result.status == 99, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("✗ threshold total.max<0.001ms"))
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output).first { $0 != "sonde.prom" } ?? "")
+        let folder = output + "/" + (try Harness.entries(of: output).first { $0 != "sonde.prom" } ?? "")
         let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
         let thresholds = try #require(report["thresholds"] as? [[String: Any]])
         #expect(thresholds.map { $0["passed"] as? Bool } == [true, true, false])
@@ -192,7 +192,7 @@ import Testing
         #expect(result.status == 64)
         #expect(result.stderr.contains(problem), "\(result.stderr)")
         #expect(result.stderr.contains("\n    " + String(repeating: " ", count: column) + "^"), "\(result.stderr)")
-        #expect((try FileManager.default.contentsOfDirectory(atPath: output)).isEmpty, "a usage error must not start a run")
+        #expect((try Harness.entries(of: output)).isEmpty, "a usage error must not start a run")
     }
 
     /// A probe run writes its report files while it records; `sonde report` rebuilds them from the
@@ -204,7 +204,7 @@ import Testing
                                      "--prom", output + "/run.prom", target.http + "/bytes/100",
                                      target.http + "/redirect/2", target.http + "/status/503", "http://127.0.0.1:9/"])
         #expect(run.status == 1, "\(run.stderr)")
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output).first { $0.contains("probe") } ?? "")
+        let folder = output + "/" + (try Harness.entries(of: output).first { $0.contains("probe") } ?? "")
         let copy = Harness.temporaryDirectory() + "/copy"
         try FileManager.default.copyItem(atPath: folder, toPath: copy)
         for file in ["report.json", "report.har", "junit.xml", "report.html"] { try FileManager.default.removeItem(atPath: copy + "/" + file) }
@@ -234,7 +234,7 @@ import Testing
         let run = try Harness.sonde(["probe", "--count", "400", "--output-dir", mountPoint, target.http + "/bytes/100"])
         #expect(run.status == 1, "\(run.stderr)")
         #expect(run.stderr.contains("No space left on device"), "\(run.stderr)")
-        let folder = mountPoint + "/" + (try FileManager.default.contentsOfDirectory(atPath: mountPoint)[0])
+        let folder = mountPoint + "/" + (try Harness.entries(of: mountPoint)[0])
         let left = try FileManager.default.contentsOfDirectory(atPath: folder)
         #expect(left == ["journal.jsonl"], "\(left)")
 
@@ -259,7 +259,7 @@ import Testing
         kill(pid, SIGKILL)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         #expect(journalled, "the journal never held 5 tasks")
         #expect(!FileManager.default.fileExists(atPath: folder + "/report.json"), "a killed run cannot have written its report")
 
@@ -275,10 +275,10 @@ import Testing
         #expect(checked.status == 0, "\(checked.stderr)")
         #expect(facts["harEntries"] as? Int == probes.count)
 
-        // New thresholds on the same journal, and a folder that is not a run.
-        let again = try Harness.sonde(["report", folder, "--threshold", "tasks.count>=100"])
+        // New thresholds on the same journal (judged again and printed: the folder stays as it is), and a folder that is not a run.
+        let again = try Harness.sonde(["report", folder, "--threshold", "tasks.count>=100", "--json"])
         #expect(again.status == 130, "interrupted takes precedence over thresholds")
-        let rethresholded = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        let rethresholded = try Harness.json(again.stdout)
         let results = try #require(rethresholded["thresholds"] as? [[String: Any]])
         #expect(results.count == 1 && results[0]["passed"] as? Bool == false)
         let bogus = try Harness.sonde(["report", Harness.temporaryDirectory()])
@@ -292,7 +292,7 @@ import Testing
         let output = Harness.temporaryDirectory()
         let run = try Harness.sonde(["probe", "--output-dir", output, target.http + "/bytes/10", target.http + "/status/503"])
         #expect(run.status == 1, "\(run.stderr)")
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         let journalPath = folder + "/journal.jsonl"
         let hostile = #"\u001b]0;pwned\u0007\u001b[2J\u202e"#  // JSON escapes: ESC ] 0 ; … BEL, ESC [ 2 J, RLO
         var journal = try String(contentsOfFile: journalPath, encoding: .utf8)
@@ -322,14 +322,15 @@ import Testing
         let output = Harness.temporaryDirectory()
         let old = try Harness.sonde(["probe", "--count", "5", "--output-dir", output + "/old", target.http + "/bytes/100"])
         #expect(old.status == 0)
-        let oldFolder = output + "/old/" + (try FileManager.default.contentsOfDirectory(atPath: output + "/old")[0])
+        let oldFolder = output + "/old/" + (try Harness.entries(of: output + "/old")[0])
         // 50 ms of server delay against a baseline without any: a regression no noise can hide.
-        let new = try Harness.sonde(["probe", "--count", "3", "--output-dir", output + "/new", "--baseline", oldFolder + "/",
+        // Another URL on purpose: --baseline-any compares it anyway.
+        let new = try Harness.sonde(["probe", "--count", "3", "--output-dir", output + "/new", "--baseline", oldFolder + "/", "--baseline-any",
                                      "--threshold", "wait.p50.delta<100%", "--threshold", "wait.p50.delta>=40ms",
                                      target.http + "/delay/50"])
         #expect(new.status == 99, "\(new.stdout)\(new.stderr)")
         #expect(new.stdout.contains("compared with"))
-        let newFolder = output + "/new/" + (try FileManager.default.contentsOfDirectory(atPath: output + "/new")[0])
+        let newFolder = output + "/new/" + (try Harness.entries(of: output + "/new")[0])
         let report = try Harness.json(String(contentsOfFile: newFolder + "/report.json", encoding: .utf8))
         let baseline = try #require(report["baseline"] as? [String: Any])
         let rows = try #require(baseline["rows"] as? [[String: Any]])
@@ -342,7 +343,7 @@ import Testing
         #expect(html.contains("Compared with baseline"))
 
         // The same comparison from `sonde report`, and a baseline that is not a run.
-        let rerendered = try Harness.sonde(["report", newFolder, "--baseline", oldFolder, "--threshold", "total.p50.delta>0ms"])
+        let rerendered = try Harness.sonde(["report", newFolder, "--baseline", oldFolder, "--baseline-any", "--threshold", "total.p50.delta>0ms"])
         #expect(rerendered.status == 0, "\(rerendered.stdout)\(rerendered.stderr)")
         let bad = try Harness.sonde(["probe", "--output-dir", output + "/bad", "--baseline", output + "/nowhere", target.http + "/"])
         #expect(bad.status == 64 && bad.stderr.contains("--baseline"))
@@ -357,7 +358,7 @@ import Testing
         let result = try Harness.sonde(["probe", "--config", config, "--threshold", "tasks.count==1", "-H", "X-Api-Key: sekrit-9",
                                         "--output-dir", output, target.http + "/headers"])
         #expect(result.status == 99, "\(result.stdout)\(result.stderr)")
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         let json = try String(contentsOfFile: folder + "/report.json", encoding: .utf8)
         let thresholds = try #require(try Harness.json(json)["thresholds"] as? [[String: Any]])
         #expect(thresholds.map { $0["expression"] as? String } == ["total.max<0.001ms", "errors.rate<1%", "tasks.count==1"])
@@ -385,11 +386,11 @@ import Testing
         let output = Harness.temporaryDirectory()
         #expect(try Harness.sonde(["probe", "--count", "2", "--output-dir", output + "/a", target.http + "/bytes/10"]).status == 0)
         #expect(try Harness.sonde(["probe", "--output-dir", output + "/b", target.http + "/bytes/10", target.http + "/status/500"]).status == 1)
-        let a = output + "/a/" + (try FileManager.default.contentsOfDirectory(atPath: output + "/a")[0])
-        let b = output + "/b/" + (try FileManager.default.contentsOfDirectory(atPath: output + "/b")[0])
+        let a = output + "/a/" + (try Harness.entries(of: output + "/a")[0])
+        let b = output + "/b/" + (try Harness.entries(of: output + "/b")[0])
         let merged = try Harness.sonde(["report", a, b, "--output-dir", output + "/merged", "--threshold", "tasks.count==4"])
         #expect(merged.status == 1, "the worst source status (failed) carries over: \(merged.stdout)\(merged.stderr)")
-        let folder = output + "/merged/" + (try FileManager.default.contentsOfDirectory(atPath: output + "/merged")[0])
+        let folder = output + "/merged/" + (try Harness.entries(of: output + "/merged")[0])
         let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
         let run = try #require(report["run"] as? [String: Any])
         #expect(run["command"] as? String == "merge" && run["status"] as? String == "failed")
@@ -406,7 +407,7 @@ import Testing
         let url = target.http + "/status/404?" + payload
         let result = try Harness.sonde(["probe", "--output-dir", output, url])
         #expect(result.status == 1)
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         let (checked, facts) = try Self.check(folder)
         #expect(checked.status == 0, "\(checked.stderr)")
         let names = facts["junitNames"] as? [String] ?? []
@@ -442,7 +443,7 @@ import Testing
                                         "--threshold", "total.p95<10s", target.https + "/bytes/2048", target.http + "/redirect/2",
                                         target.http + "/status/503"])
         #expect(result.status == 1)
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         Self.expectClean(try Self.load(folder + "/report.html"), "desktop")
         Self.expectClean(try Self.load(folder + "/report.html", width: 390), "phone")
     }
@@ -455,7 +456,7 @@ import Testing
         let result = try Harness.sonde(["soak", target.ws + "/ws/echo?closeAfter=0.3&code=4000&reason=" + reason, "--duration", "1.5s",
                                         "--ping-interval", "100ms", "--backoff-initial", "50ms", "--output-dir", output], timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
         #expect(!html.contains(payload) && html.contains("&lt;script&gt;"), "the reason must be shown, escaped")
         Self.expectClean(try Self.load(folder + "/report.html"), "soak desktop")
@@ -473,7 +474,7 @@ import Testing
         let prom = output + "/../sonde-xss-\(UUID().uuidString).prom"
         let result = try Harness.sonde(["probe", "--output-dir", output, "--prom", prom, "--max-redirects", "0"] + urls)
         #expect(result.status == 0, "\(result.stderr)")
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
         for payload in HostilePayloads.corpus where payload.contains("<") {
             #expect(!html.contains(payload), "unescaped in HTML: \(payload)")
@@ -551,7 +552,7 @@ import Testing
         let good = try Harness.sonde(["analyze", "--output-dir", output + "/good", corpus + "valid-one-syn.pcap"])
         #expect(good.status == 0, "\(good.stderr)")
         #expect(good.stdout.contains("10.0.0.1:40000 > 10.0.0.2:80"))
-        let folder = output + "/good/" + (try FileManager.default.contentsOfDirectory(atPath: output + "/good")[0])
+        let folder = output + "/good/" + (try Harness.entries(of: output + "/good")[0])
         #expect(try Harness.validate([folder + "/report.json"]).status == 0)
         #expect(try String(contentsOfFile: folder + "/report.html", encoding: .utf8).contains("Packet evidence"))
         let partial = try Harness.sonde(["analyze", "--output-dir", output + "/partial", corpus + "truncated-record.pcap"])
@@ -711,7 +712,7 @@ import Testing
         #expect(task["redirectCount"] as? Int == 1)
         #expect((task["transactionMetrics"] as! [[String: Any]]).count == 2)
 
-        let reports = try FileManager.default.contentsOfDirectory(atPath: output).map { output + "/" + $0 + "/report.json" }
+        let reports = try Harness.entries(of: output).map { output + "/" + $0 + "/report.json" }
         let validation = try Harness.validate(reports)
         #expect(validation.status == 0, "\(validation.stderr)")
     }
@@ -728,7 +729,7 @@ import Testing
         let result = try Harness.sonde(["probe", "--output-dir", output, "--prom", prom, base + "/leak/token",
                                         base + "/leak/userinfo", base + "/leak/fragment", base + "/leak/headers"])
         #expect(result.status == 0, "\(result.stderr)")
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         try Harness.expectNowhere("sekrit", result: result, folder: folder, prom: prom)
         // What was redacted was recorded: the headers, the hops followed, HAR's redirectURL.
         let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
@@ -833,7 +834,7 @@ import Testing
             let down = packets.filter { $0["fromClient"] as? Bool == false }.reduce(0) { $0 + ($1["payload"] as? Int ?? 0) }
             #expect(down >= transaction["countOfResponseBodyBytesReceived"] as? Int ?? .max, "\(down) payload bytes down")
         }
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         #expect(try Harness.validate([folder + "/report.json"]).status == 0)
         // The HTML shows the wire beside libcurl's phases, and still loads cleanly.
         let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
@@ -925,7 +926,7 @@ import Testing
         #expect(evidence["tlsVersion"] as? String == transaction["negotiatedTLSProtocolVersion"] as? String)
         #expect(evidence["tlsAgrees"] as? Bool == true, "\(evidence) vs \(transaction["phases"] ?? "")")
         #expect((evidence["tlsHandshakeMs"] as? Double ?? 0) > 0)
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         #expect(try String(contentsOfFile: folder + "/report.html", encoding: .utf8).contains("class=\"tick tls\""))
         let pcap = folder + "/capture.pcap"
         let plain = try Harness.run("/usr/bin/tshark", ["-r", pcap, "-Y", "http2.header", "-T", "fields", "-e", "http2.header.value"])
@@ -943,12 +944,12 @@ import Testing
                                                           "--output-dir", output, target.http + "/bytes/10"])
         #expect(denied.status == 64, "\(denied.stderr)")
         #expect(denied.stderr.contains("CAP_NET_RAW") && denied.stderr.contains("setcap"), "\(denied.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: output).isEmpty, "nothing ran, no run folder")
+        #expect(try Harness.entries(of: output).isEmpty, "nothing ran, no run folder")
         let optional = try Harness.run("/usr/bin/setpriv", ["--bounding-set", "-net_raw,-net_admin", Harness.sonde, "probe",
                                                             "--capture=optional", "--output-dir", output, target.http + "/bytes/10"])
         #expect(optional.status == 0, "\(optional.stderr)")
         #expect(optional.stderr.contains("running without a capture"))
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         #expect(!FileManager.default.fileExists(atPath: folder + "/capture.pcap"))
         let bad = try Harness.sonde(["probe", "--capture=sometimes", "--output-dir", output, target.http + "/bytes/10"])
         #expect(bad.status == 64 && bad.stderr.contains("--capture"))

@@ -38,7 +38,7 @@ import Testing
         let result = try Harness.sonde(["probe", "--capture", "--json", "--output-dir", output] + arguments, timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         let report = try Harness.json(result.stdout)
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         let syns = try Self.synsByPort(folder + "/capture.pcap")
         let transactions = (report["probes"] as? [[String: Any]] ?? []).flatMap { ($0["transactionMetrics"] as? [[String: Any]]) ?? [] }
         var gaps: [Double] = []

@@ -7,7 +7,7 @@ import Testing
 /// the history's charts across the page with dated time labels.
 @Suite(.serialized) struct ChartScaleCLITests {
     private func folder(_ output: String) throws -> String {
-        output + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: output).filter { !$0.hasPrefix("history") }.sorted().first))
+        output + "/" + (try #require(try Harness.entries(of: output).filter { !$0.hasPrefix("history") }.sorted().first))
     }
 
     /// 1.5 s, 116 ms and 156 ms transactions (the last two on the connection the first opened):

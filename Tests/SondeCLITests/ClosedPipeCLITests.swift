@@ -14,7 +14,7 @@ import Testing
         let result = try Harness.run("/bin/bash", ["-c", command + " | head -c 1 >/dev/null; exit ${PIPESTATUS[0]}"], timeout: 60)
         #expect(result.status == 0, "\(result.status) \(result.stderr)")
         #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("crashed"), "\(result.stderr)")
-        let runs = try FileManager.default.contentsOfDirectory(atPath: output)
+        let runs = try Harness.entries(of: output)
         #expect(runs.count == 1 && FileManager.default.fileExists(atPath: output + "/" + runs[0] + "/report.html"), "the report is written")
     }
 }

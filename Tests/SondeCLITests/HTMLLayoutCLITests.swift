@@ -29,7 +29,7 @@ import Testing
     }
 
     private func folder(_ output: String) throws -> String {
-        output + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: output).first))
+        output + "/" + (try #require(try Harness.entries(of: output).first))
     }
 
     /// A lying-range server: the verdict's evidence (a dozen headers per check) and the trials'

@@ -47,7 +47,7 @@ struct HTTP3CLITests {
         #expect(transactions[1]["localPort"] as? Int == transactions[0]["localPort"] as? Int)
         let summary = try #require(report["summary"] as? [String: Any])
         #expect((summary["protocols"] as? [String: Any])?["h3"] as? Int == 2)
-        let validation = try Harness.validate(try FileManager.default.contentsOfDirectory(atPath: output)
+        let validation = try Harness.validate(try Harness.entries(of: output)
             .map { output + "/" + $0 + "/report.json" })
         #expect(validation.status == 0, "\(validation.stdout)\(validation.stderr)")
     }
@@ -76,7 +76,7 @@ struct HTTP3CLITests {
         // The reused transaction rides the same fallback connection and says so too.
         #expect(transactions[1]["isReusedConnection"] as? Bool == true)
         #expect((transactions[1]["http3Fallback"] as? [String: Any])?["reason"] as? String == reason)
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         #expect(try Harness.validate([folder + "/report.json"]).status == 0)
         let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
         #expect(html.contains("HTTP/3 fell back to TCP"))
@@ -188,7 +188,7 @@ struct HTTP3CLITests {
             #expect(evidence["tlsAgrees"] as? Bool == true, "\(evidence) vs \(transaction["phases"] ?? "")")
             #expect((evidence["packets"] as? [[String: Any]])?.first?["flags"] as? String == "initial")
         }
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         #expect(try Harness.validate([folder + "/report.json"]).status == 0)
         #expect(try String(contentsOfFile: folder + "/report.html", encoding: .utf8).contains("QUIC connection (client &gt; server)"))
 
@@ -318,7 +318,7 @@ struct HTTP3CLITests {
                 return words.firstIndex(of: "/1k.bin").flatMap { $0 + 1 < words.count ? words[$0 + 1] : nil }
             }
         #expect(log == ["2", "3", "3"], "hypercorn's protocols: \(log)")
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         #expect(try Harness.validate([folder + "/report.json"]).status == 0)
         let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
         #expect(html.contains("h3 through Alt-Svc") && html.contains("Phases by protocol"))

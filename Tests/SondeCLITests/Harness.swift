@@ -111,10 +111,16 @@ enum Harness {
         _ = addCloseFrom?(&actions, lowest)
     }
 
+    /// The entries of an output directory (run folders, history, files a test put there) without
+    /// the `latest` link that every finished run replaces (docs/reports.md).
+    static func entries(of output: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: output).filter { $0 != "latest" }
+    }
+
     /// The lines of the journal of the one run folder under `output` that contain every one of
     /// `needles`; 0 while there is no run folder or journal yet.
     static func journalLines(under output: String, containing needles: String...) -> Int {
-        guard let folder = try? FileManager.default.contentsOfDirectory(atPath: output).first(where: { !$0.hasPrefix("history.sqlite") }),
+        guard let folder = try? entries(of: output).first(where: { !$0.hasPrefix("history.sqlite") }),
               let text = try? String(contentsOfFile: output + "/" + folder + "/journal.jsonl", encoding: .utf8) else { return 0 }
         return text.split(separator: "\n").filter { line in needles.allSatisfy { line.contains($0) } }.count
     }

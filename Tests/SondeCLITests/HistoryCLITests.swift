@@ -30,7 +30,7 @@ import Testing
         let database = output + "/history.sqlite"
         let url = target.http + "/bytes/100?token=SECRETQUERY"
         try Self.recordProbes(2, url: url, output: output, database: database, extra: ["-H", "Authorization: Bearer SECRETHEADER"])
-        let folders = try FileManager.default.contentsOfDirectory(atPath: output).filter { !$0.hasPrefix("history.sqlite") }.sorted()
+        let folders = try Harness.entries(of: output).filter { !$0.hasPrefix("history.sqlite") }.sorted()
         #expect(folders.count == 2)
         let document = try Self.history(["--output-dir", output])
         let runs = Self.runs(document)
@@ -42,7 +42,7 @@ import Testing
         let checks = document["checks"] as? [[String: Any]] ?? []
         #expect(checks.count == 1 && checks.first?["runs"] as? Int == 2)
         // What report.json redacted never reaches the database.
-        for file in try FileManager.default.contentsOfDirectory(atPath: output).filter({ $0.hasPrefix("history.sqlite") }) {
+        for file in try Harness.entries(of: output).filter({ $0.hasPrefix("history.sqlite") }) {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: output + "/" + file))
             #expect(bytes.range(of: Data("SECRETHEADER".utf8)) == nil && bytes.range(of: Data("SECRETQUERY".utf8)) == nil, "\(file) holds a secret")
         }
@@ -74,7 +74,7 @@ import Testing
         let html = try Harness.sonde(["history", "--history", database, "--html", page])
         #expect(html.status == 0, "\(html.stderr)")
         let text = try String(contentsOfFile: page, encoding: .utf8)
-        let runID = try #require(try FileManager.default.contentsOfDirectory(atPath: output).first { $0.contains("-run-") })
+        let runID = try #require(try Harness.entries(of: output).first { $0.contains("-run-") })
         #expect(!text.lowercased().contains("<script"))
         #expect(text.contains("Content-Security-Policy"))
         #expect(text.contains("href=\"\(runID)/report.html\""), "a link relative to the page")

@@ -6,7 +6,7 @@ import Testing
 /// overflow, journals rewritten by other tools or holding huge lines, and the probe's timeout.
 @Suite(.serialized) struct InputHardeningCLITests {
     private func onlyFolder(_ output: String) throws -> String {
-        output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output).sorted()[0])
+        output + "/" + (try Harness.entries(of: output).sorted()[0])
     }
 
     /// Every regular file under `folder`, recursively (links are not followed).

@@ -8,7 +8,7 @@ import Testing
 struct LinkRunCLITests {
     /// The report.json of the only run folder under `output`.
     static func reportPath(_ output: String) throws -> String {
-        let folder = try #require(try FileManager.default.contentsOfDirectory(atPath: output).first { !$0.hasPrefix(".") && $0 != "history.sqlite" })
+        let folder = try #require(try Harness.entries(of: output).first { !$0.hasPrefix(".") && $0 != "history.sqlite" })
         return output + "/" + folder + "/report.json"
     }
 
@@ -222,7 +222,7 @@ struct LinkRunCLITests {
                                                           Harness.sonde, "probe", "--link", "3g", "--output-dir", output, "http://127.0.0.1:9/"])
         #expect(result.status == 64, "\(result.status) \(result.stderr)")
         #expect(result.stderr.contains("--link needs root: CAP_NET_ADMIN and CAP_SYS_ADMIN"), "\(result.stderr)")
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []).isEmpty)
+        #expect(((try? Harness.entries(of: output)) ?? []).isEmpty)
     }
 
     /// `--capture` of a single check over a link is taken on the emulated side (the link's device,

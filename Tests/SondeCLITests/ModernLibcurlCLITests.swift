@@ -14,7 +14,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let report = try Harness.json(result.stdout)
         let tasks = try #require(report["probes"] as? [[String: Any]])
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         return (report, tasks.flatMap { $0["transactionMetrics"] as? [[String: Any]] ?? [] }, folder)
     }
 

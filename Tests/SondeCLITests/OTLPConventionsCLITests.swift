@@ -73,7 +73,7 @@ import Testing
         #expect(!foo.stderr.contains("OTLP"), "\(foo.stderr)")
         let get = try Harness.sonde(["probe", target.http + "/bytes/300", "--otlp", receiver.endpoint, "--output-dir", output], timeout: 60)
         #expect(get.status == 0 && !get.stderr.contains("OTLP"), "\(get.stderr)")
-        let folders = try FileManager.default.contentsOfDirectory(atPath: output).sorted()
+        let folders = try Harness.entries(of: output).sorted()
         var spans: [[String: Any]] = []
         var methods: [String] = []
         var misuse: [String] = []

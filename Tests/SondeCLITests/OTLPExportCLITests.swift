@@ -53,7 +53,7 @@ import Testing
     }
 
     static func runFolder(_ output: String) throws -> String {
-        let folders = try FileManager.default.contentsOfDirectory(atPath: output).filter { !$0.hasPrefix("history") }
+        let folders = try Harness.entries(of: output).filter { !$0.hasPrefix("history") }
         return output + "/" + (try #require(folders.first))
     }
 

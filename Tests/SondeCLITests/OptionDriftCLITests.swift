@@ -54,7 +54,7 @@ import Testing
         #expect(missing.status == 64 && missing.stderr.contains("/nonexistent/run"), "\(missing.status) \(missing.stderr)")
         let first = Harness.temporaryDirectory()
         #expect(try Harness.sonde(upload + ["--output-dir", first]).status == 0)
-        let baseline = first + "/" + (try FileManager.default.contentsOfDirectory(atPath: first)[0])
+        let baseline = first + "/" + (try Harness.entries(of: first)[0])
         let second = try Harness.sonde(upload + ["--baseline", baseline, "--json", "--output-dir", Harness.temporaryDirectory()])
         #expect(second.status == 0, "\(second.stderr)")
         let report = try Harness.json(second.stdout)
@@ -68,7 +68,7 @@ import Testing
         let output = Harness.temporaryDirectory()
         let refused = try Harness.sonde(["analyze", capture, "--baseline", output, "--output-dir", output])
         #expect(refused.status == 64 && refused.stderr.contains("--baseline"), "\(refused.status) \(refused.stderr)")
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []).isEmpty, "no run folder is left")
+        #expect(((try? Harness.entries(of: output)) ?? []).isEmpty, "no run folder is left")
         #expect(try Harness.sonde(["analyze", capture, "--output-dir", output]).status == 0)
     }
 
@@ -83,7 +83,7 @@ import Testing
             let recorded = try Harness.sonde(["probe", "--count", "2", url, "--output-dir", output, "--history", database])
             #expect(recorded.status == 0, "\(recorded.stderr)")
         }
-        let folder = output + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: output).filter { $0.contains("-probe-") }.sorted().last))
+        let folder = output + "/" + (try #require(try Harness.entries(of: output).filter { $0.contains("-probe-") }.sorted().last))
         let spec = "history:probe \(url):median:2"
         let compared = try Harness.sonde(["report", folder, "--baseline", spec, "--history", database, "--json",
                                           "--threshold", "total.p95.delta<100000%"])
@@ -126,7 +126,7 @@ import Testing
         defer { unlink(notPEM) }
         let result = try Harness.sonde(["soak", target.wss + "/ws/echo", "--cacert", notPEM, "--duration", "1s", "--output-dir", output])
         #expect(result.status == 64, "\(result.stderr)")
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []).isEmpty, "no run folder is left")
+        #expect(((try? Harness.entries(of: output)) ?? []).isEmpty, "no run folder is left")
     }
 
     /// `sonde analyze` ended with the JSON's path and `sonde report` with "wrote …" lines: every
@@ -134,7 +134,7 @@ import Testing
     @Test func analyzeAndReportEndWithTheReportPath() throws {
         let output = Harness.temporaryDirectory()
         let analyzed = try Harness.sonde(["analyze", Harness.root + "/Tests/SondeCaptureTests/Corpus/absurd-length.pcap", "--output-dir", output])
-        let folder = output + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: output).first { $0.contains("-analyze-") }))
+        let folder = output + "/" + (try #require(try Harness.entries(of: output).first { $0.contains("-analyze-") }))
         #expect(analyzed.stdout.split(separator: "\n").last.map(String.init) == "report: " + folder + "/report.html", "\(analyzed.stdout)")
         let rebuilt = try Harness.sonde(["report", folder])
         #expect(rebuilt.stdout.split(separator: "\n").last.map(String.init) == "report: " + folder + "/report.html", "\(rebuilt.stdout)")

@@ -12,7 +12,7 @@ import Testing
         let output = Harness.temporaryDirectory()
         let run = try Harness.sonde(["probe", "--count", String(count), "--output-dir", output, target.http + "/bytes/10"])
         #expect(run.status == 0, "\(run.stderr)")
-        return output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output).sorted()[0])
+        return output + "/" + (try Harness.entries(of: output).sorted()[0])
     }
 
     private func tasks(inReport folder: String) throws -> Int? {

@@ -6,7 +6,7 @@ import Testing
 /// misbehaving modes, a lying server that must fail the run, secrets, and usage errors.
 @Suite(.serialized) struct ResumeCLITests {
     private func onlyFolder(_ output: String) throws -> String {
-        output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        output + "/" + (try Harness.entries(of: output)[0])
     }
 
     private func trials(_ report: [String: Any]) throws -> [[String: Any]] {
@@ -164,7 +164,7 @@ import Testing
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains(says), "\(arguments): \(result.stderr)")
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: output).isEmpty, "a usage error must not start a run")
+        #expect(try Harness.entries(of: output).isEmpty, "a usage error must not start a run")
         let target = try TargetProcess.get()
         let refused = try Harness.sonde(["resume", target.refused + "/x", "--trials", "1", "--retries", "1", "--backoff-initial", "10ms",
                                          "--output-dir", output])
@@ -202,7 +202,7 @@ import Testing
         }
         let kinds = trials.compactMap { (($0["interruptions"] as? [[String: Any]])?.first?["kind"]) as? String }
         #expect(Set(kinds) == ["clientAbort", "connectionDrop", "processKill"], "\(kinds)")
-        let folder = output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        let folder = output + "/" + (try Harness.entries(of: output)[0])
         #expect(try Harness.validate([folder + "/report.json"]).status == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/transfers").isEmpty)
     }

@@ -5,8 +5,9 @@ import Testing
 /// independent server (Python `websockets`) that is killed and restarted mid-soak, and through
 /// Ctrl-C and SIGKILL. Every soak here lasts seconds.
 @Suite(.serialized) struct SoakCLITests {
+    /// The run folder under `output` (a failed expectation, not a crash of the test process, when there is none).
     private func onlyFolder(_ output: String) throws -> String {
-        output + "/" + (try FileManager.default.contentsOfDirectory(atPath: output)[0])
+        output + "/" + (try #require(try Harness.entries(of: output).first, "no run folder in \(output)"))
     }
 
     private func soaks(_ report: [String: Any]) throws -> [String: Any] {
@@ -168,7 +169,7 @@ import Testing
         let result = try Harness.sonde(arguments + ["--output-dir", output])
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains(mentions), "\(result.stderr)")
-        #expect((try FileManager.default.contentsOfDirectory(atPath: output)).isEmpty)
+        #expect((try Harness.entries(of: output)).isEmpty)
     }
 
     @Test func aConnectionThatGivesUpFailsTheSoak() throws {

@@ -21,7 +21,7 @@ extension SoakCLITests {
     }
 
     private func folder(_ output: String) throws -> String {
-        output + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: output).first))
+        output + "/" + (try #require(try Harness.entries(of: output).first))
     }
 
     @Test func messagesTheServerPushesAreCountedAsItsOwnNotAsCorruptedEchoes() throws {

@@ -10,7 +10,7 @@ import Testing
         let output = Harness.temporaryDirectory()
         let result = try Harness.sonde(arguments + ["--output-dir", output], timeout: 60, interruptAfter: seconds)
         #expect(result.status == 130, "\(result.stdout)\(result.stderr)", sourceLocation: sourceLocation)
-        let run = output + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: output).first))
+        let run = output + "/" + (try #require(try Harness.entries(of: output).first))
         let report = try Harness.json(String(contentsOfFile: run + "/report.json", encoding: .utf8))
         #expect((report["run"] as? [String: Any])?["status"] as? String == "interrupted", sourceLocation: sourceLocation)
     }

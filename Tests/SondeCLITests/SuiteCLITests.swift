@@ -13,7 +13,7 @@ import Testing
     }
 
     static func onlyRun(in output: String) throws -> String {
-        let entries = try FileManager.default.contentsOfDirectory(atPath: output)
+        let entries = try Harness.entries(of: output)
         #expect(entries.count == 1, "one run folder: \(entries)")
         return output + "/" + (try #require(entries.first))
     }
@@ -326,7 +326,7 @@ import Testing
         let result = try Harness.sonde(["run", suite, "--output-dir", output])
         #expect(result.status == 64, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains(suite + ":" + position), "\(result.stderr)")
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []).isEmpty, "no run folder for a refused file")
+        #expect(((try? Harness.entries(of: output)) ?? []).isEmpty, "no run folder for a refused file")
     }
 
     @Test func anAliasBombIsRefusedNotExpanded() throws {

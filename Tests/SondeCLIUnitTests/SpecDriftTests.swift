@@ -9,7 +9,7 @@ import Testing
 /// plural), so a suite file, `--print-suite` and the command line cannot drift apart.
 @Suite struct SpecDriftTests {
     /// Options of the run rather than of a check: they live on `sonde run`'s command line.
-    static let runLevel: Set<String> = ["json", "output-dir", "history", "no-redact", "redact", "threshold", "prom", "baseline", "config",
+    static let runLevel: Set<String> = ["json", "output-dir", "history", "no-redact", "redact", "threshold", "prom", "baseline", "baseline-any", "run-dir", "config",
                                         "capture", "keylog", "print-suite", "otlp", "traceparent", "help"]
 
     /// The spec keys a command's options stand for, read from swift-argument-parser's own dump.

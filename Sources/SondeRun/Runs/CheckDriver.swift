@@ -146,8 +146,11 @@ public struct CheckDriver: Sendable {
         let warnings = Array(Set(checks.flatMap { $0.runner.warnings })).sorted()
         // A single check's link is the run's (a suite's checks carry their own).
         let runLink = single ? checks[0].link.map(CheckLink.planned) : nil
+        let subject = RunSubject(checks: checks.map { RunSubject.check(name: $0.name, kind: $0.runner.kind, linkSpec: $0.link?.spec) },
+                                 urls: checks.flatMap { $0.runner.targets.urls })
         guard let lifecycle = RunLifecycle.open(command: command, arguments: arguments, settings: settings,
-                                                insecure: checks.contains { $0.runner.insecure }, warnings: warnings, capture: capture,
+                                                insecure: checks.contains { $0.runner.insecure }, subject: subject,
+                                                warnings: warnings, capture: capture,
                                                 quiet: quiet, stop: stop, link: runLink)
         else { return Ended(status: .usage) }
         lifecycle.catchSignals()

@@ -53,13 +53,14 @@ final class RunLifecycle: Sendable {
     }
 
     /// Loads the baseline, makes the run folder and its recorder; prints the run's warnings.
+    /// - Parameter subject: what the run measures (recorded in its run line; a baseline must match it).
     /// - Returns: nil, said on stderr, when the baseline cannot be read or the folder made.
-    static func open(command: String, arguments: [String], settings: RunSettings, insecure: Bool,
+    static func open(command: String, arguments: [String], settings: RunSettings, insecure: Bool, subject: RunSubject,
                      warnings: [String] = [], capture: CaptureSession.Mode?, quiet: Bool = false, stop: StopSwitch = StopSwitch(),
                      link: LinkUse? = nil) -> RunLifecycle? {
         let redactor = settings.redactor
-        let baseline: JournalScan.Result?
-        do { baseline = try settings.loadBaseline() } catch {
+        let loaded: BaselineLoader.Loaded
+        do { loaded = try settings.loadBaseline(subject: subject) } catch {
             printError("sonde: \(error.message)")
             return nil
         }
@@ -67,11 +68,13 @@ final class RunLifecycle: Sendable {
         // in run.warnings, and on stderr even under --json (stdout holds the document then).
         let libcurlWarning = LibcurlProvenance.current.warning
         let warnings = warnings + [libcurlWarning].compactMap { $0 }
+        if let note = loaded.note, !quiet { printError("sonde: " + note) }
+        let baseline = loaded.baseline
         let started = Timestamp.now()
         let runInfo = RunInfo(id: RunInfo.makeID(command: command, at: started), command: command,
                               arguments: redactor.redact(arguments: arguments), startedAt: started, status: .error,
                               insecure: insecure, redacted: redactor.isEnabled, warnings: warnings, capture: capture?.rawValue,
-                              link: link)
+                              link: link, subject: subject)
         let recorder: RunRecorder
         do {
             recorder = try settings.openRecorder(run: runInfo, tool: CurlLibrary.toolInfo)

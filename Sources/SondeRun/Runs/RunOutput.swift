@@ -10,9 +10,22 @@ public func normalizedRunFolder(_ path: String) -> String {
     return path
 }
 
-/// `--json`: the run's report.json on stdout.
-public func printReportDocument(_ folder: RunFolder) {
-    if let data = FileManager.default.contents(atPath: folder.reportJSONPath) { StandardStreams.writeOutput(data) }
+/// `--json`: the run's report.json on stdout, with `runDir` (the run folder's absolute path)
+/// after `schemaVersion`, so that a script needs no path from the terminal's lines; without
+/// `runDir` when `kept` is false (a folder removed after printing).
+public func printReportDocument(_ folder: RunFolder, kept: Bool = true) {
+    guard var data = FileManager.default.contents(atPath: folder.reportJSONPath) else { return }
+    // The document starts `{"schemaVersion":N,"tool":…` (ReportJSONWriter): its first comma ends schemaVersion.
+    if kept, let comma = data.firstIndex(of: UInt8(ascii: ",")), let path = try? JSONEncoder().encode(absolutePath(folder.path)) {
+        data.insert(contentsOf: Data(#","runDir":"#.utf8) + path, at: comma)
+    }
+    StandardStreams.writeOutput(data)
+}
+
+/// `path` as an absolute, standardised path (relative to the working folder when relative).
+func absolutePath(_ path: String) -> String {
+    URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))
+        .standardizedFileURL.path
 }
 
 /// The files a run wrote, as the terminal view ends (the HAR only when it holds transactions):

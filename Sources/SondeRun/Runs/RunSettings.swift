@@ -23,8 +23,13 @@ public struct RunSettings: Sendable {
     public var thresholds: [Threshold] = []
     /// Also write the run's metrics in Prometheus text format to this file.
     public var prometheusPath: String?
-    /// A run folder, or `history:CHECK:median:N`, to compare with.
+    /// A run folder, `history:CHECK:median:N` or `previous`, to compare with (`BaselineLoader`).
     public var baselinePath: String?
+    /// `--baseline-any`: compare with a baseline of other checks or URLs too.
+    public var baselineAny = false
+    /// `--run-dir`: the run's folder, exactly (new or empty; nil: a new folder named after the run
+    /// under `outputDirectory`).
+    public var runDirectory: String?
     /// Where the finished run's metrics and traces are exported (OTLP); nil: nowhere.
     public var otlp: OTLPSettings?
     /// The run's trace (ids made before it starts): its spans' trace and `--traceparent`'s value.
@@ -36,30 +41,22 @@ public struct RunSettings: Sendable {
 
     public var redactor: Redactor { Redactor(enabled: !noRedact, extraNames: extraRedactions) }
 
-    /// Reads the baseline (nil without one) before any network work starts.
-    public func loadBaseline() throws(TaskError) -> JournalScan.Result? {
-        try baselinePath.map { (path) throws(TaskError) in try Self.loadBaseline(path, historyPath: historyPath, outputDirectory: outputDirectory) }
+    /// How `--baseline` is read under these settings.
+    public var baselineLoader: BaselineLoader {
+        BaselineLoader(historyPath: historyPath, outputDirectory: outputDirectory, acceptAnySubject: baselineAny)
     }
 
-    /// Reads a baseline: a run folder, or `history:CHECK:median:N` from the history at
-    /// `historyPath` (default `<output-dir>/history.sqlite`), which is only read. Every command
-    /// taking `--baseline` (the run commands, `sonde report`) reads it here.
-    public static func loadBaseline(_ baselinePath: String, historyPath: String?, outputDirectory: String) throws(TaskError) -> JournalScan.Result {
-        if HistoryBaseline.isHistoryBaseline(baselinePath) {
-            let path = historyPath ?? (outputDirectory as NSString).appendingPathComponent(HistoryStore.defaultFileName)
-            let (run, summary) = try HistoryBaseline(parsing: baselinePath).load(from: HistoryStore.openForReading(path: path))
-            return JournalScan.Result(tool: ToolInfo(libcurl: nil, features: []), run: run, summary: summary)
-        }
-        do {
-            return try JournalScan.read(folder: RunFolder(existing: normalizedRunFolder(baselinePath)))
-        } catch {
-            throw TaskError(code: error.code, message: "--baseline: \(error.message)")
-        }
+    /// Reads the baseline (none without `--baseline`) before any network work starts.
+    /// - Parameter subject: what the run about to start measures.
+    public func loadBaseline(subject: RunSubject) throws(TaskError) -> BaselineLoader.Loaded {
+        guard let baselinePath else { return BaselineLoader.Loaded() }
+        return try baselineLoader.load(baselinePath, subject: subject)
     }
 
-    /// Creates the run folder under `outputDirectory` and the recorder that journals into it.
+    /// Creates the run folder (`runDirectory`, or a new one under `outputDirectory`) and the
+    /// recorder that journals into it.
     public func openRecorder(run: RunInfo, tool: ToolInfo) throws(TaskError) -> RunRecorder {
-        let folder = try RunFolder(outputDirectory: outputDirectory, runID: run.id)
+        let folder = try RunFolder.made(runDirectory: runDirectory, outputDirectory: outputDirectory, runID: run.id)
         var run = run
         run.id = folder.runID  // another name when the first was taken
         return try RunRecorder(folder: folder, tool: tool, run: run)
@@ -77,8 +74,15 @@ public struct RunSettings: Sendable {
             return nil
         }
         Self.record(recorder.folder, inHistory: historyPath)
+        Self.markLatest(recorder.folder, in: outputDirectory)
         export(recorder.folder, run: outcome.run)
         return outcome
+    }
+
+    /// Points `<outputDirectory>/latest` at the finished run in `folder` (`LatestRunLink`); a
+    /// link that cannot be made is said on stderr and changes nothing else.
+    public static func markLatest(_ folder: RunFolder, in outputDirectory: String) {
+        if let problem = LatestRunLink.point(outputDirectory: outputDirectory, at: folder) { printError("sonde: warning: \(problem)") }
     }
 
     /// Exports the finished run in `folder` to `otlp` (nothing without it), after its files are
