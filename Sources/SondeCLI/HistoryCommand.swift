@@ -72,8 +72,8 @@ struct HistoryCommand: ParsableCommand {
             if json {
                 StandardStreams.writeOutput(try HistoryJSON(store: store, check: check, since: start, last: last).encoded() + Data("\n".utf8))
             } else {
-                print(HistoryTerminal.render(try store.trends(check: check, since: start), path: path))
-                if let htmlPath { print("page: " + htmlPath) }
+                printLine(HistoryTerminal.render(try store.trends(check: check, since: start), path: path))
+                if let htmlPath { printLine("page: " + htmlPath) }
             }
         } catch {
             printError("sonde: \(error.message)")

@@ -75,12 +75,12 @@ struct ReportCommand: ParsableCommand {
             let renderer = RunSettings.terminalRenderer
             for warning in outcome.run.warnings { printError("warning: \(warning)") }
             // The journal is a file: anything in it may be hostile.
-            print(TerminalText.sanitized("run \(outcome.run.id) (\(outcome.run.command), \(outcome.run.status.rawValue))"))
-            if outcome.summary.tasks > 0 || (outcome.soaks.isEmpty && outcome.audits.isEmpty) { print(renderer.render(summary: outcome.summary)) }
-            for soak in outcome.soaks { print(renderer.render(soak: soak)) }
-            for audit in outcome.audits { print(AuditTerminalView.render(audit)) }
-            if let comparison = outcome.baseline { print(renderer.render(baseline: comparison)) }
-            if !outcome.thresholds.isEmpty { print(renderer.render(thresholds: outcome.thresholds)) }
+            printLine(TerminalText.sanitized("run \(outcome.run.id) (\(outcome.run.command), \(outcome.run.status.rawValue))"))
+            if outcome.summary.tasks > 0 || (outcome.soaks.isEmpty && outcome.audits.isEmpty) { printLine(renderer.render(summary: outcome.summary)) }
+            for soak in outcome.soaks { printLine(renderer.render(soak: soak)) }
+            for audit in outcome.audits { printLine(AuditTerminalView.render(audit)) }
+            if let comparison = outcome.baseline { printLine(renderer.render(baseline: comparison)) }
+            if !outcome.thresholds.isEmpty { printLine(renderer.render(thresholds: outcome.thresholds)) }
             // The end every run command has: the files, the HTML report's path last.
             printReportPaths(runFolder, har: outcome.summary.tasks > 0, prometheusPath: judgement.prometheusPath)
         }

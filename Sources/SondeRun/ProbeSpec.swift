@@ -83,9 +83,8 @@ public struct ProbeSpec: CheckSpec {
 
     public func problems() -> [SpecProblem] {
         var problems: [SpecProblem] = []
-        // On the command line a URL libcurl cannot fetch is its task's own error (`unsupportedScheme`,
-        // `malformedURL`), reported with the others; a suite refuses it (`urlProblems`).
         if urls.isEmpty { problems.append(SpecProblem(key: "urls", "give at least one URL")) }
+        problems += urlProblems()
         problems += boundProblems
         problems += [
             headerProblem,
@@ -113,10 +112,15 @@ public struct ProbeSpec: CheckSpec {
         return problems
     }
 
-    /// URLs that are not http:// or https:// or hold spaces or control characters: a suite file
-    /// refuses them before anything runs.
+    /// URLs that are not http:// or https:// (`URLArgument`, with the URL meant), hold spaces or
+    /// control characters, or that libcurl cannot parse: the command line and a suite refuse
+    /// them before anything is looked up or sent.
     public func urlProblems() -> [SpecProblem] {
-        urls.compactMap { SpecRules.url($0, key: "urls", schemes: ["http", "https"]) }
+        urls.compactMap { url in
+            URLArgument.problem(url, key: "urls", schemes: URLArgument.http)
+                ?? SpecRules.plainText(url, key: "urls")
+                ?? StreamingTransfer.problem(url: url).map { SpecProblem(key: "urls", $0) }
+        }
     }
 
     /// The largest request body read from `data-file` (bytes).
