@@ -85,7 +85,7 @@ import Testing
         let suite = work + "/suite.yaml"
         try "checks:\n  - {name: api, kind: probe, urls: [\"\(plain)/x\"]}\n".write(toFile: suite, atomically: true, encoding: .utf8)
         expectRefused(try Harness.sonde(["run", suite, "--output-dir", output]), output: output,
-                      "suite.yaml:2:36: urls: '\(plain)/x' is not a URL (it has no scheme): did you mean http://\(plain)/x?")
+                      "suite.yaml:2:37: urls: '\(plain)/x' is not a URL (it has no scheme): did you mean http://\(plain)/x?")
     }
 
     /// `ftp://…` wrote a run folder and exited 1; a WebSocket URL given to probe, or an http URL

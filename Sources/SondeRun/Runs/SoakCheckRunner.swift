@@ -98,8 +98,11 @@ public struct SoakCheckRunner {
         let duration = options.config.durationS
         let what = discoverIdleTimeout == nil ? "soak" : "idle-timeout discovery"
         let displayURL = self.displayURL, planned = discoverIdleTimeout ?? duration
-        let status = StatusLines(view, prefix: context.linePrefix) { elapsed in
-            StatusLines.elapsed(elapsed, of: planned) + "\(what) \(displayURL): " + sink.status(connections: connections)
+        // No line in the seconds the soak closes its connections at its planned end (it would say
+        // "up 0/2" just before the summary); past them, lines again while the end drags on.
+        let status = StatusLines(view, prefix: context.linePrefix) { elapsed -> String? in
+            guard elapsed < planned || elapsed >= planned + 5 else { return nil }
+            return StatusLines.elapsed(elapsed, of: planned) + "\(what) \(displayURL): " + sink.status(connections: connections)
         }
         let clock = engine.clock
         let ticker = Task {
@@ -124,9 +127,9 @@ public struct SoakCheckRunner {
         } else {
             await engine.run(shouldStop: shouldStop)
         }
+        await status.stop()
         ticker.cancel()
         _ = await ticker.result
-        await status.stop()
         if statusOnTTY { StandardStreams.writeError(Data("\r\u{1B}[K".utf8)) }
         sink.close()
         if let findings {

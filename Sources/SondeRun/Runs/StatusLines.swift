@@ -14,9 +14,10 @@ final class StatusLines: Sendable {
 
     private let task: Task<Void, Never>?
 
-    /// Starts writing `prefix` + `line(elapsed seconds)` every `interval` when `view` is plain;
-    /// does nothing for the other views.
-    init(_ view: ProgressView, prefix: String, interval: Duration = StatusLines.interval, line: @escaping @Sendable (Double) -> String) {
+    /// Starts writing `prefix` + `line(elapsed seconds)` every `interval` when `view` is plain
+    /// (a nil line skips that turn: the work is at its end, its summary follows); does nothing
+    /// for the other views.
+    init(_ view: ProgressView, prefix: String, interval: Duration = StatusLines.interval, line: @escaping @Sendable (Double) -> String?) {
         guard case .plain(let stream) = view else {
             task = nil
             return
@@ -27,7 +28,7 @@ final class StatusLines: Sendable {
                 do { try await Task.sleep(for: interval) } catch { return }
                 let elapsed = ContinuousClock.now - started
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                StandardStreams.line(prefix + line(seconds), to: stream)
+                if let text = line(seconds) { StandardStreams.line(prefix + text, to: stream) }
             }
         }
     }
