@@ -77,6 +77,25 @@ import Testing
         #expect(!run.stderr.contains { $0.text.contains("soak ws://") }, "status lines go to stdout:\n\(run.shown)")
     }
 
+    /// A probe over an emulated link (500 ms each way: 2 s a cold task, 1 s a warm one, about
+    /// 9 s for 8) streams like any other: the link's line at once, each task's line as it ends,
+    /// and a status line while the tasks work.
+    @Test(.enabled(if: geteuid() == 0, "needs root: --link creates a network namespace and TUN devices"))
+    func aProbeOverALinkStreamsItsTasksAndStatus() throws {
+        let target = try TargetProcess.get()
+        let run = try Self.piped(["probe", "--link", "delay-down=500ms,delay-up=500ms", "--count", "8",
+                                  "--output-dir", Harness.temporaryDirectory(), target.http + "/bytes/10"], timeout: 90)
+        #expect(run.status == 0, "\(run.shown)")
+        let link = try #require(run.stdout.first { $0.text.hasPrefix("link ") }, "\(run.shown)")
+        #expect(link.at < 3, "\(run.shown)")
+        let tasks = run.stdout.filter { $0.text.hasPrefix("GET ") }
+        #expect(tasks.count == 8, "\(run.shown)")
+        #expect((tasks.last?.at ?? 0) - (tasks.first?.at ?? 0) >= 5, "\(run.shown)")
+        let status = run.stdout.filter { $0.text.hasPrefix("[5 s] probe: ") && $0.text.contains("/8 tasks · 0 failed · p50 ") }
+        #expect(status.count == 1, "\(run.shown)")
+        if let line = status.first, let last = tasks.last { #expect(line.at < last.at, "\(run.shown)") }
+    }
+
     /// `resume` printed nothing during a 6 s reference download: now it says what it does at once,
     /// and the download's status (bytes of the length) comes while it stalls.
     @Test func resumeSaysWhatItDoesDuringTheReferenceDownload() throws {
