@@ -1,8 +1,8 @@
 import Foundation
 import SondeCore
 
-/// The one check of a URL a user gives sonde (a command line's URLs, a suite's or serve's `url`
-/// and `urls`, `--proxy`, `--doh-url`) before anything runs: it must start with `scheme://`
+/// The one check of a URL a user gives sonde to probe, soak, resume or audit (a command line's
+/// URLs, a suite's or serve's `url` and `urls`) before anything runs: it must start with `scheme://`
 /// (RFC 3986 §3.1) of a scheme the check speaks. Anything else is a usage error in one sentence,
 /// with the URL the user most likely meant, and nothing is looked up or sent: `min` (left over
 /// from `--timeout 5 min`) is not a host to resolve, and `127.0.0.1:8443/x` is not sent as plain
