@@ -51,17 +51,24 @@ import Testing
     }
 
     /// `127.0.0.1:PORT/health.json` was sent as plain HTTP to a TLS port (a 400, exit 1). Now:
-    /// 64 and `did you mean https://…?` when the port answers TLS, `http://` otherwise, asked with
-    /// a ClientHello alone: the recording listener got a TLS record and nothing of the URL.
+    /// 64 and `did you mean https://…?` when the port answers TLS (nginx's TLS port), `http://`
+    /// otherwise (nginx's plain port, which answers a ClientHello with a 400; a listener that
+    /// answers nothing), asked with a ClientHello alone: the recording listener got a TLS record
+    /// and nothing of the URL.
     @Test func aURLWithoutASchemeGetsTheURLMeantAndOnlyAHandshakeIsSent() throws {
-        let target = try TargetProcess.get()
+        let nginx = try Nginx()
+        defer { nginx.stop() }
         let work = Harness.temporaryDirectory()
         let recorder = try Recorder(in: work)
         defer { recorder.stop() }
         let output = work + "/out"
-        let tls = String(target.https.dropFirst("https://".count))
+        let tls = "127.0.0.1:\(nginx.https)"
         expectRefused(try Harness.sonde(["probe", tls + "/health.json", "--output-dir", output]), output: output,
                       "'\(tls)/health.json' is not a URL (it has no scheme): did you mean https://\(tls)/health.json?")
+        expectRefused(try Harness.sonde(["probe", "localhost:\(nginx.https)/x", "--output-dir", output]), output: output,
+                      "did you mean https://localhost:\(nginx.https)/x?")
+        expectRefused(try Harness.sonde(["probe", "127.0.0.1:\(nginx.http)/1k.bin", "--output-dir", output]), output: output,
+                      "did you mean http://127.0.0.1:\(nginx.http)/1k.bin?")
 
         let plain = "127.0.0.1:\(recorder.port)"
         expectRefused(try Harness.sonde(["probe", plain + "/health.json", "--output-dir", output]), output: output,
@@ -75,9 +82,8 @@ import Testing
         }
 
         // The other commands, through the same check.
-        let wss = String(target.wss.dropFirst("wss://".count))
-        expectRefused(try Harness.sonde(["soak", wss + "/ws/echo", "--output-dir", output]), output: output,
-                      "did you mean wss://\(wss)/ws/echo?")
+        expectRefused(try Harness.sonde(["soak", tls + "/ws/echo", "--output-dir", output]), output: output,
+                      "did you mean wss://\(tls)/ws/echo?")
         expectRefused(try Harness.sonde(["resume", tls + "/bytes/10", "--output-dir", output]), output: output,
                       "did you mean https://\(tls)/bytes/10?")
         expectRefused(try Harness.sonde(["audit", "https://" + tls + "/", tls + "/", "--output-dir", output]), output: output,
