@@ -67,8 +67,8 @@ struct AnalyzeCommand: ParsableCommand {
             printReportDocument(folder)
         } else {
             let renderer = TerminalRenderer(useColor: false)
-            for capture in captures { print(renderer.render(capture: capture)) }
-            if !outcome.thresholds.isEmpty { print(RunSettings.terminalRenderer.render(thresholds: outcome.thresholds)) }
+            for capture in captures { printLine(renderer.render(capture: capture)) }
+            if !outcome.thresholds.isEmpty { printLine(RunSettings.terminalRenderer.render(thresholds: outcome.thresholds)) }
             // The end every run command has: the files, the HTML report's path last.
             printReportPaths(folder, har: false, prometheusPath: report.prometheusPath)
         }

@@ -12,3 +12,6 @@ extension SizeValue: ExpressibleByArgument {
     public init?(argument: String) { self.init(text: argument) }
     public static var defaultCompletionKind: CompletionKind { .default }
 }
+
+/// `--progress auto|plain|off`.
+extension ProgressMode: ExpressibleByArgument {}

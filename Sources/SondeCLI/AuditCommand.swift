@@ -41,6 +41,7 @@ struct AuditCommand: AsyncParsableCommand {
     @OptionGroup var resolve: ResolveOption
 
     @OptionGroup var printSuite: PrintSuiteOption
+    @OptionGroup var progress: ProgressOption
     @OptionGroup var report: ReportOptions
 
     /// The check this command line describes.
@@ -58,7 +59,8 @@ struct AuditCommand: AsyncParsableCommand {
         return spec
     }
 
-    func validate() throws {
+    mutating func validate() throws {
+        urls = PositionalRuns.split(urls)
         try spec.validateForCommandLine()
         // An audit is judged by its findings: no threshold metric describes it.
         if case .failure(let problem) = SpecRules.thresholds(report.thresholdExpressions, kind: .audit) {
@@ -72,7 +74,7 @@ struct AuditCommand: AsyncParsableCommand {
             try SuitePrinter.print(.audit(spec), thresholds: report.thresholdExpressions, redactor: report.redactor)
             return
         }
-        let status = await CheckDriver(command: "audit", arguments: Array(CommandLine.arguments.dropFirst()), settings: report.settings)
+        let status = await CheckDriver(command: "audit", arguments: Array(CommandLine.arguments.dropFirst()), settings: progress.applied(to: report.settings))
             .run([PlannedCheck(name: nil, link: spec.linkProfile, runner: .audit(AuditCheckRunner(spec)))])
         throw ExitCode(status.rawValue)
     }

@@ -21,6 +21,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     @OptionGroup var capture: CaptureOption
 
+    @OptionGroup var progress: ProgressOption
     @OptionGroup var report: ReportOptions
 
     func validate() throws {
@@ -44,13 +45,13 @@ struct DemoCommand: AsyncParsableCommand {
             throw ExitCode(64)
         }
         if !report.json {
-            print("embedded target: \(endpoints.http) (h1) · \(endpoints.https) (TLS h1/h2) · \(endpoints.h2c) (h2c)"
+            printLine("embedded target: \(endpoints.http) (h1) · \(endpoints.https) (TLS h1/h2) · \(endpoints.h2c) (h2c)"
                 + (endpoints.h3.map { " · \($0) (hypercorn: TLS h1/h2 + QUIC h3, Alt-Svc)" } ?? ""))
-            if let why = endpoints.h3Unavailable { print("no HTTP/3 peer: \(why)") }
-            print("")
+            if let why = endpoints.h3Unavailable { printLine("no HTTP/3 peer: \(why)") }
+            printLine()
         }
         let groups = Self.suite(endpoints, count: count)
-        let status = await CheckDriver(command: "demo", arguments: Array(CommandLine.arguments.dropFirst()), settings: report.settings,
+        let status = await CheckDriver(command: "demo", arguments: Array(CommandLine.arguments.dropFirst()), settings: progress.applied(to: report.settings),
                                        capture: capture.mode(byDefault: .optional))
             .run([PlannedCheck(name: nil, runner: .probe(ProbeCheckRunner(groups: groups)))])
         await server.stop()

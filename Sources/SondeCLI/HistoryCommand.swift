@@ -87,8 +87,8 @@ struct HistoryCommand: ParsableCommand {
             if json {
                 StandardStreams.writeOutput(try HistoryJSON(store: store, check: check, since: start, last: last).encoded() + Data("\n".utf8))
             } else {
-                print(HistoryTerminal.render(trends, path: path))
-                if let htmlPath { print("page: " + htmlPath) }
+                printLine(HistoryTerminal.render(trends, path: path))
+                if let htmlPath { printLine("page: " + htmlPath) }
             }
         } catch {
             printError("sonde: \(error.message)")

@@ -209,6 +209,22 @@ extension CheckSpec {
     }
 }
 
+/// `--progress` (every command that runs work: probe, soak, resume, run, demo, audit).
+struct ProgressOption: ParsableArguments {
+    @Option(name: .customLong("progress"), help: ArgumentHelp(
+        "How progress shows while the run works: auto (the terminal view when stderr is a terminal, else a plain status line "
+            + "every 5 s), plain (status lines always), off (none). Status lines go to stdout (stderr with --json).",
+        valueName: "auto|plain|off"))
+    var mode = ProgressMode.auto
+
+    /// `settings` with this progress mode.
+    func applied(to settings: RunSettings) -> RunSettings {
+        var settings = settings
+        settings.progress = mode
+        return settings
+    }
+}
+
 /// `--json` (every command that writes a run folder, and `sonde report`).
 struct JSONOutputOption: ParsableArguments {
     @Flag(name: .long, help: "Print the report document (JSON) on stdout instead of the terminal view.")

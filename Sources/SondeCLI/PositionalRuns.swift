@@ -1,5 +1,5 @@
-/// Hands long lists of positional arguments (`sonde probe URL…`, `sonde analyze FILE…`,
-/// `sonde report DIR…`) to swift-argument-parser in time linear in their number.
+/// Hands long lists of positional arguments (`sonde probe URL…`, `sonde audit URL…`,
+/// `sonde analyze FILE…`, `sonde report DIR…`) to swift-argument-parser in time linear in their number.
 ///
 /// swift-argument-parser 1.x stores a repeated positional argument's values as one array inside
 /// its parsed values and copies the whole array to append each value (`ParsedValues.update`), so
@@ -15,8 +15,8 @@ enum PositionalRuns {
     static let separator: Character = "\u{0}"
 
     /// The commands whose only positional argument is one repeated list of plain strings, and
-    /// that split it back (`ProbeCommand`, `AnalyzeCommand`, `ReportCommand`).
-    static let commands: Set<String> = ["probe", "analyze", "report"]
+    /// that split it back (`ProbeCommand`, `AuditCommand`, `AnalyzeCommand`, `ReportCommand`).
+    static let commands: Set<String> = ["probe", "audit", "analyze", "report"]
 
     /// `arguments` (the command line after `sonde`) with each run of two or more positional
     /// tokens of a command in `commands` joined into one; other command lines unchanged.

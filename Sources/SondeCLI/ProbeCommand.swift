@@ -50,6 +50,7 @@ struct ProbeCommand: AsyncParsableCommand {
     var keylog: String?
 
     @OptionGroup var printSuite: PrintSuiteOption
+    @OptionGroup var progress: ProgressOption
     @OptionGroup var report: ReportOptions
 
     /// The check this command line describes (its `--threshold`s are the check's own).
@@ -106,7 +107,7 @@ struct ProbeCommand: AsyncParsableCommand {
         if let keylog {
             runner.extraWarnings.append("TLS secrets were written to \(keylog) (--keylog): with that file, anyone can decrypt this run's capture.")
         }
-        let status = await CheckDriver(command: "probe", arguments: Array(CommandLine.arguments.dropFirst()), settings: report.settings,
+        let status = await CheckDriver(command: "probe", arguments: Array(CommandLine.arguments.dropFirst()), settings: progress.applied(to: report.settings),
                                        capture: capture.mode)
             .run([PlannedCheck(name: nil, link: spec.linkProfile, runner: .probe(runner))])
         throw ExitCode(status.rawValue)

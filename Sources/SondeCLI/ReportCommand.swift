@@ -116,17 +116,17 @@ struct ReportCommand: ParsableCommand {
             let renderer = RunSettings.terminalRenderer
             for warning in outcome.run.warnings { printError("warning: \(warning)") }
             // The journal is a file: anything in it may be hostile.
-            print(TerminalText.sanitized("run \(outcome.run.id) (\(outcome.run.command), \(outcome.run.status.rawValue))"))
-            if outcome.summary.tasks > 0 || (outcome.soaks.isEmpty && outcome.audits.isEmpty) { print(renderer.render(summary: outcome.summary)) }
-            for soak in outcome.soaks { print(renderer.render(soak: soak)) }
-            for audit in outcome.audits { print(AuditTerminalView.render(audit)) }
-            if let comparison = outcome.baseline { print(renderer.render(baseline: comparison)) }
-            if !outcome.thresholds.isEmpty { print(renderer.render(thresholds: outcome.thresholds)) }
+            printLine(TerminalText.sanitized("run \(outcome.run.id) (\(outcome.run.command), \(outcome.run.status.rawValue))"))
+            if outcome.summary.tasks > 0 || (outcome.soaks.isEmpty && outcome.audits.isEmpty) { printLine(renderer.render(summary: outcome.summary)) }
+            for soak in outcome.soaks { printLine(renderer.render(soak: soak)) }
+            for audit in outcome.audits { printLine(AuditTerminalView.render(audit)) }
+            if let comparison = outcome.baseline { printLine(renderer.render(baseline: comparison)) }
+            if !outcome.thresholds.isEmpty { printLine(renderer.render(thresholds: outcome.thresholds)) }
             if kept {
                 // The end every run command has: the files, the HTML report's path last.
                 printReportPaths(runFolder, har: outcome.summary.tasks > 0, prometheusPath: judgement.prometheusPath)
             } else {
-                print("judged again, nothing written (\(paths[0]) is left as it is; --output-dir or --run-dir keeps the new run)")
+                printLine("judged again, nothing written (\(paths[0]) is left as it is; --output-dir or --run-dir keeps the new run)")
             }
         }
         // A damaged journal is bad input, whatever the run's status: the report holds the rest.

@@ -50,6 +50,7 @@ struct ResumeCommand: AsyncParsableCommand {
     @OptionGroup var capture: CaptureOption
 
     @OptionGroup var printSuite: PrintSuiteOption
+    @OptionGroup var progress: ProgressOption
     @OptionGroup var report: ReportOptions
 
     /// The check this command line describes.
@@ -92,7 +93,7 @@ struct ResumeCommand: AsyncParsableCommand {
         let runner = ResumeCheckRunner(spec, redact: !report.noRedact, extraRedactions: report.extraRedactions)
         // A run with a random seed records it, so that it can be replayed.
         if seed == nil, !check { arguments += ["--seed", "\(runner.seed)"] }
-        let status = await CheckDriver(command: "resume", arguments: arguments, settings: report.settings,
+        let status = await CheckDriver(command: "resume", arguments: arguments, settings: progress.applied(to: report.settings),
                                        capture: capture.mode)
             .run([PlannedCheck(name: nil, link: spec.linkProfile, runner: .resume(runner))])
         throw ExitCode(status.rawValue)

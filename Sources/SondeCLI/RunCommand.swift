@@ -29,6 +29,7 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .customLong("print-suite"), help: "Print the suite as sonde reads it (defaults applied, ${VAR}s kept as written) and run nothing.")
     var printSuite = false
 
+    @OptionGroup var progress: ProgressOption
     @OptionGroup var report: ReportOptions
 
     func run() async throws {
@@ -49,11 +50,11 @@ struct RunCommand: AsyncParsableCommand {
         if printSuite {
             var printed = loaded
             printed.suite = suite
-            print(printed.suiteYAML(), terminator: "")
+            StandardStreams.write(printed.suiteYAML(), to: .output)
             return
         }
         // Values from the environment are secrets wherever a name does not already say so.
-        var settings = report.settings
+        var settings = progress.applied(to: report.settings)
         settings.extraRedactions += loaded.namesCarryingEnvironment
         var planned: [PlannedCheck] = []
         for check in suite.checks {

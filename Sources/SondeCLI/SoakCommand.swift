@@ -45,6 +45,7 @@ struct SoakCommand: AsyncParsableCommand {
     @OptionGroup var capture: CaptureOption
 
     @OptionGroup var printSuite: PrintSuiteOption
+    @OptionGroup var progress: ProgressOption
     @OptionGroup var report: ReportOptions
 
     /// The check this command line describes.
@@ -103,7 +104,7 @@ struct SoakCommand: AsyncParsableCommand {
         let runner = SoakCheckRunner(options: options, url: url, displayURL: redactor.redact(url: url),
                                      discoverIdleTimeout: spec.discoveryMaxIdle)
         let status = await CheckDriver(command: "soak", arguments: Self.redact(arguments: Array(CommandLine.arguments.dropFirst()), redactor),
-                                       settings: report.settings, capture: capture.mode)
+                                       settings: progress.applied(to: report.settings), capture: capture.mode)
             .run([PlannedCheck(name: nil, link: spec.linkProfile, runner: .soak(runner))])
         throw ExitCode(status.rawValue)
     }

@@ -20,7 +20,7 @@ enum SuitePrinter {
             case .audit(var audit): audit.thresholds = thresholds; spec = .audit(audit)
             }
         }
-        Swift.print(SuiteLoader.entryYAML(name: name(for: spec), spec: spec, written: written), terminator: "")
+        StandardStreams.write(SuiteLoader.entryYAML(name: name(for: spec), spec: spec, written: written), to: .output)
     }
 
     /// `spec` with the values of secret headers replaced by `${SONDE_<NAME>}` (said on stderr), and

@@ -30,9 +30,9 @@ struct TargetCommand: AsyncParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(endpoints), as: UTF8.self))
+            printLine(String(decoding: try encoder.encode(endpoints), as: UTF8.self))
         } else {
-            print("""
+            printLine("""
             sonde target running on loopback
               http (HTTP/1.1)        \(endpoints.http)
               https (h1 + h2, ALPN)  \(endpoints.https)
@@ -50,7 +50,6 @@ struct TargetCommand: AsyncParsableCommand {
             Ctrl-C stops it.
             """)
         }
-        fflush(nil)  // every output stream (stdout is a C global Swift 6 will not touch)
         sonde_install_interrupt_handlers()
         let deadline = maxSeconds > 0 ? Date().addingTimeInterval(maxSeconds) : nil
         // Stop when the process that started us goes away (tests, scripts), so no target is orphaned.

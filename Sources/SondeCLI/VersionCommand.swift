@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SondeCore
 import SondeHTTP
+import SondeRun
 
 /// `sonde version` (also `sonde --version --verbose`): sonde's version and the libcurl it runs on,
 /// with that libcurl's file, TLS, HTTP/2 and QUIC libraries, features and what it lacks. The same
@@ -26,10 +27,10 @@ struct VersionCommand: ParsableCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let data = try encoder.encode(tool)
-            print(String(decoding: data, as: UTF8.self))
+            printLine(String(decoding: data, as: UTF8.self))
             return
         }
-        print(Self.text(tool, loadedPath: CurlLibrary.loadedPath, tlsVersion: CurlLibrary.tlsLibraryVersion,
+        printLine(Self.text(tool, loadedPath: CurlLibrary.loadedPath, tlsVersion: CurlLibrary.tlsLibraryVersion,
                         provenance: LibcurlProvenance.current))
     }
 

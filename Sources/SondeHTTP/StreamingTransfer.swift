@@ -129,8 +129,9 @@ public final class StreamingTransfer {
     }
 
     /// Why `url` cannot be transferred (malformed, or not http/https), or nil when it can.
-    public static func problem(url: String) -> String? {
-        guard let parts = URLParts(url) else { return "'\(url)' is not a URL libcurl can parse" }
+    /// - Parameter allowingSpaces: take spaces as the probe engine's `CURLOPT_URL` does.
+    public static func problem(url: String, allowingSpaces: Bool = false) -> String? {
+        guard let parts = URLParts(url, allowingSpaces: allowingSpaces) else { return "'\(url)' is not a URL libcurl can parse" }
         guard parts.scheme == "http" || parts.scheme == "https" else {
             return "'\(parts.scheme)' is not supported here: give an http:// or https:// URL"
         }

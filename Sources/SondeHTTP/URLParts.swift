@@ -10,10 +10,12 @@ struct URLParts: Equatable {
     var origin: String { "\(scheme)://\(host):\(port)" }
 
     /// nil when libcurl cannot parse the URL.
-    init?(_ url: String) {
+    /// - Parameter allowingSpaces: parse as `CURLOPT_URL` does (`CURLU_ALLOW_SPACE`: spaces
+    ///   are taken and sent encoded), not as a strict RFC 3986 parser.
+    init?(_ url: String, allowingSpaces: Bool = false) {
         guard let handle = curl_url() else { return nil }
         defer { curl_url_cleanup(handle) }
-        guard curl_url_set(handle, CURLUPART_URL, url, 0) == CURLUE_OK else { return nil }
+        guard curl_url_set(handle, CURLUPART_URL, url, allowingSpaces ? UInt32(CURLU_ALLOW_SPACE) : 0) == CURLUE_OK else { return nil }
         func part(_ which: CURLUPart, _ flags: UInt32 = 0) -> String? {
             var value: UnsafeMutablePointer<CChar>? = nil
             guard curl_url_get(handle, which, &value, flags) == CURLUE_OK, let value else { return nil }

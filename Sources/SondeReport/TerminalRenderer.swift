@@ -424,7 +424,8 @@ private func trimmed(_ value: Double, _ digits: Int) -> String {
     return text
 }
 
-func formatBytes(_ count: Int64) -> String {
+/// "512 B", "12.5 KiB", "3.2 MiB".
+public func formatBytes(_ count: Int64) -> String {
     if count < 1024 { return "\(count) B" }
     if count < 1024 * 1024 { return trimmed(Double(count) / 1024, 1) + " KiB" }
     return trimmed(Double(count) / 1_048_576, 1) + " MiB"

@@ -58,7 +58,11 @@ public struct AuditSpec: CheckSpec {
         var problems: [SpecProblem] = []
         if urls.isEmpty { problems.append(SpecProblem(key: "urls", "give at least one http or https URL")) }
         for url in urls {
-            do throws(AuditURLError) { _ = try Auditor.parse(url) } catch { problems.append(SpecProblem(key: "urls", error.description)) }
+            if let problem = URLArgument.problem(url, key: "urls", schemes: URLArgument.http) {
+                problems.append(problem)
+            } else {
+                do throws(AuditURLError) { _ = try Auditor.parse(url) } catch { problems.append(SpecProblem(key: "urls", error.description)) }
+            }
             if let problem = SpecRules.plainText(url, key: "urls") { problems.append(problem) }
         }
         if let failOn, failOn != "fail" && failOn != "warn" { problems.append(SpecProblem(key: "fail-on", "takes fail or warn, not \(failOn)")) }

@@ -83,9 +83,8 @@ public struct ProbeSpec: CheckSpec {
 
     public func problems() -> [SpecProblem] {
         var problems: [SpecProblem] = []
-        // On the command line a URL libcurl cannot fetch is its task's own error (`unsupportedScheme`,
-        // `malformedURL`), reported with the others; a suite refuses it (`urlProblems`).
         if urls.isEmpty { problems.append(SpecProblem(key: "urls", "give at least one URL")) }
+        problems += urls.compactMap(Self.urlProblem)
         problems += boundProblems
         problems += [
             headerProblem,
@@ -113,10 +112,18 @@ public struct ProbeSpec: CheckSpec {
         return problems
     }
 
-    /// URLs that are not http:// or https:// or hold spaces or control characters: a suite file
-    /// refuses them before anything runs.
-    public func urlProblems() -> [SpecProblem] {
-        urls.compactMap { SpecRules.url($0, key: "urls", schemes: ["http", "https"]) }
+    /// A URL that is not http:// or https:// (`URLArgument`, with the URL meant) or that libcurl
+    /// cannot parse: the command line and a suite refuse it before anything is looked up or sent.
+    /// (A command line's URL may hold spaces and quotes, sent as libcurl sends them.)
+    static func urlProblem(_ url: String) -> SpecProblem? {
+        URLArgument.problem(url, key: "urls", schemes: URLArgument.http)
+            ?? StreamingTransfer.problem(url: url, allowingSpaces: true).map { SpecProblem(key: "urls", $0) }
+    }
+
+    /// URLs holding spaces or control characters (and no problem of `urlProblem`): a suite file
+    /// refuses them too, before anything runs.
+    public func suiteURLProblems() -> [SpecProblem] {
+        urls.filter { Self.urlProblem($0) == nil }.compactMap { SpecRules.plainText($0, key: "urls") }
     }
 
     /// The largest request body read from `data-file` (bytes).

@@ -81,7 +81,11 @@ public struct ResumeSpec: CheckSpec {
 
     public func problems() -> [SpecProblem] {
         var problems: [SpecProblem] = []
-        if let problem = StreamingTransfer.problem(url: url) { problems.append(SpecProblem(key: "url", problem)) }
+        if let problem = URLArgument.problem(url, key: "url", schemes: URLArgument.http) {
+            problems.append(problem)
+        } else if let problem = StreamingTransfer.problem(url: url) {
+            problems.append(SpecProblem(key: "url", problem))
+        }
         if let upload {
             if let problem = SpecRules.readableFile(upload, key: "upload", maxBytes: Int64.max) { problems.append(problem) }
             if check == true { problems.append(SpecProblem(key: "check", "is for downloads; upload trials check the protocol as they go")) }

@@ -69,7 +69,11 @@ public struct SoakSpec: CheckSpec {
 
     public func problems() -> [SpecProblem] {
         var problems: [SpecProblem] = []
-        do throws(TaskError) { _ = try WebSocketURL(url) } catch { problems.append(SpecProblem(key: "url", error.message)) }
+        if let problem = URLArgument.problem(url, key: "url", schemes: URLArgument.webSocket) {
+            problems.append(problem)
+        } else {
+            do throws(TaskError) { _ = try WebSocketURL(url) } catch { problems.append(SpecProblem(key: "url", error.message)) }
+        }
         problems += boundProblems
         problems += [
             headerProblem,

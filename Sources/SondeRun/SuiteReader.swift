@@ -260,8 +260,8 @@ struct SuiteReader {
         guard unexpanded.isEmpty else { return nil }
         let resolved = spec.resolvingPaths(against: folder)
         var specProblems = resolved.problems()
-        // A suite is validated whole before any request: a URL no engine can fetch is refused too.
-        if let probe = resolved as? ProbeSpec { specProblems += probe.urlProblems() }
+        // A suite is validated whole before any request: a URL holding spaces is refused too.
+        if let probe = resolved as? ProbeSpec { specProblems += probe.suiteURLProblems() }
         for problem in specProblems {
             let entry = problem.key.flatMap { byKey[$0] }
             report(Self.mark(of: problem.message, in: entry) ?? start, key: problem.key, decoder.redact(problem.message))

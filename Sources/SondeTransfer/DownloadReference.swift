@@ -30,12 +30,14 @@ public struct DownloadReference: Sendable, Equatable {
     /// GETs `url` whole, restarting from zero after a retryable failure as `retry` allows: the
     /// reference is never assembled from ranges. Fails on a status other than 200 that is not
     /// retryable, or when the retries run out.
+    /// `onProgress` gets the bytes received so far and the announced length, as chunks arrive.
     static func fetch(url: String, transfer: StreamingTransfer, headers: [HeaderField], retry: RetryPolicy,
-                      using generator: inout some RandomNumberGenerator) throws(TaskError) -> DownloadReference {
+                      using generator: inout some RandomNumberGenerator,
+                      onProgress: (Int64, Int64?) -> Void = { _, _ in }) throws(TaskError) -> DownloadReference {
         var retries: [TransferRetry] = []
         while true {
             do throws(ReferenceError) {
-                var reference = try once(url: url, transfer: transfer, headers: headers)
+                var reference = try once(url: url, transfer: transfer, headers: headers, onProgress: onProgress)
                 reference.retries = retries
                 return reference
             } catch {
@@ -52,15 +54,18 @@ public struct DownloadReference: Sendable, Equatable {
         }
     }
 
-    private static func once(url: String, transfer: StreamingTransfer, headers: [HeaderField]) throws(ReferenceError) -> DownloadReference {
+    private static func once(url: String, transfer: StreamingTransfer, headers: [HeaderField],
+                             onProgress: (Int64, Int64?) -> Void) throws(ReferenceError) -> DownloadReference {
         var hasher = SHA256()
         var tailHasher = SHA256()
         var tailStart: Int64? = nil
+        var announced: Int64? = nil
         var offset: Int64 = 0
         let response = transfer.perform(url: url, headers: headers) { head, chunk in
             guard head.status == 200 else { return false }
-            if offset == 0, let length = ResponseFacts(head: head).representationLength, length >= 2 {
-                tailStart = DownloadReference.tailStart(length: length)
+            if offset == 0 {
+                announced = ResponseFacts(head: head).representationLength
+                if let length = announced, length >= 2 { tailStart = DownloadReference.tailStart(length: length) }
             }
             hasher.update(bufferPointer: chunk)
             if let start = tailStart, offset + Int64(chunk.count) > start {
@@ -68,6 +73,7 @@ public struct DownloadReference: Sendable, Equatable {
                 tailHasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: chunk[skip...]))
             }
             offset += Int64(chunk.count)
+            onProgress(offset, announced)
             return true
         }
         guard let head = response.head else {

@@ -58,9 +58,11 @@ public final class DownloadTrialRunner {
         workerInput = worker != nil ? try settings.encodedForWorker() : []
     }
 
-    /// The uninterrupted reference download.
-    public func reference() throws(TaskError) -> DownloadReference {
-        try DownloadReference.fetch(url: url, transfer: transfer, headers: settings.headers, retry: options.retry, using: &generator)
+    /// The uninterrupted reference download. `onProgress` gets the bytes received so far and the
+    /// body's announced length (nil when unknown), on this thread; a retry starts again from zero.
+    public func reference(onProgress: (Int64, Int64?) -> Void = { _, _ in }) throws(TaskError) -> DownloadReference {
+        try DownloadReference.fetch(url: url, transfer: transfer, headers: settings.headers, retry: options.retry, using: &generator,
+                                    onProgress: onProgress)
     }
 
     /// Runs trial `number` (1-based) against `reference`. `onProgress` gets the bytes on disk.

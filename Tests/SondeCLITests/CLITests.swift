@@ -41,13 +41,13 @@ import Testing
         let target = try TargetProcess.get()
         let output = Harness.temporaryDirectory()
         let doh = target.refused.replacingOccurrences(of: "http:", with: "https:") + "/dns-query"
+        // A URL of another scheme, or one libcurl cannot parse, is a usage error before the run (URLInputCLITests).
         let result = try Harness.sonde(["probe", "--json", "--output-dir", output, "--doh-url", doh,
-                                        target.refused + "/", target.http + "/status/503", "http://no-such-host.invalid/",
-                                        "ftp://127.0.0.1/", "http://[::1/"])
+                                        target.refused + "/", target.http + "/status/503", "http://no-such-host.invalid/"])
         #expect(result.status == 1)
         let probes = try #require(try Harness.json(result.stdout)["probes"] as? [[String: Any]])
         let codes = probes.compactMap { ($0["error"] as? [String: Any])?["code"] as? String }
-        #expect(codes == ["connectionRefused", "httpStatus", "dnsFailure", "unsupportedScheme", "malformedURL"])
+        #expect(codes == ["connectionRefused", "httpStatus", "dnsFailure"])
         let folder = output + "/" + (try Harness.entries(of: output)[0])
         #expect(try Harness.validate([folder + "/report.json"]).status == 0)
     }

@@ -158,7 +158,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (["soak", "http://127.0.0.1:1/"], "not a WebSocket scheme"),
+        (["soak", "http://127.0.0.1:1/"], "http:// is not supported here, only ws:// and wss://: did you mean ws://127.0.0.1:1/?"),
         (["soak", "ws://127.0.0.1:1/", "--jitter", "some"], "--jitter"),
         (["soak", "ws://127.0.0.1:1/", "--message-size", "4"], "--message-size"),
         (["soak", "ws://127.0.0.1:1/", "--duration", "soon"], "duration"),

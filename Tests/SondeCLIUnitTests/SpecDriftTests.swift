@@ -10,7 +10,7 @@ import Testing
 @Suite struct SpecDriftTests {
     /// Options of the run rather than of a check: they live on `sonde run`'s command line.
     static let runLevel: Set<String> = ["json", "output-dir", "history", "no-redact", "redact", "threshold", "prom", "baseline", "baseline-any", "run-dir", "config",
-                                        "capture", "keylog", "print-suite", "otlp", "traceparent", "help"]
+                                        "capture", "keylog", "print-suite", "otlp", "traceparent", "progress", "help"]
 
     /// The spec keys a command's options stand for, read from swift-argument-parser's own dump.
     static func keys(of command: ParsableCommand.Type) throws -> Set<String> {

@@ -254,7 +254,18 @@ import Testing
           - name: api
             kind: probe
             urls: ["http://127.0.0.1:9/", "ftp://127.0.0.1/"]
-        """, line: 4, column: 35, key: "urls", "'ftp://127.0.0.1/' is not a URL of http://, https://")
+        """, line: 4, column: 35, key: "urls", "'ftp://127.0.0.1/': ftp:// is not supported here, only http:// and https://")
+        // Issue 41: a URL without a scheme is refused with the URL meant, at the URL itself.
+        expectOne("""
+        checks:
+          - name: api
+            kind: probe
+            urls: ["http://127.0.0.1:9/", "api.example.com/v1/health"]
+        """, line: 4, column: 35, key: "urls", "'api.example.com/v1/health' is not a URL (it has no scheme): did you mean https://api.example.com/v1/health?")
+        expectOne("""
+        checks:
+          - {name: ws, kind: soak, url: "https://127.0.0.1:9/ws"}
+        """, line: 2, column: 33, key: "url", "did you mean wss://127.0.0.1:9/ws?")
         expectOne("""
         checks:
           - name: api

@@ -33,28 +33,46 @@ public struct AuditCheckRunner: Sendable {
     var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: urls, resolve: []) }
 
     func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
-        await runOnDedicatedThread(named: "sonde-audit") {
+        let figures = LiveFigures()
+        let total = urls.count
+        let status = StatusLines(lifecycle.progressView(context), prefix: context.linePrefix) { elapsed in
+            StatusLines.elapsed(elapsed) + figures.read { Self.statusLine($0, total: total) }
+        }
+        let outcome = await runOnDedicatedThread(named: "sonde-audit") {
             if let link = context.link {
                 do throws(TaskError) { try link.enter() } catch { return CheckOutcome(error: error, setupFailed: true) }
             }
             defer { context.link?.leave() }
-            return runBlocking(in: lifecycle, context)
+            return runBlocking(in: lifecycle, context, figures: figures)
         }
+        await status.stop()
+        return outcome
     }
 
-    private func runBlocking(in lifecycle: RunLifecycle, _ context: CheckContext) -> CheckOutcome {
+    /// "audit: 2/5 URLs · 1 failed · auditing https://…".
+    static func statusLine(_ figures: LiveFigures.Values, total: Int) -> String {
+        "audit: \(figures.done)/\(total) URLs · \(figures.failed) failed" + (figures.doing.map { " · auditing " + $0 } ?? "")
+    }
+
+    private func runBlocking(in lifecycle: RunLifecycle, _ context: CheckContext, figures: LiveFigures) -> CheckOutcome {
         let auditor = Auditor(options: options)
         var failed = false
         for url in urls {
             if lifecycle.interrupted { break }
+            figures.update { $0.doing = lifecycle.settings.redactor.redact(url: url) }
             let result = AuditResult(check: context.name, failOn: failOn, target: auditor.audit(url),
                                      link: context.link == nil ? nil : linkName)
+            figures.update {
+                $0.done += 1
+                if !result.passed { $0.failed += 1 }
+                $0.doing = nil
+            }
             do throws(TaskError) { try lifecycle.recorder.record(audit: result, check: context.name) } catch {
                 return CheckOutcome(error: error, failedWork: true)
             }
             failed = failed || !result.passed
             if lifecycle.terminal {
-                print(AuditTerminalView.render(result).split(separator: "\n", omittingEmptySubsequences: false)
+                printLine(AuditTerminalView.render(result).split(separator: "\n", omittingEmptySubsequences: false)
                     .map { context.linePrefix + $0 }.joined(separator: "\n"))
             }
         }
@@ -64,6 +82,6 @@ public struct AuditCheckRunner: Sendable {
     /// A plain `sonde audit`'s end: how many URLs passed (each was shown as it ended).
     func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
         let passed = finished.audits.filter(\.passed).count
-        print("\n\(passed)/\(finished.audits.count) URL\(finished.audits.count == 1 ? "" : "s") passed the audit (fail-on \(failOn.rawValue))")
+        printLine("\n\(passed)/\(finished.audits.count) URL\(finished.audits.count == 1 ? "" : "s") passed the audit (fail-on \(failOn.rawValue))")
     }
 }

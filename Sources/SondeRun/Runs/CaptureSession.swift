@@ -57,7 +57,7 @@ public struct CaptureSession: Sendable {
             if let warning { printError("warning: \(warning)") }
             opened?.capture.start()
             if !json, let opened {
-                print("capturing on \(opened.capture.interface) (\(opened.capture.filter)) into \(opened.capture.path)")
+                printLine("capturing on \(opened.capture.interface) (\(opened.capture.filter)) into \(opened.capture.path)")
             }
             return .some(opened)
         } catch {
@@ -75,7 +75,7 @@ public struct CaptureSession: Sendable {
             let evidence = try stopAndAnalyse()
             try recorder.record(capture: evidence)
             if !json {
-                print("capture: \(evidence.packets) packets, \(evidence.flows.count) connections"
+                printLine("capture: \(evidence.packets) packets, \(evidence.flows.count) connections"
                     + (evidence.quicFlows.isEmpty ? "" : ", \(evidence.quicFlows.count) QUIC connections")
                     + (evidence.drops.map { $0 > 0 ? ", \($0) DROPPED by the kernel (the evidence has gaps)" : ", no drops" } ?? ""))
             }

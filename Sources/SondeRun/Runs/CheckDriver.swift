@@ -80,7 +80,7 @@ public struct CheckDriver: Sendable {
                 ran.failedWork = true
                 if ran.runError == nil { ran.runError = error }
             }
-            if lifecycle.terminal, let link = ran.link { print(context.linePrefix + RunSettings.terminalRenderer.render(linkCounters: link)) }
+            if lifecycle.terminal, let link = ran.link { printLine(context.linePrefix + RunSettings.terminalRenderer.render(linkCounters: link)) }
         }
         return ran
     }
@@ -89,7 +89,7 @@ public struct CheckDriver: Sendable {
     private func bracketed(_ check: PlannedCheck, in lifecycle: RunLifecycle, _ context: CheckContext, linkFailure: TaskError?) async -> CheckRun {
         let recorder = lifecycle.recorder
         if let name = check.name {
-            if lifecycle.terminal { print("\n── check \(name) (\(check.runner.kind))") }
+            if lifecycle.terminal { printLine("\n── check \(name) (\(check.runner.kind))") }
             do throws(TaskError) {
                 try recorder.beginCheck(name: name, kind: check.runner.kind, thresholds: check.thresholds, overlapping: context.overlapping,
                                         link: context.link?.started ?? check.link.map(CheckLink.planned))
@@ -98,7 +98,7 @@ public struct CheckDriver: Sendable {
             }
         }
         if lifecycle.terminal, let link = context.link {
-            print(context.linePrefix + RunSettings.terminalRenderer.render(linkConditions: link.started))
+            printLine(context.linePrefix + RunSettings.terminalRenderer.render(linkConditions: link.started))
         }
         let outcome: CheckOutcome
         if let linkFailure { outcome = CheckOutcome(error: linkFailure, setupFailed: true) } else { outcome = await check.runner.run(in: lifecycle, context) }
@@ -180,8 +180,8 @@ public struct CheckDriver: Sendable {
             // The checks go to their tasks, one each: none is left here to render on its own.
             let (failedWork, runError) = await runAtOnce(checks, width: width, in: lifecycle)
             let status = lifecycle.finish(error: runError, failedWork: failedWork, har: har, interruptedNote: note) { finished, renderer in
-                print("")
-                print(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume, audits: finished.audits))
+                printLine()
+                printLine(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume, audits: finished.audits))
             }
             return Ended(status: status, finished: lifecycle.finished, folder: lifecycle.recorder.folder.path)
         }
@@ -208,8 +208,8 @@ public struct CheckDriver: Sendable {
         }
         let status = lifecycle.finish(error: runError, failedWork: failedWork, har: har, interruptedNote: note, link: endedLink) { finished, renderer in
             if suite {
-                print("")
-                print(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume, audits: finished.audits))
+                printLine()
+                printLine(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume, audits: finished.audits))
             } else {
                 for check in checks { check.runner.render(finished, renderer) }
             }

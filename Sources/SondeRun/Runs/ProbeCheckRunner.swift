@@ -64,9 +64,14 @@ public struct ProbeCheckRunner {
         let recorder = lifecycle.recorder
         let json = !lifecycle.terminal  // nothing for the terminal (--json, serve)
         let renderer = RunSettings.terminalRenderer
-        let progressOnTTY = isatty(STDERR_FILENO) == 1 && !context.overlapping
+        let view = lifecycle.progressView(context)
+        let progressOnTTY = view.isTerminal
         let check = context.name, prefix = context.linePrefix
         let totalTasks = groups.reduce(0) { $0 + $1.urls.count * max(1, $1.options.count) }
+        let figures = LiveFigures()
+        let status = StatusLines(view, prefix: prefix) { elapsed in
+            StatusLines.elapsed(elapsed) + figures.read { Self.statusLine($0, total: totalTasks, elapsed: elapsed) }
+        }
         let runners = self.runners
         let altSvc = self.altSvc
         let failedBefore = recorder.failedTasks
@@ -111,11 +116,17 @@ public struct ProbeCheckRunner {
                                 }
                             } catch { failure = error }
                             done += 1
+                            figures.update { figures in
+                                figures.done += 1
+                                if task.error != nil { figures.failed += 1 }
+                                for transaction in task.transactionMetrics { figures.bytes += transaction.countOfResponseBodyBytesReceived }
+                                figures.latency.record(milliseconds: task.taskInterval.durationMs)
+                            }
                             guard !json else { return }
                             if done <= Self.detailedTasks {
-                                print(prefix + renderer.render(task: task))
+                                printLine(prefix + renderer.render(task: task))
                             } else if done == Self.detailedTasks + 1 {
-                                print(prefix + "… \(totalTasks - Self.detailedTasks) more tasks: see the summary below and the report")
+                                printLine(prefix + "… \(totalTasks - Self.detailedTasks) more tasks: see the summary below and the report")
                             }
                             if progressOnTTY, done > Self.detailedTasks, monotonicMicroseconds() - lastProgress > 250_000 {
                                 lastProgress = monotonicMicroseconds()
@@ -132,11 +143,20 @@ public struct ProbeCheckRunner {
             do throws(TaskError) { try recording.finish() } catch { if failure == nil { failure = error } }
             return failure
         }
+        await status.stop()
         return CheckOutcome(error: failure, failedWork: recorder.failedTasks > failedBefore)
     }
 
+    /// "probe: 12/100 tasks · 1 failed · p50 302 ms · 3.3 tasks/s · 1.2 MiB in".
+    static func statusLine(_ figures: LiveFigures.Values, total: Int, elapsed: Double) -> String {
+        var line = "probe: \(figures.done)/\(total) tasks · \(figures.failed) failed"
+        if let latency = figures.latency.summary { line += " · p50 \(formatMs(latency.p50)) ms" }
+        if elapsed > 0 { line += " · " + String(format: "%.1f", Double(figures.done) / elapsed) + " tasks/s" }
+        return line + " · " + formatBytes(figures.bytes) + " in"
+    }
+
     func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
-        print(renderer.render(summary: finished.summary))
-        if let comparison = finished.baseline { print(renderer.render(baseline: comparison)) }
+        printLine(renderer.render(summary: finished.summary))
+        if let comparison = finished.baseline { printLine(renderer.render(baseline: comparison)) }
     }
 }

@@ -56,23 +56,55 @@ public struct ResumeCheckRunner {
     var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: [url], resolve: settings.resolve) }
 
     func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
+        let view = lifecycle.progressView(context)
+        let figures = LiveFigures()
+        let display = settings.redactor.redact(url: url)
+        let status = StatusLines(view, prefix: context.linePrefix) { elapsed in
+            StatusLines.elapsed(elapsed) + "resume \(display): " + figures.read(Self.statusLine)
+        }
         // The transfers block; they run off Swift's cooperative pool as the probe engine does.
         // Over a link, the thread enters its namespace first: the transfers and the worker
         // processes it starts (which inherit it) cross the link.
-        await runOnDedicatedThread(named: "sonde-resume") {
+        let outcome = await runOnDedicatedThread(named: "sonde-resume") {
             if let link = context.link {
                 do throws(TaskError) { try link.enter() } catch { return CheckOutcome(error: error, setupFailed: true) }
             }
             defer { context.link?.leave() }
-            return runBlocking(in: lifecycle, context)
+            return runBlocking(in: lifecycle, context, view: view, figures: figures)
+        }
+        await status.stop()
+        return outcome
+    }
+
+    /// "reference download 12.5 MiB of 100 MiB · 4.1 MiB/s", "trial 3/10 · 40.2 MiB of 100 MiB · 4.0 MiB/s · 1 failed".
+    static func statusLine(_ figures: LiveFigures.Values) -> String {
+        var line = figures.doing ?? "starting"
+        if figures.transferStartedMicros != nil || figures.bytes > 0 {
+            line += " · " + formatBytes(figures.bytes) + (figures.length.map { " of " + formatBytes($0) } ?? "")
+        }
+        if let started = figures.transferStartedMicros {
+            let seconds = Double(monotonicMicroseconds() - started) / 1e6
+            if seconds > 0 { line += " · " + formatBytes(Int64(Double(figures.bytes) / seconds)) + "/s" }
+        }
+        if figures.done > 0 { line += " · \(figures.done) ended, \(figures.failed) failed" }
+        return line
+    }
+
+    /// Marks the start of a transfer of `length` bytes (nil: not known yet) in `figures`.
+    private static func begin(_ doing: String, length: Int64?, in figures: LiveFigures) {
+        figures.update {
+            $0.doing = doing
+            $0.bytes = 0
+            $0.length = length
+            $0.transferStartedMicros = monotonicMicroseconds()
         }
     }
 
-    private func runBlocking(in lifecycle: RunLifecycle, _ context: CheckContext) -> CheckOutcome {
+    private func runBlocking(in lifecycle: RunLifecycle, _ context: CheckContext, view: ProgressView, figures: LiveFigures) -> CheckOutcome {
         let recorder = lifecycle.recorder
         let json = !lifecycle.terminal  // nothing for the terminal (--json, serve)
         let check = context.name, prefix = context.linePrefix
-        let bars = !context.overlapping
+        let bars = view.isTerminal
         let display = settings.redactor.redact(url: url)
         let renderer = RunSettings.terminalRenderer
         let shouldStop = { lifecycle.interrupted }
@@ -84,28 +116,36 @@ public struct ResumeCheckRunner {
             if check != nil { try NoFollowFile.ensureDirectory(transfers, mode: 0o700) }
             switch work {
             case .verdict:
+                figures.update { $0.doing = "resumability check" }
                 let verdict = try ResumabilityChecker(settings: settings, stop: lifecycle.stop.run).verdict(url: url, reference: nil)
                 try recorder.record(resumeVerdict: verdict, check: check)
-                if !json { print(prefix + renderer.render(verdict: verdict)) }
+                if !json { printLine(prefix + renderer.render(verdict: verdict)) }
             case .downloads(let trials, var options):
                 options.workDirectory = workDirectory
                 let worker = options.kinds.contains(.processKill) ? try Self.workerCommand() : nil
                 let runner = try DownloadTrialRunner(url: url, settings: settings, options: options, worker: worker, seed: seed,
                                                      stop: lifecycle.stop.run)
-                if !json { print(prefix + "resume \(display): reference download, then \(trials) trial\(trials == 1 ? "" : "s"); report in \(recorder.folder.path)") }
-                let reference = try runner.reference()
+                if !json { printLine(prefix + "resume \(display): reference download, then \(trials) trial\(trials == 1 ? "" : "s"); report in \(recorder.folder.path)") }
+                Self.begin("reference download", length: nil, in: figures)
+                let reference = try runner.reference { bytes, length in
+                    figures.update {
+                        $0.bytes = bytes
+                        $0.length = length
+                    }
+                }
                 if !json {
-                    print(prefix + "reference: \(reference.length) bytes in \(formatMs(reference.durationMs)) ms, sha256 \(reference.sha256)"
+                    printLine(prefix + "reference: \(reference.length) bytes in \(formatMs(reference.durationMs)) ms, sha256 \(reference.sha256)"
                         + (reference.validator.map { ", validator \($0)" } ?? ", no validator"))
                 }
                 let verdict = try ResumabilityChecker(settings: settings, stop: lifecycle.stop.run).verdict(url: url, reference: reference)
                 try recorder.record(resumeVerdict: verdict, check: check)
-                if !json { print(prefix + renderer.render(verdict: verdict) + "\n") }
+                if !json { printLine(prefix + renderer.render(verdict: verdict) + "\n") }
                 for number in 1...trials {
                     if shouldStop() { break }
+                    Self.begin("trial \(number)/\(trials)", length: reference.length, in: figures)
                     let trial = runner.runTrial(number: number, reference: reference, shouldStop: shouldStop,
-                                                onProgress: progressBar(trial: number, of: trials, length: reference.length, json: json || !bars))
-                    try record(trial, recorder: recorder, json: json, context)
+                                                onProgress: progress(trial: number, of: trials, length: reference.length, bar: bars, figures: figures))
+                    try record(trial, recorder: recorder, json: json, bar: bars, figures: figures, context)
                 }
             case .uploads(let trials, var options):
                 options.workDirectory = workDirectory
@@ -113,14 +153,15 @@ public struct ResumeCheckRunner {
                 let runner = try UploadTrialRunner(url: url, settings: settings, options: options, worker: worker, seed: seed,
                                                    stop: lifecycle.stop.run)
                 if !json {
-                    print(prefix + "upload \(options.filePath) (\(runner.length) bytes, sha256 \(runner.fileSha256)) to \(display) "
+                    printLine(prefix + "upload \(options.filePath) (\(runner.length) bytes, sha256 \(runner.fileSha256)) to \(display) "
                         + "with \(options.uploadProtocol.name): \(trials) trial\(trials == 1 ? "" : "s"); report in \(recorder.folder.path)")
                 }
                 for number in 1...trials {
                     if shouldStop() { break }
+                    Self.begin("upload trial \(number)/\(trials)", length: runner.length, in: figures)
                     let trial = runner.runTrial(number: number, shouldStop: shouldStop,
-                                                onProgress: progressBar(trial: number, of: trials, length: runner.length, json: json || !bars))
-                    try record(trial, recorder: recorder, json: json, context)
+                                                onProgress: progress(trial: number, of: trials, length: runner.length, bar: bars, figures: figures))
+                    try record(trial, recorder: recorder, json: json, bar: bars, figures: figures, context)
                 }
             }
         } catch {
@@ -129,29 +170,36 @@ public struct ResumeCheckRunner {
         return CheckOutcome()
     }
 
-    private func record(_ trial: ResumeTrial, recorder: RunRecorder, json: Bool, _ context: CheckContext) throws(TaskError) {
-        if isatty(STDERR_FILENO) == 1 && !json && !context.overlapping { StandardStreams.writeError(Data("\r\u{1B}[K".utf8)) }
+    private func record(_ trial: ResumeTrial, recorder: RunRecorder, json: Bool, bar: Bool, figures: LiveFigures,
+                        _ context: CheckContext) throws(TaskError) {
+        if bar { StandardStreams.write("\r\u{1B}[K", to: .error) }
+        figures.update {
+            $0.done += 1
+            if !trial.intact || trial.error != nil { $0.failed += 1 }
+        }
         try recorder.record(resumeTrial: trial, check: context.name)
-        if !json { print(context.linePrefix + RunSettings.terminalRenderer.render(trial: trial)) }
+        if !json { printLine(context.linePrefix + RunSettings.terminalRenderer.render(trial: trial)) }
     }
 
-    /// A progress bar on stderr when it is a TTY (and no --json), redrawn at most ten times a second.
-    private func progressBar(trial number: Int, of trials: Int, length: Int64, json: Bool) -> (Int64) -> Void {
-        guard isatty(STDERR_FILENO) == 1 && !json else { return { _ in } }
+    /// The trial's bytes into `figures`, and with `bar` a progress bar on stderr (a terminal),
+    /// redrawn at most ten times a second.
+    private func progress(trial number: Int, of trials: Int, length: Int64, bar: Bool, figures: LiveFigures) -> (Int64) -> Void {
         var lastDraw = 0.0
         return { bytes in
+            figures.update { $0.bytes = bytes }
+            guard bar else { return }
             let now = Double(monotonicMicroseconds()) / 1e6
             guard now - lastDraw >= 0.1 else { return }
             lastDraw = now
             let share = length > 0 ? min(1, Double(bytes) / Double(length)) : 0
             let filled = Int(share * 30)
-            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
-            StandardStreams.writeError(Data("\r\u{1B}[Ktrial \(number)/\(trials) \(bar) \(Int(share * 100))%".utf8))
+            let shown = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
+            StandardStreams.write("\r\u{1B}[Ktrial \(number)/\(trials) \(shown) \(Int(share * 100))%", to: .error)
         }
     }
 
     func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
-        if !finished.resume.trials.isEmpty { print(renderer.render(trialTotals: finished.resume.trials)) }
+        if !finished.resume.trials.isEmpty { printLine(renderer.render(trialTotals: finished.resume.trials)) }
     }
 
     /// This executable in its worker mode.

@@ -48,6 +48,11 @@ final class RunLifecycle: Sendable {
     /// Whether the run talks to the terminal (task lines, progress, summary): not with `--json`, not inside serve.
     var terminal: Bool { !settings.json && !quiet }
 
+    /// What `context`'s check shows of its progress (`--progress`, `ProgressView.of`).
+    func progressView(_ context: CheckContext) -> ProgressView {
+        .of(settings.progress, json: settings.json, quiet: quiet, overlapping: context.overlapping)
+    }
+
     deinit {
         if state.withLock({ $0.signalsInstalled }) { sonde_reset_interrupt_handlers() }
     }
@@ -160,10 +165,10 @@ final class RunLifecycle: Sendable {
             printReportDocument(recorder.folder)
         } else {
             render(finished, RunSettings.terminalRenderer)
-            if let link { print(RunSettings.terminalRenderer.render(linkCounters: link)) }
-            if !finished.thresholds.isEmpty { print(RunSettings.terminalRenderer.render(thresholds: finished.thresholds)) }
+            if let link { printLine(RunSettings.terminalRenderer.render(linkCounters: link)) }
+            if !finished.thresholds.isEmpty { printLine(RunSettings.terminalRenderer.render(thresholds: finished.thresholds)) }
             printReportPaths(recorder.folder, har: har, prometheusPath: settings.prometheusPath)
-            if status == .interrupted { print("interrupted: " + interruptedNote) }
+            if status == .interrupted { printLine("interrupted: " + interruptedNote) }
         }
         return finished.exitStatus
     }

@@ -33,8 +33,14 @@ func absolutePath(_ path: String) -> String {
 public func printReportPaths(_ folder: RunFolder, har: Bool, prometheusPath: String?) {
     let others = [folder.reportJSONPath] + (har ? [folder.reportHARPath] : []) + [folder.junitPath]
         + (prometheusPath.map { [$0] } ?? [])
-    for (index, path) in others.enumerated() { print((index == 0 ? "files:  " : "        ") + path) }
-    print("report: " + folder.reportHTMLPath)
+    for (index, path) in others.enumerated() { printLine((index == 0 ? "files:  " : "        ") + path) }
+    printLine("report: " + folder.reportHTMLPath)
+}
+
+/// Prints `text` and a newline on stdout as one write (`StandardStreams`): the terminal view
+/// reaches a pipe's reader line by line, as it happens.
+public func printLine(_ text: String = "") {
+    StandardStreams.line(text)
 }
 
 /// Prints a message on stderr. Messages carry text from outside (a server's answer, a file's

@@ -36,6 +36,8 @@ public struct RunSettings: Sendable {
     public var traceContext = OTLPTraceContext.random()
     /// Send `traceparent` (the run's trace and root span) on every probed request.
     public var traceparent = false
+    /// How the run shows its progress while it works (`--progress`).
+    public var progress = ProgressMode.auto
 
     public init() {}
 

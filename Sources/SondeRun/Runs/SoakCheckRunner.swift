@@ -84,17 +84,26 @@ public struct SoakCheckRunner {
         let json = !lifecycle.terminal  // nothing for the terminal (--json, serve)
         if !json {
             if let maxIdle = discoverIdleTimeout {
-                print(context.linePrefix + "idle-timeout discovery \(displayURL): \(options.config.connections) silent connections up to "
+                printLine(context.linePrefix + "idle-timeout discovery \(displayURL): \(options.config.connections) silent connections up to "
                     + "\(formatDuration(maxIdle)) (takes about that long); report in \(recorder.folder.path)")
             } else {
-                print(context.linePrefix + "soak \(displayURL): \(options.config.connections) connection\(options.config.connections == 1 ? "" : "s") "
+                printLine(context.linePrefix + "soak \(displayURL): \(options.config.connections) connection\(options.config.connections == 1 ? "" : "s") "
                     + "for \(formatDuration(options.config.durationS)); report in \(recorder.folder.path)")
             }
         }
         // Flush the samples every second and keep the status line fresh while the engine runs.
-        let statusOnTTY = isatty(STDERR_FILENO) == 1 && !json && !context.overlapping
+        let view = lifecycle.progressView(context)
+        let statusOnTTY = view.isTerminal
         let connections = options.config.connections
         let duration = options.config.durationS
+        let what = discoverIdleTimeout == nil ? "soak" : "idle-timeout discovery"
+        let displayURL = self.displayURL, planned = discoverIdleTimeout ?? duration
+        // No line in the seconds the soak closes its connections at its planned end (it would say
+        // "up 0/2" just before the summary); past them, lines again while the end drags on.
+        let status = StatusLines(view, prefix: context.linePrefix) { elapsed -> String? in
+            guard elapsed < planned || elapsed >= planned + 5 else { return nil }
+            return StatusLines.elapsed(elapsed, of: planned) + "\(what) \(displayURL): " + sink.status(connections: connections)
+        }
         let clock = engine.clock
         let ticker = Task {
             var tick = 0
@@ -118,6 +127,7 @@ public struct SoakCheckRunner {
         } else {
             await engine.run(shouldStop: shouldStop)
         }
+        await status.stop()
         ticker.cancel()
         _ = await ticker.result
         if statusOnTTY { StandardStreams.writeError(Data("\r\u{1B}[K".utf8)) }
@@ -130,6 +140,6 @@ public struct SoakCheckRunner {
     }
 
     func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
-        for soak in finished.soaks { print(renderer.render(soak: soak)) }
+        for soak in finished.soaks { printLine(renderer.render(soak: soak)) }
     }
 }
