@@ -40,6 +40,7 @@ struct ReportCommand: ParsableCommand {
 
     @OptionGroup var jsonOutput: JSONOutputOption
     @OptionGroup var judgement: JudgementOptions
+    @OptionGroup var summaryMarkdown: SummaryMarkdownOption
 
     mutating func validate() throws {
         folders = PositionalRuns.split(folders)
@@ -69,6 +70,7 @@ struct ReportCommand: ParsableCommand {
             throw ExitCode(ExitStatus.usage.rawValue)
         }
         history.record(runFolder)
+        RunSettings.write(outcome, folder: runFolder, summary: summaryMarkdown.target)
         if jsonOutput.json {
             printReportDocument(runFolder)
         } else {

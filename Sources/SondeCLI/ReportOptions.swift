@@ -32,6 +32,8 @@ struct ReportOptions: ParsableArguments {
 
     @OptionGroup var otlp: OTLPOption
 
+    @OptionGroup var summaryMarkdown: SummaryMarkdownOption
+
     var thresholdExpressions: [String] {
         get { judgement.thresholdExpressions }
         set { judgement.thresholdExpressions = newValue }
@@ -65,6 +67,7 @@ struct ReportOptions: ParsableArguments {
         settings.baselinePath = baselinePath
         settings.otlp = otlp.settings
         settings.traceparent = otlp.traceparent
+        settings.summaryMarkdown = summaryMarkdown.target
         return settings
     }
 

@@ -31,6 +31,8 @@ public struct RunSettings: Sendable {
     public var traceContext = OTLPTraceContext.random()
     /// Send `traceparent` (the run's trace and root span) on every probed request.
     public var traceparent = false
+    /// Where the finished run's Markdown summary goes (`--summary-md`, `$GITHUB_STEP_SUMMARY`); nowhere by default.
+    public var summaryMarkdown = MarkdownSummaryFile(path: nil, stepSummaryPath: nil)
 
     public init() {}
 
@@ -77,8 +79,17 @@ public struct RunSettings: Sendable {
             return nil
         }
         Self.record(recorder.folder, inHistory: historyPath)
+        Self.write(outcome, folder: recorder.folder, summary: summaryMarkdown)
         export(recorder.folder, run: outcome.run)
         return outcome
+    }
+
+    /// Writes the finished run's Markdown summary where `summary` says (nothing when nowhere). A
+    /// failure is said on stderr and changes nothing else: the run and its exit status stand.
+    public static func write(_ outcome: RunOutcome, folder: RunFolder, summary: MarkdownSummaryFile) {
+        do throws(TaskError) { try summary.write(outcome, folder: folder.path) } catch {
+            printError("sonde: the Markdown summary was not written: \(error.message)")
+        }
     }
 
     /// Exports the finished run in `folder` to `otlp` (nothing without it), after its files are
