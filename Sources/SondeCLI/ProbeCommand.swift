@@ -94,9 +94,12 @@ struct ProbeCommand: AsyncParsableCommand {
             throw ValidationError(unbound.isEmpty ? "--name cannot be empty: give the name of the URL after it"
                 : "--name \(unbound) names no URL: give it right before the URL it names (--name \(unbound) https://…)")
         }
-        let named = PositionalRuns.splitNamed(urls)
-        urls = named.map(\.value)
-        requests = named.map { ProbeRequest(url: $0.value, name: $0.name) }
+        // Once: the parser calls this, and a caller may again (the URLs are split by then).
+        if requests.map(\.url) != urls {
+            let named = PositionalRuns.splitNamed(urls)
+            urls = named.map(\.value)
+            requests = named.map { ProbeRequest(url: $0.value, name: $0.name) }
+        }
         try spec.validateForCommandLine()
     }
 

@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("total.p95{name=login}<250ms", false), ("total.p95{name=login}<400ms", true), ("total.p95<250ms", true),
+        ("total.p95{name=login}<250ms", false), ("total.p95{name=login}<400ms", true), ("total.p50<250ms", true),
         ("total.p95{name:login}<400ms", true), ("total.p50 { name = login } < 400ms", true),
         ("errors.rate{name=login}<10%", false), ("errors.rate{name=login}<=25%", true), ("errors.count{name=login}==1", true),
         ("tasks.count{url=https://api.example.com/v1/health}==4", true), ("errors.rate{url=https://api.example.com/v1/health}==0", true),

@@ -96,7 +96,7 @@ import Testing
         #expect(linked.result.byRequest.count == ProbeSummary.maxRequests && linked.result.requestsOmitted == 3)
         var named = Self.task("https://127.0.0.1:4001/blob", proto: "http/1.1", at: 0, total: 1600)
         named.name = "large"
-        let comparison = try #require(LinkProtocolComparison([Self.check("h1", [named, Self.task("https://127.0.0.1:4001/1k.bin", proto: "http/1.1", at: 0, total: 300)])]))
+        let comparison = try #require(LinkProtocolComparison([Self.check("h1", [named, Self.task("https://127.0.0.1:4001/1k.bin", proto: "http/1.1", at: 5, total: 300)])]))
         #expect(comparison.rows.map(\.resource) == ["large", "/1k.bin"], "\(comparison.rows.map(\.resource))")
     }
 }
