@@ -23,8 +23,8 @@ import Testing
     static func double(_ text: String?) -> Double { Double(text ?? "") ?? -1 }
 
     /// 4 × `/delay/300` named `slow` and 4 × `/bytes/2000` by its default name: each format shows
-    /// each, with its own figures; the slow one's selector fails while the pooled median passes
-    /// (exit 99); the Markdown goes to `--summary-md` and is appended to `$GITHUB_STEP_SUMMARY`.
+    /// each, with its own figures; the slow one's selector fails while the pooled minimum passes
+    /// (exit 99; medians, not p95s, for the fast one: a loaded machine delays one fetch of four); the Markdown goes to `--summary-md` and is appended to `$GITHUB_STEP_SUMMARY`.
     @Test func eachRequestHasItsOwnRowInEveryFormat() throws {
         let target = try TargetProcess.get()
         let directory = Harness.temporaryDirectory()
@@ -34,7 +34,7 @@ import Testing
         let result = try Harness.run("/usr/bin/env", [
             "GITHUB_STEP_SUMMARY=" + step, Harness.sonde, "probe", "--count", "4", "--name", "slow", slow, fast + "?token=sekrit-q1",
             "--output-dir", output, "--summary-md", markdown,
-            "--threshold", "total.p50<100ms", "--threshold", "total.p50{name=slow}<100ms", "--threshold", "total.p95{url=\(fast)}<100ms",
+            "--threshold", "total.min<100ms", "--threshold", "total.p50{name=slow}<100ms", "--threshold", "total.p50{url=\(fast)}<100ms",
         ])
         #expect(result.status == 99, "\(result.stdout)\(result.stderr)")
         let folder = try Self.folder(output)
@@ -50,7 +50,7 @@ import Testing
         }
         #expect(requests.allSatisfy { $0["count"] as? Int == 4 && $0["errors"] as? Int == 0 })
         #expect(total(requests[0], "p50") >= 300 && total(requests[0], "p50") < 1000, "\(requests[0])")
-        #expect(total(requests[1], "p95") < 100 && total(requests[1], "p95") > 0, "\(requests[1])")
+        #expect(total(requests[1], "p50") < 100 && total(requests[1], "p50") > 0, "\(requests[1])")
         #expect((requests[1]["bytesReceived"] as? Int ?? 0) > 4 * 2000 && requests[1]["url"] as? String == fast)
         let thresholds = try #require(report["thresholds"] as? [[String: Any]])
         #expect(thresholds.map { $0["passed"] as? Bool } == [true, false, true], "\(thresholds)")
@@ -60,8 +60,11 @@ import Testing
 
         // The terminal: a line per request, and the throughput line.
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        let slowLine = try #require(lines.first { $0.hasPrefix("slow ") }, "\(result.stdout)")
-        let fastLine = try #require(lines.first { $0.hasPrefix(fastName + " ") }, "\(result.stdout)")
+        // The table's lines follow its header (a task's own line also starts with its method and URL).
+        let header = try #require(lines.lastIndex { $0.hasPrefix("request ") && $0.contains(" p50 ms ") }, "\(result.stdout)")
+        let table = lines[(header + 1)...]
+        let slowLine = try #require(table.first { $0.hasPrefix("slow ") }, "\(result.stdout)")
+        let fastLine = try #require(table.first { $0.hasPrefix(fastName + " ") }, "\(result.stdout)")
         func columns(_ line: String, after name: String) -> [String] { line.dropFirst(name.count).split(separator: " ").map(String.init) }
         #expect(columns(slowLine, after: "slow").prefix(2) == ["4", "0"] && Self.double(columns(slowLine, after: "slow")[2]) >= 300, "\(slowLine)")
         #expect(Self.double(columns(fastLine, after: fastName)[2]) < 100, "\(fastLine)")
@@ -94,7 +97,7 @@ import Testing
         let markdownTables = try #require(parsed["tables"] as? [[String: Any]])
         #expect(markdownTables.count == 2)
         let thresholdRows = markdownTables[0]["rows"] as? [[String]] ?? []
-        #expect(thresholdRows.map { $0[0] } == ["total.p50<100ms", "total.p50{name=slow}<100ms", "total.p95{url=\(fast)}<100ms"], "\(thresholdRows)")
+        #expect(thresholdRows.map { $0[0] } == ["total.min<100ms", "total.p50{name=slow}<100ms", "total.p50{url=\(fast)}<100ms"], "\(thresholdRows)")
         #expect(thresholdRows.map { $0[2] } == ["✅ passed", "❌ failed", "✅ passed"])
         let requestRows = markdownTables[1]["rows"] as? [[String]] ?? []
         #expect(markdownTables[1]["header"] as? [String] == ["request", "n", "failed", "p50 ms", "p95 ms", "p99 ms", "received", "sent"])
@@ -205,9 +208,9 @@ import Testing
         let (checked, facts) = try CLIReportFormatTests.check(folder)
         #expect(checked.status == 0, "\(checked.stderr)")
         #expect((facts["junitRequests"] as? [[String: Any]] ?? []).map { $0["name"] as? String } == ["slow", "GET \(target.http)/bytes/10"])
-        // Judged again from the journal, with a selector that holds.
+        // Judged again from the journal, with a selector that holds (the check's own still fail: 99).
         let again = try Harness.sonde(["report", folder, "--threshold", "total.p50{name=slow}>150ms"])
-        #expect(again.status == 0 && again.stdout.contains("✓ threshold total.p50{name=slow}>150ms"), "\(again.stdout)\(again.stderr)")
+        #expect(again.status == 99 && again.stdout.contains("✓ threshold total.p50{name=slow}>150ms"), "\(again.stdout)\(again.stderr)")
         // A bad selector is a usage error with its caret, before anything runs.
         let bad = try Harness.sonde(["report", folder, "--threshold", "total.p50{nam=slow}>150ms"])
         #expect(bad.status == 64 && bad.stderr.contains("unknown selector key 'nam'") && bad.stderr.contains("\n              ^"), "\(bad.stderr)")
