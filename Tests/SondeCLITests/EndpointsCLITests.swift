@@ -144,6 +144,34 @@ import Testing
         #expect(items.contains { $0.hasPrefix("httpStatus GET " + hostileURL) }, "\(items)")
     }
 
+    /// The Markdown summary's comparison with `--baseline`: a table of phases with both runs'
+    /// figures under a heading naming the baseline run; `--summary-md` at a symbolic link replaces
+    /// the link with the file and leaves what it pointed at untouched.
+    @Test func theMarkdownComparesWithTheBaseline() throws {
+        let target = try TargetProcess.get()
+        let directory = Harness.temporaryDirectory()
+        let first = directory + "/first", second = directory + "/second", markdown = directory + "/summary.md", victim = directory + "/victim"
+        try "untouched\n".write(toFile: victim, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: markdown, withDestinationPath: victim)
+        let url = target.http + "/bytes/100"
+        #expect(try Harness.sonde(["probe", "--count", "3", url, "--output-dir", first]).status == 0)
+        let baseline = try Self.folder(first)
+        let result = try Harness.sonde(["probe", "--count", "3", url, "--output-dir", second, "--baseline", baseline, "--summary-md", markdown])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "untouched\n")
+        var info = stat()
+        #expect(lstat(markdown, &info) == 0 && info.st_mode & S_IFMT == S_IFREG, "the link was replaced by the summary file")
+        let parsed = try #require(try Self.fixture("check_markdown.py", [markdown]) as? [String: Any])
+        let headings = parsed["headings"] as? [String] ?? []
+        let runID = (baseline as NSString).lastPathComponent
+        #expect(headings.first == "sonde probe: ✅ passed" && headings.contains("Compared with baseline \(runID) (3 tasks)"), "\(headings)")
+        let tables = parsed["tables"] as? [[String: Any]] ?? []
+        let comparison = try #require(tables.first { ($0["header"] as? [String])?.first == "phase" }, "\(tables)")
+        #expect(comparison["header"] as? [String] == ["phase", "baseline ms", "this run ms", "change ms", "change"])
+        let rows = comparison["rows"] as? [[String]] ?? []
+        #expect(rows.contains { $0[0] == "total.p50" } && rows.allSatisfy { $0.count == 5 && Self.double($0[1]) > 0 && Self.double($0[2]) > 0 }, "\(rows)")
+    }
+
     /// The summary's bytes and rate against what nginx logged: each request's length (request
     /// line, headers) and the bytes it sent back (headers and body), request by request.
     @Test func bytesAndRateAgreeWithNginxsLog() throws {
