@@ -172,6 +172,25 @@ import Testing
         #expect(rows.contains { $0[0] == "total.p50" } && rows.allSatisfy { $0.count == 5 && Self.double($0[1]) > 0 && Self.double($0[2]) > 0 }, "\(rows)")
     }
 
+    /// The Markdown summary names the emulated link (its conditions and what crossed it) and the
+    /// first failures with their causes: a probe over `--link lte` at a port where nothing listens.
+    @Test(.enabled(if: geteuid() == 0, "needs root: --link creates a network namespace and TUN devices"))
+    func theMarkdownNamesTheLinkAndTheFailures() throws {
+        let target = try TargetProcess.get()
+        let directory = Harness.temporaryDirectory()
+        let markdown = directory + "/summary.md"
+        let result = try Harness.sonde(["probe", "--link", "lte", target.refused + "/x?token=sekrit-l1", "--output-dir", directory + "/out",
+                                        "--summary-md", markdown], timeout: 60)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let parsed = try #require(try Self.fixture("check_markdown.py", [markdown]) as? [String: Any])
+        let headings = parsed["headings"] as? [String] ?? []
+        #expect(headings == ["sonde probe: ❌ failed (1 of 1 tasks failed)", "Requests", "Emulated link", "First failures"], "\(headings)")
+        let items = parsed["items"] as? [String] ?? []
+        #expect(items.contains { $0.hasPrefix("lte: down 50 Mbit/s +50 ms, up 10 Mbit/s +65 ms") }, "\(items)")
+        #expect(items.contains { $0.hasPrefix("connectionRefused GET \(target.refused)/x: connection refused") }, "\(items)")
+        #expect(!(try String(contentsOfFile: markdown, encoding: .utf8)).contains("sekrit-l1"))
+    }
+
     /// The summary's bytes and rate against what nginx logged: each request's length (request
     /// line, headers) and the bytes it sent back (headers and body), request by request.
     @Test func bytesAndRateAgreeWithNginxsLog() throws {
