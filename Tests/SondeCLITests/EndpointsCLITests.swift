@@ -242,9 +242,16 @@ import Testing
             thresholds: ["total.p50{name=slow}<50ms", "total.p50{url=\(target.http)/bytes/10}<50ms", "tasks.count{name=nothing}>0"]
 
         """.write(toFile: suite, atomically: true, encoding: .utf8)
-        let result = try Harness.sonde(["run", suite, "--output-dir", output])
+        let markdown = directory + "/summary.md"
+        let result = try Harness.sonde(["run", suite, "--output-dir", output, "--summary-md", markdown])
         #expect(result.status == 99, "\(result.stdout)\(result.stderr)")
         let folder = try Self.folder(output)
+        // The Markdown: a checks table, and the requests with their check.
+        let parsed = try #require(try Self.fixture("check_markdown.py", [markdown]) as? [String: Any])
+        let tables = parsed["tables"] as? [[String: Any]] ?? []
+        #expect(tables.map { ($0["header"] as? [String])?.first } == ["threshold", "check", "request"], "\(tables)")
+        let requestRows = tables.last?["rows"] as? [[String]] ?? []
+        #expect(requestRows.map { [$0[0], $0[1], $0[2]] } == [["slow", "api", "3"], ["GET \(target.http)/bytes/10", "api", "3"]], "\(requestRows)")
         let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
         let check = try #require((report["checks"] as? [[String: Any]])?.first)
         let requests = try #require((check["summary"] as? [String: Any])?["byRequest"] as? [[String: Any]])
