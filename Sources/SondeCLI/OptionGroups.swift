@@ -225,6 +225,26 @@ struct ProgressOption: ParsableArguments {
     }
 }
 
+/// `--summary-md` (every command that writes a run folder, and `sonde report`): the run's
+/// Markdown summary for a CI step; also appended to `$GITHUB_STEP_SUMMARY` when that is set.
+struct SummaryMarkdownOption: ParsableArguments {
+    @Option(name: .customLong("summary-md"), help: ArgumentHelp(
+        "Write a Markdown summary of the run to this file (verdict, thresholds, a row per request, the baseline comparison, "
+            + "the link, the first failures); when \(MarkdownSummaryFile.stepSummaryVariable) is set it is appended there too.",
+        valueName: "file"))
+    var path: String?
+
+    /// Where the summary goes: the file, and the step summary the environment names (nil when unset or empty).
+    var target: MarkdownSummaryFile {
+        let step = ProcessInfo.processInfo.environment[MarkdownSummaryFile.stepSummaryVariable]
+        return MarkdownSummaryFile(path: path, stepSummaryPath: step?.isEmpty == false ? step : nil)
+    }
+
+    func validate() throws {
+        if let path, path.isEmpty || path.hasSuffix("/") { throw ValidationError("--summary-md needs a file name (got '\(path)')") }
+    }
+}
+
 /// `--json` (every command that writes a run folder, and `sonde report`).
 struct JSONOutputOption: ParsableArguments {
     @Flag(name: .long, help: "Print the report document (JSON) on stdout instead of the terminal view.")

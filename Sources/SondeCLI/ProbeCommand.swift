@@ -14,6 +14,15 @@ struct ProbeCommand: AsyncParsableCommand {
         """)
 
     @Argument(help: .key(.urls)) var urls: [String]
+    /// Only the `--name`s `PositionalRuns` could not bind to a URL reach this (and are refused):
+    /// the others arrive with their URLs, in `urls`.
+    @Option(name: .customLong(String(PositionalRuns.nameOption.dropFirst(2))), help: ArgumentHelp(
+        "The name of the URL right after it, in the per-request results and thresholds' selectors "
+            + "(e.g. --name login https://api.example.com/login; default: the method and the URL without its query).",
+        valueName: "name"))
+    var names: [String] = []
+    /// The URLs with their names (`validate` fills it from `urls`).
+    var requests: [ProbeRequest] = []
 
     @Option(name: .key(.count), help: .key(.count)) var count: Int?
     @Option(name: .key(.parallel), help: .key(.parallel)) var parallel: Int?
@@ -55,7 +64,7 @@ struct ProbeCommand: AsyncParsableCommand {
 
     /// The check this command line describes (its `--threshold`s are the check's own).
     var spec: ProbeSpec {
-        var spec = ProbeSpec(urls: urls)
+        var spec = ProbeSpec(requests: requests)
         spec.count = count
         spec.parallel = parallel
         spec.httpVersion = httpVersion?.preference
@@ -82,7 +91,16 @@ struct ProbeCommand: AsyncParsableCommand {
     }
 
     mutating func validate() throws {
-        urls = PositionalRuns.split(urls)
+        if let unbound = names.first {
+            throw ValidationError(unbound.isEmpty ? "--name cannot be empty: give the name of the URL after it"
+                : "--name \(unbound) names no URL: give it right before the URL it names (--name \(unbound) https://…)")
+        }
+        // Once: the parser calls this, and a caller may again (the URLs are split by then).
+        if requests.map(\.url) != urls {
+            let named = PositionalRuns.splitNamed(urls)
+            urls = named.map(\.value)
+            requests = named.map { ProbeRequest(url: $0.value, name: $0.name) }
+        }
         try spec.validateForCommandLine()
     }
 
@@ -103,7 +121,7 @@ struct ProbeCommand: AsyncParsableCommand {
                 throw ExitCode(ExitStatus.usage.rawValue)
             }
         }
-        var runner = ProbeCheckRunner(groups: [ProbeGroup(urls: urls, options: try makeOptions())])
+        var runner = ProbeCheckRunner(groups: [ProbeGroup(requests: requests, options: try makeOptions())])
         if let keylog {
             runner.extraWarnings.append("TLS secrets were written to \(keylog) (--keylog): with that file, anyone can decrypt this run's capture.")
         }

@@ -46,6 +46,7 @@ struct ReportCommand: ParsableCommand {
 
     @OptionGroup var jsonOutput: JSONOutputOption
     @OptionGroup var judgement: JudgementOptions
+    @OptionGroup var summaryMarkdown: SummaryMarkdownOption
 
     mutating func validate() throws {
         folders = PositionalRuns.split(folders)
@@ -110,6 +111,7 @@ struct ReportCommand: ParsableCommand {
             if made != nil { RunSettings.markLatest(runFolder, in: output.outputDirectory) }
         }
         defer { if !kept { Self.remove(runFolder, madeHere: true) } }
+        RunSettings.write(outcome, folder: runFolder, summary: summaryMarkdown.target)
         if jsonOutput.json {
             printReportDocument(runFolder, kept: kept)
         } else {

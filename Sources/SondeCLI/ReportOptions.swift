@@ -34,6 +34,8 @@ struct ReportOptions: ParsableArguments {
 
     @OptionGroup var otlp: OTLPOption
 
+    @OptionGroup var summaryMarkdown: SummaryMarkdownOption
+
     var thresholdExpressions: [String] {
         get { judgement.thresholdExpressions }
         set { judgement.thresholdExpressions = newValue }
@@ -69,6 +71,7 @@ struct ReportOptions: ParsableArguments {
         settings.runDirectory = runDirectory.runDirectory
         settings.otlp = otlp.settings
         settings.traceparent = otlp.traceparent
+        settings.summaryMarkdown = summaryMarkdown.target
         return settings
     }
 

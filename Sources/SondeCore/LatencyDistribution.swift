@@ -32,6 +32,14 @@ public struct LatencyDistribution: Sendable {
         exactSum &+= micros
     }
 
+    /// Adds every value `other` recorded (of the same precision) to this distribution.
+    public mutating func add(_ other: LatencyDistribution) {
+        histogram.add(other.histogram)
+        exactMin = Swift.min(exactMin, other.exactMin)
+        exactMax = Swift.max(exactMax, other.exactMax)
+        exactSum &+= other.exactSum
+    }
+
     /// Min, median, p90, p95, p99 and max in milliseconds (percentiles within the histogram's
     /// 0.1 %, or 1 % when coarse; min, max and mean exact); nil when empty.
     public var summary: DistributionSummary? {

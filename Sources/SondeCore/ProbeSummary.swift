@@ -22,12 +22,22 @@ public struct ProbeSummary: Sendable {
     /// The same cold and warm split per protocol (`networkProtocolName`), so that h2 and h3 (an
     /// `--http3` run, or one Alt-Svc moved to h3) compare phase by phase.
     public var byProtocol: [String: ProtocolPhases] = [:]
-    /// Per URL (as the task has it, redacted), for tasks over an emulated link only: the figures
-    /// a suite's "by link, URL and protocol" comparison reads (`URLFigures`); nil (absent from the
-    /// JSON) when no task crossed a link.
-    public var byURL: [String: URLFigures]?
-    /// Tasks over a link whose URL came after `maxURLs` others (not in `byURL`); nil when none.
-    public var urlsOmitted: Int?
+    /// Per request name (`RequestFigures`, `RequestName`), in the order each name was first seen:
+    /// what the per-request tables of every format show, what thresholds with a selector
+    /// (`total.p95{name=login}`) judge, and what a suite's "by link, URL and protocol"
+    /// comparison reads. Empty in reports written before it.
+    public var byRequest: [RequestFigures] = []
+    /// Tasks whose name came after `maxRequests` others (not in `byRequest`); nil when none.
+    public var requestsOmitted: Int?
+    /// Bytes sent (request headers and bodies) and received (response headers and bodies, as
+    /// on the wire), over every transaction.
+    public var bytesSent: Int64 = 0
+    public var bytesReceived: Int64 = 0
+    /// From the first task's start to the last task's end (ms); nil without tasks.
+    public var durationMs: Double?
+    /// Transactions (requests sent, redirect hops included) per second of `durationMs`; nil
+    /// without tasks or when they took no measurable time.
+    public var requestsPerSecond: Double?
 
     public init() {}
 
@@ -42,8 +52,8 @@ public struct ProbeSummary: Sendable {
     }
 }
 
-/// Keys in the sorted order `JSONEncoder` writes. `byProtocol` may be missing: reports written
-/// before it existed still read.
+/// Keys in the sorted order `JSONEncoder` writes. `byProtocol`, `byRequest`, the bytes, the
+/// duration and the rate may be missing: reports written before they existed still read.
 extension ProbeSummary: FieldModel {
     public static let blank = ProbeSummary()
     public static var schemaName: String? { "summary" }
@@ -51,13 +61,17 @@ extension ProbeSummary: FieldModel {
     public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
         try v.visit("all", &all, .required)
         try v.visit("byProtocol", &byProtocol, .field)
-        try v.visit("byURL", &byURL, .omittedWhenNil)
-        try v.visit("urlsOmitted", &urlsOmitted, FieldRule(omitsNil: true, unit: .count))
+        try v.visit("byRequest", &byRequest, .field)
+        try v.visit("bytesReceived", &bytesReceived, .count)
+        try v.visit("bytesSent", &bytesSent, .count)
         try v.visit("cold", &cold, .required)
+        try v.visit("durationMs", &durationMs, .milliseconds)
         try v.visit("earliestCertificateExpiry", &earliestCertificateExpiry, .field)
         try v.visit("errorsByCode", &errorsByCode, .requiredCount)
         try v.visit("failedTasks", &failedTasks, .requiredCount)
         try v.visit("protocols", &protocols, .requiredCount)
+        try v.visit("requestsOmitted", &requestsOmitted, FieldRule(omitsNil: true, unit: .count))
+        try v.visit("requestsPerSecond", &requestsPerSecond, FieldRule(unit: .nonNegative))
         try v.visit("reusedTransactions", &reusedTransactions, .requiredCount)
         try v.visit("statusCodes", &statusCodes, .requiredCount)
         try v.visit("tasks", &tasks, .requiredCount)
@@ -78,7 +92,9 @@ extension ProbeSummary.ProtocolPhases: FieldModel {
 /// Builds a `ProbeSummary` from tasks, one at a time.
 ///
 /// Distributions are kept per phase in `Phases.names` order (an index, not a dictionary lookup
-/// per phase and transaction), each created at its first value.
+/// per phase and transaction), each created at its first value. Per request name, cold and warm
+/// tables at 1 % precision (the first `ProbeSummary.maxRequests` names); their `all` is the two
+/// merged when the result is made.
 public struct ProbeSummaryBuilder: Sendable {
     private var summary = ProbeSummary()
     private var all = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
@@ -86,8 +102,12 @@ public struct ProbeSummaryBuilder: Sendable {
     private var warm = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
     /// Per protocol name, cold and warm tables like the two above.
     private var byProtocol: [String: (cold: [LatencyDistribution?], warm: [LatencyDistribution?])] = [:]
-    /// Per URL of a task over a link: its figures so far and its cold and warm tables (coarse).
-    private var byURL: [String: (figures: ProbeSummary.URLFigures, cold: [LatencyDistribution?], warm: [LatencyDistribution?])] = [:]
+    /// Per request name, in the order first seen: its figures so far and its cold and warm tables (coarse).
+    private var requests: [(figures: ProbeSummary.RequestFigures, cold: [LatencyDistribution?], warm: [LatencyDistribution?])] = []
+    /// Where each name's entry is in `requests`.
+    private var requestIndex: [String: Int] = [:]
+    private var firstStart: Timestamp?
+    private var lastEnd: Timestamp?
     private static let noTable = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
 
     public init() {}
@@ -104,9 +124,15 @@ public struct ProbeSummaryBuilder: Sendable {
             summary.failedTasks += 1
             summary.errorsByCode[error.code.rawValue, default: 0] += 1
         }
-        if task.link != nil { addByURL(task) }
+        let start = task.taskInterval.start
+        let end = start.adding(microseconds: Int64((min(max(task.taskInterval.durationMs, 0), FieldRule.maxDurationMs) * 1000).rounded()))
+        firstStart = min(firstStart ?? start, start)
+        lastEnd = max(lastEnd ?? end, end)
+        addByRequest(task, start: start, end: end)
         for transaction in task.transactionMetrics {
             summary.transactions += 1
+            summary.bytesSent = summary.bytesSent.addingSaturated(transaction.bytesSent)
+            summary.bytesReceived = summary.bytesReceived.addingSaturated(transaction.bytesReceived)
             if transaction.isReusedConnection { summary.reusedTransactions += 1 }
             for certificate in transaction.peerCertificates {
                 guard let expiry = certificate.notAfter else { continue }
@@ -129,30 +155,40 @@ public struct ProbeSummaryBuilder: Sendable {
         }
     }
 
-    /// A task over a link into its URL's figures (the first `ProbeSummary.maxURLs` URLs).
-    private mutating func addByURL(_ task: ProbeTask) {
-        let start = task.taskInterval.start
-        let end = start.adding(microseconds: Int64((min(max(task.taskInterval.durationMs, 0), FieldRule.maxDurationMs) * 1000).rounded()))
-        if byURL[task.url] == nil {
-            guard byURL.count < ProbeSummary.maxURLs else {
-                summary.urlsOmitted = (summary.urlsOmitted ?? 0) + 1
+    /// A task into its name's figures (the first `ProbeSummary.maxRequests` names).
+    private mutating func addByRequest(_ task: ProbeTask, start: Timestamp, end: Timestamp) {
+        let name = task.requestName
+        let index: Int
+        if let known = requestIndex[name] {
+            index = known
+        } else {
+            guard requests.count < ProbeSummary.maxRequests else {
+                summary.requestsOmitted = (summary.requestsOmitted ?? 0) + 1
                 return
             }
+            index = requests.count
+            requestIndex[name] = index
+            requests.append((ProbeSummary.RequestFigures(name: name, url: RequestName.withoutQuery(task.url), firstStart: start, lastEnd: end),
+                             Self.noTable, Self.noTable))
         }
-        // Moved out and back: the tables stay uniquely referenced, never copied.
-        var entry = byURL.removeValue(forKey: task.url)
-            ?? (figures: ProbeSummary.URLFigures(firstStart: start, lastEnd: end), cold: Self.noTable, warm: Self.noTable)
-        Self.add(task, start: start, end: end, to: &entry)
-        byURL[task.url] = entry
+        // In place: the tables stay uniquely referenced, never copied.
+        Self.add(task, start: start, end: end, to: &requests[index])
     }
 
     private static func add(_ task: ProbeTask, start: Timestamp, end: Timestamp,
-                            to entry: inout (figures: ProbeSummary.URLFigures, cold: [LatencyDistribution?], warm: [LatencyDistribution?])) {
-        entry.figures.tasks += 1
-        if task.error != nil { entry.figures.failedTasks += 1 }
+                            to entry: inout (figures: ProbeSummary.RequestFigures, cold: [LatencyDistribution?], warm: [LatencyDistribution?])) {
+        entry.figures.count += 1
+        if let error = task.error {
+            entry.figures.errors += 1
+            entry.figures.errorsByCode[error.code.rawValue, default: 0] += 1
+        }
         entry.figures.firstStart = min(entry.figures.firstStart, start)
         entry.figures.lastEnd = max(entry.figures.lastEnd, end)
         for transaction in task.transactionMetrics {
+            entry.figures.transactions += 1
+            if transaction.isReusedConnection { entry.figures.reusedTransactions += 1 }
+            entry.figures.bytesSent = entry.figures.bytesSent.addingSaturated(transaction.bytesSent)
+            entry.figures.bytesReceived = entry.figures.bytesReceived.addingSaturated(transaction.bytesReceived)
             if let name = transaction.networkProtocolName { entry.figures.protocols[name, default: 0] += 1 }
             guard transaction.response != nil else { continue }
             let values = transaction.phases.values
@@ -189,18 +225,40 @@ public struct ProbeSummaryBuilder: Sendable {
         return result
     }
 
+    /// The cold and warm tables merged, phase by phase.
+    private static func merged(_ cold: [LatencyDistribution?], _ warm: [LatencyDistribution?]) -> [LatencyDistribution?] {
+        zip(cold, warm).map { cold, warm in
+            guard var merged = cold else { return warm }
+            if let warm { merged.add(warm) }
+            return merged
+        }
+    }
+
     public var result: ProbeSummary {
         var result = summary
         result.all = Self.summaries(all)
         result.cold = Self.summaries(cold)
         result.warm = Self.summaries(warm)
         result.byProtocol = byProtocol.mapValues { ProbeSummary.ProtocolPhases(cold: Self.summaries($0.cold), warm: Self.summaries($0.warm)) }
-        result.byURL = byURL.isEmpty ? nil : byURL.mapValues { entry in
+        result.byRequest = requests.map { entry in
             var figures = entry.figures
+            figures.all = Self.summaries(Self.merged(entry.cold, entry.warm))
             figures.cold = Self.summaries(entry.cold)
             figures.warm = Self.summaries(entry.warm)
             return figures
         }
+        if let firstStart, let lastEnd {
+            let durationMs = Double(lastEnd.microsecondsSince1970 &- firstStart.microsecondsSince1970) / 1000
+            result.durationMs = durationMs
+            result.requestsPerSecond = durationMs > 0 ? Double(summary.transactions) / (durationMs / 1000) : nil
+        }
         return result
     }
+}
+
+extension TransactionMetrics {
+    /// Request headers and body sent (bytes).
+    public var bytesSent: Int64 { countOfRequestHeaderBytesSent.addingSaturated(countOfRequestBodyBytesSent) }
+    /// Response headers and body received, as on the wire (before decoding; bytes).
+    public var bytesReceived: Int64 { countOfResponseHeaderBytesReceived.addingSaturated(countOfResponseBodyBytesReceived) }
 }

@@ -3,6 +3,11 @@
 public struct ProbeTask: Sendable, Equatable {
     /// The URL as the user gave it (redacted).
     public var url: String
+    /// The request's name in the per-request results (`RequestName`): the one the user gave, or
+    /// the method and the URL without its query. Set on every task sonde records; nil (and
+    /// absent from the JSON) only in journals written before names existed, whose tasks go by
+    /// their default name.
+    public var name: String?
     /// 0 for the first run of this URL, 1 for the first repeat (`--count`), and so on.
     public var iteration: Int
     public var taskInterval: TaskInterval
@@ -17,8 +22,10 @@ public struct ProbeTask: Sendable, Equatable {
     public var link: String?
 
     public init(url: String, iteration: Int, taskInterval: TaskInterval, redirectCount: Int,
-                error: TaskError?, transactionMetrics: [TransactionMetrics], check: String? = nil, link: String? = nil) {
+                error: TaskError?, transactionMetrics: [TransactionMetrics], check: String? = nil, link: String? = nil,
+                name: String? = nil) {
         self.url = url
+        self.name = name
         self.iteration = iteration
         self.taskInterval = taskInterval
         self.redirectCount = redirectCount
@@ -47,12 +54,21 @@ extension ProbeTask: FieldModel {
     public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
         try v.visit("check", &check, FieldRule(omitsNil: true, unit: .nonEmpty))
         try v.visit("link", &link, FieldRule(omitsNil: true, unit: .nonEmpty))
+        try v.visit("name", &name, FieldRule(omitsNil: true, unit: .nonEmpty))
         try v.visit("url", &url, .required)
         try v.visit("iteration", &iteration, .requiredCount)
         try v.visit("taskInterval", &taskInterval, .required)
         try v.visit("redirectCount", &redirectCount, .requiredCount)
         try v.visit("error", &error, .field)
         try v.visit("transactionMetrics", &transactionMetrics, .required)
+    }
+}
+
+extension ProbeTask {
+    /// The task's name in the per-request results: its own, or (a journal written before names)
+    /// its first transaction's method and its URL without the query.
+    public var requestName: String {
+        name ?? RequestName.defaultName(method: transactionMetrics.first?.request.method ?? "GET", url: url)
     }
 }
 

@@ -10,4 +10,10 @@ extension Int {
 
 extension Int64 {
     public init(saturating value: Double) { self = Int64(Int(saturating: value)) }
+
+    /// The sum, or the nearest bound where it would overflow (byte counts from a journal may be anything).
+    public func addingSaturated(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
 }

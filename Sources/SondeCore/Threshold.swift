@@ -1,5 +1,7 @@
 /// One pass/fail rule over a run's metrics, in the spirit of k6: `metric.aggregation OP bound`,
-/// e.g. `wait.p95<200ms`, `errors.rate<1%`, `tls.max<=300ms`, `errors.count==0`.
+/// e.g. `wait.p95<200ms`, `errors.rate<1%`, `tls.max<=300ms`, `errors.count==0`; a probe metric
+/// may name the requests it judges in braces, as k6's tags do (`total.p95{name=login}<300ms`,
+/// `RequestSelector`).
 ///
 /// Parsing checks the whole expression against `ThresholdMetric`'s catalogue, so a typo is a
 /// usage error that points at the bad token, before any network work starts.
@@ -37,14 +39,33 @@ public struct Threshold: Sendable, Equatable {
     public init(parsing text: String) throws(ThresholdSyntaxError) {
         let expression = text.trimmingWhitespace()
         let bytes = Array(expression.utf8)
-        guard let (operatorStart, comparison) = Self.findOperator(bytes) else {
+        guard let (operatorStart, comparison) = try Self.findOperator(bytes, expression: expression) else {
             throw ThresholdSyntaxError(expression: expression, column: 0,
                                        problem: "no comparison: expected one of < <= > >= == != (e.g. wait.p95<200ms)")
         }
-        let left = String(decoding: bytes[..<operatorStart], as: UTF8.self).trimmingWhitespace()
+        // The metric, then perhaps its selector in braces (`findOperator` found them closed).
+        var metricEnd = operatorStart
+        var selector: RequestSelector?
+        if let open = bytes[..<operatorStart].firstIndex(of: UInt8(ascii: "{")),
+           let close = bytes[open..<operatorStart].firstIndex(of: UInt8(ascii: "}")) {
+            if let stray = bytes[(close + 1)..<operatorStart].firstIndex(where: { $0 != 0x20 }) {
+                throw ThresholdSyntaxError(expression: expression, column: stray,
+                                           problem: "unexpected text after the selector: the comparison comes next (e.g. total.p95{name=login}<300ms)")
+            }
+            selector = try RequestSelector(parsing: bytes[(open + 1)..<close], offset: open + 1, expression: expression)
+            metricEnd = open
+        }
+        let left = String(decoding: bytes[..<metricEnd], as: UTF8.self).trimmingWhitespace()
         let rightStart = operatorStart + comparison.rawValue.utf8.count
         let right = String(decoding: bytes[rightStart...], as: UTF8.self)
-        let metric = try ThresholdMetric(parsing: left, expression: expression)
+        var metric = try ThresholdMetric(parsing: left, expression: expression)
+        if let selector {
+            guard !metric.path.hasPrefix("ws.") else {
+                throw ThresholdSyntaxError(expression: expression, column: metricEnd,
+                                           problem: "a selector picks a probe's requests: ws.* metrics of a soak take none")
+            }
+            metric.selector = selector
+        }
         let (value, unit, unitColumn) = try Self.parseBound(right, offset: rightStart, expression: expression)
         guard let bound = metric.kind.canonical(value, unit: unit) else {
             throw ThresholdSyntaxError(
@@ -64,12 +85,23 @@ public struct Threshold: Sendable, Equatable {
         relativeChange = metric.kind == .change && unit == "%"
     }
 
-    private static func findOperator(_ bytes: [UInt8]) -> (Int, Comparison)? {
-        for index in bytes.indices {
+    /// The first comparison outside a selector's braces (a selector's values may hold `<`, `=`).
+    private static func findOperator(_ bytes: [UInt8], expression: String) throws(ThresholdSyntaxError) -> (Int, Comparison)? {
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "{") {
+                guard let close = bytes[index...].firstIndex(of: UInt8(ascii: "}")) else {
+                    throw ThresholdSyntaxError(expression: expression, column: index,
+                                               problem: "the selector is not closed: add } before the comparison (e.g. total.p95{name=login}<300ms)")
+                }
+                index = close + 1
+                continue
+            }
             for candidate in Comparison.allCases {  // two-character operators are listed first
                 let symbol = Array(candidate.rawValue.utf8)
                 if bytes[index...].starts(with: symbol) { return (index, candidate) }
             }
+            index += 1
         }
         return nil
     }
@@ -158,12 +190,18 @@ public struct ThresholdMetric: Sendable, Equatable, CustomStringConvertible {
     public var aggregation: String?
     /// `….delta`: compared with the same metric of a baseline run (`--baseline`).
     public var comparedToBaseline = false
+    /// The requests judged (`total.p95{name=login}`); nil: the whole run (or check).
+    public var selector: RequestSelector?
+
+    /// The metric as messages name it: its path and its selector (`total.p95{name=login}`).
+    public var displayName: String { path + (selector?.text ?? "") }
 
     public static let aggregations = ["min", "p50", "p90", "p95", "p99", "max", "mean", "count"]
     public static let catalogue = "<phase>.<aggregation> with phase one of \(Phases.names.joined(separator: ", ")) "
         + "and aggregation one of \(aggregations.joined(separator: ", ")) (prefix cold. or warm. for only those), "
         + "errors.rate, errors.count, reuse.rate, tasks.count; append .delta to a phase metric to compare "
-        + "with --baseline (e.g. wait.p95.delta<10%); for soaks ws.ping.<aggregation>, ws.echo.<aggregation>, "
+        + "with --baseline (e.g. wait.p95.delta<10%); after a probe metric, {name=NAME} or {url=URL} judges those "
+        + "requests only (e.g. total.p95{name=login}<300ms); for soaks ws.ping.<aggregation>, ws.echo.<aggregation>, "
         + "ws.recover.<aggregation>, ws.reconnects.count, ws.missed.count, ws.lost.count, ws.lost.rate, "
         + "ws.corrupted.count, ws.gaveup.count"
 
@@ -244,35 +282,47 @@ public struct ThresholdResult: Codable, Sendable, Equatable {
 }
 
 extension Threshold {
-    /// Evaluates against a finished run's summary (and, for `.delta` metrics, a baseline's).
+    /// Evaluates against a finished run's summary (and, for `.delta` metrics, a baseline's). A
+    /// metric with a selector judges the requests it picks (`summary.byRequest`); one that picks
+    /// none, or several where a percentile is asked, fails with a message that says so.
     public func evaluate(_ summary: ProbeSummary, baseline: ProbeSummary? = nil, soaks: [SoakReport] = []) -> ThresholdResult {
+        let name = metric.displayName
+        func failed(_ message: String) -> ThresholdResult {
+            ThresholdResult(expression: expression, observed: nil, passed: false, message: message)
+        }
         if metric.comparedToBaseline {
-            guard let baseline else {
-                return ThresholdResult(expression: expression, observed: nil, passed: false,
-                                       message: "\(metric.path) compares with a baseline run: give one with --baseline")
-            }
-            guard let current = metric.phaseValue(summary), let before = metric.phaseValue(baseline) else {
-                return ThresholdResult(expression: expression, observed: nil, passed: false,
-                                       message: "\(metric.path): no data in this run or the baseline, so the threshold cannot pass")
+            guard let baseline else { return failed("\(name) compares with a baseline run: give one with --baseline") }
+            let current: Double, before: Double
+            switch (metric.observed(in: summary), metric.observed(in: baseline)) {
+            case (.failure(let why), _): return failed("\(name): \(why)")
+            case (_, .failure(let why)): return failed("\(name): in the baseline, \(why)")
+            case (.success(let now?), .success(let then?)): (current, before) = (now, then)
+            default: return failed("\(name): no data in this run or the baseline, so the threshold cannot pass")
             }
             let change = relativeChange ? (before > 0 ? (current - before) / before : nil) : current - before
-            guard let change else {
-                return ThresholdResult(expression: expression, observed: nil, passed: false,
-                                       message: "\(metric.path): the baseline's value is 0, so a relative change is undefined")
-            }
+            guard let change else { return failed("\(name): the baseline's value is 0, so a relative change is undefined") }
             let passed = comparison.holds(change, bound)
             let shown = relativeChange ? "\(rounded(change * 100, 1))%" : "\(rounded(change, 3)) ms"
             let limit = relativeChange ? "\(rounded(bound * 100, 3))%" : "\(rounded(bound, 3)) ms"
             return ThresholdResult(expression: expression, observed: change, passed: passed,
-                                   message: "\(metric.path) changed by \(shown) (\(rounded(before, 3)) → \(rounded(current, 3)) ms), bound \(comparison.rawValue) \(limit)")
+                                   message: "\(name) changed by \(shown) (\(rounded(before, 3)) → \(rounded(current, 3)) ms), bound \(comparison.rawValue) \(limit)")
         }
-        guard let observed = metric.value(summary, soaks: soaks) else {
-            return ThresholdResult(expression: expression, observed: nil, passed: false,
-                                   message: "\(metric.path): no data in this run, so the threshold cannot pass")
+        let observed: Double
+        if metric.selector != nil {
+            switch metric.observed(in: summary) {
+            case .failure(let why): return failed("\(name): \(why)")
+            case .success(nil): return failed("\(name): no data in this run, so the threshold cannot pass")
+            case .success(let value?): observed = value
+            }
+        } else {
+            guard let value = metric.value(summary, soaks: soaks) else {
+                return failed("\(name): no data in this run, so the threshold cannot pass")
+            }
+            observed = value
         }
         let passed = comparison.holds(observed, bound)
         return ThresholdResult(expression: expression, observed: observed, passed: passed,
-                               message: "\(metric.path) was \(format(observed)), bound \(comparison.rawValue) \(format(bound))")
+                               message: "\(name) was \(format(observed)), bound \(comparison.rawValue) \(format(bound))")
     }
 
     private func format(_ value: Double) -> String {
@@ -307,6 +357,7 @@ extension ThresholdMetric {
     /// has no data for it (no task, no response, no soak) and for `.delta` metrics.
     public func value(_ summary: ProbeSummary, soaks: [SoakReport] = []) -> Double? {
         guard !comparedToBaseline else { return nil }
+        if selector != nil { return (try? observed(in: summary).get()) ?? nil }
         switch path {
         case "errors.rate": return summary.tasks > 0 ? Double(summary.failedTasks) / Double(summary.tasks) : nil
         case "errors.count": return Double(summary.failedTasks)
@@ -314,6 +365,47 @@ extension ThresholdMetric {
         case "tasks.count": return Double(summary.tasks)
         case _ where path.hasPrefix("ws."): return soakValue(soaks)
         default: return phaseValue(summary)
+        }
+    }
+
+    /// What a probe metric observes in `summary`, over its selector's requests when it has one:
+    /// the value (nil: no data), or why it cannot be told (the selector picks no request, or
+    /// several where a distribution is asked: percentiles are kept per request). Not for soak metrics.
+    func observed(in summary: ProbeSummary) -> Result<Double?, SelectionProblem> {
+        guard let selector else {
+            if path.hasPrefix("ws.") { return .success(nil) }
+            return .success(comparedToBaseline ? phaseValue(summary) : value(summary))
+        }
+        let picked = summary.byRequest.filter(selector.matches)
+        guard !picked.isEmpty else {
+            let names = summary.byRequest.prefix(8).map { "'\($0.name)'" }.joined(separator: ", ")
+            var why = "no request of this run matches \(selector.text)"
+            why += summary.byRequest.isEmpty ? " (it has none)" : " (its requests: \(names)\(summary.byRequest.count > 8 ? ", …" : ""))"
+            if let omitted = summary.requestsOmitted {
+                why += "; \(omitted) tasks of names beyond the first \(ProbeSummary.maxRequests) were not kept"
+            }
+            return .failure(SelectionProblem(why + ", so the threshold cannot pass"))
+        }
+        func total(_ count: (ProbeSummary.RequestFigures) -> Int) -> Double { Double(picked.reduce(0) { $0 + count($1) }) }
+        switch path {
+        case "errors.rate": return .success(total(\.count) > 0 ? total(\.errors) / total(\.count) : nil)
+        case "errors.count": return .success(total(\.errors))
+        case "reuse.rate": return .success(total(\.transactions) > 0 ? total(\.reusedTransactions) / total(\.transactions) : nil)
+        case "tasks.count": return .success(total(\.count))
+        default:
+            guard picked.count == 1 else {
+                let names = picked.prefix(4).map { "'\($0.name)'" }.joined(separator: ", ")
+                return .failure(SelectionProblem("\(selector.text) matches \(picked.count) requests (\(names)\(picked.count > 4 ? ", …" : "")); "
+                    + "percentiles are kept per request, so select one (by name)"))
+            }
+            let request = picked[0]
+            let table: [String: DistributionSummary]
+            switch population {
+            case .all: table = request.all
+            case .cold: table = request.cold
+            case .warm: table = request.warm
+            }
+            return .success(table[phase ?? ""].map { $0.value(named: aggregation ?? "") })
         }
     }
 
@@ -344,6 +436,7 @@ extension ThresholdMetric {
         }
     }
 
+    /// A phase metric over the whole summary (its selector, if any, not applied: see `observed`).
     func phaseValue(_ summary: ProbeSummary) -> Double? {
         let table: [String: DistributionSummary]
         switch population {
@@ -353,6 +446,16 @@ extension ThresholdMetric {
         }
         return table[phase ?? ""].map { $0.value(named: aggregation ?? "") }
     }
+}
+
+/// Why a selector's metric cannot be told (in words, after the metric's name).
+struct SelectionProblem: Error {
+    let words: String
+    init(_ words: String) { self.words = words }
+}
+
+extension SelectionProblem: CustomStringConvertible {
+    var description: String { words }
 }
 
 extension DistributionSummary {

@@ -87,19 +87,21 @@ public final class ProbeRunner {
     }
 
     /// Runs every URL `options.count` times (round by round: all URLs, then all again), with up
-    /// to `options.parallel` tasks at once. `onTask` receives each task as it completes.
+    /// to `options.parallel` tasks at once. `onTask` receives each task as it completes, named
+    /// by `names` (aligned with `urls`; a nil or missing one: the method and the redacted URL
+    /// without its query, `RequestName.defaultName`).
     /// - Returns: true when the run was stopped early by `shouldStop`.
-    public func run(urls: [String], shouldStop: () -> Bool, onTask: (ProbeTask) -> Void) throws(TaskError) -> Bool {
+    public func run(urls: [String], names: [String?] = [], shouldStop: () -> Bool, onTask: (ProbeTask) -> Void) throws(TaskError) -> Bool {
         defer {
             // runTasks' easy handles are gone: libcurl wrote their Alt-Svc caches in curl_easy_cleanup.
             altSvc?.collect(altSvcFiles)
             altSvcFiles = []
             openConnectionByOrigin = [:]
         }
-        return try runTasks(urls: urls, shouldStop: shouldStop, onTask: onTask)
+        return try runTasks(urls: urls, names: names, shouldStop: shouldStop, onTask: onTask)
     }
 
-    private func runTasks(urls: [String], shouldStop: () -> Bool, onTask: (ProbeTask) -> Void) throws(TaskError) -> Bool {
+    private func runTasks(urls: [String], names: [String?], shouldStop: () -> Bool, onTask: (ProbeTask) -> Void) throws(TaskError) -> Bool {
         let totalTasks = urls.count * max(1, options.count)
         guard totalTasks > 0 else { return false }
         let multiplex = options.httpVersion != .http1_1
@@ -144,11 +146,13 @@ public final class ProbeRunner {
 
         func startNext(_ worker: Worker) throws(TaskError) -> Bool {
             guard nextTask < totalTasks, !interrupted else { return false }
-            let url = urls[nextTask % urls.count]
+            let index = nextTask % urls.count
+            let url = urls[index]
             let iteration = nextTask / urls.count
             nextTask += 1
-            worker.task = ActiveTask(url: url, iteration: iteration, method: options.method, body: options.body,
-                                     headers: options.headers, clientHeaders: clientHeaders, redactedHeaders: redactedHeaders, redactor: redactor)
+            worker.task = ActiveTask(url: url, name: index < names.count ? names[index] : nil, iteration: iteration, method: options.method,
+                                     body: options.body, headers: options.headers, clientHeaders: clientHeaders,
+                                     redactedHeaders: redactedHeaders, redactor: redactor)
             try startHop(worker, multi: multi, gate: &gate)
             return true
         }
@@ -595,6 +599,8 @@ private final class Worker {
 /// A task in flight: where it is in its redirect chain and what it has recorded so far.
 private struct ActiveTask {
     let url: String
+    /// The name the user gave the URL; nil: its default (`RequestName.defaultName`).
+    let name: String?
     let iteration: Int
     var currentURL: String
     var method: String
@@ -620,8 +626,13 @@ private struct ActiveTask {
     /// without one); recorded on the hop's transaction.
     var altSvcFailure: AltSvcFailure? = nil
 
-    init(url: String, iteration: Int, method: String, body: [UInt8]?, headers: [HeaderField], clientHeaders: [HeaderField],
+    /// The method the task began with (a redirect may change `method`): its default name's.
+    let firstMethod: String
+
+    init(url: String, name: String?, iteration: Int, method: String, body: [UInt8]?, headers: [HeaderField], clientHeaders: [HeaderField],
          redactedHeaders: [HeaderField], redactor: Redactor) {
+        self.name = name
+        firstMethod = method
         self.clientHeaders = clientHeaders
         self.url = url
         self.iteration = iteration
@@ -651,8 +662,10 @@ private struct ActiveTask {
 
     func finished(redactor: Redactor) -> ProbeTask {
         let duration = milliseconds(fromMicroseconds: monotonicMicroseconds() - taskStartMonotonic)
-        return ProbeTask(url: redactor.redact(url: url), iteration: iteration,
+        let shownURL = redactor.redact(url: url)
+        return ProbeTask(url: shownURL, iteration: iteration,
                          taskInterval: TaskInterval(start: taskStartWall, durationMs: taskStartMonotonic == 0 ? 0 : duration),
-                         redirectCount: redirectCount, error: error, transactionMetrics: transactions)
+                         redirectCount: redirectCount, error: error, transactionMetrics: transactions,
+                         name: name ?? RequestName.defaultName(method: firstMethod, url: shownURL))
     }
 }

@@ -97,6 +97,7 @@ enum ChecksSection {
         if let summary = check.summary {
             html += HTMLReportRenderer.findings(summary: summary, sample: ownSample, thresholds: check.thresholds,
                                                 finishedAt: check.finishedAt)
+            html += HTMLReportRenderer.requestTable(summary)
             if summary.transactions > 0 { html += HTMLReportRenderer.phaseTable(summary) + HTMLReportRenderer.protocolTable(summary) }
         }
         html += SoakSection.render(soaks.filter { $0.check == check.name }, link: check.link)

@@ -13,6 +13,7 @@ import SondeCore
 /// inside `blocked` and the first phase and is not added to `time`; `_http3Fallback` is why an
 /// `--http3` race ended on TCP (null otherwise), `_altSvc` why a connection is h3 without `--http3`, or
 /// which Alt-Svc alternative failed before this transaction went to the origin over TCP;
+/// `_name` the task's request name (`RequestName`: as in report.json's `summary.byRequest`);
 /// `_link` the emulated link's profile name when the task crossed one (the emulator's counters
 /// per connection are known only when the link stops, after its entries were written: they are in
 /// report.json's `link.connections`).
@@ -112,6 +113,7 @@ public struct HARWriter {
             o.member("_libcurlQueue", t.libcurlQueue ?? -1)
             o.member("_http3Fallback", t.http3Fallback?.reason)
             o.member("_altSvc", t.altSvc?.summary ?? t.altSvcFailure?.summary)
+            o.member("_name", task.requestName)
             o.member("_iteration", task.iteration)
             if let link = task.link { o.member("_link", link) }
             o.member("_tlsProtocolVersion", t.negotiatedTLSProtocolVersion)

@@ -63,6 +63,7 @@ public enum HTMLReportRenderer {
         }
         html += thresholdTable(thresholds)
         html += baselineTable(baseline)
+        html += requestTable(summary)
         if summary.transactions > 0 { html += phaseTable(summary) + protocolTable(summary) }
         html += SoakSection.render(soaks, link: run.link)
         html += ResumeSection.render(resume)
@@ -121,6 +122,7 @@ public enum HTMLReportRenderer {
             items.append(days < 30 && days >= 0 ? "<strong>\(text)</strong>" : text)
         }
         items.append("\(summary.tasks) task\(summary.tasks == 1 ? "" : "s"), \(summary.transactions) transactions, \(summary.reusedTransactions) on reused connections.")
+        if summary.tasks > 0 { items.append(htmlEscape(RequestFiguresText.throughput(summary)) + ".") }
         if summary.failedTasks > 0 {
             let byCode = summary.errorsByCode.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
             items.append("<strong>\(summary.failedTasks) of \(summary.tasks) tasks failed</strong>: \(htmlEscape(byCode)).")
@@ -160,6 +162,35 @@ public enum HTMLReportRenderer {
         var html = "<section><h2>Summary</h2><ul>" + items.map { "<li>\($0)</li>" }.joined() + "</ul>\n"
         if !errors.isEmpty { html += "<h3>Errors</h3><ul class=\"errors\">\n\(errors)</ul>\n" }
         return html + "</section>\n"
+    }
+
+    /// "Requests": a row per request name (`summary.byRequest`), before the phases and the
+    /// waterfall: tasks, failures (by code), the total's p50/p95/p99 and bytes each way; a named
+    /// request's URL under its name. Empty without tasks.
+    static func requestTable(_ summary: ProbeSummary) -> String {
+        guard !summary.byRequest.isEmpty else { return "" }
+        var rows = ""
+        for request in summary.byRequest {
+            let total = request.all["total"]
+            let failed = request.errors > 0
+                ? "<td class=\"fail\" title=\"\(htmlEscape(RequestFiguresText.errorCodes(request)))\">\(request.errors)</td>" : "<td>0</td>"
+            rows += "<tr class=\"request\"><th class=\"text mono\">\(htmlEscape(request.name))"
+                + (!request.hasDefaultName ? "<br><span class=\"muted\">\(htmlEscape(request.url))</span>" : "") + "</th>"
+                + "<td>\(request.count)</td>\(failed)"
+                + [total?.p50, total?.p95, total?.p99].map { "<td>\($0.map(formatMs) ?? "–")</td>" }.joined()
+                + "<td>\(htmlEscape(formatBytes(request.bytesReceived)))</td><td>\(htmlEscape(formatBytes(request.bytesSent)))</td></tr>\n"
+        }
+        let omitted = summary.requestsOmitted.map {
+            "<p class=\"muted\">\($0) tasks of further names are not in this table (only the first \(ProbeSummary.maxRequests) names are kept).</p>"
+        } ?? ""
+        return """
+        <section><h2>Requests</h2><p class="muted">Per request name (given with --name, or the method and the URL without its query): \
+        its tasks, those that failed, the total time of its transactions with a response (ms, within 1 %) and its bytes on the wire.</p>\(omitted)
+        <div class="scroll"><table class="requests"><thead><tr><th>request</th><th>n</th><th>failed</th><th>p50</th><th>p95</th><th>p99</th>\
+        <th>received</th><th>sent</th></tr></thead>
+        <tbody>\(rows)</tbody></table></div></section>
+
+        """
     }
 
     /// "Phases by protocol": `ProtocolComparison`'s rows, when the run holds more than one protocol; empty otherwise.

@@ -1,8 +1,10 @@
 import SondeCore
 
 /// Streams `junit.xml` (the JUnit XML dialect Jenkins, GitLab and GitHub test reporters read):
-/// one `<testsuite>` for the thresholds (a test case per expression) and one for the probe tasks
-/// (a test case per task, failed when the task failed, with the error code as the failure type).
+/// one `<testsuite>` for the thresholds (a test case per expression), one for the requests (a test
+/// case per request name, `summary.byRequest`: failed when any of its tasks failed, its figures in
+/// `system-out`) and one for the probe tasks (a test case per task, failed when the task failed,
+/// with the error code as the failure type).
 ///
 /// The opening tags carry counts, so `ReportFiles` writes the test cases first (spilled to a
 /// file) and puts `head` before them at the end. Every string goes through `xmlEscape`.
@@ -24,14 +26,14 @@ public enum JUnitWriter {
     /// threshold cases, soak cases, verdicts and trials; an `<error>` case when `error` stopped it;
     /// `tasks` task cases (`failedTasks` of them failed) follow.
     static func suite(name: String, timestamp: Timestamp, thresholds: [ThresholdResult], soaks: [SoakReport],
-                      resume: ResumeResults, audits: [AuditResult] = [], error: TaskError?, tasks: Int, failedTasks: Int,
-                      link: LinkUse? = nil) -> Suite {
+                      resume: ResumeResults, audits: [AuditResult] = [], requests: [ProbeSummary.RequestFigures] = [],
+                      error: TaskError?, tasks: Int, failedTasks: Int, link: LinkUse? = nil) -> Suite {
         let auditCounts = AuditCases.counts(audits)
         let failures = thresholds.filter { !$0.passed }.count + soaks.filter { !$0.passed }.count
             + resume.trials.filter { !$0.intact }.count + resume.verdicts.filter { !$0.resumable }.count + failedTasks
-            + auditCounts.failures
+            + auditCounts.failures + requests.filter { $0.errors > 0 }.count
         let tests = thresholds.count + soaks.count + resume.trials.count + resume.verdicts.count + tasks + (error == nil ? 0 : 1)
-            + auditCounts.tests
+            + auditCounts.tests + requests.count
         let errors = error == nil ? 0 : 1
         var text = suiteOpen(name: name, tests: tests, failures: failures, errors: errors, timestamp: timestamp) + linkProperties(link)
         if let error {
@@ -39,6 +41,7 @@ public enum JUnitWriter {
                 + #"<error message="\#(xmlEscape(error.message))" type="\#(xmlEscape(error.code.rawValue))"></error></testcase>"# + "\n"
         }
         text += thresholdCases(thresholds)
+        text += requestCases(requests)
         for soak in soaks { text += soakCase(soak) }
         for verdict in resume.verdicts { text += verdictCase(verdict) }
         for trial in resume.trials { text += trialCase(trial) }
@@ -93,19 +96,41 @@ public enum JUnitWriter {
         return cases
     }
 
+    /// A test case per request name: failed when any of its tasks failed (the failure says how
+    /// many, and their codes), its figures in `system-out`; `time` is its tasks' span in seconds.
+    static func requestCases(_ requests: [ProbeSummary.RequestFigures]) -> String {
+        var cases = ""
+        for request in requests {
+            let span = Double(request.lastEnd.microsecondsSince1970 &- request.firstStart.microsecondsSince1970) / 1e6
+            cases += #"    <testcase classname="sonde.request" name="\#(xmlEscape(request.name))" time="\#(seconds(span))">"#
+            let figures = xmlEscape(RequestFiguresText.sentence(request))
+            if request.errors > 0 {
+                let message = "\(request.errors) of \(request.count) tasks failed: \(RequestFiguresText.errorCodes(request))"
+                cases += #"<failure message="\#(xmlEscape(message))" type="request">\#(figures)</failure>"#
+            }
+            cases += "<system-out>\(figures)</system-out></testcase>\n"
+        }
+        return cases
+    }
+
     public static func head(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = [],
                             resume: ResumeResults = ResumeResults(), audits: [AuditResult] = []) -> [UInt8] {
         let auditCounts = AuditCases.counts(audits)
+        let requests = summary.byRequest, failedRequests = requests.filter { $0.errors > 0 }.count
         let failedThresholds = thresholds.filter { !$0.passed }.count
         let failedSoaks = soaks.filter { !$0.passed }.count
         let resumeCases = resume.trials.count + resume.verdicts.count
         let failedResume = resume.trials.filter { !$0.intact }.count + resume.verdicts.filter { !$0.resumable }.count
         let seconds = run.finishedAt.map { Double($0.microsecondsSince1970 - run.startedAt.microsecondsSince1970) / 1e6 } ?? 0
         var head = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        head += #"<testsuites name="\#(xmlEscape("sonde \(run.command) \(run.id)"))" tests="\#(summary.tasks + thresholds.count + soaks.count + resumeCases + auditCounts.tests)" "#
-            + #"failures="\#(summary.failedTasks + failedThresholds + failedSoaks + failedResume + auditCounts.failures)" errors="0" time="\#(Self.seconds(seconds))">"# + "\n"
+        head += #"<testsuites name="\#(xmlEscape("sonde \(run.command) \(run.id)"))" tests="\#(summary.tasks + thresholds.count + soaks.count + resumeCases + auditCounts.tests + requests.count)" "#
+            + #"failures="\#(summary.failedTasks + failedThresholds + failedSoaks + failedResume + auditCounts.failures + failedRequests)" errors="0" time="\#(Self.seconds(seconds))">"# + "\n"
         head += suiteOpen(name: "thresholds", tests: thresholds.count, failures: failedThresholds, errors: 0, timestamp: run.startedAt)
         head += thresholdCases(thresholds) + "  </testsuite>\n"
+        if !requests.isEmpty {
+            head += suiteOpen(name: "requests", tests: requests.count, failures: failedRequests, errors: 0, timestamp: run.startedAt)
+            head += requestCases(requests) + "  </testsuite>\n"
+        }
         if !soaks.isEmpty {
             head += suiteOpen(name: "soaks", tests: soaks.count, failures: failedSoaks, errors: 0, timestamp: run.startedAt)
             for soak in soaks { head += soakCase(soak) }

@@ -14,14 +14,15 @@ import SondeCore
 /// of a few connections (`--parallel` beyond what an origin allows over h1) look no slower than
 /// the others while their batch took as long: the batch's wall time (first start to last end) shows it.
 ///
-/// Medians are each check's own (its summary's `byURL`, or `byProtocol` pooled over its URLs when
-/// a report has no `byURL`, then named "all URLs"); checks are never merged.
+/// Medians are each check's own (its summary's `byRequest`, or `byProtocol` pooled over its URLs
+/// when a report has no `byRequest`, then named "all URLs"); checks are never merged. A request
+/// the user named (`--name`, a suite's `{name: …, url: …}`) is compared by its name.
 struct LinkProtocolComparison {
     /// One population (cold or warm) of one check's fetches of one URL.
     struct Row {
         /// The link's one-line conditions (`LinkConditions.summary`), which group the rows.
         var conditions: String
-        /// The URL's name (path and query), or "all URLs" for a check without per-URL figures.
+        /// The URL's name (path and query, or the request's own name), or "all URLs" for a check without per-request figures.
         var resource: String
         var check: String
         var protocolName: String
@@ -33,7 +34,7 @@ struct LinkProtocolComparison {
     }
 
     /// One check's fetches over its link: how many and how long they took from the first task's
-    /// start to the last one's end (the URLs of `byURL`).
+    /// start to the last one's end (the requests of `byRequest`).
     struct Batch {
         var conditions: String
         var check: String
@@ -51,6 +52,11 @@ struct LinkProtocolComparison {
     let rows: [Row]
     /// Each check with per-URL figures, in the rows' check order.
     let batches: [Batch]
+
+    /// The name a request is compared by: the name its user gave, else its URL's path.
+    static func resource(_ request: ProbeSummary.RequestFigures) -> String {
+        request.hasDefaultName ? resource(request.url) : request.name
+    }
 
     /// The name a URL is compared by: its path and query (`/blob?x=1`), or the text itself when it
     /// does not parse.
@@ -73,24 +79,25 @@ struct LinkProtocolComparison {
         struct Pending {
             var conditions: String, resource: String, check: String
             var protocolName: String, population: String, table: [String: DistributionSummary]
-            var figures: ProbeSummary.URLFigures?
+            var figures: ProbeSummary.RequestFigures?
         }
         var pending: [Pending] = []
         var batches: [Batch] = []
         for link in links {
             let onLink = measured.filter { $0.conditions == link }
             // Every (check, URL) of the link, grouped by the URL's name in the order first fetched.
-            var entries: [(resource: String, check: CheckReport, figures: ProbeSummary.URLFigures?)] = []
+            var entries: [(resource: String, check: CheckReport, figures: ProbeSummary.RequestFigures?)] = []
             for (check, _) in onLink {
                 guard let summary = check.summary else { continue }
-                if let byURL = summary.byURL, !byURL.isEmpty {
-                    for (url, figures) in byURL.sorted(by: { $0.key < $1.key }) { entries.append((Self.resource(url), check, figures)) }
-                    let first = byURL.values.map(\.firstStart).min(), last = byURL.values.map(\.lastEnd).max()
+                let requests = summary.byRequest
+                if !requests.isEmpty {
+                    for figures in requests { entries.append((Self.resource(figures), check, figures)) }
+                    let first = requests.map(\.firstStart).min(), last = requests.map(\.lastEnd).max()
                     if let first, let last {
-                        batches.append(Batch(conditions: link, check: check.name, tasks: byURL.values.reduce(0) { $0 + $1.tasks },
-                                             failedTasks: byURL.values.reduce(0) { $0 + $1.failedTasks },
+                        batches.append(Batch(conditions: link, check: check.name, tasks: requests.reduce(0) { $0 + $1.count },
+                                             failedTasks: requests.reduce(0) { $0 + $1.errors },
                                              wallMs: Double(last.microsecondsSince1970 &- first.microsecondsSince1970) / 1000,
-                                             omittedTasks: summary.urlsOmitted ?? 0))
+                                             omittedTasks: summary.requestsOmitted ?? 0))
                     }
                 } else {
                     entries.append(("all URLs", check, nil))
@@ -127,16 +134,16 @@ struct LinkProtocolComparison {
         rows = pending.map { entry in
             Row(conditions: entry.conditions, resource: entry.resource, check: entry.check, protocolName: entry.protocolName,
                 figures: ProtocolComparison.Row(protocolName: entry.protocolName, population: entry.population, table: entry.table, phases: phases),
-                tasks: entry.figures?.tasks, failedTasks: entry.figures?.failedTasks)
+                tasks: entry.figures?.count, failedTasks: entry.figures?.errors)
         }
         self.phases = phases
         self.batches = batches
     }
 
-    /// The phase tables of one URL of a check by population (its protocols joined: a check fetches
+    /// The phase tables of one request of a check by population (its protocols joined: a check fetches
     /// a URL over one protocol unless Alt-Svc moved it), or the check's tables by protocol and
     /// population when it has no per-URL figures.
-    private static func tables(check: CheckReport, figures: ProbeSummary.URLFigures?)
+    private static func tables(check: CheckReport, figures: ProbeSummary.RequestFigures?)
         -> [(protocolName: String, population: String, table: [String: DistributionSummary])] {
         if let figures {
             let name = figures.protocols.keys.sorted().joined(separator: "+")

@@ -132,7 +132,8 @@ final class ReportWriter {
                                        verdicts: outcome.resume.verdicts.filter { $0.check == check.name })
             let suite = JUnitWriter.suite(name: check.name, timestamp: check.startedAt, thresholds: check.thresholds,
                                           soaks: outcome.soaks.filter { $0.check == check.name }, resume: resume,
-                                          audits: outcome.audits.filter { $0.check == check.name }, error: check.error, tasks: own.reduce(0) { $0 + $1.cases },
+                                          audits: outcome.audits.filter { $0.check == check.name }, requests: check.summary?.byRequest ?? [],
+                                          error: check.error, tasks: own.reduce(0) { $0 + $1.cases },
                                           failedTasks: own.reduce(0) { $0 + $1.failures }, link: check.link)
             return (suite, own)
         }

@@ -383,8 +383,30 @@ public struct TerminalRenderer: Sendable {
         if !summary.protocols.isEmpty {
             lines.append("protocols: " + summary.protocols.sorted { $0.key < $1.key }.map { "\(shown($0.key)) \($0.value)" }.joined(separator: ", "))
         }
+        lines.append(RequestFiguresText.throughput(summary))
         lines += protocolComparison(summary)
+        lines += requestTable(summary)
         return lines.joined(separator: "\n")
+    }
+
+    /// A line per request name (`summary.byRequest`): tasks, failures, the total's p50/p95/p99
+    /// (ms, over every transaction with a response), bytes received and sent.
+    private func requestTable(_ summary: ProbeSummary) -> [String] {
+        guard !summary.byRequest.isEmpty else { return [] }
+        let names = summary.byRequest.map { shown($0.name) }
+        let width = min(60, max(7, names.map(\.count).max() ?? 0))
+        var lines = ["", paint(pad("request", width) + "      n  failed   p50 ms   p95 ms   p99 ms    received        sent", "1")]
+        for (request, name) in zip(summary.byRequest, names) {
+            let total = request.all["total"]
+            let failed = pad(String(request.errors), 8, left: true)
+            lines.append(pad(name, width) + pad(String(request.count), 7, left: true) + (request.errors > 0 ? paint(failed, "31") : failed)
+                + [total?.p50, total?.p95, total?.p99].map { pad($0.map(formatMs) ?? "–", 9, left: true) }.joined()
+                + pad(formatBytes(request.bytesReceived), 12, left: true) + pad(formatBytes(request.bytesSent), 12, left: true))
+        }
+        if let omitted = summary.requestsOmitted {
+            lines.append("… \(omitted) tasks of further names (only the first \(ProbeSummary.maxRequests) names are kept)")
+        }
+        return lines
     }
 
     /// "p50 by protocol": `ProtocolComparison`'s rows, when the run holds more than one protocol.

@@ -10,7 +10,13 @@ import SondeHTTP
 public struct ProbeSpec: CheckSpec {
     public static let kind = CheckKind.probe
 
-    public var urls: [String]
+    /// The URLs to fetch, each with the name its results go by, if given (`ProbeRequest`).
+    public var requests: [ProbeRequest]
+    /// The URLs alone, in order (setting them drops every name).
+    public var urls: [String] {
+        get { requests.map(\.url) }
+        set { requests = newValue.map { ProbeRequest(url: $0) } }
+    }
     /// Fetches per URL (default 1).
     public var count: Int?
     /// Tasks at once (default 1).
@@ -46,7 +52,9 @@ public struct ProbeSpec: CheckSpec {
     public var link: String?
     public var thresholds: [String]?
 
-    public init(urls: [String]) { self.urls = urls }
+    public init(urls: [String]) { requests = urls.map { ProbeRequest(url: $0) } }
+
+    public init(requests: [ProbeRequest]) { self.requests = requests }
 
     /// A silent server holds a hop this long at most unless `timeout` says otherwise.
     public static let defaultTimeout = DurationValue(seconds: 30)
@@ -54,7 +62,7 @@ public struct ProbeSpec: CheckSpec {
     public static var unfilled: ProbeSpec { ProbeSpec(urls: []) }
 
     public mutating func visitKeys<V: SpecKeyVisitor>(_ v: inout V) {
-        v.visitRequired(.urls, &urls)
+        v.visitRequired(.urls, &requests)
         v.visit(.count, &count)
         v.visit(.parallel, &parallel)
         v.visitFlags(SpecKey.httpVersionFlags, &httpVersion, conflict: "choose one of http1.1, http2, http2-prior-knowledge, http3, http3-only")
@@ -83,8 +91,12 @@ public struct ProbeSpec: CheckSpec {
 
     public func problems() -> [SpecProblem] {
         var problems: [SpecProblem] = []
-        if urls.isEmpty { problems.append(SpecProblem(key: "urls", "give at least one URL")) }
+        if requests.isEmpty { problems.append(SpecProblem(key: "urls", "give at least one URL")) }
         problems += urls.compactMap(Self.urlProblem)
+        for request in requests {
+            guard let name = request.name, let problem = RequestName.problem(name) else { continue }
+            problems.append(SpecProblem(key: "urls", "\(problem) (the name of \(request.url))"))
+        }
         problems += boundProblems
         problems += [
             headerProblem,

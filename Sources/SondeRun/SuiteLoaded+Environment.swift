@@ -12,6 +12,7 @@ extension SuiteLoader.Loaded {
                 switch value {
                 case .scalar(let text): items = [text]
                 case .list(let texts): items = texts
+                case .requests(let requests): items = requests.map(\.url)
                 }
                 for item in items where item.contains("${") {
                     switch key {

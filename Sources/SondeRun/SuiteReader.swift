@@ -308,6 +308,15 @@ struct SuiteReader {
         if case .sequence(let items) = entry.value, case .sequence(let rawItems) = entry.raw {
             for (item, raw) in zip(items, rawItems) {
                 if case .scalar(let scalar) = item, message.contains("'\(scalar.string)'") { return raw.mark }
+                // A probe's `{name, url}` entry: the URL (or the name) the message quotes.
+                if case .mapping(let mapping) = item, case .mapping(let rawMapping) = raw {
+                    for key in ["url", "name"] {
+                        if let value = mapping[key]?.scalar?.string, message.contains("'\(value)'") || message.contains(value.debugDescription)
+                            || message.contains("of \(value))") {
+                            return rawMapping[key]?.mark ?? raw.mark
+                        }
+                    }
+                }
             }
         }
         return entry.raw.mark
@@ -316,6 +325,11 @@ struct SuiteReader {
     /// The value as the file wrote it (`${NAME}` and `$$` as they were).
     static func writtenValue(_ node: Node) -> SuiteLoader.WrittenValue {
         switch node {
+        case .sequence(let items) where items.contains(where: { if case .mapping = $0 { return true } else { return false } }):
+            return .requests(items.map { item in
+                guard case .mapping(let mapping) = item else { return SuiteLoader.WrittenRequest(url: item.scalar?.string ?? "") }
+                return SuiteLoader.WrittenRequest(url: mapping["url"]?.scalar?.string ?? "", name: mapping["name"]?.scalar?.string)
+            })
         case .sequence(let items): return .list(items.map { $0.scalar?.string ?? "" })
         default: return .scalar(node.scalar?.string ?? "")
         }

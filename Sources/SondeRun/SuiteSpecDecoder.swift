@@ -84,6 +84,9 @@ struct SuiteSpecDecoder {
     /// The key's type in words (for an item of a list: what each item is).
     func expectation(_ path: [CodingKey]) -> String {
         guard let key = path.first?.stringValue, let type = SuiteValueType.of[key] else { return "another type" }
+        if kind.keyTable.first(where: { $0.name == key })?.schemaShape == .requests {
+            return path.count > 1 ? "a URL, or {name: NAME, url: URL}, in each item" : "a list of URLs, each a URL or {name: NAME, url: URL}"
+        }
         if type == .textList && path.count > 1 { return "text in each item" }
         return type.noun
     }

@@ -5,5 +5,13 @@ extension SuiteLoader {
     public enum WrittenValue: Equatable, Sendable {
         case scalar(String)
         case list([String])
+        /// A probe's `urls` with at least one `{name, url}` entry: each entry as written.
+        case requests([WrittenRequest])
+    }
+
+    /// One entry of a probe's `urls` as the file wrote it (its URL's `${NAME}` unexpanded).
+    public struct WrittenRequest: Equatable, Sendable {
+        public var url: String
+        public var name: String?
     }
 }

@@ -84,7 +84,16 @@ enum SuiteYAMLWriter {
             default: return value.string
             }
         case .sequence(let items):
-            return "[" + items.map { item in item.scalar.map { scalar(dollars($0.string), flow: true) } ?? "\"\"" }.joined(separator: ", ") + "]"
+            return "[" + items.map { item in
+                if case .mapping(let mapping) = item {
+                    // A probe's `{name, url}` entry: its keys in the order encoded, values as strings.
+                    return "{" + mapping.compactMap { pair in
+                        guard let key = pair.key.scalar?.string, let value = pair.value.scalar?.string else { return nil }
+                        return "\(key): " + scalar(dollars(value), flow: true)
+                    }.joined(separator: ", ") + "}"
+                }
+                return item.scalar.map { scalar(dollars($0.string), flow: true) } ?? "\"\""
+            }.joined(separator: ", ") + "]"
         default:
             return nil
         }
@@ -95,6 +104,10 @@ enum SuiteYAMLWriter {
         switch value {
         case .scalar(let text): return scalar(text, flow: false, writtenAsIs: true)
         case .list(let items): return "[" + items.map { scalar($0, flow: true) }.joined(separator: ", ") + "]"
+        case .requests(let items):
+            return "[" + items.map { item in
+                item.name.map { "{name: \(scalar($0, flow: true)), url: \(scalar(item.url, flow: true))}" } ?? scalar(item.url, flow: true)
+            }.joined(separator: ", ") + "]"
         }
     }
 

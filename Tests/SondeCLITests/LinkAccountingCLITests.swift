@@ -262,8 +262,8 @@ extension LinkCLITests {
                 "\(result.stdout)")
         let checks = try #require(try LinkRunCLITests.report(output)["checks"] as? [[String: Any]])
         for check in checks {
-            let byURL = try #require((check["summary"] as? [String: Any])?["byURL"] as? [String: [String: Any]], "\(check)")
-            #expect(byURL.count == 2 && byURL.values.allSatisfy { $0["tasks"] as? Int == 4 }, "\(byURL.keys)")
+            let byRequest = try #require((check["summary"] as? [String: Any])?["byRequest"] as? [[String: Any]], "\(check)")
+            #expect(byRequest.count == 2 && byRequest.allSatisfy { $0["count"] as? Int == 4 }, "\(byRequest.map { $0["name"] ?? "?" })")
         }
         let html = try String(contentsOfFile: try LinkRunCLITests.reportPath(output).replacingOccurrences(of: "report.json", with: "report.html"), encoding: .utf8)
         #expect(html.contains("Phases by link, URL and protocol") && html.contains("Wall time of each check's fetches"))

@@ -10,7 +10,9 @@ import Testing
 @Suite struct SpecDriftTests {
     /// Options of the run rather than of a check: they live on `sonde run`'s command line.
     static let runLevel: Set<String> = ["json", "output-dir", "history", "no-redact", "redact", "threshold", "prom", "baseline", "baseline-any", "run-dir", "config",
-                                        "capture", "keylog", "print-suite", "otlp", "traceparent", "progress", "help"]
+                                        "capture", "keylog", "print-suite", "otlp", "traceparent", "progress", "summary-md", "help"]
+    /// Options that are part of another key's values: probe's `--name NAME URL` is a `urls` entry's `name`.
+    static let partOfAnotherKey: Set<String> = ["name"]
 
     /// The spec keys a command's options stand for, read from swift-argument-parser's own dump.
     static func keys(of command: ParsableCommand.Type) throws -> Set<String> {
@@ -24,7 +26,7 @@ import Testing
             }
             let names = argument["names"] as? [[String: Any]] ?? []
             guard let long = names.first(where: { $0["kind"] as? String == "long" })?["name"] as? String,
-                  !runLevel.contains(long) else { continue }
+                  !runLevel.contains(long), !partOfAnotherKey.contains(long) else { continue }
             keys.insert(SpecDriftTests.plural[long] ?? long)
         }
         return keys

@@ -26,6 +26,7 @@ import Testing
         ("auditConnectionCost", AuditConnectionCost.schemaDefinition), ("auditCipherSuite", AuditCipherSuite.schemaDefinition),
         ("linkUse", LinkUse.schemaDefinition), ("linkConnection", LinkConnectionCounters.schemaDefinition),
         ("omittedFlows", CaptureReport.OmittedFlows.schemaDefinition),
+        ("requestFigures", ProbeSummary.RequestFigures.schemaDefinition),
     ]
 
     static let schemaPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

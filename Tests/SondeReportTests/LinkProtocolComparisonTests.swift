@@ -85,13 +85,18 @@ import Testing
         #expect(TerminalRenderer(useColor: false).render(checks: checks).contains("h3 h3: all 1 failed"))
     }
 
-    /// Tasks on the machine's own network keep no per-URL figures: reports without links are unchanged.
-    @Test func withoutALinkNoFiguresPerURLAreKept() {
+    /// The comparison reads the one per-request summary every report has (`byRequest`, issue 41):
+    /// the first `maxRequests` names, on a link or not; a request the user named is compared by its name.
+    @Test func theComparisonReadsThePerRequestFigures() throws {
         var builder = ProbeSummaryBuilder()
         builder.add(Self.task("http://h/a", proto: "h2", at: 0, total: 10, link: nil))
-        #expect(builder.result.byURL == nil && builder.result.urlsOmitted == nil)
+        #expect(builder.result.byRequest.map(\.name) == ["GET http://h/a"] && builder.result.requestsOmitted == nil)
         var linked = ProbeSummaryBuilder()
-        for index in 0..<(ProbeSummary.maxURLs + 3) { linked.add(Self.task("http://h/\(index)", proto: "h2", at: 0, total: 10)) }
-        #expect(linked.result.byURL?.count == ProbeSummary.maxURLs && linked.result.urlsOmitted == 3)
+        for index in 0..<(ProbeSummary.maxRequests + 3) { linked.add(Self.task("http://h/\(index)", proto: "h2", at: 0, total: 10)) }
+        #expect(linked.result.byRequest.count == ProbeSummary.maxRequests && linked.result.requestsOmitted == 3)
+        var named = Self.task("https://127.0.0.1:4001/blob", proto: "http/1.1", at: 0, total: 1600)
+        named.name = "large"
+        let comparison = try #require(LinkProtocolComparison([Self.check("h1", [named, Self.task("https://127.0.0.1:4001/1k.bin", proto: "http/1.1", at: 5, total: 300)])]))
+        #expect(comparison.rows.map(\.resource) == ["large", "/1k.bin"], "\(comparison.rows.map(\.resource))")
     }
 }

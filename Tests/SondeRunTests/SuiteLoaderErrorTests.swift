@@ -67,7 +67,7 @@ import Testing
           - name: api
             kind: probe
             urls: {a: 1}
-        """, line: 4, column: 11, key: "urls", "expected a list of text items, like [a, b] (got a mapping)")
+        """, line: 4, column: 11, key: "urls", "expected a list of URLs, each a URL or {name: NAME, url: URL} (got a mapping)")
         expectOne("""
         checks:
           - name: api

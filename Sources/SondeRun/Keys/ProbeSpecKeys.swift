@@ -3,8 +3,10 @@ import SondeHTTP
 // The keys of a probe check (`sonde probe`, `kind: probe`) that no other kind has.
 
 extension SpecKey {
-    public static let urls = SpecKey("urls", .textList, summary: "URLs to fetch (http:// or https://), at least one",
-                                     help: "The URLs to fetch (http:// or https://).")
+    public static let urls = SpecKey(
+        "urls", .textList, schemaShape: .requests,
+        summary: "URLs to fetch (http:// or https://), at least one; an entry {name: NAME, url: URL} names its results (default: method and URL without the query)",
+        help: "The URLs to fetch (http:// or https://); --name NAME before a URL names its results (default: method and URL without the query).")
     public static let count = SpecKey(
         "count", .integer, short: "c", bound: .integer(1...10_000_000), summary: "Fetches per URL (default 1)",
         help: "Fetch each URL this many times on the same connection pool (the first is cold, the rest can be warm; default 1).")

@@ -28,6 +28,8 @@ public struct SpecKey: Sendable {
         case textOrInteger
         /// A list whose items are text or bare byte counts (`interrupt-at: [1048576, 50%]`).
         case offsets
+        /// A list whose items are URLs or `{name, url}` mappings (a probe's `urls`, `ProbeRequest`).
+        case requests
     }
 
     public let name: String

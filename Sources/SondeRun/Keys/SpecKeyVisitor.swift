@@ -9,7 +9,7 @@ extension UInt64: SpecValue {}
 extension Double: SpecValue {}
 extension Bool: SpecValue {}
 extension String: SpecValue {}
-extension Array: SpecValue where Element == String {}
+extension Array: SpecValue where Element: SpecValue {}
 extension DurationValue: SpecValue {}
 extension SizeValue: SpecValue {}
 

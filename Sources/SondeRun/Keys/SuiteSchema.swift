@@ -1,4 +1,5 @@
 import Foundation
+import SondeCore
 
 /// The suite JSON Schema's parts that the kinds' key tables decide (Reports/schema/
 /// sonde-suite.schema.json): each kind's branch of `checks.items.oneOf` and the `defaults`
@@ -13,6 +14,11 @@ public enum SuiteSchema {
             property = ["anyOf": [["type": "string"], ["type": "integer"]]]
         case .offsets:
             property = ["type": "array", "items": ["anyOf": [["type": "string"], ["type": "integer", "minimum": 0]]]]
+        case .requests:
+            let named: [String: Any] = ["type": "object", "required": ["url"], "additionalProperties": false,
+                                        "properties": ["url": ["type": "string"],
+                                                       "name": ["type": "string", "minLength": 1, "maxLength": RequestName.maxBytes]]]
+            property = ["type": "array", "items": ["anyOf": [["type": "string"], named]]]
         case .standard where !key.choices.isEmpty:
             property = ["enum": key.choices]
         case .standard:

@@ -25,7 +25,7 @@ public struct PlannedCheck {
         }
         switch check.spec {
         case .probe(let spec):
-            runner = .probe(ProbeCheckRunner(groups: [ProbeGroup(urls: spec.urls, options: try spec.makeOptions())]))
+            runner = .probe(ProbeCheckRunner(groups: [ProbeGroup(requests: spec.requests, options: try spec.makeOptions())]))
         case .soak(let spec):
             runner = .soak(SoakCheckRunner(options: try spec.makeOptions(redactor: redactor), url: spec.url,
                                            displayURL: redactor.redact(url: spec.url), discoverIdleTimeout: spec.discoveryMaxIdle))

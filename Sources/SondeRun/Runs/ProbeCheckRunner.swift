@@ -5,13 +5,22 @@ import SondeCore
 import SondeHTTP
 import SondeReport
 
-/// URLs that share one set of probe options.
+/// URLs that share one set of probe options, each with the name its results go by (nil: the
+/// default, `RequestName`). Invariant: `names` is as long as `urls`.
 public struct ProbeGroup {
-    public var urls: [String]
+    public private(set) var urls: [String]
+    public private(set) var names: [String?]
     public var options: ProbeOptions
 
     public init(urls: [String], options: ProbeOptions) {
         self.urls = urls
+        names = Array(repeating: nil, count: urls.count)
+        self.options = options
+    }
+
+    public init(requests: [ProbeRequest], options: ProbeOptions) {
+        urls = requests.map(\.url)
+        names = requests.map(\.name)
         self.options = options
     }
 }
@@ -22,7 +31,7 @@ public struct ProbeCheckRunner {
     private(set) var groups: [ProbeGroup]
     /// Warnings the run's report carries besides the engine's (e.g. `--keylog` on).
     public var extraWarnings: [String] = []
-    private var runners: [(ProbeRunner, [String])] = []
+    private var runners: [(runner: ProbeRunner, group: ProbeGroup)] = []
     /// The check's Alt-Svc cache, shared by its runners; nil when every group turned Alt-Svc off
     /// or libcurl has no HTTP/3.
     private var altSvc: AltSvcCache?
@@ -52,7 +61,7 @@ public struct ProbeCheckRunner {
         }
         runners = []
         for group in groups {
-            runners.append((try ProbeRunner(options: group.options, redactor: redactor, registry: connections, altSvc: altSvc), group.urls))
+            runners.append((try ProbeRunner(options: group.options, redactor: redactor, registry: connections, altSvc: altSvc), group))
         }
     }
 
@@ -91,11 +100,11 @@ public struct ProbeCheckRunner {
             }
             defer { link?.leave() }
             var lastProgress = monotonicMicroseconds()
-            for (runner, urls) in runners {
+            for (runner, group) in runners {
                 var interrupted = false
                 do throws(TaskError) {
                     interrupted = try runner.run(
-                        urls: urls,
+                        urls: group.urls, names: group.names,
                         shouldStop: { stop.shouldEnd || failure != nil },
                         onTask: { ended in
                             // A task the run's own time limit cut short timed out (a signal's stay `interrupted`).

@@ -38,6 +38,8 @@ public struct RunSettings: Sendable {
     public var traceparent = false
     /// How the run shows its progress while it works (`--progress`).
     public var progress = ProgressMode.auto
+    /// Where the finished run's Markdown summary goes (`--summary-md`, `$GITHUB_STEP_SUMMARY`); nowhere by default.
+    public var summaryMarkdown = MarkdownSummaryFile(path: nil, stepSummaryPath: nil)
 
     public init() {}
 
@@ -77,6 +79,7 @@ public struct RunSettings: Sendable {
         }
         Self.record(recorder.folder, inHistory: historyPath)
         Self.markLatest(recorder.folder, in: outputDirectory)
+        Self.write(outcome, folder: recorder.folder, summary: summaryMarkdown)
         export(recorder.folder, run: outcome.run)
         return outcome
     }
@@ -85,6 +88,14 @@ public struct RunSettings: Sendable {
     /// link that cannot be made is said on stderr and changes nothing else.
     public static func markLatest(_ folder: RunFolder, in outputDirectory: String) {
         if let problem = LatestRunLink.point(outputDirectory: outputDirectory, at: folder) { printError("sonde: warning: \(problem)") }
+    }
+
+    /// Writes the finished run's Markdown summary where `summary` says (nothing when nowhere). A
+    /// failure is said on stderr and changes nothing else: the run and its exit status stand.
+    public static func write(_ outcome: RunOutcome, folder: RunFolder, summary: MarkdownSummaryFile) {
+        do throws(TaskError) { try summary.write(outcome, folder: folder.path) } catch {
+            printError("sonde: the Markdown summary was not written: \(error.message)")
+        }
     }
 
     /// Exports the finished run in `folder` to `otlp` (nothing without it), after its files are

@@ -50,6 +50,7 @@ def main() -> int:
         if t["connectionID"] is not None and entry.get("connection") != str(t["connectionID"]):
             problems.append(f"entry {index}: connection {entry.get('connection')} != {t['connectionID']}")
     facts["harReused"] = sum(1 for e in entries if e["_isReusedConnection"])
+    facts["harNames"] = [e.get("_name") for e in entries]
 
     root = ElementTree.parse(f"{folder}/junit.xml").getroot()
     cases = root.findall(".//testcase")
@@ -59,6 +60,17 @@ def main() -> int:
     facts["junitDeclaredFailures"] = int(root.get("failures"))
     facts["junitNames"] = [c.get("name") for c in cases]
     facts["junitFailureMessages"] = [f.get("message") for f in root.findall(".//testcase/failure")]
+    # The per-request cases (a suite named "requests", or sonde.request cases in a check's suite).
+    facts["junitRequests"] = [
+        {"name": c.get("name"), "time": float(c.get("time")), "failure": (c.find("failure").get("message") if c.find("failure") is not None else None),
+         "out": c.findtext("system-out")}
+        for c in cases if c.get("classname") == "sonde.request"]
+    declared = sum(int(s.get("tests")) for s in root.findall("testsuite"))
+    if declared != facts["junitDeclaredTests"] or len(cases) != declared:
+        problems.append(f"junit: {len(cases)} cases, suites declare {declared}, the root {facts['junitDeclaredTests']}")
+    declared_failures = sum(int(s.get("failures")) for s in root.findall("testsuite"))
+    if declared_failures != facts["junitDeclaredFailures"] or facts["junitFailures"] != declared_failures:
+        problems.append(f"junit: {facts['junitFailures']} failures, suites declare {declared_failures}, the root {facts['junitDeclaredFailures']}")
 
     if prom:
         sample = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*",?)*\})? '
