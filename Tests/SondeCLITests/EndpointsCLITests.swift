@@ -17,7 +17,7 @@ import Testing
 
     /// The one run folder under `output`.
     static func folder(_ output: String) throws -> String {
-        output + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: output).first { !$0.hasPrefix(".") && !$0.hasSuffix(".md") }))
+        output + "/" + (try #require(try Harness.entries(of: output).first { !$0.hasPrefix(".") && !$0.hasSuffix(".md") }))
     }
 
     static func double(_ text: String?) -> Double { Double(text ?? "") ?? -1 }

@@ -38,7 +38,8 @@ import Testing
         let target = try TargetProcess.get()
         let run = try Self.piped(["probe", "--count", "8", "--output-dir", Harness.temporaryDirectory(), target.http + "/delay/300"], timeout: 60)
         #expect(run.status == 0, "\(run.shown)")
-        let tasks = run.stdout.filter { $0.text.hasPrefix("GET ") }
+        // A task line ("GET URL  200 · http/1.1 · …"), not the end summary's row of that request.
+        let tasks = run.stdout.filter { $0.text.hasPrefix("GET ") && $0.text.contains(" · ") }
         #expect(tasks.count == 8, "\(run.shown)")
         guard let first = tasks.first, let last = tasks.last else { return }
         // 7 more requests of 300 ms after the first line: about 2.1 s between the first and the last.
@@ -88,7 +89,8 @@ import Testing
         #expect(run.status == 0, "\(run.shown)")
         let link = try #require(run.stdout.first { $0.text.hasPrefix("link ") }, "\(run.shown)")
         #expect(link.at < 3, "\(run.shown)")
-        let tasks = run.stdout.filter { $0.text.hasPrefix("GET ") }
+        // A task line ("GET URL  200 · http/1.1 · …"), not the end summary's row of that request.
+        let tasks = run.stdout.filter { $0.text.hasPrefix("GET ") && $0.text.contains(" · ") }
         #expect(tasks.count == 8, "\(run.shown)")
         #expect((tasks.last?.at ?? 0) - (tasks.first?.at ?? 0) >= 5, "\(run.shown)")
         let status = run.stdout.filter { $0.text.hasPrefix("[5 s] probe: ") && $0.text.contains("/8 tasks · 0 failed · p50 ") }
