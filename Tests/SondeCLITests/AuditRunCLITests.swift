@@ -181,14 +181,7 @@ import Testing
         #expect(lint.status == 0 && (lint.stdout + lint.stderr).isEmpty, "promtool: \(lint.stdout)\(lint.stderr)")
 
         let work = Harness.temporaryDirectory()
-        let promPort = Harness.freePort()
-        FileManager.default.createFile(atPath: work + "/prometheus.yml", contents: Data("""
-        global: {scrape_interval: 1s, scrape_timeout: 1s}
-        scrape_configs:
-          - job_name: sonde
-            static_configs: [{targets: ["127.0.0.1:\(serve.port)"]}]
-        """.utf8))
-        let prometheus = try ServeCLITests.startPrometheus(in: work, port: promPort)
+        let (prometheus, promPort) = try ServeCLITests.startPrometheus(scraping: serve.port, in: work)
         defer { Harness.stop(prometheus, signal: SIGTERM) }
         let query = "http://127.0.0.1:\(promPort)/api/v1/query?query="
             + ("sonde_audit_finding{job=\"sonde\",check=\"legacy\",severity=\"fail\"}".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")

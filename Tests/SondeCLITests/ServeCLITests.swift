@@ -95,6 +95,19 @@ import Testing
     }
 
     /// Starts Prometheus on `port` with `work`/prometheus.yml (its data in `work`/tsdb) and waits until it is ready.
+    /// A Prometheus in `work` scraping sonde serve's `/metrics` on loopback `port` every second;
+    /// its process and the port of its own API.
+    static func startPrometheus(scraping port: Int, in work: String) throws -> (pid_t, Int) {
+        let promPort = Harness.freePort()
+        FileManager.default.createFile(atPath: work + "/prometheus.yml", contents: Data("""
+        global: {scrape_interval: 1s, scrape_timeout: 1s}
+        scrape_configs:
+          - job_name: sonde
+            static_configs: [{targets: ["127.0.0.1:\(port)"]}]
+        """.utf8))
+        return (try startPrometheus(in: work, port: promPort), promPort)
+    }
+
     static func startPrometheus(in work: String, port: Int) throws -> pid_t {
         try startPeer("/usr/bin/prometheus",
                       ["--config.file=\(work)/prometheus.yml", "--storage.tsdb.path=\(work)/tsdb", "--web.listen-address=127.0.0.1:\(port)"],
@@ -258,14 +271,7 @@ import Testing
         #expect(!(lint.stdout + lint.stderr).contains("sonde_http_phase_duration_seconds") && !(lint.stdout + lint.stderr).contains("error"),
                 "promtool: \(lint.stdout) \(lint.stderr)")
 
-        let promPort = Harness.freePort()
-        FileManager.default.createFile(atPath: work + "/prometheus.yml", contents: Data("""
-        global: {scrape_interval: 1s, scrape_timeout: 1s}
-        scrape_configs:
-          - job_name: sonde
-            static_configs: [{targets: ["127.0.0.1:\(serve.port)"]}]
-        """.utf8))
-        let prometheus = try Self.startPrometheus(in: work, port: promPort)
+        let (prometheus, promPort) = try Self.startPrometheus(scraping: serve.port, in: work)
         defer { Harness.stop(prometheus, signal: SIGTERM) }
         func query(_ promQL: String) throws -> Double? {
             let answer = try Harness.json(try Self.fetch("http://127.0.0.1:\(promPort)/api/v1/query?query=\(promQL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")").body)

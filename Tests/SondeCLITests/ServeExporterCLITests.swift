@@ -79,14 +79,7 @@ import Testing
         let serve = try Serve(config: Self.fiveChecks(target))
         defer { serve.stop() }
         let work = Harness.temporaryDirectory()
-        let promPort = Harness.freePort()
-        FileManager.default.createFile(atPath: work + "/prometheus.yml", contents: Data("""
-        global: {scrape_interval: 1s, scrape_timeout: 1s}
-        scrape_configs:
-          - job_name: sonde
-            static_configs: [{targets: ["127.0.0.1:\(serve.port)"]}]
-        """.utf8))
-        let prometheus = try ServeCLITests.startPrometheus(in: work, port: promPort)
+        let (prometheus, promPort) = try ServeCLITests.startPrometheus(scraping: serve.port, in: work)
         defer { Harness.stop(prometheus, signal: SIGTERM) }
 
         // The first round: every check has run once and Prometheus has scraped it.
