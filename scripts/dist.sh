@@ -18,9 +18,12 @@ triple_arch=x86_64
 say() { echo "dist: $*" >&2; }
 
 # 1. The release build. SONDE_INSTALL_BUILD=1: RUNPATH $ORIGIN/../lib/sonde alone (Package.swift).
+# DIST_SCRATCH_PATH: a build folder of its own (CI builds the release beside the tests' debug build, and
+# SwiftPM locks a build folder for the whole of a build or a test run); .build by default, shared with make install.
 start=$SECONDS
-SONDE_INSTALL_BUILD=1 swift build -c release --static-swift-stdlib
-binary=$(SONDE_INSTALL_BUILD=1 swift build -c release --static-swift-stdlib --show-bin-path)/sonde
+scratch=(--scratch-path "${DIST_SCRATCH_PATH:-.build}")
+SONDE_INSTALL_BUILD=1 swift build -c release --static-swift-stdlib "${scratch[@]}"
+binary=$(SONDE_INSTALL_BUILD=1 swift build -c release --static-swift-stdlib "${scratch[@]}" --show-bin-path)/sonde
 say "release build: $((SECONDS - start)) s"
 [ -d .build/sonde-libcurl/lib ] || { echo "dist: .build/sonde-libcurl/lib is missing (make provide-libcurl)" >&2; exit 1; }
 
@@ -39,7 +42,7 @@ grep -q '^  bundled:  yes' <<<"$facts" || { echo "dist: the staged sonde does no
 
 # 2. Man pages, from the command definitions (swift-argument-parser's generate-manual over
 #    `sonde --experimental-dump-help`), and the completion scripts sonde writes itself.
-parser=.build/checkouts/swift-argument-parser
+parser=${DIST_SCRATCH_PATH:-.build}/checkouts/swift-argument-parser
 swift build --package-path "$parser" --scratch-path .build/argument-parser-tools --product generate-manual -c release >&2
 manual=$(swift build --package-path "$parser" --scratch-path .build/argument-parser-tools -c release --show-bin-path)/generate-manual
 mkdir -p "$stage/share/man/man1"
