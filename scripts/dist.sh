@@ -66,8 +66,9 @@ rows=""; packages=""
 for library in $(readelf -d "$stage/bin/sonde" "$stage"/lib/sonde/*.so* 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u); do
   [ -e "$stage/lib/sonde/$library" ] && continue
   case $library in libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libresolv.so*|libutil.so*|ld-linux*|libstdc++.so*|libgcc_s.so*) continue;; esac
-  path=$(ldconfig -p | awk -v l="$library" '$1 == l && /x86-64/ {print $NF; exit}')
-  package=$( (dpkg -S "$path" 2>/dev/null || dpkg -S "$(realpath "$path")" 2>/dev/null || true) | head -n 1 | cut -d: -f1)
+  # (awk reads to the end: a reader that leaves early would kill the writer with SIGPIPE, which pipefail makes fatal.)
+  path=$(ldconfig -p | awk -v l="$library" '!found && $1 == l && /x86-64/ {print $NF; found = 1}')
+  package=$( (dpkg -S "$path" 2>/dev/null || dpkg -S "$(realpath "$path")" 2>/dev/null || true) | awk -F: 'NR == 1 {print $1}')
   rows+="| $library | ${package:-?} | |"$'\n'
   packages+="${package:+$package }"
 done
