@@ -54,51 +54,30 @@ public enum TLSAnswerProbe {
     static func loopbackAddresses(_ host: String) -> [LoopbackAddress] {
         let name = host.lowercased()
         if name == "localhost" || name == "localhost." {
-            return [.v4(in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)), .v6(in6addr_loopback)]
+            return [LoopbackAddress(text: "127.0.0.1", family: 4), LoopbackAddress(text: "::1", family: 6)]
         }
         var v4 = in_addr(), v6 = in6_addr()
-        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 ? [.v4(v4)] : [] }
+        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 ? [LoopbackAddress(text: host, family: 4)] : [] }
         if inet_pton(AF_INET6, host, &v6) == 1 {
-            return withUnsafeBytes(of: v6) { Array($0) } == withUnsafeBytes(of: in6addr_loopback) { Array($0) } ? [.v6(v6)] : []
+            return withUnsafeBytes(of: v6) { Array($0) } == withUnsafeBytes(of: in6addr_loopback) { Array($0) } ? [LoopbackAddress(text: host, family: 6)] : []
         }
         return []
     }
 
-    enum LoopbackAddress {
-        case v4(in_addr)
-        case v6(in6_addr)
+    /// A numeric loopback address and its family (4 or 6).
+    struct LoopbackAddress {
+        let text: String
+        let family: Int
     }
 
     /// One question: connect, send the ClientHello, read the first bytes; false on any failure
     /// or when `deadline` (monotonic µs) passes.
     private static func ask(_ address: LoopbackAddress, port: Int, deadline: Int64) -> Bool {
-        let family: Int32
-        switch address {
-        case .v4: family = AF_INET
-        case .v6: family = AF_INET6
-        }
-        let socket = Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard var target = NumericSocketAddress(address.text, family: address.family, port: port) else { return false }
+        let socket = Glibc.socket(target.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard socket >= 0 else { return false }
         defer { close(socket) }
-        let connected: Int32
-        switch address {
-        case .v4(let v4):
-            var socketAddress = sockaddr_in()
-            socketAddress.sin_family = sa_family_t(AF_INET)
-            socketAddress.sin_port = UInt16(port).bigEndian
-            socketAddress.sin_addr = v4
-            connected = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-        case .v6(let v6):
-            var socketAddress = sockaddr_in6()
-            socketAddress.sin6_family = sa_family_t(AF_INET6)
-            socketAddress.sin6_port = UInt16(port).bigEndian
-            socketAddress.sin6_addr = v6
-            connected = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
-        }
+        let connected = target.connect(socket)
         if connected != 0 {
             guard errno == EINPROGRESS, wait(socket, for: Int16(POLLOUT), until: deadline) else { return false }
             var error: Int32 = 0

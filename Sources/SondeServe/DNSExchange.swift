@@ -39,9 +39,8 @@ struct DNSExchange {
         let descriptor = socket(domain, Int32((tcp ? SOCK_STREAM : SOCK_DGRAM).rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { return failed("socket: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
-        guard var storage = Self.socketAddress(address, family: family, port: port) else { return failed("bad address \(address)") }
-        let length = socklen_t(family == 6 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
-        let connected = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, length) } }
+        guard var target = NumericSocketAddress(address, family: family, port: port) else { return failed("bad address \(address)") }
+        let connected = target.connect(descriptor)
         if connected != 0 {
             guard errno == EINPROGRESS else { return failed("dial: \(String(cString: strerror(errno)))") }
             guard wait(descriptor, events: Int16(POLLOUT)) else { return failed("dial: i/o timeout") }
@@ -119,26 +118,5 @@ struct DNSExchange {
             have += got
         }
         return out
-    }
-
-    /// A `sockaddr_in` or `sockaddr_in6` for a numeric address, in a `sockaddr_storage`.
-    static func socketAddress(_ address: String, family: Int, port: Int) -> sockaddr_storage? {
-        var storage = sockaddr_storage()
-        guard (0...65_535).contains(port) else { return nil }
-        let ok: Bool = withUnsafeMutablePointer(to: &storage) { pointer in
-            if family == 6 {
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
-                    v6.pointee.sin6_family = sa_family_t(AF_INET6)
-                    v6.pointee.sin6_port = in_port_t(UInt16(port).bigEndian)
-                    return inet_pton(AF_INET6, address, &v6.pointee.sin6_addr) == 1
-                }
-            }
-            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
-                v4.pointee.sin_family = sa_family_t(AF_INET)
-                v4.pointee.sin_port = in_port_t(UInt16(port).bigEndian)
-                return inet_pton(AF_INET, address, &v4.pointee.sin_addr) == 1
-            }
-        }
-        return ok ? storage : nil
     }
 }
