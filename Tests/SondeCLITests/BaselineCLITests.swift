@@ -48,7 +48,11 @@ import Testing
             let url = (probes.first?["url"] as? String ?? "").components(separatedBy: "?")[0]
             byURL[url, default: []].append(folder)
         }
-        let runsOfA = try #require(byURL[a]).sorted()
+        // In start order: two runs in the same second have ids that sort by their random suffix.
+        let started = try Dictionary(uniqueKeysWithValues: folders.map { folder in
+            (folder, (try Self.report(output + "/" + folder)["run"] as? [String: Any])?["startedAt"] as? String ?? "")
+        })
+        let runsOfA = try #require(byURL[a]).sorted { (started[$0] ?? "", $0) < (started[$1] ?? "", $1) }
         #expect(runsOfA.count == 2)
         #expect(try Self.baselineRunID(output + "/" + runsOfA[1]) == runsOfA[0], "the run of the same URL, not the newer one of \(b)")
         #expect(second.stderr.contains("compared with \(runsOfA[0])"), "\(second.stderr)")
