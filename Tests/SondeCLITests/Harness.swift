@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// Paths and process helpers for the end-to-end tests, which drive the built `sonde` binary.
@@ -182,8 +183,21 @@ enum Harness {
         return try #require(object as? [String: Any])
     }
 
-    /// A free loopback TCP port (bound and released).
+    /// A free loopback TCP port (bound and released), never one this test process was given
+    /// before: the kernel may hand a released port out again at once, and two peers told the same
+    /// port then fail ("duplicate listen" in nginx). Bounded: 64 tries, then the last port.
     static func freePort() -> Int {
+        var port = 0
+        for _ in 0..<64 {
+            port = boundAndReleasedPort()
+            if handedOut.withLock({ $0.insert(port).inserted }) { return port }
+        }
+        return port
+    }
+
+    private static let handedOut = Mutex<Set<Int>>([])
+
+    private static func boundAndReleasedPort() -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }
         var address = sockaddr_in()

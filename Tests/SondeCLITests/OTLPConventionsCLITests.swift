@@ -101,7 +101,8 @@ import Testing
     /// The SDK's variables: `OTEL_SERVICE_NAME` wins over `service.name` in `OTEL_RESOURCE_ATTRIBUTES`,
     /// whose other attributes (percent-decoded) join every resource; `service.instance.id` is one
     /// UUID for the run's metrics and traces; `OTEL_EXPORTER_OTLP_COMPRESSION=gzip` gzips every
-    /// request; the phase histogram has buckets below 5 ms, filled as report.json's values say.
+    /// request; the phase histogram has buckets below 5 ms, filled as report.json's values say (which
+    /// bucket a loopback connect lands in depends on the machine's load, so only that agreement is asserted).
     @Test func theSDKVariablesAreHonouredAndPhasesHaveFineBuckets() throws {
         let target = try TargetProcess.get()
         let receiver = try Receiver()
@@ -132,10 +133,5 @@ import Testing
             #expect(bounds.filter { $0 < 0.005 }.count >= 4, "\(point)")
             #expect(point["counts"] as? [Int] == point["expected"] as? [Int], "\(point)")
         }
-        // Loopback connects take well under 5 ms: they land in a bucket that closes below it.
-        let connect = try #require(buckets.first { $0["phase"] as? String == "connect" }, "\(buckets)")
-        let counts = connect["counts"] as? [Int] ?? [], bounds = connect["bounds"] as? [Double] ?? []
-        let first = try #require(counts.firstIndex { $0 > 0 }, "\(connect)")
-        #expect(first < bounds.count && bounds[first] < 0.005, "\(connect)")
     }
 }
