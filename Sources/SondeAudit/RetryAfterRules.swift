@@ -9,29 +9,6 @@ import SondeCore
 enum RetryAfterRules {
     static let ids = ["retry-after"]
 
-    /// A Retry-After value as RFC 9110 §10.2.3 allows it: delay-seconds (`1*DIGIT`) or an
-    /// HTTP-date (IMF-fixdate, or the obsolete RFC 850 and asctime forms, §5.6.7).
-    enum Value: Equatable, Sendable {
-        case seconds(Int)
-        case date(Date)
-    }
-
-    /// The value, nil when it is neither form. Seconds beyond 10 digits are refused (no wrap).
-    static func parse(_ text: String) -> Value? {
-        let value = text.trimmingCharacters(in: .whitespaces)
-        if !value.isEmpty, value.count <= 10, value.allSatisfy({ $0.isASCII && $0.isNumber }), let seconds = Int(value) {
-            return .seconds(seconds)
-        }
-        for format in ["EEE, dd MMM yyyy HH:mm:ss 'GMT'", "EEEE, dd-MMM-yy HH:mm:ss 'GMT'", "EEE MMM d HH:mm:ss yyyy"] {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: value.replacingOccurrences(of: "  ", with: " ")) { return .date(date) }
-        }
-        return nil
-    }
-
     /// `responses`: every transaction the audit made, each with the label of the probe it belongs to.
     static func finding(_ responses: [(label: String, transaction: TransactionMetrics)]) -> AuditFinding {
         let id = "retry-after", title = "429 and 503 responses say when to retry (Retry-After)"
@@ -52,7 +29,7 @@ enum RetryAfterRules {
                 missing.append("\(status)")
                 continue
             }
-            switch parse(header) {
+            switch RetryAfter(parsing: header) {
             case .seconds(let seconds)?: good.append("\(status) with Retry-After: \(seconds) s")
             case .date?: dates.append("\(status) with Retry-After: \(header) (an HTTP-date)")
             case nil: invalid.append("\(status) with Retry-After: \(header) (neither seconds nor an HTTP-date)")

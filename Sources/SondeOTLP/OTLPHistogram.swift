@@ -1,3 +1,5 @@
+import SondeCore
+
 /// One histogram data point being filled (`opentelemetry.proto.metrics.v1.HistogramDataPoint`):
 /// explicit bounds, a count per bucket, the count, sum, min and max of the values recorded.
 ///

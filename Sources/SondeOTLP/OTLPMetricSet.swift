@@ -1,3 +1,5 @@
+import SondeCore
+
 /// Named histograms, sums and gauges being filled, each with its data points by attribute set,
 /// written as OTLP `Metric`s over one interval (delta temporality, or cumulative since the
 /// interval's start when `cumulative`): the metrics of soaks, resume trials and serve's own

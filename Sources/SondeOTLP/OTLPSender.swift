@@ -123,9 +123,8 @@ struct OTLPSender {
         }
         let why = "the collector answered HTTP \(status)"
         guard [429, 502, 503, 504].contains(status) else { return .failed(why) }
-        var retryAfter: Double?
-        if let text = response.head?.value("Retry-After"), let seconds = Double(text), seconds.isFinite, seconds >= 0 { retryAfter = seconds }
-        return .retry(why, after: retryAfter)
+        let retryAfter = response.head?.value("Retry-After").flatMap { RetryAfter(parsing: String($0)) }
+        return .retry(why, after: retryAfter?.delaySeconds(now: Date()))
     }
 
     /// What a collector that did not answer in time is told: the export's own bound and where it is set.

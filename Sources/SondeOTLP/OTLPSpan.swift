@@ -1,3 +1,5 @@
+import SondeCore
+
 /// One span as OTLP writes it (`opentelemetry.proto.trace.v1.Span`), with its events.
 struct OTLPSpan {
     /// `Span.SpanKind`.

@@ -1,4 +1,7 @@
-/// `grpc.health.v1`'s two messages in protobuf's wire format, by hand (one field each: a
+import SondeCore
+
+/// `grpc.health.v1`'s two messages in protobuf's wire format (one field each; the request through
+/// SondeCore's `ProtobufWriter`, the response read here: a
 /// code generator and swift-protobuf for these would cost more build than the bytes below):
 ///
 /// ```proto
@@ -20,9 +23,10 @@ enum GRPCHealthMessages {
 
     /// A HealthCheckRequest naming `service` (an empty name: proto3 writes no field).
     static func request(service: String) -> [UInt8] {
-        let bytes = Array(service.utf8)
-        guard !bytes.isEmpty else { return [] }
-        return [0x0A] + varint(UInt64(bytes.count)) + bytes
+        guard !service.isEmpty else { return [] }
+        var writer = ProtobufWriter()
+        writer.string(1, service)
+        return writer.bytes
     }
 
     /// A HealthCheckResponse's `status` number (0 when the field is absent, proto3's default);
@@ -51,17 +55,6 @@ enum GRPCHealthMessages {
         }
         // An enum is an int32 on the wire; a number outside it is kept as proto3 keeps an unknown value.
         return Int(truncatingIfNeeded: Int32(truncatingIfNeeded: status))
-    }
-
-    static func varint(_ value: UInt64) -> [UInt8] {
-        var value = value
-        var out: [UInt8] = []
-        repeat {
-            let low = UInt8(value & 0x7F)
-            value >>= 7
-            out.append(value == 0 ? low : low | 0x80)
-        } while value != 0
-        return out
     }
 
     /// A varint at `index` (advanced past it); nil when it runs past the bytes or past 10 bytes.

@@ -43,15 +43,8 @@ public struct RetryPolicy: Sendable, Equatable {
         return backoff.delayMs(failure: failure, using: &generator)
     }
 
-    /// Retry-After as delay-seconds or an HTTP-date (RFC 9110 §10.2.3), in seconds from `now`; nil when unreadable.
+    /// Retry-After (`RetryAfter`) in seconds from `now`; nil when unreadable.
     public static func seconds(retryAfter: String, now: Date) -> Double? {
-        let value = retryAfter.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(value), seconds >= 0 { return Double(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        RetryAfter(parsing: retryAfter)?.delaySeconds(now: now)
     }
 }

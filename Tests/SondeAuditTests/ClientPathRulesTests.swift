@@ -10,15 +10,15 @@ struct ClientPathRulesTests {
     typealias T = HTTPRulesTests
 
     @Test func retryAfterTakesSecondsAndTheThreeHTTPDateForms() {
-        #expect(RetryAfterRules.parse("30") == .seconds(30))
-        #expect(RetryAfterRules.parse(" 0 ") == .seconds(0))
-        #expect(RetryAfterRules.parse("12345678901") == nil, "more than 10 digits is refused, not wrapped")
-        #expect(RetryAfterRules.parse("-5") == nil && RetryAfterRules.parse("1.5") == nil && RetryAfterRules.parse("soon") == nil)
-        #expect(RetryAfterRules.parse("") == nil)
+        #expect(RetryAfter(parsing: "30") == .seconds(30))
+        #expect(RetryAfter(parsing: " 0 ") == .seconds(0))
+        #expect(RetryAfter(parsing: "12345678901") == nil, "more than 10 digits is refused, not wrapped")
+        #expect(RetryAfter(parsing: "-5") == nil && RetryAfter(parsing: "1.5") == nil && RetryAfter(parsing: "soon") == nil)
+        #expect(RetryAfter(parsing: "") == nil)
         let expected = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
-        #expect(RetryAfterRules.parse("Fri, 01 Jan 2027 00:00:00 GMT") == .date(expected))
-        #expect(RetryAfterRules.parse("Friday, 01-Jan-27 00:00:00 GMT") == .date(expected))
-        #expect(RetryAfterRules.parse("Fri Jan  1 00:00:00 2027") == .date(expected))
+        #expect(RetryAfter(parsing: "Fri, 01 Jan 2027 00:00:00 GMT") == .date(expected))
+        #expect(RetryAfter(parsing: "Friday, 01-Jan-27 00:00:00 GMT") == .date(expected))
+        #expect(RetryAfter(parsing: "Fri Jan  1 00:00:00 2027") == .date(expected))
     }
 
     @Test func retryAfterIsJudgedOnlyOnA429Or503() {

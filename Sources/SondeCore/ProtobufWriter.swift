@@ -1,5 +1,6 @@
-/// A protocol-buffers wire-format writer for the few OTLP messages sonde sends
-/// (`ExportMetricsServiceRequest`, `ExportTraceServiceRequest` and what they hold).
+/// A protocol-buffers wire-format writer for the few messages sonde sends: OTLP's
+/// (`ExportMetricsServiceRequest`, `ExportTraceServiceRequest` and what they hold) and
+/// `grpc.health.v1`'s `HealthCheckRequest` (serve's grpc prober). The one protobuf writer.
 ///
 /// Why hand-written rather than swift-otel or swift-protobuf (docs/otlp.md, "Library choice",
 /// has the commands): measured on 2026-11-26 in CPU seconds (user) of a debug build, this module
@@ -16,8 +17,10 @@
 /// each message is built bottom-up. Fields equal to proto3 defaults may be omitted by the caller.
 ///
 /// Threading: a value type, confined to its builder.
-struct ProtobufWriter {
-    private(set) var bytes: [UInt8] = []
+public struct ProtobufWriter: Sendable {
+    public private(set) var bytes: [UInt8] = []
+
+    public init() {}
 
     /// Wire types (protobuf encoding guide).
     private enum WireType: UInt64 {
@@ -42,62 +45,62 @@ struct ProtobufWriter {
     }
 
     /// `uint32`, `uint64`, enum and `bool` fields.
-    mutating func unsigned(_ field: Int, _ value: UInt64) {
+    public mutating func unsigned(_ field: Int, _ value: UInt64) {
         tag(field, .varint)
         varint(value)
     }
 
     /// `int64` fields (two's complement, ten bytes when negative, as protobuf specifies).
-    mutating func signed(_ field: Int, _ value: Int64) {
+    public mutating func signed(_ field: Int, _ value: Int64) {
         tag(field, .varint)
         varint(UInt64(bitPattern: value))
     }
 
-    mutating func bool(_ field: Int, _ value: Bool) { unsigned(field, value ? 1 : 0) }
+    public mutating func bool(_ field: Int, _ value: Bool) { unsigned(field, value ? 1 : 0) }
 
     /// `fixed64` fields (the OTLP timestamps in Unix nanoseconds, histogram counts).
-    mutating func fixed64(_ field: Int, _ value: UInt64) {
+    public mutating func fixed64(_ field: Int, _ value: UInt64) {
         tag(field, .fixed64)
         littleEndian64(value)
     }
 
     /// `fixed32` fields (a span's flags).
-    mutating func fixed32(_ field: Int, _ value: UInt32) {
+    public mutating func fixed32(_ field: Int, _ value: UInt32) {
         tag(field, .fixed32)
         for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
     }
 
     /// `double` fields.
-    mutating func double(_ field: Int, _ value: Double) {
+    public mutating func double(_ field: Int, _ value: Double) {
         tag(field, .fixed64)
         littleEndian64(value.bitPattern)
     }
 
-    mutating func string(_ field: Int, _ value: String) { data(field, Array(value.utf8)) }
+    public mutating func string(_ field: Int, _ value: String) { data(field, Array(value.utf8)) }
 
     /// `bytes` fields (trace and span ids).
-    mutating func data(_ field: Int, _ value: [UInt8]) {
+    public mutating func data(_ field: Int, _ value: [UInt8]) {
         tag(field, .lengthDelimited)
         varint(UInt64(value.count))
         bytes.append(contentsOf: value)
     }
 
     /// A nested message: `build` writes its fields, then it is appended with its length.
-    mutating func message(_ field: Int, _ build: (inout ProtobufWriter) -> Void) {
+    public mutating func message(_ field: Int, _ build: (inout ProtobufWriter) -> Void) {
         var inner = ProtobufWriter()
         build(&inner)
         data(field, inner.bytes)
     }
 
     /// A packed `repeated fixed64` field (histogram bucket counts).
-    mutating func packedFixed64(_ field: Int, _ values: [UInt64]) {
+    public mutating func packedFixed64(_ field: Int, _ values: [UInt64]) {
         tag(field, .lengthDelimited)
         varint(UInt64(values.count * 8))
         for value in values { littleEndian64(value) }
     }
 
     /// A packed `repeated double` field (histogram bounds).
-    mutating func packedDouble(_ field: Int, _ values: [Double]) {
+    public mutating func packedDouble(_ field: Int, _ values: [Double]) {
         tag(field, .lengthDelimited)
         varint(UInt64(values.count * 8))
         for value in values { littleEndian64(value.bitPattern) }
