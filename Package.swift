@@ -68,6 +68,7 @@ let package = Package(
         .target(
             name: "SondeTarget",
             dependencies: [
+                "SondeCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),

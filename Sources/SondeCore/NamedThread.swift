@@ -52,8 +52,8 @@ public func runOnDedicatedThread<T: Sendable>(named name: String, _ body: @escap
     }
 }
 
-/// `runOnDedicatedThread`'s body on its way to the thread that runs it. `@unchecked Sendable`:
-/// the body is called once, on that thread, while its caller waits for the result.
-private struct BodyHandoff<T>: @unchecked Sendable {
+/// A body on its way to the thread that runs it (`runOnDedicatedThread`, `WorkerPool.run`).
+/// `@unchecked Sendable`: the body is called once, on that thread, while its caller waits for the result.
+struct BodyHandoff<T>: @unchecked Sendable {
     let body: () -> T
 }

@@ -29,7 +29,7 @@ struct BlackboxProber {
     }
 
     func probe(target: String) async -> Outcome {
-        await ProbeThreads.shared.run { run(target: target) }
+        await WorkerPool.probeThreads.run { run(target: target) }
     }
 
     /// The whole probe, on the calling thread.

@@ -34,7 +34,7 @@ struct BlackboxTCPProber {
             run.log.say("Error splitting target address and port", "err=\"address \(target): missing port in address\"")
             return run.finish(success: false)
         }
-        let (afterLookup, resolved) = await ProbeThreads.shared.run { () -> (BlackboxProbeRun, AddressResolver.Resolved?) in
+        let (afterLookup, resolved) = await WorkerPool.probeThreads.run { () -> (BlackboxProbeRun, AddressResolver.Resolved?) in
             var copy = run
             let resolved = copy.resolve(host: host, preferred: tcp.preferredIPProtocol, fallback: tcp.ipProtocolFallback)
             return (copy, resolved)

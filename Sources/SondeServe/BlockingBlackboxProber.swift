@@ -1,3 +1,4 @@
+import SondeCore
 import SondeRun
 
 /// A blackbox prober (dns, icmp, grpc) whose whole probe is blocking work on one thread: the
@@ -22,7 +23,7 @@ protocol BlockingBlackboxProber: Sendable {
 
 extension BlockingBlackboxProber {
     func probe(target: String) async -> BlackboxProber.Outcome {
-        await ProbeThreads.shared.run { run(target: target) }
+        await WorkerPool.probeThreads.run { run(target: target) }
     }
 
     /// A new probe run for `target`, its log begun as blackbox begins it.

@@ -33,14 +33,10 @@ final class RegexpLane: @unchecked Sendable {
         }
     }
 
-    private let condition = NSCondition()
-    /// Guarded by `condition`.
-    private var jobs: [Job] = []
+    private let threads: WorkerPool
 
     init(threads: Int) {
-        for index in 0..<max(1, threads) {
-            _ = Thread.startNamed("sonde-regexp-\(index)") { [self] in work() }
-        }
+        self.threads = WorkerPool(name: "sonde-regexp", sizing: .fixed(threads))
     }
 
     /// Whether `text` has a match, decided before `deadline` (monotonic µs).
@@ -76,20 +72,9 @@ final class RegexpLane: @unchecked Sendable {
         return value
     }
 
+    /// Queues `job`; a job whose waiter has given up by the time a thread takes it is not started.
     private func submit(_ job: Job) {
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
-    }
-
-    private func work() {
-        while true {
-            condition.lock()
-            while jobs.isEmpty { condition.wait() }
-            let job = jobs.removeFirst()
-            condition.unlock()
-            // Its waiter has given up: not started.
+        threads.submit {
             if monotonicMicroseconds() < job.deadline { job.work() }
         }
     }
