@@ -106,6 +106,9 @@ let package = Package(
             dependencies: ["SondeCore", "SondeHTTP", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "SondeReport", dependencies: ["SondeCore"]),
+        // GraphQL operations on a probe (docs/graphql.md): the request body, the response's data and
+        // errors, the verdict (a ResponseBodyJudge for SondeHTTP's ProbeRunner).
+        .target(name: "SondeGraphQL", dependencies: ["SondeCore", "SondeHTTP"]),
         // OTLP export of a finished run (metrics and traces over http/protobuf, on sonde's libcurl
         // engine): a hand-written protobuf writer for the few OTLP messages (docs/otlp.md says why).
         .target(name: "SondeOTLP", dependencies: ["SondeCore", "SondeHTTP", "SondeReport",
@@ -129,7 +132,7 @@ let package = Package(
         // which Yams builds but does not export as a product, so it cannot be named here.
         .target(
             name: "SondeRun",
-            dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
+            dependencies: ["SondeCore", "SondeHTTP", "SondeGraphQL", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
                            "SondeLink", "SondeAudit", "SondeOTLP", "CSignalFlags", "CRE2Shim", .product(name: "Yams", package: "Yams"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
@@ -177,6 +180,7 @@ let package = Package(
                                                               .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "SondeLinkTests", dependencies: ["SondeLink", "SondeCore"]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
+        .testTarget(name: "SondeGraphQLTests", dependencies: ["SondeGraphQL", "SondeHTTP", "SondeCore"]),
         .testTarget(name: "SondeOTLPTests", dependencies: ["SondeOTLP", "SondeCore"]),
         .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),
         .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeHTTP", "SondeRun", "SondeCore", "SondeReport"]),

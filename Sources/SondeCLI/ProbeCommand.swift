@@ -32,6 +32,7 @@ struct ProbeCommand: AsyncParsableCommand {
     @OptionGroup var headers: HeaderOptions
     @Option(name: .key(.data), help: .key(.data)) var data: String?
     @Option(name: .key(.dataFile), help: .key(.dataFile)) var dataFile: String?
+    @OptionGroup var graphql: GraphQLOptions
 
     @Option(name: .key(.timeout), help: .key(.timeout)) var timeout: DurationValue?
     @OptionGroup var connectTimeout: ConnectTimeoutOption
@@ -72,6 +73,7 @@ struct ProbeCommand: AsyncParsableCommand {
         headers.apply(to: &spec)
         spec.data = data
         spec.dataFile = dataFile
+        graphql.apply(to: &spec)
         spec.timeout = timeout
         connectTimeout.apply(to: &spec)
         link.apply(to: &spec)

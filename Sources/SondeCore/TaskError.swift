@@ -50,6 +50,12 @@ public enum ErrorCode: String, Sendable, CaseIterable, ModelValue {
     case contentDecodingFailed
     /// A transferred file whose SHA-256 does not match what the server or the reference says.
     case corruptTransfer
+    /// A GraphQL response with a non-empty `errors` array and no data (its first message is the
+    /// cause), or a body that is no GraphQL response at all (reason `notJSON`, `notObject`,
+    /// `noData`, `bodyTooLarge`): SondeGraphQL's verdict.
+    case graphqlError
+    /// A GraphQL response with data beside a non-empty `errors` array (partial data): a failure.
+    case graphqlPartial
     case internalError
 }
 

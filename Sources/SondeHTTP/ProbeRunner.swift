@@ -116,7 +116,9 @@ public final class ProbeRunner {
         for _ in 0..<min(max(1, options.parallel), totalTasks) {
             let easy = try EasyHandle()
             try configure(easy)
-            workers.append(Worker(easy: easy))
+            let worker = Worker(easy: easy)
+            keepBodies(of: worker)
+            workers.append(worker)
         }
         let clientHeaders = options.clientAddedHeaders
         let redactedHeaders = redactor.redact(headers: options.headers + clientHeaders)
@@ -150,7 +152,8 @@ public final class ProbeRunner {
             let url = urls[index]
             let iteration = nextTask / urls.count
             nextTask += 1
-            worker.task = ActiveTask(url: url, name: index < names.count ? names[index] : nil, iteration: iteration, method: options.method,
+            worker.task = ActiveTask(url: url, name: (index < names.count ? names[index] : nil) ?? options.defaultRequestName,
+                                     iteration: iteration, method: options.method,
                                      body: options.body, headers: options.headers, clientHeaders: clientHeaders,
                                      redactedHeaders: redactedHeaders, redactor: redactor)
             try startHop(worker, multi: multi, gate: &gate)
@@ -238,11 +241,22 @@ public final class ProbeRunner {
             altSvcFiles.append(file)
             try easy.set(CURLOPT_ALTSVC, string: file)
         }
-        if let capture = options.responseCapture { easy.bodyConsumer = { capture.append($0) } }
         // No CURLOPT_PIPEWAIT: the wait for a first connection's protocol is sonde's (OriginGate).
         if !options.reuseConnections {
             try easy.set(CURLOPT_FRESH_CONNECT, 1)
             try easy.set(CURLOPT_FORBID_REUSE, 1)
+        }
+    }
+
+    /// Hands the worker's body chunks to the response capture and keeps them for the body judge
+    /// (up to its bound; past it they are counted, not kept, and the transfer goes on).
+    private func keepBodies(of worker: Worker) {
+        let capture = options.responseCapture
+        let judgedLimit = options.bodyJudge.map { max(0, $0.maxBodyBytes) }
+        guard capture != nil || judgedLimit != nil else { return }
+        worker.easy.bodyConsumer = { [unowned worker] chunk in
+            if let judgedLimit { worker.keepJudged(chunk, limit: judgedLimit) }
+            return capture?.append(chunk) ?? true
         }
     }
 
@@ -279,6 +293,8 @@ public final class ProbeRunner {
         let easy = worker.easy
         easy.prepareForTransfer()
         options.responseCapture?.startHop()
+        worker.judgedBody.removeAll(keepingCapacity: true)
+        worker.judgedBodyExceeded = false
         try easy.setURL(task.currentURL)
         // Reset the method first: each of these options overrides the others.
         try easy.set(CURLOPT_NOBODY, task.method == "HEAD" ? 1 : 0)
@@ -399,6 +415,12 @@ public final class ProbeRunner {
                 }
             } else if status >= 400 {
                 task.error = TaskError(code: .httpStatus, message: "the server answered \(status) \(reasonPhrase(status) ?? (status >= 500 ? "(server error)" : "(client error)"))")
+            }
+            // The body of a response that ends the task (not of a redirect it could not follow).
+            if let judge = options.bodyJudge, (task.error?.code ?? .httpStatus) == .httpStatus {
+                let response = JudgedResponse(status: status, headers: easy.responseHeaders, body: worker.judgedBody,
+                                              bodyExceeded: worker.judgedBodyExceeded)
+                task.error = judge.judge(response, statusFailure: task.error, redactor: redactor)
             }
         }
         worker.finishedTask = task.finished(redactor: redactor)
@@ -593,7 +615,18 @@ private final class Worker {
     var finishedTask: ProbeTask?
     /// The last finished hop's CURLINFO_ACTIVESOCKET (-1: none, or not read).
     var activeSocket: Int32 = -1
+    /// The current hop's body, up to the body judge's bound (`ProbeOptions.bodyJudge`).
+    var judgedBody: [UInt8] = []
+    /// The current hop's body went past that bound.
+    var judgedBodyExceeded = false
     init(easy: EasyHandle) { self.easy = easy }
+
+    /// Keeps a body chunk up to `limit` bytes in all; past it, notes that the body exceeded it.
+    func keepJudged(_ chunk: UnsafeRawBufferPointer, limit: Int) {
+        let room = limit - judgedBody.count
+        if chunk.count > room { judgedBodyExceeded = true }
+        if room > 0 { judgedBody += chunk.prefix(room) }
+    }
 }
 
 /// A task in flight: where it is in its redirect chain and what it has recorded so far.

@@ -48,6 +48,11 @@ public struct ProbeSpec: CheckSpec {
     public var expectStatus: String?
     /// `urlsession` (the default), `okhttp` or `plain` (`ClientProfile`).
     public var client: String?
+    /// A GraphQL operation instead of `data` (ProbeSpec+GraphQL.swift): the document (`@FILE`:
+    /// read from the file), its variables (a JSON object's text) and the operation's name.
+    public var graphqlQuery: String?
+    public var graphqlVariables: String?
+    public var graphqlOperation: String?
     /// The emulated link (`LinkKey`), as written.
     public var link: String?
     public var thresholds: [String]?
@@ -85,6 +90,9 @@ public struct ProbeSpec: CheckSpec {
         v.visit(.maxRedirects, &maxRedirects)
         v.visit(.expectStatus, &expectStatus)
         v.visit(.client, &client)
+        v.visit(.graphqlQuery, &graphqlQuery)
+        v.visit(.graphqlVariables, &graphqlVariables)
+        v.visit(.graphqlOperation, &graphqlOperation)
         v.visit(.link, &link)
         v.visit(.thresholds, &thresholds)
     }
@@ -109,6 +117,7 @@ public struct ProbeSpec: CheckSpec {
             linkProblem,
             thresholdProblem,
         ].compactMap { $0 }
+        problems += graphqlProblems
         if data != nil && dataFile != nil { problems.append(SpecProblem(key: "data-file", "choose one of data and data-file")) }
         if altSvc != nil && noAltSvc == true { problems.append(SpecProblem(key: "no-alt-svc", "choose one of alt-svc and no-alt-svc")) }
         if let altSvc, let problem = SpecRules.writableFile(altSvc, key: "alt-svc", maxBytes: 1 << 20) { problems.append(problem) }
@@ -147,6 +156,7 @@ public struct ProbeSpec: CheckSpec {
         spec.cacert = Self.resolve(path: cacert, against: folder)
         spec.altSvc = Self.resolve(path: altSvc, against: folder)
         if let pinned = pinnedPubkey, !pinned.hasPrefix("sha256//") { spec.pinnedPubkey = Self.resolve(path: pinned, against: folder) }
+        spec.graphqlQuery = graphqlQueryResolving(against: folder)
         return spec
     }
 
@@ -184,6 +194,7 @@ public struct ProbeSpec: CheckSpec {
         options.maxRedirects = maxRedirects ?? 10
         options.acceptedStatus = expectStatus.flatMap(StatusSet.init(parsing:))
         options.client = client.flatMap(ClientProfile.init(rawValue:)) ?? .urlsession
+        try applyGraphQL(to: &options)
         return options
     }
 }

@@ -70,6 +70,9 @@ import Testing
         case "subprotocols": text = "chat"
         case "link": text = "lte,loss-down=1%"
         case "only", "skip": text = "hsts"
+        case "graphql-query": text = "query A { a }"
+        case "graphql-variables": text = #"{"a": 1}"#
+        case "graphql-operation": text = "A"
         default: text = key.choices.last ?? "x"
         }
         switch key.type {
@@ -100,11 +103,14 @@ import Testing
             for key in Spec.keyTable where key.name != urlKey && key.name != "thresholds" {
                 let (argument, json) = Self.sample(key, folder: folder)
                 let option = "--" + (SpecProblem.optionName(forKey: key.name) ?? key.name)
-                let fromCommand = try parse([url, option] + (argument.map { [$0] } ?? []))
-                let document: [String: Any] = [urlKey: urlKey == "urls" ? [url] as Any : url, key.name: json]
+                // A GraphQL operation's variables and name go with its document.
+                let companion = key.name.hasPrefix("graphql-") && key.name != "graphql-query" ? "query A { a }" : nil
+                let fromCommand = try parse([url, option] + (argument.map { [$0] } ?? []) + (companion.map { ["--graphql-query", $0] } ?? []))
+                var document: [String: Any] = [urlKey: urlKey == "urls" ? [url] as Any : url, key.name: json]
+                if let companion { document["graphql-query"] = companion }
                 let fromSuite = try JSONDecoder().decode(Spec.self, from: try JSONSerialization.data(withJSONObject: document))
                 #expect(fromCommand == fromSuite, "\(Spec.kind) \(key.name): the option made \(fromCommand), the suite key \(fromSuite)")
-                #expect(fromCommand != (try parse([url])), "\(Spec.kind) \(option) changed nothing")
+                #expect(fromCommand != (try parse([url] + (companion.map { ["--graphql-query", $0] } ?? []))), "\(Spec.kind) \(option) changed nothing")
             }
         }
         try check(ProbeSpec.self, url: "https://h/", urlKey: "urls") { try ProbeCommand.parse($0).spec }

@@ -35,7 +35,7 @@ import Testing
             urls: ["http://127.0.0.1:9/"]
             duraton: 5s
         """, line: 5, column: 5, key: "duraton", "unknown key for a probe check (allowed: name, kind, urls, count, parallel, http1.1")
-        #expect(problem?.message.hasSuffix("expect-status, client, link, thresholds)") == true, "\(problem?.message ?? "")")
+        #expect(problem?.message.hasSuffix("expect-status, client, graphql-query, graphql-variables, graphql-operation, link, thresholds)") == true, "\(problem?.message ?? "")")
     }
 
     @Test func unknownDefaultsKeyAndNameInDefaults() {
