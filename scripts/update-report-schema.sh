@@ -59,3 +59,7 @@ defaults["properties"] = properties_in_order(derived["defaults"], defaults.get("
 open(path, "w").write(json.dumps(schema, indent=2, ensure_ascii=False) + "\n")
 print("updated the check kinds and defaults in", path)
 PY
+
+# The option reference derives from the suite schema just written and the commands' declarations.
+"$(dirname "$0")/update-option-docs.py" --sonde "${SONDE:-.build/debug/sonde}"
+echo "updated docs/options.md"
