@@ -91,7 +91,13 @@ public struct HARWriter {
                 r.key("headers"); writeHeaders(headers, to: &r)
                 r.key("content")
                 r.object { c in
-                    c.member("size", t.countOfResponseBodyBytesReceived)
+                    // HAR 1.2: the content's length as decoded; `compression`, the bytes the
+                    // content coding saved, only when the body was decoded to more than came in.
+                    let decoded = t.countOfResponseBodyBytesAfterDecoding ?? t.countOfResponseBodyBytesReceived
+                    c.member("size", decoded)
+                    if decoded > t.countOfResponseBodyBytesReceived {
+                        c.member("compression", decoded - t.countOfResponseBodyBytesReceived)
+                    }
                     c.member("mimeType", header("content-type", in: headers) ?? "x-unknown")
                 }
                 r.member("redirectURL", header("location", in: headers) ?? "")

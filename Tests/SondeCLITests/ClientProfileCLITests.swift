@@ -33,7 +33,8 @@ import Testing
         let fileSize = try #require(try FileManager.default.attributesOfItem(atPath: nginx.directory + "/www/items.json")[.size] as? Int)
         let work = Harness.temporaryDirectory()
 
-        let urlsession = try Harness.sonde(["probe", "--json", "--output-dir", work, url])
+        let urlsessionOutput = Harness.temporaryDirectory()
+        let urlsession = try Harness.sonde(["probe", "--json", "--output-dir", urlsessionOutput, url])
         #expect(urlsession.status == 0, "\(urlsession.stderr)")
         let (decoded, _) = try Self.transaction(urlsession)
         let compressed = try #require(try Self.curlSize(["--compressed", url]))
@@ -42,6 +43,15 @@ import Testing
         #expect((decoded["countOfResponseBodyBytesReceived"] as? NSNumber)?.int64Value == compressed)
         #expect((decoded["countOfResponseBodyBytesAfterDecoding"] as? NSNumber)?.intValue == fileSize)
         #expect(compressed * 5 < Int64(fileSize), "the fixture compresses: \(compressed) of \(fileSize)")
+        // HAR 1.2: `content.size` is the decoded length, `content.compression` the bytes saved,
+        // `bodySize` what came off the wire.
+        let har = try Harness.json(String(contentsOfFile: try OTLPExportCLITests.runFolder(urlsessionOutput) + "/report.har", encoding: .utf8))
+        let entry = try #require(((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])?.first)
+        let response = try #require(entry["response"] as? [String: Any])
+        let content = try #require(response["content"] as? [String: Any])
+        #expect((content["size"] as? NSNumber)?.intValue == fileSize, "\(content)")
+        #expect((content["compression"] as? NSNumber)?.int64Value == Int64(fileSize) - compressed, "\(content)")
+        #expect((response["bodySize"] as? NSNumber)?.int64Value == compressed, "\(response)")
 
         let okhttp = try Harness.sonde(["probe", "--json", "--client", "okhttp", "--http2", "--cacert", nginx.certificate, "--output-dir", work,
                                         "https://127.0.0.1:\(nginx.https)/gz/items.json"])
