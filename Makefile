@@ -28,7 +28,7 @@ deps-build:
 
 deps-test:
 	@scripts/ensure-debs.sh $(TEST_DEBS)
-	@scripts/ensure-pip.sh jsonschema:jsonschema scapy:scapy websockets:websockets tusclient:tuspy hypercorn:hypercorn aioquic:aioquic dnslib:dnslib yaml:PyYAML grpc:grpcio grpc_health:grpcio-health-checking opentelemetry.proto:opentelemetry-proto markdown_it:markdown-it-py
+	@scripts/ensure-pip.sh jsonschema:jsonschema scapy:scapy websockets:websockets tusclient:tuspy hypercorn:hypercorn aioquic:aioquic dnslib:dnslib yaml:PyYAML grpc:grpcio grpc_health:grpcio-health-checking opentelemetry.proto:opentelemetry-proto markdown_it:markdown-it-py aiohttp_sse:aiohttp-sse
 
 deps-bench:
 	@scripts/ensure-debs.sh $(BENCH_DEBS)

@@ -105,6 +105,9 @@ let package = Package(
             dependencies: ["SondeCore", "SondeHTTP", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "SondeReport", dependencies: ["SondeCore"]),
+        // Server-Sent Events (`sonde stream`): the EventSource parser, the client on libcurl
+        // (SondeHTTP's ConcurrentTransfers), the stream figures and their terminal lines.
+        .target(name: "SondeSSE", dependencies: ["SondeCore", "SondeHTTP", "SondeReport"]),
         // OTLP export of a finished run (metrics and traces over http/protobuf, on sonde's libcurl
         // engine): a hand-written protobuf writer for the few OTLP messages (docs/otlp.md says why).
         .target(name: "SondeOTLP", dependencies: ["SondeCore", "SondeHTTP", "SondeReport",
@@ -128,7 +131,7 @@ let package = Package(
         // which Yams builds but does not export as a product, so it cannot be named here.
         .target(
             name: "SondeRun",
-            dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
+            dependencies: ["SondeCore", "SondeHTTP", "SondeSSE", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
                            "SondeLink", "SondeAudit", "SondeOTLP", "CSignalFlags", "CRE2Shim", .product(name: "Yams", package: "Yams"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
@@ -175,6 +178,7 @@ let package = Package(
         .testTarget(name: "SondeTransferTests", dependencies: ["SondeTransfer", "SondeHTTP", "SondeTarget", "SondeCore",
                                                               .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "SondeLinkTests", dependencies: ["SondeLink", "SondeCore"]),
+        .testTarget(name: "SondeSSETests", dependencies: ["SondeSSE", "SondeCore"]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
         .testTarget(name: "SondeOTLPTests", dependencies: ["SondeOTLP", "SondeCore"]),
         .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),

@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+import SondeCapture
+import SondeCore
+import SondeReport
+import SondeSSE
+
+/// Runs one stream check inside a run: `StreamEngine` on a thread of its own (libcurl's callbacks
+/// run there), a line per connection, reconnect, burst and lost id on the terminal as they come,
+/// status lines every 5 s off a terminal (`StatusLines`), the figures written to the run folder's
+/// `stream.json` at the end (until report.json has its `streams` section).
+///
+/// It offers `CheckRunner` the members the other runners do (prepare, trace, warnings, insecure,
+/// targets, endpoints, run, render); until the check-kind registry lets it in, `sonde stream`
+/// drives it through `runAlone`.
+public struct StreamCheckRunner {
+    public private(set) var options: StreamOptions
+    /// The URL as shown (redacted).
+    let displayURL: String
+    /// The figures of the last run, for `render`.
+    private let result = StreamResultBox()
+
+    public init(options: StreamOptions, displayURL: String) {
+        self.options = options
+        self.displayURL = displayURL
+    }
+
+    /// The connections bind to `localPorts` (a capture's block).
+    mutating func prepare(localPorts: ClosedRange<Int>?) {
+        if let localPorts { options.transport.localPorts = localPorts }
+    }
+
+    /// Each request carries `traceparent` in trace `traceID` (one span id per run).
+    mutating func trace(traceID: String) {
+        options.headers.append(HeaderField(name: "traceparent", value: SpanID.traceparent(trace: traceID, span: SpanID.random())))
+    }
+
+    var warnings: [String] {
+        options.reconnect && options.maxEventsPerStream == nil && options.defaultRetryMs >= Int(options.durationS * 1000)
+            ? ["The reconnection delay (\(options.defaultRetryMs) ms) is not shorter than the duration: no reconnect will happen unless the server's retry: is."]
+            : []
+    }
+
+    var insecure: Bool { options.transport.insecure }
+
+    var targets: (urls: [String], resolve: [String]) { ([options.url], options.transport.resolve) }
+
+    var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: [options.url], resolve: options.transport.resolve) }
+
+    func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
+        let engine = StreamEngine(options: options, redactor: lifecycle.settings.redactor)
+        let terminal = lifecycle.terminal
+        let prefix = context.linePrefix
+        if terminal {
+            printLine(prefix + "stream \(displayURL): \(options.streams) stream\(options.streams == 1 ? "" : "s") for "
+                + "\(formatDuration(options.durationS)); report in \(lifecycle.recorder.folder.path)")
+        }
+        let planned = options.durationS
+        let status = StatusLines(lifecycle.progressView(context), prefix: prefix) { elapsed in
+            StatusLines.elapsed(elapsed, of: planned) + "stream: " + engine.status
+        }
+        let stop = lifecycle.stop
+        let name = context.name
+        let outcome: Result<StreamReport, TaskError> = await runOnDedicatedThread(named: "sonde-stream") {
+            do throws(TaskError) {
+                return .success(try engine.run(check: name, shouldStop: { stop.shouldEnd }) { note in
+                    if terminal { printLine(prefix + StreamTerminalView.line(note)) }
+                })
+            } catch {
+                return .failure(error)
+            }
+        }
+        await status.stop()
+        switch outcome {
+        case .failure(let error):
+            return CheckOutcome(error: error, setupFailed: true)
+        case .success(let report):
+            result.value.withLock { $0 = report }
+            do throws(TaskError) {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                let bytes: [UInt8]
+                do { bytes = Array(try encoder.encode(report)) } catch {
+                    throw TaskError(code: .internalError, message: "the stream figures could not be encoded: \(error)")
+                }
+                try writeFileAtomically(bytes + [0x0A], to: lifecycle.recorder.folder.path + "/stream.json")
+            } catch {
+                return CheckOutcome(error: error)
+            }
+            return CheckOutcome(failedWork: !report.total.passed)
+        }
+    }
+
+    func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
+        guard let report = result.value.withLock({ $0 }) else { return }
+        for line in StreamTerminalView.summary(report) { printLine(line) }
+    }
+
+    /// Runs this check as a plain command's run (`sonde stream`), until `CheckDriver` takes it:
+    /// the lifecycle opened, signals caught, the check run, the run finished by the one status rule.
+    public func runAlone(command: String, arguments: [String], settings: RunSettings) async -> ExitStatus {
+        var runner = self
+        runner.prepare(localPorts: nil)
+        if settings.traceparent { runner.trace(traceID: settings.traceContext.traceIDHex) }
+        let subject = RunSubject(checks: [RunSubject.check(name: nil, kind: "stream", linkSpec: nil)], urls: [options.url])
+        guard let lifecycle = RunLifecycle.open(command: command, arguments: arguments, settings: settings, insecure: runner.insecure,
+                                                subject: subject, warnings: runner.warnings, capture: nil)
+        else { return .usage }
+        lifecycle.catchSignals()
+        let outcome = await runner.run(in: lifecycle, CheckContext(name: nil))
+        if outcome.setupFailed, let error = outcome.error { return lifecycle.abandon(error, prefix: "sonde \(command)") }
+        return lifecycle.finish(error: outcome.error, failedWork: outcome.failedWork, har: false,
+                                interruptedNote: "every stream was ended; the figures so far are in stream.json") { finished, renderer in
+            runner.render(finished, renderer)
+        }
+    }
+}
+
+/// The figures of a stream check's run, kept for `render` (a runner is a value; its run's result is shared).
+final class StreamResultBox: Sendable {
+    let value = Mutex<StreamReport?>(nil)
+}
