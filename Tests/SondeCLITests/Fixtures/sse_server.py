@@ -8,12 +8,13 @@ GET /events?interval=S&drop=N&skip=K&retry=MS&ping=S
   stamped when it is sent; a `retry:` of MS with the first event; a comment every `ping` seconds;
   the connection closed after N events (0: never). With Last-Event-ID the stream resumes after that id,
   K ids further on (a server that loses K events across a reconnect).
-GET /padded?interval=S  the same events each padded to 2 KiB (so a proxy's buffer fills in a few).
+  pad=B adds B random hex characters to each event (they do not compress: a gzip buffer fills in a few).
 Hostile answers: /endless (a line that never ends), /huge (one event of 4 MiB),
 /bigretry (retry: 99999999999999), /html (200 text/html), /notfound (404).
 """
 import asyncio
 import json
+import os
 import sys
 import time
 
@@ -35,7 +36,7 @@ async def events(request: web.Request) -> web.StreamResponse:
         while sse.is_connected():
             body = {"sent": time.time(), "n": n}
             if pad:
-                body["pad"] = "x" * pad
+                body["pad"] = os.urandom(pad // 2).hex()  # does not compress: a gzip buffer fills
             await sse.send(json.dumps(body), id=str(n), retry=int(retry) if retry and sent_here == 0 else None)
             n += 1
             sent_here += 1

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+
+/// `sonde stream` (Server-Sent Events) against independent peers: an aiohttp-sse server
+/// (Fixtures/sse_server.py) that stamps each event with its send time, drops the connection
+/// after N events, resumes after Last-Event-ID (or skips ids) and answers in hostile ways; and
+/// nginx in front of it, with gzip and proxy_buffering on (the events held back) or off.
+@Suite(.serialized) struct StreamCLITests {
+    /// The aiohttp-sse peer on a free loopback port; waits (at most 10 s) for its "ready" line.
+    final class Peer {
+        let pid: pid_t
+        let port: Int
+        init() throws {
+            port = Harness.freePort()
+            let log = NSTemporaryDirectory() + "sonde-sse-\(UUID().uuidString).log"
+            pid = try Harness.spawn("/usr/bin/env", ["python3", Harness.root + "/Tests/SondeCLITests/Fixtures/sse_server.py", "\(port)"],
+                                    stdout: log, stderr: log)
+            guard Harness.waitFor(seconds: 10, { (try? String(contentsOfFile: log, encoding: .utf8))?.contains("ready") == true }) else {
+                Harness.stop(pid, signal: SIGKILL)
+                throw Harness.SpawnError(message: "sse_server.py did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+            }
+        }
+        deinit { Harness.stop(pid, signal: SIGKILL) }
+    }
+
+    /// nginx in front of `upstream`: gzip on for text/event-stream, one server with proxy_buffering
+    /// on (X-Accel-Buffering ignored, so aiohttp-sse's "no" does not turn it off), one with it off,
+    /// and one speaking h2c (HTTP/2 with prior knowledge) with buffering off.
+    final class Proxy {
+        let dir = Harness.temporaryDirectory()
+        let buffered = Harness.freePort(), unbuffered = Harness.freePort(), h2c = Harness.freePort()
+        init(upstream: Int) throws {
+            try FileManager.default.createDirectory(atPath: dir + "/tmp", withIntermediateDirectories: true)
+            let config = """
+            worker_processes 1;
+            pid \(dir)/nginx.pid;
+            error_log \(dir)/error.log;
+            events { worker_connections 64; }
+            http {
+              access_log off;
+              client_body_temp_path \(dir)/tmp/body; proxy_temp_path \(dir)/tmp/proxy; fastcgi_temp_path \(dir)/tmp/fcgi;
+              uwsgi_temp_path \(dir)/tmp/uwsgi; scgi_temp_path \(dir)/tmp/scgi;
+              proxy_http_version 1.1; proxy_set_header Connection "";
+              proxy_ignore_headers X-Accel-Buffering;
+              gzip on; gzip_types text/event-stream; gzip_min_length 0;
+              server { listen 127.0.0.1:\(buffered); location / { proxy_pass http://127.0.0.1:\(upstream); proxy_buffering on; } }
+              server { listen 127.0.0.1:\(unbuffered); location / { proxy_pass http://127.0.0.1:\(upstream); proxy_buffering off; } }
+              server { listen 127.0.0.1:\(h2c) http2; gzip off; location / { proxy_pass http://127.0.0.1:\(upstream); proxy_buffering off; } }
+            }
+            """
+            try config.write(toFile: dir + "/nginx.conf", atomically: true, encoding: .utf8)
+            let started = try Harness.run("/usr/sbin/nginx", ["-p", dir, "-c", dir + "/nginx.conf", "-e", dir + "/error.log"])
+            guard started.status == 0, Harness.waitFor(seconds: 5, { FileManager.default.fileExists(atPath: dir + "/nginx.pid") }) else {
+                throw Harness.SpawnError(message: "nginx did not start: \(started.stderr) \((try? String(contentsOfFile: dir + "/error.log", encoding: .utf8)) ?? "")")
+            }
+        }
+        deinit {
+            if let text = try? String(contentsOfFile: dir + "/nginx.pid", encoding: .utf8), let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                Harness.stop(pid, signal: SIGQUIT)
+            }
+        }
+    }
+
+    /// Runs `sonde stream` and returns its result and stream.json.
+    private func stream(_ arguments: [String]) throws -> (result: Harness.Result, report: [String: Any]?) {
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["stream"] + arguments + ["--output-dir", output], timeout: 60)
+        let folder = try Harness.entries(of: output).first.map { output + "/" + $0 }
+        let report = folder.flatMap { try? String(contentsOfFile: $0 + "/stream.json", encoding: .utf8) }.flatMap { try? Harness.json($0) }
+        return (result, report)
+    }
+
+    private func total(_ report: [String: Any]?) throws -> [String: Any] { try #require(report?["total"] as? [String: Any]) }
+
+    /// gzip holds compressed events in its buffer until it fills when nginx buffers the upstream
+    /// (no flush reaches the gzip filter); with proxy_buffering off each read is flushed through.
+    /// The delivery delay against the server's stamp, and the burst index, tell them apart.
+    @Test func aBufferingProxyShowsAsDelayAndBurstsAndAnUnbufferedOneDoesNot() throws {
+        let peer = try Peer()
+        let proxy = try Proxy(upstream: peer.port)
+        let path = "/events?interval=0.05&pad=2048"
+        let held = try stream(["http://127.0.0.1:\(proxy.buffered)\(path)", "--client", "urlsession", "--duration", "4s", "--stamp-field", "sent"])
+        #expect(held.result.status == 0, "\(held.result.stdout)\(held.result.stderr)")
+        let heldTotal = try total(held.report)
+        let heldDelay = try #require((heldTotal["deliveryDelayMs"] as? [String: Any])?["p50"] as? Double)
+        #expect(heldDelay > 200, "events held by gzip behind a buffering proxy: \(heldTotal)")
+        #expect((heldTotal["burstIndex"] as? Double ?? 0) > 0.5 && (heldTotal["bursts"] as? Int ?? 0) >= 1, "\(heldTotal)")
+        #expect(held.result.stdout.contains("burst of"), held.result.stdout)
+
+        let flowing = try stream(["http://127.0.0.1:\(proxy.unbuffered)\(path)", "--client", "urlsession", "--duration", "4s", "--stamp-field", "sent"])
+        #expect(flowing.result.status == 0, "\(flowing.result.stdout)\(flowing.result.stderr)")
+        let flowingTotal = try total(flowing.report)
+        let flowingDelay = try #require((flowingTotal["deliveryDelayMs"] as? [String: Any])?["p95"] as? Double)
+        #expect(flowingDelay < 100, "\(flowingTotal)")
+        #expect((flowingTotal["burstIndex"] as? Double ?? 1) < 0.1 && flowingTotal["bursts"] as? Int == 0, "\(flowingTotal)")
+        #expect((flowingTotal["events"] as? Int ?? 0) >= 50, "\(flowingTotal)")
+    }
+
+    /// The server ends the stream after 5 events and asks for retry: 200; sonde reconnects after
+    /// 200 ms with Last-Event-ID, the server resumes after it: no id lost. A server that skips 3
+    /// ids on each resume shows them lost, across the reconnects.
+    @Test func reconnectsWithLastEventIDAndCountsLostIDs() throws {
+        let peer = try Peer()
+        let resumed = try stream(["http://127.0.0.1:\(peer.port)/events?interval=0.05&drop=5&retry=200", "--duration", "3s", "--stamp-field", "sent"])
+        #expect(resumed.result.status == 0, "\(resumed.result.stdout)\(resumed.result.stderr)")
+        let totals = try total(resumed.report)
+        #expect((totals["reconnects"] as? Int ?? 0) >= 2 && totals["lostIDs"] as? Int == 0 && totals["repeatedIDs"] as? Int == 0, "\(totals)")
+        let connections = try #require(((resumed.report?["streams"] as? [[String: Any]])?.first?["connections"] as? [[String: Any]]))
+        #expect(connections.count >= 3)
+        #expect(connections[1]["lastEventIDSent"] as? String == "5" && connections[1]["delayMs"] as? Int == 200, "\(connections[1])")
+        #expect(connections[0]["endCause"] as? String == "serverClosed")
+        #expect(resumed.result.stdout.contains("reconnecting in 200 ms with Last-Event-ID 5"), resumed.result.stdout)
+
+        let skipping = try stream(["http://127.0.0.1:\(peer.port)/events?interval=0.05&drop=5&retry=200&skip=3", "--duration", "3s"])
+        let skipped = try #require(((skipping.report?["streams"] as? [[String: Any]])?.first?["ids"] as? [String: Any]))
+        let reconnects = try total(skipping.report)["reconnects"] as? Int ?? 0
+        #expect(reconnects >= 2 && skipped["lost"] as? Int == 3 * reconnects && skipped["lostAcrossReconnects"] as? Int == 3 * reconnects, "\(skipped)")
+        #expect((skipped["lostRanges"] as? [String])?.first == "6-8", "\(skipped)")
+        #expect(skipping.result.stdout.contains("ids 6-8 lost"), skipping.result.stdout)
+    }
+
+    /// Three streams over h2c share one connection; over HTTP/1.1 each takes its own.
+    @Test func streamsShareAnHTTP2ConnectionAndNotAnHTTP1One() throws {
+        let peer = try Peer()
+        let proxy = try Proxy(upstream: peer.port)
+        let h2 = try stream(["http://127.0.0.1:\(proxy.h2c)/events?interval=0.1", "--http2-prior-knowledge", "--streams", "3", "--duration", "2s"])
+        #expect(h2.result.status == 0, "\(h2.result.stdout)\(h2.result.stderr)")
+        let h2Total = try total(h2.report)
+        #expect(h2Total["connections"] as? Int == 1 && h2Total["maxStreamsPerConnection"] as? Int == 3, "\(h2Total)")
+        #expect(h2.result.stdout.contains("over h2"), h2.result.stdout)
+        let h1 = try stream(["http://127.0.0.1:\(proxy.unbuffered)/events?interval=0.1", "--http1.1", "--streams", "3", "--duration", "2s"])
+        let h1Total = try total(h1.report)
+        #expect(h1Total["connections"] as? Int == 3 && h1Total["maxStreamsPerConnection"] as? Int == 1, "\(h1Total)")
+    }
+
+    /// What a hostile or wrong server sends ends with a clear error and bounded memory.
+    @Test(arguments: [
+        ("/endless", "a line went past 65536 bytes without a line end"),
+        ("/huge", "an event's data went past 65536 bytes"),
+        ("/html", "not 200 text/event-stream"),
+        ("/notfound", "the response was 404"),
+    ])
+    func hostileAnswersFailClearly(path: String, message: String) throws {
+        let peer = try Peer()
+        let run = try stream(["http://127.0.0.1:\(peer.port)\(path)", "--duration", "10s", "--max-event-size", "64KiB"])
+        #expect(run.result.status == 1, "\(run.result.stdout)\(run.result.stderr)")
+        #expect(run.result.stdout.contains(message), run.result.stdout)
+        let totals = try total(run.report)
+        #expect(totals["passed"] as? Bool == false && (totals["failure"] as? String)?.contains(message) == true, "\(totals)")
+        #expect(totals["reconnects"] as? Int == 0, "EventSource does not reconnect after a failed connection")
+    }
+
+    @Test func anAbsurdRetryIsNotTaken() throws {
+        let peer = try Peer()
+        let run = try stream(["http://127.0.0.1:\(peer.port)/bigretry", "--duration", "2s", "--retry", "300ms"])
+        #expect(run.result.status == 0, "\(run.result.stdout)\(run.result.stderr)")
+        let first = try #require((run.report?["streams"] as? [[String: Any]])?.first)
+        #expect((first["retryRejected"] as? [String])?.first == "99999999999999" && first["retryMs"] == nil, "\(first)")
+        let connections = try #require(first["connections"] as? [[String: Any]])
+        #expect(connections.count >= 2 && connections[1]["delayMs"] as? Int == 300, "the reconnect waited --retry: \(connections)")
+    }
+}
