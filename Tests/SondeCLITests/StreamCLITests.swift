@@ -85,7 +85,7 @@ import Testing
         let heldDelay = try #require((heldTotal["deliveryDelayMs"] as? [String: Any])?["p50"] as? Double)
         #expect(heldDelay > 200, "events held by gzip behind a buffering proxy: \(heldTotal)")
         #expect((heldTotal["burstIndex"] as? Double ?? 0) > 0.5 && (heldTotal["bursts"] as? Int ?? 0) >= 1, "\(heldTotal)")
-        #expect(held.result.stdout.contains("burst of"), held.result.stdout)
+        #expect(held.result.stdout.contains("burst of"), "\(held.result.stdout)")
 
         let flowing = try stream(["http://127.0.0.1:\(proxy.unbuffered)\(path)", "--client", "urlsession", "--duration", "4s", "--stamp-field", "sent"])
         #expect(flowing.result.status == 0, "\(flowing.result.stdout)\(flowing.result.stderr)")
@@ -109,14 +109,14 @@ import Testing
         #expect(connections.count >= 3)
         #expect(connections[1]["lastEventIDSent"] as? String == "5" && connections[1]["delayMs"] as? Int == 200, "\(connections[1])")
         #expect(connections[0]["endCause"] as? String == "serverClosed")
-        #expect(resumed.result.stdout.contains("reconnecting in 200 ms with Last-Event-ID 5"), resumed.result.stdout)
+        #expect(resumed.result.stdout.contains("reconnecting in 200 ms with Last-Event-ID 5"), "\(resumed.result.stdout)")
 
         let skipping = try stream(["http://127.0.0.1:\(peer.port)/events?interval=0.05&drop=5&retry=200&skip=3", "--duration", "3s"])
         let skipped = try #require(((skipping.report?["streams"] as? [[String: Any]])?.first?["ids"] as? [String: Any]))
         let reconnects = try total(skipping.report)["reconnects"] as? Int ?? 0
         #expect(reconnects >= 2 && skipped["lost"] as? Int == 3 * reconnects && skipped["lostAcrossReconnects"] as? Int == 3 * reconnects, "\(skipped)")
         #expect((skipped["lostRanges"] as? [String])?.first == "6-8", "\(skipped)")
-        #expect(skipping.result.stdout.contains("ids 6-8 lost"), skipping.result.stdout)
+        #expect(skipping.result.stdout.contains("ids 6-8 lost"), "\(skipping.result.stdout)")
     }
 
     /// Three streams over h2c share one connection; over HTTP/1.1 each takes its own.
@@ -127,7 +127,7 @@ import Testing
         #expect(h2.result.status == 0, "\(h2.result.stdout)\(h2.result.stderr)")
         let h2Total = try total(h2.report)
         #expect(h2Total["connections"] as? Int == 1 && h2Total["maxStreamsPerConnection"] as? Int == 3, "\(h2Total)")
-        #expect(h2.result.stdout.contains("over h2"), h2.result.stdout)
+        #expect(h2.result.stdout.contains("over h2"), "\(h2.result.stdout)")
         let h1 = try stream(["http://127.0.0.1:\(proxy.unbuffered)/events?interval=0.1", "--http1.1", "--streams", "3", "--duration", "2s"])
         let h1Total = try total(h1.report)
         #expect(h1Total["connections"] as? Int == 3 && h1Total["maxStreamsPerConnection"] as? Int == 1, "\(h1Total)")
@@ -144,7 +144,7 @@ import Testing
         let peer = try Peer()
         let run = try stream(["http://127.0.0.1:\(peer.port)\(path)", "--duration", "10s", "--max-event-size", "64KiB"])
         #expect(run.result.status == 1, "\(run.result.stdout)\(run.result.stderr)")
-        #expect(run.result.stdout.contains(message), run.result.stdout)
+        #expect(run.result.stdout.contains(message), "\(run.result.stdout)")
         let totals = try total(run.report)
         #expect(totals["passed"] as? Bool == false && (totals["failure"] as? String)?.contains(message) == true, "\(totals)")
         #expect(totals["reconnects"] as? Int == 0, "EventSource does not reconnect after a failed connection")

@@ -7,7 +7,7 @@ import Testing
         var parser = EventStreamParser(maxEventBytes: max)
         var items: [EventStreamItem] = []
         for chunk in chunks {
-            try chunk.withUnsafeBytes { bytes throws(EventStreamOverflow) in try parser.feed(bytes) { items.append($0) } }
+            try parser.feed(array: chunk) { items.append($0) }
         }
         return items
     }
@@ -58,7 +58,7 @@ import Testing
         var thrown: EventStreamOverflow?
         for _ in 0..<10 {
             do throws(EventStreamOverflow) {
-                try chunk.withUnsafeBytes { bytes throws(EventStreamOverflow) in try parser.feed(bytes) { _ in } }
+                try parser.feed(array: chunk) { _ in }
             } catch {
                 thrown = error
                 break
@@ -74,7 +74,7 @@ import Testing
         var thrown: EventStreamOverflow?
         for _ in 0..<10 {
             do throws(EventStreamOverflow) {
-                try line.withUnsafeBytes { bytes throws(EventStreamOverflow) in try parser.feed(bytes) { _ in } }
+                try parser.feed(array: line) { _ in }
             } catch {
                 thrown = error
                 break
@@ -86,10 +86,21 @@ import Testing
     @Test func unfinishedEventIsDroppedOnANewStreamButTheLastIDKept() throws {
         var parser = EventStreamParser(maxEventBytes: 1 << 16)
         var items: [EventStreamItem] = []
-        try bytes("id: 41\ndata: done\n\nid: 42\ndata: half").withUnsafeBytes { b throws(EventStreamOverflow) in try parser.feed(b) { items.append($0) } }
+        try parser.feed(array: bytes("id: 41\ndata: done\n\nid: 42\ndata: half")) { items.append($0) }
         parser.beginStream()
-        try bytes("data: next\n\n").withUnsafeBytes { b throws(EventStreamOverflow) in try parser.feed(b) { items.append($0) } }
+        try parser.feed(array: bytes("data: next\n\n")) { items.append($0) }
         #expect(items == [.event(ServerSentEvent(data: "done", lastEventID: "41", carriedID: true)),
                           .event(ServerSentEvent(data: "next", lastEventID: "42", carriedID: false))])
+    }
+}
+
+extension EventStreamParser {
+    /// Feeds the bytes of `array` (the tests' chunks).
+    mutating func feed(array: [UInt8], _ sink: (EventStreamItem) -> Void) throws(EventStreamOverflow) {
+        var failure: EventStreamOverflow?
+        array.withUnsafeBytes { bytes in
+            do throws(EventStreamOverflow) { try self.feed(bytes, sink) } catch { failure = error }
+        }
+        if let failure { throw failure }
     }
 }
