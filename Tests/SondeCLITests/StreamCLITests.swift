@@ -25,12 +25,17 @@ import Testing
 
     /// nginx in front of `upstream`: gzip on for text/event-stream, one server with proxy_buffering
     /// on (X-Accel-Buffering ignored, so aiohttp-sse's "no" does not turn it off), one with it off,
-    /// and one speaking h2c (HTTP/2 with prior knowledge) with buffering off.
+    /// and one over TLS (h2 and http/1.1 through ALPN, a self-signed certificate) with buffering off.
     final class Proxy {
         let dir = Harness.temporaryDirectory()
-        let buffered = Harness.freePort(), unbuffered = Harness.freePort(), h2c = Harness.freePort()
+        let buffered = Harness.freePort(), unbuffered = Harness.freePort(), tls = Harness.freePort()
+        var certificate: String { dir + "/cert.pem" }
         init(upstream: Int) throws {
             try FileManager.default.createDirectory(atPath: dir + "/tmp", withIntermediateDirectories: true)
+            let made = try Harness.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                                                            "-days", "2", "-keyout", dir + "/key.pem", "-out", dir + "/cert.pem", "-subj", "/CN=localhost",
+                                                            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
+            guard made.status == 0 else { throw Harness.SpawnError(message: "openssl: \(made.stderr)") }
             let config = """
             worker_processes 1;
             pid \(dir)/nginx.pid;
@@ -45,7 +50,8 @@ import Testing
               gzip on; gzip_types text/event-stream; gzip_min_length 0;
               server { listen 127.0.0.1:\(buffered); location / { proxy_pass http://127.0.0.1:\(upstream); proxy_buffering on; } }
               server { listen 127.0.0.1:\(unbuffered); location / { proxy_pass http://127.0.0.1:\(upstream); proxy_buffering off; } }
-              server { listen 127.0.0.1:\(h2c) http2; gzip off; location / { proxy_pass http://127.0.0.1:\(upstream); proxy_buffering off; } }
+              server { listen 127.0.0.1:\(tls) ssl http2; ssl_certificate \(dir)/cert.pem; ssl_certificate_key \(dir)/key.pem; gzip off;
+                       location / { proxy_pass http://127.0.0.1:\(upstream); proxy_buffering off; } }
             }
             """
             try config.write(toFile: dir + "/nginx.conf", atomically: true, encoding: .utf8)
@@ -119,16 +125,20 @@ import Testing
         #expect(skipping.result.stdout.contains("ids 6-8 lost"), "\(skipping.result.stdout)")
     }
 
-    /// Three streams over h2c share one connection; over HTTP/1.1 each takes its own.
+    /// Three streams over h2 (TLS, ALPN) share one connection; over HTTP/1.1 each takes its own.
+    /// (h2c with prior knowledge is not used here: libcurl 7.88 fails concurrent transfers
+    /// waiting for one such connection with "Error in the HTTP2 framing layer", curl's own -Z too.)
     @Test func streamsShareAnHTTP2ConnectionAndNotAnHTTP1One() throws {
         let peer = try Peer()
         let proxy = try Proxy(upstream: peer.port)
-        let h2 = try stream(["http://127.0.0.1:\(proxy.h2c)/events?interval=0.1", "--http2-prior-knowledge", "--streams", "3", "--duration", "2s"])
+        let h2 = try stream(["https://127.0.0.1:\(proxy.tls)/events?interval=0.1", "--http2", "--cacert", proxy.certificate,
+                             "--streams", "3", "--duration", "2s"])
         #expect(h2.result.status == 0, "\(h2.result.stdout)\(h2.result.stderr)")
         let h2Total = try total(h2.report)
         #expect(h2Total["connections"] as? Int == 1 && h2Total["maxStreamsPerConnection"] as? Int == 3, "\(h2Total)")
         #expect(h2.result.stdout.contains("over h2"), "\(h2.result.stdout)")
-        let h1 = try stream(["http://127.0.0.1:\(proxy.unbuffered)/events?interval=0.1", "--http1.1", "--streams", "3", "--duration", "2s"])
+        let h1 = try stream(["https://127.0.0.1:\(proxy.tls)/events?interval=0.1", "--http1.1", "--cacert", proxy.certificate,
+                             "--streams", "3", "--duration", "2s"])
         let h1Total = try total(h1.report)
         #expect(h1Total["connections"] as? Int == 3 && h1Total["maxStreamsPerConnection"] as? Int == 1, "\(h1Total)")
     }
