@@ -10,7 +10,7 @@ struct StreamCommand: AsyncParsableCommand {
         discussion: """
         Example: sonde stream https://example.org/events --duration 2m --streams 4 --http2 --stamp-field sent
         A line per connection, reconnect, burst and lost id as they happen; the figures at the end and in
-        <output-dir>/<run-id>/stream.json. Reference: docs/sse.md.
+        <output-dir>/<run-id>/report.json (streams). Reference: docs/sse.md.
         """)
 
     @Argument(help: "The event stream's URL (http:// or https://).") var url: String

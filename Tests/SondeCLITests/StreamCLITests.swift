@@ -67,13 +67,15 @@ import Testing
         }
     }
 
-    /// Runs `sonde stream` and returns its result and stream.json.
-    private func stream(_ arguments: [String]) throws -> (result: Harness.Result, report: [String: Any]?) {
+    /// Runs `sonde stream` and returns its result and report.json's first `streams` item (the report validated against the schema).
+    private func stream(_ arguments: [String]) throws -> (result: Harness.Result, report: [String: Any]?, folder: String?) {
         let output = Harness.temporaryDirectory()
         let result = try Harness.sonde(["stream"] + arguments + ["--output-dir", output], timeout: 60)
         let folder = try Harness.entries(of: output).first.map { output + "/" + $0 }
-        let report = folder.flatMap { try? String(contentsOfFile: $0 + "/stream.json", encoding: .utf8) }.flatMap { try? Harness.json($0) }
-        return (result, report)
+        if let folder { #expect(try Harness.validate([folder + "/report.json"]).status == 0) }
+        let document = folder.flatMap { try? String(contentsOfFile: $0 + "/report.json", encoding: .utf8) }.flatMap { try? Harness.json($0) }
+        let report = (document?["streams"] as? [[String: Any]])?.first
+        return (result, report, folder)
     }
 
     private func total(_ report: [String: Any]?) throws -> [String: Any] { try #require(report?["total"] as? [String: Any]) }
@@ -116,6 +118,12 @@ import Testing
         #expect(connections[1]["lastEventIDSent"] as? String == "5" && connections[1]["delayMs"] as? Int == 200, "\(connections[1])")
         #expect(connections[0]["endCause"] as? String == "serverClosed")
         #expect(resumed.result.stdout.contains("reconnecting in 200 ms with Last-Event-ID 5"), "\(resumed.result.stdout)")
+        // The journal holds the figures: `sonde report` rebuilds the same streams section.
+        let folder = try #require(resumed.folder)
+        let rebuilt = try Harness.sonde(["report", folder])
+        #expect(rebuilt.status == 0, "\(rebuilt.stdout)\(rebuilt.stderr)")
+        let again = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        #expect(((again["streams"] as? [[String: Any]])?.first?["total"] as? [String: Any])?["events"] as? Int == totals["events"] as? Int)
 
         let skipping = try stream(["http://127.0.0.1:\(peer.port)/events?interval=0.05&drop=5&retry=200&skip=3", "--duration", "3s"])
         let skipped = try #require(((skipping.report?["streams"] as? [[String: Any]])?.first?["ids"] as? [String: Any]))

@@ -7,8 +7,8 @@ import SondeSSE
 
 /// Runs one stream check inside a run: `StreamEngine` on a thread of its own (libcurl's callbacks
 /// run there), a line per connection, reconnect, burst and lost id on the terminal as they come,
-/// status lines every 5 s off a terminal (`StatusLines`), the figures written to the run folder's
-/// `stream.json` at the end (until report.json has its `streams` section).
+/// status lines every 5 s off a terminal (`StatusLines`), the figures recorded at the end as an
+/// item of report.json's `streams` (a `ReportSection`).
 ///
 /// It offers `CheckRunner` the members the other runners do (prepare, trace, warnings, insecure,
 /// targets, endpoints, run, render); until the check-kind registry lets it in, `sonde stream`
@@ -76,17 +76,7 @@ public struct StreamCheckRunner {
             return CheckOutcome(error: error, setupFailed: true)
         case .success(let report):
             result.value.withLock { $0 = report }
-            do throws(TaskError) {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                let bytes: [UInt8]
-                do { bytes = Array(try encoder.encode(report)) } catch {
-                    throw TaskError(code: .internalError, message: "the stream figures could not be encoded: \(error)")
-                }
-                try writeFileAtomically(bytes + [0x0A], to: lifecycle.recorder.folder.path + "/stream.json")
-            } catch {
-                return CheckOutcome(error: error)
-            }
+            do throws(TaskError) { try lifecycle.recorder.record(section: "streams", item: report) } catch { return CheckOutcome(error: error) }
             return CheckOutcome(failedWork: !report.total.passed)
         }
     }
@@ -110,7 +100,7 @@ public struct StreamCheckRunner {
         let outcome = await runner.run(in: lifecycle, CheckContext(name: nil))
         if outcome.setupFailed, let error = outcome.error { return lifecycle.abandon(error, prefix: "sonde \(command)") }
         return lifecycle.finish(error: outcome.error, failedWork: outcome.failedWork, har: false,
-                                interruptedNote: "every stream was ended; the figures so far are in stream.json") { finished, renderer in
+                                interruptedNote: "every stream was ended; the report holds the figures so far") { finished, renderer in
             runner.render(finished, renderer)
         }
     }
