@@ -57,8 +57,6 @@ struct StreamTracker {
         self.stampField = stampField
     }
 
-    var attempts: Int { figures.reconnects + (figures.connections.isEmpty && connection == nil ? 0 : 1) }
-
     mutating func begin(attempt: Int, at micros: Int64, lastEventIDSent: String?, delayMs: Int?) {
         connection = StreamConnection(attempt: attempt, startedAt: .now(), lastEventIDSent: lastEventIDSent, delayMs: delayMs)
         connectionStart = micros
@@ -101,7 +99,11 @@ struct StreamTracker {
         connectionEvents += 1
         if figures.firstEventMs == nil, let start = firstRequestStart { figures.firstEventMs = Double(micros - start) / 1000 }
         if connection?.firstEventMs == nil { connection?.firstEventMs = Double(micros - connectionStart) / 1000 }
-        if connectionFirstArrival == nil { connectionFirstArrival = micros }
+        if connectionFirstArrival == nil {
+            connectionFirstArrival = micros
+            // The silence before a burst that starts with the connection's first event: the wait for it.
+            lastGapMs = Double(micros - connectionStart) / 1000
+        }
         let stamp = stampField.flatMap { Self.stamp(in: event.data, field: $0) }
         if stampField != nil {
             if let stamp {

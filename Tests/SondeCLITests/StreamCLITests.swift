@@ -177,4 +177,54 @@ import Testing
         let connections = try #require(first["connections"] as? [[String: Any]])
         #expect(connections.count >= 2 && connections[1]["delayMs"] as? Int == 300, "the reconnect waited --retry: \(connections)")
     }
+
+    /// `--events` ends each stream after that many events (the run ends then, before its
+    /// duration); heartbeats (aiohttp-sse's ": ping" comments) are counted.
+    @Test func eventsEndEachStreamAndHeartbeatsAreCounted() throws {
+        let peer = try Peer()
+        let run = try stream(["http://127.0.0.1:\(peer.port)/events?interval=0.1&ping=0.3", "--streams", "2", "--events", "8", "--duration", "30s"])
+        #expect(run.result.status == 0, "\(run.result.stdout)\(run.result.stderr)")
+        let totals = try total(run.report)
+        #expect(totals["events"] as? Int == 16 && (totals["comments"] as? Int ?? 0) >= 2, "\(totals)")
+        let streams = try #require(run.report?["streams"] as? [[String: Any]])
+        #expect(streams.count == 2 && streams.allSatisfy { ($0["connections"] as? [[String: Any]])?.last?["endCause"] as? String == "plannedEnd" })
+        #expect(run.result.stdout.contains("16 events"), "\(run.result.stdout)")
+    }
+
+    /// Ctrl-C ends every stream: exit 130, the report holds the streams so far.
+    @Test func anInterruptedRunKeepsItsStreams() throws {
+        let peer = try Peer()
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["stream", "http://127.0.0.1:\(peer.port)/events?interval=0.05", "--duration", "60s", "--output-dir", output],
+                                       timeout: 30, interruptAfter: 2)
+        #expect(result.status == 130, "\(result.stdout)\(result.stderr)")
+        let folder = output + "/" + (try #require(try Harness.entries(of: output).first))
+        let document = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        let item = try #require((document["streams"] as? [[String: Any]])?.first)
+        let connection = try #require(((item["streams"] as? [[String: Any]])?.first?["connections"] as? [[String: Any]])?.first)
+        #expect(connection["endCause"] as? String == "interrupted" && (connection["events"] as? Int ?? 0) >= 10, "\(connection)")
+        #expect((document["run"] as? [String: Any])?["status"] as? String == "interrupted")
+    }
+
+    /// Off a terminal (issue 41, docs/ci.md) every line reaches a pipe as it happens: the first at
+    /// once, each reconnect when it happens, and a status line every 5 s while the streams run.
+    @Test func aStreamThroughAPipeShowsItsLinesAsTheyHappen() throws {
+        let peer = try Peer()
+        let run = try StreamingOutputCLITests.piped(["stream", "http://127.0.0.1:\(peer.port)/events?interval=0.1&drop=30&retry=200",
+                                                     "--duration", "12s", "--output-dir", Harness.temporaryDirectory()], timeout: 60)
+        #expect(run.status == 0, "\(run.shown)")
+        let stdout = run.stdout
+        let first = try #require(stdout.first, "\(run.shown)")
+        #expect(first.text.hasPrefix("stream http://") && first.at < 3, "\(run.shown)")
+        let reconnects = stdout.filter { $0.text.contains("reconnecting in 200 ms with Last-Event-ID") }
+        #expect(reconnects.count >= 3, "\(run.shown)")
+        if reconnects.count >= 3 { #expect(reconnects[2].at - reconnects[0].at >= 4, "reconnect lines as they happen:\n\(run.shown)") }
+        let status = stdout.filter { $0.text.hasPrefix("[") && $0.text.contains("/12 s] stream: up ") }
+        #expect(status.count >= 2 && status.allSatisfy { $0.at < run.seconds - 1 }, "\(run.shown)")
+        var previous = 0.0
+        for line in stdout {
+            #expect(line.at - previous <= 10, "\(line.at - previous) s without a line:\n\(run.shown)")
+            previous = line.at
+        }
+    }
 }
