@@ -9,7 +9,7 @@ struct StreamCommand: AsyncParsableCommand {
         abstract: "Read a Server-Sent Events stream as EventSource does: first event, gaps, bursts, reconnects, lost ids.",
         discussion: """
         Example: sonde stream https://example.org/events --duration 2m --streams 4 --http2 --stamp-field sent
-        A line per connection, reconnect, burst and lost id as they happen; the figures at the end and in
+        A line per connection, reconnect, burst and lost id as they happen; the figures at the end and in \
         <output-dir>/<run-id>/report.json (streams). Reference: docs/sse.md.
         """)
 

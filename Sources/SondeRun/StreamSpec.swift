@@ -19,7 +19,7 @@ public struct StreamSpec: Equatable, Sendable {
     public var maxEventSize: SizeValue?
     /// nil: libcurl's default (HTTP/2 over TLS through ALPN, HTTP/1.1 in cleartext).
     public var httpVersion: HTTPVersionPreference?
-    /// `plain` (the default: nothing added) or a client whose Accept-Encoding is sent (`ClientProfile`).
+    /// The client whose Accept-Encoding is sent (`ClientProfile`; default `urlsession`, as a probe's: browsers and apps send one).
     public var client: String?
     public var headers: [String]?
     public var connectTimeout: DurationValue?
@@ -109,7 +109,7 @@ public struct StreamSpec: Equatable, Sendable {
         if let size = maxEventSize { options.maxEventBytes = Int(size.bytes) }
         var transport = ProbeOptions()
         transport.httpVersion = httpVersion ?? .automatic
-        transport.client = client.flatMap(ClientProfile.init(rawValue:)) ?? .plain
+        transport.client = client.flatMap(ClientProfile.init(rawValue:)) ?? .urlsession
         transport.insecure = insecure ?? false
         transport.caCertPath = cacert
         transport.connectTimeoutMs = connectTimeout.map(SpecRules.milliseconds) ?? 10_000

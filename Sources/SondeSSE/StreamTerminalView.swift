@@ -27,7 +27,7 @@ public enum StreamTerminalView {
     public static func summary(_ report: StreamReport) -> [String] {
         let total = report.total
         var lines = ["── stream \(TerminalSafe.text(report.url, max: 200)): \(report.config.streams) stream\(report.config.streams == 1 ? "" : "s"), "
-            + "\(total.events) events, \(total.comments) comments, \(total.reconnects) reconnects"]
+            + "\(count(total.events, "event")), \(count(total.comments, "comment")), \(count(total.reconnects, "reconnect"))"]
         lines.append("  connections: \(total.connections) for \(report.config.streams) stream\(report.config.streams == 1 ? "" : "s") "
             + "(at most \(total.maxStreamsPerConnection) on one)" + versions(report))
         if let first = total.firstEventMs { lines.append("  first event: p50 \(ms(first.p50)), max \(ms(first.max))") }
@@ -47,6 +47,8 @@ public enum StreamTerminalView {
     private static func distribution(_ d: StreamDistribution) -> String {
         "p50 \(ms(d.p50)), p95 \(ms(d.p95)), p99 \(ms(d.p99)), max \(ms(d.max)) (\(d.count))"
     }
+
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     static func ms(_ value: Double) -> String {
         value >= 1000 ? String(format: "%.2f s", value / 1000) : String(format: "%.1f ms", value)

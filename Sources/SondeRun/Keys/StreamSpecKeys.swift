@@ -13,7 +13,7 @@ extension SpecKey {
         help: "End each stream after this many events (default: at the duration).")
     public static let reconnect = SpecKey(
         "reconnect", .boolean, summary: "Reconnect after a connection ends, as EventSource does (default true)",
-        help: "Reconnect after the server ends a stream or the connection breaks, after the server's retry: delay, with Last-Event-ID (default on).")
+        help: "Reconnect after the server ends a stream or the connection breaks, after the server's retry: delay, with Last-Event-ID.")
     public static let retry = SpecKey(
         "retry", .duration, bound: .duration(0...600), valueName: "duration", summary: "Reconnection delay until the server sends retry: (default 3s)",
         help: "The reconnection delay until the server sends retry: (default 3s, as browsers; at most 10m).")

@@ -7,7 +7,7 @@ import SondeSSE
 
 /// Runs one stream check inside a run: `StreamEngine` on a thread of its own (libcurl's callbacks
 /// run there), a line per connection, reconnect, burst and lost id on the terminal as they come,
-/// status lines every 5 s off a terminal (`StatusLines`), the figures recorded at the end as an
+/// a status line redrawn on a terminal, status lines every 5 s off one (`StatusLines`), the figures recorded at the end as an
 /// item of report.json's `streams` (a `ReportSection`).
 ///
 /// It offers `CheckRunner` the members the other runners do (prepare, trace, warnings, insecure,
@@ -56,21 +56,38 @@ public struct StreamCheckRunner {
                 + "\(formatDuration(options.durationS)); report in \(lifecycle.recorder.folder.path)")
         }
         let planned = options.durationS
-        let status = StatusLines(lifecycle.progressView(context), prefix: prefix) { elapsed in
+        let view = lifecycle.progressView(context)
+        let status = StatusLines(view, prefix: prefix) { elapsed in
             StatusLines.elapsed(elapsed, of: planned) + "stream: " + engine.status
+        }
+        // On a terminal the status is one line on stderr redrawn in place (as the soak's), cleared
+        // before each line of the streams' own.
+        let redraw = view.isTerminal
+        let started = ContinuousClock.now
+        let ticker = Task {
+            while redraw && !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(500))
+                let elapsed = (ContinuousClock.now - started).components.seconds
+                StandardStreams.writeError(Data(("\r\u{1B}[K" + StatusLines.elapsed(Double(elapsed), of: planned) + engine.status).utf8))
+            }
         }
         let stop = lifecycle.stop
         let name = context.name
         let outcome: Result<StreamReport, TaskError> = await runOnDedicatedThread(named: "sonde-stream") {
             do throws(TaskError) {
                 return .success(try engine.run(check: name, shouldStop: { stop.shouldEnd }) { note in
-                    if terminal { printLine(prefix + StreamTerminalView.line(note)) }
+                    guard terminal else { return }
+                    if redraw { StandardStreams.writeError(Data("\r\u{1B}[K".utf8)) }
+                    printLine(prefix + StreamTerminalView.line(note))
                 })
             } catch {
                 return .failure(error)
             }
         }
         await status.stop()
+        ticker.cancel()
+        _ = await ticker.result
+        if redraw { StandardStreams.writeError(Data("\r\u{1B}[K".utf8)) }
         switch outcome {
         case .failure(let error):
             return CheckOutcome(error: error, setupFailed: true)
