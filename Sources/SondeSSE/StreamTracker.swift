@@ -163,13 +163,17 @@ struct StreamTracker {
             firstAfterReconnect = false
         }
         guard let last = lastID else { return }
-        if id > last &+ 1 {
-            let missing = id &- last &- 1
-            figures.ids.lost += Int(clamping: missing)
-            if firstAfterReconnect { figures.ids.lostAcrossReconnects += Int(clamping: missing) }
+        if id > last {
+            // `id - last` may overflow for ids far apart (from a server): then the gap counts as Int64.max.
+            let (difference, overflow) = id.subtractingReportingOverflow(last)
+            guard overflow || difference > 1 else { return }
+            let missing = Int(clamping: overflow ? Int64.max : difference - 1)
+            figures.ids.lost = figures.ids.lost.addingSaturated(missing)
+            if firstAfterReconnect { figures.ids.lostAcrossReconnects = figures.ids.lostAcrossReconnects.addingSaturated(missing) }
+            // last < id ≤ Int64.max and id > last ≥ Int64.min: neither bound overflows.
             if figures.ids.lostRanges.count < Self.maxRangesKept { figures.ids.lostRanges.append("\(last + 1)-\(id - 1)") }
             note(.idsLost(stream: figures.stream, from: last + 1, to: id - 1))
-        } else if id <= last {
+        } else {
             figures.ids.repeated += 1
             if firstAfterReconnect { figures.ids.repeatedAcrossReconnects += 1 }
         }
@@ -228,5 +232,13 @@ struct StreamTracker {
         guard let seconds, seconds.isFinite else { return nil }
         let now = Date().timeIntervalSince1970
         return abs(seconds - now) <= 86_400 ? seconds : nil
+    }
+}
+
+extension Int {
+    /// `self + other`, held at `Int.max` (counts from a server's ids cannot trap).
+    func addingSaturated(_ other: Int) -> Int {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? Int.max : sum
     }
 }
