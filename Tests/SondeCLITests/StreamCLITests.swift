@@ -227,4 +227,37 @@ import Testing
             previous = line.at
         }
     }
+
+    /// Bad options are usage errors (64) that name the option, before any folder or connection.
+    @Test(arguments: [
+        (["http://127.0.0.1:9/e", "--streams", "0"], "--streams must be between 1 and 256"),
+        (["http://127.0.0.1:9/e", "--max-event-size", "10"], "--max-event-size must be between 1KiB and 64MiB"),
+        (["http://127.0.0.1:9/e", "--retry", "11m"], "--retry"),
+        (["ws://127.0.0.1:9/e"], "ws"),
+        (["http://127.0.0.1:9/e", "--http3"], "not measured yet"),
+        (["http://127.0.0.1:9/e", "--threshold", "wait.p95<1s"], "no threshold metrics yet"),
+        (["http://127.0.0.1:9/e", "--stamp-field", ""], "--stamp-field"),
+    ])
+    func badOptionsAreUsageErrors(arguments: [String], message: String) throws {
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["stream"] + arguments + ["--output-dir", output])
+        #expect(result.status == 64, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(try Harness.entries(of: output).isEmpty)
+    }
+
+    /// A secret header reaches the server and nothing sonde writes.
+    @Test func secretHeadersAreRedacted() throws {
+        let peer = try Peer()
+        let secret = "s3cret-\(UUID().uuidString)"
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["stream", "http://127.0.0.1:\(peer.port)/events?interval=0.1", "-H", "Authorization: Bearer \(secret)",
+                                        "--events", "3", "--output-dir", output])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let folder = output + "/" + (try #require(try Harness.entries(of: output).first))
+        try Harness.expectNowhere(secret, result: result, folder: folder)
+        let document = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        let headers = ((document["streams"] as? [[String: Any]])?.first?["config"] as? [String: Any])?["headers"] as? [String]
+        #expect(headers?.contains { $0.hasPrefix("Authorization: ") } == true, "\(String(describing: headers))")
+    }
 }
