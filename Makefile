@@ -52,7 +52,7 @@ run: build
 
 ## Unit and end-to-end tests (embedded target, nginx, curl -w, schema validation), on the provided
 ## libcurl; then the probe, resume, report and grpc (HTTP/2 trailers) suites again on Debian's libcurl 7.88.
-SYSTEM_LIBCURL_SUITES := CLITargetTests|CLIReportFormatTests|CLINginxTests|ResumeCLITests|LibcurlCLITests|ReusedTimingCLITests|BlackboxICMPGRPCCLITests
+SYSTEM_LIBCURL_SUITES := CLITargetTests|CLIReportFormatTests|CLINginxTests|ResumeCLITests|LibcurlCLITests|ReusedTimingCLITests|BlackboxICMPGRPCCLITests|StreamCLITests
 test: deps-test provide-libcurl system-libcurl test-build
 	@# The failures again at the end, where a log's tail shows them.
 	set -o pipefail; swift test --skip-build 2>&1 | tee .build/test.log || { \
