@@ -56,14 +56,6 @@ public struct StreamSpec: Equatable, Sendable {
         v.visit(.cacert, &cacert)
     }
 
-    /// Every key of this kind, in `visitKeys` order.
-    public static var keyTable: [SpecKey] {
-        var spec = unfilled
-        var collector = SpecKeyCollector()
-        spec.visitKeys(&collector)
-        return collector.keys
-    }
-
     public func problems() -> [SpecProblem] {
         var problems: [SpecProblem] = []
         if let problem = SpecRules.url(url, key: "url", schemes: ["http", "https"]) {
@@ -94,6 +86,13 @@ public struct StreamSpec: Equatable, Sendable {
             problems.append(SpecProblem(key: "thresholds", "a stream check has no threshold metrics yet (docs/sse.md)"))
         }
         return problems
+    }
+
+    /// The spec with `cacert` resolved against `folder` when relative (a suite's folder).
+    public func resolvingPaths(against folder: String) -> StreamSpec {
+        var spec = self
+        if let path = cacert, !path.isEmpty, !path.hasPrefix("/") { spec.cacert = folder.hasSuffix("/") ? folder + path : folder + "/" + path }
+        return spec
     }
 
     /// The engine's options (call after `problems()` came back empty).
