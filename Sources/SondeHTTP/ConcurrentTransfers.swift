@@ -84,9 +84,11 @@ public final class ConcurrentTransfers {
     }
 
     /// Runs what can run, waits up to `waitMs` for activity, and returns the transfers that ended
-    /// (their slots are idle again).
+    /// (their slots are idle again). With no transfer running it sleeps `waitMs` (curl_multi_poll
+    /// waits its whole timeout then), so a caller between reconnects does not spin.
     public func drive(waitMs: Int32) -> [(slot: Int, response: StreamedResponse)] {
-        if multi.perform() > 0 { multi.wait(timeoutMs: waitMs) }
+        _ = multi.perform()
+        multi.wait(timeoutMs: waitMs)
         _ = multi.perform()
         var ended: [(slot: Int, response: StreamedResponse)] = []
         for done in multi.completedTransfers() {

@@ -65,7 +65,8 @@ public final class StreamEngine: Sendable {
     /// - Parameter shouldStop: polled about every 100 ms (Ctrl-C, the run's time limit).
     /// - Throws: when libcurl cannot set up the transfers (nothing ran then).
     public func run(check: String? = nil, shouldStop: () -> Bool, note: (StreamNote) -> Void) throws(TaskError) -> StreamReport {
-        let transfers = try ConcurrentTransfers(options: options.transport, redactor: redactor, count: options.streams)
+        let transfers = try ConcurrentTransfers(options: options.transport, redactor: redactor, count: options.streams,
+                                                multiplex: options.mayMultiplex)
         let startedAt = Timestamp.now()
         let start = monotonicMicroseconds()
         let deadline = start + Int64(options.durationS * 1_000_000)

@@ -30,6 +30,18 @@ public struct StreamOptions: Sendable {
                      headers: redactor.redact(headers: headers).map { "\($0.name): \($0.value)" })
     }
 
+    /// Whether the streams may share a connection (HTTP/2): over TLS unless HTTP/1.1 is asked for,
+    /// or h2c with prior knowledge. Otherwise libcurl must not wait for a first connection to
+    /// learn whether it multiplexes (CURLOPT_PIPEWAIT): a stream holds an HTTP/1.1 connection for
+    /// good, and the streams after it would wait for it to end.
+    var mayMultiplex: Bool {
+        switch transport.httpVersion {
+        case .http1_1: return false
+        case .http2PriorKnowledge: return true
+        default: return url.lowercased().hasPrefix("https:")
+        }
+    }
+
     /// The request's headers for a connection that sends `lastEventID` (nil: none).
     func requestHeaders(lastEventID: String?) -> [HeaderField] {
         var fields = [HeaderField(name: "Accept", value: "text/event-stream"), HeaderField(name: "Cache-Control", value: "no-cache")]

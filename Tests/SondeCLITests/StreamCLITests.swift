@@ -149,6 +149,12 @@ import Testing
                              "--streams", "3", "--duration", "2s"])
         let h1Total = try total(h1.report)
         #expect(h1Total["connections"] as? Int == 3 && h1Total["maxStreamsPerConnection"] as? Int == 1, "\(h1Total)")
+        // In cleartext (HTTP/1.1 by default) every stream is up at once, each on its own connection.
+        let plain = try stream(["http://127.0.0.1:\(peer.port)/events?interval=0.05", "--streams", "3", "--duration", "2s"])
+        let plainTotal = try total(plain.report)
+        #expect(plainTotal["connections"] as? Int == 3 && (plainTotal["events"] as? Int ?? 0) >= 3 * 30, "\(plainTotal)")
+        let firstEvents = (plain.report?["streams"] as? [[String: Any]] ?? []).compactMap { $0["firstEventMs"] as? Double }
+        #expect(firstEvents.count == 3 && firstEvents.allSatisfy { $0 < 1000 }, "\(firstEvents)")
     }
 
     /// What a hostile or wrong server sends ends with a clear error and bounded memory.
