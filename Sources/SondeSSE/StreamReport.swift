@@ -165,7 +165,7 @@ public struct StreamIDContinuity: Codable, Sendable, Equatable {
 public struct StreamFigures: Codable, Sendable, Equatable {
     /// 1-based.
     public var stream: Int
-    /// Its connections in order; the first 100 and the last (later ones counted in `reconnects`).
+    /// Its connections in order: the first 99 and the last (the ones between counted in `reconnects`).
     public var connections: [StreamConnection]
     public var reconnects: Int
     public var events: Int
