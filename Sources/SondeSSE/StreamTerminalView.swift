@@ -30,6 +30,10 @@ public enum StreamTerminalView {
             + "\(count(total.events, "event")), \(count(total.comments, "comment")), \(count(total.reconnects, "reconnect"))"]
         lines.append("  connections: \(total.connections) for \(report.config.streams) stream\(report.config.streams == 1 ? "" : "s") "
             + "(at most \(total.maxStreamsPerConnection) on one)" + versions(report))
+        let causes = Dictionary(grouping: report.streams.flatMap(\.connections).compactMap(\.endCause), by: { $0 }).mapValues(\.count)
+        if !causes.isEmpty {
+            lines.append("  connection ends: " + causes.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", "))
+        }
         if let first = total.firstEventMs { lines.append("  first event: p50 \(ms(first.p50)), max \(ms(first.max))") }
         if let gaps = total.gapsMs { lines.append("  gaps: " + distribution(gaps)) }
         if let delay = total.deliveryDelayMs { lines.append("  delivery delay (against the send stamp): " + distribution(delay)) }
