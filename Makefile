@@ -28,7 +28,7 @@ deps-build:
 
 deps-test:
 	@scripts/ensure-debs.sh $(TEST_DEBS)
-	@scripts/ensure-pip.sh jsonschema:jsonschema scapy:scapy websockets:websockets tusclient:tuspy hypercorn:hypercorn aioquic:aioquic dnslib:dnslib yaml:PyYAML grpc:grpcio grpc_health:grpcio-health-checking opentelemetry.proto:opentelemetry-proto markdown_it:markdown-it-py ariadne:ariadne
+	@scripts/ensure-pip.sh jsonschema:jsonschema scapy:scapy websockets:websockets tusclient:tuspy hypercorn:hypercorn aioquic:aioquic dnslib:dnslib yaml:PyYAML grpc:grpcio grpc_health:grpcio-health-checking opentelemetry.proto:opentelemetry-proto markdown_it:markdown-it-py ariadne:ariadne aiohttp_sse:aiohttp-sse
 
 deps-bench:
 	@scripts/ensure-debs.sh $(BENCH_DEBS)
@@ -51,8 +51,8 @@ run: build
 	$(SONDE) demo
 
 ## Unit and end-to-end tests (embedded target, nginx, curl -w, schema validation), on the provided
-## libcurl; then the probe, resume, report, grpc (HTTP/2 trailers) and GraphQL suites again on Debian's libcurl 7.88.
-SYSTEM_LIBCURL_SUITES := CLITargetTests|CLIReportFormatTests|CLINginxTests|ResumeCLITests|LibcurlCLITests|ReusedTimingCLITests|BlackboxICMPGRPCCLITests|GraphQLCLITests
+## libcurl; then the probe, resume, report, grpc (HTTP/2 trailers), GraphQL and SSE suites again on Debian's libcurl 7.88.
+SYSTEM_LIBCURL_SUITES := CLITargetTests|CLIReportFormatTests|CLINginxTests|ResumeCLITests|LibcurlCLITests|ReusedTimingCLITests|BlackboxICMPGRPCCLITests|GraphQLCLITests|StreamCLITests
 test: deps-test provide-libcurl system-libcurl test-build
 	@# The failures again at the end, where a log's tail shows them.
 	set -o pipefail; swift test --skip-build 2>&1 | tee .build/test.log || { \

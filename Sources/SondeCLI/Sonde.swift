@@ -16,7 +16,7 @@ public struct Sonde: AsyncParsableCommand {
         --libcurl PATH (anywhere on the command line) or SONDE_LIBCURL=PATH runs sonde on that libcurl; see sonde version.
         """,
         version: SondeVersion.current,
-        subcommands: [ProbeCommand.self, SoakCommand.self, ResumeCommand.self, RunCommand.self, ServeCommand.self, ResumeWorkerCommand.self, AnalyzeCommand.self, ReportCommand.self, HistoryCommand.self, DemoCommand.self, TargetCommand.self, AuditCommand.self, LinkCommand.self, VersionCommand.self]
+        subcommands: [ProbeCommand.self, SoakCommand.self, StreamCommand.self, ResumeCommand.self, RunCommand.self, ServeCommand.self, ResumeWorkerCommand.self, AnalyzeCommand.self, ReportCommand.self, HistoryCommand.self, DemoCommand.self, TargetCommand.self, AuditCommand.self, LinkCommand.self, VersionCommand.self]
     )
 
     /// `--capture` takes an optional value (`--capture=optional`), which swift-argument-parser

@@ -59,4 +59,7 @@ public enum JournalEntryKind: String, Codable, Sendable {
     case checkBegin = "check-begin"
     /// The check under way ended: `{"check":{"error":…,"finishedAt":…,"interrupted":…,"name":…},"type":"check-end"}`.
     case checkEnd = "check-end"
+    /// One item of a report.json array a check kind fills itself (SondeReport's `ReportSection`):
+    /// `{"name":"streams","section":{…},"type":"section"}`.
+    case section
 }

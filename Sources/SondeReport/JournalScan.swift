@@ -32,6 +32,8 @@ public enum JournalScan {
         public var checks: [CheckReport]
         /// What the pass could not read ([] for a sound journal, or one whose last line a kill cut).
         public var losses = JournalLosses()
+        /// The arrays check kinds fill themselves (`ReportSection`).
+        public var sections: [ReportSection] = []
         var endLine: EndLine?
 
         /// A baseline made elsewhere than from a journal (`--baseline history:…`): a run and its
@@ -179,6 +181,7 @@ public enum JournalScan {
         var soaks: [SoakReportBuilder] = []
         var resume = ResumeResults()
         var audits: [AuditResult] = []
+        var sections: [ReportSection] = []
         var summary = ProbeSummaryBuilder()
         // Tasks outside checks (every task of a run without them) go to `sampler`, a check's to its
         // own sampler, so the HTML shows every check's first tasks.
@@ -286,6 +289,11 @@ public enum JournalScan {
             case .audit:
                 guard let decoded = try? decoder.decode(AuditLine.self, from: Data(line)) else { skipped += 1; return }
                 audits.append(decoded.audit)
+            case .section:
+                guard let envelope = JournalEnvelope(line), let nameJSON = envelope.member("name"),
+                      let name = try? decoder.decode(String.self, from: Data(nameJSON)), ReportSection.isValid(name: name),
+                      let item = envelope.member("section"), item.first == UInt8(ascii: "{") else { skipped += 1; return }
+                ReportSection.add(Array(item), to: name, in: &sections)
             case .checkBegin:
                 guard let decoded = try? decoder.decode(CheckBeginLine.self, from: Data(line)),
                       CheckReport.nameProblem(decoded.check.name) == nil, checkIndex[decoded.check.name] == nil else { skipped += 1; return }
@@ -360,6 +368,7 @@ public enum JournalScan {
                              sample: sampler.tasks + checkSamplers.flatMap(\.tasks), captures: captures, soaks: soakReports,
                              resume: resume, checks: checkReports, endLine: endLine)
         scanned.audits = audits
+        scanned.sections = sections
         scanned.losses = losses
         return scanned
     }

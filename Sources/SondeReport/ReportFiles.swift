@@ -17,6 +17,8 @@ public struct RunOutcome: Sendable {
     public var checks: [CheckReport]
     /// Tasks the HTML draws (bounded; see `TaskSampler`: the first tasks of the run, or of each check).
     public var sample: [ProbeTask]
+    /// The arrays check kinds fill themselves (`ReportSection`), in the order first recorded.
+    public var sections: [ReportSection] = []
     /// What the journal the run was rendered from could not give (empty for a run rendered as it ran).
     public var losses = JournalLosses()
 
@@ -107,6 +109,7 @@ public enum ReportFiles {
                                  captures: scan.captures, soaks: scan.soaks, resume: scan.resume, audits: scan.audits, checks: scan.checks,
                                  sample: scan.sample)
         outcome.losses = scan.losses
+        outcome.sections = scan.sections
         try writer.finish(outcome, prometheusPath: prometheusPath)
         return outcome
     }

@@ -7,7 +7,7 @@ import SondeCore
 ///
 /// Key order: `schemaVersion` first, then `tool`, `run`, `probes`, `summary`, `checks` (only in runs
 /// of several checks), and the sections other capabilities fill (`soaks`, `resumeTrials`,
-/// `resumeVerdicts`, `audits`, `captures`, `thresholds`);
+/// `resumeVerdicts`, `audits`, the check kinds' own sections (`ReportSection`), `captures`, `thresholds`);
 /// keys inside those objects are sorted, so reports diff cleanly.
 public enum ReportJSONWriter {
     /// The prefix every task line of a journal starts with.
@@ -38,7 +38,8 @@ public enum ReportJSONWriter {
     /// The document after the last task: summary and the other sections.
     static func trailer(summary: ProbeSummary, thresholds: [ThresholdResult], baseline: BaselineComparison?,
                         captures: [CaptureReport], soaks: [SoakReport] = [],
-                        resume: ResumeResults = ResumeResults(), audits: [AuditResult] = [], checks: [CheckReport] = []) throws(TaskError) -> [UInt8] {
+                        resume: ResumeResults = ResumeResults(), audits: [AuditResult] = [], checks: [CheckReport] = [],
+                        sections: [ReportSection] = []) throws(TaskError) -> [UInt8] {
         let encoder = makeEncoder()
         do {
             var output = Array("\n],\"summary\":".utf8)
@@ -55,6 +56,14 @@ public enum ReportJSONWriter {
             output += try encoder.encode(resume.verdicts)
             output += Array(#","audits":"#.utf8)
             output += try encoder.encode(audits)
+            for section in sections {
+                output += Array(",\"\(section.name)\":[".utf8)
+                for (index, item) in section.items.enumerated() {
+                    if index > 0 { output.append(UInt8(ascii: ",")) }
+                    output += item
+                }
+                output.append(UInt8(ascii: "]"))
+            }
             output += Array(#","captures":"#.utf8)
             output += try encoder.encode(captures)
             output += Array(#","thresholds":"#.utf8)

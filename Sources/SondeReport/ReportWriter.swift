@@ -92,7 +92,7 @@ final class ReportWriter {
         try json.write(try ReportJSONWriter.trailer(summary: outcome.summary, thresholds: outcome.thresholds,
                                                     baseline: outcome.baseline, captures: outcome.captures,
                                                     soaks: outcome.soaks, resume: outcome.resume, audits: outcome.audits,
-                                                    checks: outcome.checks))
+                                                    checks: outcome.checks, sections: outcome.sections))
         let junit = try AtomicFile(path: folder.junitPath)
         if outcome.checks.isEmpty {
             try junit.write(JUnitWriter.head(run: run, summary: outcome.summary, thresholds: outcome.thresholds,

@@ -45,6 +45,8 @@ public final class RunRecorder: @unchecked Sendable {
     private var sampler = TaskSampler()
     /// Whether any capture was recorded (such a run is rendered from its journal).
     private var recordedCapture = false
+    /// Whether any section item was recorded (such a run is rendered from its journal).
+    private var recordedSection = false
 
     public init(folder: RunFolder, tool: ToolInfo, run: RunInfo) throws(TaskError) {
         self.folder = folder
@@ -57,7 +59,7 @@ public final class RunRecorder: @unchecked Sendable {
 
     /// Whether this run's report files can be written while it records (see the type's comment).
     private var rendersLive: Bool {
-        run.capture == nil && soaks.isEmpty && resume.isEmpty && audits.isEmpty && !recordedCapture && checks.isEmpty
+        run.capture == nil && soaks.isEmpty && resume.isEmpty && audits.isEmpty && !recordedCapture && !recordedSection && checks.isEmpty
     }
 
     /// Tasks recorded so far that ended in an error (cheap: no distribution is summarised).
@@ -236,6 +238,19 @@ public final class RunRecorder: @unchecked Sendable {
         audit.check = checkIndex(named: name ?? audit.check).map { checks[$0].name }
         audits.append(audit)
         try append(AuditLine(audit: audit))
+        try journal.flush()
+    }
+
+    /// Records one item of the report.json array `section` that a check kind fills itself
+    /// (`ReportSection`; `sonde stream`'s `streams`), flushed at once. The item is one JSON object.
+    public func record(section: String, item: some Encodable & Sendable) throws(TaskError) {
+        guard ReportSection.isValid(name: section) else {
+            throw TaskError(code: .internalError, message: "'\(section)' cannot name a report section")
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        recordedSection = true
+        try append(SectionLine(name: section, section: item))
         try journal.flush()
     }
 
