@@ -103,8 +103,8 @@ import Testing
                 let fromCommand = try parse([url, option] + (argument.map { [$0] } ?? []))
                 let document: [String: Any] = [urlKey: urlKey == "urls" ? [url] as Any : url, key.name: json]
                 let fromSuite = try JSONDecoder().decode(Spec.self, from: try JSONSerialization.data(withJSONObject: document))
-                #expect(fromCommand == fromSuite, "\(Spec.kind) \(key.name): the option made \(fromCommand), the suite key \(fromSuite)")
-                #expect(fromCommand != (try parse([url])), "\(Spec.kind) \(option) changed nothing")
+                #expect(fromCommand == fromSuite, "\(Spec.Kind.name) \(key.name): the option made \(fromCommand), the suite key \(fromSuite)")
+                #expect(fromCommand != (try parse([url])), "\(Spec.Kind.name) \(option) changed nothing")
             }
         }
         try check(ProbeSpec.self, url: "https://h/", urlKey: "urls") { try ProbeCommand.parse($0).spec }
