@@ -45,7 +45,7 @@ public protocol CheckSpec: Codable, Equatable, Sendable {
     static var unfilled: Self { get }
     /// Visits every key of this kind once, in the order `--print-suite` writes them: the one
     /// declaration of the kind's keys (`SpecKey`). Decoding, encoding, the bound checks, the key
-    /// table (`keys`, `pathKeys`, `SuiteValueType.of`) and the suite schema follow from it.
+    /// table (`keys`, `pathKeys`, `CheckKinds.valueTypes`) and the suite schema follow from it.
     mutating func visitKeys<V: SpecKeyVisitor>(_ v: inout V)
     /// The check's own pass/fail rules (`--threshold`), as written.
     var thresholds: [String]? { get set }
@@ -69,7 +69,8 @@ extension CheckSpec {
         try Kind.runner(for: self, settings: settings)
     }
 
-    /// `sonde serve`'s bound on one run of this check without `run-timeout:` (s).
+    /// `sonde serve`'s bound on one run of this check without `run-timeout:` (s): ten minutes, or a
+    /// soak's duration (and idle-timeout discovery) and a minute more (`CheckKind.defaultRunTimeout`).
     public var defaultRunTimeout: Double { Kind.defaultRunTimeout(for: self) }
 
     /// Whether `other` is a spec of the same kind equal to this one: `Equatable` across kinds.

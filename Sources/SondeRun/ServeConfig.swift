@@ -79,11 +79,6 @@ public struct ScheduledCheck: Equatable, Sendable {
     public static let runTimeoutRange = 1.0...86_400.0
     /// The keys a scheduled check takes beside its kind's.
     public static let keys = ["every", "run-timeout"]
-
-    /// Without `run-timeout:`: ten minutes, or a soak's duration (and idle-timeout discovery) and a minute more.
-    public static func defaultRunTimeout(for spec: any CheckSpec) -> Double {
-        spec.defaultRunTimeout
-    }
 }
 
 /// Where `sonde serve` listens: `host:port` (`[v6]:port`); port 0 picks a free one.
