@@ -151,7 +151,8 @@ public struct CheckDriver: Sendable {
         guard let lifecycle = RunLifecycle.open(command: command, arguments: arguments, settings: settings,
                                                 insecure: checks.contains { $0.runner.insecure }, subject: subject,
                                                 warnings: warnings, capture: capture,
-                                                quiet: quiet, stop: stop, link: runLink)
+                                                quiet: quiet, stop: stop, link: runLink,
+                                                checkKinds: Array(Set(checks.map { $0.runner.kindName })).sorted())
         else { return Ended(status: .usage) }
         lifecycle.catchSignals()
         // A single check captured over its link: the link comes up first, so that the capture opens

@@ -59,10 +59,11 @@ public final class RunLifecycle: Sendable {
 
     /// Loads the baseline, makes the run folder and its recorder; prints the run's warnings.
     /// - Parameter subject: what the run measures (recorded in its run line; a baseline must match it).
+    /// - Parameter checkKinds: the kinds of the run's checks (`CheckRunner.kindName`), the ones its recorder takes.
     /// - Returns: nil, said on stderr, when the baseline cannot be read or the folder made.
     static func open(command: String, arguments: [String], settings: RunSettings, insecure: Bool, subject: RunSubject,
                      warnings: [String] = [], capture: CaptureSession.Mode?, quiet: Bool = false, stop: StopSwitch = StopSwitch(),
-                     link: LinkUse? = nil) -> RunLifecycle? {
+                     link: LinkUse? = nil, checkKinds: [String] = []) -> RunLifecycle? {
         let redactor = settings.redactor
         let loaded: BaselineLoader.Loaded
         do { loaded = try settings.loadBaseline(subject: subject) } catch {
@@ -82,7 +83,7 @@ public final class RunLifecycle: Sendable {
                               link: link, subject: subject)
         let recorder: RunRecorder
         do {
-            recorder = try settings.openRecorder(run: runInfo, tool: CurlLibrary.toolInfo)
+            recorder = try settings.openRecorder(run: runInfo, tool: CurlLibrary.toolInfo, checkKinds: checkKinds)
         } catch {
             printError("sonde: \(error.message)")
             return nil
