@@ -61,8 +61,8 @@ extension CheckSpec {
     /// Keys whose values are file paths: a relative one in a suite file is read from the suite file's folder.
     public static var pathKeys: [String] { keyTable.filter(\.isPath).map(\.name) }
 
-    /// The given values outside their keys' bounds.
-    var boundProblems: [SpecProblem] {
+    /// The given values outside their keys' bounds: part of every kind's `problems()`.
+    public var boundProblems: [SpecProblem] {
         var spec = self
         var check = SpecBoundCheck()
         spec.visitKeys(&check)
