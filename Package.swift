@@ -190,7 +190,7 @@ let package = Package(
         .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeHTTP", "SondeRun", "SondeCore", "SondeReport"]),
         .testTarget(name: "SondeHistoryTests", dependencies: ["SondeHistory", "SondeReport", "SondeCore",
                                                             .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "SondeRunTests", dependencies: ["SondeRun", "SondeCore", .product(name: "Yams", package: "Yams")]),
+        .testTarget(name: "SondeRunTests", dependencies: ["SondeRun", "SondeCLI", "SondeCore", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "SondeCLIUnitTests", dependencies: ["SondeCLI", "SondeRun", "SondeCore", "SondeReport",
                                                              .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "SondeAuditTests", dependencies: ["SondeAudit", "SondeCore", "CurlShim"]),

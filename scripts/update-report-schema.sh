@@ -2,7 +2,8 @@
 # Writes the field models' derived schema definitions (FieldModel.schemaDefinition) into
 # Reports/schema/sonde-report.schema.json, keeping each definition's and property's description;
 # and the check kinds' keys (SuiteSchema, from each spec's visitKeys) into
-# Reports/schema/sonde-suite.schema.json: each kind's branch of checks.items.oneOf and defaults.
+# Reports/schema/sonde-suite.schema.json: each registered kind's branch of checks.items.oneOf (CheckKinds.sonde)
+# and defaults.
 # Usage: scripts/update-report-schema.sh   (after swift build --build-tests)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,11 +50,15 @@ def ordered(new, old):
 def properties_in_order(properties, old, order):
     return {k: ordered(properties[k], (old or {}).get(k)) for k in order}
 branches = schema["properties"]["checks"]["items"]["oneOf"]
-for index, branch in enumerate(branches):
-    kind = branch["properties"]["kind"]["const"]
+held = {branch["properties"]["kind"]["const"]: branch for branch in branches}
+# One branch per registered kind (CheckKinds.sonde), in its order: a new kind's is added.
+for index, kind in enumerate(derived["kinds"]):
+    branch = held.get(kind, {})
     new = ordered(derived[kind], branch)
     new["properties"] = properties_in_order(derived[kind]["properties"], branch.get("properties"), derived[kind + "Order"])
-    branches[index] = new
+    if index < len(branches): branches[index] = new
+    else: branches.append(new)
+del branches[len(derived["kinds"]):]
 defaults = schema["properties"]["defaults"]
 defaults["properties"] = properties_in_order(derived["defaults"], defaults.get("properties"), derived["defaultsOrder"])
 open(path, "w").write(json.dumps(schema, indent=2, ensure_ascii=False) + "\n")

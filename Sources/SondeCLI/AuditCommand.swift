@@ -63,7 +63,7 @@ struct AuditCommand: AsyncParsableCommand {
         urls = PositionalRuns.split(urls)
         try spec.validateForCommandLine()
         // An audit is judged by its findings: no threshold metric describes it.
-        if case .failure(let problem) = SpecRules.thresholds(report.thresholdExpressions, kind: .audit) {
+        if case .failure(let problem) = SpecRules.thresholds(report.thresholdExpressions, kind: AuditKind.self) {
             throw ValidationError(problem.description)
         }
     }
@@ -71,11 +71,11 @@ struct AuditCommand: AsyncParsableCommand {
     func run() async throws {
         let spec = self.spec
         if printSuite.printSuite {
-            try SuitePrinter.print(.audit(spec), thresholds: report.thresholdExpressions, redactor: report.redactor)
+            try SuitePrinter.print(spec, thresholds: report.thresholdExpressions, redactor: report.redactor)
             return
         }
         let status = await CheckDriver(command: "audit", arguments: Array(CommandLine.arguments.dropFirst()), settings: progress.applied(to: report.settings))
-            .run([PlannedCheck(name: nil, link: spec.linkProfile, runner: .audit(AuditCheckRunner(spec)))])
+            .run([PlannedCheck(name: nil, link: spec.linkProfile, runner: AuditCheckRunner(spec))])
         throw ExitCode(status.rawValue)
     }
 }

@@ -53,7 +53,7 @@ struct DemoCommand: AsyncParsableCommand {
         let groups = Self.suite(endpoints, count: count)
         let status = await CheckDriver(command: "demo", arguments: Array(CommandLine.arguments.dropFirst()), settings: progress.applied(to: report.settings),
                                        capture: capture.mode(byDefault: .optional))
-            .run([PlannedCheck(name: nil, runner: .probe(ProbeCheckRunner(groups: groups)))])
+            .run([PlannedCheck(name: nil, runner: ProbeCheckRunner(groups: groups))])
         await server.stop()
         try? FileManager.default.removeItem(atPath: directory)
         throw ExitCode(status.rawValue)

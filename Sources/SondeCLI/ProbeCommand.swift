@@ -113,7 +113,7 @@ struct ProbeCommand: AsyncParsableCommand {
 
     func run() async throws {
         if printSuite.printSuite {
-            try SuitePrinter.print(.probe(spec), thresholds: report.thresholdExpressions, redactor: report.redactor)
+            try SuitePrinter.print(spec, thresholds: report.thresholdExpressions, redactor: report.redactor)
             return
         }
         if let keylog {
@@ -129,7 +129,7 @@ struct ProbeCommand: AsyncParsableCommand {
         }
         let status = await CheckDriver(command: "probe", arguments: Array(CommandLine.arguments.dropFirst()), settings: progress.applied(to: report.settings),
                                        capture: capture.mode)
-            .run([PlannedCheck(name: nil, link: spec.linkProfile, runner: .probe(runner))])
+            .run([PlannedCheck(name: nil, link: spec.linkProfile, runner: runner)])
         throw ExitCode(status.rawValue)
     }
 }

@@ -86,7 +86,7 @@ struct ResumeCommand: AsyncParsableCommand {
     func run() async throws {
         let spec = self.spec
         if printSuite.printSuite {
-            try SuitePrinter.print(.resume(spec), thresholds: report.thresholdExpressions, redactor: report.redactor)
+            try SuitePrinter.print(spec, thresholds: report.thresholdExpressions, redactor: report.redactor)
             return
         }
         var arguments = Array(CommandLine.arguments.dropFirst())
@@ -95,7 +95,7 @@ struct ResumeCommand: AsyncParsableCommand {
         if seed == nil, !check { arguments += ["--seed", "\(runner.seed)"] }
         let status = await CheckDriver(command: "resume", arguments: arguments, settings: progress.applied(to: report.settings),
                                        capture: capture.mode)
-            .run([PlannedCheck(name: nil, link: spec.linkProfile, runner: .resume(runner))])
+            .run([PlannedCheck(name: nil, link: spec.linkProfile, runner: runner)])
         throw ExitCode(status.rawValue)
     }
 }

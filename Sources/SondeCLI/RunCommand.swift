@@ -34,7 +34,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let loaded: SuiteLoader.Loaded
-        do throws(SuiteLoader.Failure) { loaded = try SuiteLoader.load(path: suitePath) } catch {
+        do throws(SuiteLoader.Failure) { loaded = try SuiteLoader.load(path: suitePath, kinds: .sonde) } catch {
             printError("sonde run: \(suitePath) was refused, nothing ran:\n\(error.description)")
             throw ExitCode(ExitStatus.usage.rawValue)
         }

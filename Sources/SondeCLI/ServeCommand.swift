@@ -75,7 +75,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let config: ServeConfig
-        do throws(SuiteLoader.Failure) { config = try ServeConfigLoader.load(path: configPath) } catch {
+        do throws(SuiteLoader.Failure) { config = try ServeConfigLoader.load(path: configPath, kinds: .sonde) } catch {
             printError("sonde serve: \(configPath) was refused:\n\(error.description)")
             throw ExitCode(ExitStatus.usage.rawValue)
         }
@@ -161,7 +161,7 @@ struct ServeCommand: AsyncParsableCommand {
     static func reload(path: String, current: CurrentConfig, state: ServeState, scheduler: CheckScheduler, auth: ServeAuth,
                        listening: Listening?) async -> String? {
         let config: ServeConfig
-        do throws(SuiteLoader.Failure) { config = try ServeConfigLoader.load(path: path) } catch {
+        do throws(SuiteLoader.Failure) { config = try ServeConfigLoader.load(path: path, kinds: .sonde) } catch {
             printError("sonde serve: reload refused, the running config stays in force:\n\(error.description)")
             state.reloaded(successfully: false)
             return "the config was refused (serve's log has each problem in full):\n" + error.places

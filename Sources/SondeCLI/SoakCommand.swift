@@ -92,7 +92,7 @@ struct SoakCommand: AsyncParsableCommand {
     func run() async throws {
         let spec = self.spec
         if printSuite.printSuite {
-            try SuitePrinter.print(.soak(spec), thresholds: report.thresholdExpressions, redactor: report.redactor)
+            try SuitePrinter.print(spec, thresholds: report.thresholdExpressions, redactor: report.redactor)
             return
         }
         let redactor = report.redactor
@@ -105,7 +105,7 @@ struct SoakCommand: AsyncParsableCommand {
                                      discoverIdleTimeout: spec.discoveryMaxIdle)
         let status = await CheckDriver(command: "soak", arguments: Self.redact(arguments: Array(CommandLine.arguments.dropFirst()), redactor),
                                        settings: progress.applied(to: report.settings), capture: capture.mode)
-            .run([PlannedCheck(name: nil, link: spec.linkProfile, runner: .soak(runner))])
+            .run([PlannedCheck(name: nil, link: spec.linkProfile, runner: runner)])
         throw ExitCode(status.rawValue)
     }
 }

@@ -9,23 +9,16 @@ import SondeRun
 /// that holds a secret is printed as given, with a warning.
 enum SuitePrinter {
     /// Prints the entry of `spec` with the command line's `--threshold`s as the check's own.
-    static func print(_ spec: SuiteCheck.Spec, thresholds: [String], redactor: Redactor) throws {
+    static func print(_ spec: any CheckSpec, thresholds: [String], redactor: Redactor) throws {
         let (placeheld, written) = placeholdingSecrets(spec, redactor: redactor)
         var spec = placeheld
-        if !thresholds.isEmpty {
-            switch spec {
-            case .probe(var probe): probe.thresholds = thresholds; spec = .probe(probe)
-            case .soak(var soak): soak.thresholds = thresholds; spec = .soak(soak)
-            case .resume(var resume): resume.thresholds = thresholds; spec = .resume(resume)
-            case .audit(var audit): audit.thresholds = thresholds; spec = .audit(audit)
-            }
-        }
+        if !thresholds.isEmpty { spec.thresholds = thresholds }
         StandardStreams.write(SuiteLoader.entryYAML(name: name(for: spec), spec: spec, written: written), to: .output)
     }
 
     /// `spec` with the values of secret headers replaced by `${SONDE_<NAME>}` (said on stderr), and
     /// those headers as they are to be written (references, not escaped).
-    static func placeholdingSecrets(_ spec: SuiteCheck.Spec, redactor: Redactor) -> (SuiteCheck.Spec, [String: SuiteLoader.WrittenValue]) {
+    static func placeholdingSecrets(_ spec: any CheckSpec, redactor: Redactor) -> (any CheckSpec, [String: SuiteLoader.WrittenValue]) {
         guard redactor.isEnabled else { return (spec, [:]) }
         var placeholder = false
         // The headers as the file is to hold them: references as they are, the other lines with
@@ -46,12 +39,8 @@ enum SuitePrinter {
             }
         }
         var result = spec
-        switch spec {
-        case .probe(var probe): probe.headers = placeheld(probe.headers); result = .probe(probe)
-        case .soak(var soak): soak.headers = placeheld(soak.headers); result = .soak(soak)
-        case .resume(var resume): resume.headers = placeheld(resume.headers); result = .resume(resume)
-        case .audit: break
-        }
+        // Every kind with a `headers` key (an audit has none).
+        if let headers = spec.textList(.headers) { result.setTextList(.headers, placeheld(headers)) }
         for url in spec.urls where redactor.redact(url: url) != url {
             printError("warning: --print-suite: \(redactor.redact(url: url)) holds a secret, printed as given: move it to ${VARIABLE} before you keep the file")
         }
@@ -59,7 +48,7 @@ enum SuitePrinter {
     }
 
     /// `<kind>-<host>` in the names a suite allows (`[a-z0-9_-]`, at most 64 characters).
-    static func name(for spec: SuiteCheck.Spec) -> String {
+    static func name(for spec: any CheckSpec) -> String {
         var host = spec.urls.first ?? ""
         if let scheme = host.range(of: "://") { host = String(host[scheme.upperBound...]) }
         host = String(host.prefix { $0 != "/" && $0 != "?" && $0 != "#" })
@@ -67,7 +56,7 @@ enum SuitePrinter {
         if host.hasPrefix("["), let close = host.firstIndex(of: "]") { host = String(host[host.index(after: host.startIndex)..<close]) }
         else if let colon = host.lastIndex(of: ":") { host = String(host[..<colon]) }
         let cleaned = host.lowercased().map { ($0.isLetter && $0.isASCII) || ($0.isNumber && $0.isASCII) || $0 == "-" || $0 == "_" ? $0 : "-" }
-        let name = "\(spec.kind.rawValue)-" + String(cleaned)
+        let name = "\(spec.kind.name)-" + String(cleaned)
         return String(name.prefix(64))
     }
 }

@@ -5,13 +5,11 @@
 /// Invariants: `status` follows `CheckReport.status(…)`; every result in `thresholds` has
 /// `check == name`; `summary` is present exactly when the check recorded probe tasks.
 public struct CheckReport: Codable, Sendable {
-    /// The kinds a check can be.
-    public static let kinds = ["probe", "soak", "resume", "audit"]
     /// The longest name a check may have, in UTF-8 bytes.
     public static let maxNameBytes = 200
 
     public var name: String
-    /// One of `kinds`.
+    /// Its kind's name (`CheckKind.name` in SondeRun: probe, soak, resume, audit, …).
     public var kind: String
     public var status: RunStatus
     public var startedAt: Timestamp

@@ -110,12 +110,23 @@ enum HistoryRecorder {
         return name
     }
 
+    /// The kind of a plain command's one check: its run's subject names it
+    /// (`RunSubject.check(name: nil, kind:…)`, its link after a space); a report written before
+    /// subjects by its command when that was a kind's (`legacyKindCommands`), else by its sections.
     private static func plainKind(_ document: Document) -> String {
-        if CheckReport.kinds.contains(document.run.command) { return document.run.command }
+        if let checks = document.run.subject?.checks, checks.count == 1,
+           let kind = checks[0].split(separator: " ", maxSplits: 1).first, !kind.isEmpty {
+            return String(kind)
+        }
+        if legacyKindCommands.contains(document.run.command) { return document.run.command }
         if !(document.soaks ?? []).isEmpty { return "soak" }
         if !(document.resumeTrials ?? []).isEmpty || !(document.resumeVerdicts ?? []).isEmpty { return "resume" }
         return "probe"
     }
+
+    /// The commands named after their kind when reports had no `run.subject` (before 2026-11-27):
+    /// a closed list, for those reports only.
+    static let legacyKindCommands = ["probe", "soak", "resume", "audit"]
 
     private static func checkRow(name: String, kind: String, status: String, startedAt: Timestamp, runID: String,
                               summary: ProbeSummary?, soaks: [SoakReport], trials: [ResumeTrial],

@@ -48,10 +48,15 @@ public final class RunRecorder: @unchecked Sendable {
     /// Whether any section item was recorded (such a run is rendered from its journal).
     private var recordedSection = false
 
-    public init(folder: RunFolder, tool: ToolInfo, run: RunInfo) throws(TaskError) {
+    /// The kinds of check this run plans (`CheckKind.name` of its checks' runners): `beginCheck`
+    /// refuses any other.
+    public let checkKinds: [String]
+
+    public init(folder: RunFolder, tool: ToolInfo, run: RunInfo, checkKinds: [String] = []) throws(TaskError) {
         self.folder = folder
         self.tool = tool
         self.run = run
+        self.checkKinds = checkKinds
         journal = try Journal(path: folder.journalPath)
         try append(RunLine(tool: tool, run: run))
         try journal.flush()
@@ -78,11 +83,11 @@ public final class RunRecorder: @unchecked Sendable {
         return open.count == 1 ? open[0] : nil
     }
 
-    /// From here until `endCheck`, everything recorded belongs to the check `name` (kind
-    /// "probe"|"soak"|"resume"). `thresholds` are the check's own rules, evaluated at `finish` on
+    /// From here until `endCheck`, everything recorded belongs to the check `name` (of `kind`, one
+    /// of `checkKinds`). `thresholds` are the check's own rules, evaluated at `finish` on
     /// that check's figures only. Throws `internalError` when a check is under way, the name is
-    /// taken or unusable (`CheckReport.nameProblem`), or the kind unknown; `localIOError` when the
-    /// journal cannot take the line.
+    /// taken or unusable (`CheckReport.nameProblem`), or the kind not one the run planned;
+    /// `localIOError` when the journal cannot take the line.
     /// - Parameter overlapping: other checks may be under way (a suite's `parallel`); without it a
     ///   check under way is an error.
     public func beginCheck(name: String, kind: String, thresholds: [Threshold], overlapping: Bool = false,
@@ -93,8 +98,9 @@ public final class RunRecorder: @unchecked Sendable {
             throw TaskError(code: .internalError, message: "check \(checks[current].name) is still under way: end it before \(name) begins")
         }
         if let problem = CheckReport.nameProblem(name) { throw TaskError(code: .internalError, message: problem) }
-        guard CheckReport.kinds.contains(kind) else {
-            throw TaskError(code: .internalError, message: "unknown check kind \(kind.debugDescription) (expected probe, soak, resume or audit)")
+        guard checkKinds.contains(kind) else {
+            let planned = checkKinds.isEmpty ? "none" : checkKinds.joined(separator: ", ")
+            throw TaskError(code: .internalError, message: "check kind \(kind.debugDescription) is not one this run planned (\(planned))")
         }
         guard !checks.contains(where: { $0.name == name }) else {
             throw TaskError(code: .internalError, message: "this run already has a check named \(name)")

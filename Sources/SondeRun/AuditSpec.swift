@@ -6,7 +6,7 @@ import SondeCore
 /// (TLS and certificate against Apple's ATS rules, HTTP as URLSession meets it; docs/audit.md).
 /// Keys are `sonde audit`'s long options (see `CheckSpec`).
 public struct AuditSpec: CheckSpec {
-    public static let kind = CheckKind.audit
+    public typealias Kind = AuditKind
 
     public var urls: [String]
     public var cacert: String?

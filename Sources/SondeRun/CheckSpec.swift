@@ -1,32 +1,5 @@
 import SondeCore
-
-/// The kinds of check a suite declares, one per command that runs a check.
-public enum CheckKind: String, Codable, CaseIterable, Sendable {
-    case probe, soak, resume, audit
-
-    /// Whether `threshold` judges what a check of this kind measures: soaks the `ws.*` metrics,
-    /// probes every other one (phases, errors, reuse, tasks); resume and audit checks have none
-    /// (their trials and verdict, or their findings, pass or fail by themselves). A threshold in a suite's `defaults` applies
-    /// to the checks it judges; in a check of another kind it is an error.
-    public func judges(_ threshold: Threshold) -> Bool {
-        let soakMetric = threshold.metric.path.hasPrefix("ws.")
-        switch self {
-        case .probe: return !soakMetric
-        case .soak: return soakMetric
-        case .resume, .audit: return false
-        }
-    }
-
-    /// What a check of this kind can be judged by, for messages.
-    var metricsHint: String {
-        switch self {
-        case .probe: return "a probe check is judged by the probe metrics (phases, errors, reuse, tasks), not ws.*"
-        case .soak: return "a soak check is judged by the ws.* metrics (ws.ping.p95, ws.reconnects.count, …)"
-        case .resume: return "a resume check has no threshold metrics: its verdict and trials pass or fail by themselves"
-        case .audit: return "an audit check has no threshold metrics: its findings pass or fail it (fail-on)"
-        }
-    }
-}
+import SondeLink
 
 /// What is wrong with a check spec: the key it concerns (nil for the spec as a whole) and the
 /// problem in words, without the key (the command line says `--key …`, a suite file `file:line:column: key: …`).
@@ -66,12 +39,13 @@ public struct SpecProblem: Error, Equatable, Sendable, CustomStringConvertible {
 /// default applies when the check runs, and `--print-suite` leaves it out. `Codable` comes from
 /// `visitKeys` (SpecKeyCoding.swift).
 public protocol CheckSpec: Codable, Equatable, Sendable {
-    static var kind: CheckKind { get }
+    /// The kind this spec is of (`CheckKind`), whose `Spec` this is.
+    associatedtype Kind: CheckKind where Kind.Spec == Self
     /// A spec with its required keys empty: what decoding fills in, and what the key table is read from.
     static var unfilled: Self { get }
     /// Visits every key of this kind once, in the order `--print-suite` writes them: the one
     /// declaration of the kind's keys (`SpecKey`). Decoding, encoding, the bound checks, the key
-    /// table (`keys`, `pathKeys`, `SuiteValueType.of`) and the suite schema follow from it.
+    /// table (`keys`, `pathKeys`, `CheckKinds.valueTypes`) and the suite schema follow from it.
     mutating func visitKeys<V: SpecKeyVisitor>(_ v: inout V)
     /// The check's own pass/fail rules (`--threshold`), as written.
     var thresholds: [String]? { get set }
@@ -80,9 +54,31 @@ public protocol CheckSpec: Codable, Equatable, Sendable {
     func problems() -> [SpecProblem]
     /// The spec with every path-valued key that is relative resolved against `folder`.
     func resolvingPaths(against folder: String) -> Self
+    /// The URLs the check reaches, as written (a probe's or an audit's, or the one of a soak or resume).
+    var urls: [String] { get }
+    /// The emulated link the check runs over (`link`), parsed; nil without one.
+    var linkProfile: LinkProfile? { get }
 }
 
 extension CheckSpec {
+    /// The spec's kind, for a spec held as `any CheckSpec` (a suite's check).
+    public var kind: any CheckKind.Type { Kind.self }
+
+    /// The engine of this spec (`CheckKind.runner(for:settings:)`).
+    public func runner(settings: RunSettings) throws(SpecProblem) -> any CheckRunner {
+        try Kind.runner(for: self, settings: settings)
+    }
+
+    /// `sonde serve`'s bound on one run of this check without `run-timeout:` (s): ten minutes, or a
+    /// soak's duration (and idle-timeout discovery) and a minute more (`CheckKind.defaultRunTimeout`).
+    public var defaultRunTimeout: Double { Kind.defaultRunTimeout(for: self) }
+
+    /// Whether `other` is a spec of the same kind equal to this one: `Equatable` across kinds.
+    public func isEqual(_ other: any CheckSpec) -> Bool {
+        guard let other = other as? Self else { return false }
+        return self == other
+    }
+
     /// `path` against `folder` unless it is absolute (or empty).
     public static func resolve(path: String?, against folder: String) -> String? {
         guard let path, !path.isEmpty, !path.hasPrefix("/") else { return path }

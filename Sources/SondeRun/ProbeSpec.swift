@@ -8,7 +8,7 @@ import SondeHTTP
 /// `http3-only` set to true, the address family `ipv4` or `ipv6`. The keys are declared once, in
 /// `visitKeys` (`SpecKey`): decoding, encoding, bounds and the suite schema follow from them.
 public struct ProbeSpec: CheckSpec {
-    public static let kind = CheckKind.probe
+    public typealias Kind = ProbeKind
 
     /// The URLs to fetch, each with the name its results go by, if given (`ProbeRequest`).
     public var requests: [ProbeRequest]

@@ -7,7 +7,9 @@ import SondeTransfer
 /// and interrupted-download trials, or (with `upload`) resumable-upload trials. Keys are
 /// `sonde resume`'s long options (see `CheckSpec`).
 public struct ResumeSpec: CheckSpec {
-    public static let kind = CheckKind.resume
+    public typealias Kind = ResumeKind
+    /// The one URL, as `CheckSpec` lists a check's.
+    public var urls: [String] { [url] }
 
     public var url: String
     /// A file to run upload trials of instead of download trials.

@@ -79,17 +79,6 @@ public struct ScheduledCheck: Equatable, Sendable {
     public static let runTimeoutRange = 1.0...86_400.0
     /// The keys a scheduled check takes beside its kind's.
     public static let keys = ["every", "run-timeout"]
-
-    /// Without `run-timeout:`: ten minutes, or a soak's duration (and idle-timeout discovery) and a minute more.
-    public static func defaultRunTimeout(for spec: SuiteCheck.Spec) -> Double {
-        switch spec {
-        case .soak(let soak):
-            let length = max(soak.duration?.seconds ?? SoakSpec.defaults.duration, soak.discoveryMaxIdle ?? 0)
-            return min(runTimeoutRange.upperBound, max(600, length + 60))
-        case .probe, .resume, .audit:
-            return 600
-        }
-    }
 }
 
 /// Where `sonde serve` listens: `host:port` (`[v6]:port`); port 0 picks a free one.

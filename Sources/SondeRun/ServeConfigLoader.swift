@@ -6,13 +6,13 @@ import Yams
 /// problem as `FILE:LINE:COLUMN: KEY: message`. Its checks are a suite's checks with `every:` (and
 /// optionally `run-timeout:`); the rest is serve's own (`SuiteReader+Serve`). An empty file is refused.
 public enum ServeConfigLoader {
-    public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(SuiteLoader.Failure) -> ServeConfig {
+    public static func load(path: String, kinds: CheckKinds, environment: [String: String] = ProcessInfo.processInfo.environment) throws(SuiteLoader.Failure) -> ServeConfig {
         let text = try SuiteLoader.readText(path: path, what: "the config file")
         let folder = (path as NSString).deletingLastPathComponent
-        return try parse(text, file: path, folder: folder.isEmpty ? "." : folder, environment: environment)
+        return try parse(text, file: path, folder: folder.isEmpty ? "." : folder, kinds: kinds, environment: environment)
     }
 
-    public static func parse(_ text: String, file: String, folder: String, environment: [String: String]) throws(SuiteLoader.Failure) -> ServeConfig {
+    public static func parse(_ text: String, file: String, folder: String, kinds: CheckKinds, environment: [String: String]) throws(SuiteLoader.Failure) -> ServeConfig {
         let root = try SuiteLoader.compose(text, file: file, what: "the config file")
         // An empty file is refused, as `sonde run` refuses an empty suite: a reload of a file
         // truncated mid-save would otherwise drop every check, module and allow pattern.
@@ -21,7 +21,7 @@ public enum ServeConfigLoader {
                 message: "the config file is empty (a file truncated while it was saved?): it needs at least one of checks, modules or allow")])
         }
         guard let root else { throw SuiteLoader.Failure(problems: []) }
-        var reader = SuiteReader(file: file, folder: folder, environment: environment, document: .serve)
+        var reader = SuiteReader(file: file, folder: folder, environment: environment, document: .serve, kinds: kinds)
         let config = reader.readServe(root)
         guard reader.problems.isEmpty, let config else { throw SuiteLoader.Failure(problems: reader.sortedProblems()) }
         // A file truncated after its first lines (`listen:` alone) is as empty as an empty one.

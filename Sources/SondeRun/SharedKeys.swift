@@ -76,7 +76,7 @@ extension LinkKey {
 
 extension CheckSpec {
     /// Every threshold parses and judges this kind (`CheckKind.judges`).
-    var thresholdProblem: SpecProblem? { SpecRules.thresholds(thresholds, kind: Self.kind).failure }
+    var thresholdProblem: SpecProblem? { SpecRules.thresholds(thresholds, kind: Self.Kind.self).failure }
 }
 
 extension ProbeSpec: TLSKeys, HeaderKeys, ConnectTimeoutKey, ResolveKey, LinkKey {}

@@ -6,7 +6,9 @@ import SondeWebSocket
 /// with keepalive pings, echoed messages and reconnects with backoff. Keys are `sonde soak`'s
 /// long options (see `CheckSpec`).
 public struct SoakSpec: CheckSpec {
-    public static let kind = CheckKind.soak
+    public typealias Kind = SoakKind
+    /// The one URL, as `CheckSpec` lists a check's.
+    public var urls: [String] { [url] }
 
     public var url: String
     public var duration: DurationValue?

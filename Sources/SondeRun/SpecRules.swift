@@ -127,7 +127,7 @@ public enum SpecRules {
 
     /// Thresholds that parse (`Threshold`) and, with `kind`, judge what a check of that kind
     /// measures (`CheckKind.judges`); the first that does not is the problem.
-    public static func thresholds(_ expressions: [String]?, kind: CheckKind? = nil) -> Result<[Threshold], SpecProblem> {
+    public static func thresholds(_ expressions: [String]?, kind: (any CheckKind.Type)? = nil) -> Result<[Threshold], SpecProblem> {
         var parsed: [Threshold] = []
         for expression in expressions ?? [] {
             let threshold: Threshold

@@ -1,5 +1,3 @@
-import SondeLink
-
 /// A suite: named checks declared once and run again and again (`sonde run SUITE.yaml`), one
 /// after another unless `parallel` lets independent checks overlap. `SuiteLoader` reads one from
 /// a file (validated whole before anything runs); `--print-suite` writes one entry.
@@ -22,67 +20,16 @@ public struct Suite: Equatable, Sendable {
 /// One check of a suite: a unique name (`[a-z0-9_-]`, 1–64 characters) and its kind's spec.
 public struct SuiteCheck: Equatable, Sendable {
     public var name: String
-    public var spec: Spec
+    /// The spec of one of the kinds (`spec.kind`).
+    public var spec: any CheckSpec
 
-    public init(name: String, spec: Spec) {
+    public init(name: String, spec: any CheckSpec) {
         self.name = name
         self.spec = spec
     }
 
-    /// The spec of one of the kinds.
-    public enum Spec: Equatable, Sendable {
-        case probe(ProbeSpec)
-        case soak(SoakSpec)
-        case resume(ResumeSpec)
-        case audit(AuditSpec)
-
-        public var kind: CheckKind {
-            switch self {
-            case .probe: return .probe
-            case .soak: return .soak
-            case .resume: return .resume
-            case .audit: return .audit
-            }
-        }
-
-        /// The URLs the check reaches (a probe's or an audit's, or the one of a soak or resume).
-        public var urls: [String] {
-            switch self {
-            case .probe(let spec): return spec.urls
-            case .soak(let spec): return [spec.url]
-            case .resume(let spec): return [spec.url]
-            case .audit(let spec): return spec.urls
-            }
-        }
-
-        /// The check's own thresholds, as written.
-        public var thresholds: [String] {
-            switch self {
-            case .probe(let spec): return spec.thresholds ?? []
-            case .soak(let spec): return spec.thresholds ?? []
-            case .resume(let spec): return spec.thresholds ?? []
-            case .audit(let spec): return spec.thresholds ?? []
-            }
-        }
-
-        /// The emulated link the check runs over (`link`), parsed; nil without one.
-        public var linkProfile: LinkProfile? {
-            switch self {
-            case .probe(let spec): return spec.linkProfile
-            case .soak(let spec): return spec.linkProfile
-            case .resume(let spec): return spec.linkProfile
-            case .audit(let spec): return spec.linkProfile
-            }
-        }
-
-        public func problems() -> [SpecProblem] {
-            switch self {
-            case .probe(let spec): return spec.problems()
-            case .soak(let spec): return spec.problems()
-            case .resume(let spec): return spec.problems()
-            case .audit(let spec): return spec.problems()
-            }
-        }
+    public static func == (lhs: SuiteCheck, rhs: SuiteCheck) -> Bool {
+        lhs.name == rhs.name && lhs.spec.isEqual(rhs.spec)
     }
 
     /// Whether `name` is a valid check name.

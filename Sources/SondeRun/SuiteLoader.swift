@@ -13,7 +13,7 @@ import Yams
 ///   thresholds: ["errors.rate<1%"]
 /// checks:                     # 1...Suite.maxChecks of them
 ///   - name: api               # unique, SuiteCheck.isValid(name:)
-///     kind: probe             # probe | soak | resume | audit
+///     kind: probe             # a kind of `CheckKinds` (probe | soak | resume | audit | …)
 ///     urls: [https://api.example.com/v1/health]
 ///     thresholds: ["wait.p95<200ms"]
 /// ```
@@ -85,20 +85,20 @@ public enum SuiteLoader {
     static let fileWords = "the suite file"
 
     /// Reads the suite file at `path` (a regular UTF-8 file of at most `BoundedYAML.maxBytes`) and
-    /// validates all of it. Relative paths in it are resolved against `path`'s folder.
-    public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(Failure) -> Loaded {
+    /// validates all of it against the kinds of `kinds`. Relative paths in it are resolved against `path`'s folder.
+    public static func load(path: String, kinds: CheckKinds, environment: [String: String] = ProcessInfo.processInfo.environment) throws(Failure) -> Loaded {
         let text = try readText(path: path, what: fileWords)
         let folder = (path as NSString).deletingLastPathComponent
-        return try parse(text, file: path, folder: folder.isEmpty ? "." : folder, environment: environment)
+        return try parse(text, file: path, folder: folder.isEmpty ? "." : folder, kinds: kinds, environment: environment)
     }
 
     /// Validates the suite `text` as if read from `file` (the name messages use), resolving
     /// relative paths against `folder`.
-    public static func parse(_ text: String, file: String, folder: String, environment: [String: String]) throws(Failure) -> Loaded {
+    public static func parse(_ text: String, file: String, folder: String, kinds: CheckKinds, environment: [String: String]) throws(Failure) -> Loaded {
         guard let root = try compose(text, file: file, what: fileWords) else {
             throw Failure(problems: [Problem(file: file, line: 1, column: 1, key: nil, message: "the suite is empty: it needs checks: with at least one check")])
         }
-        var reader = SuiteReader(file: file, folder: folder, environment: environment)
+        var reader = SuiteReader(file: file, folder: folder, environment: environment, kinds: kinds)
         let loaded = reader.read(root)
         guard reader.problems.isEmpty, let loaded else { throw Failure(problems: reader.sortedProblems()) }
         return loaded

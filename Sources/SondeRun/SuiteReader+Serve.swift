@@ -48,7 +48,7 @@ extension SuiteReader {
         for check in loaded.suite.checks {
             guard let schedule = schedules[check.name] else { continue }
             checks.append(ScheduledCheck(check: check, every: schedule.every,
-                                         runTimeout: schedule.runTimeout ?? ScheduledCheck.defaultRunTimeout(for: check.spec)))
+                                         runTimeout: schedule.runTimeout ?? check.spec.defaultRunTimeout))
         }
         return ServeConfig(listen: listen, vantage: vantage, allow: allow, modules: modules, parallel: loaded.suite.parallel,
                            checks: checks, history: history, keepDays: keepDays, web: web, otlp: otlp ?? environmentOTLP(), loaded: loaded)

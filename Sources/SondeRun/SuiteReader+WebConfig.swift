@@ -25,7 +25,7 @@ extension SuiteReader {
             report(entry.value.mark, key: "web-config", "\(resolved) is not a mapping of \(WebConfig.topKeys.joined(separator: ", "))")
             return nil
         }
-        let inner = SuiteReader(file: resolved, folder: ((resolved as NSString).deletingLastPathComponent), environment: environment, document: .serve)
+        let inner = SuiteReader(file: resolved, folder: ((resolved as NSString).deletingLastPathComponent), environment: environment, document: .serve, kinds: kinds)
         var reader = inner
         let config = reader.readWebConfigMapping(mapping)
         problems += reader.problems

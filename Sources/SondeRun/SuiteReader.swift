@@ -14,6 +14,12 @@ struct SuiteReader {
     let folder: String
     let environment: [String: String]
     let document: Document
+    /// The kinds a check may be (`kind:`), and what `defaults` may hold.
+    let kinds: CheckKinds
+    /// The keys `defaults` may hold: every kind's keys, each once, in the kinds' order (`CheckKinds.defaultsKeys`).
+    let defaultsKeys: [String]
+    /// Every key's type, for messages (`CheckKinds.valueTypes`).
+    let valueTypes: [String: SuiteValueType]
     /// Serve's config: each check's `every:` and `run-timeout:` (seconds; nil: the default), by name.
     var schedules: [String: (every: Double, runTimeout: Double?)] = [:]
     /// The environment variables the file refers to (`${NAME}`), whose values no message shows.
@@ -22,11 +28,14 @@ struct SuiteReader {
     /// The file's named link profiles (`links:`), by name: a check's `link:` naming one gets its text.
     var namedLinks: [String: String] = [:]
 
-    init(file: String, folder: String, environment: [String: String], document: Document = .suite) {
+    init(file: String, folder: String, environment: [String: String], document: Document = .suite, kinds: CheckKinds) {
         self.file = file
         self.folder = folder
         self.environment = environment
         self.document = document
+        self.kinds = kinds
+        defaultsKeys = kinds.defaultsKeys
+        valueTypes = kinds.valueTypes
     }
 
     /// The top-level keys of the document.
@@ -49,11 +58,8 @@ struct SuiteReader {
     }
 
     static let topKeys = ["parallel", "links", "defaults", "checks"]
-    /// The keys `defaults` may hold: every kind's keys, each once, in the kinds' order.
-    static let defaultsKeys: [String] = CheckKind.allCases.flatMap { SuiteLoader.keys(of: $0) }.reduce(into: []) { keys, key in
-        if !keys.contains(key) { keys.append(key) }
-    }
-    static let kindNames = CheckKind.allCases.map(\.rawValue).joined(separator: ", ")
+    /// The kinds' names, for messages.
+    var kindNames: String { kinds.names.joined(separator: ", ") }
 
     // MARK: The document
 
@@ -139,8 +145,8 @@ struct SuiteReader {
                                   expansionFailed: failedKeys.contains(key))
             if key == "name" || key == "kind" {
                 report(inner.keyMark, key: key, "belongs in each check, not in defaults")
-            } else if !Self.defaultsKeys.contains(key) && !scheduleKeys.contains(key) {
-                report(inner.keyMark, key: key, "unknown key: no kind of check takes it (allowed in defaults: \((Self.defaultsKeys + scheduleKeys).joined(separator: ", ")))")
+            } else if !defaultsKeys.contains(key) && !scheduleKeys.contains(key) {
+                report(inner.keyMark, key: key, "unknown key: no kind of check takes it (allowed in defaults: \((defaultsKeys + scheduleKeys).joined(separator: ", ")))")
             } else {
                 defaults[key] = inherited
             }
@@ -180,22 +186,12 @@ struct SuiteReader {
         let own = Dictionary(entries, uniquingKeysWith: { first, _ in first })
         let name = readName(own["name"], at: item.mark, names: &names)
         guard let kind = readKind(own["kind"], at: item.mark) else { return nil }
-        let allowed = SuiteLoader.keys(of: kind)
+        let allowed = kind.keys
         for (key, entry) in entries where key != "name" && key != "kind" && !allowed.contains(key) && !scheduleKeys.contains(key) {
-            report(entry.keyMark, key: key, "unknown key for a \(kind.rawValue) check (allowed: name, kind, \((allowed + scheduleKeys).joined(separator: ", ")))")
+            report(entry.keyMark, key: key, "unknown key for a \(kind.name) check (allowed: name, kind, \((allowed + scheduleKeys).joined(separator: ", ")))")
         }
         let schedule = document == .serve ? readSchedule(own: own, defaults: defaults, at: item.mark) : nil
-        let decoded: (spec: SuiteCheck.Spec, written: [String: SuiteLoader.WrittenValue])?
-        switch kind {
-        case .probe:
-            decoded = decode(ProbeSpec.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.probe($0.0), $0.1) }
-        case .soak:
-            decoded = decode(SoakSpec.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.soak($0.0), $0.1) }
-        case .resume:
-            decoded = decode(ResumeSpec.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.resume($0.0), $0.1) }
-        case .audit:
-            decoded = decode(AuditSpec.self, own: own, defaults: defaults, start: item.mark).map { (SuiteCheck.Spec.audit($0.0), $0.1) }
-        }
+        let decoded = decodeSpec(of: kind, own: own, defaults: defaults, start: item.mark)
         guard let name, let decoded else { return nil }
         if let schedule { schedules[name] = schedule }
         return (SuiteCheck(name: name, spec: decoded.spec), decoded.written)
@@ -223,16 +219,22 @@ struct SuiteReader {
         return name
     }
 
-    mutating func readKind(_ entry: Entry?, at start: Mark?) -> CheckKind? {
+    mutating func readKind(_ entry: Entry?, at start: Mark?) -> (any CheckKind.Type)? {
         guard let entry else {
-            report(start, key: "kind", "missing: every check needs a kind (allowed: \(Self.kindNames))")
+            report(start, key: "kind", "missing: every check needs a kind (allowed: \(kindNames))")
             return nil
         }
-        guard case .scalar(let scalar) = entry.value, let kind = CheckKind(rawValue: scalar.string) else {
-            report(entry.value.mark, key: "kind", "unknown kind \(Self.describe(entry.raw)) (allowed: \(Self.kindNames))")
+        guard case .scalar(let scalar) = entry.value, let kind = kinds.named(scalar.string) else {
+            report(entry.value.mark, key: "kind", "unknown kind \(Self.describe(entry.raw)) (allowed: \(kindNames))")
             return nil
         }
         return kind
+    }
+
+    /// The check's spec of `kind` (`decode` with its spec type), held as `any CheckSpec`.
+    mutating func decodeSpec<K: CheckKind>(of kind: K.Type, own: [String: Entry], defaults: [String: Entry], start: Mark?)
+        -> (spec: any CheckSpec, written: [String: SuiteLoader.WrittenValue])? {
+        decode(K.Spec.self, own: own, defaults: defaults, start: start).map { ($0.0, $0.1) }
     }
 
     /// The check's spec of kind `T` from its own keys and the defaults its kind has, with the
@@ -242,7 +244,7 @@ struct SuiteReader {
         -> (T, [String: SuiteLoader.WrittenValue])? {
         var merged: [(key: String, entry: Entry)] = []
         for key in T.keys {
-            guard var entry = Self.merge(key: key, own: own[key], inherited: defaults[key], kind: T.kind) else { continue }
+            guard var entry = Self.merge(key: key, own: own[key], inherited: defaults[key], kind: T.Kind.self) else { continue }
             // `link: NAME` of the file's `links:` stands for that profile.
             if key == SpecKey.link.name, case .scalar(let scalar) = entry.value, let definition = namedLinks[scalar.string] {
                 entry.value = .scalar(Node.Scalar(definition, scalar.tag, scalar.style, scalar.mark))
@@ -252,7 +254,7 @@ struct SuiteReader {
         let byKey = Dictionary(merged.map { ($0.key, $0.entry) }, uniquingKeysWith: { first, _ in first })
         // Values whose ${NAME} could not be expanded were reported: the rest is still checked.
         let unexpanded = Set(merged.filter { $0.entry.expansionFailed }.map(\.key))
-        var decoder = SuiteSpecDecoder(kind: T.kind, entries: merged.filter { !unexpanded.contains($0.key) }, start: start, setAside: unexpanded)
+        var decoder = SuiteSpecDecoder(kind: T.Kind.self, valueTypes: valueTypes, entries: merged.filter { !unexpanded.contains($0.key) }, start: start, setAside: unexpanded)
         guard let spec = decoder.decode(T.self) else {
             for problem in decoder.problems { report(problem.mark, key: problem.key, problem.message) }
             return nil
@@ -277,7 +279,7 @@ struct SuiteReader {
     /// A check's value for `key`: its own, or the default; for `thresholds` the default's list
     /// (those of its items that judge a check of `kind`, `CheckKind.judges`) and then its own
     /// (when one of them is not a list, that one, so that its type is reported).
-    static func merge(key: String, own: Entry?, inherited: Entry?, kind: CheckKind) -> Entry? {
+    static func merge(key: String, own: Entry?, inherited: Entry?, kind: any CheckKind.Type) -> Entry? {
         guard key == "thresholds", let inherited else { return own ?? inherited }
         guard case .sequence(let allInheritedItems) = inherited.value, case .sequence(let allInheritedRaw) = inherited.raw else { return own ?? inherited }
         // A default threshold of another kind's metric is simply not used by this check; one that

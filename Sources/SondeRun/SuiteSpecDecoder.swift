@@ -16,7 +16,9 @@ struct SuiteSpecDecoder {
         var message: String
     }
 
-    let kind: CheckKind
+    let kind: any CheckKind.Type
+    /// Every key's type (`CheckKinds.valueTypes`), for messages.
+    let valueTypes: [String: SuiteValueType]
     private(set) var entries: [(key: String, entry: SuiteReader.Entry)]
     let start: Mark?
     private(set) var problems: [Located] = []
@@ -24,8 +26,9 @@ struct SuiteSpecDecoder {
     /// Keys already known to be bad: not decoded, and not reported as missing either.
     private var setAside: Set<String>
 
-    init(kind: CheckKind, entries: [(key: String, entry: SuiteReader.Entry)], start: Mark?, setAside: Set<String> = []) {
+    init(kind: any CheckKind.Type, valueTypes: [String: SuiteValueType], entries: [(key: String, entry: SuiteReader.Entry)], start: Mark?, setAside: Set<String> = []) {
         self.kind = kind
+        self.valueTypes = valueTypes
         self.entries = entries
         self.start = start
         self.setAside = setAside
@@ -47,7 +50,7 @@ struct SuiteSpecDecoder {
                 entries.remove(at: index)
                 setAside.insert(key)
             } catch {
-                problems.append(Located(mark: start, key: nil, message: "cannot be read as a \(kind.rawValue) check: \(error)"))
+                problems.append(Located(mark: start, key: nil, message: "cannot be read as a \(kind.name) check: \(error)"))
                 return nil
             }
         }
@@ -65,13 +68,13 @@ struct SuiteSpecDecoder {
             path = context.codingPath
             message = "expected \(expectation(path)) (got nothing)"
         case .keyNotFound(let key, _):
-            let type = SuiteValueType.of[key.stringValue].map { " (\($0.noun))" } ?? ""
-            return Located(mark: start, key: key.stringValue, message: "missing: a \(kind.rawValue) check needs \(key.stringValue)\(type)")
+            let type = valueTypes[key.stringValue].map { " (\($0.noun))" } ?? ""
+            return Located(mark: start, key: key.stringValue, message: "missing: a \(kind.name) check needs \(key.stringValue)\(type)")
         case .dataCorrupted(let context):
             path = context.codingPath
             message = redact(context.debugDescription)
         @unknown default:
-            return Located(mark: start, key: nil, message: "cannot be read as a \(kind.rawValue) check: \(error)")
+            return Located(mark: start, key: nil, message: "cannot be read as a \(kind.name) check: \(error)")
         }
         let key = path.first?.stringValue
         if case .dataCorrupted = error, message.hasPrefix("expected"), let written = node(at: path).map(SuiteReader.describe) {
@@ -83,7 +86,7 @@ struct SuiteSpecDecoder {
 
     /// The key's type in words (for an item of a list: what each item is).
     func expectation(_ path: [CodingKey]) -> String {
-        guard let key = path.first?.stringValue, let type = SuiteValueType.of[key] else { return "another type" }
+        guard let key = path.first?.stringValue, let type = valueTypes[key] else { return "another type" }
         if kind.keyTable.first(where: { $0.name == key })?.schemaShape == .requests {
             return path.count > 1 ? "a URL, or {name: NAME, url: URL}, in each item" : "a list of URLs, each a URL or {name: NAME, url: URL}"
         }

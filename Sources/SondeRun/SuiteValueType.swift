@@ -18,11 +18,4 @@ public enum SuiteValueType: String, CaseIterable, Sendable {
         case .textList: return "a list of text items, like [a, b]"
         }
     }
-
-    /// Every key of every kind and its type, from the kinds' key tables (`CheckSpec.visitKeys`).
-    public static let of: [String: SuiteValueType] = {
-        var table: [String: SuiteValueType] = [:]
-        for key in CheckKind.allCases.flatMap(\.keyTable) { table[key.name] = key.type }
-        return table
-    }()
 }

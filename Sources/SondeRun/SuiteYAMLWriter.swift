@@ -5,13 +5,13 @@ extension SuiteLoader {
     /// then the spec's keys in its kind's `keys` order, keys not given left out. Loads back (in a
     /// suite) to an equal check. Every `$` in a value is written `$$`, so nothing is expanded on
     /// the way back.
-    public static func entryYAML(name: String, spec: SuiteCheck.Spec) -> String {
+    public static func entryYAML(name: String, spec: any CheckSpec) -> String {
         SuiteYAMLWriter.entry(name: name, spec: spec, written: [:])
     }
 
     /// The entry with the keys in `written` as given there (their `${NAME}`s kept, not escaped):
     /// `--print-suite` writes a secret header as `${SONDE_…}` this way.
-    public static func entryYAML(name: String, spec: SuiteCheck.Spec, written: [String: WrittenValue]) -> String {
+    public static func entryYAML(name: String, spec: any CheckSpec, written: [String: WrittenValue]) -> String {
         SuiteYAMLWriter.entry(name: name, spec: spec, written: written)
     }
 
@@ -39,17 +39,8 @@ enum SuiteYAMLWriter {
         return text
     }
 
-    static func entry(name: String, spec: SuiteCheck.Spec, written: [String: SuiteLoader.WrittenValue]) -> String {
-        switch spec {
-        case .probe(let spec): return entry(name: name, spec: spec, written: written)
-        case .soak(let spec): return entry(name: name, spec: spec, written: written)
-        case .resume(let spec): return entry(name: name, spec: spec, written: written)
-        case .audit(let spec): return entry(name: name, spec: spec, written: written)
-        }
-    }
-
     static func entry<T: CheckSpec>(name: String, spec: T, written: [String: SuiteLoader.WrittenValue]) -> String {
-        var lines = ["- name: \(scalar(name, flow: false))", "  kind: \(T.kind.rawValue)"]
+        var lines = ["- name: \(scalar(name, flow: false))", "  kind: \(T.Kind.name)"]
         let values = encodedValues(spec)
         for key in T.keys {
             if let value = written[key] {

@@ -17,7 +17,7 @@ enum ServeIndexPage {
                 let id = (folder as NSString).lastPathComponent
                 return "<a href=\"runs/\(htmlEscape(id))/report.html\">\(htmlEscape(id))</a>"
             } ?? ""
-            rows += "<tr><td>\(htmlEscape(name))</td><td>\(htmlEscape(scheduled.check.spec.kind.rawValue))</td>"
+            rows += "<tr><td>\(htmlEscape(name))</td><td>\(htmlEscape(scheduled.check.spec.kind.name))</td>"
                 + "<td>\(htmlEscape(DurationValue(seconds: scheduled.every).description))</td>"
                 + "<td class=\"\(result == "passed" ? "ok" : run == nil ? "" : "bad")\">\(htmlEscape(result))</td>"
                 + "<td>\(htmlEscape(when))</td><td>\(report)</td></tr>\n"

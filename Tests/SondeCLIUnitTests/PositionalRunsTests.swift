@@ -54,11 +54,11 @@ import Testing
         #expect(probe.spec.count == 2 && probe.spec.insecure == true && probe.spec.requests == probe.requests)
         #expect(joined.count == 7, "\(joined)")
         // The suite entry of this command line names them as its mapping entries, and reads back the same.
-        let yaml = SuiteLoader.entryYAML(name: "api", spec: .probe(probe.spec))
+        let yaml = SuiteLoader.entryYAML(name: "api", spec: probe.spec)
         #expect(yaml.contains("{name: login, url: "), "\(yaml)")
         let loaded = try SuiteLoader.parse("checks:\n" + yaml.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n",
-                                           file: "suite.yaml", folder: "/", environment: [:])
-        guard case .probe(let spec) = loaded.suite.checks.first?.spec else { Issue.record("\(loaded.suite)"); return }
+                                           file: "suite.yaml", folder: "/", kinds: .sonde, environment: [:])
+        guard let spec = loaded.suite.checks.first?.spec as? ProbeSpec else { Issue.record("\(loaded.suite)"); return }
         #expect(spec.requests == probe.requests)
     }
 

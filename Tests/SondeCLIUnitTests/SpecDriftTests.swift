@@ -109,8 +109,8 @@ import Testing
                 var document: [String: Any] = [urlKey: urlKey == "urls" ? [url] as Any : url, key.name: json]
                 if let companion { document["graphql-query"] = companion }
                 let fromSuite = try JSONDecoder().decode(Spec.self, from: try JSONSerialization.data(withJSONObject: document))
-                #expect(fromCommand == fromSuite, "\(Spec.kind) \(key.name): the option made \(fromCommand), the suite key \(fromSuite)")
-                #expect(fromCommand != (try parse([url] + (companion.map { ["--graphql-query", $0] } ?? []))), "\(Spec.kind) \(option) changed nothing")
+                #expect(fromCommand == fromSuite, "\(Spec.Kind.name) \(key.name): the option made \(fromCommand), the suite key \(fromSuite)")
+                #expect(fromCommand != (try parse([url] + (companion.map { ["--graphql-query", $0] } ?? []))), "\(Spec.Kind.name) \(option) changed nothing")
             }
         }
         try check(ProbeSpec.self, url: "https://h/", urlKey: "urls") { try ProbeCommand.parse($0).spec }

@@ -30,7 +30,7 @@ import FoundationXML
         let directory = NSTemporaryDirectory() + "sonde-audits-\(UUID().uuidString)"
         let folder = try RunFolder(outputDirectory: directory, runID: "run")
         let run = RunInfo(id: "run", command: "audit", arguments: [], startedAt: .now(), status: .error, insecure: false, redacted: true)
-        let recorder = try RunRecorder(folder: folder, tool: ToolInfo(libcurl: "x", features: []), run: run)
+        let recorder = try RunRecorder(folder: folder, tool: ToolInfo(libcurl: "x", features: []), run: run, checkKinds: ["audit"])
         if let check { try recorder.beginCheck(name: check, kind: "audit", thresholds: []) }
         for audit in audits { try recorder.record(audit: audit) }
         if check != nil { try recorder.endCheck(error: nil, interrupted: false) }

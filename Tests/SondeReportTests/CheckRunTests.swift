@@ -33,7 +33,8 @@ import Testing
         let folder = try RunFolder(outputDirectory: directory, runID: "run")
         let run = RunInfo(id: "run", command: "run", arguments: ["suite.yaml"], startedAt: .now(), status: .error,
                           insecure: false, redacted: true)
-        return (directory, folder, try RunRecorder(folder: folder, tool: ToolInfo(libcurl: "x", features: []), run: run))
+        return (directory, folder, try RunRecorder(folder: folder, tool: ToolInfo(libcurl: "x", features: []), run: run,
+                                                  checkKinds: ["probe", "soak", "resume"]))
     }
 
     /// Four checks: "api" (2 tasks, its thresholds pass only on its own tasks), the hostile-named

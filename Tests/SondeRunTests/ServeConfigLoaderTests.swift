@@ -1,4 +1,5 @@
 import Foundation
+import SondeCLI
 import SondeRun
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// every problem at its place.
 @Suite struct ServeConfigLoaderTests {
     static func load(_ text: String, environment: [String: String] = [:]) throws(SuiteLoader.Failure) -> ServeConfig {
-        try ServeConfigLoader.parse(text, file: "sonde.yaml", folder: "/tmp", environment: environment)
+        try ServeConfigLoader.parse(text, file: "sonde.yaml", folder: "/tmp", kinds: .sonde, environment: environment)
     }
 
     static func problems(_ text: String) -> [String] {
@@ -159,7 +160,7 @@ extension ServeConfigLoaderTests {
         colour: blue
         """.utf8))
         var problems: [String] = []
-        do { _ = try ServeConfigLoader.parse("web-config: web.yml\n", file: folder + "/sonde.yaml", folder: folder, environment: [:]) } catch {
+        do { _ = try ServeConfigLoader.parse("web-config: web.yml\n", file: folder + "/sonde.yaml", folder: folder, kinds: .sonde, environment: [:]) } catch {
             problems = error.problems.map(\.description)
         }
         for expected in ["web.yml:1:42: tls_server_config: not supported by sonde serve 'client_auth_type'",
@@ -174,7 +175,7 @@ extension ServeConfigLoaderTests {
         basic_auth_users: {alice: "$2y$10$abcdefghijklmnopqrstuuJcdFZ7dDq0YH1lDZzEBLJqVxWSzqsBa"}
         """.utf8))
         let config = try ServeConfigLoader.parse("web-config: web.yml\nmodules: {http_2xx: {prober: http}}\n", file: folder + "/sonde.yaml",
-                                                 folder: folder, environment: [:])
+                                                 folder: folder, kinds: .sonde, environment: [:])
         #expect(config.web?.tls == WebConfig.TLS(certFile: folder + "/cert.pem", keyFile: folder + "/key.pem", minVersion: "TLS13"))
         #expect(config.web?.basicAuthUsers.keys.sorted() == ["alice"])
         #expect(config.web?.requiresAuth == true)

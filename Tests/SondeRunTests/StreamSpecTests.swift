@@ -1,5 +1,6 @@
 import Testing
 @testable import SondeRun
+import SondeCLI
 import SondeHTTP
 
 /// `StreamSpec`, the stream check's keys (`sonde stream`), ahead of its registration as a suite kind.
@@ -13,7 +14,7 @@ import SondeHTTP
 
     /// A key the stream shares with another kind has that kind's type (`SuiteValueType.of` keeps one per name).
     @Test func sharedKeysHaveTheOtherKindsTypes() {
-        let others = Dictionary(CheckKind.allCases.flatMap(\.keyTable).map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })
+        let others = Dictionary(CheckKinds.sonde.all.flatMap { $0.keyTable }.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })
         let shared = keys.filter { others[$0.name] != nil }
         #expect(Set(shared.map(\.name)).isSuperset(of: ["url", "duration", "headers", "insecure", "cacert", "connect-timeout", "client", "http2"]))
         for key in shared { #expect(others[key.name] == key.type, "\(key.name)") }

@@ -1,4 +1,5 @@
 import Foundation
+import SondeCLI
 import Testing
 @testable import SondeRun
 
@@ -36,7 +37,7 @@ import Testing
         #expect(zero.first?.key == "upload" && zero.first?.message.contains("not a regular file") == true, "\(zero)")
         // The suite file itself: a FIFO is refused without waiting for a writer.
         let started = Date()
-        #expect(throws: SuiteLoader.Failure.self) { try SuiteLoader.load(path: fifo) }
+        #expect(throws: SuiteLoader.Failure.self) { try SuiteLoader.load(path: fifo, kinds: .sonde) }
         #expect(Date().timeIntervalSince(started) < 2)
     }
 

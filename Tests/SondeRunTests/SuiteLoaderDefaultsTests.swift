@@ -1,11 +1,12 @@
 import Foundation
+import SondeCLI
 @testable import SondeRun
 import Testing
 
 /// Defaults inheritance, `${NAME}` expansion, relative paths, and what a loaded suite remembers
 /// of the values that came from the environment.
 @Suite struct SuiteLoaderDefaultsTests {
-    func spec(_ loaded: SuiteLoader.Loaded, _ name: String) -> SuiteCheck.Spec? {
+    func spec(_ loaded: SuiteLoader.Loaded, _ name: String) -> (any CheckSpec)? {
         loaded.suite.checks.first { $0.name == name }?.spec
     }
 
@@ -36,8 +37,8 @@ import Testing
         """, folder: folder).get()
         #expect(loaded.suite.parallel == 3)
         #expect(loaded.suite.checks.map(\.name) == ["api", "sock", "blob"])
-        guard case .probe(let probe) = spec(loaded, "api"), case .soak(let soak) = spec(loaded, "sock"),
-              case .resume(let resume) = spec(loaded, "blob") else {
+        guard let probe = spec(loaded, "api") as? ProbeSpec, let soak = spec(loaded, "sock") as? SoakSpec,
+              let resume = spec(loaded, "blob") as? ResumeSpec else {
             Issue.record("kinds: \(loaded.suite.checks)")
             return
         }
@@ -89,7 +90,7 @@ import Testing
             data: "cost: $$${N} $"
             thresholds: ["total.p95<1s"]
         """, environment: environment).get()
-        guard case .probe(let probe) = spec(loaded, "api") else { Issue.record("\(loaded)"); return }
+        guard let probe = spec(loaded, "api") as? ProbeSpec else { Issue.record("\(loaded)"); return }
         #expect(probe.urls == ["http://127.0.0.1:9/a", "http://127.0.0.1:9/price?tag=$5&raw=$5"])
         #expect(probe.count == 4, "a plain ${N} reads as the number it stands for")
         #expect(probe.data == "cost: $4 $")
@@ -141,8 +142,8 @@ import Testing
             url: http://127.0.0.1:9/files
             upload: body.json
         """, to: folder + "/suite.yaml")
-        let loaded = try { () throws(SuiteLoader.Failure) in try SuiteLoader.load(path: path, environment: [:]) }()
-        guard case .probe(let probe) = spec(loaded, "api"), case .resume(let resume) = spec(loaded, "up") else {
+        let loaded = try { () throws(SuiteLoader.Failure) in try SuiteLoader.load(path: path, kinds: .sonde, environment: [:]) }()
+        guard let probe = spec(loaded, "api") as? ProbeSpec, let resume = spec(loaded, "up") as? ResumeSpec else {
             Issue.record("\(loaded)")
             return
         }
@@ -171,7 +172,7 @@ import Testing
         checks:
           - {name: api, kind: probe, urls: ["http://127.0.0.1:9/"]}
         """).get()
-        guard case .probe(let probe) = spec(loaded, "api") else { Issue.record("\(loaded)"); return }
+        guard let probe = spec(loaded, "api") as? ProbeSpec else { Issue.record("\(loaded)"); return }
         #expect(probe == ProbeSpec(urls: ["http://127.0.0.1:9/"]))
     }
 }

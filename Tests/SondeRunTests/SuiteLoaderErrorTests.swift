@@ -1,4 +1,5 @@
 import Foundation
+import SondeCLI
 @testable import SondeRun
 import Testing
 
@@ -344,7 +345,7 @@ import Testing
 
     @Test func unreadableFileIsAProblemOfTheWholeFile() {
         do throws(SuiteLoader.Failure) {
-            _ = try SuiteLoader.load(path: "/nonexistent/suite.yaml", environment: [:])
+            _ = try SuiteLoader.load(path: "/nonexistent/suite.yaml", kinds: .sonde, environment: [:])
             Issue.record("loaded a missing file")
         } catch {
             #expect(error.description == "/nonexistent/suite.yaml: cannot read the suite file: no such file, or not readable")

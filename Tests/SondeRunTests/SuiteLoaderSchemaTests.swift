@@ -1,4 +1,5 @@
 import Foundation
+import SondeCLI
 @testable import SondeRun
 import Testing
 
@@ -31,28 +32,29 @@ import Testing
     /// (`SuiteSchema`): a key added to a spec and not to the file fails here;
     /// scripts/update-report-schema.sh writes them into the file.
     @Test func theSchemaHoldsTheKeyTables() throws {
-        var derived: [String: Any] = ["defaults": SuiteSchema.defaultsProperties(), "defaultsOrder": SuiteReader.defaultsKeys]
-        for kind in CheckKind.allCases {
-            derived[kind.rawValue] = SuiteSchema.branch(kind)
-            derived[kind.rawValue + "Order"] = ["name", "kind"] + SuiteLoader.keys(of: kind)
+        var derived: [String: Any] = ["defaults": SuiteSchema.defaultsProperties(.sonde), "defaultsOrder": CheckKinds.sonde.defaultsKeys,
+                                      "kinds": CheckKinds.sonde.names]
+        for kind in CheckKinds.sonde.all {
+            derived[kind.name] = SuiteSchema.branch(kind)
+            derived[kind.name + "Order"] = ["name", "kind"] + kind.keys
         }
         if let path = ProcessInfo.processInfo.environment["SONDE_DERIVED_SUITE_SCHEMA_OUT"] {
             try JSONSerialization.data(withJSONObject: derived, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
         }
         let kinds = try Self.kindSchemas()
-        for kind in CheckKind.allCases {
-            let held = try #require(kinds[kind.rawValue]) as NSDictionary
+        for kind in CheckKinds.sonde.all {
+            let held = try #require(kinds[kind.name]) as NSDictionary
             #expect(held == SuiteSchema.branch(kind) as NSDictionary, "the \(kind) branch differs from its keys; run scripts/update-report-schema.sh")
         }
         let properties = try #require(try Self.schema()["properties"] as? [String: Any])
         let defaults = try #require((properties["defaults"] as? [String: Any])?["properties"] as? [String: Any])
-        #expect(defaults as NSDictionary == SuiteSchema.defaultsProperties() as NSDictionary, "defaults differ from the keys; run scripts/update-report-schema.sh")
+        #expect(defaults as NSDictionary == SuiteSchema.defaultsProperties(.sonde) as NSDictionary, "defaults differ from the keys; run scripts/update-report-schema.sh")
     }
 
-    /// A key two kinds share has one type (`SuiteValueType.of` keeps one per name).
+    /// A key two kinds share has one type (`CheckKinds.sonde.valueTypes` keeps one per name).
     @Test func aSharedKeyHasOneType() {
         var types: [String: SuiteValueType] = [:]
-        for key in CheckKind.allCases.flatMap(\.keyTable) {
+        for key in CheckKinds.sonde.all.flatMap { $0.keyTable } {
             #expect(types[key.name].map { $0 == key.type } ?? true, "\(key.name)")
             types[key.name] = key.type
         }
@@ -60,28 +62,31 @@ import Testing
 
     @Test func schemaKeysEqualTheSpecsKeys() throws {
         let kinds = try Self.kindSchemas()
-        #expect(Set(kinds.keys) == Set(CheckKind.allCases.map(\.rawValue)))
-        for kind in CheckKind.allCases {
-            let branch = try #require(kinds[kind.rawValue])
+        #expect(Set(kinds.keys) == Set(CheckKinds.sonde.names))
+        for kind in CheckKinds.sonde.all {
+            let branch = try #require(kinds[kind.name])
             let names = Set((branch["properties"] as? [String: Any] ?? [:]).keys)
-            #expect(names == Set(SuiteLoader.keys(of: kind) + ["name", "kind"]), "\(kind): \(names.symmetricDifference(SuiteLoader.keys(of: kind) + ["name", "kind"]))")
+            #expect(names == Set(kind.keys + ["name", "kind"]), "\(kind): \(names.symmetricDifference(kind.keys + ["name", "kind"]))")
             #expect(branch["additionalProperties"] as? Bool == false)
-            #expect(Set(branch["required"] as? [String] ?? []) == ["name", "kind", kind == .probe ? "urls" : "url"])
+            let required = branch["required"] as? [String] ?? []
+            #expect(Set(required) == Set(["name", "kind"] + kind.requiredKeys))
+            // Every required key is one the branch has (an audit's `urls`, not `url`).
+            #expect(Set(required).isSubset(of: names), "\(kind.name): requires \(required), has \(names.sorted())")
         }
         let properties = try #require(try Self.schema()["properties"] as? [String: Any])
         let defaults = try #require((properties["defaults"] as? [String: Any])?["properties"] as? [String: Any])
-        #expect(Set(defaults.keys) == Set(SuiteReader.defaultsKeys))
+        #expect(Set(defaults.keys) == Set(CheckKinds.sonde.defaultsKeys))
         #expect(Set(properties.keys) == Set(SuiteReader.topKeys))
     }
 
     @Test func everyKeyHasOneTypeAndTheSchemaSaysIt() throws {
-        #expect(Set(SuiteValueType.of.keys) == Set(SuiteReader.defaultsKeys))
+        #expect(Set(CheckKinds.sonde.valueTypes.keys) == Set(CheckKinds.sonde.defaultsKeys))
         let references: [SuiteValueType: String] = [.duration: "#/$defs/duration", .size: "#/$defs/size", .boolean: "#/$defs/flag"]
         for (kind, branch) in try Self.kindSchemas() {
             let properties = try #require(branch["properties"] as? [String: Any])
             for (key, value) in properties where key != "name" && key != "kind" {
                 let property = try #require(value as? [String: Any])
-                let type = try #require(SuiteValueType.of[key], "\(key)")
+                let type = try #require(CheckKinds.sonde.valueTypes[key], "\(key)")
                 if let reference = references[type] { #expect(property["$ref"] as? String == reference, "\(kind).\(key)") }
                 if type == .textList {
                     #expect(property["$ref"] as? String == "#/$defs/textList" || property["type"] as? String == "array", "\(kind).\(key)")
@@ -106,7 +111,7 @@ import Testing
         let environment = Self.exampleEnvironment()
         for path in Self.examples {
             do throws(SuiteLoader.Failure) {
-                let loaded = try SuiteLoader.load(path: path, environment: environment)
+                let loaded = try SuiteLoader.load(path: path, kinds: .sonde, environment: environment)
                 #expect(!loaded.suite.checks.isEmpty)
                 #expect(!loaded.suiteYAML().contains(environment["SONDE_TARGET_CA"] ?? "?"), "a printed suite keeps ${SONDE_TARGET_CA}")
             } catch {
@@ -114,7 +119,7 @@ import Testing
             }
             // Without the variables, each says which are missing.
             do throws(SuiteLoader.Failure) {
-                _ = try SuiteLoader.load(path: path, environment: [:])
+                _ = try SuiteLoader.load(path: path, kinds: .sonde, environment: [:])
                 Issue.record("\(path) loaded without its variables")
             } catch {
                 #expect(error.problems.allSatisfy { $0.message.contains("is not set in the environment") }, "\(error)")

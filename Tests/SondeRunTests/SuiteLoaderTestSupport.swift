@@ -1,4 +1,5 @@
 import Foundation
+import SondeCLI
 @testable import SondeRun
 
 /// Shared by the SuiteLoader tests: load text, get its problems, make files.
@@ -6,7 +7,7 @@ enum SuiteText {
     /// The problems of `text` (empty when it loads).
     static func problems(_ text: String, environment: [String: String] = [:], folder: String = "/nonexistent") -> [SuiteLoader.Problem] {
         do throws(SuiteLoader.Failure) {
-            _ = try SuiteLoader.parse(text, file: "suite.yaml", folder: folder, environment: environment)
+            _ = try SuiteLoader.parse(text, file: "suite.yaml", folder: folder, kinds: .sonde, environment: environment)
             return []
         } catch {
             return error.problems
@@ -16,7 +17,7 @@ enum SuiteText {
     /// The loaded suite of `text`, or the failure's text.
     static func load(_ text: String, environment: [String: String] = [:], folder: String = "/nonexistent") -> Result<SuiteLoader.Loaded, SuiteLoader.Failure> {
         do throws(SuiteLoader.Failure) {
-            return .success(try SuiteLoader.parse(text, file: "suite.yaml", folder: folder, environment: environment))
+            return .success(try SuiteLoader.parse(text, file: "suite.yaml", folder: folder, kinds: .sonde, environment: environment))
         } catch {
             return .failure(error)
         }

@@ -46,7 +46,7 @@ import Testing
     }
 
     static func check(_ name: String, every: Double) -> ScheduledCheck {
-        ScheduledCheck(check: SuiteCheck(name: name, spec: .probe(ProbeSpec(urls: ["http://127.0.0.1/"]))), every: every, runTimeout: 10)
+        ScheduledCheck(check: SuiteCheck(name: name, spec: ProbeSpec(urls: ["http://127.0.0.1/"])), every: every, runTimeout: 10)
     }
 
     @Test func theSchedulerNeverOverlapsACheckAndKeepsTheLimit() async throws {

@@ -2,7 +2,7 @@
 /// option), its type, its bound, and its words (the command line's help, the suite schema's
 /// description). Each kind lists its keys in `CheckSpec.visitKeys`, and from that list follow the
 /// spec's decoding and encoding (suite files, `--print-suite`), its bound checks, the key table
-/// (`SuiteValueType.of`, `keys`, `pathKeys`) and the suite JSON Schema's properties
+/// (`CheckKinds.valueTypes`, `keys`, `pathKeys`) and the suite JSON Schema's properties
 /// (`SuiteSchema`). The commands take each option's name and help from the same key (SondeCLI's
 /// `NameSpecification.key`, `ArgumentHelp.key`).
 ///

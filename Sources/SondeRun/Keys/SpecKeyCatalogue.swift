@@ -1,9 +1,14 @@
 /// The keys a kind's `visitKeys` lists, in order (flags one by one).
 struct SpecKeyCollector: SpecKeyVisitor {
     private(set) var keys: [SpecKey] = []
+    /// The keys visited as required (`visitRequired`).
+    private(set) var required: [SpecKey] = []
 
     mutating func visit<T: SpecValue>(_ key: SpecKey, _ value: inout T?) { keys.append(key) }
-    mutating func visitRequired<T: SpecValue>(_ key: SpecKey, _ value: inout T) { keys.append(key) }
+    mutating func visitRequired<T: SpecValue>(_ key: SpecKey, _ value: inout T) {
+        keys.append(key)
+        required.append(key)
+    }
     mutating func visitFlags<T: Equatable & Sendable>(_ flags: [(key: SpecKey, value: T)], _ choice: inout T?, conflict: String) {
         keys += flags.map(\.key)
     }
@@ -45,11 +50,19 @@ extension CheckSpec {
     /// Every key name this kind takes, in the order `--print-suite` writes them.
     public static var keys: [String] { keyTable.map(\.name) }
 
+    /// The keys every spec of this kind gives (`visitRequired`), in order.
+    public static var requiredKeys: [String] {
+        var spec = unfilled
+        var collector = SpecKeyCollector()
+        spec.visitKeys(&collector)
+        return collector.required.map(\.name)
+    }
+
     /// Keys whose values are file paths: a relative one in a suite file is read from the suite file's folder.
     public static var pathKeys: [String] { keyTable.filter(\.isPath).map(\.name) }
 
-    /// The given values outside their keys' bounds.
-    var boundProblems: [SpecProblem] {
+    /// The given values outside their keys' bounds: part of every kind's `problems()`.
+    public var boundProblems: [SpecProblem] {
         var spec = self
         var check = SpecBoundCheck()
         spec.visitKeys(&check)
@@ -57,14 +70,42 @@ extension CheckSpec {
     }
 }
 
-extension CheckKind {
-    /// The keys of a check of this kind, in `visitKeys` order.
-    public var keyTable: [SpecKey] {
-        switch self {
-        case .probe: return ProbeSpec.keyTable
-        case .soak: return SoakSpec.keyTable
-        case .resume: return ResumeSpec.keyTable
-        case .audit: return AuditSpec.keyTable
-        }
+/// Reads or replaces the value of one text-list key of a spec, whatever its kind (`--print-suite`
+/// replaces the `headers` of any kind that has them). A kind without the key is left as it is.
+struct SpecTextListAccess: SpecKeyVisitor {
+    let key: SpecKey
+    /// The key's value as found (nil: not given, or no such key).
+    private(set) var found: [String]?
+    /// When set, the value the key gets (`.some(nil)`: none).
+    var replacement: [String]??
+
+    init(_ key: SpecKey, replacement: [String]?? = nil) {
+        self.key = key
+        self.replacement = replacement
+    }
+
+    mutating func visit<T: SpecValue>(_ key: SpecKey, _ value: inout T?) {
+        guard key.name == self.key.name, T.self == [String].self else { return }
+        found = value as? [String]
+        if let replacement { value = replacement.flatMap { $0 as? T } }
+    }
+
+    mutating func visitRequired<T: SpecValue>(_ key: SpecKey, _ value: inout T) {}
+    mutating func visitFlags<T: Equatable & Sendable>(_ flags: [(key: SpecKey, value: T)], _ choice: inout T?, conflict: String) {}
+}
+
+extension CheckSpec {
+    /// The value of the text-list key `key` (`headers`); nil when not given or this kind has no such key.
+    public func textList(_ key: SpecKey) -> [String]? {
+        var spec = self
+        var access = SpecTextListAccess(key)
+        spec.visitKeys(&access)
+        return access.found
+    }
+
+    /// Sets the text-list key `key` to `value` (nil: not given); nothing when this kind has no such key.
+    public mutating func setTextList(_ key: SpecKey, _ value: [String]?) {
+        var access = SpecTextListAccess(key, replacement: .some(value))
+        visitKeys(&access)
     }
 }

@@ -44,18 +44,19 @@ public enum SuiteSchema {
         return property
     }
 
-    /// The branch of `checks.items.oneOf` for checks of `kind`.
-    public static func branch(_ kind: CheckKind) -> [String: Any] {
-        var properties: [String: Any] = ["name": reference("checkName"), "kind": ["const": kind.rawValue]]
+    /// The branch of `checks.items.oneOf` for checks of `kind`: its keys, and its required ones
+    /// (`visitRequired`) beside `name` and `kind`.
+    public static func branch(_ kind: any CheckKind.Type) -> [String: Any] {
+        var properties: [String: Any] = ["name": reference("checkName"), "kind": ["const": kind.name]]
         for key in kind.keyTable { properties[key.name] = property(key) }
-        return ["type": "object", "title": "\(kind.rawValue) check", "required": ["name", "kind", kind == .probe ? "urls" : "url"],
+        return ["type": "object", "title": "\(kind.name) check", "required": ["name", "kind"] + kind.requiredKeys,
                 "additionalProperties": false, "properties": properties]
     }
 
-    /// `defaults.properties`: every key of every kind (a name two kinds share, worded as the first kind words it).
-    public static func defaultsProperties() -> [String: Any] {
+    /// `defaults.properties`: every key of every kind of `kinds` (a name two kinds share, worded as the first kind words it).
+    public static func defaultsProperties(_ kinds: CheckKinds) -> [String: Any] {
         var properties: [String: Any] = [:]
-        for kind in CheckKind.allCases {
+        for kind in kinds.all {
             for key in kind.keyTable where properties[key.name] == nil { properties[key.name] = property(key) }
         }
         return properties

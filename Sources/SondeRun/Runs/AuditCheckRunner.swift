@@ -15,7 +15,7 @@ import SondeReport
 /// Ctrl-C (or serve's run limit) is seen between URLs: the URL under way finishes within its
 /// budgets (`AuditOptions.budgetMs` each: the HTTP probes, the TLS scan, the redirect hops'
 /// certificates, the client-path probes).
-public struct AuditCheckRunner: Sendable {
+public struct AuditCheckRunner: CheckRunner, Sendable {
     let urls: [String]
     let options: AuditOptions
     let failOn: AuditFinding.Severity
@@ -29,10 +29,22 @@ public struct AuditCheckRunner: Sendable {
         linkName = spec.linkProfile?.name
     }
 
-    /// Where the audit's flows go (for the link's reach and a capture's filter).
-    var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: urls, resolve: []) }
+    public var kindName: String { AuditKind.name }
 
-    func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
+    // `prepare` and `trace` are the protocol's no-ops: the audit's handshakes bind no port block
+    // (a capture of the run does not see them), and its requests go without `traceparent`.
+
+    /// The audit's HTTP probes skip verification by design; cert.chain judges the chain.
+    public var insecure: Bool { false }
+
+    public var targets: (urls: [String], resolve: [String]) { (urls, []) }
+
+    /// Where the audit's flows go (for a capture's filter).
+    public var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: urls, resolve: []) }
+
+    public var interruptedNote: String { "the report holds the URLs audited before" }
+
+    public func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
         let figures = LiveFigures()
         let total = urls.count
         let status = StatusLines(lifecycle.progressView(context), prefix: context.linePrefix) { elapsed in
@@ -80,7 +92,7 @@ public struct AuditCheckRunner: Sendable {
     }
 
     /// A plain `sonde audit`'s end: how many URLs passed (each was shown as it ended).
-    func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
+    public func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
         let passed = finished.audits.filter(\.passed).count
         printLine("\n\(passed)/\(finished.audits.count) URL\(finished.audits.count == 1 ? "" : "s") passed the audit (fail-on \(failOn.rawValue))")
     }

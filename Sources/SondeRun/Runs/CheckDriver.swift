@@ -89,9 +89,9 @@ public struct CheckDriver: Sendable {
     private func bracketed(_ check: PlannedCheck, in lifecycle: RunLifecycle, _ context: CheckContext, linkFailure: TaskError?) async -> CheckRun {
         let recorder = lifecycle.recorder
         if let name = check.name {
-            if lifecycle.terminal { printLine("\n── check \(name) (\(check.runner.kind))") }
+            if lifecycle.terminal { printLine("\n── check \(name) (\(check.runner.kindName))") }
             do throws(TaskError) {
-                try recorder.beginCheck(name: name, kind: check.runner.kind, thresholds: check.thresholds, overlapping: context.overlapping,
+                try recorder.beginCheck(name: name, kind: check.runner.kindName, thresholds: check.thresholds, overlapping: context.overlapping,
                                         link: context.link?.started ?? check.link.map(CheckLink.planned))
             } catch {
                 return CheckRun(runError: error, bracketOpen: false)
@@ -146,12 +146,13 @@ public struct CheckDriver: Sendable {
         let warnings = Array(Set(checks.flatMap { $0.runner.warnings })).sorted()
         // A single check's link is the run's (a suite's checks carry their own).
         let runLink = single ? checks[0].link.map(CheckLink.planned) : nil
-        let subject = RunSubject(checks: checks.map { RunSubject.check(name: $0.name, kind: $0.runner.kind, linkSpec: $0.link?.spec) },
+        let subject = RunSubject(checks: checks.map { RunSubject.check(name: $0.name, kind: $0.runner.kindName, linkSpec: $0.link?.spec) },
                                  urls: checks.flatMap { $0.runner.targets.urls })
         guard let lifecycle = RunLifecycle.open(command: command, arguments: arguments, settings: settings,
                                                 insecure: checks.contains { $0.runner.insecure }, subject: subject,
                                                 warnings: warnings, capture: capture,
-                                                quiet: quiet, stop: stop, link: runLink)
+                                                quiet: quiet, stop: stop, link: runLink,
+                                                checkKinds: Array(Set(checks.map { $0.runner.kindName })).sorted())
         else { return Ended(status: .usage) }
         lifecycle.catchSignals()
         // A single check captured over its link: the link comes up first, so that the capture opens
@@ -174,7 +175,7 @@ public struct CheckDriver: Sendable {
 
         let suite = checks.contains { $0.name != nil }
         let width = max(1, min(parallel, checks.count))
-        let har = checks.contains { if case .probe = $0.runner { return true } else { return false } }
+        let har = checks.contains { $0.runner.recordsHAR }
         let note = interruptedNote(checks)
         if width > 1 {
             // The checks go to their tasks, one each: none is left here to render on its own.
@@ -241,11 +242,6 @@ public struct CheckDriver: Sendable {
 
     private func interruptedNote(_ checks: [PlannedCheck]) -> String {
         if checks.count > 1 { return "the check under way was ended and the checks after it did not start; the report holds what ran" }
-        switch checks.first?.runner {
-        case .soak: return "every connection was closed with 1000; the report holds the soak so far"
-        case .resume: return "the report holds the trials that ended before"
-        case .audit: return "the report holds the URLs audited before"
-        default: return "the report holds the tasks that finished"
-        }
+        return checks.first?.runner.interruptedNote ?? "the report holds the tasks that finished"
     }
 }

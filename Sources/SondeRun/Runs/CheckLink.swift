@@ -12,12 +12,12 @@ import SondeLink
 /// the namespace, whose only way out is the emulator.
 ///
 /// Threading: `start` and `stop` from the driver's task; `enter` from any thread sonde owns.
-final class CheckLink: Sendable {
+public final class CheckLink: Sendable {
     let session: LinkSession
     /// The profile's name (`lte`, `custom`), stamped on every task that crossed the link.
-    let name: String
+    public let name: String
     /// The link's report form at its start (conditions and seed, no counters yet).
-    let started: LinkUse
+    public let started: LinkUse
 
     private init(session: LinkSession, profile: LinkProfile) {
         self.session = session
@@ -78,7 +78,7 @@ final class CheckLink: Sendable {
     static var privilegeProblem: String? { LinkNamespace.privilegeProblem()?.message }
 
     /// Moves the calling thread into the link's namespace (see the type).
-    func enter() throws(TaskError) {
+    public func enter() throws(TaskError) {
         do throws(LinkError) { try session.enter() } catch {
             throw TaskError(code: .localIOError, message: "could not enter the emulated link's namespace: \(error.message)")
         }
@@ -87,7 +87,7 @@ final class CheckLink: Sendable {
     /// Moves the calling thread back to the process's namespace. Every thread that entered calls
     /// it before it returns: a Swift concurrency or dispatch worker started from a thread inside
     /// would inherit the link's namespace, and outlive it.
-    func leave() {
+    public func leave() {
         do throws(LinkError) { try session.leave() } catch {
             // Cannot happen short of a kernel refusing a namespace it gave: the thread stays inside.
             printError("sonde: could not leave the emulated link's namespace: \(error.message)")
@@ -103,7 +103,7 @@ final class CheckLink: Sendable {
     /// packet does not read as the host's fault: a link that loses everything one way or both says
     /// so first; any other link is named after the message with its conditions. Other errors
     /// (a bad URL, an interruption) are returned as they are.
-    func explain(_ error: TaskError) -> TaskError {
+    public func explain(_ error: TaskError) -> TaskError {
         guard Self.networkCodes.contains(error.code) else { return error }
         let conditions = started.conditions
         var explained = error
@@ -123,7 +123,7 @@ final class CheckLink: Sendable {
     /// Runs `body` on a new thread inside the link's namespace and waits for it (`LinkSession.runInside`):
     /// threads `body` creates (an event loop group, a thread pool, libpcap's socket) live there too.
     /// Blocks the caller for `body`'s time: give it set-up work of a few milliseconds only.
-    func inside<T: Sendable>(_ body: @escaping @Sendable () -> T) -> Result<T, TaskError> {
+    public func inside<T: Sendable>(_ body: @escaping @Sendable () -> T) -> Result<T, TaskError> {
         do throws(LinkError) { return .success(try session.runInside(body)) } catch {
             return .failure(TaskError(code: .localIOError, message: "could not run inside the emulated link's namespace: \(error.message)"))
         }

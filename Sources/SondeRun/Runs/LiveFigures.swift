@@ -7,27 +7,29 @@ import SondeCore
 ///
 /// Threading: written by the engine's thread (or NIO's), read by the status lines' task; every
 /// access takes the lock.
-final class LiveFigures: Sendable {
-    struct Values: Sendable {
+public final class LiveFigures: Sendable {
+    public struct Values: Sendable {
         /// Units of work ended (tasks, trials, URLs).
-        var done = 0
+        public var done = 0
         /// Of those, the ones that failed.
-        var failed = 0
+        public var failed = 0
         /// Bytes moved by the transfer under way (resume), or by every task so far (probe).
-        var bytes: Int64 = 0
+        public var bytes: Int64 = 0
         /// The transfer's whole length when it is known (bytes).
-        var length: Int64?
+        public var length: Int64?
         /// The transfer under way started at this instant (`monotonicMicroseconds`).
-        var transferStartedMicros: Int64?
+        public var transferStartedMicros: Int64?
         /// The tasks' total times (ms).
-        var latency = LatencyDistribution(precision: .coarse)
+        public var latency = LatencyDistribution(precision: .coarse)
         /// What is under way ("reference download", "https://…").
-        var doing: String?
+        public var doing: String?
     }
 
     private let state = Mutex(Values())
 
-    func update(_ change: (inout Values) -> Void) { state.withLock { change(&$0) } }
+    public init() {}
 
-    func read<T>(_ body: (Values) -> T) -> T { state.withLock { body($0) } }
+    public func update(_ change: (inout Values) -> Void) { state.withLock { change(&$0) } }
+
+    public func read<T>(_ body: (Values) -> T) -> T { state.withLock { body($0) } }
 }

@@ -7,9 +7,9 @@ public struct PlannedCheck {
     public var name: String?
     public var thresholds: [Threshold] = []
     public var link: LinkProfile?
-    public var runner: CheckRunner
+    public var runner: any CheckRunner
 
-    public init(name: String?, thresholds: [Threshold] = [], link: LinkProfile? = nil, runner: CheckRunner) {
+    public init(name: String?, thresholds: [Threshold] = [], link: LinkProfile? = nil, runner: any CheckRunner) {
         self.name = name
         self.thresholds = thresholds
         self.link = link
@@ -18,22 +18,11 @@ public struct PlannedCheck {
 
     /// The engine of one validated suite check (`sonde run`, `sonde serve`).
     public init(_ check: SuiteCheck, settings: RunSettings) throws(SpecProblem) {
-        let redactor = settings.redactor
         switch SpecRules.thresholds(check.spec.thresholds) {
         case .success(let parsed): thresholds = parsed
         case .failure(let problem): throw problem
         }
-        switch check.spec {
-        case .probe(let spec):
-            runner = .probe(ProbeCheckRunner(groups: [ProbeGroup(requests: spec.requests, options: try spec.makeOptions())]))
-        case .soak(let spec):
-            runner = .soak(SoakCheckRunner(options: try spec.makeOptions(redactor: redactor), url: spec.url,
-                                           displayURL: redactor.redact(url: spec.url), discoverIdleTimeout: spec.discoveryMaxIdle))
-        case .resume(let spec):
-            runner = .resume(ResumeCheckRunner(spec, redact: !settings.noRedact, extraRedactions: settings.extraRedactions))
-        case .audit(let spec):
-            runner = .audit(AuditCheckRunner(spec))
-        }
+        runner = try check.spec.runner(settings: settings)
         name = check.name
         link = check.spec.linkProfile
     }

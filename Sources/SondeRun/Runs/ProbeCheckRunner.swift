@@ -3,6 +3,7 @@ import Foundation
 import SondeCapture
 import SondeCore
 import SondeHTTP
+import SondeOTLP
 import SondeReport
 
 /// URLs that share one set of probe options, each with the name its results go by (nil: the
@@ -27,7 +28,7 @@ public struct ProbeGroup {
 
 /// Runs probe groups inside a run: the engine on a dedicated thread, the recorder (on its own
 /// thread) and the terminal view fed as tasks complete.
-public struct ProbeCheckRunner {
+public struct ProbeCheckRunner: CheckRunner {
     private(set) var groups: [ProbeGroup]
     /// Warnings the run's report carries besides the engine's (e.g. `--keylog` on).
     public var extraWarnings: [String] = []
@@ -40,6 +41,13 @@ public struct ProbeCheckRunner {
 
     public init(groups: [ProbeGroup]) { self.groups = groups }
 
+    public var kindName: String { ProbeKind.name }
+
+    /// Every request carries `traceparent` with the run's root span as its parent.
+    public mutating func trace(_ context: OTLPTraceContext) {
+        addRequestHeader(HeaderField(name: "traceparent", value: context.traceparent))
+    }
+
     /// Adds `header` to every group's requests (after the user's own headers).
     mutating func addRequestHeader(_ header: HeaderField) {
         for index in groups.indices { groups[index].options.headers.append(header) }
@@ -47,7 +55,7 @@ public struct ProbeCheckRunner {
 
     /// Builds the engines (a usage error when libcurl refuses an option); connections bind to
     /// `localPorts` when a capture names them.
-    mutating func prepare(redactor: Redactor, localPorts: ClosedRange<Int>?) throws(TaskError) {
+    public mutating func prepare(redactor: Redactor, localPorts: ClosedRange<Int>?) throws(TaskError) {
         if let localPorts { for index in groups.indices { groups[index].options.localPorts = localPorts } }
         let connections = ConnectionRegistry()
         altSvc = nil
@@ -65,11 +73,19 @@ public struct ProbeCheckRunner {
         }
     }
 
-    var warnings: [String] { Array(Set(runners.flatMap { $0.0.warnings })).sorted() + extraWarnings }
+    public var warnings: [String] { Array(Set(runners.flatMap { $0.0.warnings })).sorted() + extraWarnings }
 
-    var endpoints: [(address: String, port: Int)] { groups.flatMap { CaptureEndpoints.resolve(urls: $0.urls, resolve: $0.options.resolve) } }
+    public var insecure: Bool { groups.contains { $0.options.insecure } }
 
-    func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
+    public var targets: (urls: [String], resolve: [String]) { (groups.flatMap(\.urls), groups.flatMap(\.options.resolve)) }
+
+    public var endpoints: [(address: String, port: Int)] { groups.flatMap { CaptureEndpoints.resolve(urls: $0.urls, resolve: $0.options.resolve) } }
+
+    public var recordsHAR: Bool { true }
+
+    public var interruptedNote: String { "the report holds the tasks that finished" }
+
+    public func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
         let recorder = lifecycle.recorder
         let json = !lifecycle.terminal  // nothing for the terminal (--json, serve)
         let renderer = RunSettings.terminalRenderer
@@ -164,7 +180,7 @@ public struct ProbeCheckRunner {
         return line + " · " + formatBytes(figures.bytes) + " in"
     }
 
-    func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
+    public func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
         printLine(renderer.render(summary: finished.summary))
         if let comparison = finished.baseline { printLine(renderer.render(baseline: comparison)) }
     }

@@ -3,7 +3,7 @@ import SondeCore
 
 /// What one check shows of its progress while it works, decided once from `--progress`, the
 /// run's output (`--json`, serve) and where standard error goes.
-enum ProgressView: Equatable {
+public enum ProgressView: Equatable, Sendable {
     /// A status line redrawn in place on standard error (a terminal), cleared at the end.
     case terminal
     /// A plain status line every `StatusLines.interval` on the stream: stdout, or stderr
@@ -23,5 +23,5 @@ enum ProgressView: Equatable {
         return .plain(json ? .error : .output)
     }
 
-    var isTerminal: Bool { self == .terminal }
+    public var isTerminal: Bool { self == .terminal }
 }

@@ -2,13 +2,14 @@ import Foundation
 import SondeCapture
 import SondeCore
 import SondeHTTP
+import SondeOTLP
 import SondeReport
 import SondeTransfer
 
 /// Runs a resume check inside a run: the verdict, then (unless `check`) the reference download
 /// and the trials; or, with an upload file, the upload trials. Each trial is journalled as it
 /// ends; Ctrl-C ends the trial under way. A progress bar on a TTY while bytes flow.
-public struct ResumeCheckRunner {
+public struct ResumeCheckRunner: CheckRunner {
     let url: String
     private(set) var settings: TransferSettings
     /// What runs: the verdict only, download trials, or upload trials.
@@ -20,9 +21,12 @@ public struct ResumeCheckRunner {
     private(set) var work: Work
     public let seed: UInt64
 
-    /// Makes every trial request carry `traceparent` in trace `traceID` (32 hex digits), its
-    /// parent the leg's own span (`--traceparent`).
-    mutating func trace(traceID: String) {
+    public var kindName: String { ResumeKind.name }
+
+    /// Makes every trial request carry `traceparent` in the run's trace, its parent the leg's own
+    /// span (`ResumeLeg.spanId`).
+    public mutating func trace(_ context: OTLPTraceContext) {
+        let traceID = context.traceIDHex
         switch work {
         case .verdict: break
         case .downloads(let trials, var options):
@@ -43,7 +47,7 @@ public struct ResumeCheckRunner {
 
     /// Connections bind to `localPorts` (the kill worker's too, through the settings it reads).
     /// HTTP/3 needs a libcurl with QUIC: without one, a usage error before any run folder.
-    mutating func prepare(localPorts: ClosedRange<Int>?) throws(TaskError) {
+    public mutating func prepare(redactor: Redactor, localPorts: ClosedRange<Int>?) throws(TaskError) {
         if let localPorts { settings.localPorts = localPorts }
         let version = HTTPVersionPreference(rawValue: settings.httpVersion) ?? .automatic
         if version.wantsHTTP3 && !CurlLibrary.supportsHTTP3 {
@@ -53,9 +57,15 @@ public struct ResumeCheckRunner {
         }
     }
 
-    var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: [url], resolve: settings.resolve) }
+    public var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: [url], resolve: settings.resolve) }
 
-    func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
+    public var insecure: Bool { settings.insecure }
+
+    public var targets: (urls: [String], resolve: [String]) { ([url], settings.resolve) }
+
+    public var interruptedNote: String { "the report holds the trials that ended before" }
+
+    public func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
         let view = lifecycle.progressView(context)
         let figures = LiveFigures()
         let display = settings.redactor.redact(url: url)
@@ -198,7 +208,7 @@ public struct ResumeCheckRunner {
         }
     }
 
-    func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
+    public func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
         if !finished.resume.trials.isEmpty { printLine(renderer.render(trialTotals: finished.resume.trials)) }
     }
 

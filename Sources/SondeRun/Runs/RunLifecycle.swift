@@ -14,15 +14,15 @@ import SondeReport
 /// Every step that cannot go on says why on stderr; `open` and `startCapture` then return nil
 /// and the command exits 64 (usage). Threading: opened, captured and finished from the command's
 /// task; checks running at once (a suite's `parallel`) share it meanwhile, reading only.
-final class RunLifecycle: Sendable {
-    let settings: RunSettings
-    let recorder: RunRecorder
+public final class RunLifecycle: Sendable {
+    public let settings: RunSettings
+    public let recorder: RunRecorder
     let baseline: JournalScan.Result?
     let run: RunInfo
     /// Inside `sonde serve`: the run writes its folder and nothing on stdout.
-    let quiet: Bool
+    public let quiet: Bool
     /// Ends this run alone (a scheduled check's time limit), as a signal ends every run.
-    let stop: StopSwitch
+    public let stop: StopSwitch
     /// What changes over the run's life: the capture, the finished report, the signal scope.
     private struct State {
         var capture: CaptureSession?
@@ -46,10 +46,10 @@ final class RunLifecycle: Sendable {
     }
 
     /// Whether the run talks to the terminal (task lines, progress, summary): not with `--json`, not inside serve.
-    var terminal: Bool { !settings.json && !quiet }
+    public var terminal: Bool { !settings.json && !quiet }
 
     /// What `context`'s check shows of its progress (`--progress`, `ProgressView.of`).
-    func progressView(_ context: CheckContext) -> ProgressView {
+    public func progressView(_ context: CheckContext) -> ProgressView {
         .of(settings.progress, json: settings.json, quiet: quiet, overlapping: context.overlapping)
     }
 
@@ -59,10 +59,11 @@ final class RunLifecycle: Sendable {
 
     /// Loads the baseline, makes the run folder and its recorder; prints the run's warnings.
     /// - Parameter subject: what the run measures (recorded in its run line; a baseline must match it).
+    /// - Parameter checkKinds: the kinds of the run's checks (`CheckRunner.kindName`), the ones its recorder takes.
     /// - Returns: nil, said on stderr, when the baseline cannot be read or the folder made.
     static func open(command: String, arguments: [String], settings: RunSettings, insecure: Bool, subject: RunSubject,
                      warnings: [String] = [], capture: CaptureSession.Mode?, quiet: Bool = false, stop: StopSwitch = StopSwitch(),
-                     link: LinkUse? = nil) -> RunLifecycle? {
+                     link: LinkUse? = nil, checkKinds: [String] = []) -> RunLifecycle? {
         let redactor = settings.redactor
         let loaded: BaselineLoader.Loaded
         do { loaded = try settings.loadBaseline(subject: subject) } catch {
@@ -82,7 +83,7 @@ final class RunLifecycle: Sendable {
                               link: link, subject: subject)
         let recorder: RunRecorder
         do {
-            recorder = try settings.openRecorder(run: runInfo, tool: CurlLibrary.toolInfo)
+            recorder = try settings.openRecorder(run: runInfo, tool: CurlLibrary.toolInfo, checkKinds: checkKinds)
         } catch {
             printError("sonde: \(error.message)")
             return nil
@@ -133,10 +134,10 @@ final class RunLifecycle: Sendable {
     }
 
     /// Whether SIGINT or SIGTERM arrived, or this run's `stop` was pulled. Any thread.
-    var interrupted: Bool { stop.shouldEnd }
+    public var interrupted: Bool { stop.shouldEnd }
 
     /// Whether this run's own time limit ended it (its `stop` was pulled, not a signal): status `timeout`. Any thread.
-    var timedOut: Bool { stop.isPulled }
+    public var timedOut: Bool { stop.isPulled }
 
     /// Ends the run: the capture's evidence journalled, the status by the one rule, the report
     /// files, the run error said on stderr, then either the report document (`--json`) or

@@ -58,12 +58,12 @@ public struct RunSettings: Sendable {
     }
 
     /// Creates the run folder (`runDirectory`, or a new one under `outputDirectory`) and the
-    /// recorder that journals into it.
-    public func openRecorder(run: RunInfo, tool: ToolInfo) throws(TaskError) -> RunRecorder {
+    /// recorder that journals into it, for checks of `checkKinds` (`RunRecorder.checkKinds`).
+    public func openRecorder(run: RunInfo, tool: ToolInfo, checkKinds: [String] = []) throws(TaskError) -> RunRecorder {
         let folder = try RunFolder.made(runDirectory: runDirectory, outputDirectory: outputDirectory, runID: run.id)
         var run = run
         run.id = folder.runID  // another name when the first was taken
-        return try RunRecorder(folder: folder, tool: tool, run: run)
+        return try RunRecorder(folder: folder, tool: tool, run: run, checkKinds: checkKinds)
     }
 
     /// Ends a run under these settings (thresholds, baseline, Prometheus file), renders every

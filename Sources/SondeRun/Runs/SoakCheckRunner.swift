@@ -1,6 +1,7 @@
 import CSignalFlags
 import Foundation
 import NIOPosix
+import SondeOTLP
 import SondeCapture
 import SondeCore
 import SondeReport
@@ -9,7 +10,7 @@ import SondeWebSocket
 /// Runs one soak (or idle-timeout discovery) inside a run: the engine on NIO's event loops, its
 /// events journalled as they come (`SoakJournalSink`, flushed every second), a status line on a
 /// TTY. Ctrl-C or SIGTERM closes every connection with 1000 first.
-public struct SoakCheckRunner {
+public struct SoakCheckRunner: CheckRunner {
     private(set) var options: SoakOptions
     /// The URL as given (for the capture's endpoints) and as shown (redacted).
     let url: String
@@ -24,23 +25,32 @@ public struct SoakCheckRunner {
         self.discoverIdleTimeout = discoverIdleTimeout
     }
 
-    /// The connections bind to `localPorts` (a capture's block) in turn.
-    /// Each opening handshake carries `traceparent` in trace `traceID`, its attempt's span the parent.
-    mutating func trace(traceID: String) { options.traceID = traceID }
+    public var kindName: String { SoakKind.name }
 
-    mutating func prepare(localPorts: ClosedRange<Int>?) {
+    /// Each opening handshake carries `traceparent` in the run's trace, its attempt's span the
+    /// parent (`SoakAttempt.spanId`).
+    public mutating func trace(_ context: OTLPTraceContext) { options.traceID = context.traceIDHex }
+
+    /// The connections bind to `localPorts` (a capture's block) in turn.
+    public mutating func prepare(redactor: Redactor, localPorts: ClosedRange<Int>?) {
         if let localPorts { options.localPorts = LocalPortCursor(ports: localPorts) }
     }
 
-    var warnings: [String] {
+    public var insecure: Bool { options.config.insecure }
+
+    public var targets: (urls: [String], resolve: [String]) { ([url], []) }
+
+    public var interruptedNote: String { "every connection was closed with 1000; the report holds the soak so far" }
+
+    public var warnings: [String] {
         let config = options.config
         guard discoverIdleTimeout == nil && config.pingIntervalS > 0 && config.pingIntervalS >= config.durationS else { return [] }
         return ["The ping interval (\(config.pingIntervalS) s) is not shorter than the duration: no ping will be sent."]
     }
 
-    var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: [url], resolve: []) }
+    public var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: [url], resolve: []) }
 
-    func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
+    public func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
         let recorder = lifecycle.recorder
         let sink = SoakJournalSink(recorder: recorder, check: context.name)
         // Over a link the soak has event loops and resolver threads of its own, made inside the
@@ -139,7 +149,7 @@ public struct SoakCheckRunner {
         return CheckOutcome(error: sink.recordingFailure)
     }
 
-    func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
+    public func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
         for soak in finished.soaks { printLine(renderer.render(soak: soak)) }
     }
 }

@@ -8,16 +8,16 @@ import SondeCore
 ///
 /// Threading: the lines are written from a task of Swift's cooperative pool (the engines run on
 /// threads of their own or on NIO's); `line` reads the check's live figures under their lock.
-final class StatusLines: Sendable {
+public final class StatusLines: Sendable {
     /// Between two status lines (s): well inside the 10 s a line must follow another at most.
-    static let interval: Duration = .seconds(5)
+    public static let interval: Duration = .seconds(5)
 
     private let task: Task<Void, Never>?
 
     /// Starts writing `prefix` + `line(elapsed seconds)` every `interval` when `view` is plain
     /// (a nil line skips that turn: the work is at its end, its summary follows); does nothing
     /// for the other views.
-    init(_ view: ProgressView, prefix: String, interval: Duration = StatusLines.interval, line: @escaping @Sendable (Double) -> String?) {
+    public init(_ view: ProgressView, prefix: String, interval: Duration = StatusLines.interval, line: @escaping @Sendable (Double) -> String?) {
         guard case .plain(let stream) = view else {
             task = nil
             return
@@ -34,13 +34,13 @@ final class StatusLines: Sendable {
     }
 
     /// Stops the lines (none is written after this returns).
-    func stop() async {
+    public func stop() async {
         task?.cancel()
         _ = await task?.value
     }
 
     /// "[12 s] ", "[1 m 5 s/10 m] ": the elapsed time, and the planned length when there is one.
-    static func elapsed(_ seconds: Double, of planned: Double? = nil) -> String {
+    public static func elapsed(_ seconds: Double, of planned: Double? = nil) -> String {
         let shown = formatDuration(seconds.rounded())
         guard let planned else { return "[\(shown)] " }
         return "[\(formatDuration(min(seconds, planned).rounded()))/\(formatDuration(planned))] "

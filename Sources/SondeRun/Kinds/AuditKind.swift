@@ -1,0 +1,17 @@
+import SondeCore
+
+/// `kind: audit` (`sonde audit`): URLs checked for mobile clients (docs/audit.md).
+public enum AuditKind: CheckKind {
+    public typealias Spec = AuditSpec
+
+    public static let name = "audit"
+
+    public static func runner(for spec: AuditSpec, settings: RunSettings) throws(SpecProblem) -> any CheckRunner {
+        AuditCheckRunner(spec)
+    }
+
+    /// None: the findings pass or fail the check (`fail-on`).
+    public static func judges(_ threshold: Threshold) -> Bool { false }
+
+    public static let metricsHint = "an audit check has no threshold metrics: its findings pass or fail it (fail-on)"
+}

@@ -1,0 +1,45 @@
+import SondeCore
+
+/// A kind of check (`kind: probe` in a suite, `checks[].kind` in a report): its spec type, how a
+/// spec becomes its engine, and what its thresholds judge. A kind is a type with static members
+/// only (a caseless enum): `ProbeKind`, `SoakKind`, `ResumeKind`, `AuditKind`; sonde finds it
+/// through the registry (`CheckKinds`), never by a switch.
+///
+/// A kind in another module conforms here, its spec to `CheckSpec` (`typealias Kind`), its engine
+/// to `CheckRunner`, and it is listed once in `CheckKinds.sonde` (SondeCLI).
+public protocol CheckKind: SendableMetatype {
+    associatedtype Spec: CheckSpec
+
+    /// The kind as a suite writes it (`kind: probe`), as reports and the journal carry it
+    /// (`checks[].kind`, `check.begin`): unique among the kinds, `[a-z0-9-]`.
+    static var name: String { get }
+
+    /// The engine of one validated spec (`sonde run`, `sonde serve`): what `PlannedCheck` runs.
+    /// Throws the spec's problem when it cannot be set up (a file that went away).
+    static func runner(for spec: Spec, settings: RunSettings) throws(SpecProblem) -> any CheckRunner
+
+    /// Whether `threshold` judges what a check of this kind measures. A threshold in a suite's
+    /// `defaults` applies to the checks whose kind judges it; in a check's own list, one its kind
+    /// does not judge is an error (`metricsHint` says why).
+    static func judges(_ threshold: Threshold) -> Bool
+
+    /// What a check of this kind can be judged by, in words for messages.
+    static var metricsHint: String { get }
+
+    /// `sonde serve`'s bound on one run of the check without `run-timeout:` (s).
+    static func defaultRunTimeout(for spec: Spec) -> Double
+}
+
+extension CheckKind {
+    /// Ten minutes: what a check takes unless its kind knows better (a soak's duration).
+    public static func defaultRunTimeout(for spec: Spec) -> Double { 600 }
+
+    /// The keys of a check of this kind, in `visitKeys` order.
+    public static var keyTable: [SpecKey] { Spec.keyTable }
+
+    /// Every key name a check of this kind takes, in the order `--print-suite` writes them.
+    public static var keys: [String] { Spec.keys }
+
+    /// The keys every check of this kind must give (`visitRequired`: `url`, `urls`).
+    public static var requiredKeys: [String] { Spec.requiredKeys }
+}

@@ -1,0 +1,17 @@
+import SondeCore
+
+/// `kind: probe` (`sonde probe`): URLs fetched through libcurl, each transaction timed.
+public enum ProbeKind: CheckKind {
+    public typealias Spec = ProbeSpec
+
+    public static let name = "probe"
+
+    public static func runner(for spec: ProbeSpec, settings: RunSettings) throws(SpecProblem) -> any CheckRunner {
+        ProbeCheckRunner(groups: [ProbeGroup(requests: spec.requests, options: try spec.makeOptions())])
+    }
+
+    /// Every metric but the soak's `ws.*`: phases, errors, reuse, tasks.
+    public static func judges(_ threshold: Threshold) -> Bool { !threshold.metric.path.hasPrefix("ws.") }
+
+    public static let metricsHint = "a probe check is judged by the probe metrics (phases, errors, reuse, tasks), not ws.*"
+}
