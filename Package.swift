@@ -108,7 +108,7 @@ let package = Package(
         .target(name: "SondeReport", dependencies: ["SondeCore"]),
         // GraphQL operations on a probe (docs/graphql.md): the request body, the response's data and
         // errors, the verdict (a ResponseBodyJudge for SondeHTTP's ProbeRunner).
-        .target(name: "SondeGraphQL", dependencies: ["SondeCore", "SondeHTTP"]),
+        .target(name: "SondeGraphQL", dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket"]),
         // OTLP export of a finished run (metrics and traces over http/protobuf, on sonde's libcurl
         // engine): a hand-written protobuf writer for the few OTLP messages (docs/otlp.md says why).
         .target(name: "SondeOTLP", dependencies: ["SondeCore", "SondeHTTP", "SondeReport",
@@ -180,7 +180,7 @@ let package = Package(
                                                               .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "SondeLinkTests", dependencies: ["SondeLink", "SondeCore"]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
-        .testTarget(name: "SondeGraphQLTests", dependencies: ["SondeGraphQL", "SondeHTTP", "SondeCore"]),
+        .testTarget(name: "SondeGraphQLTests", dependencies: ["SondeGraphQL", "SondeHTTP", "SondeWebSocket", "SondeCore"]),
         .testTarget(name: "SondeOTLPTests", dependencies: ["SondeOTLP", "SondeCore"]),
         .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),
         .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeHTTP", "SondeRun", "SondeCore", "SondeReport"]),
