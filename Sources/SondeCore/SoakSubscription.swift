@@ -26,7 +26,6 @@ public struct SoakSubscription: Sendable, Equatable {
 
 extension SoakSubscription: FieldModel {
     public static let blank = SoakSubscription()
-    public static var schemaName: String? { "soakSubscription" }
 
     public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
         try v.visit("ackMs", &ackMs, .milliseconds)

@@ -8,8 +8,8 @@ Usage:
                                              `count` ticks when given
       boom(after: Int!, token: String): Int! yields 1..after, then raises "sensor failed for token <token>"
                                              (ariadne sends it as a next with errors, then complete)
-    Every protocol ping the server answers, every connection_init and subscribe is appended to LOG
-    as a JSON line ({"event": "ping"|"init"|"subscribe", "t": monotonic seconds, ...}).
+    Every protocol ping the server answers, every connection_init, subscribe and tick is appended to
+    LOG as a JSON line ({"event": "ping"|"init"|"subscribe"|"tick", "t": monotonic seconds, ...}).
   graphql_ws_peer.py hostile PORT MODE  a `websockets` server that breaks the protocol in one way:
       nosubprotocol  accepts the upgrade without choosing graphql-transport-ws
       noack          chooses it, reads connection_init, never answers
@@ -63,6 +63,7 @@ def run_ariadne(port, log_path):
         while count is None or n < count:
             await asyncio.sleep(max(1, every) / 1000)
             n += 1
+            note("tick", n=n)
             yield {"n": n, "sent": time.monotonic() * 1000}
 
     @subscription.field("tick")
@@ -131,7 +132,8 @@ def run_hostile(port, mode):
         except websockets.ConnectionClosed:
             pass
         finally:
-            code = ws.close_rcvd.code if ws.close_rcvd is not None else None
+            received = ws.protocol.close_rcvd
+            code = received.code if received is not None else None
             print(f"close {code}", flush=True)
 
     async def main():
