@@ -96,6 +96,40 @@ import Testing
         #expect(exposition.contains("sonde_ws_graphql_next_gap_seconds{url=\"\(peer.url)\",quantile=\"0.5\"}"), "\(exposition)")
     }
 
+    /// The protocol's ping RTT against a capture read by tshark's WebSocket dissector: on the wire,
+    /// text `{"type":"ping"}` and `{"type":"pong"}` messages, as many as sonde counted, and no
+    /// WebSocket ping frame (the protocol's ping replaces them); sonde's median RTT encloses the
+    /// wire's (it stamps before its write and after its read) and exceeds it by little.
+    @Test func theProtocolPingRTTAgreesWithACapture() throws {
+        let peer = try Peer(["ariadne"])
+        let port = try #require(Int(peer.url.split(separator: ":").last?.split(separator: "/").first ?? ""))
+        let file = peer.work + "/ws.pcap"
+        var soak: [String: Any] = [:]
+        try CLICaptureTests.capture("/usr/bin/tcpdump", ["-i", "lo", "-U", "--immediate-mode", "-B", "65536", "-w", file, "tcp port \(port)"],
+                                    file: file, ready: "listening on", connections: 1) {
+            let run = try Self.soak([peer.url, "--graphql-subscription", "subscription { tick(every: 1000) { n } }", "--duration", "3s",
+                                     "--ping-interval", "200ms"], output: peer.work + "/out")
+            #expect(run.0.status == 0, "\(run.0.stdout)\(run.0.stderr)")
+            soak = run.1
+        }
+        let decoded = try Harness.run("/usr/bin/tshark", ["-r", file, "-d", "tcp.port==\(port),http", "-Y", "websocket", "-T", "fields",
+                                                          "-e", "frame.time_relative", "-e", "websocket.opcode", "-e", "websocket.payload.text"])
+        var pingsAt: [Double] = [], rtts: [Double] = [], pingFrames = 0
+        for line in decoded.stdout.split(separator: "\n") {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count >= 3, let time = Double(fields[0]) else { continue }
+            if fields[1] == "9" { pingFrames += 1 }
+            if fields[2] == #"{"type":"ping"}"# { pingsAt.append(time) }
+            if fields[2] == #"{"type":"pong"}"#, !pingsAt.isEmpty { rtts.append((time - pingsAt.removeFirst()) * 1000) }
+        }
+        let pings = try #require(soak["pings"] as? [String: Any])
+        #expect(pingFrames == 0, "WebSocket ping frames on the wire: \(pingFrames)")
+        #expect(rtts.count == pings["answered"] as? Int && rtts.count >= 10, "\(rtts.count) pongs on the wire, sonde: \(pings)")
+        let wire = Self.median(rtts)
+        let measured = try #require((pings["rttMs"] as? [String: Any])?["p50"] as? Double)
+        #expect(measured >= wire - 0.05 && measured <= wire + 5, "sonde's median ping RTT \(measured) ms, the wire's \(wire) ms")
+    }
+
     /// A subscription whose resolver raises after two items (ariadne: a next with errors, then
     /// complete) fails the soak with the first message, the secret variable redacted; each complete
     /// is followed by a new subscribe with the next id on the same connection.
@@ -167,6 +201,44 @@ import Testing
         let error = try #require(attempts.first?["error"] as? [String: Any])
         #expect(error["code"] as? String == "protocolError")
         #expect(error["message"] as? String == "the server did not choose subprotocol graphql-transport-ws (it answered without Sec-WebSocket-Protocol), which the soak needs")
+    }
+
+    /// A suite's soak check carries the subscription (a `@FILE` beside the suite, the variables
+    /// and operation as keys); the suite schema knows the keys; `--print-suite` writes them back.
+    @Test func aSuiteCarriesTheSubscription() throws {
+        let peer = try Peer(["ariadne"])
+        let directory = peer.work + "/suite"
+        try FileManager.default.createDirectory(atPath: directory + "/ops", withIntermediateDirectories: true)
+        try "# ticks\nsubscription Ticks($every: Int!) { tick(every: $every) { n } }\n"
+            .write(toFile: directory + "/ops/ticks.graphql", atomically: true, encoding: .utf8)
+        try """
+        checks:
+          - name: ticks
+            kind: soak
+            url: "\(peer.url)"
+            duration: 2s
+            graphql-subscription: "@ops/ticks.graphql"
+            graphql-variables: '{"every": 100}'
+            graphql-operation: Ticks
+
+        """.write(toFile: directory + "/suite.yaml", atomically: true, encoding: .utf8)
+        let output = peer.work + "/suite-out"
+        let result = try Harness.sonde(["run", directory + "/suite.yaml", "--progress", "off", "--output-dir", output])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let folder = output + "/" + (try #require(try Harness.entries(of: output).first { !$0.hasPrefix(".") }))
+        let report = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        let soak = try #require((report["soaks"] as? [[String: Any]])?.first)
+        let subscription = try #require(soak["subscription"] as? [String: Any])
+        #expect(soak["check"] as? String == "ticks" && subscription["operationName"] as? String == "Ticks", "\(subscription)")
+        #expect((subscription["nexts"] as? Int ?? 0) >= 10, "\(subscription)")
+        #expect((try peer.events("subscribe").first?["variables"] as? [String: Any])?["every"] as? Int == 100)
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+        let valid = try Harness.run("/usr/bin/env", ["python3", Harness.root + "/scripts/validate-suite.py", directory + "/suite.yaml"])
+        #expect(valid.status == 0, "\(valid.stdout)\(valid.stderr)")
+        let printed = try Harness.sonde(["soak", peer.url, "--graphql-subscription", "subscription S { tick(every: 5) { n } }",
+                                         "--graphql-variables", #"{"every": 5}"#, "--graphql-operation", "S", "--print-suite"])
+        #expect(printed.status == 0 && printed.stdout.contains(#"graphql-subscription: "subscription S { tick(every: 5) { n } }""#)
+            && printed.stdout.contains("graphql-operation: S"), "\(printed.stdout)\(printed.stderr)")
     }
 
     /// Keys that do not go together, and values that cannot be sent: usage errors, nothing sent.
