@@ -130,6 +130,22 @@ import Testing
         #expect(measured >= wire - 0.05 && measured <= wire + 5, "sonde's median ping RTT \(measured) ms, the wire's \(wire) ms")
     }
 
+    /// `--otlp`: the subscription's messages by type arrive as report.json counts them
+    /// (Fixtures/otlp_check.py compares), beside the soak's ping metrics (the protocol's pings).
+    @Test func theSubscriptionsCountsGoToOTLP() throws {
+        let peer = try Peer(["ariadne"])
+        let receiver = try OTLPExportCLITests.Receiver()
+        defer { receiver.stop() }
+        let (result, soak, folder) = try Self.soak([peer.url, "--graphql-subscription", "subscription { boom(after: 3) }", "--duration", "2s",
+                                                    "--ping-interval", "200ms", "--otlp", receiver.endpoint], output: peer.work + "/out")
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let (summary, status) = try receiver.check(report: folder + "/report.json")
+        #expect(status == 0, "\(summary["problems"] ?? "")")
+        let nexts = (soak["subscription"] as? [String: Any])?["nexts"] as? Int ?? 0
+        #expect(nexts >= 4 && summary["graphqlNextMetric"] as? Int == nexts, "\(summary)")
+        #expect((summary["wsPingDurationCount"] as? Int ?? 0) >= 5, "\(summary)")
+    }
+
     /// A subscription whose resolver raises after two items (ariadne: a next with errors, then
     /// complete) fails the soak with the first message, the secret variable redacted; each complete
     /// is followed by a new subscribe with the next id on the same connection.
