@@ -108,7 +108,7 @@ let package = Package(
         .target(name: "SondeReport", dependencies: ["SondeCore"]),
         // GraphQL operations on a probe (docs/graphql.md): the request body, the response's data and
         // errors, the verdict (a ResponseBodyJudge for SondeHTTP's ProbeRunner).
-        .target(name: "SondeGraphQL", dependencies: ["SondeCore", "SondeHTTP"]),
+        .target(name: "SondeGraphQL", dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket"]),
         // Server-Sent Events (`sonde stream`): the EventSource parser, the client on libcurl
         // (SondeHTTP's ConcurrentTransfers), the stream figures and their terminal lines.
         .target(name: "SondeSSE", dependencies: ["SondeCore", "SondeHTTP", "SondeReport"]),
@@ -184,7 +184,7 @@ let package = Package(
         .testTarget(name: "SondeLinkTests", dependencies: ["SondeLink", "SondeCore"]),
         .testTarget(name: "SondeSSETests", dependencies: ["SondeSSE", "SondeCore"]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
-        .testTarget(name: "SondeGraphQLTests", dependencies: ["SondeGraphQL", "SondeHTTP", "SondeCore"]),
+        .testTarget(name: "SondeGraphQLTests", dependencies: ["SondeGraphQL", "SondeHTTP", "SondeWebSocket", "SondeCore"]),
         .testTarget(name: "SondeOTLPTests", dependencies: ["SondeOTLP", "SondeCore"]),
         .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),
         .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeHTTP", "SondeRun", "SondeCore", "SondeReport"]),

@@ -29,6 +29,7 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(name: .key(.messageSize), help: .key(.messageSize)) var messageSize: SizeValue?
 
     @Option(name: .key(.subprotocols), help: .key(.subprotocols)) var subprotocols: [String] = []
+    @OptionGroup var graphql: GraphQLSubscriptionOptions
     @OptionGroup var headers: HeaderOptions
 
     @OptionGroup var backoff: BackoffOptions
@@ -59,6 +60,7 @@ struct SoakCommand: AsyncParsableCommand {
         spec.messageRate = messageRate
         spec.messageSize = messageSize
         if !subprotocols.isEmpty { spec.subprotocols = subprotocols }
+        graphql.apply(to: &spec)
         headers.apply(to: &spec)
         backoff.apply(to: &spec)
         spec.maxAttempts = maxAttempts

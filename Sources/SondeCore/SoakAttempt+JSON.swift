@@ -24,6 +24,7 @@ extension SoakAttempt: FieldModel {
         try v.visit("pings", &pings, .field)
         try v.visit("spanId", &spanId, FieldRule(omitsNil: true, pattern: "^[0-9a-f]{16}$"))
         try v.visit("startedAt", &startedAt, .required)
+        try v.visit("subscription", &subscription, .omittedWhenNil)
         try v.visit("timeToRecoverMs", &timeToRecoverMs, .milliseconds)
     }
 }
@@ -91,6 +92,7 @@ extension SoakSamples: FieldModel {
     public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
         try v.visit("echoes", &echoes, .field)
         try v.visit("missed", &missed, .field)
+        try v.visit("nextGaps", &nextGaps, .omittedWhenNil)
         try v.visit("pings", &pings, .field)
     }
 }

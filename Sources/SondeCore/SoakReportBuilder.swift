@@ -14,6 +14,7 @@ public struct SoakReportBuilder: Sendable {
     private var attempts: [AttemptKey: SoakAttempt] = [:]
     private var pingRTT = LatencyDistribution()
     private var echoRTT = LatencyDistribution()
+    private var nextGaps = LatencyDistribution()
     private var series: [Int: SoakReport.PingSeries] = [:]
     private var idleTimeout: IdleTimeoutFindings?
 
@@ -57,6 +58,7 @@ public struct SoakReportBuilder: Sendable {
             }
         }
         for rtt in samples.echoes { echoRTT.record(milliseconds: Double(rtt) / 1000) }
+        for gap in samples.nextGaps ?? [] { nextGaps.record(milliseconds: Double(gap) / 1000) }
     }
 
     public mutating func set(idleTimeout findings: IdleTimeoutFindings) {
@@ -83,6 +85,8 @@ public struct SoakReportBuilder: Sendable {
         var lastAttempt: [Int: SoakAttempt] = [:]
         var timeline = series
         var serverRate = (count: 0, seconds: 0.0)
+        var subscription = config.graphql.map { SoakReport.SubscriptionSummary(operationName: $0.operationName) }
+        var ackTimes = LatencyDistribution()
         func sinceStart(_ time: Timestamp) -> Double {
             Double(time.microsecondsSince1970 &- startedAt.microsecondsSince1970) / 1000
         }
@@ -101,6 +105,7 @@ public struct SoakReportBuilder: Sendable {
                 serverRate.count &+= attempt.messages.fromServer.count
                 serverRate.seconds += max(0, Double(closed.microsecondsSince1970) - Double(opened.microsecondsSince1970)) / 1e6
             }
+            if let counts = attempt.subscription { subscription?.add(counts, ackTimes: &ackTimes) }
             if attempt.attempt > 1 { reconnects.attempts += 1 }
             if let openedAt = attempt.openedAt {
                 if let down = outage.removeValue(forKey: connection) {
@@ -149,6 +154,8 @@ public struct SoakReportBuilder: Sendable {
         pings.rttMs = pingRTT.summary
         messages.rttMs = echoRTT.summary
         reconnects.timeToRecoverMs = recover.summary
+        subscription?.ackMs = ackTimes.summary
+        subscription?.nextGapMs = nextGaps.summary
         let upAtEnd = lastAttempt.values.filter { $0.openedAt != nil && ($0.cause == nil || $0.cause == .runEnded) }.count
         let gaveUp = lastAttempt.values.filter(\.gaveUp).count
 
@@ -163,6 +170,7 @@ public struct SoakReportBuilder: Sendable {
         if messages.corrupted > 0 {
             problems.append("\(messages.corrupted) echoed message\(messages.corrupted == 1 ? " was" : "s were") corrupted")
         }
+        if let subscription, let problem = subscription.problem { problems.append(problem) }
         let lines = timeline.values.sorted { $0.connection < $1.connection }.map { line -> SoakReport.PingSeries in
             var line = line
             line.points = Self.thinned(line.points, to: 500)
@@ -172,7 +180,7 @@ public struct SoakReportBuilder: Sendable {
             url: url, config: config, connections: config.connections, startedAt: startedAt, finishedAt: finishedAt,
             attempts: ordered, pings: pings, messages: messages, reconnects: reconnects, disconnects: disconnects,
             backoffSchedule: backoff.values.sorted { $0.failure < $1.failure }, upAtEnd: upAtEnd, gaveUp: gaveUp,
-            idleTimeout: idleTimeout, timeline: lines, passed: problems.isEmpty, problems: problems, check: check)
+            idleTimeout: idleTimeout, timeline: lines, passed: problems.isEmpty, problems: problems, check: check, subscription: subscription)
     }
 
     /// Keeps at most `limit` points, evenly spread, always keeping the highest RTT of each stride
@@ -195,6 +203,37 @@ extension SoakReport.PingSummary {
         unanswered += counts.unanswered
         unsolicitedPongs += counts.unsolicitedPongs
         serverPings += counts.serverPings
+    }
+}
+
+extension SoakReport.SubscriptionSummary {
+    init(operationName: String?) {
+        self.init()
+        self.operationName = operationName
+    }
+
+    /// Adds one attempt's exchange (journalled values: wrapping arithmetic).
+    mutating func add(_ counts: SoakSubscription, ackTimes: inout LatencyDistribution) {
+        if let ack = counts.ackMs {
+            acked &+= 1
+            ackTimes.record(milliseconds: ack)
+        }
+        subscribes &+= counts.subscribes
+        nexts &+= counts.nexts
+        nextErrors &+= counts.nextErrors
+        errors &+= counts.errors
+        completes &+= counts.completes
+        if firstError == nil { firstError = counts.firstError }
+        if let name = counts.closeName { closes[name, default: 0] &+= 1 }
+    }
+
+    /// Why the subscription fails the soak, in words (an `error`, or a `next` with errors), or nil.
+    var problem: String? {
+        let failed = errors &+ nextErrors
+        guard failed > 0 else { return nil }
+        let what = [errors > 0 ? "\(errors) error message\(errors == 1 ? "" : "s")" : nil,
+                    nextErrors > 0 ? "\(nextErrors) next message\(nextErrors == 1 ? "" : "s") with errors" : nil].compactMap { $0 }
+        return "the GraphQL subscription got " + what.joined(separator: " and ") + (firstError.map { "; the first: \($0)" } ?? "")
     }
 }
 

@@ -8,6 +8,9 @@ public struct SoakSamples: Sendable, Equatable {
     public var missed: [[Int64]]
     /// Echo RTTs, µs.
     public var echoes: [Int64]
+    /// The times between consecutive `next` messages of a GraphQL subscription, µs; nil (and
+    /// absent from the journal) when there were none.
+    public var nextGaps: [Int64]?
 
     public init(pings: [[Int64]] = [], missed: [[Int64]] = [], echoes: [Int64] = []) {
         self.pings = pings
@@ -15,5 +18,5 @@ public struct SoakSamples: Sendable, Equatable {
         self.echoes = echoes
     }
 
-    public var isEmpty: Bool { pings.isEmpty && missed.isEmpty && echoes.isEmpty }
+    public var isEmpty: Bool { pings.isEmpty && missed.isEmpty && echoes.isEmpty && (nextGaps ?? []).isEmpty }
 }

@@ -15,7 +15,10 @@ extension OTLPMetricsBuilder {
     /// - `sonde.websocket.connection.attempts` (sum, `{attempt}`) by `sonde.websocket.attempt.outcome`
     ///   (opened, failed) and, for a failed one, `error.type`;
     /// - `sonde.websocket.reconnects` (sum, `{reconnect}`): recoveries (`reconnects.count`);
-    /// - `sonde.websocket.disconnects` (sum, `{disconnect}`) by `sonde.websocket.disconnect.cause`.
+    /// - `sonde.websocket.disconnects` (sum, `{disconnect}`) by `sonde.websocket.disconnect.cause`;
+    /// - with a GraphQL subscription, `sonde.graphql.subscription.messages` (sum, `{message}`) by
+    ///   `sonde.graphql.message.type` (next, next_with_errors, error, complete); its pings are the
+    ///   protocol's, in the ping metrics above.
     mutating func addSoak(_ soak: SoakReport, resource: OTLPResource) {
         other(resource) { set in
             for series in soak.timeline {
@@ -47,6 +50,13 @@ extension OTLPMetricsBuilder {
             for cause in soak.disconnects.byCause.keys.sorted() {
                 set.add("sonde.websocket.disconnects", unit: "{disconnect}", description: "WebSocket disconnects, by cause.",
                         Int64(soak.disconnects.byCause[cause] ?? 0), [.string("sonde.websocket.disconnect.cause", cause)])
+            }
+            if let s = soak.subscription {
+                for (type, count) in [("next", s.nexts), ("next_with_errors", s.nextErrors), ("error", s.errors), ("complete", s.completes)] {
+                    set.add("sonde.graphql.subscription.messages", unit: "{message}",
+                            description: "GraphQL subscription messages from the server (graphql-transport-ws), by type.",
+                            Int64(count), [.string("sonde.graphql.message.type", type)])
+                }
             }
         }
     }

@@ -150,6 +150,18 @@ public enum PrometheusWriter {
                 }
             }
             metric("sonde_ws_messages", "gauge", "Echo messages by fate.", messages)
+            let subscribed = soaks.compactMap { soak in soak.subscription.map { (soak.url, $0) } }
+            if !subscribed.isEmpty {
+                metric("sonde_ws_graphql_messages", "gauge", "GraphQL subscription messages from the server (graphql-transport-ws), by type.",
+                       subscribed.flatMap { url, s in
+                           [("next", s.nexts), ("next_with_errors", s.nextErrors), ("error", s.errors), ("complete", s.completes)]
+                               .map { ([("url", url), ("type", $0.0)], Double($0.1)) }
+                       })
+                families.addSummary("sonde_ws_graphql_next_gap_seconds", "Time between consecutive next messages of a GraphQL subscription, quantiles.",
+                                    subscribed.compactMap { url, s in
+                                        s.nextGapMs.map { seconds($0, labels: labels + [("url", url)], quantiles: ["0.5", "0.9", "0.99", "1"]) }
+                                    })
+            }
         }
         if !resume.trials.isEmpty {
             var byURL: [String: [ResumeTrial]] = [:]

@@ -57,6 +57,7 @@ enum SoakSection {
         } else {
             items.append("No keepalive pings (--ping-interval 0).")
         }
+        if let subscription = soak.subscription { items.append(SoakSubscriptionText.line(subscription, attempts: soak.attempts.count) + ".") }
         if soak.pings.serverPings > 0 || soak.pings.unsolicitedPongs > 0 {
             items.append("The server sent \(soak.pings.serverPings) pings (answered) and \(soak.pings.unsolicitedPongs) unsolicited pongs.")
         }

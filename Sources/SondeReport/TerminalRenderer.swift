@@ -291,6 +291,7 @@ public struct TerminalRenderer: Sendable {
         }
         if soak.pings.serverPings > 0 { pings += "; server pings \(soak.pings.serverPings)" }
         lines.append(pings)
+        if let subscription = soak.subscription { lines.append(shown(SoakSubscriptionText.line(subscription, attempts: soak.attempts.count))) }
         let m = soak.messages
         if m.sent > 0 {
             var text = "messages \(m.sent) sent, \(m.received) echoed, \(m.lost) lost, \(m.corrupted) corrupted, "

@@ -11,9 +11,7 @@ extension ProbeSpec {
     /// query file that cannot be read, and keys that do not go with a GraphQL operation.
     var graphqlProblems: [SpecProblem] {
         guard let graphqlQuery else {
-            return [(graphqlVariables, "graphql-variables"), (graphqlOperation, "graphql-operation")].compactMap { value, key in
-                value == nil ? nil : SpecProblem(key: key, "needs graphql-query (the GraphQL document it goes with)")
-            }
+            return GraphQLSpecRules.withoutDocument(variables: graphqlVariables, operation: graphqlOperation, documentKey: "graphql-query")
         }
         var problems: [SpecProblem] = []
         if data != nil || dataFile != nil {
@@ -22,43 +20,21 @@ extension ProbeSpec {
         if let request, request.uppercased() != "POST" {
             problems.append(SpecProblem(key: "graphql-query", "a GraphQL operation is sent with POST (request is '\(request)')"))
         }
-        if let path = Self.graphqlQueryFile(graphqlQuery),
-           let problem = SpecRules.readableFile(path, key: "graphql-query", maxBytes: Int64(GraphQLOperation.maxQueryBytes)) {
-            return problems + [problem]
-        }
+        if let problem = GraphQLSpecRules.fileProblem(graphqlQuery, documentKey: "graphql-query") { return problems + [problem] }
         do throws(SpecProblem) { _ = try graphqlOperationValue() } catch { problems.append(error) }
         return problems
     }
 
     /// The query's `@FILE` resolved against a suite file's folder (the document itself as it is).
     func graphqlQueryResolving(against folder: String) -> String? {
-        guard let graphqlQuery, let path = Self.graphqlQueryFile(graphqlQuery) else { return graphqlQuery }
+        guard let graphqlQuery, let path = GraphQLSpecRules.documentFile(graphqlQuery) else { return graphqlQuery }
         return Self.resolve(path: path, against: folder).map { "@" + $0 }
-    }
-
-    /// The path of a `@FILE` query, nil for a document written out.
-    static func graphqlQueryFile(_ query: String) -> String? {
-        query.hasPrefix("@") ? String(query.dropFirst()) : nil
     }
 
     /// The operation of this spec (reads a `@FILE` query); nil without `graphql-query`.
     func graphqlOperationValue() throws(SpecProblem) -> GraphQLOperation? {
         guard let graphqlQuery else { return nil }
-        var document = graphqlQuery
-        if let path = Self.graphqlQueryFile(graphqlQuery) {
-            guard let contents = FileManager.default.contents(atPath: path) else {
-                throw SpecProblem(key: "graphql-query", "cannot read \(path): no such file, or not readable")
-            }
-            guard let text = String(data: contents, encoding: .utf8) else {
-                throw SpecProblem(key: "graphql-query", "\(path) is not UTF-8 text")
-            }
-            document = text
-        }
-        do throws(GraphQLOperation.Problem) {
-            return try GraphQLOperation(query: document, variables: graphqlVariables, operationName: graphqlOperation)
-        } catch {
-            throw SpecProblem(key: error.key, error.message)
-        }
+        return try GraphQLSpecRules.operation(document: graphqlQuery, variables: graphqlVariables, operation: graphqlOperation, documentKey: "graphql-query")
     }
 
     /// With a GraphQL operation: its body, POST, the GraphQL over HTTP headers (a header the user

@@ -19,6 +19,10 @@ public struct SoakSpec: CheckSpec {
     public var messageRate: Double?
     public var messageSize: SizeValue?
     public var subprotocols: [String]?
+    /// The GraphQL subscription held on each connection (a document or `@FILE`; docs/graphql.md).
+    public var graphqlSubscription: String?
+    public var graphqlVariables: String?
+    public var graphqlOperation: String?
     public var headers: [String]?
     public var backoffInitial: DurationValue?
     public var backoffMax: DurationValue?
@@ -53,6 +57,9 @@ public struct SoakSpec: CheckSpec {
         v.visit(.messageRate, &messageRate)
         v.visit(.messageSize, &messageSize)
         v.visit(.subprotocols, &subprotocols)
+        v.visit(.graphqlSubscription, &graphqlSubscription)
+        v.visit(.graphqlVariables, &graphqlVariables)
+        v.visit(.graphqlOperation, &graphqlOperation)
         v.visit(.headers, &headers)
         v.visit(.backoffInitial, &backoffInitial)
         v.visit(.backoffMax, &backoffMax)
@@ -89,6 +96,7 @@ public struct SoakSpec: CheckSpec {
             problems.append(SpecProblem(key: "subprotocols", "'\(subprotocol)' is not a subprotocol token (no spaces, commas or control characters)"))
         }
         if let problem = SpecRules.plainText(url, key: "url") { problems.append(problem) }
+        problems += graphqlProblems
         if discoverIdleTimeout == true, let maxIdle, !(1...86_400).contains(maxIdle.seconds) {
             problems.append(SpecProblem(key: "max-idle", "must be between 1s and 24h"))
         }
@@ -101,6 +109,7 @@ public struct SoakSpec: CheckSpec {
     public func resolvingPaths(against folder: String) -> SoakSpec {
         var spec = self
         spec.cacert = Self.resolve(path: cacert, against: folder)
+        spec.graphqlSubscription = graphqlSubscriptionResolving(against: folder)
         return spec
     }
 
@@ -116,9 +125,9 @@ public struct SoakSpec: CheckSpec {
             connections: discover ? IdleTimeoutDiscovery.ladder(upTo: maxIdle).count : (connections ?? d.connections),
             rampS: ramp?.seconds ?? d.ramp, pingIntervalS: pingInterval?.seconds ?? d.pingInterval, pongTimeoutS: pongTimeout?.seconds ?? d.pongTimeout,
             messageRate: messageRate ?? 0, messageSize: Int(clamping: messageSize?.bytes ?? d.messageSize),
-            subprotocols: Self.redact(subprotocols: subprotocols ?? [], redactor), headers: redactor.redact(headers: headerFields),
+            subprotocols: Self.redact(subprotocols: offeredSubprotocols, redactor), headers: redactor.redact(headers: headerFields),
             backoff: policy, stableAfterS: stableAfter?.seconds ?? d.stableAfter, maxAttempts: maxAttempts,
-            connectTimeoutS: connectTimeout?.seconds ?? d.connectTimeout, insecure: insecure ?? false)
+            connectTimeoutS: connectTimeout?.seconds ?? d.connectTimeout, insecure: insecure ?? false, graphql: graphqlConfig)
     }
 
     /// The idle-timeout discovery's longest silence (s) when this check runs one instead of a soak.
@@ -128,8 +137,10 @@ public struct SoakSpec: CheckSpec {
     public func makeOptions(redactor: Redactor) throws(SpecProblem) -> SoakOptions {
         let target: WebSocketURL
         do throws(TaskError) { target = try WebSocketURL(url) } catch { throw SpecProblem(key: "url", error.message) }
-        return SoakOptions(url: target, config: config(redactor: redactor), headers: headerFields,
-                           subprotocols: subprotocols ?? [], caFile: cacert)
+        let config = config(redactor: redactor)
+        var options = SoakOptions(url: target, config: config, headers: headerFields, subprotocols: offeredSubprotocols, caFile: cacert)
+        options.subprotocol = try graphqlFactory(redactor: redactor, config: config)
+        return options
     }
 
     /// The offered subprotocols as the report records them: masked when the redactor names

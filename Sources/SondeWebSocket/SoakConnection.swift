@@ -84,7 +84,7 @@ final class SoakConnection {
         handshaker.open(on: loop, extraHeaders: traceparent, makeSession: { [self] channel, _ in
             let session = SoakSessionHandler(
                 config: options.config, maxFrameSize: options.maxFrameSize, connection: index, attempt: number, clock: clock, sink: sink,
-                sequences: sequences, onEnd: { [self] ending, sequences in
+                sequences: sequences, subprotocol: options.subprotocol?.make(), onEnd: { [self] ending, sequences in
                     self.sequences = sequences
                     sessionEnded(ending)
                 })
@@ -138,9 +138,10 @@ final class SoakConnection {
             queue.add { [weak self] in
                 guard let self, var attempt = self.attempt, attempt.attempt == number, attempt.cause == nil,
                       let session = self.session else { return }
-                let (pings, messages) = session.snapshot
+                let (pings, messages, subscription) = session.snapshot
                 attempt.pings = pings
                 attempt.messages = messages
+                attempt.subscription = subscription
                 self.sink.attempt(attempt)
                 next()
             }

@@ -13,6 +13,13 @@ public protocol SoakEventSink: AnyObject, Sendable {
     func missedPing(connection: Int, attempt: Int, atMicros: Int64)
     /// A message's echo came back intact after `rttMicros`.
     func echo(rttMicros: Int64)
+    /// A subprotocol's event (a GraphQL subscription's `next`) came `micros` after the previous one.
+    func eventGap(micros: Int64)
+}
+
+extension SoakEventSink {
+    /// Sinks that keep no subscription figures (the idle-timeout probes) drop the gaps.
+    public func eventGap(micros: Int64) {}
 }
 
 /// The soak's time base: one monotonic origin and the wall-clock time it corresponds to, so

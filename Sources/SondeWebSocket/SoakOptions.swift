@@ -18,6 +18,9 @@ public struct SoakOptions: Sendable {
     /// The run's trace id (32 lowercase hex digits) when each opening handshake is to carry a W3C
     /// `traceparent` whose parent is its attempt's span (`SoakAttempt.spanId`, `--traceparent`).
     public var traceID: String?
+    /// The protocol spoken inside each connection (`--graphql-subscription`), nil for a plain
+    /// soak (echoed messages only). Its name is offered first and the server must choose it.
+    public var subprotocol: SoakSubprotocolFactory?
 
     /// `subprotocols` nil: the config's.
     public init(url: WebSocketURL, config: SoakConfig, headers: [HeaderField], subprotocols: [String]? = nil, caFile: String?,

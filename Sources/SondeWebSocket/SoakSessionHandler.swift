@@ -14,6 +14,11 @@ import SondeCore
 /// connection: its close frame carries the RFC's code and the rule or limit broken), or the end
 /// of the run. Data messages without sonde's header are the server's own (`MessageSequencer`).
 ///
+/// With a subprotocol (`SoakSubprotocol`, a GraphQL subscription) the data messages are the
+/// subprotocol's to answer, and the keepalive sends its ping message instead of a ping frame:
+/// its `.pong` answers the oldest outstanding ping, so RTTs, missed and unanswered pings count
+/// the same way.
+///
 /// Threading: lives on its channel's event loop; reports to its `SoakConnection` on that loop.
 ///
 /// Pings and pong timeouts are driven by the loop's `KeepaliveClock`, not by a timer each; the
@@ -33,6 +38,7 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         var closedBy: String?
         var pings: SoakAttempt.Pings
         var messages: SoakAttempt.Messages
+        var subscription: SoakSubscription?
     }
 
     private let config: SoakConfig
@@ -44,6 +50,10 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let sink: SoakEventSink
     private var sequences: MessageSequencer
     private let onEnd: (Ending, MessageSequencer) -> Void
+    /// The protocol spoken inside the connection, nil for a plain soak.
+    private let subprotocol: SoakSubprotocol?
+    /// Which `.wake` request is the current one (a later request replaces an earlier one).
+    private var wakeGeneration: UInt64 = 0
 
     private var context: ChannelHandlerContext?
     private var pings = SoakAttempt.Pings()
@@ -74,7 +84,7 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var failed = false
 
     init(config: SoakConfig, maxFrameSize: Int, connection: Int, attempt: Int, clock: SoakClock, sink: SoakEventSink,
-         sequences: MessageSequencer, onEnd: @escaping (Ending, MessageSequencer) -> Void) {
+         sequences: MessageSequencer, subprotocol: SoakSubprotocol? = nil, onEnd: @escaping (Ending, MessageSequencer) -> Void) {
         self.config = config
         self.maxFrameSize = maxFrameSize
         self.connection = connection
@@ -83,6 +93,7 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.sink = sink
         self.sequences = sequences
         self.onEnd = onEnd
+        self.subprotocol = subprotocol
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -93,6 +104,42 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         keepalive?.add(self)
         if config.messageRate > 0 {
             every(.nanoseconds(max(100_000, Int64(1e9 / config.messageRate)))) { $0.sendMessage() }
+        }
+        if let subprotocol { perform(subprotocol.opened(atNanos: monotonicNanos())) }
+    }
+
+    /// Does what the subprotocol asked, in order (nothing once the session failed or ended).
+    private func perform(_ actions: [SoakSubprotocolAction]) {
+        for action in actions {
+            guard let context, !ended, !failed else { return }
+            switch action {
+            case .send(let text):
+                guard !sentClose else { continue }
+                var payload = context.channel.allocator.buffer(capacity: text.utf8.count)
+                payload.writeString(text)
+                send(.text, payload)
+            case .pong:
+                guard let first = outstandingPings.first else {
+                    pings.unsolicitedPongs += 1
+                    continue
+                }
+                outstandingPings.removeFirst()
+                pings.answered += 1
+                let rtt = Int64((monotonicNanos() &- first.sentAt) / 1000)
+                sink.ping(connection: connection, attempt: attempt, atMicros: clock.micros(), rttMicros: rtt)
+                onPong?()
+            case .eventGap(let nanos):
+                sink.eventGap(micros: Int64(clamping: nanos / 1000))
+            case .wake(let after):
+                wakeGeneration &+= 1
+                let generation = wakeGeneration
+                context.eventLoop.scheduleTask(in: .nanoseconds(Int64(clamping: min(after, UInt64(Int64.max))))) { [weak self] in
+                    guard let self, !self.ended, self.wakeGeneration == generation, let subprotocol = self.subprotocol else { return }
+                    self.perform(subprotocol.woke(atNanos: monotonicNanos()))
+                }
+            case .close(let code, let reason, let cause):
+                fail(WebSocketViolation(cause: cause, code: code, reason))
+            }
         }
     }
 
@@ -135,7 +182,9 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// The counts of this connection so far, for a journal snapshot of an open attempt.
-    var snapshot: (pings: SoakAttempt.Pings, messages: SoakAttempt.Messages) { (pings, sequences.current) }
+    var snapshot: (pings: SoakAttempt.Pings, messages: SoakAttempt.Messages, subscription: SoakSubscription?) {
+        (pings, sequences.current, subprotocol?.record)
+    }
 
     /// Called when a pong answers one of this session's pings (the idle probe listens).
     var onPong: (() -> Void)?
@@ -155,7 +204,11 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         let now = monotonicNanos()
         outstandingPings.append((sequence, now))
         pings.sent += 1
-        if let frameOut, var buffer = frameBuffer {
+        if let subprotocol {
+            var payload = context.channel.allocator.buffer(capacity: subprotocol.pingMessage.utf8.count)
+            payload.writeString(subprotocol.pingMessage)
+            send(.text, payload)
+        } else if let frameOut, var buffer = frameBuffer {
             // The common case without a payload buffer: the frame is encoded straight into the reused one.
             frameBuffer = nil
             buffer.clear()
@@ -221,6 +274,9 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
             let payload = frame.unmaskedData
             if frame.opcode == .text, !payload.withUnsafeReadableBytes({ String(validating: $0, as: UTF8.self) != nil }) {
                 return fail(WebSocketViolation(code: 1007, "a text message that is not valid UTF-8 (RFC 6455 §8.1)"))
+            }
+            if let subprotocol {
+                return perform(subprotocol.received(Array(payload.readableBytesView), text: frame.opcode == .text, atNanos: now))
             }
             if let rtt = sequences.receive(payload, at: now) {
                 sink.echo(rttMicros: Int64(rtt / 1000))
@@ -312,8 +368,9 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         frameBuffer = nil
         let messages = sequences.closeAttempt()
         let finalCause = cause ?? (sawReset ? .tcpReset : .eof)
+        subprotocol?.closed(code: closeCode)
         onEnd(Ending(cause: finalCause, closeCode: closeCode, closeReason: closeReason, closedBy: closedBy,
-                     pings: pings, messages: messages), sequences)
+                     pings: pings, messages: messages, subscription: subprotocol?.record), sequences)
         context = nil
     }
 }
@@ -328,5 +385,6 @@ extension SoakAttempt {
         closedBy = ending.closedBy
         pings = ending.pings
         messages = ending.messages
+        subscription = ending.subscription
     }
 }

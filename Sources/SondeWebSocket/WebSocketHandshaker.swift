@@ -233,6 +233,11 @@ final class HandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
                 + "which sonde did not offer (RFC 6455 §4.1)"))
             return
         }
+        if let required = options.subprotocol?.name, response.headers["Sec-WebSocket-Protocol"].first != required {
+            fail(TaskError(code: .protocolError, message: "the server did not choose subprotocol \(required) "
+                + "(it answered \(handshake.subprotocol.map { "with \($0)" } ?? "without Sec-WebSocket-Protocol")), which the soak needs"))
+            return
+        }
         guard let completion else { return }
         self.completion = nil
         handshake.totalMs = milliseconds(since: started)

@@ -71,6 +71,7 @@ import Testing
         case "link": text = "lte,loss-down=1%"
         case "only", "skip": text = "hsts"
         case "graphql-query": text = "query A { a }"
+        case "graphql-subscription": text = "subscription A { a }"
         case "graphql-variables": text = #"{"a": 1}"#
         case "graphql-operation": text = "A"
         default: text = key.choices.last ?? "x"
@@ -103,14 +104,16 @@ import Testing
             for key in Spec.keyTable where key.name != urlKey && key.name != "thresholds" {
                 let (argument, json) = Self.sample(key, folder: folder)
                 let option = "--" + (SpecProblem.optionName(forKey: key.name) ?? key.name)
-                // A GraphQL operation's variables and name go with its document.
-                let companion = key.name.hasPrefix("graphql-") && key.name != "graphql-query" ? "query A { a }" : nil
-                let fromCommand = try parse([url, option] + (argument.map { [$0] } ?? []) + (companion.map { ["--graphql-query", $0] } ?? []))
+                // A GraphQL operation's variables and name go with its document (a probe's query, a soak's subscription).
+                let isSoak = Spec.Kind.name == SoakKind.name
+                let documentKey = isSoak ? "graphql-subscription" : "graphql-query"
+                let companion: String? = key.name.hasPrefix("graphql-") && key.name != documentKey ? (isSoak ? "subscription A { a }" : "query A { a }") : nil
+                let fromCommand = try parse([url, option] + (argument.map { [$0] } ?? []) + (companion.map { ["--" + documentKey, $0] } ?? []))
                 var document: [String: Any] = [urlKey: urlKey == "urls" ? [url] as Any : url, key.name: json]
-                if let companion { document["graphql-query"] = companion }
+                if let companion { document[documentKey] = companion }
                 let fromSuite = try JSONDecoder().decode(Spec.self, from: try JSONSerialization.data(withJSONObject: document))
                 #expect(fromCommand == fromSuite, "\(Spec.Kind.name) \(key.name): the option made \(fromCommand), the suite key \(fromSuite)")
-                #expect(fromCommand != (try parse([url] + (companion.map { ["--graphql-query", $0] } ?? []))), "\(Spec.Kind.name) \(option) changed nothing")
+                #expect(fromCommand != (try parse([url] + (companion.map { ["--" + documentKey, $0] } ?? []))), "\(Spec.Kind.name) \(option) changed nothing")
             }
         }
         try check(ProbeSpec.self, url: "https://h/", urlKey: "urls") { try ProbeCommand.parse($0).spec }

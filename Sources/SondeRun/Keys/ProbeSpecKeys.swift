@@ -61,15 +61,6 @@ extension SpecKey {
         summary: "A GraphQL document sent as a POST of {query, variables, operationName} (docs/graphql.md); @FILE reads it from a file (relative to the suite file's folder)",
         help: "Send this GraphQL operation as a POST of {query, variables, operationName} and judge the response's errors (docs/graphql.md); "
             + "@FILE reads the document from a file.")
-    public static let graphqlVariables = SpecKey(
-        "graphql-variables", .text, valueName: "json",
-        summary: "The GraphQL operation's variables: a JSON object's text, like '{\"id\": \"1\"}'",
-        help: "The variables of the GraphQL operation: a JSON object, like '{\"id\": \"1\"}'.")
-    public static let graphqlOperation = SpecKey(
-        "graphql-operation", .text, valueName: "name",
-        summary: "The operation to run (default: the document's first); names the request's results unless the URL has a name",
-        help: "The operation of the document to run (default: the first); its name is the request's name in the results unless --name gives one.")
-
     /// The HTTP version flags of a probe and the preference each stands for.
     static let httpVersionFlags: [(key: SpecKey, value: HTTPVersionPreference)] = [
         (.http11, .http1_1), (.http2, .http2), (.http2PriorKnowledge, .http2PriorKnowledge), (.http3, .http3), (.http3Only, .http3Only),

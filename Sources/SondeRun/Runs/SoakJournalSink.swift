@@ -64,6 +64,12 @@ final class SoakJournalSink: SoakEventSink, @unchecked Sendable {
         lock.unlock()
     }
 
+    func eventGap(micros: Int64) {
+        lock.lock()
+        samples.nextGaps = (samples.nextGaps ?? []) + [micros]
+        lock.unlock()
+    }
+
     /// Journals the samples gathered since the last call and flushes the journal if due.
     func flush() {
         lock.lock()

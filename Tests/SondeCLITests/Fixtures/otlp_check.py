@@ -313,6 +313,12 @@ if report_soaks:
         causes.update(s["disconnects"]["byCause"])
     check_metric("sonde.websocket.disconnects", dict(sums("sonde.websocket.disconnects", "sonde.websocket.disconnect.cause")),
                  {k: v for k, v in causes.items()})
+    subscriptions = [s["subscription"] for s in report_soaks if s.get("subscription")]
+    if subscriptions or "sonde.graphql.subscription.messages" in points:
+        check_metric("sonde.graphql.subscription.messages",
+                     dict(sums("sonde.graphql.subscription.messages", "sonde.graphql.message.type")),
+                     {kind: sum(s[key] for s in subscriptions) for kind, key in
+                      (("next", "nexts"), ("next_with_errors", "nextErrors"), ("error", "errors"), ("complete", "completes"))})
 
 print(json.dumps({
     "traceId": base64.b64decode(next(iter(trace_ids))).hex() if len(trace_ids) == 1 else None,
@@ -321,6 +327,7 @@ print(json.dumps({
     "resumeLegsMetric": sum(sums("sonde.transfer.resume.legs").values()),
     "wsPingDurationCount": histogram_count("sonde.websocket.ping.duration"),
     "wsAttemptsMetric": sum(sums("sonde.websocket.connection.attempts").values()),
+    "graphqlNextMetric": sums("sonde.graphql.subscription.messages", "sonde.graphql.message.type").get("next", 0),
     "metricNames": sorted(points),
     "wsConnectionSpans": len(ws_spans), "wsPingEvents": ws_events,
     "transactions": len(transactions), "tasks": tasks, "clientSpans": len(client), "taskSpans": len(task_spans),
