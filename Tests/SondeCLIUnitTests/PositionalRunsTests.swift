@@ -90,7 +90,9 @@ import Testing
             return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         }
         let small = try seconds(10_000), large = try seconds(100_000)
-        #expect(large < 10, "100,000 named URLs: \(large) s")
+        // Quadratic parsing took over 1,500 s for 40,000 URLs; linear takes 2-15 s here in a debug
+        // build, depending on the load beside it: the bound is far from both.
+        #expect(large < 60, "100,000 named URLs: \(large) s")
         #expect(large / max(small, 0.01) < 30, "10,000: \(small) s, 100,000: \(large) s")
     }
 }
