@@ -37,7 +37,10 @@ import Testing
                     "bars \(one.width) px and \(other.width) px for \(one.ms) ms and \(other.ms) ms")
         }
         let pixelsPerMs = long.width / long.ms
-        #expect(middle.ms - short.ms > 20 && middle.width - short.width > 0.8 * (middle.ms - short.ms) * pixelsPerMs,
+        // The 40 ms between the two short delays shows as width (what the server's delays become
+        // under load varies: the difference measured, whatever it is, is what is drawn).
+        let gap = (middle.ms - short.ms) * pixelsPerMs
+        #expect(abs((middle.width - short.width) - gap) <= max(1.5, 0.2 * abs(gap)),
                 "\(short.ms) ms and \(middle.ms) ms drawn \(short.width) px and \(middle.width) px (\(pixelsPerMs) px per ms)")
         for bar in bars {
             #expect((bar["right"] as? Double ?? .infinity) - (bar["cellRight"] as? Double ?? 0) <= 1, "\(bar)")
