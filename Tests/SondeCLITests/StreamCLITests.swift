@@ -201,6 +201,30 @@ import Testing
         #expect(run.result.stdout.contains("16 events"), "\(run.result.stdout)")
     }
 
+    /// `kind: sse` is a registered kind: `sonde stream --print-suite` prints the check's suite
+    /// entry, and `sonde run` runs that suite through the same driver, the report naming the kind
+    /// and the streams section naming the check.
+    @Test func aPrintedSSECheckRunsInASuite() throws {
+        let peer = try Peer()
+        let url = "http://127.0.0.1:\(peer.port)/events?interval=0.05"
+        let printed = try Harness.sonde(["stream", url, "--events", "5", "--duration", "20s", "--streams", "2", "--print-suite"])
+        #expect(printed.status == 0, "\(printed.stdout)\(printed.stderr)")
+        #expect(printed.stdout.contains("kind: sse") && printed.stdout.contains("events: 5"), "\(printed.stdout)")
+        let dir = Harness.temporaryDirectory()
+        try ("checks:\n" + printed.stdout).write(toFile: dir + "/suite.yaml", atomically: true, encoding: .utf8)
+        let output = dir + "/out"
+        let run = try Harness.sonde(["run", dir + "/suite.yaml", "--output-dir", output], timeout: 60)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let folder = output + "/" + (try #require(try Harness.entries(of: output).first { !$0.hasPrefix("history.sqlite") }))
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+        let document = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        let check = try #require((document["checks"] as? [[String: Any]])?.first)
+        #expect(check["kind"] as? String == "sse" && check["status"] as? String == "passed", "\(check)")
+        let item = try #require((document["streams"] as? [[String: Any]])?.first)
+        #expect(item["check"] as? String == check["name"] as? String)
+        #expect((item["total"] as? [String: Any])?["events"] as? Int == 10, "\(item)")
+    }
+
     /// Ctrl-C ends every stream: exit 130, the report holds the streams so far.
     @Test func anInterruptedRunKeepsItsStreams() throws {
         let peer = try Peer()
