@@ -97,7 +97,7 @@ struct ReportOptions: ParsableArguments {
 func parsedThresholds(_ expressions: [String]) throws -> [Threshold] {
     var thresholds: [Threshold] = []
     for expression in expressions {
-        do throws(ThresholdSyntaxError) { thresholds.append(try Threshold(parsing: expression)) } catch {
+        do throws(ThresholdSyntaxError) { thresholds.append(try Threshold(parsing: expression, declared: CheckKinds.sonde.declaredMetrics)) } catch {
             throw ValidationError(error.message)
         }
     }

@@ -127,7 +127,8 @@ public enum ReportFiles {
             comparison = BaselineComparison(current: result, baseline: baseline.summary, baselineRun: baseline.run)
         }
         if let thresholds {
-            results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary, soaks: scan.soaks) }
+            let declared = ReportSection.declaredValues(in: scan.sections)
+            results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary, soaks: scan.soaks, declared: declared) }
             if run.status == .passed || run.status == .failed {
                 run.status = result.failedTasks == 0 && scan.soaks.allSatisfy(\.passed) && scan.resume.passed && scan.audits.allSatisfy(\.passed)
                     && results.allSatisfy(\.passed)

@@ -47,6 +47,8 @@ public final class RunRecorder: @unchecked Sendable {
     private var recordedCapture = false
     /// Whether any section item was recorded (such a run is rendered from its journal).
     private var recordedSection = false
+    /// The values of declared threshold metrics the sections' items carried (`ReportSection.declaredValues`).
+    private var declared: [DeclaredMetricValues] = []
 
     /// The kinds of check this run plans (`CheckKind.name` of its checks' runners): `beginCheck`
     /// refuses any other.
@@ -256,6 +258,7 @@ public final class RunRecorder: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         recordedSection = true
+        if let json = try? JSONEncoder().encode(item), let values = ReportSection.declaredValues(item: Array(json)) { declared.append(values) }
         try append(SectionLine(name: section, section: item))
         try journal.flush()
     }
@@ -286,7 +289,7 @@ public final class RunRecorder: @unchecked Sendable {
         run.finishedAt = Timestamp.now()
         if let link { run.link = link }
         let judged = RunJudgement(summary: result, thresholds: thresholds, baseline: baseline, soaks: soaks, resume: resume,
-                                  audits: audits, checks: checks, status: status, finishedAt: run.finishedAt)
+                                  audits: audits, declared: declared, checks: checks, status: status, finishedAt: run.finishedAt)
         run.status = judged.status
         let results = judged.thresholds, comparison = judged.comparison
         try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison,

@@ -11,10 +11,14 @@ public enum SSEKind: CheckKind {
         StreamCheckRunner(options: spec.makeOptions(), displayURL: settings.redactor.redact(url: spec.url))
     }
 
-    /// None yet.
-    public static func judges(_ threshold: Threshold) -> Bool { false }
+    /// Its own `sse.*` metrics only (`StreamMetrics`).
+    public static func judges(_ threshold: Threshold) -> Bool {
+        threshold.metric.isDeclared && metrics.contains { $0.paths.contains(threshold.metric.path) }
+    }
 
-    public static let metricsHint = "an sse check has no threshold metrics yet"
+    public static let metricsHint = "an sse check is judged by the sse.* metrics (" + StreamMetrics.written + ")"
+
+    public static var metrics: [DeclaredMetric] { StreamMetrics.declared }
 
     /// The streams' duration and a minute more, at least ten minutes, at most
     /// `ScheduledCheck.runTimeoutRange`'s end.

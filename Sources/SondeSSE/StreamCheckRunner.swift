@@ -98,7 +98,8 @@ public struct StreamCheckRunner: CheckRunner {
         switch outcome {
         case .failure(let error):
             return CheckOutcome(error: error, setupFailed: true)
-        case .success(let report):
+        case .success(var report):
+            report.metrics = StreamMetrics.values(of: report.total)
             result.value.withLock { $0 = report }
             do throws(TaskError) { try lifecycle.recorder.record(section: "streams", item: report) } catch { return CheckOutcome(error: error) }
             return CheckOutcome(failedWork: !report.total.passed)

@@ -29,6 +29,7 @@ public struct StreamSpec: CheckSpec {
     public var cacert: String?
     /// The emulated link (`LinkKey`), as written.
     public var link: String?
+    /// The check's own pass/fail rules on the `sse.*` metrics (`SSEKind.metrics`).
     public var thresholds: [String]?
 
     public init(url: String) { self.url = url }

@@ -225,6 +225,27 @@ import Testing
         #expect((item["total"] as? [String: Any])?["events"] as? Int == 10, "\(item)")
     }
 
+    /// `sse.*` thresholds judge the streams (the kind's own metrics): a gap bound under the
+    /// server's 50 ms cadence fails (99), bounds the streams meet pass, each with its observed value.
+    @Test func sseThresholdsJudgeTheStreams() throws {
+        let peer = try Peer()
+        let url = "http://127.0.0.1:\(peer.port)/events?interval=0.05"
+        let failing = try stream([url, "--events", "6", "--duration", "20s", "--threshold", "sse.gap.p95<1ms"])
+        #expect(failing.result.status == 99, "\(failing.result.stdout)\(failing.result.stderr)")
+        let passing = try stream([url, "--events", "6", "--duration", "20s", "--threshold", "sse.gap.p50<5s", "--threshold", "sse.events.count==6",
+                                  "--threshold", "sse.firstEvent.max<5s", "--threshold", "sse.reconnects.count==0"])
+        #expect(passing.result.status == 0, "\(passing.result.stdout)\(passing.result.stderr)")
+        let folder = try #require(passing.folder)
+        let document = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        let thresholds = try #require(document["thresholds"] as? [[String: Any]])
+        #expect(thresholds.count == 4 && thresholds.allSatisfy { $0["passed"] as? Bool == true }, "\(thresholds)")
+        let gap = try #require(thresholds.first?["observed"] as? Double)
+        #expect(gap > 20 && gap < 1000, "the gap's p50 against a 50 ms cadence: \(gap)")
+        // `sonde report` re-judges from the journal: the values are in the streams item.
+        let rejudged = try Harness.sonde(["report", folder, "--threshold", "sse.events.count>6"])
+        #expect(rejudged.status == 99, "\(rejudged.stdout)\(rejudged.stderr)")
+    }
+
     /// Ctrl-C ends every stream: exit 130, the report holds the streams so far.
     @Test func anInterruptedRunKeepsItsStreams() throws {
         let peer = try Peer()
@@ -269,7 +290,8 @@ import Testing
         (["http://127.0.0.1:9/e", "--retry", "11m"], "--retry"),
         (["ws://127.0.0.1:9/e"], "ws"),
         (["http://127.0.0.1:9/e", "--http3"], "not measured yet"),
-        (["http://127.0.0.1:9/e", "--threshold", "wait.p95<1s"], "no threshold metrics yet"),
+        (["http://127.0.0.1:9/e", "--threshold", "wait.p95<1s"], "judged by the sse.* metrics"),
+        (["http://127.0.0.1:9/e", "--threshold", "sse.gapp.p95<1s"], "unknown metric 'sse.gapp.p95'"),
         (["http://127.0.0.1:9/e", "--stamp-field", ""], "--stamp-field"),
     ])
     func badOptionsAreUsageErrors(arguments: [String], message: String) throws {

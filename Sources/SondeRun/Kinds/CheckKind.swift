@@ -26,11 +26,18 @@ public protocol CheckKind: SendableMetatype {
     /// What a check of this kind can be judged by, in words for messages.
     static var metricsHint: String { get }
 
+    /// The threshold metrics the kind declares itself (`sse.gap.p95`), beside SondeCore's catalogue:
+    /// its runner records their values in its report section's items (`metrics`,
+    /// `ReportSection.declaredValues`). None unless the kind says.
+    static var metrics: [DeclaredMetric] { get }
+
     /// `sonde serve`'s bound on one run of the check without `run-timeout:` (s).
     static func defaultRunTimeout(for spec: Spec) -> Double
 }
 
 extension CheckKind {
+    public static var metrics: [DeclaredMetric] { [] }
+
     /// Ten minutes: what a check takes unless its kind knows better (a soak's duration).
     public static func defaultRunTimeout(for spec: Spec) -> Double { 600 }
 

@@ -22,6 +22,10 @@ public struct CheckKinds: Sendable {
         all.first { $0.name == name }
     }
 
+    /// Every kind's declared threshold metrics (`CheckKind.metrics`), in the kinds' order: what
+    /// thresholds outside a check (`--threshold`, `--config`, a suite's `defaults`) may name.
+    public var declaredMetrics: DeclaredMetrics { .listed(all.flatMap { $0.metrics }) }
+
     /// Every kind's name, in order.
     public var names: [String] { all.map { $0.name } }
 
