@@ -59,6 +59,7 @@ struct ReportOptions: ParsableArguments {
     /// The run settings these options give (`validate` has run: the config file is in them).
     var settings: RunSettings {
         var settings = RunSettings()
+        settings.sectionRenderers = CheckKinds.sonde.sectionRenderers
         settings.json = json
         settings.outputDirectory = outputDirectory
         settings.historyPath = history.historyPath

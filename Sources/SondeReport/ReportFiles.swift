@@ -75,9 +75,10 @@ public enum ReportFiles {
     ///     journal is not replaced by a smaller one.
     @discardableResult
     public static func render(folder: RunFolder, thresholds: [Threshold]? = nil, baseline: JournalScan.Result? = nil,
-                              prometheusPath: String? = nil, keepingReportOnLoss: Bool = false) throws(TaskError) -> RunOutcome {
+                              prometheusPath: String? = nil, keepingReportOnLoss: Bool = false,
+                              renderers: ReportSectionRenderers = ReportSectionRenderers()) throws(TaskError) -> RunOutcome {
         try JournalScan.requireJournal(folder)
-        let writer = try ReportWriter(folder: folder)
+        let writer = try ReportWriter(folder: folder, renderers: renderers)
         // A run with a live capture: every transaction gets its connection's evidence.
         let matcher = CaptureMatcher(captures: try JournalScan.liveCaptures(folder: folder))
         let scan = try JournalScan.scan(folder: folder, onRunLine: { (line: RunLine) in

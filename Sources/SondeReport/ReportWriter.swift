@@ -35,8 +35,12 @@ final class ReportWriter {
     /// Bytes a buffer collects before it is written out.
     private static let chunk = 1 << 20
 
-    init(folder: RunFolder) throws(TaskError) {
+    /// The check kinds' renderers of report.json's sections (HTML, Prometheus).
+    private let renderers: ReportSectionRenderers
+
+    init(folder: RunFolder, renderers: ReportSectionRenderers = ReportSectionRenderers()) throws(TaskError) {
         self.folder = folder
+        self.renderers = renderers
         jsonTasks = try AtomicFile(path: folder.path + "/.report.json.tasks")
         junitCases = try AtomicFile(path: folder.path + "/.junit.xml.cases")
         har = try AtomicFile(path: folder.reportHARPath)
@@ -110,14 +114,13 @@ final class ReportWriter {
                                              thresholds: outcome.thresholds, baseline: outcome.baseline,
                                              captures: outcome.captures, soaks: outcome.soaks,
                                              resume: outcome.resume, audits: outcome.audits, checks: outcome.checks,
-                                             sample: outcome.sample)
+                                             sample: outcome.sample, sectionsHTML: renderers.html(outcome.sections))
         try writeFileAtomically(Array(html.utf8), to: folder.reportHTMLPath)
         if let prometheusPath {
-            try writeFileAtomically(Array(PrometheusWriter.render(run: run, summary: outcome.summary,
-                                                                  thresholds: outcome.thresholds, soaks: outcome.soaks,
-                                                                  resume: outcome.resume, audits: outcome.audits,
-                                                                  checks: outcome.checks).utf8),
-                                    to: prometheusPath)
+            let text = PrometheusWriter.render(run: run, summary: outcome.summary, thresholds: outcome.thresholds, soaks: outcome.soaks,
+                                               resume: outcome.resume, audits: outcome.audits, checks: outcome.checks)
+                + renderers.prometheus(outcome.sections)
+            try writeFileAtomically(Array(text.utf8), to: prometheusPath)
         }
     }
 

@@ -54,7 +54,12 @@ public final class RunRecorder: @unchecked Sendable {
     /// refuses any other.
     public let checkKinds: [String]
 
-    public init(folder: RunFolder, tool: ToolInfo, run: RunInfo, checkKinds: [String] = []) throws(TaskError) {
+    /// The check kinds' renderers of the report's sections (`ReportSectionRenderer`).
+    private let renderers: ReportSectionRenderers
+
+    public init(folder: RunFolder, tool: ToolInfo, run: RunInfo, checkKinds: [String] = [],
+                renderers: ReportSectionRenderers = ReportSectionRenderers()) throws(TaskError) {
+        self.renderers = renderers
         self.folder = folder
         self.tool = tool
         self.run = run
@@ -297,7 +302,7 @@ public final class RunRecorder: @unchecked Sendable {
         try journal.close()
         guard let liveReport, rendersLive else {
             self.liveReport = nil  // before the journal's writer reopens the same partial files
-            return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath)
+            return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath, renderers: renderers)
         }
         let outcome = RunOutcome(tool: tool, run: run, summary: result, thresholds: results, baseline: comparison,
                                  sample: sampler.tasks)

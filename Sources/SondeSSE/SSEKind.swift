@@ -1,4 +1,5 @@
 import SondeCore
+import SondeReport
 import SondeRun
 
 /// `kind: sse` (`sonde stream`): Server-Sent Events read as EventSource does (docs/sse.md).
@@ -19,6 +20,8 @@ public enum SSEKind: CheckKind {
     public static let metricsHint = "an sse check is judged by the sse.* metrics (" + StreamMetrics.written + ")"
 
     public static var metrics: [DeclaredMetric] { StreamMetrics.declared }
+
+    public static var sectionRenderer: (any ReportSectionRenderer)? { StreamSectionRenderer() }
 
     /// The streams' duration and a minute more, at least ten minutes, at most
     /// `ScheduledCheck.runTimeoutRange`'s end.

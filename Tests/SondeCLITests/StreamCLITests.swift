@@ -246,6 +246,28 @@ import Testing
         #expect(rejudged.status == 99, "\(rejudged.stdout)\(rejudged.stderr)")
     }
 
+    /// The streams section beside report.json: a table per check in report.html (the URL's `&`
+    /// escaped, a row per stream) and `sonde_sse_*` gauges in the Prometheus file, labelled by check
+    /// and url, which promtool accepts.
+    @Test func theStreamsShowInTheHTMLReportAndThePrometheusFile() throws {
+        let peer = try Peer()
+        let prom = Harness.temporaryDirectory() + "/sonde.prom"
+        let url = "http://127.0.0.1:\(peer.port)/events?interval=0.05&ping=0.2"
+        let run = try stream([url, "--events", "6", "--streams", "2", "--duration", "20s", "--prom", prom])
+        #expect(run.result.status == 0, "\(run.result.stdout)\(run.result.stderr)")
+        let folder = try #require(run.folder)
+        let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+        let section = try #require(html.range(of: "<section id=\"streams\">").map { String(html[$0.lowerBound...]) }, "no streams section")
+        #expect(section.contains("interval=0.05&amp;ping=0.2") && !section.contains("interval=0.05&ping"), "\(section.prefix(600))")
+        let rows = section.components(separatedBy: "</section>")[0].components(separatedBy: "<tr><td>").count - 1
+        #expect(rows == 2, "a row per stream: \(section.prefix(1200))")
+        let metrics = try String(contentsOfFile: prom, encoding: .utf8)
+        #expect(metrics.contains("sonde_sse_events{check=\"\",url=\"\(url)\"} 12"), "\(metrics)")
+        #expect(metrics.contains("sonde_sse_success{check=\"\",url=\"\(url)\"} 1") && metrics.contains("sonde_sse_gap_p95_seconds{"), "\(metrics)")
+        let lint = try Harness.run("/bin/sh", ["-c", "/usr/bin/promtool check metrics < \"$0\"", prom])
+        #expect(lint.status == 0 && (lint.stdout + lint.stderr).isEmpty, "promtool: \(lint.stdout)\(lint.stderr)")
+    }
+
     /// Ctrl-C ends every stream: exit 130, the report holds the streams so far.
     @Test func anInterruptedRunKeepsItsStreams() throws {
         let peer = try Peer()
