@@ -12,6 +12,30 @@ public protocol ReportSectionRenderer: Sendable {
     func html(_ items: [[UInt8]]) -> String
     /// Prometheus exposition lines (HELP, TYPE, samples), each family once, ending in a newline; "" for none.
     func prometheus(_ items: [[UInt8]]) -> String
+    /// junit.xml's test cases of the items (`JUnitSectionCase`), in the items' order.
+    func junitCases(_ items: [[UInt8]]) -> [JUnitSectionCase]
+}
+
+/// One test case a report section adds to junit.xml (a stream of an sse check): in its check's
+/// suite, or outside checks in a suite named after the section. Strings are plain text (the
+/// writer escapes them).
+public struct JUnitSectionCase: Sendable, Equatable {
+    /// The suite check it belongs to; nil for a plain command's.
+    public var check: String?
+    public var classname: String
+    public var name: String
+    /// Why it failed; nil when it passed.
+    public var failure: String?
+    /// Its figures, for `system-out`.
+    public var output: String
+
+    public init(check: String?, classname: String, name: String, failure: String?, output: String) {
+        self.check = check
+        self.classname = classname
+        self.name = name
+        self.failure = failure
+        self.output = output
+    }
 }
 
 /// The renderers a run's report files use, by section name. A plain value: the CLI builds it from
@@ -24,6 +48,13 @@ public struct ReportSectionRenderers: Sendable {
     /// The HTML of every section that has a renderer, in the sections' order.
     func html(_ sections: [ReportSection]) -> String {
         sections.map { section in all.first { $0.section == section.name }?.html(section.items) ?? "" }.joined()
+    }
+
+    /// The junit.xml cases of every section that has a renderer, with the section's name.
+    func junitCases(_ sections: [ReportSection]) -> [(section: String, cases: [JUnitSectionCase])] {
+        sections.compactMap { section in
+            all.first { $0.section == section.name }.map { (section.name, $0.junitCases(section.items)) }
+        }
     }
 
     /// The Prometheus lines of every section that has a renderer.

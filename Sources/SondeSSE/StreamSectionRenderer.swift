@@ -65,6 +65,27 @@ struct StreamSectionRenderer: ReportSectionRenderer {
         return families.text
     }
 
+    /// A case per stream (`sonde.sse`, named `<url> stream N`): failed when the check's streams
+    /// failed (the totals' failure) and this stream's last connection ended badly, or the check
+    /// failed without saying which stream.
+    func junitCases(_ items: [[UInt8]]) -> [JUnitSectionCase] {
+        reports(items).flatMap { report in
+            report.streams.map { stream in
+                let last = stream.connections.last
+                let bad = last?.endCause == .badResponse || last?.endCause == .oversized || (stream.events == 0 && last?.error != nil)
+                var failure: String?
+                if !report.total.passed && (bad || report.streams.count == 1) {
+                    failure = last?.error.map { "\($0.code): \($0.message)" } ?? report.total.failure ?? "the stream failed"
+                }
+                let output = "\(stream.events) events, \(stream.comments) comments, \(stream.reconnects) reconnects, first event "
+                    + Self.ms(stream.firstEventMs) + " ms, gap p95 " + Self.ms(stream.gapsMs?.p95) + " ms, burst index "
+                    + (stream.burstIndex.map { String(format: "%.2f", $0) } ?? "–") + ", lost ids \(stream.ids.lost), repeated ids \(stream.ids.repeated)"
+                return JUnitSectionCase(check: report.check, classname: "sonde.sse", name: "\(report.url) stream \(stream.stream)",
+                                        failure: failure, output: output)
+            }
+        }
+    }
+
     /// Milliseconds with one decimal, or a dash.
     private static func ms(_ value: Double?) -> String {
         guard let value, value.isFinite else { return "–" }

@@ -247,9 +247,9 @@ import Testing
     }
 
     /// The streams section beside report.json: a table per check in report.html (the URL's `&`
-    /// escaped, a row per stream) and `sonde_sse_*` gauges in the Prometheus file, labelled by check
-    /// and url, which promtool accepts.
-    @Test func theStreamsShowInTheHTMLReportAndThePrometheusFile() throws {
+    /// escaped, a row per stream), `sonde_sse_*` gauges in the Prometheus file, labelled by check
+    /// and url, which promtool accepts, and a junit.xml case per stream, failed when it failed.
+    @Test func theStreamsShowInTheHTMLReportPrometheusAndJUnit() throws {
         let peer = try Peer()
         let prom = Harness.temporaryDirectory() + "/sonde.prom"
         let url = "http://127.0.0.1:\(peer.port)/events?interval=0.05&ping=0.2"
@@ -266,6 +266,17 @@ import Testing
         #expect(metrics.contains("sonde_sse_success{check=\"\",url=\"\(url)\"} 1") && metrics.contains("sonde_sse_gap_p95_seconds{"), "\(metrics)")
         let lint = try Harness.run("/bin/sh", ["-c", "/usr/bin/promtool check metrics < \"$0\"", prom])
         #expect(lint.status == 0 && (lint.stdout + lint.stderr).isEmpty, "promtool: \(lint.stdout)\(lint.stderr)")
+        // junit.xml: a passing case per stream; a stream answered with text/html fails its case.
+        let junit = try String(contentsOfFile: folder + "/junit.xml", encoding: .utf8)
+        let cases = junit.components(separatedBy: "<testcase classname=\"sonde.sse\"").dropFirst()
+        #expect(cases.count == 2 && cases.allSatisfy { !$0.prefix(while: { $0 != "\n" }).contains("<failure") }, "\(junit)")
+        #expect(junit.contains("interval=0.05&amp;ping=0.2 stream 1"), "\(junit)")
+        let bad = try stream(["http://127.0.0.1:\(peer.port)/html", "--duration", "5s"])
+        #expect(bad.result.status == 1, "\(bad.result.stdout)\(bad.result.stderr)")
+        let badJUnit = try String(contentsOfFile: try #require(bad.folder) + "/junit.xml", encoding: .utf8)
+        #expect(badJUnit.contains("<testcase classname=\"sonde.sse\" name=\"http://127.0.0.1:\(peer.port)/html stream 1\" time=\"0\"><failure"),
+                "\(badJUnit)")
+        #expect(badJUnit.contains("failures=\"1\""), "\(badJUnit)")
     }
 
     /// Ctrl-C ends every stream: exit 130, the report holds the streams so far.
