@@ -279,6 +279,22 @@ import Testing
         #expect(badJUnit.contains("failures=\"1\""), "\(badJUnit)")
     }
 
+    /// `kind: sse` in `sonde serve`'s config: the check runs on its schedule, its `sse.*` threshold
+    /// and its success reach /metrics.
+    @Test func serveRunsAnSSECheck() throws {
+        let peer = try Peer()
+        let config = """
+        checks:
+          - {name: ticker, kind: sse, url: "http://127.0.0.1:\(peer.port)/events?interval=0.05", events: 5, every: 2s, thresholds: ["sse.events.count==5"]}
+        """
+        let serve = try ServeCLITests.Serve(config: config)
+        defer { serve.stop() }
+        #expect(Harness.waitFor(seconds: 60) { serve.logText().contains("check ticker: passed") }, "\(serve.logText())\(serve.errorText())")
+        let samples = ServeCLITests.samples(try ServeCLITests.fetch("\(serve.base)/metrics").body)
+        #expect(samples[#"sonde_threshold_passed{check="ticker",expression="sse.events.count==5"}"#] == 1, "\(samples)")
+        #expect(samples[#"sonde_check_success{check="ticker",kind="sse"}"#] == 1, "\(samples)")
+    }
+
     /// Ctrl-C ends every stream: exit 130, the report holds the streams so far.
     @Test func anInterruptedRunKeepsItsStreams() throws {
         let peer = try Peer()
