@@ -109,9 +109,9 @@ let package = Package(
         // GraphQL operations on a probe (docs/graphql.md): the request body, the response's data and
         // errors, the verdict (a ResponseBodyJudge for SondeHTTP's ProbeRunner).
         .target(name: "SondeGraphQL", dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket"]),
-        // Server-Sent Events (`sonde stream`): the EventSource parser, the client on libcurl
+        // Server-Sent Events (`sonde stream`, `kind: sse`): the kind (spec, keys, runner), the EventSource parser, the client on libcurl
         // (SondeHTTP's ConcurrentTransfers), the stream figures and their terminal lines.
-        .target(name: "SondeSSE", dependencies: ["SondeCore", "SondeHTTP", "SondeReport"]),
+        .target(name: "SondeSSE", dependencies: ["SondeCore", "SondeHTTP", "SondeReport", "SondeCapture", "SondeOTLP", "SondeRun"]),
         // OTLP export of a finished run (metrics and traces over http/protobuf, on sonde's libcurl
         // engine): a hand-written protobuf writer for the few OTLP messages (docs/otlp.md says why).
         .target(name: "SondeOTLP", dependencies: ["SondeCore", "SondeHTTP", "SondeReport",
@@ -135,7 +135,7 @@ let package = Package(
         // which Yams builds but does not export as a product, so it cannot be named here.
         .target(
             name: "SondeRun",
-            dependencies: ["SondeCore", "SondeHTTP", "SondeGraphQL", "SondeSSE", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
+            dependencies: ["SondeCore", "SondeHTTP", "SondeGraphQL", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
                            "SondeLink", "SondeAudit", "SondeOTLP", "CSignalFlags", "CRE2Shim", .product(name: "Yams", package: "Yams"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
@@ -168,7 +168,7 @@ let package = Package(
         .target(
             name: "SondeCLI",
             dependencies: [
-                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeHistory", "SondeRun", "SondeServe", "SondeAudit", "SondeLink", "SondeOTLP", "CurlShim", "CSignalFlags",
+                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeHistory", "SondeRun", "SondeSSE", "SondeServe", "SondeAudit", "SondeLink", "SondeOTLP", "CurlShim", "CSignalFlags",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -182,7 +182,7 @@ let package = Package(
         .testTarget(name: "SondeTransferTests", dependencies: ["SondeTransfer", "SondeHTTP", "SondeTarget", "SondeCore",
                                                               .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "SondeLinkTests", dependencies: ["SondeLink", "SondeCore"]),
-        .testTarget(name: "SondeSSETests", dependencies: ["SondeSSE", "SondeCore"]),
+        .testTarget(name: "SondeSSETests", dependencies: ["SondeSSE", "SondeRun", "SondeCLI", "SondeHTTP", "SondeCore"]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
         .testTarget(name: "SondeGraphQLTests", dependencies: ["SondeGraphQL", "SondeHTTP", "SondeWebSocket", "SondeCore"]),
         .testTarget(name: "SondeOTLPTests", dependencies: ["SondeOTLP", "SondeCore"]),

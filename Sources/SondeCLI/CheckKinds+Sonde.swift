@@ -1,4 +1,5 @@
 import SondeRun
+import SondeSSE
 
 extension CheckKinds {
     /// Every kind of check sonde runs: what `sonde run` and `sonde serve` read suites with, what
@@ -10,5 +11,6 @@ extension CheckKinds {
         SoakKind.self,
         ResumeKind.self,
         AuditKind.self,
+        SSEKind.self,
     ])
 }

@@ -45,7 +45,7 @@ struct ConfigFile: Equatable, Decodable {
         }
         guard let config else { return ConfigFile() }  // an empty file
         for expression in config.thresholds {
-            do throws(ThresholdSyntaxError) { _ = try Threshold(parsing: expression) } catch {
+            do throws(ThresholdSyntaxError) { _ = try Threshold(parsing: expression, declared: CheckKinds.sonde.declaredMetrics) } catch {
                 throw Problem(description: "--config \(path): \(error.message)")
             }
         }

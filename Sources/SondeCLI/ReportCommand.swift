@@ -82,13 +82,15 @@ struct ReportCommand: ParsableCommand {
         do {
             switch work {
             case .rebuild:
-                outcome = try ReportFiles.render(folder: runFolder, prometheusPath: judgement.prometheusPath, keepingReportOnLoss: !force)
+                outcome = try ReportFiles.render(folder: runFolder, prometheusPath: judgement.prometheusPath, keepingReportOnLoss: !force,
+                                                 renderers: CheckKinds.sonde.sectionRenderers)
             case .merge:
                 runFolder = try JournalMerge.merge(paths.map { RunFolder(existing: $0) }, outputDirectory: output.outputDirectory,
                                                    runDirectory: runDirectory.runDirectory, arguments: Array(CommandLine.arguments.dropFirst()))
                 made = runFolder
                 outcome = try ReportFiles.render(folder: runFolder, thresholds: thresholds, baseline: try loadBaseline(for: runFolder),
-                                                 prometheusPath: judgement.prometheusPath, keepingReportOnLoss: !force)
+                                                 prometheusPath: judgement.prometheusPath, keepingReportOnLoss: !force,
+                                                 renderers: CheckKinds.sonde.sectionRenderers)
             case .judgeAgain(let kept):
                 let baseline = try loadBaseline(for: runFolder)
                 let source = runFolder

@@ -59,6 +59,7 @@ struct ReportOptions: ParsableArguments {
     /// The run settings these options give (`validate` has run: the config file is in them).
     var settings: RunSettings {
         var settings = RunSettings()
+        settings.sectionRenderers = CheckKinds.sonde.sectionRenderers
         settings.json = json
         settings.outputDirectory = outputDirectory
         settings.historyPath = history.historyPath
@@ -97,7 +98,7 @@ struct ReportOptions: ParsableArguments {
 func parsedThresholds(_ expressions: [String]) throws -> [Threshold] {
     var thresholds: [Threshold] = []
     for expression in expressions {
-        do throws(ThresholdSyntaxError) { thresholds.append(try Threshold(parsing: expression)) } catch {
+        do throws(ThresholdSyntaxError) { thresholds.append(try Threshold(parsing: expression, declared: CheckKinds.sonde.declaredMetrics)) } catch {
             throw ValidationError(error.message)
         }
     }

@@ -104,6 +104,7 @@ struct ServeCommand: AsyncParsableCommand {
             printError("sonde serve: no history (\(error.message)); runs are still written and exported")
         }
         var settings = RunSettings()
+        settings.sectionRenderers = CheckKinds.sonde.sectionRenderers
         settings.outputDirectory = output.outputDirectory
         settings.noRedact = redaction.noRedact
         settings.extraRedactions = redaction.extraRedactions

@@ -26,7 +26,10 @@ struct StreamCommand: AsyncParsableCommand {
     @Option(name: .key(.client), help: .key(.client)) var client: String?
     @OptionGroup var headers: HeaderOptions
     @OptionGroup var connectTimeout: ConnectTimeoutOption
+    @OptionGroup var link: LinkOption
     @OptionGroup var tls: TLSOptions
+    @OptionGroup var capture: CaptureOption
+    @OptionGroup var printSuite: PrintSuiteOption
     @OptionGroup var progress: ProgressOption
     @OptionGroup var report: ReportOptions
 
@@ -44,6 +47,7 @@ struct StreamCommand: AsyncParsableCommand {
         spec.client = client
         headers.apply(to: &spec)
         connectTimeout.apply(to: &spec)
+        link.apply(to: &spec)
         tls.apply(to: &spec)
         if !report.thresholdExpressions.isEmpty { spec.thresholds = report.thresholdExpressions }
         return spec
@@ -54,10 +58,16 @@ struct StreamCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let spec = self.spec
         let redactor = report.redactor
+        if printSuite.printSuite {
+            try SuitePrinter.print(spec, thresholds: report.thresholdExpressions, redactor: redactor)
+            return
+        }
         let runner = StreamCheckRunner(options: spec.makeOptions(), displayURL: redactor.redact(url: url))
-        let status = await runner.runAlone(command: "stream", arguments: redactor.redact(arguments: Array(CommandLine.arguments.dropFirst())),
-                                           settings: progress.applied(to: report.settings))
+        let status = await CheckDriver(command: "stream", arguments: redactor.redact(arguments: Array(CommandLine.arguments.dropFirst())),
+                                       settings: progress.applied(to: report.settings), capture: capture.mode)
+            .run([PlannedCheck(name: nil, link: spec.linkProfile, runner: runner)])
         throw ExitCode(status.rawValue)
     }
 }

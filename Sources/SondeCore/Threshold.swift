@@ -36,7 +36,9 @@ public struct Threshold: Sendable, Equatable {
     /// than an absolute one in milliseconds.
     public var relativeChange = false
 
-    public init(parsing text: String) throws(ThresholdSyntaxError) {
+    /// - Parameter declared: the metrics check kinds declare (`DeclaredMetric`) that the
+    ///   expression may name beside the catalogue's.
+    public init(parsing text: String, declared: DeclaredMetrics = .listed([])) throws(ThresholdSyntaxError) {
         let expression = text.trimmingWhitespace()
         let bytes = Array(expression.utf8)
         guard let (operatorStart, comparison) = try Self.findOperator(bytes, expression: expression) else {
@@ -58,11 +60,11 @@ public struct Threshold: Sendable, Equatable {
         let left = String(decoding: bytes[..<metricEnd], as: UTF8.self).trimmingWhitespace()
         let rightStart = operatorStart + comparison.rawValue.utf8.count
         let right = String(decoding: bytes[rightStart...], as: UTF8.self)
-        var metric = try ThresholdMetric(parsing: left, expression: expression)
+        var metric = try ThresholdMetric(parsing: left, expression: expression, declared: declared)
         if let selector {
-            guard !metric.path.hasPrefix("ws.") else {
+            guard !metric.path.hasPrefix("ws.") && !metric.isDeclared else {
                 throw ThresholdSyntaxError(expression: expression, column: metricEnd,
-                                           problem: "a selector picks a probe's requests: ws.* metrics of a soak take none")
+                                           problem: "a selector picks a probe's requests: ws.* metrics of a soak and a kind's own metrics (sse.*) take none")
             }
             metric.selector = selector
         }
@@ -192,6 +194,8 @@ public struct ThresholdMetric: Sendable, Equatable, CustomStringConvertible {
     public var comparedToBaseline = false
     /// The requests judged (`total.p95{name=login}`); nil: the whole run (or check).
     public var selector: RequestSelector?
+    /// A metric a check kind declares (`DeclaredMetric`), observed in `DeclaredMetricValues`.
+    public var isDeclared = false
 
     /// The metric as messages name it: its path and its selector (`total.p95{name=login}`).
     public var displayName: String { path + (selector?.text ?? "") }
@@ -209,14 +213,47 @@ public struct ThresholdMetric: Sendable, Equatable, CustomStringConvertible {
     static let soakDistributions = ["ping", "echo", "recover"]
     static let soakCounters = ["reconnects", "missed", "lost", "corrupted", "gaveup"]
 
+    /// The first segments of the catalogue's metrics: a declared metric starts with none of them.
+    static var namespaces: Set<String> { Set(Phases.names + ["cold", "warm", "errors", "reuse", "tasks", "ws"]) }
+
+    /// A declared metric's unit, from its path's last segment (see `DeclaredMetric`).
+    static func declaredKind(last: String) -> Kind {
+        last == "count" ? .count : aggregations.contains(last) ? .duration : .rate
+    }
+
     public var description: String { path }
 
-    init(parsing text: String, expression: String) throws(ThresholdSyntaxError) {
+    init(parsing text: String, expression: String, declared: DeclaredMetrics = .listed([])) throws(ThresholdSyntaxError) {
         let path = text.lowercased()
         self.path = path
         var parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        var known = Self.catalogue
+        if case .listed(let metrics) = declared, !metrics.isEmpty { known += "; declared by check kinds: " + metrics.map(\.written).joined(separator: ", ") }
         let unknown = ThresholdSyntaxError(expression: expression, column: 0,
-                                           problem: "unknown metric '\(text)'; known: \(Self.catalogue)")
+                                           problem: "unknown metric '\(text)'; known: \(known)")
+        if parts.count >= 2, let first = parts.first, !Self.namespaces.contains(first) {
+            let name = parts.dropLast().joined(separator: "."), last = parts[parts.count - 1]
+            switch declared {
+            case .listed(let metrics):
+                if metrics.contains(where: { !$0.isDistribution && $0.name == path }) {
+                    // A plain value.
+                } else if metrics.contains(where: { $0.isDistribution && $0.name == name }) {
+                    guard Self.aggregations.contains(last) else {
+                        throw ThresholdSyntaxError(expression: expression, column: text.utf8.count - last.utf8.count,
+                                                   problem: "unknown aggregation '\(last)'; use one of \(Self.aggregations.joined(separator: ", "))")
+                    }
+                } else {
+                    throw unknown
+                }
+            case .any:
+                guard parts.allSatisfy({ !$0.isEmpty && $0.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) } })
+                else { throw unknown }
+            }
+            isDeclared = true
+            kind = Self.declaredKind(last: last)
+            if Self.aggregations.contains(last) { aggregation = last }
+            return
+        }
         switch parts {
         case ["errors", "rate"], ["reuse", "rate"]: kind = .rate; return
         case ["errors", "count"], ["tasks", "count"]: kind = .count; return
@@ -285,7 +322,9 @@ extension Threshold {
     /// Evaluates against a finished run's summary (and, for `.delta` metrics, a baseline's). A
     /// metric with a selector judges the requests it picks (`summary.byRequest`); one that picks
     /// none, or several where a percentile is asked, fails with a message that says so.
-    public func evaluate(_ summary: ProbeSummary, baseline: ProbeSummary? = nil, soaks: [SoakReport] = []) -> ThresholdResult {
+    /// - Parameter declared: the values of declared metrics the run's (or check's) checks recorded.
+    public func evaluate(_ summary: ProbeSummary, baseline: ProbeSummary? = nil, soaks: [SoakReport] = [],
+                         declared: [DeclaredMetricValues] = []) -> ThresholdResult {
         let name = metric.displayName
         func failed(_ message: String) -> ThresholdResult {
             ThresholdResult(expression: expression, observed: nil, passed: false, message: message)
@@ -315,7 +354,7 @@ extension Threshold {
             case .success(let value?): observed = value
             }
         } else {
-            guard let value = metric.value(summary, soaks: soaks) else {
+            guard let value = metric.value(summary, soaks: soaks, declared: declared) else {
                 return failed("\(name): no data in this run, so the threshold cannot pass")
             }
             observed = value
@@ -355,8 +394,10 @@ extension ThresholdMetric {
     /// The metric's value in a finished run (or check) in its canonical unit (ms, fraction,
     /// count): what a threshold on it observes, and what the run history stores. Nil when the run
     /// has no data for it (no task, no response, no soak) and for `.delta` metrics.
-    public func value(_ summary: ProbeSummary, soaks: [SoakReport] = []) -> Double? {
+    /// A declared metric (`isDeclared`) is the first value recorded for its path in `declared`.
+    public func value(_ summary: ProbeSummary, soaks: [SoakReport] = [], declared: [DeclaredMetricValues] = []) -> Double? {
         guard !comparedToBaseline else { return nil }
+        if isDeclared { return declared.lazy.compactMap { $0.metrics[path] }.first { $0.isFinite } }
         if selector != nil { return (try? observed(in: summary).get()) ?? nil }
         switch path {
         case "errors.rate": return summary.tasks > 0 ? Double(summary.failedTasks) / Double(summary.tasks) : nil
@@ -373,7 +414,7 @@ extension ThresholdMetric {
     /// several where a distribution is asked: percentiles are kept per request). Not for soak metrics.
     func observed(in summary: ProbeSummary) -> Result<Double?, SelectionProblem> {
         guard let selector else {
-            if path.hasPrefix("ws.") { return .success(nil) }
+            if path.hasPrefix("ws.") || isDeclared { return .success(nil) }
             return .success(comparedToBaseline ? phaseValue(summary) : value(summary))
         }
         let picked = summary.byRequest.filter(selector.matches)

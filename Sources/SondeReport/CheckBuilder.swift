@@ -18,7 +18,8 @@ struct CheckBuilder {
     init(begin: CheckBeginLine.Begin) {
         self.begin = begin
         thresholds = begin.thresholds.map { (expression) -> Result<Threshold, ThresholdSyntaxError> in
-            do throws(ThresholdSyntaxError) { return .success(try Threshold(parsing: expression)) } catch { return .failure(error) }
+            // Checked against the kinds when the run began: a kind's own metric reads back by its form.
+            do throws(ThresholdSyntaxError) { return .success(try Threshold(parsing: expression, declared: .any)) } catch { return .failure(error) }
         }
     }
 
@@ -34,15 +35,18 @@ struct CheckBuilder {
     /// The check's report: its thresholds evaluated on its own probe summary and soaks (those of
     /// `soaks` whose `check` is its name), its status from those and its resume results.
     /// - Parameter runFinishedAt: when the run ended, the end of a check that never ended.
-    func report(soaks: [SoakReport], resume: ResumeResults, audits: [AuditResult] = [], baseline: ProbeSummary?, runFinishedAt: Timestamp?) -> CheckReport {
+    /// - Parameter declared: the run's values of declared metrics; the check judges those whose `check` is its name.
+    func report(soaks: [SoakReport], resume: ResumeResults, audits: [AuditResult] = [], declared: [DeclaredMetricValues] = [],
+                baseline: ProbeSummary?, runFinishedAt: Timestamp?) -> CheckReport {
         let result = summary.result
         let own = soaks.filter { $0.check == name }
+        let ownDeclared = declared.filter { $0.check == name }
         let ownResume = ResumeResults(trials: resume.trials.filter { $0.check == name },
                                       verdicts: resume.verdicts.filter { $0.check == name })
         let results = thresholds.map { (threshold) -> ThresholdResult in
             var evaluated: ThresholdResult
             switch threshold {
-            case .success(let threshold): evaluated = threshold.evaluate(result, baseline: baseline, soaks: own)
+            case .success(let threshold): evaluated = threshold.evaluate(result, baseline: baseline, soaks: own, declared: ownDeclared)
             case .failure(let error):
                 evaluated = ThresholdResult(expression: error.expression, observed: nil, passed: false,
                                             message: "the journal holds a threshold sonde cannot read: \(error.problem)")

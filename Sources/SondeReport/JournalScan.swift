@@ -362,7 +362,8 @@ public enum JournalScan {
             if run.finishedAt.map({ lastMoment > $0 }) ?? true { run.finishedAt = lastMoment }
         }
         let checkReports = endLine?.checks ?? checks.map {
-            $0.report(soaks: soakReports, resume: resume, audits: audits, baseline: nil, runFinishedAt: run.finishedAt)
+            $0.report(soaks: soakReports, resume: resume, audits: audits, declared: ReportSection.declaredValues(in: sections), baseline: nil,
+                      runFinishedAt: run.finishedAt)
         }
         var scanned = Result(tool: runLine.tool, run: run, summary: result,
                              sample: sampler.tasks + checkSamplers.flatMap(\.tasks), captures: captures, soaks: soakReports,

@@ -75,9 +75,10 @@ public enum ReportFiles {
     ///     journal is not replaced by a smaller one.
     @discardableResult
     public static func render(folder: RunFolder, thresholds: [Threshold]? = nil, baseline: JournalScan.Result? = nil,
-                              prometheusPath: String? = nil, keepingReportOnLoss: Bool = false) throws(TaskError) -> RunOutcome {
+                              prometheusPath: String? = nil, keepingReportOnLoss: Bool = false,
+                              renderers: ReportSectionRenderers = ReportSectionRenderers()) throws(TaskError) -> RunOutcome {
         try JournalScan.requireJournal(folder)
-        let writer = try ReportWriter(folder: folder)
+        let writer = try ReportWriter(folder: folder, renderers: renderers)
         // A run with a live capture: every transaction gets its connection's evidence.
         let matcher = CaptureMatcher(captures: try JournalScan.liveCaptures(folder: folder))
         let scan = try JournalScan.scan(folder: folder, onRunLine: { (line: RunLine) in
@@ -127,7 +128,8 @@ public enum ReportFiles {
             comparison = BaselineComparison(current: result, baseline: baseline.summary, baselineRun: baseline.run)
         }
         if let thresholds {
-            results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary, soaks: scan.soaks) }
+            let declared = ReportSection.declaredValues(in: scan.sections)
+            results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary, soaks: scan.soaks, declared: declared) }
             if run.status == .passed || run.status == .failed {
                 run.status = result.failedTasks == 0 && scan.soaks.allSatisfy(\.passed) && scan.resume.passed && scan.audits.allSatisfy(\.passed)
                     && results.allSatisfy(\.passed)

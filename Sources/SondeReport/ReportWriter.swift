@@ -35,8 +35,12 @@ final class ReportWriter {
     /// Bytes a buffer collects before it is written out.
     private static let chunk = 1 << 20
 
-    init(folder: RunFolder) throws(TaskError) {
+    /// The check kinds' renderers of report.json's sections (HTML, Prometheus).
+    private let renderers: ReportSectionRenderers
+
+    init(folder: RunFolder, renderers: ReportSectionRenderers = ReportSectionRenderers()) throws(TaskError) {
         self.folder = folder
+        self.renderers = renderers
         jsonTasks = try AtomicFile(path: folder.path + "/.report.json.tasks")
         junitCases = try AtomicFile(path: folder.path + "/.junit.xml.cases")
         har = try AtomicFile(path: folder.reportHARPath)
@@ -96,7 +100,8 @@ final class ReportWriter {
         let junit = try AtomicFile(path: folder.junitPath)
         if outcome.checks.isEmpty {
             try junit.write(JUnitWriter.head(run: run, summary: outcome.summary, thresholds: outcome.thresholds,
-                                             soaks: outcome.soaks, resume: outcome.resume, audits: outcome.audits))
+                                             soaks: outcome.soaks, resume: outcome.resume, audits: outcome.audits,
+                                             sections: renderers.junitCases(outcome.sections)))
             try junit.append(contentsOfFile: junitCases.temporaryPath)
             try junit.write(JUnitWriter.tail)
         } else {
@@ -110,14 +115,13 @@ final class ReportWriter {
                                              thresholds: outcome.thresholds, baseline: outcome.baseline,
                                              captures: outcome.captures, soaks: outcome.soaks,
                                              resume: outcome.resume, audits: outcome.audits, checks: outcome.checks,
-                                             sample: outcome.sample)
+                                             sample: outcome.sample, sectionsHTML: renderers.html(outcome.sections))
         try writeFileAtomically(Array(html.utf8), to: folder.reportHTMLPath)
         if let prometheusPath {
-            try writeFileAtomically(Array(PrometheusWriter.render(run: run, summary: outcome.summary,
-                                                                  thresholds: outcome.thresholds, soaks: outcome.soaks,
-                                                                  resume: outcome.resume, audits: outcome.audits,
-                                                                  checks: outcome.checks).utf8),
-                                    to: prometheusPath)
+            let text = PrometheusWriter.render(run: run, summary: outcome.summary, thresholds: outcome.thresholds, soaks: outcome.soaks,
+                                               resume: outcome.resume, audits: outcome.audits, checks: outcome.checks)
+                + renderers.prometheus(outcome.sections)
+            try writeFileAtomically(Array(text.utf8), to: prometheusPath)
         }
     }
 
@@ -126,6 +130,7 @@ final class ReportWriter {
     /// checks when there is any.
     private func writeCheckSuites(_ outcome: RunOutcome, to junit: AtomicFile) throws(TaskError) {
         func segments(_ check: String?) -> [JUnitSegment] { junitSegments.filter { $0.check == check } }
+        let sectionCases = renderers.junitCases(outcome.sections).flatMap(\.cases)
         var suites: [(suite: JUnitWriter.Suite, segments: [JUnitSegment])] = outcome.checks.map { check in
             let own = segments(check.name)
             let resume = ResumeResults(trials: outcome.resume.trials.filter { $0.check == check.name },
@@ -134,7 +139,8 @@ final class ReportWriter {
                                           soaks: outcome.soaks.filter { $0.check == check.name }, resume: resume,
                                           audits: outcome.audits.filter { $0.check == check.name }, requests: check.summary?.byRequest ?? [],
                                           error: check.error, tasks: own.reduce(0) { $0 + $1.cases },
-                                          failedTasks: own.reduce(0) { $0 + $1.failures }, link: check.link)
+                                          failedTasks: own.reduce(0) { $0 + $1.failures }, link: check.link,
+                                          sectionCases: sectionCases.filter { $0.check == check.name })
             return (suite, own)
         }
         // Entries whose check is no check of the run (recorded between checks, or a damaged journal).
@@ -144,10 +150,12 @@ final class ReportWriter {
                                           verdicts: outcome.resume.verdicts.filter { $0.check.map { !names.contains($0) } ?? true })
         let outsideSoaks = outcome.soaks.filter { $0.check.map { !names.contains($0) } ?? true }
         let outsideAudits = outcome.audits.filter { $0.check.map { !names.contains($0) } ?? true }
-        if !outside.isEmpty || !outsideResume.isEmpty || !outsideSoaks.isEmpty || !outsideAudits.isEmpty {
+        let outsideCases = sectionCases.filter { $0.check.map { !names.contains($0) } ?? true }
+        if !outside.isEmpty || !outsideResume.isEmpty || !outsideSoaks.isEmpty || !outsideAudits.isEmpty || !outsideCases.isEmpty {
             let suite = JUnitWriter.suite(name: "sonde \(outcome.run.command)", timestamp: outcome.run.startedAt, thresholds: [],
                                           soaks: outsideSoaks, resume: outsideResume, audits: outsideAudits, error: nil,
-                                          tasks: outside.reduce(0) { $0 + $1.cases }, failedTasks: outside.reduce(0) { $0 + $1.failures })
+                                          tasks: outside.reduce(0) { $0 + $1.cases }, failedTasks: outside.reduce(0) { $0 + $1.failures },
+                                          sectionCases: outsideCases)
             suites.append((suite, outside))
         }
         try junit.write(JUnitWriter.checksHead(run: outcome.run, thresholds: outcome.thresholds, suites: suites.map(\.suite)))

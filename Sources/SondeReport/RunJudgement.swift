@@ -11,11 +11,12 @@ struct RunJudgement {
     let status: RunStatus
 
     init(summary: ProbeSummary, thresholds: [Threshold], baseline: JournalScan.Result?, soaks: [SoakReportBuilder],
-         resume: ResumeResults, audits: [AuditResult] = [], checks: [CheckBuilder], status: RunStatus, finishedAt: Timestamp?) {
+         resume: ResumeResults, audits: [AuditResult] = [], declared: [DeclaredMetricValues] = [], checks: [CheckBuilder], status: RunStatus,
+         finishedAt: Timestamp?) {
         let soakReports = soaks.map { $0.result(finishedAt: finishedAt) }
-        self.thresholds = thresholds.map { $0.evaluate(summary, baseline: baseline?.summary, soaks: soakReports) }
+        self.thresholds = thresholds.map { $0.evaluate(summary, baseline: baseline?.summary, soaks: soakReports, declared: declared) }
         self.checks = checks.map {
-            $0.report(soaks: soakReports, resume: resume, audits: audits, baseline: baseline?.summary, runFinishedAt: finishedAt)
+            $0.report(soaks: soakReports, resume: resume, audits: audits, declared: declared, baseline: baseline?.summary, runFinishedAt: finishedAt)
         }
         let failedGate = self.thresholds.contains { !$0.passed } || soakReports.contains { !$0.passed } || !resume.passed
             || !audits.allSatisfy(\.passed)

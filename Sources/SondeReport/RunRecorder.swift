@@ -47,12 +47,19 @@ public final class RunRecorder: @unchecked Sendable {
     private var recordedCapture = false
     /// Whether any section item was recorded (such a run is rendered from its journal).
     private var recordedSection = false
+    /// The values of declared threshold metrics the sections' items carried (`ReportSection.declaredValues`).
+    private var declared: [DeclaredMetricValues] = []
 
     /// The kinds of check this run plans (`CheckKind.name` of its checks' runners): `beginCheck`
     /// refuses any other.
     public let checkKinds: [String]
 
-    public init(folder: RunFolder, tool: ToolInfo, run: RunInfo, checkKinds: [String] = []) throws(TaskError) {
+    /// The check kinds' renderers of the report's sections (`ReportSectionRenderer`).
+    private let renderers: ReportSectionRenderers
+
+    public init(folder: RunFolder, tool: ToolInfo, run: RunInfo, checkKinds: [String] = [],
+                renderers: ReportSectionRenderers = ReportSectionRenderers()) throws(TaskError) {
+        self.renderers = renderers
         self.folder = folder
         self.tool = tool
         self.run = run
@@ -256,6 +263,7 @@ public final class RunRecorder: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         recordedSection = true
+        if let json = try? JSONEncoder().encode(item), let values = ReportSection.declaredValues(item: Array(json)) { declared.append(values) }
         try append(SectionLine(name: section, section: item))
         try journal.flush()
     }
@@ -286,7 +294,7 @@ public final class RunRecorder: @unchecked Sendable {
         run.finishedAt = Timestamp.now()
         if let link { run.link = link }
         let judged = RunJudgement(summary: result, thresholds: thresholds, baseline: baseline, soaks: soaks, resume: resume,
-                                  audits: audits, checks: checks, status: status, finishedAt: run.finishedAt)
+                                  audits: audits, declared: declared, checks: checks, status: status, finishedAt: run.finishedAt)
         run.status = judged.status
         let results = judged.thresholds, comparison = judged.comparison
         try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison,
@@ -294,7 +302,7 @@ public final class RunRecorder: @unchecked Sendable {
         try journal.close()
         guard let liveReport, rendersLive else {
             self.liveReport = nil  // before the journal's writer reopens the same partial files
-            return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath)
+            return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath, renderers: renderers)
         }
         let outcome = RunOutcome(tool: tool, run: run, summary: result, thresholds: results, baseline: comparison,
                                  sample: sampler.tasks)

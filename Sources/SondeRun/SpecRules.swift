@@ -125,13 +125,13 @@ public enum SpecRules {
         return .success(mode)
     }
 
-    /// Thresholds that parse (`Threshold`) and, with `kind`, judge what a check of that kind
-    /// measures (`CheckKind.judges`); the first that does not is the problem.
+    /// Thresholds that parse (`Threshold`, with `kind`'s declared metrics) and, with `kind`, judge
+    /// what a check of that kind measures (`CheckKind.judges`); the first that does not is the problem.
     public static func thresholds(_ expressions: [String]?, kind: (any CheckKind.Type)? = nil) -> Result<[Threshold], SpecProblem> {
         var parsed: [Threshold] = []
         for expression in expressions ?? [] {
             let threshold: Threshold
-            do throws(ThresholdSyntaxError) { threshold = try Threshold(parsing: expression) } catch {
+            do throws(ThresholdSyntaxError) { threshold = try Threshold(parsing: expression, declared: .listed(kind?.metrics ?? [])) } catch {
                 return .failure(SpecProblem(key: "thresholds", error.message))
             }
             if let kind, !kind.judges(threshold) {

@@ -244,7 +244,7 @@ struct SuiteReader {
         -> (T, [String: SuiteLoader.WrittenValue])? {
         var merged: [(key: String, entry: Entry)] = []
         for key in T.keys {
-            guard var entry = Self.merge(key: key, own: own[key], inherited: defaults[key], kind: T.Kind.self) else { continue }
+            guard var entry = Self.merge(key: key, own: own[key], inherited: defaults[key], kind: T.Kind.self, declared: kinds.declaredMetrics) else { continue }
             // `link: NAME` of the file's `links:` stands for that profile.
             if key == SpecKey.link.name, case .scalar(let scalar) = entry.value, let definition = namedLinks[scalar.string] {
                 entry.value = .scalar(Node.Scalar(definition, scalar.tag, scalar.style, scalar.mark))
@@ -279,13 +279,13 @@ struct SuiteReader {
     /// A check's value for `key`: its own, or the default; for `thresholds` the default's list
     /// (those of its items that judge a check of `kind`, `CheckKind.judges`) and then its own
     /// (when one of them is not a list, that one, so that its type is reported).
-    static func merge(key: String, own: Entry?, inherited: Entry?, kind: any CheckKind.Type) -> Entry? {
+    static func merge(key: String, own: Entry?, inherited: Entry?, kind: any CheckKind.Type, declared: DeclaredMetrics) -> Entry? {
         guard key == "thresholds", let inherited else { return own ?? inherited }
         guard case .sequence(let allInheritedItems) = inherited.value, case .sequence(let allInheritedRaw) = inherited.raw else { return own ?? inherited }
         // A default threshold of another kind's metric is simply not used by this check; one that
         // does not parse is kept, so that it is reported.
         let kept = zip(allInheritedItems, allInheritedRaw).filter { item, _ in
-            guard let text = item.scalar?.string, let threshold = try? Threshold(parsing: text) else { return true }
+            guard let text = item.scalar?.string, let threshold = try? Threshold(parsing: text, declared: declared) else { return true }
             return kind.judges(threshold)
         }
         let inheritedItems = kept.map(\.0), inheritedRaw = kept.map(\.1)

@@ -14,6 +14,9 @@ public struct StreamReport: Codable, Sendable, Equatable {
     public var streams: [StreamFigures]
     /// Over every stream.
     public var total: StreamTotals
+    /// The `sse.*` threshold metrics' values (`StreamMetrics`), by lower-case path: what the run's
+    /// and the check's thresholds read (`DeclaredMetricValues`). Set when the check ends.
+    public var metrics: [String: Double]?
 
     public init(url: String, config: StreamConfig, startedAt: Timestamp, finishedAt: Timestamp?, check: String?,
                 streams: [StreamFigures], total: StreamTotals) {

@@ -201,6 +201,100 @@ import Testing
         #expect(run.result.stdout.contains("16 events"), "\(run.result.stdout)")
     }
 
+    /// `kind: sse` is a registered kind: `sonde stream --print-suite` prints the check's suite
+    /// entry, and `sonde run` runs that suite through the same driver, the report naming the kind
+    /// and the streams section naming the check.
+    @Test func aPrintedSSECheckRunsInASuite() throws {
+        let peer = try Peer()
+        let url = "http://127.0.0.1:\(peer.port)/events?interval=0.05"
+        let printed = try Harness.sonde(["stream", url, "--events", "5", "--duration", "20s", "--streams", "2", "--print-suite"])
+        #expect(printed.status == 0, "\(printed.stdout)\(printed.stderr)")
+        #expect(printed.stdout.contains("kind: sse") && printed.stdout.contains("events: 5"), "\(printed.stdout)")
+        let dir = Harness.temporaryDirectory()
+        try ("checks:\n" + printed.stdout).write(toFile: dir + "/suite.yaml", atomically: true, encoding: .utf8)
+        let output = dir + "/out"
+        let run = try Harness.sonde(["run", dir + "/suite.yaml", "--output-dir", output], timeout: 60)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let folder = output + "/" + (try #require(try Harness.entries(of: output).first { !$0.hasPrefix("history.sqlite") }))
+        #expect(try Harness.validate([folder + "/report.json"]).status == 0)
+        let document = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        let check = try #require((document["checks"] as? [[String: Any]])?.first)
+        #expect(check["kind"] as? String == "sse" && check["status"] as? String == "passed", "\(check)")
+        let item = try #require((document["streams"] as? [[String: Any]])?.first)
+        #expect(item["check"] as? String == check["name"] as? String)
+        #expect((item["total"] as? [String: Any])?["events"] as? Int == 10, "\(item)")
+    }
+
+    /// `sse.*` thresholds judge the streams (the kind's own metrics): a gap bound under the
+    /// server's 50 ms cadence fails (99), bounds the streams meet pass, each with its observed value.
+    @Test func sseThresholdsJudgeTheStreams() throws {
+        let peer = try Peer()
+        let url = "http://127.0.0.1:\(peer.port)/events?interval=0.05"
+        let failing = try stream([url, "--events", "6", "--duration", "20s", "--threshold", "sse.gap.p95<1ms"])
+        #expect(failing.result.status == 99, "\(failing.result.stdout)\(failing.result.stderr)")
+        let passing = try stream([url, "--events", "6", "--duration", "20s", "--threshold", "sse.gap.p50<5s", "--threshold", "sse.events.count==6",
+                                  "--threshold", "sse.firstEvent.max<5s", "--threshold", "sse.reconnects.count==0"])
+        #expect(passing.result.status == 0, "\(passing.result.stdout)\(passing.result.stderr)")
+        let folder = try #require(passing.folder)
+        let document = try Harness.json(String(contentsOfFile: folder + "/report.json", encoding: .utf8))
+        let thresholds = try #require(document["thresholds"] as? [[String: Any]])
+        #expect(thresholds.count == 4 && thresholds.allSatisfy { $0["passed"] as? Bool == true }, "\(thresholds)")
+        let gap = try #require(thresholds.first?["observed"] as? Double)
+        #expect(gap > 20 && gap < 1000, "the gap's p50 against a 50 ms cadence: \(gap)")
+        // `sonde report` re-judges from the journal: the values are in the streams item.
+        let rejudged = try Harness.sonde(["report", folder, "--threshold", "sse.events.count>6"])
+        #expect(rejudged.status == 99, "\(rejudged.stdout)\(rejudged.stderr)")
+    }
+
+    /// The streams section beside report.json: a table per check in report.html (the URL's `&`
+    /// escaped, a row per stream), `sonde_sse_*` gauges in the Prometheus file, labelled by check
+    /// and url, which promtool accepts, and a junit.xml case per stream, failed when it failed.
+    @Test func theStreamsShowInTheHTMLReportPrometheusAndJUnit() throws {
+        let peer = try Peer()
+        let prom = Harness.temporaryDirectory() + "/sonde.prom"
+        let url = "http://127.0.0.1:\(peer.port)/events?interval=0.05&ping=0.2"
+        let run = try stream([url, "--events", "6", "--streams", "2", "--duration", "20s", "--prom", prom])
+        #expect(run.result.status == 0, "\(run.result.stdout)\(run.result.stderr)")
+        let folder = try #require(run.folder)
+        let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+        let section = try #require(html.range(of: "<section id=\"streams\">").map { String(html[$0.lowerBound...]) }, "no streams section")
+        #expect(section.contains("interval=0.05&amp;ping=0.2") && !section.contains("interval=0.05&ping"), "\(section.prefix(600))")
+        let rows = section.components(separatedBy: "</section>")[0].components(separatedBy: "<tr><td>").count - 1
+        #expect(rows == 2, "a row per stream: \(section.prefix(1200))")
+        let metrics = try String(contentsOfFile: prom, encoding: .utf8)
+        #expect(metrics.contains("sonde_sse_events{check=\"\",url=\"\(url)\"} 12"), "\(metrics)")
+        #expect(metrics.contains("sonde_sse_success{check=\"\",url=\"\(url)\"} 1") && metrics.contains("sonde_sse_gap_p95_seconds{"), "\(metrics)")
+        let lint = try Harness.run("/bin/sh", ["-c", "/usr/bin/promtool check metrics < \"$0\"", prom])
+        #expect(lint.status == 0 && (lint.stdout + lint.stderr).isEmpty, "promtool: \(lint.stdout)\(lint.stderr)")
+        // junit.xml: a passing case per stream; a stream answered with text/html fails its case.
+        let junit = try String(contentsOfFile: folder + "/junit.xml", encoding: .utf8)
+        let cases = junit.components(separatedBy: "<testcase classname=\"sonde.sse\"").dropFirst()
+        #expect(cases.count == 2 && cases.allSatisfy { !$0.prefix(while: { $0 != "\n" }).contains("<failure") }, "\(junit)")
+        #expect(junit.contains("interval=0.05&amp;ping=0.2 stream 1"), "\(junit)")
+        let bad = try stream(["http://127.0.0.1:\(peer.port)/html", "--duration", "5s"])
+        #expect(bad.result.status == 1, "\(bad.result.stdout)\(bad.result.stderr)")
+        let badJUnit = try String(contentsOfFile: try #require(bad.folder) + "/junit.xml", encoding: .utf8)
+        #expect(badJUnit.contains("<testcase classname=\"sonde.sse\" name=\"http://127.0.0.1:\(peer.port)/html stream 1\" time=\"0\"><failure"),
+                "\(badJUnit)")
+        #expect(badJUnit.contains("failures=\"1\""), "\(badJUnit)")
+    }
+
+    /// `kind: sse` in `sonde serve`'s config: the check runs on its schedule, its `sse.*` threshold
+    /// and its success reach /metrics.
+    @Test func serveRunsAnSSECheck() throws {
+        let peer = try Peer()
+        let config = """
+        checks:
+          - {name: ticker, kind: sse, url: "http://127.0.0.1:\(peer.port)/events?interval=0.05", events: 5, every: 2s, thresholds: ["sse.events.count==5"]}
+        """
+        let serve = try ServeCLITests.Serve(config: config)
+        defer { serve.stop() }
+        #expect(Harness.waitFor(seconds: 60) { serve.logText().contains("check ticker: passed") }, "\(serve.logText())\(serve.errorText())")
+        let samples = ServeCLITests.samples(try ServeCLITests.fetch("\(serve.base)/metrics").body)
+        #expect(samples[#"sonde_threshold_passed{check="ticker",expression="sse.events.count==5"}"#] == 1, "\(samples)")
+        #expect(samples[#"sonde_check_success{check="ticker",kind="sse"}"#] == 1, "\(samples)")
+    }
+
     /// Ctrl-C ends every stream: exit 130, the report holds the streams so far.
     @Test func anInterruptedRunKeepsItsStreams() throws {
         let peer = try Peer()
@@ -245,7 +339,8 @@ import Testing
         (["http://127.0.0.1:9/e", "--retry", "11m"], "--retry"),
         (["ws://127.0.0.1:9/e"], "ws"),
         (["http://127.0.0.1:9/e", "--http3"], "not measured yet"),
-        (["http://127.0.0.1:9/e", "--threshold", "wait.p95<1s"], "no threshold metrics yet"),
+        (["http://127.0.0.1:9/e", "--threshold", "wait.p95<1s"], "judged by the sse.* metrics"),
+        (["http://127.0.0.1:9/e", "--threshold", "sse.gapp.p95<1s"], "unknown metric 'sse.gapp.p95'"),
         (["http://127.0.0.1:9/e", "--stamp-field", ""], "--stamp-field"),
     ])
     func badOptionsAreUsageErrors(arguments: [String], message: String) throws {

@@ -134,8 +134,8 @@ import Testing
           - name: api
             kind: ping
             urls: ["http://127.0.0.1:9/"]
-        """, line: 3, column: 11, key: "kind", "unknown kind 'ping' (allowed: probe, soak, resume, audit)")
-        #expect(problem?.description == "suite.yaml:3:11: kind: unknown kind 'ping' (allowed: probe, soak, resume, audit)")
+        """, line: 3, column: 11, key: "kind", "unknown kind 'ping' (allowed: probe, soak, resume, audit, sse)")
+        #expect(problem?.description == "suite.yaml:3:11: kind: unknown kind 'ping' (allowed: probe, soak, resume, audit, sse)")
     }
 
     @Test func malformedThresholdAtItsItem() {

@@ -1,4 +1,5 @@
 import SondeCore
+import SondeReport
 
 /// A kind of check (`kind: probe` in a suite, `checks[].kind` in a report): its spec type, how a
 /// spec becomes its engine, and what its thresholds judge. A kind is a type with static members
@@ -26,11 +27,24 @@ public protocol CheckKind: SendableMetatype {
     /// What a check of this kind can be judged by, in words for messages.
     static var metricsHint: String { get }
 
+    /// The threshold metrics the kind declares itself (`sse.gap.p95`), beside SondeCore's catalogue:
+    /// its runner records their values in its report section's items (`metrics`,
+    /// `ReportSection.declaredValues`). None unless the kind says.
+    static var metrics: [DeclaredMetric] { get }
+
+    /// How the kind's report section (`ReportSection`) shows in the HTML report and the Prometheus
+    /// file; nil for a kind without a section of its own.
+    static var sectionRenderer: (any ReportSectionRenderer)? { get }
+
     /// `sonde serve`'s bound on one run of the check without `run-timeout:` (s).
     static func defaultRunTimeout(for spec: Spec) -> Double
 }
 
 extension CheckKind {
+    public static var metrics: [DeclaredMetric] { [] }
+
+    public static var sectionRenderer: (any ReportSectionRenderer)? { nil }
+
     /// Ten minutes: what a check takes unless its kind knows better (a soak's duration).
     public static func defaultRunTimeout(for spec: Spec) -> Double { 600 }
 

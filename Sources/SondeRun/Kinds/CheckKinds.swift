@@ -1,4 +1,5 @@
 import SondeCore
+import SondeReport
 
 /// The registry of check kinds: the one list suites (`SuiteLoader`), serve's config, the suite
 /// JSON Schema (`SuiteSchema`) and report checks find kinds in. It is a plain value, built once
@@ -21,6 +22,13 @@ public struct CheckKinds: Sendable {
     public func named(_ name: String) -> (any CheckKind.Type)? {
         all.first { $0.name == name }
     }
+
+    /// Every kind's declared threshold metrics (`CheckKind.metrics`), in the kinds' order: what
+    /// thresholds outside a check (`--threshold`, `--config`, a suite's `defaults`) may name.
+    public var declaredMetrics: DeclaredMetrics { .listed(all.flatMap { $0.metrics }) }
+
+    /// The kinds' report section renderers (`CheckKind.sectionRenderer`), for the run's settings.
+    public var sectionRenderers: ReportSectionRenderers { ReportSectionRenderers(all.compactMap { $0.sectionRenderer }) }
 
     /// Every kind's name, in order.
     public var names: [String] { all.map { $0.name } }

@@ -10,8 +10,9 @@ public enum ProbeKind: CheckKind {
         ProbeCheckRunner(groups: [ProbeGroup(requests: spec.requests, options: try spec.makeOptions())])
     }
 
-    /// Every metric but the soak's `ws.*`: phases, errors, reuse, tasks.
-    public static func judges(_ threshold: Threshold) -> Bool { !threshold.metric.path.hasPrefix("ws.") }
+    /// Every metric of SondeCore's catalogue but the soak's `ws.*`: phases, errors, reuse, tasks
+    /// (no kind's own metric, `ThresholdMetric.isDeclared`).
+    public static func judges(_ threshold: Threshold) -> Bool { !threshold.metric.path.hasPrefix("ws.") && !threshold.metric.isDeclared }
 
     public static let metricsHint = "a probe check is judged by the probe metrics (phases, errors, reuse, tasks), not ws.*"
 }

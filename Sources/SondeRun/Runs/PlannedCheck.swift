@@ -18,7 +18,7 @@ public struct PlannedCheck {
 
     /// The engine of one validated suite check (`sonde run`, `sonde serve`).
     public init(_ check: SuiteCheck, settings: RunSettings) throws(SpecProblem) {
-        switch SpecRules.thresholds(check.spec.thresholds) {
+        switch SpecRules.thresholds(check.spec.thresholds, kind: check.spec.kind) {
         case .success(let parsed): thresholds = parsed
         case .failure(let problem): throw problem
         }

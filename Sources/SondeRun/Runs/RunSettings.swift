@@ -10,6 +10,9 @@ import SondeReport
 public struct RunSettings: Sendable {
     /// Print the report document (JSON) on stdout instead of the terminal view.
     public var json = false
+    /// How the check kinds' report sections show beside report.json (`CheckKinds.sectionRenderers`);
+    /// none by default (report.json holds the sections regardless).
+    public var sectionRenderers = ReportSectionRenderers()
     /// Where run folders are made.
     public var outputDirectory = "Reports"
     /// The run history a finished run is added to (nil: none); also where `history:` baselines are read
@@ -63,7 +66,7 @@ public struct RunSettings: Sendable {
         let folder = try RunFolder.made(runDirectory: runDirectory, outputDirectory: outputDirectory, runID: run.id)
         var run = run
         run.id = folder.runID  // another name when the first was taken
-        return try RunRecorder(folder: folder, tool: tool, run: run, checkKinds: checkKinds)
+        return try RunRecorder(folder: folder, tool: tool, run: run, checkKinds: checkKinds, renderers: sectionRenderers)
     }
 
     /// Ends a run under these settings (thresholds, baseline, Prometheus file), renders every

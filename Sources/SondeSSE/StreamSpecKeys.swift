@@ -1,4 +1,6 @@
-// The keys of a stream check (`sonde stream`, later `kind: sse`) that no other kind has.
+// The keys of a stream check (`sonde stream`, `kind: sse`) that no other kind has.
+
+import SondeRun
 
 extension SpecKey {
     public static let streamDuration = SpecKey(

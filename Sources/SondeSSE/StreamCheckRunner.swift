@@ -2,18 +2,16 @@ import Foundation
 import Synchronization
 import SondeCapture
 import SondeCore
+import SondeOTLP
 import SondeReport
-import SondeSSE
+import SondeRun
 
 /// Runs one stream check inside a run: `StreamEngine` on a thread of its own (libcurl's callbacks
 /// run there), a line per connection, reconnect, burst and lost id on the terminal as they come,
 /// a status line redrawn on a terminal, status lines every 5 s off one (`StatusLines`), the figures recorded at the end as an
-/// item of report.json's `streams` (a `ReportSection`).
-///
-/// It offers `CheckRunner` the members the other runners do (prepare, trace, warnings, insecure,
-/// targets, endpoints, run, render); until the check-kind registry lets it in, `sonde stream`
-/// drives it through `runAlone`.
-public struct StreamCheckRunner {
+/// item of report.json's `streams` (a `ReportSection`). Over an emulated link the engine's thread
+/// enters the link's namespace first (libcurl's resolver threads, started from it, inherit it).
+public struct StreamCheckRunner: CheckRunner {
     public private(set) var options: StreamOptions
     /// The URL as shown (redacted).
     let displayURL: String
@@ -25,29 +23,33 @@ public struct StreamCheckRunner {
         self.displayURL = displayURL
     }
 
+    public var kindName: String { SSEKind.name }
+
     /// The connections bind to `localPorts` (a capture's block).
-    mutating func prepare(localPorts: ClosedRange<Int>?) {
+    public mutating func prepare(redactor: Redactor, localPorts: ClosedRange<Int>?) {
         if let localPorts { options.transport.localPorts = localPorts }
     }
 
-    /// Each request carries `traceparent` in trace `traceID` (one span id per run).
-    mutating func trace(traceID: String) {
-        options.headers.append(HeaderField(name: "traceparent", value: SpanID.traceparent(trace: traceID, span: SpanID.random())))
+    /// Each request carries `traceparent` in the run's trace (one span id per check).
+    public mutating func trace(_ context: OTLPTraceContext) {
+        options.headers.append(HeaderField(name: "traceparent", value: SpanID.traceparent(trace: context.traceIDHex, span: SpanID.random())))
     }
 
-    var warnings: [String] {
+    public var interruptedNote: String { "every stream was ended; the report holds the figures so far" }
+
+    public var warnings: [String] {
         options.reconnect && options.maxEventsPerStream == nil && options.defaultRetryMs >= Int(options.durationS * 1000)
             ? ["The reconnection delay (\(options.defaultRetryMs) ms) is not shorter than the duration: no reconnect will happen unless the server's retry: is."]
             : []
     }
 
-    var insecure: Bool { options.transport.insecure }
+    public var insecure: Bool { options.transport.insecure }
 
-    var targets: (urls: [String], resolve: [String]) { ([options.url], options.transport.resolve) }
+    public var targets: (urls: [String], resolve: [String]) { ([options.url], options.transport.resolve) }
 
-    var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: [options.url], resolve: options.transport.resolve) }
+    public var endpoints: [(address: String, port: Int)] { CaptureEndpoints.resolve(urls: [options.url], resolve: options.transport.resolve) }
 
-    func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
+    public func run(in lifecycle: RunLifecycle, _ context: CheckContext) async -> CheckOutcome {
         let engine = StreamEngine(options: options, redactor: lifecycle.settings.redactor)
         let terminal = lifecycle.terminal
         let prefix = context.linePrefix
@@ -73,7 +75,12 @@ public struct StreamCheckRunner {
         }
         let stop = lifecycle.stop
         let name = context.name
+        let link = context.link
         let outcome: Result<StreamReport, TaskError> = await runOnDedicatedThread(named: "sonde-stream") {
+            if let link {
+                do throws(TaskError) { try link.enter() } catch { return .failure(error) }
+            }
+            defer { link?.leave() }
             do throws(TaskError) {
                 return .success(try engine.run(check: name, shouldStop: { stop.shouldEnd }) { note in
                     guard terminal else { return }
@@ -81,7 +88,7 @@ public struct StreamCheckRunner {
                     printLine(prefix + StreamTerminalView.line(note))
                 })
             } catch {
-                return .failure(error)
+                return .failure(link?.explain(error) ?? error)
             }
         }
         await status.stop()
@@ -91,35 +98,17 @@ public struct StreamCheckRunner {
         switch outcome {
         case .failure(let error):
             return CheckOutcome(error: error, setupFailed: true)
-        case .success(let report):
+        case .success(var report):
+            report.metrics = StreamMetrics.values(of: report.total)
             result.value.withLock { $0 = report }
             do throws(TaskError) { try lifecycle.recorder.record(section: "streams", item: report) } catch { return CheckOutcome(error: error) }
             return CheckOutcome(failedWork: !report.total.passed)
         }
     }
 
-    func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
+    public func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
         guard let report = result.value.withLock({ $0 }) else { return }
         for line in StreamTerminalView.summary(report) { printLine(line) }
-    }
-
-    /// Runs this check as a plain command's run (`sonde stream`), until `CheckDriver` takes it:
-    /// the lifecycle opened, signals caught, the check run, the run finished by the one status rule.
-    public func runAlone(command: String, arguments: [String], settings: RunSettings) async -> ExitStatus {
-        var runner = self
-        runner.prepare(localPorts: nil)
-        if settings.traceparent { runner.trace(traceID: settings.traceContext.traceIDHex) }
-        let subject = RunSubject(checks: [RunSubject.check(name: nil, kind: "stream", linkSpec: nil)], urls: [options.url])
-        guard let lifecycle = RunLifecycle.open(command: command, arguments: arguments, settings: settings, insecure: runner.insecure,
-                                                subject: subject, warnings: runner.warnings, capture: nil)
-        else { return .usage }
-        lifecycle.catchSignals()
-        let outcome = await runner.run(in: lifecycle, CheckContext(name: nil))
-        if outcome.setupFailed, let error = outcome.error { return lifecycle.abandon(error, prefix: "sonde \(command)") }
-        return lifecycle.finish(error: outcome.error, failedWork: outcome.failedWork, har: false,
-                                interruptedNote: "every stream was ended; the report holds the figures so far") { finished, renderer in
-            runner.render(finished, renderer)
-        }
     }
 }
 

@@ -1,14 +1,16 @@
 import Foundation
 import SondeCore
 import SondeHTTP
-import SondeSSE
+import SondeRun
 
-/// The spec of a stream check (`sonde stream`): Server-Sent Events read as EventSource does,
-/// `streams` at once, for `duration` or `events` each. Keys are `sonde stream`'s long options.
-///
-/// Not yet a suite kind: `CheckKind` has no case for it (the check-kind registry will add it with
-/// `: CheckSpec` and `static let kind`); until then `Codable`, `--print-suite` and suites do not know it.
-public struct StreamSpec: Equatable, Sendable {
+/// The spec of a stream check (`sonde stream`, `kind: sse`): Server-Sent Events read as
+/// EventSource does, `streams` at once, for `duration` or `events` each. Keys are `sonde stream`'s
+/// long options (see `CheckSpec`).
+public struct StreamSpec: CheckSpec {
+    public typealias Kind = SSEKind
+    /// The one URL, as `CheckSpec` lists a check's.
+    public var urls: [String] { [url] }
+
     public var url: String
     public var duration: DurationValue?
     public var streams: Int?
@@ -25,7 +27,9 @@ public struct StreamSpec: Equatable, Sendable {
     public var connectTimeout: DurationValue?
     public var insecure: Bool?
     public var cacert: String?
-    /// No threshold metrics yet (`sse.*` needs SondeCore's metric table): refused when given.
+    /// The emulated link (`LinkKey`), as written.
+    public var link: String?
+    /// The check's own pass/fail rules on the `sse.*` metrics (`SSEKind.metrics`).
     public var thresholds: [String]?
 
     public init(url: String) { self.url = url }
@@ -54,6 +58,8 @@ public struct StreamSpec: Equatable, Sendable {
         v.visit(.connectTimeout, &connectTimeout)
         v.visit(.insecure, &insecure)
         v.visit(.cacert, &cacert)
+        v.visit(.link, &link)
+        v.visit(.thresholds, &thresholds)
     }
 
     public func problems() -> [SpecProblem] {
@@ -63,10 +69,7 @@ public struct StreamSpec: Equatable, Sendable {
         } else if let problem = StreamingTransfer.problem(url: url) {
             problems.append(SpecProblem(key: "url", problem))
         }
-        var spec = self
-        var bounds = SpecBoundCheck()
-        spec.visitKeys(&bounds)
-        problems += bounds.problems
+        problems += boundProblems
         if let size = maxEventSize, !(1024...(64 << 20)).contains(size.bytes) {
             problems.append(SpecProblem(key: "max-event-size", "must be between 1KiB and 64MiB"))
         }
@@ -76,22 +79,21 @@ public struct StreamSpec: Equatable, Sendable {
         if let client, ClientProfile(rawValue: client) == nil {
             problems.append(SpecProblem(key: "client", "'\(client)' is not one of \(ClientProfile.allCases.map(\.rawValue).joined(separator: ", "))"))
         }
-        if let problem = SpecRules.headerFields(headers).failure { problems.append(problem) }
+        if case .failure(let problem) = SpecRules.headerFields(headers) { problems.append(problem) }
         if let problem = SpecRules.readableFile(cacert, key: "cacert", maxBytes: 16 << 20) { problems.append(problem) }
         if let problem = SpecRules.plainText(url, key: "url") { problems.append(problem) }
         if httpVersion?.wantsHTTP3 == true {
             problems.append(SpecProblem(key: "http3", "event streams over HTTP/3 are not measured yet: use --http1.1 or --http2"))
         }
-        if !(thresholds ?? []).isEmpty {
-            problems.append(SpecProblem(key: "thresholds", "a stream check has no threshold metrics yet (docs/sse.md)"))
-        }
+        if case .failure(let problem) = SpecRules.linkProfile(link) { problems.append(problem) }
+        if case .failure(let problem) = SpecRules.thresholds(thresholds, kind: SSEKind.self) { problems.append(problem) }
         return problems
     }
 
     /// The spec with `cacert` resolved against `folder` when relative (a suite's folder).
     public func resolvingPaths(against folder: String) -> StreamSpec {
         var spec = self
-        if let path = cacert, !path.isEmpty, !path.hasPrefix("/") { spec.cacert = folder.hasSuffix("/") ? folder + path : folder + "/" + path }
+        spec.cacert = Self.resolve(path: cacert, against: folder)
         return spec
     }
 
@@ -117,4 +119,4 @@ public struct StreamSpec: Equatable, Sendable {
     }
 }
 
-extension StreamSpec: TLSKeys, HeaderKeys, ConnectTimeoutKey {}
+extension StreamSpec: TLSKeys, HeaderKeys, ConnectTimeoutKey, LinkKey {}
