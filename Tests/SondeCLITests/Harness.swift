@@ -229,7 +229,10 @@ enum TargetProcess {
 
     static let endpoints: Result<Endpoints, any Error> = Result {
         let outPath = NSTemporaryDirectory() + "sonde-target-\(UUID().uuidString).out"
-        _ = try Harness.spawn(Harness.sonde, ["target", "--json", "--max-seconds", "900", "--dir", Harness.temporaryDirectory()],
+        // It ends with this test process (it watches its parent); --max-seconds only bounds a
+        // target left behind. 900 s ended it under the whole suite once (a fresh clone's tests ran
+        // 973 s beside a release build): a test after that got an empty reply.
+        _ = try Harness.spawn(Harness.sonde, ["target", "--json", "--max-seconds", "7200", "--dir", Harness.temporaryDirectory()],
                               stdout: outPath, stderr: "/dev/null")
         for _ in 0..<600 {
             if let text = try? String(contentsOfFile: outPath, encoding: .utf8), let newline = text.firstIndex(of: "\n") {
