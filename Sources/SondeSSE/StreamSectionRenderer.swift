@@ -24,7 +24,7 @@ struct StreamSectionRenderer: ReportSectionRenderer {
             html += "<h3>" + htmlEscape((report.check.map { $0 + " — " } ?? "") + report.url) + "</h3>\n"
             html += "<p>" + htmlEscape("\(report.config.streams) stream(s), \(report.total.events) events, \(report.total.reconnects) reconnects, "
                 + "\(report.total.connections) connection(s) (at most \(report.total.maxStreamsPerConnection) streams on one); \(verdict)") + "</p>\n"
-            html += "<table><thead><tr><th>stream</th><th>events</th><th>comments</th><th>first event ms</th><th>gap p50</th><th>gap p95</th>"
+            html += "<div class=\"scroll\"><table><thead><tr><th>stream</th><th>events</th><th>comments</th><th>first event ms</th><th>gap p50</th><th>gap p95</th>"
                 + "<th>gap max</th><th>delay p50</th><th>delay p95</th><th>burst index</th><th>bursts</th><th>reconnects</th>"
                 + "<th>lost ids</th><th>repeated ids</th><th>last end</th></tr></thead><tbody>\n"
             for stream in report.streams {
@@ -35,7 +35,7 @@ struct StreamSectionRenderer: ReportSectionRenderer {
                              String(stream.ids.lost), String(stream.ids.repeated), stream.connections.last?.endCause?.rawValue ?? "–"]
                 html += "<tr>" + cells.map { "<td>" + htmlEscape($0) + "</td>" }.joined() + "</tr>\n"
             }
-            html += "</tbody></table>\n"
+            html += "</tbody></table></div>\n"
         }
         return html + "</section>\n"
     }
