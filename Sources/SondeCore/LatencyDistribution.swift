@@ -55,7 +55,9 @@ public struct LatencyDistribution: Sendable {
 }
 
 /// A summary of a distribution, in milliseconds. Percentiles are HdrHistogram's (within 0.1 %).
-public struct DistributionSummary: Sendable, Equatable {
+/// Codable (keys in declaration order) for the sections of kinds whose model is Codable (SSE streams); the
+/// core report writes it through its `FieldModel` conformance.
+public struct DistributionSummary: Codable, Sendable, Equatable {
     public var count: Int
     public var min: Double
     public var p50: Double

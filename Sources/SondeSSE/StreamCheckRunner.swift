@@ -23,7 +23,7 @@ public struct StreamCheckRunner: CheckRunner {
         self.displayURL = displayURL
     }
 
-    public var kindName: String { SSEKind.name }
+    public var kind: any CheckKind.Type { SSEKind.self }
 
     /// The connections bind to `localPorts` (a capture's block).
     public mutating func prepare(redactor: Redactor, localPorts: ClosedRange<Int>?) {

@@ -271,8 +271,8 @@ public final class StreamEngine: Sendable {
         let failure = setupFailure ?? bad?.error?.message ?? silent.map { "stream \($0.stream) never received an event: "
             + ($0.connections.first?.error?.message ?? "the connection failed") }
         return StreamTotals(events: figures.reduce(0) { $0 + $1.events }, comments: figures.reduce(0) { $0 + $1.comments },
-                            reconnects: figures.reduce(0) { $0 + $1.reconnects }, firstEventMs: first.summary.map(StreamDistribution.init),
-                            gapsMs: gaps.summary.map(StreamDistribution.init), deliveryDelayMs: delays.summary.map(StreamDistribution.init),
+                            reconnects: figures.reduce(0) { $0 + $1.reconnects }, firstEventMs: first.summary,
+                            gapsMs: gaps.summary, deliveryDelayMs: delays.summary,
                             burstIndex: eligible > 0 ? Double(bunched) / Double(eligible) : nil, bursts: figures.reduce(0) { $0 + $1.bursts },
                             lostIDs: figures.reduce(0) { $0 + $1.ids.lost }, repeatedIDs: figures.reduce(0) { $0 + $1.ids.repeated },
                             connections: perConnection.count, maxStreamsPerConnection: perConnection.values.max() ?? 0,

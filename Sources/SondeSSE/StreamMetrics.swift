@@ -7,7 +7,7 @@ import SondeCore
 enum StreamMetrics {
     /// The distributions (`sse.<name>.<aggregation>`): first event (one value per stream), gaps
     /// between events, delivery delay against the events' stamps (`--stamp-field`).
-    static let distributions: [(name: String, value: @Sendable (StreamTotals) -> StreamDistribution?)] = [
+    static let distributions: [(name: String, value: @Sendable (StreamTotals) -> DistributionSummary?)] = [
         ("sse.firstevent", { $0.firstEventMs }),
         ("sse.gap", { $0.gapsMs }),
         ("sse.delay", { $0.deliveryDelayMs }),

@@ -124,29 +124,6 @@ public struct StreamConnection: Codable, Sendable, Equatable {
     }
 }
 
-/// A distribution in ms (HdrHistogram's percentiles, exact min, max and mean).
-public struct StreamDistribution: Codable, Sendable, Equatable {
-    public var count: Int
-    public var min: Double
-    public var p50: Double
-    public var p90: Double
-    public var p95: Double
-    public var p99: Double
-    public var max: Double
-    public var mean: Double
-
-    public init(_ summary: DistributionSummary) {
-        count = summary.count
-        min = summary.min
-        p50 = summary.p50
-        p90 = summary.p90
-        p95 = summary.p95
-        p99 = summary.p99
-        max = summary.max
-        mean = summary.mean
-    }
-}
-
 /// Event ids lost or received again, read as integers (ids that are not integers are not judged).
 public struct StreamIDContinuity: Codable, Sendable, Equatable {
     /// Ids skipped: between one received id and the next (or the `Last-Event-ID` sent on a reconnect and the first id after it).
@@ -176,9 +153,9 @@ public struct StreamFigures: Codable, Sendable, Equatable {
     /// From the first request's start to the first event.
     public var firstEventMs: Double?
     /// Between consecutive events of one connection.
-    public var gapsMs: StreamDistribution?
+    public var gapsMs: DistributionSummary?
     /// Arrival less the event's send stamp (`stampField`); clock skew between the hosts adds to it.
-    public var deliveryDelayMs: StreamDistribution?
+    public var deliveryDelayMs: DistributionSummary?
     /// Events whose stamp was missing or not a number.
     public var unstamped: Int
     /// Share (0…1) of the eligible events that came bunched (docs/sse.md): within a quarter of the server's
@@ -209,9 +186,9 @@ public struct StreamTotals: Codable, Sendable, Equatable {
     public var events: Int
     public var comments: Int
     public var reconnects: Int
-    public var firstEventMs: StreamDistribution?
-    public var gapsMs: StreamDistribution?
-    public var deliveryDelayMs: StreamDistribution?
+    public var firstEventMs: DistributionSummary?
+    public var gapsMs: DistributionSummary?
+    public var deliveryDelayMs: DistributionSummary?
     public var burstIndex: Double?
     public var bursts: Int
     public var lostIDs: Int
@@ -224,8 +201,8 @@ public struct StreamTotals: Codable, Sendable, Equatable {
     /// Why not, when not.
     public var failure: String?
 
-    public init(events: Int, comments: Int, reconnects: Int, firstEventMs: StreamDistribution?, gapsMs: StreamDistribution?,
-                deliveryDelayMs: StreamDistribution?, burstIndex: Double?, bursts: Int, lostIDs: Int, repeatedIDs: Int,
+    public init(events: Int, comments: Int, reconnects: Int, firstEventMs: DistributionSummary?, gapsMs: DistributionSummary?,
+                deliveryDelayMs: DistributionSummary?, burstIndex: Double?, bursts: Int, lostIDs: Int, repeatedIDs: Int,
                 connections: Int, maxStreamsPerConnection: Int, passed: Bool, failure: String?) {
         self.events = events
         self.comments = comments

@@ -48,7 +48,7 @@ public enum StreamTerminalView {
         return seen.isEmpty ? "" : " over " + seen.joined(separator: ", ")
     }
 
-    private static func distribution(_ d: StreamDistribution) -> String {
+    private static func distribution(_ d: DistributionSummary) -> String {
         "p50 \(ms(d.p50)), p95 \(ms(d.p95)), p99 \(ms(d.p99)), max \(ms(d.max)) (\(d.count))"
     }
 

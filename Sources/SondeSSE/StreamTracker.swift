@@ -212,8 +212,8 @@ struct StreamTracker {
     /// The figures with the distributions summarised.
     var finished: StreamFigures {
         var result = figures
-        result.gapsMs = gaps.summary.map(StreamDistribution.init)
-        result.deliveryDelayMs = delays.summary.map(StreamDistribution.init)
+        result.gapsMs = gaps.summary
+        result.deliveryDelayMs = delays.summary
         result.burstIndex = eligible > 0 ? Double(bunched) / Double(eligible) : nil
         return result
     }

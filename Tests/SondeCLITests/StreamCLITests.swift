@@ -243,7 +243,9 @@ import Testing
         #expect(gap > 20 && gap < 1000, "the gap's p50 against a 50 ms cadence: \(gap)")
         // `sonde report` re-judges from the journal: the values are in the streams item.
         let rejudged = try Harness.sonde(["report", folder, "--threshold", "sse.events.count>6"])
-        #expect(rejudged.status == 99, "\(rejudged.stdout)\(rejudged.stderr)")
+        #expect(rejudged.status == 99, "\(rejudged.stdout)\(rejudged.stderr)")        // Another command's run never measures sse.*: refused before the run (64), not judged "no data" (99).
+        let probe = try Harness.sonde(["probe", "http://127.0.0.1:\(peer.port)/", "--threshold", "sse.gap.p95<1s", "--output-dir", Harness.temporaryDirectory()])
+        #expect(probe.status == 64 && probe.stderr.contains("does not measure") && probe.stderr.contains("probe metrics"), "\(probe.stdout)\(probe.stderr)")
     }
 
     /// The streams section beside report.json: a table per check in report.html (the URL's `&`
@@ -258,6 +260,8 @@ import Testing
         let folder = try #require(run.folder)
         let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
         let section = try #require(html.range(of: "<section id=\"streams\">").map { String(html[$0.lowerBound...]) }, "no streams section")
+        // No empty probe summary ("0 tasks, 0 transactions") above a stream run's own section.
+        #expect(!html.contains("0 tasks, 0 transactions"), "\(html.prefix(3000))")
         #expect(section.contains("interval=0.05&amp;ping=0.2") && !section.contains("interval=0.05&ping"), "\(section.prefix(600))")
         let rows = section.components(separatedBy: "</section>")[0].components(separatedBy: "<tr><td>").count - 1
         #expect(rows == 2, "a row per stream: \(section.prefix(1200))")

@@ -48,7 +48,7 @@ import Testing
     struct EchoRunner: CheckRunner {
         let url: String
         let broken: Bool
-        var kindName: String { EchoKind.name }
+        var kind: any CheckKind.Type { EchoKind.self }
         var insecure: Bool { false }
         var targets: (urls: [String], resolve: [String]) { ([url], []) }
         var endpoints: [(address: String, port: Int)] { [] }

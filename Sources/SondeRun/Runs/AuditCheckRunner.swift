@@ -29,7 +29,7 @@ public struct AuditCheckRunner: CheckRunner, Sendable {
         linkName = spec.linkProfile?.name
     }
 
-    public var kindName: String { AuditKind.name }
+    public var kind: any CheckKind.Type { AuditKind.self }
 
     // `prepare` and `trace` are the protocol's no-ops: the audit's handshakes bind no port block
     // (a capture of the run does not see them), and its requests go without `traceparent`.

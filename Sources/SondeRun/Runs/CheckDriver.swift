@@ -117,6 +117,11 @@ public struct CheckDriver: Sendable {
         let redactor = settings.redactor
         var capture = self.capture
         let single = checks.count == 1 && checks[0].name == nil
+        if single, let foreign = settings.thresholds.first(where: { $0.metric.isDeclared && !checks[0].runner.kind.judges($0) }) {
+            // A metric another kind declares (`sse.gap.p95` on `sonde probe`) would only ever read "no data".
+            printError("sonde: --threshold '\(foreign.expression)' judges a metric this command does not measure: \(checks[0].runner.kind.metricsHint)")
+            return Ended(status: .usage)
+        }
         if capture != nil, !single, checks.contains(where: { $0.link != nil }) {
             // Each check's link has devices of its own; one capture of the run cannot see them all.
             let why = "--capture of a suite whose checks cross links is not supported yet (each link has its own devices); "

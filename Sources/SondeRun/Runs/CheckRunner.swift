@@ -41,8 +41,8 @@ public struct CheckContext: Sendable {
 /// `run` from the task that runs the check (checks of a suite's `parallel` run on tasks of their
 /// own); the properties are read from the driver's task.
 public protocol CheckRunner {
-    /// The check's kind as reports carry it (`CheckKind.name`).
-    var kindName: String { get }
+    /// The check's kind (the registered type whose `runner(for:settings:)` made this engine).
+    var kind: any CheckKind.Type { get }
 
     /// Sets up what can fail before any run folder exists (a usage error then).
     /// - Parameter localPorts: the block a capture's filter names; the check's connections bind
@@ -83,6 +83,9 @@ public protocol CheckRunner {
 }
 
 extension CheckRunner {
+    /// The check's kind as reports carry it (`CheckKind.name`).
+    public var kindName: String { kind.name }
+
     /// Nothing to set up.
     public mutating func prepare(redactor: Redactor, localPorts: ClosedRange<Int>?) throws(TaskError) {}
     /// No request carries the trace.

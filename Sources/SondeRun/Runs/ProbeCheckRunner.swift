@@ -41,7 +41,7 @@ public struct ProbeCheckRunner: CheckRunner {
 
     public init(groups: [ProbeGroup]) { self.groups = groups }
 
-    public var kindName: String { ProbeKind.name }
+    public var kind: any CheckKind.Type { ProbeKind.self }
 
     /// Every request carries `traceparent` with the run's root span as its parent.
     public mutating func trace(_ context: OTLPTraceContext) {

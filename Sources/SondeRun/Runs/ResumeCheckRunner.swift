@@ -21,7 +21,7 @@ public struct ResumeCheckRunner: CheckRunner {
     private(set) var work: Work
     public let seed: UInt64
 
-    public var kindName: String { ResumeKind.name }
+    public var kind: any CheckKind.Type { ResumeKind.self }
 
     /// Makes every trial request carry `traceparent` in the run's trace, its parent the leg's own
     /// span (`ResumeLeg.spanId`).

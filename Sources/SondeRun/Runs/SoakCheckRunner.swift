@@ -25,7 +25,7 @@ public struct SoakCheckRunner: CheckRunner {
         self.discoverIdleTimeout = discoverIdleTimeout
     }
 
-    public var kindName: String { SoakKind.name }
+    public var kind: any CheckKind.Type { SoakKind.self }
 
     /// Each opening handshake carries `traceparent` in the run's trace, its attempt's span the
     /// parent (`SoakAttempt.spanId`).
