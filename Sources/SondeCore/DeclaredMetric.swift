@@ -29,6 +29,12 @@ public struct DeclaredMetric: Sendable, Equatable {
 
     /// `text` in words for messages and docs: `sse.gap.<aggregation>`.
     public var written: String { isDistribution ? name + ".<aggregation>" : name }
+
+    /// The unit of a recorded value at `path` (lower-case, as `DeclaredMetricValues` holds it), from
+    /// its last segment as thresholds read it: what exports that carry the values (OTLP) convert by.
+    public static func unit(ofPath path: String) -> ThresholdMetric.Kind {
+        ThresholdMetric.declaredKind(last: path.split(separator: ".").last.map(String.init) ?? path)
+    }
 }
 
 /// Which declared metrics a threshold may name when it is parsed.
@@ -45,9 +51,12 @@ public enum DeclaredMetrics: Sendable {
 public struct DeclaredMetricValues: Sendable, Equatable, Codable {
     public var check: String?
     public var metrics: [String: Double]
+    /// The URL the item measured, when it names one (redacted as the report holds it).
+    public var url: String?
 
-    public init(check: String?, metrics: [String: Double]) {
+    public init(check: String?, metrics: [String: Double], url: String? = nil) {
         self.check = check
         self.metrics = metrics
+        self.url = url
     }
 }

@@ -69,6 +69,9 @@ public enum OTLPExporter {
         for trial in scanned.resume.trials {
             metrics.addResumeTrial(trial, resource: resource(trial.check))
         }
+        for values in ReportSection.declaredValues(in: scanned.sections) {
+            metrics.addDeclared(values, resource: resource(values.check))
+        }
         let start = OTLPTracesBuilder.nanos(run.startedAt)
         let end = run.finishedAt.map(OTLPTracesBuilder.nanos) ?? start
         if !metrics.isEmpty {

@@ -10,7 +10,8 @@ import SondeCore
 ///   `sonde.phase` (dns, connect, tls, send, wait, receive, total), `sonde.connection` (cold, warm),
 ///   `server.address`, `server.port`, `url.scheme`, `network.protocol.version`;
 /// - `sonde.tasks` (sum, `{task}`): the tasks, by `sonde.task.outcome` (ok, error);
-/// - a soak's and a resume trial's metrics (`OTLPMetricsBuilder+Transfers.swift`).
+/// - a soak's and a resume trial's metrics (`OTLPMetricsBuilder+Transfers.swift`);
+/// - the metrics check kinds declare, as gauges (`OTLPMetricsBuilder+Declared.swift`).
 ///
 /// One `ResourceMetrics` per check (resource attribute `sonde.check`), delta temporality from the
 /// run's start to its end (a run is one interval: each export holds that run only).

@@ -248,6 +248,25 @@ import Testing
         #expect(probe.status == 64 && probe.stderr.contains("does not measure") && probe.stderr.contains("probe metrics"), "\(probe.stdout)\(probe.stderr)")
     }
 
+    /// `--otlp`: the kind's declared metrics (`sse.*`) arrive as gauges `sonde.sse.*` at the stream's
+    /// url.full, each equal to report.json's value (durations in s), with no mapping of the kind's own
+    /// (otlp_check.py compares every value).
+    @Test func theDeclaredMetricsArriveOverOTLP() throws {
+        let peer = try Peer()
+        let receiver = try OTLPExportCLITests.Receiver()
+        defer { receiver.stop() }
+        let url = "http://127.0.0.1:\(peer.port)/events?interval=0.05"
+        let run = try stream([url, "--events", "6", "--duration", "20s", "--otlp", receiver.endpoint])
+        #expect(run.result.status == 0 && !run.result.stderr.contains("OTLP"), "\(run.result.stdout)\(run.result.stderr)")
+        let folder = try #require(run.folder)
+        let metrics = try #require(run.report?["metrics"] as? [String: Any])
+        let (summary, status) = try receiver.check(report: folder + "/report.json")
+        #expect(status == 0, "\(summary["problems"] ?? "")")
+        #expect(metrics.count >= 10 && summary["declaredValues"] as? Int == metrics.count, "\(summary) \(metrics)")
+        let names = summary["metricNames"] as? [String] ?? []
+        #expect(names.contains("sonde.sse.gap.p95") && names.contains("sonde.sse.events.count"), "\(names)")
+    }
+
     /// The streams section beside report.json: a table per check in report.html (the URL's `&`
     /// escaped, a row per stream), `sonde_sse_*` gauges in the Prometheus file, labelled by check
     /// and url, which promtool accepts, and a junit.xml case per stream, failed when it failed.

@@ -150,7 +150,7 @@ for record in metric_requests:
         resources.append(resource)
         for scope in resource_metrics.get("scope_metrics", []):
             for metric in scope.get("metrics", []):
-                kind = "histogram" if "histogram" in metric else "sum" if "sum" in metric else "other"
+                kind = "histogram" if "histogram" in metric else "sum" if "sum" in metric else "gauge" if "gauge" in metric else "other"
                 for point in metric.get(kind, {}).get("data_points", []):
                     points.setdefault(metric["name"], []).append((metric.get("unit"), attributes(point.get("attributes")), point))
 
@@ -320,7 +320,29 @@ if report_soaks:
                      {kind: sum(s[key] for s in subscriptions) for kind, key in
                       (("next", "nexts"), ("next_with_errors", "nextErrors"), ("error", "errors"), ("complete", "completes"))})
 
+# Metrics check kinds declare (an item of a section of the report with a `metrics` object, e.g. streams):
+# each value arrives as gauge sonde.<path> at the item's url.full, durations in s.
+AGGREGATIONS = {"min", "p50", "p90", "p95", "p99", "max", "mean"}
+declared_values = 0
+for key, section in report.items():
+    if not isinstance(section, list):
+        continue
+    for item in section:
+        if not isinstance(item, dict) or not isinstance(item.get("metrics"), dict):
+            continue
+        for path, expected in item["metrics"].items():
+            last = path.rsplit(".", 1)[-1]
+            unit, scale = ("s", 1000) if last in AGGREGATIONS else ("{count}", 1) if last == "count" else ("1", 1)
+            got = [(u, p) for u, attrs, p in points.get("sonde." + path, []) if attrs.get("url.full") == item.get("url")]
+            if len(got) != 1:
+                problems.append(f"sonde.{path} at {item.get('url')}: {len(got)} points")
+            elif got[0][0] != unit or abs(float(got[0][1].get("as_double", 0)) - expected / scale) > 1e-9:
+                problems.append(f"sonde.{path}: {got[0][1].get('as_double')} {got[0][0]}, report.json: {expected / scale} {unit}")
+            else:
+                declared_values += 1
+
 print(json.dumps({
+    "declaredValues": declared_values,
     "traceId": base64.b64decode(next(iter(trace_ids))).hex() if len(trace_ids) == 1 else None,
     "resumeTrialSpans": len(trial_spans), "resumeLegSpans": len(leg_spans), "resumeLegs": len(report_legs),
     "resumeLegValuesEqual": leg_values,
