@@ -99,7 +99,8 @@ struct ReportCommand: ParsableCommand {
                     : try RunFolder(exactly: try Self.privateTemporaryFolder(), runID: id)
                 made = runFolder
                 outcome = try RejudgedRun.write(from: source, into: runFolder, thresholds: thresholds, baseline: baseline,
-                                                prometheusPath: judgement.prometheusPath, keepingReportOnLoss: !force)
+                                                prometheusPath: judgement.prometheusPath, renderers: CheckKinds.sonde.sectionRenderers,
+                                                keepingReportOnLoss: !force)
             }
         } catch {
             if let made { Self.remove(made, madeHere: runDirectory.runDirectory == nil) }

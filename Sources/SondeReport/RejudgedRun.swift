@@ -13,13 +13,15 @@ public enum RejudgedRun {
     ///   - destination: a new, empty run folder; its `runID` is the new run's id.
     ///   - thresholds: evaluated instead of the run's own (nil: the run's own results stand).
     ///   - baseline: compared with instead of the run's own comparison.
+    ///   - renderers: how the check kinds' sections show in the new report files (`CheckKinds.sectionRenderers`).
     ///   - keepingReportOnLoss: when RUN's journal lost something its report.json holds
     ///     (`ReportFiles.lost`), nothing is written and the error says what (reason
     ///     `ReportFiles.keptReportReason`): a verdict on part of a run is not given silently.
     /// - Throws: `TaskError` when RUN cannot be read or the new folder written (the caller removes it).
     @discardableResult
     public static func write(from source: RunFolder, into destination: RunFolder, thresholds: [Threshold]?, baseline: JournalScan.Result?,
-                             prometheusPath: String?, keepingReportOnLoss: Bool) throws(TaskError) -> RunOutcome {
+                             prometheusPath: String?, renderers: ReportSectionRenderers = ReportSectionRenderers(),
+                             keepingReportOnLoss: Bool) throws(TaskError) -> RunOutcome {
         let scan = try JournalScan.read(folder: source)
         if keepingReportOnLoss, let lost = ReportFiles.lost(scan, against: ExistingReport.facts(at: source.reportJSONPath)) {
             throw TaskError(code: .localIOError,
@@ -51,6 +53,6 @@ public enum RejudgedRun {
                                             link: scan.endLine?.link),
                            with: encoder)
         try journal.close()
-        return try ReportFiles.render(folder: destination, prometheusPath: prometheusPath)
+        return try ReportFiles.render(folder: destination, prometheusPath: prometheusPath, renderers: renderers)
     }
 }

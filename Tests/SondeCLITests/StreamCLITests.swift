@@ -242,8 +242,14 @@ import Testing
         let gap = try #require(thresholds.first?["observed"] as? Double)
         #expect(gap > 20 && gap < 1000, "the gap's p50 against a 50 ms cadence: \(gap)")
         // `sonde report` re-judges from the journal: the values are in the streams item.
-        let rejudged = try Harness.sonde(["report", folder, "--threshold", "sse.events.count>6"])
-        #expect(rejudged.status == 99, "\(rejudged.stdout)\(rejudged.stderr)")        // Another command's run never measures sse.*: refused before the run (64), not judged "no data" (99).
+        let rejudgedOutput = Harness.temporaryDirectory()
+        let rejudged = try Harness.sonde(["report", folder, "--threshold", "sse.events.count>6", "--output-dir", rejudgedOutput])
+        #expect(rejudged.status == 99, "\(rejudged.stdout)\(rejudged.stderr)")
+        // The new run's report.html keeps the streams section (the kinds' renderers, as the first run's).
+        let newFolder = try #require(try Harness.entries(of: rejudgedOutput).first.map { rejudgedOutput + "/" + $0 })
+        let html = try String(contentsOfFile: newFolder + "/report.html", encoding: .utf8)
+        #expect(html.contains("<section id=\"streams\">"), "\(html.prefix(2000))")
+        // Another command's run never measures sse.*: refused before the run (64), not judged "no data" (99).
         let probe = try Harness.sonde(["probe", "http://127.0.0.1:\(peer.port)/", "--threshold", "sse.gap.p95<1s", "--output-dir", Harness.temporaryDirectory()])
         #expect(probe.status == 64 && probe.stderr.contains("does not measure") && probe.stderr.contains("probe metrics"), "\(probe.stdout)\(probe.stderr)")
     }
