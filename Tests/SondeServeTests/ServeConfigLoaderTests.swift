@@ -1,6 +1,7 @@
 import Foundation
 import SondeCLI
 import SondeRun
+import SondeServe
 import Testing
 
 /// serve's config: the suite's checks with a schedule, blackbox_exporter's modules, the allow list,

@@ -1,4 +1,5 @@
 import Foundation
+import SondeRun
 import Yams
 
 /// The tcp and dns sections of a blackbox_exporter module (`BlackboxModule.TCP`, `.DNS`): every

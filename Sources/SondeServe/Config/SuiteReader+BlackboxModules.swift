@@ -1,5 +1,6 @@
 import Foundation
 import SondeCore
+import SondeRun
 import Yams
 
 /// serve's `modules:`, in blackbox_exporter's format (`BlackboxModule`): every key checked, the

@@ -1,4 +1,5 @@
 import Foundation
+import SondeRun
 import Yams
 
 /// The icmp and grpc sections of a blackbox_exporter module (`BlackboxModule.ICMP`, `.GRPC`):
