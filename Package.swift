@@ -125,7 +125,7 @@ let package = Package(
         // libsqlite3-dev), a row per run, check and threshold; its trends and index page.
         .target(name: "SondeHistory", dependencies: ["SondeCore", "SondeReport", .product(name: "GRDB", package: "GRDB.swift")]),
         // RE2 (Debian libre2-dev) behind a small C interface: the Go-syntax regular expressions of
-        // serve's blackbox modules (GoRegexp), matched in time linear in the text.
+        // serve's blackbox modules (SondeServe's GoRegexp), matched in time linear in the text.
         .target(name: "CRE2Shim", linkerSettings: [.linkedLibrary("re2")]),
         // Check specs (one Codable spec per kind), suite files and their loader: what the CLI, suites
         // and the scheduler produce alike, and what becomes each engine's options; and runs
@@ -136,17 +136,19 @@ let package = Package(
         .target(
             name: "SondeRun",
             dependencies: ["SondeCore", "SondeHTTP", "SondeGraphQL", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
-                           "SondeLink", "SondeAudit", "SondeOTLP", "CSignalFlags", "CRE2Shim", .product(name: "Yams", package: "Yams"),
+                           "SondeLink", "SondeAudit", "SondeOTLP", "CSignalFlags", .product(name: "Yams", package: "Yams"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
         // The icmp prober's socket calls: recvmsg's control messages (CMSG_* macros), the echo sequence.
         .target(name: "CPingShim"),
-        // `sonde serve`: the scheduler, /metrics, blackbox_exporter's /probe, on Hummingbird (the
+        // `sonde serve`: its config (Config/: read by SondeRun's SuiteReader, with the blackbox
+        // modules, the allow list and the web config), the scheduler, /metrics, blackbox_exporter's /probe, on Hummingbird (the
         // tcp prober's connections and TLS on SwiftNIO and NIOSSL; icmp on CPingShim; grpc on
         // SondeHTTP's GRPCUnaryCall, libcurl).
         .target(
             name: "SondeServe",
-            dependencies: ["SondeCore", "SondeHTTP", "SondeReport", "SondeRun", "SondeHistory", "CPingShim",
+            dependencies: ["SondeCore", "SondeHTTP", "SondeReport", "SondeRun", "SondeHistory", "SondeOTLP", "CPingShim", "CRE2Shim",
+                           .product(name: "Yams", package: "Yams"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdCore", package: "hummingbird"),
                            .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -187,7 +189,7 @@ let package = Package(
         .testTarget(name: "SondeGraphQLTests", dependencies: ["SondeGraphQL", "SondeHTTP", "SondeWebSocket", "SondeCore"]),
         .testTarget(name: "SondeOTLPTests", dependencies: ["SondeOTLP", "SondeCore"]),
         .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),
-        .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeHTTP", "SondeRun", "SondeCore", "SondeReport"]),
+        .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeCLI", "SondeHTTP", "SondeRun", "SondeCore", "SondeReport"]),
         .testTarget(name: "SondeHistoryTests", dependencies: ["SondeHistory", "SondeReport", "SondeCore",
                                                             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SondeRunTests", dependencies: ["SondeRun", "SondeCLI", "SondeCore", .product(name: "Yams", package: "Yams")]),

@@ -106,7 +106,7 @@ public enum SuiteLoader {
 
     /// The text of the YAML file at `path`: a regular UTF-8 file of at most `BoundedYAML.maxBytes`
     /// (`what` names it in the problem otherwise). Suites, serve's config and `YAMLDocument` read so.
-    static func readText(path: String, what: String) throws(Failure) -> String {
+    package static func readText(path: String, what: String) throws(Failure) -> String {
         func failure(_ message: String) -> Failure {
             Failure(problems: [Problem(file: path, line: 0, column: 0, key: nil, message: message)])
         }
@@ -117,7 +117,7 @@ public enum SuiteLoader {
     }
 
     /// The YAML document of `text` (nil when empty), after `BoundedYAML`'s bounds; `what` names the file in messages.
-    static func compose(_ text: String, file: String, what: String) throws(Failure) -> Node? {
+    package static func compose(_ text: String, file: String, what: String) throws(Failure) -> Node? {
         func failure(line: Int = 0, column: Int = 0, _ message: String) -> Failure {
             Failure(problems: [Problem(file: file, line: line, column: column, key: nil, message: message)])
         }

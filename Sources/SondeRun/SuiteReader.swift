@@ -5,30 +5,61 @@ import Yams
 /// One walk over a composed suite document (after `BoundedYAML`'s bounds passed), collecting every
 /// problem instead of stopping at the first: the rules are `SuiteLoader`'s. Each value is expanded
 /// (`${NAME}`) once, where it is read; problems about values inherited from `defaults` are said at
-/// the default, once (`sortedProblems()` drops repeats).
-struct SuiteReader {
-    /// Which file is read: a suite (`sonde run`) or serve's config, whose checks carry a schedule.
-    enum Document { case suite, serve }
+/// the default, once (`sortedProblems()` drops repeats). Another document made of a suite's parts
+/// (serve's config, in SondeServe) reads them with it and its own keys with `package` extensions.
+package struct SuiteReader {
+    /// Which file is read: a suite (`sonde run`, `Document.suite`), or a document that holds a
+    /// suite's keys among its own (serve's config: its top keys, a schedule in each check).
+    package struct Document {
+        /// The keys the document's top mapping takes (a suite's `topKeys` among them).
+        package var topKeys: [String]
+        /// What the top mapping is, for the message when it is not one.
+        package var shape: String
+        /// Whether `checks:` must be there with at least one check (else none is a document with no checks).
+        package var needsChecks: Bool
+        /// `parallel:` when the document does not say.
+        package var defaultParallel: Int
+        /// The keys each check (and `defaults`) takes beside its kind's.
+        package var checkKeys: [String]
+        /// Reads those keys of each check whose kind is known, before its spec (so its problems come
+        /// first at a shared place): the check's name (nil when it has none or a taken one), its own
+        /// entries and the defaults' (both with every key). A reference the document owns may keep what it reads.
+        package var readCheckKeys: ((inout SuiteReader, _ name: String?, _ own: [String: Entry], _ defaults: [String: Entry], _ start: Mark?) -> Void)?
 
-    let file: String
-    let folder: String
-    let environment: [String: String]
-    let document: Document
+        package init(topKeys: [String], shape: String, needsChecks: Bool, defaultParallel: Int, checkKeys: [String],
+                     readCheckKeys: ((inout SuiteReader, String?, [String: Entry], [String: Entry], Mark?) -> Void)?) {
+            self.topKeys = topKeys
+            self.shape = shape
+            self.needsChecks = needsChecks
+            self.defaultParallel = defaultParallel
+            self.checkKeys = checkKeys
+            self.readCheckKeys = readCheckKeys
+        }
+
+        /// A suite of `sonde run`.
+        package static var suite: Document {
+            Document(topKeys: SuiteReader.topKeys, shape: "a suite is a mapping with checks: (and optionally parallel: and defaults:)",
+                     needsChecks: true, defaultParallel: 1, checkKeys: [], readCheckKeys: nil)
+        }
+    }
+
+    package let file: String
+    package let folder: String
+    package let environment: [String: String]
+    package let document: Document
     /// The kinds a check may be (`kind:`), and what `defaults` may hold.
-    let kinds: CheckKinds
+    package let kinds: CheckKinds
     /// The keys `defaults` may hold: every kind's keys, each once, in the kinds' order (`CheckKinds.defaultsKeys`).
     let defaultsKeys: [String]
     /// Every key's type, for messages (`CheckKinds.valueTypes`).
     let valueTypes: [String: SuiteValueType]
-    /// Serve's config: each check's `every:` and `run-timeout:` (seconds; nil: the default), by name.
-    var schedules: [String: (every: Double, runTimeout: Double?)] = [:]
     /// The environment variables the file refers to (`${NAME}`), whose values no message shows.
     var usedVariables = Set<String>()
-    var problems: [SuiteLoader.Problem] = []
+    package var problems: [SuiteLoader.Problem] = []
     /// The file's named link profiles (`links:`), by name: a check's `link:` naming one gets its text.
     var namedLinks: [String: String] = [:]
 
-    init(file: String, folder: String, environment: [String: String], document: Document = .suite, kinds: CheckKinds) {
+    package init(file: String, folder: String, environment: [String: String], document: Document = .suite, kinds: CheckKinds) {
         self.file = file
         self.folder = folder
         self.environment = environment
@@ -39,9 +70,7 @@ struct SuiteReader {
     }
 
     /// The top-level keys of the document.
-    var topKeys: [String] { document == .suite ? Self.topKeys : Self.serveTopKeys }
-    /// The keys beside a kind's that a check (and `defaults`) takes: a schedule in serve's config.
-    var scheduleKeys: [String] { document == .serve ? ScheduledCheck.keys : [] }
+    var topKeys: [String] { document.topKeys }
 
     /// A key's value in a mapping of the file.
     ///
@@ -49,26 +78,32 @@ struct SuiteReader {
     /// scalar expanded); `referencesEnvironment` says whether any of its scalars held `${NAME}`;
     /// `expansionFailed` whether one could not be expanded (reported already: the value is not
     /// decoded, so that no second problem follows from the first).
-    struct Entry {
-        var keyMark: Mark?
-        var raw: Node
-        var value: Node
-        var referencesEnvironment: Bool
-        var expansionFailed = false
+    package struct Entry {
+        package var keyMark: Mark?
+        package var raw: Node
+        package var value: Node
+        package var referencesEnvironment: Bool
+        package var expansionFailed = false
+
+        package init(keyMark: Mark?, raw: Node, value: Node, referencesEnvironment: Bool, expansionFailed: Bool = false) {
+            self.keyMark = keyMark
+            self.raw = raw
+            self.value = value
+            self.referencesEnvironment = referencesEnvironment
+            self.expansionFailed = expansionFailed
+        }
     }
 
-    static let topKeys = ["parallel", "links", "defaults", "checks"]
+    package static let topKeys = ["parallel", "links", "defaults", "checks"]
     /// The kinds' names, for messages.
     var kindNames: String { kinds.names.joined(separator: ", ") }
 
     // MARK: The document
 
     /// The suite and what its checks wrote with `${NAME}`; nil when a problem keeps it from being built.
-    mutating func read(_ root: Node) -> SuiteLoader.Loaded? {
+    package mutating func read(_ root: Node) -> SuiteLoader.Loaded? {
         guard case .mapping(let top) = root else {
-            let what = document == .suite ? "a suite is a mapping with checks: (and optionally parallel: and defaults:)"
-                : "serve's config is a mapping of \(topKeys.joined(separator: ", "))"
-            report(root.mark, key: nil, "\(what), not \(Self.describe(root))")
+            report(root.mark, key: nil, "\(document.shape), not \(Self.describe(root))")
             return nil
         }
         let entries = top.compactMap { self.entry($0, expanding: false) }
@@ -79,10 +114,10 @@ struct SuiteReader {
         let parallel = byKey["parallel"].flatMap { readParallel(expanded($0, key: "parallel")) }
         if let links = byKey["links"] { readLinks(expanded(links, key: "links")) }
         let defaults = byKey["defaults"].map { readDefaults(expanded($0, key: "defaults")) } ?? [:]
-        let defaultParallel = document == .suite ? 1 : ServeConfig.defaultParallel
+        let defaultParallel = document.defaultParallel
         guard let checksEntry = byKey["checks"] else {
             // serve without checks is an exporter for /probe alone.
-            guard document == .suite else { return SuiteLoader.Loaded(suite: Suite(parallel: parallel ?? defaultParallel, checks: []), file: file) }
+            guard document.needsChecks else { return SuiteLoader.Loaded(suite: Suite(parallel: parallel ?? defaultParallel, checks: []), file: file) }
             report(root.mark, key: "checks", "missing: a suite needs checks: with at least one check")
             return nil
         }
@@ -145,8 +180,8 @@ struct SuiteReader {
                                   expansionFailed: failedKeys.contains(key))
             if key == "name" || key == "kind" {
                 report(inner.keyMark, key: key, "belongs in each check, not in defaults")
-            } else if !defaultsKeys.contains(key) && !scheduleKeys.contains(key) {
-                report(inner.keyMark, key: key, "unknown key: no kind of check takes it (allowed in defaults: \((defaultsKeys + scheduleKeys).joined(separator: ", ")))")
+            } else if !defaultsKeys.contains(key) && !document.checkKeys.contains(key) {
+                report(inner.keyMark, key: key, "unknown key: no kind of check takes it (allowed in defaults: \((defaultsKeys + document.checkKeys).joined(separator: ", ")))")
             } else {
                 defaults[key] = inherited
             }
@@ -159,7 +194,7 @@ struct SuiteReader {
             report(entry.value.mark, key: "checks", "expected a list of checks (got \(Self.describe(entry.raw)))")
             return ([], [:])
         }
-        if items.isEmpty && document == .suite { report(entry.value.mark, key: "checks", "needs at least one check") }
+        if items.isEmpty && document.needsChecks { report(entry.value.mark, key: "checks", "needs at least one check") }
         if items.count > Suite.maxChecks {
             report(items[Suite.maxChecks].mark, key: "checks",
                    "a suite declares at most \(Suite.maxChecks) checks (this list has \(items.count))")
@@ -187,13 +222,12 @@ struct SuiteReader {
         let name = readName(own["name"], at: item.mark, names: &names)
         guard let kind = readKind(own["kind"], at: item.mark) else { return nil }
         let allowed = kind.keys
-        for (key, entry) in entries where key != "name" && key != "kind" && !allowed.contains(key) && !scheduleKeys.contains(key) {
-            report(entry.keyMark, key: key, "unknown key for a \(kind.name) check (allowed: name, kind, \((allowed + scheduleKeys).joined(separator: ", ")))")
+        for (key, entry) in entries where key != "name" && key != "kind" && !allowed.contains(key) && !document.checkKeys.contains(key) {
+            report(entry.keyMark, key: key, "unknown key for a \(kind.name) check (allowed: name, kind, \((allowed + document.checkKeys).joined(separator: ", ")))")
         }
-        let schedule = document == .serve ? readSchedule(own: own, defaults: defaults, at: item.mark) : nil
+        if let readCheckKeys = document.readCheckKeys { readCheckKeys(&self, name, own, defaults, item.mark) }
         let decoded = decodeSpec(of: kind, own: own, defaults: defaults, start: item.mark)
         guard let name, let decoded else { return nil }
-        if let schedule { schedules[name] = schedule }
         return (SuiteCheck(name: name, spec: decoded.spec), decoded.written)
     }
 
@@ -351,7 +385,7 @@ struct SuiteReader {
     }
 
     /// `entry` with its value expanded.
-    mutating func expanded(_ entry: Entry, key: String) -> Entry {
+    package mutating func expanded(_ entry: Entry, key: String) -> Entry {
         let problemsBefore = problems.count
         let (value, referenced) = expand(entry.raw, key: key)
         return Entry(keyMark: entry.keyMark, raw: entry.raw, value: value, referencesEnvironment: referenced,
@@ -414,7 +448,7 @@ struct SuiteReader {
     }
 
     /// A value as messages show it: a scalar quoted as written, else its shape.
-    static func describe(_ node: Node) -> String {
+    package static func describe(_ node: Node) -> String {
         switch node {
         case .scalar(let scalar): return "'\(scalar.string)'"
         case .sequence: return "a list"
@@ -425,7 +459,7 @@ struct SuiteReader {
 
     // MARK: Problems
 
-    mutating func report(_ mark: Mark?, key: String?, _ message: String) {
+    package mutating func report(_ mark: Mark?, key: String?, _ message: String) {
         problems.append(SuiteLoader.Problem(file: file, line: mark?.line ?? 0, column: mark?.column ?? 0, key: key, message: message))
     }
 
@@ -435,7 +469,7 @@ struct SuiteReader {
     /// The problems in the order of the file, each once (a default shared by several checks is
     /// reported once), at most `maxProblems`; no value from the environment in any of them (each
     /// shown as its `${NAME}`).
-    func sortedProblems() -> [SuiteLoader.Problem] {
+    package func sortedProblems() -> [SuiteLoader.Problem] {
         var seen = Set<SuiteLoader.Problem>()
         var unique: [SuiteLoader.Problem] = []
         for problem in problems where seen.insert(problem).inserted { unique.append(problem) }

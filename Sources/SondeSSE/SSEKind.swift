@@ -24,9 +24,9 @@ public enum SSEKind: CheckKind {
     public static var sectionRenderer: (any ReportSectionRenderer)? { StreamSectionRenderer() }
 
     /// The streams' duration and a minute more, at least ten minutes, at most
-    /// `ScheduledCheck.runTimeoutRange`'s end.
+    /// `CheckKinds.runTimeoutRange`'s end.
     public static func defaultRunTimeout(for spec: StreamSpec) -> Double {
         let length = spec.duration?.seconds ?? StreamSpec.defaults.duration
-        return min(ScheduledCheck.runTimeoutRange.upperBound, max(600, length + 60))
+        return min(CheckKinds.runTimeoutRange.upperBound, max(600, length + 60))
     }
 }

@@ -104,6 +104,22 @@ import Testing
         }
     }
 
+    /// A mistyped module key and a bad value refuse the config (64) with both problems at their
+    /// place, the key with the nearest of its section's keys (from the module key table).
+    @Test func aMistypedModuleKeyIsRefusedWithTheNearestKey() throws {
+        let work = Harness.temporaryDirectory()
+        let config = "modules:\n  h: {prober: http, http: {valid_status_code: [200], preferred_ip_protocol: ip5}}\n"
+            + "  t: {prober: tcp, tcp: {query_respons: []}}\n"
+        FileManager.default.createFile(atPath: work + "/sonde.yaml", contents: Data(config.utf8))
+        let result = try Harness.sonde(["serve", "--config", work + "/sonde.yaml", "--listen", "127.0.0.1:0", "--output-dir", work + "/runs"], timeout: 30)
+        #expect(result.status == 64, "\(result.status) \(result.stderr)")
+        for expected in ["sonde.yaml:2:28: modules.h.http: unknown key 'valid_status_code' (allowed: method,",
+                         "): did you mean valid_status_codes?", "sonde.yaml:2:77: modules.h.http.preferred_ip_protocol: 'ip5' is not ip4 or ip6",
+                         "sonde.yaml:3:26: modules.t.tcp: unknown key 'query_respons'", "did you mean query_response?"] {
+            #expect(result.stderr.contains(expected), "no \(expected) in \(result.stderr)")
+        }
+    }
+
     /// A hard link named report.html in a run folder was served (a symbolic link was not).
     @Test func aHardLinkInARunFolderIsNotServed() throws {
         let target = try TargetProcess.get()

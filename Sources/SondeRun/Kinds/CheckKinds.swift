@@ -13,6 +13,10 @@ public struct CheckKinds: Sendable {
     /// The kinds, in order.
     public let all: [any CheckKind.Type]
 
+    /// The bounds of one run of a check in `sonde serve` (`run-timeout:`, seconds): a second to a
+    /// day. Every kind's `defaultRunTimeout` stays within them.
+    public static let runTimeoutRange = 1.0...86_400.0
+
     public init(_ kinds: [any CheckKind.Type]) {
         var seen = Set<String>()
         all = kinds.filter { seen.insert($0.name).inserted }

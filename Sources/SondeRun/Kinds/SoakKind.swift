@@ -18,9 +18,9 @@ public enum SoakKind: CheckKind {
     public static let metricsHint = "a soak check is judged by the ws.* metrics (ws.ping.p95, ws.reconnects.count, …)"
 
     /// The soak's duration (or idle-timeout discovery's longest silence) and a minute more, at
-    /// least ten minutes, at most `ScheduledCheck.runTimeoutRange`'s end.
+    /// least ten minutes, at most `CheckKinds.runTimeoutRange`'s end.
     public static func defaultRunTimeout(for spec: SoakSpec) -> Double {
         let length = max(spec.duration?.seconds ?? SoakSpec.defaults.duration, spec.discoveryMaxIdle ?? 0)
-        return min(ScheduledCheck.runTimeoutRange.upperBound, max(600, length + 60))
+        return min(CheckKinds.runTimeoutRange.upperBound, max(600, length + 60))
     }
 }

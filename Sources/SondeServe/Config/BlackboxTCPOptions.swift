@@ -13,10 +13,6 @@ extension BlackboxModule {
         public var tlsConfig = TLSConfig()
 
         public init() {}
-
-        /// The keys of `tcp:` sonde implements, and those it does not.
-        public static let keys = ["preferred_ip_protocol", "ip_protocol_fallback", "query_response", "tls", "tls_config"]
-        public static let keysNotImplemented = ["source_ip_address"]
     }
 
     /// One step of `query_response`: wait for a line matching `expect` (when set), send `send`
@@ -33,8 +29,6 @@ extension BlackboxModule {
             self.send = send
             self.startTLS = startTLS
         }
-
-        public static let keys = ["expect", "send", "starttls"]
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import SondeCLI
 import SondeRun
+import SondeServe
 import Testing
 
 /// serve's config: the suite's checks with a schedule, blackbox_exporter's modules, the allow list,
@@ -103,6 +104,45 @@ import Testing
         for prefix in expected {
             #expect(problems.contains { $0.contains(prefix) }, "no problem like \(prefix) in:\n\(problems.joined(separator: "\n"))")
         }
+    }
+
+    /// A mistyped module key and a bad value, in every section of a module: each said at its place,
+    /// the key with the nearest one of its section (from the key table), the value in its key's words.
+    @Test func aMistypedModuleKeyNamesTheNearestAndABadValueIsRefused() {
+        let text = """
+        modules:
+          h: {prober: http, http: {valid_status_code: [200], preferred_ip_protocol: ip5, tls_config: {insecure_skip_verfy: true}}}
+          t: {prober: tcp, tcp: {query_respons: [], tls_config: {min_version: TLS14}}}
+          d: {prober: dns, dns: {query_name: example.com, query_typ: A, transport_protocol: sctp}}
+          i: {prober: icmp, icmp: {tll: 3, payload_size: 70000}}
+          g: {prober: grpc, grpc: {servce: x, tls: maybe}}
+          x: {probr: http}
+          z: {prober: http, http: {zzzzzz: 1}}
+        """
+        var messages: [String] = []
+        do { _ = try Self.load(text) } catch { messages = error.problems.map(\.description) }
+        for expected in [
+            "sonde.yaml:2:28: modules.h.http: unknown key 'valid_status_code' (allowed: method, headers, body, valid_status_codes,",
+            "): did you mean valid_status_codes?",
+            "sonde.yaml:2:77: modules.h.http.preferred_ip_protocol: 'ip5' is not ip4 or ip6",
+            "modules.h.http.tls_config: unknown key 'insecure_skip_verfy' (allowed: ca_file, insecure_skip_verify, ca,",
+            "did you mean insecure_skip_verify?",
+            "modules.t.tcp: unknown key 'query_respons' (allowed: preferred_ip_protocol, ip_protocol_fallback, query_response, tls, tls_config, source_ip_address): did you mean query_response?",
+            "modules.t.tcp.tls_config.min_version: unknown TLS version 'TLS14' (allowed: TLS10, TLS11, TLS12, TLS13)",
+            "modules.d.dns: unknown key 'query_typ'", "did you mean query_type?",
+            "modules.d.dns.transport_protocol: 'sctp' is not udp or tcp",
+            "modules.i.icmp: unknown key 'tll'", "did you mean ttl?",
+            "modules.i.icmp.payload_size: must be between 0 and 65507 (got 70000)",
+            "modules.g.grpc: unknown key 'servce'", "did you mean service?",
+            "modules.g.grpc.tls: expected true or false (got 'maybe')",
+            "modules.x: unknown key 'probr' (allowed: prober, timeout, http, tcp, icmp, dns, grpc): did you mean prober?",
+            "modules.x.prober: missing",
+            "modules.z.http: unknown key 'zzzzzz' (allowed: method,",
+        ] {
+            #expect(messages.contains { $0.contains(expected) }, "no problem says \(expected): \(messages)")
+        }
+        // A key far from every name gets no guess.
+        #expect(!messages.contains { $0.contains("'zzzzzz'") && $0.contains("did you mean") }, "\(messages)")
     }
 
     @Test func allowListMatchesOriginsExactlyAndPathsByGlob() throws {

@@ -15,9 +15,6 @@ extension BlackboxModule {
 
         public init() {}
 
-        /// The keys of `icmp:` sonde implements, and those it does not.
-        public static let keys = ["preferred_ip_protocol", "ip_protocol_fallback", "payload_size", "dont_fragment", "ttl"]
-        public static let keysNotImplemented = ["source_ip_address"]
         /// The largest `payload_size`: what fits an IPv4 datagram (65,535 less 20 header and 8 ICMP bytes).
         public static let maxPayloadSize = 65_507
     }
@@ -37,8 +34,6 @@ extension BlackboxModule {
 
         public init() {}
 
-        /// The keys of `grpc:` sonde implements (all of blackbox 0.23's).
-        public static let keys = ["service", "tls", "tls_config", "preferred_ip_protocol", "ip_protocol_fallback"]
         /// The most bytes of a `service` name.
         public static let maxServiceBytes = 1024
     }

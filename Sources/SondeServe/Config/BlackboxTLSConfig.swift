@@ -20,9 +20,5 @@ extension BlackboxModule {
 
         /// The versions `min_version` and `max_version` take.
         public static let versions = ["TLS10", "TLS11", "TLS12", "TLS13"]
-        /// The keys the tcp and grpc probers' `tls_config` implements.
-        public static let keys = ["ca_file", "cert_file", "key_file", "server_name", "insecure_skip_verify", "min_version", "max_version"]
-        /// The keys Prometheus common's TLS config has and sonde does not implement (inline PEMs).
-        public static let keysNotImplemented = ["ca", "cert", "key"]
     }
 }

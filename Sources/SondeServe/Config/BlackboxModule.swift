@@ -68,6 +68,9 @@ public struct BlackboxModule: Equatable, Sendable {
 
         public init() {}
 
+        /// What `valid_http_versions` takes.
+        public static let versions = ["HTTP/1.0", "HTTP/1.1", "HTTP/2", "HTTP/2.0", "HTTP/3", "HTTP/3.0"]
+
         /// Whether the probe matches the response's headers or body against a regular expression.
         public var matchesRegexps: Bool {
             !failIfBodyMatches.isEmpty || !failIfBodyNotMatches.isEmpty || !failIfHeaderMatches.isEmpty || !failIfHeaderNotMatches.isEmpty
@@ -86,28 +89,10 @@ public struct BlackboxModule: Equatable, Sendable {
         }
     }
 
-    /// blackbox_exporter's probers.
+    /// blackbox_exporter's probers. A module's keys are `BlackboxModuleKeys`' declarations.
     public static let probers = ["http", "tcp", "icmp", "dns", "grpc"]
     /// The probers sonde's `/probe` runs.
     public static let implementedProbers = ["http", "tcp", "dns", "icmp", "grpc"]
-    /// A module's keys: the prober, its timeout, and a section per prober.
-    public static let moduleKeys = ["prober", "timeout"] + probers
-    /// The http section's keys sonde implements.
-    public static let httpKeys = ["method", "headers", "body", "valid_status_codes", "valid_http_versions", "preferred_ip_protocol",
-                                  "ip_protocol_fallback", "follow_redirects", "no_follow_redirects", "enable_http2", "fail_if_ssl",
-                                  "fail_if_not_ssl", "tls_config", "basic_auth", "bearer_token", "bearer_token_file", "proxy_url",
-                                  "fail_if_body_matches_regexp", "fail_if_body_not_matches_regexp", "fail_if_header_matches",
-                                  "fail_if_header_not_matches"]
-    /// The http section's keys blackbox_exporter 0.23 knows and sonde does not implement: a module
-    /// using one loads, and `/probe` refuses it.
-    public static let httpKeysNotImplemented = ["compression", "body_size_limit", "skip_resolve_phase_with_proxy",
-                                                "oauth2", "authorization", "no_proxy", "proxy_from_environment", "proxy_connect_header",
-                                                "enable_http3", "http_client_config"]
-    /// `tls_config`'s keys sonde implements, and those it does not.
-    public static let tlsKeys = ["ca_file", "insecure_skip_verify"]
-    public static let tlsKeysNotImplemented = ["ca", "cert_file", "cert", "key_file", "key", "server_name", "min_version", "max_version"]
-    /// `basic_auth`'s keys.
-    public static let basicAuthKeys = ["username", "password", "password_file"]
     /// The largest response body the http prober matches regular expressions against (bytes):
     /// blackbox reads any body whole; sonde fails the probe past this (and says so in its log),
     /// so that a probe's memory and matching time stay bounded.

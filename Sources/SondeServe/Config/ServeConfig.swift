@@ -1,4 +1,5 @@
 import SondeOTLP
+import SondeRun
 
 /// The configuration of `sonde serve` (`ServeConfigLoader` reads it from a YAML file, validated
 /// whole): where it listens, what `/probe` may reach and with which blackbox_exporter modules, the
@@ -75,8 +76,8 @@ public struct ScheduledCheck: Equatable, Sendable {
 
     /// `every:` from a second to a week.
     public static let everyRange = 1.0...604_800.0
-    /// `run-timeout:` from a second to a day.
-    public static let runTimeoutRange = 1.0...86_400.0
+    /// `run-timeout:` from a second to a day (`CheckKinds.runTimeoutRange`).
+    public static let runTimeoutRange = CheckKinds.runTimeoutRange
     /// The keys a scheduled check takes beside its kind's.
     public static let keys = ["every", "run-timeout"]
 }

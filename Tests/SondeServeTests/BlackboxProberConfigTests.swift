@@ -1,5 +1,6 @@
 import Foundation
 import SondeRun
+import SondeServe
 import Testing
 
 /// The tcp and dns modules of a blackbox.yml as serve reads them, Go's regular expressions as

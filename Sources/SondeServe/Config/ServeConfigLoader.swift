@@ -1,4 +1,5 @@
 import Foundation
+import SondeRun
 import Yams
 
 /// Reads `sonde serve`'s config (`ServeConfig`), validated whole with the suite's rules and
@@ -21,8 +22,9 @@ public enum ServeConfigLoader {
                 message: "the config file is empty (a file truncated while it was saved?): it needs at least one of checks, modules or allow")])
         }
         guard let root else { throw SuiteLoader.Failure(problems: []) }
-        var reader = SuiteReader(file: file, folder: folder, environment: environment, document: .serve, kinds: kinds)
-        let config = reader.readServe(root)
+        let schedules = ServeSchedules()
+        var reader = SuiteReader(file: file, folder: folder, environment: environment, document: .serve(schedules), kinds: kinds)
+        let config = reader.readServe(root, schedules: schedules)
         guard reader.problems.isEmpty, let config else { throw SuiteLoader.Failure(problems: reader.sortedProblems()) }
         // A file truncated after its first lines (`listen:` alone) is as empty as an empty one.
         if config.checks.isEmpty && config.modules.isEmpty && config.allow.patterns.isEmpty {

@@ -21,11 +21,6 @@ extension BlackboxModule {
         public var validateAdditional = RRValidator()
 
         public init() {}
-
-        public static let keys = ["preferred_ip_protocol", "ip_protocol_fallback", "transport_protocol", "query_name", "query_type",
-                                  "query_class", "recursion_desired", "valid_rcodes", "validate_answer_rrs", "validate_authority_rrs",
-                                  "validate_additional_rrs"]
-        public static let keysNotImplemented = ["dns_over_tls", "tls_config", "source_ip_address"]
     }
 
     /// Regular expressions (Go's syntax, compiled at load) a section's records are matched against, each record in
@@ -44,7 +39,5 @@ extension BlackboxModule {
         public init() {}
 
         public var isEmpty: Bool { failIfMatches.isEmpty && failIfAllMatch.isEmpty && failIfNotMatches.isEmpty && failIfNoneMatches.isEmpty }
-
-        public static let keys = ["fail_if_matches_regexp", "fail_if_all_match_regexp", "fail_if_not_matches_regexp", "fail_if_none_matches_regexp"]
     }
 }

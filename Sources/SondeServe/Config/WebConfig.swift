@@ -1,3 +1,5 @@
+import SondeRun
+
 /// How `sonde serve` guards its endpoints (`web-config:` in serve's config): the Prometheus
 /// exporter web-config file's shape (`tls_server_config`, `basic_auth_users` with bcrypt hashes),
 /// plus sonde's `bearer_token_file`. Without one, serve speaks plain HTTP and asks for nothing.

@@ -15,7 +15,5 @@ extension BlackboxModule.HTTP {
             self.regexp = regexp
             self.allowMissing = allowMissing
         }
-
-        public static let keys = ["header", "regexp", "allow_missing"]
     }
 }

@@ -1,21 +1,42 @@
 import Foundation
 import SondeCore
 import SondeOTLP
+import SondeRun
 import Yams
 
 /// The keys of serve's config beside its checks (`ServeConfigLoader`): read from the same walk as
 /// a suite, with the same `${NAME}` expansion and the same `file:line:column: key: message` problems.
+extension SuiteReader.Document {
+    /// serve's config: a suite's keys among serve's own, each check with its schedule (`every:`,
+    /// `run-timeout:`), read into `schedules` by check name; no check needed (an exporter for `/probe` alone).
+    static func serve(_ schedules: ServeSchedules) -> SuiteReader.Document {
+        SuiteReader.Document(topKeys: SuiteReader.serveTopKeys,
+                             shape: "serve's config is a mapping of \(SuiteReader.serveTopKeys.joined(separator: ", "))",
+                             needsChecks: false, defaultParallel: ServeConfig.defaultParallel, checkKeys: ScheduledCheck.keys) { reader, name, own, defaults, start in
+            let schedule = reader.readSchedule(own: own, defaults: defaults, at: start)
+            if let name, let schedule { schedules.byName[name] = schedule }
+        }
+    }
+}
+
+/// Each check's `every:` and `run-timeout:` (seconds; nil: the kind's default) by check name, as
+/// `SuiteReader` reads serve's config. Owned by one load, on its thread.
+final class ServeSchedules {
+    var byName: [String: (every: Double, runTimeout: Double?)] = [:]
+}
+
 extension SuiteReader {
     static let serveTopKeys = ["listen", "vantage", "web-config", "allow", "modules", "parallel", "links", "defaults", "checks", "history", "keep", "otlp"]
 
-    /// The whole config; nil when a problem keeps it from being built (reported).
-    mutating func readServe(_ root: Node) -> ServeConfig? {
+    /// The whole config; nil when a problem keeps it from being built (reported). `schedules`:
+    /// those the reader's document (`Document.serve`) keeps.
+    mutating func readServe(_ root: Node, schedules: ServeSchedules) -> ServeConfig? {
         let loaded = read(root)
         guard case .mapping(let top) = root else { return nil }
         var byKey: [String: Entry] = [:]
         for pair in top {
             guard let key = pair.key.scalar?.string, Self.serveTopKeys.contains(key), byKey[key] == nil,
-                  !["parallel", "links", "defaults", "checks"].contains(key) else { continue }
+                  !Self.topKeys.contains(key) else { continue }
             byKey[key] = expanded(Entry(keyMark: pair.key.mark, raw: pair.value, value: pair.value, referencesEnvironment: false), key: key)
         }
         let listen = byKey["listen"].flatMap { entry -> ListenAddress? in
@@ -46,7 +67,7 @@ extension SuiteReader {
         guard let loaded else { return nil }
         var checks: [ScheduledCheck] = []
         for check in loaded.suite.checks {
-            guard let schedule = schedules[check.name] else { continue }
+            guard let schedule = schedules.byName[check.name] else { continue }
             checks.append(ScheduledCheck(check: check, every: schedule.every,
                                          runTimeout: schedule.runTimeout ?? check.spec.defaultRunTimeout))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SondeRun
 import Yams
 
 /// The web-config file serve's `web-config:` names (`WebConfig`), read with the same problems as
@@ -25,7 +26,7 @@ extension SuiteReader {
             report(entry.value.mark, key: "web-config", "\(resolved) is not a mapping of \(WebConfig.topKeys.joined(separator: ", "))")
             return nil
         }
-        let inner = SuiteReader(file: resolved, folder: ((resolved as NSString).deletingLastPathComponent), environment: environment, document: .serve, kinds: kinds)
+        let inner = SuiteReader(file: resolved, folder: ((resolved as NSString).deletingLastPathComponent), environment: environment, document: document, kinds: kinds)
         var reader = inner
         let config = reader.readWebConfigMapping(mapping)
         problems += reader.problems
