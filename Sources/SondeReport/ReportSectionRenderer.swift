@@ -10,8 +10,9 @@ public protocol ReportSectionRenderer: Sendable {
     var section: String { get }
     /// The section's HTML (`<section>…</section>`), every string from the items escaped (`htmlEscape`).
     func html(_ items: [[UInt8]]) -> String
-    /// Prometheus exposition lines (HELP, TYPE, samples), each family once, ending in a newline; "" for none.
-    func prometheus(_ items: [[UInt8]]) -> String
+    /// The section's Prometheus families (none: empty): the Prometheus file's lines and, in `sonde serve`,
+    /// the check's series on /metrics. Labels must not change from one run to the next (no run id).
+    func prometheus(_ items: [[UInt8]]) -> PrometheusFamilies
     /// junit.xml's test cases of the items (`JUnitSectionCase`), in the items' order.
     func junitCases(_ items: [[UInt8]]) -> [JUnitSectionCase]
 }
@@ -57,8 +58,12 @@ public struct ReportSectionRenderers: Sendable {
         }
     }
 
-    /// The Prometheus lines of every section that has a renderer.
-    func prometheus(_ sections: [ReportSection]) -> String {
-        sections.map { section in all.first { $0.section == section.name }?.prometheus(section.items) ?? "" }.joined()
+    /// The Prometheus families of every section that has a renderer, in the sections' order.
+    public func prometheus(_ sections: [ReportSection]) -> PrometheusFamilies {
+        var families = PrometheusFamilies()
+        for section in sections {
+            if let renderer = all.first(where: { $0.section == section.name }) { families.add(renderer.prometheus(section.items)) }
+        }
+        return families
     }
 }

@@ -120,7 +120,7 @@ final class ReportWriter {
         if let prometheusPath {
             let text = PrometheusWriter.render(run: run, summary: outcome.summary, thresholds: outcome.thresholds, soaks: outcome.soaks,
                                                resume: outcome.resume, audits: outcome.audits, checks: outcome.checks)
-                + renderers.prometheus(outcome.sections)
+                + renderers.prometheus(outcome.sections).text
             try writeFileAtomically(Array(text.utf8), to: prometheusPath)
         }
     }

@@ -40,9 +40,9 @@ struct StreamSectionRenderer: ReportSectionRenderer {
         return html + "</section>\n"
     }
 
-    func prometheus(_ items: [[UInt8]]) -> String {
+    func prometheus(_ items: [[UInt8]]) -> PrometheusFamilies {
         let reports = reports(items)
-        guard !reports.isEmpty else { return "" }
+        guard !reports.isEmpty else { return PrometheusFamilies() }
         func labels(_ report: StreamReport) -> [(String, String)] { [("check", report.check ?? ""), ("url", report.url)] }
         func gauge(_ name: String, _ help: String, _ value: (StreamReport) -> Double?) -> (String, String, [PrometheusFamilies.Sample]) {
             (name, help, reports.compactMap { report in value(report).map { (labels(report), $0) } })
@@ -62,7 +62,7 @@ struct StreamSectionRenderer: ReportSectionRenderer {
         ] where !samples.isEmpty {
             families.add(name, "gauge", help, samples.filter { $0.value.isFinite })
         }
-        return families.text
+        return families
     }
 
     /// A case per stream (`sonde.sse`, named `<url> stream N`): failed when the check's streams

@@ -62,6 +62,8 @@ public struct ScheduledRunner: Sendable {
             PrometheusWriter.families(run: $0.run, summary: $0.summary, thresholds: $0.thresholds, soaks: $0.soaks, resume: $0.resume,
                                       audits: $0.audits, checks: $0.checks, describingRun: false)
         }
+        // The series of the check kinds' own sections (an sse check's `sonde_sse_*`), through their renderers.
+        if let finished = ended.finished, !finished.sections.isEmpty { families?.add(settings.sectionRenderers.prometheus(finished.sections)) }
         // The phase histograms of the run's transactions, read back from its journal.
         if let folder = ended.folder, let finished = ended.finished, finished.summary.transactions > 0 {
             do throws(TaskError) {

@@ -308,8 +308,8 @@ import Testing
         #expect(badJUnit.contains("failures=\"1\""), "\(badJUnit)")
     }
 
-    /// `kind: sse` in `sonde serve`'s config: the check runs on its schedule, its `sse.*` threshold
-    /// and its success reach /metrics.
+    /// `kind: sse` in `sonde serve`'s config: the check runs on its schedule, its `sse.*` threshold,
+    /// its success and the kind's own `sonde_sse_*` series reach /metrics.
     @Test func serveRunsAnSSECheck() throws {
         let peer = try Peer()
         let config = """
@@ -322,6 +322,9 @@ import Testing
         let samples = ServeCLITests.samples(try ServeCLITests.fetch("\(serve.base)/metrics").body)
         #expect(samples[#"sonde_threshold_passed{check="ticker",expression="sse.events.count==5"}"#] == 1, "\(samples)")
         #expect(samples[#"sonde_check_success{check="ticker",kind="sse"}"#] == 1, "\(samples)")
+        // The kind's own series, as in the Prometheus file (no run id in their labels).
+        #expect(samples.contains { $0.key.hasPrefix(#"sonde_sse_events{check="ticker",url="#) && $0.value == 5 }, "\(samples)")
+        #expect(samples.keys.contains { $0.hasPrefix(#"sonde_sse_gap_p95_seconds{check="ticker""#) }, "\(samples)")
     }
 
     /// Ctrl-C ends every stream: exit 130, the report holds the streams so far.
