@@ -31,7 +31,16 @@ enum ClientRules {
         }
         let client: String
         switch severity {
-        case .fail: client = targetFailing.map { "\($0.name): \($0.reason ?? "no connection")" }.joined(separator: "; ")
+        case .fail:
+            // One clause per distinct reason, naming the clients that give it.
+            var order: [String] = []
+            var byReason: [String: [String]] = [:]
+            for failure in targetFailing {
+                let reason = failure.reason ?? "no connection"
+                if byReason[reason] == nil { order.append(reason) }
+                byReason[reason, default: []].append(failure.client)
+            }
+            client = order.map { "\(byReason[$0, default: []].joined(separator: ", ")): \($0)" }.joined(separator: "; ")
         case .info: client = "only clients outside the target set (\(targets)) cannot connect: " + explained.filter { !$0.connected }.map(\.client).joined(separator: ", ")
         default: client = "every simulated client connects"
         }
@@ -106,7 +115,7 @@ enum ClientRules {
         if reasons.contains("ECDSA") { lines.append("Serve an ECDSA P-256 certificate (or RSA 2048) for clients that offer no other curve.") }
         if reasons.contains("protocol version") { lines.append("Offer TLS 1.2 as well as TLS 1.3 (nginx: ssl_protocols TLSv1.2 TLSv1.3;).") }
         if reasons.contains("key-exchange group") { lines.append("Offer X25519 and P-256 (nginx: ssl_ecdh_curve X25519:prime256v1:secp384r1;).") }
-        if reasons.contains("cipher suite") || reasons.contains("which the client does not offer") {
+        if reasons.contains("no cipher suite in common") || reasons.contains("the server chose TLS_") {
             lines.append("Offer ECDHE suites with AES-GCM and ChaCha20 (nginx: ssl_ciphers ECDHE+AESGCM:ECDHE+CHACHA20;).")
         }
         if reasons.contains("refuses the certificate") { lines.append("Reissue with an RSA 2048+ or ECDSA P-256/P-384 key, signed with SHA-256 or better.") }
