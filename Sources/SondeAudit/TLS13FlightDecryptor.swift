@@ -14,10 +14,16 @@ struct TLS13FlightDecryptor {
     init?(suite: UInt16, sharedSecret: [UInt8], transcript: [UInt8]) {
         guard [0x1301, 0x1302, 0x1303].contains(suite) else { return nil }
         self.suite = suite
-        let secret = Self.serverHandshakeSecret(suite: suite, sharedSecret: sharedSecret, transcript: transcript)
-        let keyLength = suite == 0x1301 ? 16 : 32
-        key = SymmetricKey(data: Self.expandLabel(suite: suite, secret: secret, label: "key", context: [], length: keyLength))
-        iv = Self.expandLabel(suite: suite, secret: secret, label: "iv", context: [], length: 12)
+        let secret = Self.serverHandshakeSecret(suite: suite, sharedSecret: sharedSecret, transcriptHash: Self.hash(suite: suite, transcript))
+        let traffic = Self.trafficKey(suite: suite, secret: secret)
+        key = SymmetricKey(data: traffic.key)
+        iv = traffic.iv
+    }
+
+    /// The record key and IV of a traffic secret (RFC 8446 §7.3).
+    static func trafficKey(suite: UInt16, secret: [UInt8]) -> (key: [UInt8], iv: [UInt8]) {
+        (expandLabel(suite: suite, secret: secret, label: "key", context: [], length: suite == 0x1301 ? 16 : 32),
+         expandLabel(suite: suite, secret: secret, label: "iv", context: [], length: 12))
     }
 
     /// The hash of `bytes` with the suite's hash (SHA-384 for TLS_AES_256_GCM_SHA384, else SHA-256).
@@ -25,14 +31,14 @@ struct TLS13FlightDecryptor {
         suite == 0x1302 ? Array(SHA384.hash(data: bytes)) : Array(SHA256.hash(data: bytes))
     }
 
-    /// server_handshake_traffic_secret.
-    static func serverHandshakeSecret(suite: UInt16, sharedSecret: [UInt8], transcript: [UInt8]) -> [UInt8] {
+    /// server_handshake_traffic_secret, from the hash of ClientHello…ServerHello.
+    static func serverHandshakeSecret(suite: UInt16, sharedSecret: [UInt8], transcriptHash: [UInt8]) -> [UInt8] {
         let length = suite == 0x1302 ? 48 : 32
         let zeros = [UInt8](repeating: 0, count: length)
         let early = hmac(suite: suite, key: zeros, data: zeros)
         let derived = expandLabel(suite: suite, secret: early, label: "derived", context: hash(suite: suite, []), length: length)
         let handshake = hmac(suite: suite, key: derived, data: sharedSecret)
-        return expandLabel(suite: suite, secret: handshake, label: "s hs traffic", context: hash(suite: suite, transcript), length: length)
+        return expandLabel(suite: suite, secret: handshake, label: "s hs traffic", context: transcriptHash, length: length)
     }
 
     /// HKDF-Expand-Label (RFC 8446 §7.1), HKDF-Expand written out over HMAC.
