@@ -162,8 +162,10 @@ let package = Package(
                            .product(name: "Crypto", package: "swift-crypto")]
         ),
         // `sonde audit`: what a server offers over TLS (handshakes through libcurl, the leaf read with
-        // swift-certificates) judged by Apple's published rules.
+        // swift-certificates) judged by Apple's published rules; client handshakes simulated with
+        // swift-crypto's key shares and AEADs.
         .target(name: "SondeAudit", dependencies: ["CurlShim", "SondeCore", "SondeHTTP",
+                                                   .product(name: "Crypto", package: "swift-crypto"),
                                                    .product(name: "X509", package: "swift-certificates"),
                                                    .product(name: "SwiftASN1", package: "swift-asn1")]),
         // The commands (swift-argument-parser) as a library, so that tests reach their parsing and runs.

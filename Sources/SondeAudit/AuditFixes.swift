@@ -7,6 +7,7 @@ enum AuditFixes {
     static let lines: [String: String] = [
         "tls.min-version": "Offer TLS 1.2 and 1.3 only (nginx: ssl_protocols TLSv1.2 TLSv1.3;).",
         "tls.forward-secrecy": "Offer ECDHE suites with AES-GCM (and TLS 1.3), and drop the RSA key-exchange suites (nginx: ssl_ciphers ECDHE+AESGCM:ECDHE+CHACHA20;).",
+        "tls.clients": "Offer TLS 1.2 and 1.3, ECDHE suites with AES-GCM and ChaCha20, X25519 and P-256, and an RSA 2048 or ECDSA P-256 certificate (the finding's own fix names the change each failing client needs).",
         "tls.ocsp-stapling": "Staple a valid OCSP response from the issuing CA (nginx: ssl_stapling on; ssl_stapling_verify on; with the chain in ssl_trusted_certificate).",
         "cert.chain": "Serve the leaf and every intermediate up to a root the platforms trust (the CA's full-chain file); on every host the redirects reach.",
         "cert.chain-order": "Serve the leaf first, then each certificate that issued the one before it; leave out the root and certificates of other chains.",

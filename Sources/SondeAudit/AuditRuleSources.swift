@@ -1,5 +1,7 @@
 /// Where each rule the audit applies is published (docs/audit.md quotes them).
 enum AuditRuleSources {
+    /// The client simulation's profile table and its sources (docs/audit.md, "Handshake simulation").
+    static let clientProfiles = "docs/audit.md#handshake-simulation-tlsclients"
     /// "Requirements for Connecting Using ATS" (NSAppTransportSecurity, Information Property List):
     /// TLS 1.2, the forward-secret ECDHE AES suites listed, SHA-256 and RSA ≥ 2048 / ECC ≥ 256.
     static let ats = "https://developer.apple.com/documentation/bundleresources/information-property-list/nsapptransportsecurity"

@@ -18,9 +18,9 @@ struct AuditEvidence: Sendable {
 /// evidence gives the same findings (the clock is `evidence.now`).
 enum AuditRules {
     /// Every finding id the audit makes, in report order: the TLS ones (this type's), the
-    /// certificate ones (`CertificateRules`'), HSTS, then `RedirectRules`' and `HTTPRules`', then
+    /// simulated clients' (`ClientRules`'), the certificate ones (`CertificateRules`'), HSTS, then `RedirectRules`' and `HTTPRules`', then
     /// the client-path ones (payload size, coalescing, Retry-After, IPv6).
-    static var ids: [String] { tlsIDs + CertificateRules.ids + ["hsts"] + RedirectRules.ids + HTTPRules.ids + Auditor.clientPathIDs }
+    static var ids: [String] { tlsIDs + ClientRules.ids + CertificateRules.ids + ["hsts"] + RedirectRules.ids + HTTPRules.ids + Auditor.clientPathIDs }
 
     /// The ids of this type's TLS findings (`hsts` is this type's too, after the certificate ones).
     static let tlsIDs = ["tls.min-version", "tls.forward-secrecy", "tls.key-exchange", "tls.ocsp-stapling"]

@@ -24,9 +24,11 @@ public struct AuditOptions: Sendable {
     /// request and handshake of the audit and in the `ipv6` finding's AAAA look-up (libcurl's
     /// CURLOPT_RESOLVE form, as `sonde probe --resolve`); empty: the system resolver.
     public var resolve: [String]
+    /// The clients whose failed handshake makes `tls.clients` fail (`--clients`).
+    public var clientTargets: ClientTargetSet
 
     public init(caFile: String? = nil, connectTimeoutMs: Int = 2_000, probeTimeoutMs: Int = 3_000, budgetMs: Int = 8_000, width: Int = 4,
-                only: Set<String>? = nil, skip: Set<String> = [], resolve: [String] = []) {
+                only: Set<String>? = nil, skip: Set<String> = [], resolve: [String] = [], clientTargets: ClientTargetSet = .vendorSupported) {
         self.caFile = caFile
         self.connectTimeoutMs = connectTimeoutMs
         self.probeTimeoutMs = probeTimeoutMs
@@ -35,6 +37,7 @@ public struct AuditOptions: Sendable {
         self.only = only
         self.skip = skip
         self.resolve = resolve
+        self.clientTargets = clientTargets
     }
 
     /// Every finding id the audit can make, for `--only`/`--skip` checks.
@@ -57,7 +60,8 @@ public struct AuditURLError: Error, Sendable, CustomStringConvertible {
 /// (`IPv6Prober`: AAAA and a GET over IPv6, a body sample; `CoalescingProber`: the certificate's
 /// other names on the same address), then the rules, and a fix line on every `warn` and `fail`
 /// (`AuditFixes`). The client-path probes share one budget of their own (`budgetMs`), as the HTTP
-/// probes, the TLS scan and the hops' handshakes each have theirs.
+/// probes, the TLS scan, the hops' handshakes and the client simulation (`ClientSimulator`:
+/// each profile's own ClientHello, `tls.clients`) each have theirs.
 /// Blocks the calling thread (run it on a dedicated thread from async code).
 public struct Auditor: Sendable {
     public var options: AuditOptions
@@ -133,6 +137,14 @@ public struct Auditor: Sendable {
                     target.keyExchangeGroup = scan.preferred?.peer.flatMap { $0.group.isEmpty ? nil : $0.group }
                     target.certificates = CertificateInfoParser.parse(lines)
                     findings += AuditRules.findings(evidence)
+                    if keeps("tls.clients") {
+                        target.clients = ClientSimulator(width: options.width, budgetMs: options.budgetMs)
+                            .simulate(TLSClientCatalog.all, endpoint: endpoint, targets: options.clientTargets)
+                            .map { ClientRules.explain($0, scan: scan) }
+                        // In report order: after the TLS findings, before the certificate ones.
+                        findings.insert(ClientRules.finding(target.clients, targets: options.clientTargets),
+                                        at: min(findings.count, AuditRules.tlsIDs.count))
+                    }
                 }
             } catch {
                 target.error = error.description

@@ -26,6 +26,12 @@ public enum TLSProtocolVersion: Int, Sendable, CaseIterable, Comparable {
         }
     }
 
+    /// The version of a wire code point (0x0301…0x0304), nil for any other.
+    public init?(code: UInt16) {
+        guard (0x0301...0x0304).contains(code) else { return nil }
+        self.init(rawValue: Int(code) - 0x0301)
+    }
+
     /// CURLOPT_SSLVERSION's value for exactly this version: the minimum (CURL_SSLVERSION_TLSv1_x)
     /// in the low 16 bits, the same as maximum (CURL_SSLVERSION_MAX_TLSv1_x = min << 16) above
     /// (https://curl.se/libcurl/c/CURLOPT_SSLVERSION.html).

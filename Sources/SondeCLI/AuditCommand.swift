@@ -34,6 +34,7 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(name: .key(.only), help: .key(.only)) var only: [String] = []
     @Option(name: .key(.skip), help: .key(.skip)) var skip: [String] = []
     @Option(name: .key(.failOn), help: .key(.failOn)) var failOn: String?
+    @Option(name: .key(.clients), help: .key(.clients)) var clients: String?
     @OptionGroup var connectTimeout: ConnectTimeoutOption
     @Option(name: .key(.timeout), help: .key(.timeout)) var timeout: DurationValue?
     @Option(name: .key(.budget), help: .key(.budget)) var budget: DurationValue?
@@ -51,6 +52,7 @@ struct AuditCommand: AsyncParsableCommand {
         if !only.isEmpty { spec.only = only }
         if !skip.isEmpty { spec.skip = skip }
         spec.failOn = failOn
+        spec.clients = clients
         connectTimeout.apply(to: &spec)
         spec.timeout = timeout
         spec.budget = budget

@@ -19,6 +19,8 @@ public struct AuditTarget: Sendable, Equatable {
     public var findings: [AuditFinding]
     /// The measured requests' cold and warm cost (`AuditRequestCost`): over `--link`, the link's.
     public var requests: [AuditRequestCost] = []
+    /// The simulated clients' handshakes (`tls.clients`), in the profile table's order; empty when not simulated.
+    public var clients: [AuditClientSimulation] = []
 
     public init(url: String, host: String, port: Int, durationMs: Double = 0, error: String? = nil, offers: [AuditTLSOffer] = [],
                 keyExchangeGroup: String? = nil, certificates: [PeerCertificate] = [], findings: [AuditFinding] = []) {
@@ -53,5 +55,6 @@ extension AuditTarget: FieldModel {
         try v.visit("certificates", &certificates, .field)
         try v.visit("findings", &findings, .required)
         try v.visit("requests", &requests, .field)
+        try v.visit("clients", &clients, .field)
     }
 }

@@ -12,6 +12,8 @@ import SondeCore
 /// - `sonde_audit_duration_seconds{url}`: the audit's wall time.
 /// - `sonde_audit_request_seconds{url,request,connection}`: each measured request's time, `cold`
 ///   (a new connection) and `warm` (the next request); over a link, the link's.
+/// - `sonde_audit_client_handshake{url,client}`: 1 when the simulated client (`tls.clients`)
+///   connects, else 0.
 /// - `sonde_audit_cert_expiry_timestamp_seconds{url}`: the earliest notAfter among the served
 ///   certificates (blackbox's `probe_ssl_earliest_cert_expiry`), when one was read.
 enum AuditMetrics {
@@ -46,6 +48,10 @@ enum AuditMetrics {
                            return ([("url", audit.target.url), ("request", request.name), ("connection", leg.0)], cost.totalMs / 1000)
                        }
                    }
+               })
+        metric("sonde_audit_client_handshake", "gauge", "Whether the simulated client's handshake (tls.clients) succeeds (1) or not (0).",
+               audits.flatMap { audit -> [Sample] in
+                   audit.target.clients.map { client -> Sample in ([("url", audit.target.url), ("client", client.client)], client.connected ? 1 : 0) }
                })
         metric("sonde_audit_cert_expiry_timestamp_seconds", "gauge", "Earliest notAfter of the certificates the server sent, in Unix seconds.",
                audits.compactMap { audit -> Sample? in

@@ -70,6 +70,7 @@ enum AuditSection {
         }
         html += offers(target)
         html += findings(target)
+        html += clients(target.clients)
         html += requests(target.requests)
         return html + "</section>\n"
     }
@@ -121,6 +122,24 @@ enum AuditSection {
         }
         return "<h3>Findings</h3>\n<div class=\"scroll\"><table class=\"verdict\"><thead><tr><th>severity</th><th>finding</th>"
             + "<th class=\"text\">checked, seen, evidence, client, how to fix</th></tr></thead><tbody>\n\(rows)</tbody></table></div>\n"
+    }
+
+    /// "Handshake simulation": a row per simulated client (`tls.clients`).
+    private static func clients(_ clients: [AuditClientSimulation]) -> String {
+        guard !clients.isEmpty else { return "" }
+        func cell(_ text: String?) -> String { "<td class=\"text mono\">\(htmlEscape(text ?? "–"))</td>" }
+        var rows = ""
+        for client in clients {
+            let state = client.connected ? "connects" : client.outcome.rawValue
+            rows += "<tr><td class=\"text\">\(htmlEscape(client.name))<br><span class=\"mono muted\">\(htmlEscape(client.client))</span></td>"
+                + "<td>\(client.target ? "yes" : "no")</td>"
+                + "<td class=\"\(client.connected ? "pass" : client.target ? "fail" : "warn")\">\(htmlEscape(state))\(client.helloRetry ? " (HRR)" : "")</td>"
+                + cell(client.version) + cell(client.suite) + cell(client.group) + cell(client.signatureScheme) + cell(client.leafKey)
+                + "<td class=\"text evidence\">\(htmlEscape(client.reason ?? ""))</td></tr>\n"
+        }
+        return "<h3>Handshake simulation</h3>\n<div class=\"scroll\"><table class=\"clients\"><thead><tr><th class=\"text\">client</th><th>target</th>"
+            + "<th>result</th><th class=\"text\">version</th><th class=\"text\">suite</th><th class=\"text\">group</th><th class=\"text\">scheme</th>"
+            + "<th class=\"text\">leaf key</th><th class=\"text\">why not</th></tr></thead><tbody>\n\(rows)</tbody></table></div>\n"
     }
 
     private static func requests(_ requests: [AuditRequestCost]) -> String {

@@ -2,7 +2,7 @@ import SondeCore
 
 /// The terminal view of one audited URL: the offered versions and suites, the key exchange
 /// group, one line per finding (worst first; what a client would do under those at `warn` and
-/// above), then each measured request's cold and warm cost. The URL and the findings' text come
+/// above), one line per simulated client (`tls.clients`), then each measured request's cold and warm cost. The URL and the findings' text come
 /// from the report, which redacted them; every line goes through `TerminalText.sanitized` (a
 /// server's header cannot send escape sequences to the terminal).
 public enum AuditTerminalView {
@@ -26,6 +26,15 @@ public enum AuditTerminalView {
             lines.append("  \(finding.severity.rawValue.uppercased().padding(toLength: 4, withPad: " ", startingAt: 0)) \(finding.id): \(finding.observed)")
             if finding.severity >= .warn, !finding.client.isEmpty { lines.append("       client: \(finding.client)") }
             if let fix = finding.fix { lines.append("       fix: \(fix)") }
+        }
+        if !target.clients.isEmpty { lines.append("  handshake simulation (tls.clients; * = in the target set):") }
+        for client in target.clients {
+            let mark = (client.connected ? "✓" : "✗") + (client.target ? "*" : " ")
+            let facts = client.connected
+                ? [client.version, client.suite, client.group, client.signatureScheme, client.leafKey].compactMap { $0 }.joined(separator: " ")
+                    + (client.helloRetry ? " (HelloRetryRequest)" : "")
+                : "no connection: \(client.reason ?? client.outcome.rawValue)"
+            lines.append("    \(mark) \(client.client.padding(toLength: 18, withPad: " ", startingAt: 0)) \(facts)")
         }
         for request in target.requests {
             lines.append("  cost \(request.name) \(request.request)")

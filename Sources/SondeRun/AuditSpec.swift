@@ -15,6 +15,8 @@ public struct AuditSpec: CheckSpec {
     public var skip: [String]?
     /// `fail` (default) or `warn`.
     public var failOn: String?
+    /// `ios>=15,android>=13` (`ClientTargetSet`); nil: the vendor-supported versions.
+    public var clients: String?
     public var connectTimeout: DurationValue?
     /// Each request's and handshake's bound (`timeout`, the key `probe` has: one transfer's limit).
     public var timeout: DurationValue?
@@ -46,6 +48,7 @@ public struct AuditSpec: CheckSpec {
         v.visit(.only, &only)
         v.visit(.skip, &skip)
         v.visit(.failOn, &failOn)
+        v.visit(.clients, &clients)
         v.visit(.connectTimeout, &connectTimeout)
         v.visit(.timeout, &timeout)
         v.visit(.budget, &budget)
@@ -66,6 +69,7 @@ public struct AuditSpec: CheckSpec {
             if let problem = SpecRules.plainText(url, key: "urls") { problems.append(problem) }
         }
         if let failOn, failOn != "fail" && failOn != "warn" { problems.append(SpecProblem(key: "fail-on", "takes fail or warn, not \(failOn)")) }
+        if let clients, case .failure(let error) = ClientTargetSet.parse(clients) { problems.append(SpecProblem(key: "clients", error.description)) }
         if let seconds = connectTimeout?.seconds, seconds > Self.maxConnectTimeout {
             problems.append(SpecProblem(key: "connect-timeout", "must be at most \(Int(Self.maxConnectTimeout))s for an audit (each of ~100 handshakes)"))
         }
@@ -98,6 +102,12 @@ public struct AuditSpec: CheckSpec {
         list.map { Set($0.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }) }
     }
 
+    /// The `clients` target set (valid: `problems()` came back empty), the default without one.
+    var clientTargets: ClientTargetSet {
+        guard let clients, case .success(let set) = ClientTargetSet.parse(clients) else { return .vendorSupported }
+        return set
+    }
+
     /// The severity that fails the audit.
     public var failSeverity: AuditFinding.Severity { failOn == "warn" ? .warn : .fail }
 
@@ -109,7 +119,7 @@ public struct AuditSpec: CheckSpec {
                             connectTimeoutMs: Int(((connectTimeout?.seconds ?? Self.defaults.connectTimeout) * 1000).rounded(.up)),
                             probeTimeoutMs: Int((timeoutS * 1000).rounded(.up)),
                             budgetMs: Int((budgetS * 1000).rounded(.up)),
-                            only: Self.ids(only), skip: Self.ids(skip) ?? [], resolve: resolve ?? [])
+                            only: Self.ids(only), skip: Self.ids(skip) ?? [], resolve: resolve ?? [], clientTargets: clientTargets)
     }
 }
 

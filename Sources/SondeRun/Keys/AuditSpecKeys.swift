@@ -15,6 +15,10 @@ extension SpecKey {
     public static let failOn = SpecKey(
         "fail-on", .text, choices: ["fail", "warn"], summary: "The severity that fails the audit: fail (default) or warn",
         help: "The severity that fails the audit (exit 1): fail (the default) or warn.")
+    public static let clients = SpecKey(
+        "clients", .text, valueName: "set",
+        summary: "The clients whose failed handshake fails tls.clients, e.g. ios>=15,android>=13 (default: the versions their vendors still support)",
+        help: "The simulated clients whose failed handshake makes tls.clients fail (the others are info): \(ClientTargetSet.syntax), e.g. ios>=15,android>=10 (default \(ClientTargetSet.vendorSupported), the versions their vendors still patch).")
     public static let budget = SpecKey(
         "budget", .duration, bound: .duration(0.1...600), valueName: "duration",
         summary: "Time budget of one URL's TLS scan, and apart from it of its HTTP probes (default 8s, or 3 × timeout when longer)",
