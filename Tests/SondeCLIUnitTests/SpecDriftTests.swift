@@ -70,6 +70,7 @@ import Testing
         case "subprotocols": text = "chat"
         case "link": text = "lte,loss-down=1%"
         case "only", "skip": text = "hsts"
+        case "clients": text = "ios>=15,android>=13"
         case "graphql-query": text = "query A { a }"
         case "graphql-subscription": text = "subscription A { a }"
         case "graphql-variables": text = #"{"a": 1}"#
