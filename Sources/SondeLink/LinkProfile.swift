@@ -66,6 +66,9 @@ public struct LinkProfile: Sendable, Equatable {
     public var outage: Outage?
     /// The seed of the loss and jitter draws (`seed=N`): the same seed, the same drops.
     public var seed: UInt64
+    /// IPv6 only (`nat64`): the namespace has no IPv4, and the link translates between its IPv6
+    /// and the host's IPv4 (`NAT64Translator`), with a DNS64 resolver (`DNS64Server`).
+    public var nat64: Bool = false
 
     /// The seed when a profile does not set one: fixed, so that two runs on one profile drop the
     /// same packets.
@@ -75,21 +78,21 @@ public struct LinkProfile: Sendable, Equatable {
     /// default of 50 slots, at 1500 bytes each.
     public static let defaultQueueBytes: Int64 = LinkConditions.defaultQueueBytes
 
-    public init(name: String, spec: String, down: Direction = Direction(), up: Direction = Direction(), jitterNs: Int64 = 0,
-                lossModel: LossModel = .independent, queueBytes: Int64 = LinkProfile.defaultQueueBytes, queuePackets: Int64? = nil,
-                dnsDelayNs: Int64 = 0,
-                outage: Outage? = nil, seed: UInt64 = LinkProfile.defaultSeed) {
+    /// A profile with no limit, delay or loss but what is given; the other keys are set by
+    /// `LinkProfileKey` (their defaults here).
+    public init(name: String, spec: String, down: Direction = Direction(), up: Direction = Direction(), dnsDelayNs: Int64 = 0, nat64: Bool = false) {
         self.name = name
         self.spec = spec
         self.down = down
         self.up = up
-        self.jitterNs = jitterNs
-        self.lossModel = lossModel
-        self.queueBytes = queueBytes
-        self.queuePackets = queuePackets
+        jitterNs = 0
+        lossModel = .independent
+        queueBytes = LinkProfile.defaultQueueBytes
+        queuePackets = nil
         self.dnsDelayNs = dnsDelayNs
-        self.outage = outage
-        self.seed = seed
+        outage = nil
+        seed = LinkProfile.defaultSeed
+        self.nat64 = nat64
     }
 
     /// The report's form of this profile (`link` in report.json).
@@ -104,7 +107,7 @@ public struct LinkProfile: Sendable, Equatable {
                               jitterMs: ms(jitterNs), lossDownPercent: down.loss * 100, lossUpPercent: up.loss * 100,
                               lossModel: model, queueBytes: queuePackets == nil ? queueBytes : 0, queuePackets: queuePackets, dnsDelayMs: ms(dnsDelayNs),
                               outageMs: outage.map { ms($0.durationNs) }, outagePeriodMs: outage.map { ms($0.periodNs) },
-                              traceDown: down.trace?.path, traceUp: up.trace?.path)
+                              traceDown: down.trace?.path, traceUp: up.trace?.path, nat64: nat64)
     }
 
     /// A fraction as the percent text the parser reads back (`0.015` → `1.5%`).
