@@ -54,18 +54,18 @@ public struct LinkProfile: Sendable, Equatable {
     public var down: Direction
     public var up: Direction
     /// Each packet's delay varies uniformly within ± this (packets are never reordered by it).
-    public var jitterNs: Int64
-    public var lossModel: LossModel
+    public var jitterNs: Int64 = 0
+    public var lossModel: LossModel = .independent
     /// The drop-tail queue in front of each direction's rate or trace, in bytes (≥ one 1500-byte
     /// packet); unused when `queuePackets` is set.
-    public var queueBytes: Int64
+    public var queueBytes: Int64 = LinkProfile.defaultQueueBytes
     /// The drop-tail queue in packets (`queue=50pkt`: dummynet's slots), or nil to count bytes.
-    public var queuePackets: Int64?
+    public var queuePackets: Int64? = nil
     /// Extra delay of each DNS query (a packet to port 53), on top of `up.delayNs`.
     public var dnsDelayNs: Int64
-    public var outage: Outage?
+    public var outage: Outage? = nil
     /// The seed of the loss and jitter draws (`seed=N`): the same seed, the same drops.
-    public var seed: UInt64
+    public var seed: UInt64 = LinkProfile.defaultSeed
     /// IPv6 only (`nat64`): the namespace has no IPv4, and the link translates between its IPv6
     /// and the host's IPv4 (`NAT64Translator`), with a DNS64 resolver (`DNS64Server`).
     public var nat64: Bool = false
@@ -85,13 +85,7 @@ public struct LinkProfile: Sendable, Equatable {
         self.spec = spec
         self.down = down
         self.up = up
-        jitterNs = 0
-        lossModel = .independent
-        queueBytes = LinkProfile.defaultQueueBytes
-        queuePackets = nil
         self.dnsDelayNs = dnsDelayNs
-        outage = nil
-        seed = LinkProfile.defaultSeed
         self.nat64 = nat64
     }
 
