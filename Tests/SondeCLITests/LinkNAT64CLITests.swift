@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+
+/// `--link nat64`: the namespace has IPv6 only, and an IPv4-only server on the host's loopback is
+/// reached as `[64:ff9b::127.0.0.1]` through the link's translator (`NAT64Translator`); an IPv4
+/// literal fails at once inside; a closed port is refused after one RTT, not a timeout; TLS works
+/// through it; and tcpdump on both sides sees IPv6 inside and IPv4 outside, with tshark finding no
+/// checksum error. Root only. Part of `LinkCLITests` (an extension), serialized with its other runs.
+extension LinkCLITests {
+    /// A Python http.server on 127.0.0.1 only (IPv4), logging each request's client address.
+    private final class IPv4OnlyServer {
+        let directory = Harness.temporaryDirectory()
+        let port = Harness.freePort()
+        let pid: pid_t
+        var log: String { (try? String(contentsOfFile: directory + "/log", encoding: .utf8)) ?? "" }
+
+        init() throws {
+            try "hello over NAT64\n".write(toFile: directory + "/index.txt", atomically: true, encoding: .utf8)
+            pid = try Harness.spawn("/usr/bin/env", ["python3", "-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory", directory],
+                                    stdout: directory + "/out", stderr: directory + "/log")
+            let port = self.port
+            _ = Harness.waitFor(seconds: 10) { (try? Harness.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "http://127.0.0.1:\(port)/"]))?.status == 0 }
+        }
+
+        func stop() {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    @Test func theNAT64NamespaceHasIPv6Only() throws {
+        let result = try Harness.sonde(["link", "--link", "nat64", "--", "sh", "-c",
+                                        "ip -4 addr show; echo ---; ip -4 route show; echo ---; ip -6 addr show; echo ---; ip -6 route show"], timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        let parts = result.stdout.components(separatedBy: "---\n")
+        #expect(parts.count == 4, "\(result.stdout)")
+        guard parts.count == 4 else { return }
+        #expect(!parts[0].contains("inet "), "an IPv4 address inside: \(parts[0])")
+        #expect(parts[1].trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "an IPv4 route inside: \(parts[1])")
+        #expect(parts[2].contains("inet6 fd53:6f6e:6465::2/128") && !parts[2].contains("fe80"), "\(parts[2])")
+        #expect(parts[3].contains("default"), "\(parts[3])")
+        #expect(result.stderr.contains("IPv6-only: NAT64 64:ff9b::/96"), "\(result.stderr)")
+    }
+
+    @Test func anIPv4OnlyLoopbackServerIsReachedThroughNAT64() throws {
+        let server = try IPv4OnlyServer()
+        defer { server.stop() }
+        let result = try Harness.sonde(["link", "--link", "nat64", "--", "curl", "-s", "--max-time", "10", "-w", " %{http_code} %{remote_ip}",
+                                        "http://[64:ff9b::127.0.0.1]:\(server.port)/index.txt"], timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "hello over NAT64\n 200 64:ff9b::7f00:1", "\(result.stdout)")
+        // The server saw the link's IPv4 address (198.18.0.0/15), the translator's side of the map.
+        #expect(server.log.contains("198.18.") || server.log.contains("198.19."), "\(server.log)")
+        // sonde's own engine over the same link.
+        let probe = try Harness.sonde(["probe", "--link", "app-review", "--json", "http://[64:ff9b::127.0.0.1]:\(server.port)/index.txt"], timeout: 60)
+        #expect(probe.status == 0, "\(probe.stderr)")
+        let report = try Harness.json(probe.stdout)
+        let conditions = try #require(((report["run"] as? [String: Any])?["link"] as? [String: Any])?["conditions"] as? [String: Any],
+                                      "\(probe.stdout.prefix(2000))")
+        #expect(conditions["nat64"] as? Bool == true && conditions["profile"] as? String == "app-review", "\(conditions)")
+    }
+
+    @Test func anIPv4LiteralFailsAtOnceAndAClosedPortIsRefused() throws {
+        let server = try IPv4OnlyServer()
+        defer { server.stop() }
+        // No IPv4 route inside: connect fails at once (curl 7), never a timeout.
+        let start = Date()
+        let literal = try Harness.sonde(["link", "--link", "nat64", "--", "curl", "-s", "--max-time", "10", "http://127.0.0.1:\(server.port)/"], timeout: 30)
+        #expect(literal.status == 7 && Date().timeIntervalSince(start) < 5, "\(literal.status) \(literal.stderr)")
+        // A closed port: the server's RST comes back translated, after one RTT of lte (115 ms).
+        let closed = Harness.freePort()
+        let refused = try Harness.sonde(["link", "--link", "lte,nat64", "--", "curl", "-s", "--max-time", "10", "-w", "%{time_connect} %{time_total}",
+                                         "http://[64:ff9b::127.0.0.1]:\(closed)/"], timeout: 30)
+        #expect(refused.status == 7, "\(refused.status) \(refused.stdout) \(refused.stderr)")
+        let total = Double(refused.stdout.split(separator: " ").last ?? "") ?? 99
+        #expect(total >= 0.110 && total < 1, "refused after \(total) s")
+        // A closed UDP port: the host's ICMP port unreachable comes back as ICMPv6 (curl's UDP probe: nc -u).
+        let udp = try Harness.sonde(["link", "--link", "nat64", "--", "python3", "-c", """
+            import socket, time
+            s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); s.settimeout(3)
+            s.connect(("64:ff9b::7f00:1", \(closed))); s.send(b"x"); t = time.time()
+            try:
+                s.recv(10); print("answer")
+            except ConnectionRefusedError:
+                print("refused %.3f" % (time.time() - t))
+            except socket.timeout:
+                print("timeout")
+            """], timeout: 30)
+        #expect(udp.stdout.hasPrefix("refused 0.0"), "\(udp.stdout) \(udp.stderr)")
+    }
+
+    @Test func tlsCrossesNAT64WithTheCertificateVerified() throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let result = try Harness.sonde(["link", "--link", "nat64", "--", "curl", "-s", "-o", "/dev/null", "--max-time", "10",
+                                        "--cacert", nginx.certificate, "-w", "%{http_code} %{ssl_verify_result} %{remote_ip}",
+                                        "--connect-to", "127.0.0.1:\(nginx.https):[64:ff9b::7f00:1]:\(nginx.https)",
+                                        "https://127.0.0.1:\(nginx.https)/1k.bin"], timeout: 60)
+        #expect(result.status == 0 && result.stdout == "200 0 64:ff9b::7f00:1", "\(result.stdout) \(result.stderr)")
+    }
+
+    /// tcpdump inside (the namespace's TUN) and outside (the host's TUN): IPv6 inside, IPv4
+    /// outside, the same exchange, and tshark finds no bad checksum on either side.
+    @Test func capturesShowIPv6InsideAndIPv4OutsideWithValidChecksums() throws {
+        let server = try IPv4OnlyServer()
+        defer { server.stop() }
+        let directory = Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Outside: the host's side, where the link's packets are 198.18.x.2 ↔ 127.0.0.1 (any device: the
+        // TUN's name holds sonde's pid); inside: the namespace's TUN, from the command.
+        let outside = try Harness.spawn("/usr/bin/tcpdump", ["-Z", "root", "-i", "any", "-U", "-w", directory + "/outside.pcap",
+                                                             "tcp port \(server.port) and net 198.18.0.0/15"],
+                                        stdout: directory + "/tcpdump.out", stderr: directory + "/tcpdump.err")
+        _ = Harness.waitFor(seconds: 5) { ((try? String(contentsOfFile: directory + "/tcpdump.err", encoding: .utf8)) ?? "").contains("listening") }
+        let script = """
+            dev=$(ip -o link show | awk -F': ' '/sonde/{print $2; exit}')
+            tcpdump -Z root -i "$dev" -U -w \(directory)/inside.pcap 2>/dev/null & a=$!
+            sleep 1
+            curl -s -o /dev/null --max-time 10 http://[64:ff9b::127.0.0.1]:\(server.port)/index.txt; c=$?
+            sleep 0.5; kill $a; wait $a 2>/dev/null; exit $c
+            """
+        let result = try Harness.sonde(["link", "--link", "nat64", "--", "sh", "-c", script], timeout: 60)
+        Harness.stop(outside, signal: SIGINT)
+        #expect(result.status == 0, "\(result.stderr)")
+        for (file, family, other) in [("inside", "ipv6", "ip"), ("outside", "ip", "ipv6")] {
+            let path = directory + "/\(file).pcap"
+            let fields = try Harness.run("/usr/bin/tshark", ["-r", path, "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
+                                                             "-T", "fields", "-e", "frame.protocols", "-e", "tcp.checksum.status", "-e", "ip.checksum.status"])
+            let lines = fields.stdout.split(separator: "\n").filter { !$0.hasPrefix("Running as user") }
+            #expect(lines.count >= 8, "\(file): \(fields.stdout) \(fields.stderr)")
+            #expect(lines.allSatisfy { $0.contains(":\(family):") && !$0.contains(":\(other):tcp") }, "\(file): \(fields.stdout)")
+            // Status 1 is "good", 2 "bad" (with the checks on).
+            #expect(lines.allSatisfy { !$0.split(separator: "\t").dropFirst().contains("2") }, "\(file): \(fields.stdout)")
+            #expect(lines.contains { $0.split(separator: "\t").dropFirst().first == "1" }, "\(file): checksums were not checked: \(fields.stdout)")
+            let errors = try Harness.run("/usr/bin/tshark", ["-r", path, "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
+                                                             "-Y", "_ws.expert.severity == error"])
+            #expect(errors.stdout.isEmpty, "\(file): \(errors.stdout)")
+        }
+    }
+}
