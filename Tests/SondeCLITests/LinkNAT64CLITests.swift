@@ -110,18 +110,19 @@ extension LinkCLITests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Outside: the host's side, where the link's packets are 198.18.x.2 ↔ 127.0.0.1 (any device: the
         // TUN's name holds sonde's pid); inside: the namespace's TUN, from the command.
-        let outside = try Harness.spawn("/usr/bin/tcpdump", ["-Z", "root", "-i", "any", "-U", "-w", directory + "/outside.pcap",
+        let outside = try Harness.spawn("/usr/bin/tcpdump", ["-Z", "root", "--immediate-mode", "-i", "any", "-U", "-w", directory + "/outside.pcap",
                                                              "tcp port \(server.port) and net 198.18.0.0/15"],
                                         stdout: directory + "/tcpdump.out", stderr: directory + "/tcpdump.err")
         _ = Harness.waitFor(seconds: 5) { ((try? String(contentsOfFile: directory + "/tcpdump.err", encoding: .utf8)) ?? "").contains("listening") }
         let script = """
             dev=$(ip -o link show | awk -F': ' '/sonde/{print $2; exit}')
-            tcpdump -Z root -i "$dev" -U -w \(directory)/inside.pcap 2>/dev/null & a=$!
-            sleep 1
+            tcpdump -Z root --immediate-mode -i "$dev" -U -w \(directory)/inside.pcap 2>\(directory)/inside.err & a=$!
+            for i in $(seq 50); do grep -q listening \(directory)/inside.err 2>/dev/null && break; sleep 0.1; done
             curl -s -o /dev/null --max-time 10 http://[64:ff9b::127.0.0.1]:\(server.port)/index.txt; c=$?
-            sleep 0.5; kill $a; wait $a 2>/dev/null; exit $c
+            sleep 1; kill $a; wait $a 2>/dev/null; exit $c
             """
         let result = try Harness.sonde(["link", "--link", "nat64", "--", "sh", "-c", script], timeout: 60)
+        usleep(500_000)
         Harness.stop(outside, signal: SIGINT)
         #expect(result.status == 0, "\(result.stderr)")
         for (file, family, other) in [("inside", "ipv6", "ip"), ("outside", "ip", "ipv6")] {
@@ -129,7 +130,10 @@ extension LinkCLITests {
             let fields = try Harness.run("/usr/bin/tshark", ["-r", path, "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
                                                              "-T", "fields", "-e", "frame.protocols", "-e", "tcp.checksum.status", "-e", "ip.checksum.status"])
             let lines = fields.stdout.split(separator: "\n").filter { !$0.hasPrefix("Running as user") }
-            #expect(lines.count >= 8, "\(file): \(fields.stdout) \(fields.stderr)")
+            let sizes = (try? FileManager.default.contentsOfDirectory(atPath: directory))?.map { name in
+                "\(name) \((try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size]) ?? "?")"
+            } ?? []
+            #expect(lines.count >= 8, "\(file): \(fields.stdout) \(fields.stderr) \(sizes) \(result.stderr)")
             #expect(lines.allSatisfy { $0.contains(":\(family):") && !$0.contains(":\(other):tcp") }, "\(file): \(fields.stdout)")
             // Status 1 is "good", 2 "bad" (with the checks on).
             #expect(lines.allSatisfy { !$0.split(separator: "\t").dropFirst().contains("2") }, "\(file): \(fields.stdout)")
