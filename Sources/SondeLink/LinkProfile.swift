@@ -67,7 +67,7 @@ public struct LinkProfile: Sendable, Equatable {
     /// The seed of the loss and jitter draws (`seed=N`): the same seed, the same drops.
     public var seed: UInt64 = LinkProfile.defaultSeed
     /// IPv6 only (`nat64`): the namespace has no IPv4, and the link translates between its IPv6
-    /// and the host's IPv4 (`NAT64Translator`), with a DNS64 resolver (`DNS64Server`).
+    /// and the host's IPv4 (`NAT64Translator`).
     public var nat64: Bool = false
 
     /// The seed when a profile does not set one: fixed, so that two runs on one profile drop the

@@ -139,8 +139,8 @@ public struct LinkProfileKey: Sendable {
             profile.name = value
         },
         LinkProfileKey(["nat64"], .word,
-                       value: "a bare word (`nat64`, `lte,nat64`): the namespace has IPv6 only (no IPv4 address or route), a DNS64 resolver "
-                           + "(RFC 6147) and a NAT64 translator (RFC 7915) to the host's IPv4; see \"IPv6-only links\"",
+                       value: "a bare word (`nat64`, `lte,nat64`): the namespace has IPv6 only (no IPv4 address or route), and a NAT64 "
+                           + "translator (RFC 7915, 64:ff9b::/96) reaches the host's IPv4; see \"IPv6-only links\"",
                        range: "once") { _, _, profile, _ throws(SettingProblem) in
             profile.nat64 = true
         },

@@ -143,4 +143,48 @@ extension LinkCLITests {
             #expect(errors.stdout.isEmpty, "\(file): \(errors.stdout)")
         }
     }
+    /// h3 through NAT64: QUIC's datagrams translated both ways, to hypercorn on 127.0.0.1 only; the
+    /// name in the URL is pinned to the synthesized address (`--resolve`), the certificate verified.
+    @Test(.enabled(if: LibcurlFacts.runningHasHTTP3, "needs a libcurl with HTTP/3 in use (scripts/provide-libcurl.sh)"),
+          .enabled(if: H3Server.available, "needs hypercorn and aioquic"))
+    func h3CrossesNAT64() throws {
+        let server = try H3Server()
+        defer { server.stop() }
+        let output = Harness.temporaryDirectory()
+        let result = try Harness.sonde(["probe", "--json", "--http3-only", "--link", "nat64", "--cacert", server.caFile, "--output-dir", output,
+                                        "--resolve", "localhost:\(server.quicPort):[64:ff9b::7f00:1]", "https://localhost:\(server.quicPort)/"], timeout: 60)
+        #expect(result.status == 0, "\(result.stdout.prefix(3000)) \(result.stderr)")
+        let transaction = try #require(LinkRunCLITests.transactions(try Harness.json(result.stdout)).first)
+        #expect(transaction["networkProtocolName"] as? String == "h3", "\(transaction)")
+        #expect(String(describing: transaction["remoteAddress"] ?? "").contains("64:ff9b::7f00:1"), "\(transaction)")
+    }
+
+    /// Resume trials and a WebSocket soak over `nat64`, against nginx and a Python `websockets`
+    /// server on the host's IPv4 loopback only.
+    @Test func resumeAndSoakCrossNAT64() throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let output = Harness.temporaryDirectory()
+        let resume = try Harness.sonde(["resume", "http://[64:ff9b::127.0.0.1]:\(nginx.http)/3m.bin", "--link", "lte,nat64",
+                                        "--trials", "2", "--output-dir", output], timeout: 120)
+        #expect(resume.status == 0, "\(resume.stdout)\(resume.stderr)")
+        let trials = try #require(try LinkRunCLITests.report(output)["resumeTrials"] as? [[String: Any]])
+        #expect(trials.count == 2 && trials.allSatisfy { $0["intact"] as? Bool == true }, "\(trials)")
+
+        let port = Harness.freePort()
+        let log = NSTemporaryDirectory() + "sonde-ws-nat64-\(UUID().uuidString).log"
+        let server = try Harness.spawn("/usr/bin/env", ["python3", Harness.root + "/Tests/SondeCLITests/Fixtures/ws_echo_server.py", "\(port)"],
+                                       stdout: log, stderr: log)
+        defer { Harness.stop(server, signal: SIGKILL) }
+        #expect(Harness.waitFor(seconds: 10) { (try? String(contentsOfFile: log, encoding: .utf8))?.contains("ready") == true })
+        let soakOutput = Harness.temporaryDirectory()
+        let soak = try Harness.sonde(["soak", "ws://[64:ff9b::127.0.0.1]:\(port)/", "--link", "app-review", "--duration", "3s",
+                                      "--ping-interval", "250ms", "--output-dir", soakOutput], timeout: 60)
+        #expect(soak.status == 0, "\(soak.stdout)\(soak.stderr)")
+        let report = try LinkRunCLITests.report(soakOutput)
+        let soakReport = try #require((report["soaks"] as? [[String: Any]])?.first)
+        #expect((soakReport["reconnects"] as? [String: Any])?["count"] as? Int == 0, "\(soakReport)")
+        let conditions = ((report["run"] as? [String: Any])?["link"] as? [String: Any])?["conditions"] as? [String: Any]
+        #expect(conditions?["nat64"] as? Bool == true)
+    }
 }
