@@ -231,4 +231,25 @@ import Testing
         v4[2] = 0xff  // total length past the packet
         #expect(translator.down(v4) == .drop(.malformed))
     }
+
+    /// Both sides of the translator count as one connection: the IPv6 packet going up and the
+    /// IPv4 answer coming down (before translation) share the IPv4 far end.
+    @Test func theConnectionTableCountsBothSidesAsOneFlow() throws {
+        var translator = Self.linkTranslator()
+        let up = Self.udp6(to: NAT64Translator.prefix + [127, 0, 0, 1], port: 9000, payload: [1, 2, 3])
+        guard case let .translated(v4) = translator.up(up) else { Issue.record("not translated"); return }
+        var answer = v4
+        answer.replaceSubrange(12..<20, with: Array(v4[16..<20]) + Array(v4[12..<16]))
+        answer.replaceSubrange(20..<24, with: Array(v4[22..<24]) + Array(v4[20..<22]))
+        var table = LinkConnectionTable()
+        var delivered = LinkCounters()
+        delivered.packetsIn = 1
+        delivered.packetsDelivered = 1
+        up.withUnsafeBytes { table.count($0, length: up.count, direction: .up, before: LinkCounters(), after: delivered) }
+        answer.withUnsafeBytes { table.count($0, length: answer.count, direction: .down, before: LinkCounters(), after: delivered) }
+        #expect(table.connections.count == 1, "\(table.connections)")
+        let flow = try #require(table.connections.first)
+        #expect(flow.protocolName == "udp" && flow.remoteAddress == "127.0.0.1" && flow.remotePort == 9000 && flow.localPort == 5353)
+        #expect(flow.up.packetsIn == 1 && flow.down.packetsIn == 1)
+    }
 }
