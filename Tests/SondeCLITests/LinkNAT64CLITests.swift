@@ -187,4 +187,28 @@ extension LinkCLITests {
         let conditions = ((report["run"] as? [String: Any])?["link"] as? [String: Any])?["conditions"] as? [String: Any]
         #expect(conditions?["nat64"] as? Bool == true)
     }
+
+    /// A suite's `link:` takes `nat64` too: a preset with it (`app-review`) and a `links:` entry
+    /// (`v6-lte: "lte,nat64"`), each check on its own IPv6-only link.
+    @Test func aSuitesChecksRunOverNAT64Links() throws {
+        let server = try IPv4OnlyServer()
+        defer { server.stop() }
+        let directory = Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let url = "http://[64:ff9b::127.0.0.1]:\(server.port)/index.txt"
+        let suite = """
+            links:
+              v6-lte: "lte,nat64"
+            checks:
+              - { name: review, kind: probe, link: app-review, urls: ["\(url)"] }
+              - { name: cellular, kind: probe, link: v6-lte, urls: ["\(url)"] }
+            """
+        try suite.write(toFile: directory + "/suite.yaml", atomically: true, encoding: .utf8)
+        let output = directory + "/out"
+        let result = try Harness.sonde(["run", directory + "/suite.yaml", "--output-dir", output], timeout: 120)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let checks = try #require(try LinkRunCLITests.report(output)["checks"] as? [[String: Any]])
+        #expect(checks.count == 2 && checks.allSatisfy { $0["status"] as? String == "passed" }, "\(checks)")
+        #expect(server.log.components(separatedBy: "GET /index.txt").count - 1 == 2, "\(server.log)")
+    }
 }
