@@ -127,6 +127,67 @@ int sonde_link_add_route(const char *name, uint32_t destination, int prefix) {
     return result;
 }
 
+/* struct in6_ifreq as <linux/ipv6.h> declares it (that header clashes with <netinet/in.h>). */
+struct sonde_in6_ifreq {
+    struct in6_addr ifr6_addr;
+    uint32_t ifr6_prefixlen;
+    int ifr6_ifindex;
+};
+
+static int interface_index(int fd, const char *name) {
+    struct ifreq request;
+    memset(&request, 0, sizeof request);
+    if (copy_name(request.ifr_name, name) != 0) return -EINVAL;
+    if (ioctl(fd, SIOCGIFINDEX, &request) < 0) return -errno;
+    return request.ifr_ifindex;
+}
+
+int sonde_link_set_address6(const char *name, const uint8_t *address, int prefix) {
+    if (prefix < 0 || prefix > 128) return -EINVAL;
+    int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    int index = interface_index(fd, name);
+    if (index < 0) { close(fd); return index; }
+    struct sonde_in6_ifreq request;
+    memset(&request, 0, sizeof request);
+    memcpy(&request.ifr6_addr, address, 16);
+    request.ifr6_prefixlen = (uint32_t)prefix;
+    request.ifr6_ifindex = index;
+    int result = ioctl(fd, SIOCSIFADDR, &request) < 0 ? -errno : 0;
+    close(fd);
+    return result;
+}
+
+int sonde_link_add_route6(const char *name, const uint8_t *destination, int prefix) {
+    if (prefix < 0 || prefix > 128) return -EINVAL;
+    int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    int index = interface_index(fd, name);
+    if (index < 0) { close(fd); return index; }
+    struct in6_rtmsg route;
+    memset(&route, 0, sizeof route);
+    memcpy(&route.rtmsg_dst, destination, 16);
+    route.rtmsg_dst_len = (uint16_t)prefix;
+    route.rtmsg_ifindex = index;
+    route.rtmsg_metric = 1;
+    route.rtmsg_flags = RTF_UP;
+    int result = ioctl(fd, SIOCADDRT, &route) < 0 ? -errno : 0;
+    close(fd);
+    return result;
+}
+
+int sonde_link_set_mtu(const char *name, int mtu) {
+    struct ifreq request;
+    memset(&request, 0, sizeof request);
+    if (copy_name(request.ifr_name, name) != 0) return -EINVAL;
+    int fd = control_socket();
+    if (fd < 0) return fd;
+    request.ifr_mtu = mtu;
+    int result = ioctl(fd, SIOCSIFMTU, &request) < 0 ? -errno : 0;
+    close(fd);
+    return result;
+}
+
 int sonde_link_unshare_net(void) { return unshare(CLONE_NEWNET) < 0 ? -errno : 0; }
 
 int sonde_link_setns_net(int fd) { return setns(fd, CLONE_NEWNET) < 0 ? -errno : 0; }

@@ -20,7 +20,8 @@ struct LinkCommand: ParsableCommand {
         key=value pairs: \(LinkProfileParser.keys.joined(separator: ", ")). Delays are one way. Needs root. \
         Inside, 127.0.0.1:PORT is the host's loopback across the link; other addresses are reached through the host \
         (forwarded and masqueraded; needs nftables), names by the host's resolv.conf, across the link too. \
-        See docs/link.md.
+        With nat64 (lte,nat64; app-review) the inside is IPv6-only: the host's IPv4 address a.b.c.d is \
+        [64:ff9b::a.b.c.d] (127.0.0.1:PORT is [64:ff9b::127.0.0.1]:PORT). See docs/link.md.
         """)
 
     @Option(name: .long, help: "The link profile: a preset, a preset with overrides, or key=value pairs.")

@@ -38,11 +38,14 @@ public struct LinkConditions: Sendable, Equatable {
     /// The mahimahi trace files that set each direction's delivery opportunities.
     public var traceDown: String?
     public var traceUp: String?
+    /// IPv6 only: the check's namespace had no IPv4 and reached IPv4 through NAT64 (64:ff9b::/96)
+    /// and a DNS64 resolver.
+    public var nat64: Bool
 
     public init(profile: String, spec: String, rateDownBitsPerSecond: Int64? = nil, rateUpBitsPerSecond: Int64? = nil,
                 delayDownMs: Double = 0, delayUpMs: Double = 0, jitterMs: Double = 0, lossDownPercent: Double = 0,
                 lossUpPercent: Double = 0, lossModel: String? = nil, queueBytes: Int64 = 0, queuePackets: Int64? = nil, dnsDelayMs: Double = 0,
-                outageMs: Double? = nil, outagePeriodMs: Double? = nil, traceDown: String? = nil, traceUp: String? = nil) {
+                outageMs: Double? = nil, outagePeriodMs: Double? = nil, traceDown: String? = nil, traceUp: String? = nil, nat64: Bool = false) {
         self.profile = profile
         self.spec = spec
         self.rateDownBitsPerSecond = rateDownBitsPerSecond
@@ -60,6 +63,7 @@ public struct LinkConditions: Sendable, Equatable {
         self.outagePeriodMs = outagePeriodMs
         self.traceDown = traceDown
         self.traceUp = traceUp
+        self.nat64 = nat64
     }
 }
 
@@ -84,5 +88,6 @@ extension LinkConditions: FieldModel {
         try v.visit("outagePeriodMs", &outagePeriodMs, .milliseconds)
         try v.visit("traceDown", &traceDown, .field)
         try v.visit("traceUp", &traceUp, .field)
+        try v.visit("nat64", &nat64, .field)
     }
 }

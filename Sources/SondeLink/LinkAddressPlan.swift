@@ -28,6 +28,17 @@ public struct LinkAddressPlan: Sendable, Equatable {
     public var hostAddress: UInt32
     public var clientAddress: UInt32
 
+    /// Under `nat64`: the namespace's one IPv6 address, `fd53:6f6e:6465::2` (a ULA; the same in
+    /// every namespace, since nothing outside sees it: the translator maps it to `clientAddress`).
+    public static let clientAddress6: [UInt8] = [0xfd, 0x53, 0x6f, 0x6e, 0x64, 0x65, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2]
+    /// Under `nat64`: the link's resolver inside, `[fd53:6f6e:6465::53]:53` (DNS64, `NAT64Translator.resolver6`).
+    public static let resolverAddress6: [UInt8] = [0xfd, 0x53, 0x6f, 0x6e, 0x64, 0x65, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x53]
+    /// The host side's MTU under `nat64`: an IPv4 packet of 1480 bytes is 1500 once translated.
+    public static let nat64HostMTU: Int32 = 1480
+
+    /// An address's 4 bytes (network order in memory).
+    public static func bytes(_ address: UInt32) -> [UInt8] { withUnsafeBytes(of: address) { Array($0) } }
+
     public static let namespacePrefix = "sonde-link-"
     public static let namespaceDirectory = "/run/netns"
     public var namespacePath: String { Self.namespaceDirectory + "/" + namespaceName }

@@ -63,6 +63,7 @@ struct LinkConnectionTable {
     /// The flow of an IPv4 TCP or UDP packet (the checked side is the source going up, the
     /// destination going down); nil for anything else, a later fragment, or a short packet.
     private static func key(_ bytes: UnsafeRawBufferPointer, direction: LinkDirection) -> Key? {
+        if bytes.count >= 44, bytes[0] >> 4 == 6 { return key6(bytes, direction: direction) }
         guard bytes.count >= 20, bytes[0] >> 4 == 4 else { return nil }
         let headerLength = Int(bytes[0] & 0x0f) * 4
         let proto = bytes[9]
@@ -75,5 +76,20 @@ struct LinkConnectionTable {
         return direction == .up
             ? Key(proto: proto, localPort: sourcePort, remoteAddress: destination, remotePort: destinationPort)
             : Key(proto: proto, localPort: destinationPort, remoteAddress: source, remotePort: sourcePort)
+    }
+
+    /// The flow of an IPv6 TCP or UDP packet of a `nat64` link (no extension headers), keyed by the
+    /// IPv4 address its 64:ff9b::/96 far end embeds, so that both sides of the translator count as
+    /// one connection; nil for anything else.
+    private static func key6(_ bytes: UnsafeRawBufferPointer, direction: LinkDirection) -> Key? {
+        let proto = bytes[6]
+        guard proto == 6 || proto == 17 else { return nil }
+        let far = direction == .up ? 24 : 8
+        guard (0..<12).allSatisfy({ bytes[far + $0] == NAT64Translator.prefix[$0] }) else { return nil }
+        let remote = UInt32(bytes[far + 12]) << 24 | UInt32(bytes[far + 13]) << 16 | UInt32(bytes[far + 14]) << 8 | UInt32(bytes[far + 15])
+        func port(_ at: Int) -> UInt16 { UInt16(bytes[at]) << 8 | UInt16(bytes[at + 1]) }
+        return direction == .up
+            ? Key(proto: proto, localPort: port(40), remoteAddress: remote, remotePort: port(42))
+            : Key(proto: proto, localPort: port(42), remoteAddress: remote, remotePort: port(40))
     }
 }

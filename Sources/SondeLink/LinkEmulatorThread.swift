@@ -27,6 +27,10 @@ final class LinkEmulatorThread: @unchecked Sendable {
     private let profile: LinkProfile
     private let seed: UInt64
     private let tuning: LinkTuning
+    /// Under `nat64`: translates what the host's TUN gives (IPv4) before it goes down the link, and
+    /// what comes up the link (IPv6) before it is written to the host's TUN; its own ICMP errors go
+    /// straight back to the sender's TUN.
+    private let translator: NAT64Translator?
     private let stopEvent: Int32
     private let finished = DispatchSemaphore(value: 0)
     private let lock = NSLock()
@@ -42,7 +46,8 @@ final class LinkEmulatorThread: @unchecked Sendable {
     /// deliveries (a burst come due) must not leave the TUNs unread while their queues fill.
     static let deliveryRound = 16
 
-    init(host: Int32, client: Int32, profile: LinkProfile, seed: UInt64, tuning: LinkTuning) throws(LinkError) {
+    init(host: Int32, client: Int32, profile: LinkProfile, seed: UInt64, tuning: LinkTuning, translator: NAT64Translator? = nil) throws(LinkError) {
+        self.translator = translator
         self.host = host
         self.client = client
         self.profile = profile
@@ -119,6 +124,7 @@ final class LinkEmulatorThread: @unchecked Sendable {
         var spin = SpinBudget(spinNs: tuning.spinNs, share: tuning.spinShare, now: sonde_link_now())
         let host = self.host, client = self.client
         var lastActivity: Int64 = 0
+        var translator = self.translator
         var failed: (down: Int64, up: Int64) = (0, 0)
         /// Reads up to `tuning.batch` packets from the TUN of `direction` and hands them to the emulator.
         func readArrivals(_ direction: LinkDirection) {
@@ -127,10 +133,19 @@ final class LinkEmulatorThread: @unchecked Sendable {
                 let length = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
                 guard length > 0 else { break }
                 lastActivity = sonde_link_now()
-                let packet = Array(buffer.prefix(length))
+                var packet = Array(buffer.prefix(length))
+                if direction == .down, translator != nil {
+                    switch translator?.down(packet) {
+                    case let .translated(v6)?: packet = v6
+                    case let .reply(v4)?:
+                        _ = v4.withUnsafeBytes { write(host, $0.baseAddress, $0.count) }
+                        continue
+                    default: continue
+                    }
+                }
                 let isDNS = direction == .up && profile.dnsDelayNs > 0 && packet.withUnsafeBytes { IPv4Packet.isDNSQuery($0) }
                 let before = emulator.counters(direction)
-                emulator.arrive(packet, length: length, direction: direction, isDNS: isDNS, at: sonde_link_now())
+                emulator.arrive(packet, length: packet.count, direction: direction, isDNS: isDNS, at: sonde_link_now())
                 let after = emulator.counters(direction)
                 buffer.withUnsafeBytes { table.count(UnsafeRawBufferPointer(rebasing: $0.prefix(length)), length: length,
                                                      direction: direction, before: before, after: after) }
@@ -139,7 +154,17 @@ final class LinkEmulatorThread: @unchecked Sendable {
         while true {
             var now = sonde_link_now()
             // Due packets a round at a time, both TUNs read between rounds (see the type).
-            while emulator.deliver(until: now, limit: Self.deliveryRound, { direction, packet in
+            while emulator.deliver(until: now, limit: Self.deliveryRound, { direction, delivered in
+                var packet = delivered
+                if direction == .up, translator != nil {
+                    switch translator?.up(delivered) {
+                    case let .translated(v4)?: packet = v4
+                    case let .reply(v6)?:
+                        _ = v6.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+                        return
+                    default: return
+                    }
+                }
                 let written = packet.withUnsafeBytes { write(direction == .down ? client : host, $0.baseAddress, $0.count) }
                 if written < 0 {
                     if direction == .down { failed.down += 1 } else { failed.up += 1 }

@@ -60,7 +60,11 @@ public struct LinkNamespace: Sendable {
     /// Creates the namespace and devices for process `pid` (see the type). On failure every
     /// part made so far is undone.
     /// - Parameter tunQueuePackets: each TUN's transmit queue (`LinkTuning.tunQueuePackets`).
-    static func create(pid: Int32, instance: Int = 0, tunQueuePackets: Int32 = LinkTuning.defaultTUNQueuePackets) throws(LinkError) -> LinkNamespace {
+    /// - Parameter nat64: IPv6 only inside (`LinkAddressPlan.clientAddress6`/128 and `::/0` through
+    ///   the TUN, no IPv4 address or route; no link-local address, router solicitation or RA), and
+    ///   the host side's MTU 1480 so that every IPv4 packet fits once translated.
+    static func create(pid: Int32, instance: Int = 0, tunQueuePackets: Int32 = LinkTuning.defaultTUNQueuePackets,
+                       nat64: Bool = false) throws(LinkError) -> LinkNamespace {
         if let problem = privilegeProblem() { throw problem }
         let original = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)
         guard original >= 0 else { throw LinkError.setup("opening this thread's network namespace", code: -errno) }
@@ -85,13 +89,21 @@ public struct LinkNamespace: Sendable {
             try ProcFiles.writeSysctl("/proc/sys/net/ipv6/conf/\(plan.hostDevice)/disable_ipv6", "1")
             try ProcFiles.writeSysctl("/proc/sys/net/ipv4/conf/\(plan.hostDevice)/route_localnet", "1")
             try check("giving \(plan.hostDevice) its address", sonde_link_set_address(plan.hostDevice, plan.hostAddress))
+            if nat64 { try check("setting \(plan.hostDevice)'s MTU", sonde_link_set_mtu(plan.hostDevice, LinkAddressPlan.nat64HostMTU)) }
             try check("setting \(plan.hostDevice) up", sonde_link_set_up(plan.hostDevice))
             try check("routing \(LinkAddressPlan.text(plan.clientAddress)) to \(plan.hostDevice)",
                       sonde_link_add_route(plan.hostDevice, plan.clientAddress, 32))
             // The namespace, named by a bind mount.
             try check("creating a network namespace", sonde_link_unshare_net())
-            try ProcFiles.writeSysctl("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1")
-            try ProcFiles.writeSysctl("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1")
+            if nat64 {
+                // The TUN made below inherits these: no link-local address, no router solicitation, no RA.
+                for (name, value) in [("addr_gen_mode", "1"), ("router_solicitations", "0"), ("accept_ra", "0"), ("accept_dad", "0")] {
+                    try ProcFiles.writeSysctl("/proc/sys/net/ipv6/conf/default/\(name)", value)
+                }
+            } else {
+                try ProcFiles.writeSysctl("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1")
+                try ProcFiles.writeSysctl("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1")
+            }
             let namespace = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)
             guard namespace >= 0 else { throw LinkError.setup("opening the new namespace", code: -errno) }
             undo.descriptors.append(namespace)
@@ -100,10 +112,17 @@ public struct LinkNamespace: Sendable {
             let client = try check("creating TUN \(plan.clientDevice)", sonde_link_tun_open(plan.clientDevice))
             undo.descriptors.append(client)
             try check("lengthening \(plan.clientDevice)'s queue", sonde_link_set_tx_queue_length(plan.clientDevice, tunQueuePackets))
-            try ProcFiles.writeSysctl("/proc/sys/net/ipv4/conf/\(plan.clientDevice)/route_localnet", "1")
-            try check("giving \(plan.clientDevice) its address", sonde_link_set_address(plan.clientDevice, plan.clientAddress))
-            try check("setting \(plan.clientDevice) up", sonde_link_set_up(plan.clientDevice))
-            try check("routing the namespace's default route to \(plan.clientDevice)", sonde_link_add_route(plan.clientDevice, 0, 0))
+            if nat64 {
+                try check("setting \(plan.clientDevice) up", sonde_link_set_up(plan.clientDevice))
+                try check("giving \(plan.clientDevice) its IPv6 address", sonde_link_set_address6(plan.clientDevice, LinkAddressPlan.clientAddress6, 128))
+                try check("routing the namespace's IPv6 default route to \(plan.clientDevice)",
+                          sonde_link_add_route6(plan.clientDevice, [UInt8](repeating: 0, count: 16), 0))
+            } else {
+                try ProcFiles.writeSysctl("/proc/sys/net/ipv4/conf/\(plan.clientDevice)/route_localnet", "1")
+                try check("giving \(plan.clientDevice) its address", sonde_link_set_address(plan.clientDevice, plan.clientAddress))
+                try check("setting \(plan.clientDevice) up", sonde_link_set_up(plan.clientDevice))
+                try check("routing the namespace's default route to \(plan.clientDevice)", sonde_link_add_route(plan.clientDevice, 0, 0))
+            }
             return LinkNamespace(plan: plan, namespaceDescriptor: namespace, hostDescriptor: host, clientDescriptor: client)
         } catch {
             undo.run()

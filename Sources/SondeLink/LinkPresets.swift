@@ -5,7 +5,7 @@
 /// the queue at dummynet's default (`LinkProfile.defaultQueueBytes`).
 public enum LinkPresets {
     /// The presets' names, in the order the docs list them.
-    public static let names = ["wifi", "dsl", "lte", "3g", "edge", "very-bad", "high-latency-dns", "100%-loss"]
+    public static let names = ["wifi", "dsl", "lte", "3g", "edge", "very-bad", "high-latency-dns", "100%-loss", "app-review"]
 
     /// The preset called `name` (exactly as listed in `names`), or nil.
     public static func preset(_ name: String) -> LinkProfile? {
@@ -29,6 +29,9 @@ public enum LinkPresets {
             return LinkProfile(name: name, spec: name, down: direction(1 * mbit, 500, loss: 0.10), up: direction(1 * mbit, 500, loss: 0.10))
         case "high-latency-dns":
             return LinkProfile(name: name, spec: name, dnsDelayNs: 3000 * ms)
+        case "app-review":
+            // The network an app reviewer's device sees: a Wi-Fi hop to an IPv6-only NAT64/DNS64 network.
+            return LinkProfile(name: name, spec: name, down: direction(40 * mbit, 1), up: direction(33 * mbit, 1), nat64: true)
         case "100%-loss":
             return LinkProfile(name: name, spec: name, down: direction(nil, 0, loss: 1), up: direction(nil, 0, loss: 1))
         default:

@@ -54,18 +54,21 @@ public struct LinkProfile: Sendable, Equatable {
     public var down: Direction
     public var up: Direction
     /// Each packet's delay varies uniformly within ± this (packets are never reordered by it).
-    public var jitterNs: Int64
-    public var lossModel: LossModel
+    public var jitterNs: Int64 = 0
+    public var lossModel: LossModel = .independent
     /// The drop-tail queue in front of each direction's rate or trace, in bytes (≥ one 1500-byte
     /// packet); unused when `queuePackets` is set.
-    public var queueBytes: Int64
+    public var queueBytes: Int64 = LinkProfile.defaultQueueBytes
     /// The drop-tail queue in packets (`queue=50pkt`: dummynet's slots), or nil to count bytes.
-    public var queuePackets: Int64?
+    public var queuePackets: Int64? = nil
     /// Extra delay of each DNS query (a packet to port 53), on top of `up.delayNs`.
     public var dnsDelayNs: Int64
-    public var outage: Outage?
+    public var outage: Outage? = nil
     /// The seed of the loss and jitter draws (`seed=N`): the same seed, the same drops.
-    public var seed: UInt64
+    public var seed: UInt64 = LinkProfile.defaultSeed
+    /// IPv6 only (`nat64`): the namespace has no IPv4, and the link translates between its IPv6
+    /// and the host's IPv4 (`NAT64Translator`).
+    public var nat64: Bool = false
 
     /// The seed when a profile does not set one: fixed, so that two runs on one profile drop the
     /// same packets.
@@ -75,21 +78,15 @@ public struct LinkProfile: Sendable, Equatable {
     /// default of 50 slots, at 1500 bytes each.
     public static let defaultQueueBytes: Int64 = LinkConditions.defaultQueueBytes
 
-    public init(name: String, spec: String, down: Direction = Direction(), up: Direction = Direction(), jitterNs: Int64 = 0,
-                lossModel: LossModel = .independent, queueBytes: Int64 = LinkProfile.defaultQueueBytes, queuePackets: Int64? = nil,
-                dnsDelayNs: Int64 = 0,
-                outage: Outage? = nil, seed: UInt64 = LinkProfile.defaultSeed) {
+    /// A profile with no limit, delay or loss but what is given; the other keys are set by
+    /// `LinkProfileKey` (their defaults here).
+    public init(name: String, spec: String, down: Direction = Direction(), up: Direction = Direction(), dnsDelayNs: Int64 = 0, nat64: Bool = false) {
         self.name = name
         self.spec = spec
         self.down = down
         self.up = up
-        self.jitterNs = jitterNs
-        self.lossModel = lossModel
-        self.queueBytes = queueBytes
-        self.queuePackets = queuePackets
         self.dnsDelayNs = dnsDelayNs
-        self.outage = outage
-        self.seed = seed
+        self.nat64 = nat64
     }
 
     /// The report's form of this profile (`link` in report.json).
@@ -104,7 +101,7 @@ public struct LinkProfile: Sendable, Equatable {
                               jitterMs: ms(jitterNs), lossDownPercent: down.loss * 100, lossUpPercent: up.loss * 100,
                               lossModel: model, queueBytes: queuePackets == nil ? queueBytes : 0, queuePackets: queuePackets, dnsDelayMs: ms(dnsDelayNs),
                               outageMs: outage.map { ms($0.durationNs) }, outagePeriodMs: outage.map { ms($0.periodNs) },
-                              traceDown: down.trace?.path, traceUp: up.trace?.path)
+                              traceDown: down.trace?.path, traceUp: up.trace?.path, nat64: nat64)
     }
 
     /// A fraction as the percent text the parser reads back (`0.015` → `1.5%`).

@@ -9,9 +9,8 @@ import SondeCore
 /// `loss-model=gilbert:p,r` holds a comma of its own: a piece without `=` right after it is its
 /// second number. A key given twice is refused.
 public enum LinkProfileParser {
-    /// The keys, in the order the docs list them.
-    public static let keys = ["rate-down", "rate-up", "delay-down", "delay-up", "jitter", "loss-down", "loss-up", "loss-model",
-                              "queue", "dns-delay", "outage", "trace-down", "trace-up", "seed", "name"]
+    /// The keys' names, in the order the docs list them (`LinkProfileKey.all`).
+    public static var keys: [String] { LinkProfileKey.allNames }
 
     /// Bounds of every number (inclusive).
     public static let minRate: Int64 = 1000
@@ -28,16 +27,17 @@ public enum LinkProfileParser {
 
     /// The profile `text` describes. - Parameter readTrace: reads a trace file (tests pass text).
     public static func parse(_ text: String,
-                             readTrace: (String, String) throws(SettingProblem) -> DeliveryTrace = DeliveryTrace.read) throws(SettingProblem) -> LinkProfile {
+                             readTrace: LinkProfileKey.ReadTrace = DeliveryTrace.read) throws(SettingProblem) -> LinkProfile {
         let spec = text.trimmingWhitespace()
         guard !spec.isEmpty else { throw SettingProblem(key: "link", "is empty; name a preset (\(LinkPresets.names.joined(separator: ", "))) or give key=value pairs") }
         guard spec.utf8.count <= maxSpecLength else { throw SettingProblem(key: "link", "is longer than \(maxSpecLength) characters") }
         let pairs = try Self.pairs(spec)
         var profile = LinkProfile(name: "custom", spec: spec)
         var start = 0
-        if let first = pairs.first, first.key == nil {
+        if let first = pairs.first, first.key == nil, LinkProfileKey.named(first.value.lowercased())?.form != .word {
             guard let preset = LinkPresets.preset(first.value) else {
-                throw SettingProblem(key: "link", "\"\(first.value)\" is neither a preset (\(LinkPresets.names.joined(separator: ", "))) nor key=value")
+                throw SettingProblem(key: "link", "\"\(first.value)\" is neither a preset (\(LinkPresets.names.joined(separator: ", "))), "
+                                     + "a word (\(wordNames)) nor key=value")
             }
             profile = preset
             profile.spec = spec
@@ -45,17 +45,33 @@ public enum LinkProfileParser {
         }
         var seen: Set<String> = []
         for pair in pairs[start...] {
-            guard let key = pair.key else {
-                throw SettingProblem(key: "link", "\"\(pair.value)\" is not key=value (a preset name may only come first)")
+            let name = (pair.key ?? pair.value).lowercased()
+            guard let key = LinkProfileKey.named(name) else {
+                if pair.key == nil {
+                    throw SettingProblem(key: "link", "\"\(pair.value)\" is not key=value or a word (\(wordNames)); a preset name may only come first")
+                }
+                throw SettingProblem(key: "link", "unknown key \"\(name)\"; known: \(keys.joined(separator: ", "))")
             }
-            guard keys.contains(key) else { throw SettingProblem(key: "link", "unknown key \"\(key)\"; known: \(keys.joined(separator: ", "))") }
-            guard seen.insert(key).inserted else { throw SettingProblem(key: key, "is given twice") }
-            try apply(key, pair.value, to: &profile, readTrace: readTrace)
+            switch (key.form, pair.key) {
+            case (.value, nil): throw SettingProblem(key: name, "takes a value: \(name)=…")
+            case (.word, _?): throw SettingProblem(key: name, "is a word and takes no value: write \(name) alone")
+            default: break
+            }
+            guard seen.insert(name).inserted, !(name == "nat64" && profile.nat64) else { throw SettingProblem(key: name, "is given twice") }
+            try key.set(name, pair.key == nil ? "" : pair.value, &profile, readTrace)
         }
-        if start == 1, !seen.subtracting(["name", "seed"]).isEmpty, !seen.contains("name") { profile.name += "+" }
+        // The name says what changed a preset: `lte+nat64` for a word, `lte+` for other keys.
+        for word in seen.sorted() where LinkProfileKey.named(word)?.form == .word && !seen.contains("name") {
+            profile.name = profile.name == "custom" && seen.count == 1 ? word : profile.name + "+" + word
+        }
+        let overrides = seen.subtracting(["name", "seed"]).filter { LinkProfileKey.named($0)?.form != .word }
+        if start == 1, !overrides.isEmpty, !seen.contains("name") { profile.name += "+" }
         try checkConsistency(profile, seen: seen)
         return profile
     }
+
+    /// The bare words a profile takes, for its refusals.
+    static var wordNames: String { LinkProfileKey.all.filter { $0.form == .word }.flatMap(\.names).joined(separator: ", ") }
 
     /// The comma-separated pieces: (key, value) for `key=value`, (nil, text) for a bare piece;
     /// a bare piece right after `loss-model=` is joined to its value.
@@ -76,57 +92,6 @@ public enum LinkProfileParser {
             }
         }
         return result
-    }
-
-    private static func apply(_ key: String, _ value: String, to profile: inout LinkProfile,
-                              readTrace: (String, String) throws(SettingProblem) -> DeliveryTrace) throws(SettingProblem) {
-        switch key {
-        case "rate-down": profile.down.rateBitsPerSecond = try rate(key, value)
-        case "rate-up": profile.up.rateBitsPerSecond = try rate(key, value)
-        case "delay-down": profile.down.delayNs = try duration(key, value, max: maxDelayNs)
-        case "delay-up": profile.up.delayNs = try duration(key, value, max: maxDelayNs)
-        case "jitter": profile.jitterNs = try duration(key, value, max: maxJitterNs)
-        case "loss-down": profile.down.loss = try percent(key, value)
-        case "loss-up": profile.up.loss = try percent(key, value)
-        case "loss-model":
-            profile.lossModel = try lossModel(value)
-            // Gilbert's chain is the whole loss: a preset's independent loss gives way to it.
-            if case .gilbert = profile.lossModel { profile.down.loss = 0; profile.up.loss = 0 }
-        case "queue":
-            if let packets = try queuePackets(value) {
-                profile.queuePackets = packets
-            } else {
-                guard let bytes = Quantity.size(value) else {
-                    throw SettingProblem(key: key, "\"\(value)\" is not a size (\(Quantity.sizeHint)) or a number of packets (50pkt)")
-                }
-                guard (minQueue...maxQueue).contains(bytes) else {
-                    throw SettingProblem(key: key, "\(bytes) bytes is outside 1500 bytes (one packet) … 1 GiB")
-                }
-                profile.queueBytes = bytes
-                profile.queuePackets = nil
-            }
-        case "dns-delay": profile.dnsDelayNs = try duration(key, value, max: maxDelayNs)
-        case "outage": profile.outage = try outage(value)
-        case "trace-down":
-            profile.down.trace = try readTrace(value, key)
-            profile.down.rateBitsPerSecond = nil
-        case "trace-up":
-            profile.up.trace = try readTrace(value, key)
-            profile.up.rateBitsPerSecond = nil
-        case "seed":
-            // Decimal, and within Int64 so that the report's signed `seed` holds it as written.
-            guard value.utf8.count <= 19, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let seed = Int64(value) else {
-                throw SettingProblem(key: key, "\"\(value)\" is not a seed: a whole number from 0 to \(Int64.max)")
-            }
-            profile.seed = UInt64(seed)
-        case "name":
-            // The profile's name in reports (a suite's `links:` entry sets it to the entry's name).
-            guard (1...64).contains(value.utf8.count),
-                  value.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E || $0 == 0x25 })
-            else { throw SettingProblem(key: key, "\"\(value)\" is not a name: 1 to 64 of a-z, 0-9, '-', '_', '.', '%'") }
-            profile.name = value
-        default: throw SettingProblem(key: "link", "unknown key \"\(key)\"")
-        }
     }
 
     /// Cross-key rules: a direction has a rate or a trace, not both; Gilbert loss replaces the

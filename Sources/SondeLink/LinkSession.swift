@@ -70,7 +70,8 @@ public final class LinkSession: @unchecked Sendable {
         let made: Result<Made, LinkError> = onOwnThread { () -> Result<Made, LinkError> in
             let namespace: LinkNamespace
             do throws(LinkError) {
-                namespace = try LinkNamespace.create(pid: pid, instance: instance, tunQueuePackets: tuning.tunQueuePackets)
+                namespace = try LinkNamespace.create(pid: pid, instance: instance, tunQueuePackets: tuning.tunQueuePackets,
+                                                     nat64: profile.nat64)
             } catch { return .failure(error) }
             guard reach == .anywhere else { return .success((namespace, nil, nil)) }
             do throws(LinkError) {
@@ -87,8 +88,13 @@ public final class LinkSession: @unchecked Sendable {
             throw error
         }
         do throws(LinkError) {
+            let plan = parts.namespace.plan
+            let translator = profile.nat64
+                ? NAT64Translator(client6: LinkAddressPlan.clientAddress6, client4: LinkAddressPlan.bytes(plan.clientAddress),
+                                  router4: LinkAddressPlan.bytes(plan.hostAddress), mtu4: Int(LinkAddressPlan.nat64HostMTU) + 20)
+                : nil
             let thread = try LinkEmulatorThread(host: parts.namespace.hostDescriptor, client: parts.namespace.clientDescriptor,
-                                                profile: profile, seed: profile.seed, tuning: tuning)
+                                                profile: profile, seed: profile.seed, tuning: tuning, translator: translator)
             thread.start()
             return LinkSession(profile: profile, namespace: parts.namespace, forwarding: parts.forwarding, forwardingProblem: parts.problem,
                                thread: thread, original: original)

@@ -22,6 +22,12 @@ int sonde_link_set_up(const char *name);
 int sonde_link_set_tx_queue_length(const char *name, int packets);
 /// Adds a route to `destination`/`prefix` (0 or 32) through interface `name`, without a gateway.
 int sonde_link_add_route(const char *name, uint32_t destination, int prefix);
+/* An IPv6 address (16 bytes) with its prefix length on device `name`. 0 or -errno. */
+int sonde_link_set_address6(const char *name, const uint8_t *address, int prefix);
+/* An IPv6 route to destination/prefix (16 bytes; ::/0 for the default) through device `name`. 0 or -errno. */
+int sonde_link_add_route6(const char *name, const uint8_t *destination, int prefix);
+/* The device's MTU. 0 or -errno. */
+int sonde_link_set_mtu(const char *name, int mtu);
 /// unshare(CLONE_NEWNET) for the calling thread.
 int sonde_link_unshare_net(void);
 /// setns(fd, CLONE_NEWNET) for the calling thread.
