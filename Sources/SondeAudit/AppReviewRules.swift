@@ -8,7 +8,8 @@ import SondeCore
 ///
 /// Per URL (docs/audit.md states the same):
 /// - an IPv4 literal handed out: `fail` (an IPv6-only client cannot connect to it; Apple: don't
-///   use IP address literals); the audited URL itself an IPv4 literal: `warn`;
+///   use IP address literals); the audited URL itself an IPv4 literal: `info` (the URL given is
+///   the user's choice, as the `ipv6` finding judges it);
 /// - reached through NAT64 (the address connected to is in 64:ff9b::/96) or over native IPv6: `pass`;
 /// - reached over IPv4 (the network was not IPv6-only): `info`, saying so;
 /// - a name with neither AAAA nor A (nothing for DNS64 to synthesise from): `warn`;
@@ -18,6 +19,8 @@ import SondeCore
 /// The finding's severity is the worst of its URLs'.
 enum AppReviewRules {
     static let ids = ["ipv6.app-review"]
+    /// The `foundIn` of the audited URL.
+    static let auditedFoundIn = "the URL audited"
     static let title = "every URL a client meets is reached from an IPv6-only (DNS64/NAT64) network, as App Review's"
 
     static func judge(_ observation: AppReviewObservation) -> AuditAppReview {
@@ -30,7 +33,8 @@ enum AppReviewRules {
             network = "not IPv6-only (an IPv4 route exists): the handed-out URLs were judged from DNS, not fetched (run with --link nat64 to fetch them over an IPv6-only network)"
         }
         var review = AuditAppReview(ipv6Only: observation.routes.isIPv6Only, network: network, fetched: observation.fetched)
-        review.urls = observation.items.map { judge($0, ipv6Only: observation.routes.isIPv6Only) }
+        let auditedIsLiteral = observation.items.contains { $0.target.source == .audited && $0.target.kind == .ipv4Literal }
+        review.urls = observation.items.map { judge($0, ipv6Only: observation.routes.isIPv6Only, auditedIsLiteral: auditedIsLiteral) }
         let discovery = observation.discovery
         review.notFollowed = discovery.otherSite.count + discovery.pastLimit
         var notes: [String] = []
@@ -45,7 +49,9 @@ enum AppReviewRules {
     }
 
     /// One URL's verdict.
-    static func judge(_ item: AppReviewObservation.Item, ipv6Only: Bool) -> AuditHandedOutURL {
+    /// `auditedIsLiteral`: the audited URL is an IPv4 literal itself, so the literals it hands
+    /// out are `info` (as the `ipv6` finding judges them): audit it by name to judge them.
+    static func judge(_ item: AppReviewObservation.Item, ipv6Only: Bool, auditedIsLiteral: Bool = false) -> AuditHandedOutURL {
         let target = item.target
         let audited = target.source == .audited
         var result = AuditHandedOutURL(url: HTTPEvidence.redactor.redact(url: target.url), foundIn: target.foundIn, hostKind: kind(target.kind),
@@ -57,12 +63,17 @@ enum AppReviewRules {
         switch target.kind {
         case .ipv4Literal:
             result.outcome = .failed
-            result.severity = audited ? .warn : .fail
+            result.severity = audited || auditedIsLiteral ? .info : .fail
             var reason = "an IPv4 literal: an IPv6-only client cannot connect to it (URLSession synthesises a NAT64 address only for a literal URL it is given, sockets and OkHttp do not)"
             if let fetch = item.fetch {
                 reason += fetch.status != nil && !ipv6Only
                     ? "; reached here over IPv4 (\(fetch.by)), which an IPv6-only network does not have"
                     : "; \(fetch.by) \(fetchNote ?? "")"
+            }
+            if audited {
+                reason += "; the URL audited is an IPv4 literal itself: audit it by its name"
+            } else if auditedIsLiteral {
+                reason += "; info only: the URL audited is an IPv4 literal itself (audit it by its name)"
             }
             result.reason = reason
             return result
@@ -150,9 +161,12 @@ enum AppReviewRules {
         if !judged.isEmpty { counts.append("\(judged.count) judged from DNS") }
         var observed = "\(review.urls.count) URL\(review.urls.count == 1 ? "" : "s") (the audited one and \(review.urls.count - 1) handed out): "
             + (counts.isEmpty ? "none" : counts.joined(separator: ", "))
-        let literals = review.urls.filter { $0.hostKind == .ipv4Literal }
+        let literals = review.urls.filter { $0.hostKind == .ipv4Literal && $0.foundIn != AppReviewRules.auditedFoundIn }
         if !literals.isEmpty {
             observed += "; IPv4 literals handed out: " + literals.map { "\($0.url) (\($0.foundIn))" }.joined(separator: "; ")
+        }
+        if review.urls.first.map({ $0.hostKind == .ipv4Literal && $0.foundIn == AppReviewRules.auditedFoundIn }) == true {
+            observed += "; the URL audited is an IPv4 literal itself"
         }
         let others = failed.filter { $0.hostKind != .ipv4Literal }
         if !others.isEmpty { observed += "; failed: " + others.map { "\($0.url) (\($0.reason ?? ""))" }.joined(separator: "; ") }

@@ -56,7 +56,7 @@ enum HandedOutURLs {
         let given = try? Auditor.parse(url)
         var discovery = Discovery(urls: [])
         if let given {
-            discovery.urls.append(HandedOutURL(url: url, source: .audited, foundIn: "the URL audited", host: given.host, port: given.port,
+            discovery.urls.append(HandedOutURL(url: url, source: .audited, foundIn: AppReviewRules.auditedFoundIn, host: given.host, port: given.port,
                                                kind: HostResolver.kind(of: given.host)))
         }
         func add(_ text: String, _ source: HandedOutURL.Source, _ foundIn: String) {
@@ -77,7 +77,8 @@ enum HandedOutURLs {
                     if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
                     guard (1...65535).contains(alternative.port) else { continue }
                     let authority = HostResolver.kind(of: host) == .ipv6Literal ? "[\(host)]" : host
-                    add("https://\(authority):\(alternative.port)/", .altSvc(origin: hop.request.url, protocolID: alternative.protocolID),
+                    // The alternative serves the origin's scheme (RFC 7838 §2).
+                    add("\(origin.scheme)://\(authority):\(alternative.port)/", .altSvc(origin: hop.request.url, protocolID: alternative.protocolID),
                         "Alt-Svc of \(redact.redact(url: hop.request.url)) (\(alternative.protocolID)=\"\(authority):\(alternative.port)\")")
                 }
             }

@@ -86,7 +86,7 @@ struct AppReviewTests {
         #expect(literal.outcome == .failed && literal.severity == .fail && literal.hostKind == .ipv4Literal, "\(literal)")
         #expect(literal.reason?.contains("an IPv6-only client cannot connect") == true && literal.reason?.contains("Network is unreachable") == true)
         let auditedLiteral = AppReviewRules.judge(Self.item("http://192.0.2.10/x", .audited, status: 200, address: "192.0.2.10"), ipv6Only: false)
-        #expect(auditedLiteral.severity == .warn && auditedLiteral.reason?.contains("reached here over IPv4") == true)
+        #expect(auditedLiteral.severity == .info && auditedLiteral.reason?.contains("reached here over IPv4") == true)
         let nothing = AppReviewRules.judge(Self.item("https://gone.example.com/x", .body(path: "$.a"), a: [], aaaa: [], error: "Could not resolve host"), ipv6Only: v6only)
         #expect(nothing.outcome == .failed && nothing.severity == .warn && nothing.reason?.contains("nothing for DNS64 to synthesise from") == true)
         let refused = AppReviewRules.judge(Self.item("https://cdn.example.com/x", .body(path: "$.a"), a: ["192.0.2.5"], error: "Connection refused"), ipv6Only: v6only)
@@ -104,6 +104,9 @@ struct AppReviewTests {
         #expect(dual.outcome == .judged && dual.reason?.hasPrefix("AAAA 2001:db8::5") == true)
         let literal = AppReviewRules.judge(Self.item("http://192.0.2.12/m.mp4", .body(path: "$.media"), notFetched: AppReviewProber.notOnIPv6Only), ipv6Only: false)
         #expect(literal.outcome == .failed && literal.severity == .fail, "a literal fails whether fetched or not")
+        let underLiteral = AppReviewRules.judge(Self.item("http://192.0.2.12/m.mp4", .body(path: "$.media"), notFetched: "x"), ipv6Only: false, auditedIsLiteral: true)
+        #expect(underLiteral.severity == .info && underLiteral.reason?.contains("the URL audited is an IPv4 literal itself") == true,
+                "an API audited by its literal hands out its literal: info, as the ipv6 finding has it")
         #expect(!AppReviewProber.fetches(routes: IPRoutes(ipv4: true, ipv6: true), link: nil))
         #expect(AppReviewProber.fetches(routes: IPRoutes(ipv4: false, ipv6: true), link: nil) && AppReviewProber.fetches(routes: IPRoutes(ipv4: true, ipv6: false), link: "lte"))
     }

@@ -55,7 +55,7 @@ import Testing
         let literal = "http://127.0.0.1:\(api.port)"
         let expected: [(url: String, foundIn: String)] = [
             ("\(literal)/v1/feed/page1", "Location of the 302 from \(url)"),
-            ("https://127.0.0.1:\(api.port)/", "Alt-Svc of \(literal)/v1/feed/page1 (h2=\"127.0.0.1:\(api.port)\")"),
+            ("http://127.0.0.1:\(api.port)/", "Alt-Svc of \(literal)/v1/feed/page1 (h2=\"127.0.0.1:\(api.port)\")"),
             ("\(literal)/media/1.mp4", "JSON $.items[0].media of \(literal)/v1/feed/page1"),
         ]
         for item in expected {
@@ -115,6 +115,31 @@ import Testing
             let refused = try Harness.sonde(["audit"] + bad + [url])
             #expect(refused.status == 64, "\(bad): \(refused.stdout)\(refused.stderr)")
         }
+    }
+
+    /// Over a link (root; `lte`, which has IPv4) the handed-out URLs are fetched inside it: the API
+    /// logs their GETs, each name is reached over IPv4 and says the network was not IPv6-only.
+    @Test(.enabled(if: geteuid() == 0, "needs root: --link creates a network namespace and TUN devices"))
+    func overALinkTheHandedOutURLsAreFetched() throws {
+        let directory = Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let api = try Self.startAPI(directory: directory)
+        defer { Harness.stop(api.pid, signal: SIGTERM) }
+        let url = "http://api.\(Self.site):\(api.port)/v1/feed"
+        let output = directory + "/out"
+        let result = try Harness.sonde(["audit", "--link", "lte", "--only", "ipv6.app-review", "--cdn-hosts", "media.partner.test", "--output-dir", output]
+                                       + Self.resolve(api.port) + [url], timeout: 120)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let (audit, urls) = try Self.review(try AuditRunCLITests.folder(output))
+        let review = try #require((audit["target"] as? [String: Any])?["appReview"] as? [String: Any])
+        #expect(review["fetched"] as? Bool == true && review["ipv6Only"] as? Bool == false && (review["network"] as? String)?.contains("the link lte") == true, "\(review)")
+        let names = urls.filter { $0["hostKind"] as? String == "name" }
+        #expect(names.count == 4 && names.allSatisfy { $0["outcome"] as? String == "reached" && $0["path"] as? String == "ipv4" && $0["address"] as? String == "127.0.0.1" },
+                "\(names)")
+        #expect(urls.filter { $0["hostKind"] as? String == "ipv4-literal" }.allSatisfy { $0["severity"] as? String == "fail" })
+        let log = (try? String(contentsOfFile: directory + "/api.out", encoding: .utf8)) ?? ""
+        for path in ["/media/1.mp4", "/thumbs/1.jpg", "/v1/feed?page=2", "/p/1.jpg"] { #expect(log.contains("GET \(path)\n"), "\(path) not fetched: \(log)") }
+        #expect(!log.contains("GET /x\n"), "another site's URL is not fetched")
     }
 
     /// Whether this sonde's links know `nat64` (after the nat64 branch): `--print-suite` checks the
