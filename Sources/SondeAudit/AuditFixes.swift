@@ -32,6 +32,7 @@ enum AuditFixes {
         "retry-after": "Send Retry-After (seconds or an HTTP-date) with every 429 and 503.",
         "http.coalescing": "Serve every name in the certificate on the connection of the others (no 421), or take names not served there out of the certificate.",
         "ipv6": "Publish AAAA only for addresses that answer, and hand out host names, not IPv4 literals.",
+        "ipv6.app-review": "Hand out host names, never IPv4 literals, in Location, Alt-Svc and response bodies; give every host a client is sent to an A or AAAA record, and test with sonde audit --link nat64.",
     ]
 
     /// `finding` with its fix line when it is a `warn` or `fail` without one.

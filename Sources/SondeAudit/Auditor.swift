@@ -26,9 +26,22 @@ public struct AuditOptions: Sendable {
     public var resolve: [String]
     /// The clients whose failed handshake makes `tls.clients` fail (`--clients`).
     public var clientTargets: ClientTargetSet
+    /// `ipv6.app-review`: the most handed-out URLs followed per audited URL (`app-review-urls`).
+    public var handedOutLimit: Int
+    /// `ipv6.app-review`: hosts on other sites whose handed-out URLs are followed too (`cdn-hosts`:
+    /// names, or `*.suffix`).
+    public var cdnHosts: [String]
+    /// The link the audit runs over (its profile name), set by the run when it entered one; nil
+    /// without. Over a link `ipv6.app-review` fetches the handed-out URLs.
+    public var link: String?
+
+    /// The default of `handedOutLimit`, and its range.
+    public static let defaultHandedOutLimit = 16
+    public static let handedOutLimitRange = 0...100
 
     public init(caFile: String? = nil, connectTimeoutMs: Int = 2_000, probeTimeoutMs: Int = 3_000, budgetMs: Int = 8_000, width: Int = 4,
-                only: Set<String>? = nil, skip: Set<String> = [], resolve: [String] = [], clientTargets: ClientTargetSet = .vendorSupported) {
+                only: Set<String>? = nil, skip: Set<String> = [], resolve: [String] = [], clientTargets: ClientTargetSet = .vendorSupported,
+                handedOutLimit: Int = AuditOptions.defaultHandedOutLimit, cdnHosts: [String] = [], link: String? = nil) {
         self.caFile = caFile
         self.connectTimeoutMs = connectTimeoutMs
         self.probeTimeoutMs = probeTimeoutMs
@@ -38,6 +51,9 @@ public struct AuditOptions: Sendable {
         self.skip = skip
         self.resolve = resolve
         self.clientTargets = clientTargets
+        self.handedOutLimit = handedOutLimit
+        self.cdnHosts = cdnHosts
+        self.link = link
     }
 
     /// Every finding id the audit can make, for `--only`/`--skip` checks.
@@ -154,7 +170,12 @@ public struct Auditor: Sendable {
         }
         if target.error == nil, let observation {
             findings += RedirectRules.findings(observation) + HTTPRules.findings(observation)
-            findings += clientPathFindings(url, observation, leaf: leaf, scanned: scanned)
+            findings += clientPathFindings(url, observation, leaf: leaf, scanned: scanned, target: &target)
+        } else if let observation, keeps(AppReviewRules.ids[0]),
+                  observation.first?.transactionMetrics.contains(where: { $0.response != nil }) == true {
+            // A redirect answered but its target did not (an IPv4 literal on an IPv6-only
+            // network): the URL is not audited, and ipv6.app-review says why.
+            findings.append(appReviewFinding(url, observation, body: nil, target: &target))
         }
         target.findings = findings.filter { keeps($0.id) }.map(AuditFixes.adding(to:))
         target.requests = observation?.requestCosts ?? []
@@ -176,12 +197,13 @@ public struct Auditor: Sendable {
     }
 
     /// The findings of the client-path probes and of the responses already seen, in report order.
-    static let clientPathIDs = PayloadRules.ids + CoalescingRules.ids + RetryAfterRules.ids + IPv6Rules.ids
+    static let clientPathIDs = PayloadRules.ids + CoalescingRules.ids + RetryAfterRules.ids + IPv6Rules.ids + AppReviewRules.ids
 
     /// `http.payload-size`, `http.coalescing`, `retry-after` and `ipv6` for one URL: the probes
-    /// they need (only for the ids kept), under one deadline, then the rules.
+    /// they need (only for the ids kept), under one deadline, then the rules; then
+    /// `ipv6.app-review` under a budget of its own (it sets `target.appReview`).
     private func clientPathFindings(_ url: String, _ observation: HTTPObservation, leaf: LeafCertificate?,
-                                    scanned: (host: String, port: Int)?) -> [AuditFinding] {
+                                    scanned: (host: String, port: Int)?, target: inout AuditTarget) -> [AuditFinding] {
         let deadline = monotonicMicroseconds() + Int64(options.budgetMs) * 1000
         var findings: [AuditFinding] = [PayloadRules.finding(observation)]
         var responses: [(label: String, transaction: TransactionMetrics)] = []
@@ -203,7 +225,24 @@ public struct Auditor: Sendable {
         }
         findings.append(RetryAfterRules.finding(responses))
         findings.append(IPv6Rules.finding(given: url, http: observation, probes: ipv6))
+        if keeps(AppReviewRules.ids[0]) {
+            findings.append(appReviewFinding(url, observation, body: ipv6.body, target: &target))
+        }
         return findings
+    }
+
+    /// `ipv6.app-review`: the URLs the audit's GET and the final body hand out (the body sampled
+    /// here unless `body` is the `ipv6` finding's), looked up and, on an IPv6-only network or over
+    /// a link, fetched (`AppReviewProber`), under a budget of its own (`budgetMs`).
+    private func appReviewFinding(_ url: String, _ observation: HTTPObservation, body: BodySample.Result?, target: inout AuditTarget) -> AuditFinding {
+        let deadline = monotonicMicroseconds() + Int64(options.budgetMs) * 1000
+        var sample = body
+        if sample == nil, observation.final?.response != nil {
+            sample = BodySample.fetch(observation.finalURL, options: options)
+        }
+        let review = AppReviewRules.judge(AppReviewProber(options: options).observe(url, http: observation, body: sample, deadline: deadline))
+        target.appReview = review
+        return AppReviewRules.finding(review)
     }
 
     private func keeps(_ id: String) -> Bool {

@@ -28,11 +28,18 @@ enum BodySample {
         var truncated: Bool
         /// libcurl's error, nil when the body (or its first `maxBytes`) arrived.
         var error: String?
+        /// libcurl's result code (`CURLcode`; 0 when the body arrived or the bound stopped it).
+        var code: Int = 0
+        /// The address connected to (CURLINFO_PRIMARY_IP), nil when no connection was made.
+        var remoteAddress: String? = nil
         /// Wall time (ms).
         var milliseconds: Double
     }
 
-    static func fetch(_ url: String, options: AuditOptions) -> Result {
+    /// `maxBytes`: the most decoded bytes kept (at most `BodySample.maxBytes`); `connectTo`: a
+    /// CURLOPT_CONNECT_TO entry (`HOST:PORT:CONNECT-HOST:CONNECT-PORT`), to reach an Alt-Svc
+    /// alternative with the origin's name in SNI and Host.
+    static func fetch(_ url: String, options: AuditOptions, maxBytes: Int = BodySample.maxBytes, connectTo: String? = nil) -> Result {
         CurlLibrary.initialise()
         let started = monotonicMicroseconds()
         func elapsed() -> Double { Double(monotonicMicroseconds() - started) / 1000 }
@@ -45,7 +52,9 @@ enum BodySample {
         defer { errorBuffer.deallocate() }
         var resolveList: UnsafeMutablePointer<curl_slist>? = nil
         defer { curl_slist_free_all(resolveList) }
-        let sink = Sink()
+        var connectToList: UnsafeMutablePointer<curl_slist>? = nil
+        defer { curl_slist_free_all(connectToList) }
+        let sink = Sink(limit: max(0, min(maxBytes, Self.maxBytes)))
         var code = CURLE_OK
         func set(_ option: CURLoption, _ value: Int) { if code == CURLE_OK { code = sonde_easy_setopt_long(handle, option, value) } }
         func set(_ option: CURLoption, _ text: String) { if code == CURLE_OK { code = text.withCString { sonde_easy_setopt_pointer(handle, option, $0) } } }
@@ -65,6 +74,10 @@ enum BodySample {
             for entry in options.resolve { resolveList = curl_slist_append(resolveList, entry) }
             if code == CURLE_OK { code = sonde_easy_setopt_pointer(handle, CURLOPT_RESOLVE, UnsafeRawPointer(resolveList)) }
         }
+        if let connectTo {
+            connectToList = curl_slist_append(connectToList, connectTo)
+            if code == CURLE_OK { code = sonde_easy_setopt_pointer(handle, CURLOPT_CONNECT_TO, UnsafeRawPointer(connectToList)) }
+        }
         if code == CURLE_OK { code = sonde_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, bodySampleWrite) }
         if code == CURLE_OK { code = sonde_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, UnsafeRawPointer(Unmanaged.passUnretained(sink).toOpaque())) }
         guard code == CURLE_OK else {
@@ -76,13 +89,16 @@ enum BodySample {
         _ = sonde_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         var type: UnsafePointer<CChar>? = nil
         _ = sonde_easy_getinfo_string(handle, CURLINFO_CONTENT_TYPE, &type)
+        var primary: UnsafePointer<CChar>? = nil
+        _ = sonde_easy_getinfo_string(handle, CURLINFO_PRIMARY_IP, &primary)
+        let remote = primary.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         // The write callback stops the transfer once maxBytes are kept (CURLE_WRITE_ERROR).
         let stoppedAtBound = result == CURLE_WRITE_ERROR && sink.truncated
         let detail = String(cString: errorBuffer)
         return Result(url: url, status: status > 0 ? status : nil, contentType: type.map { String(cString: $0) }, bytes: sink.bytes,
                       truncated: sink.truncated,
                       error: result == CURLE_OK || stoppedAtBound ? nil : (detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail),
-                      milliseconds: elapsed())
+                      code: stoppedAtBound ? 0 : Int(result.rawValue), remoteAddress: remote, milliseconds: elapsed())
     }
 
     /// The URLs with an IPv4 literal host in `text` (`http`, `https`, `ws`, `wss`; a user-info and a
@@ -102,12 +118,15 @@ enum BodySample {
 
 /// The decoded body bytes of one transfer, on the thread that runs `curl_easy_perform`.
 private final class Sink {
+    let limit: Int
     var bytes: [UInt8] = []
     var truncated = false
 
-    /// Keeps what fits under `BodySample.maxBytes`; false once the bound is reached (stop).
+    init(limit: Int) { self.limit = limit }
+
+    /// Keeps what fits under `limit`; false once the bound is reached (stop).
     func add(_ data: UnsafeRawBufferPointer) -> Bool {
-        let room = BodySample.maxBytes - bytes.count
+        let room = limit - bytes.count
         if data.count > room {
             bytes.append(contentsOf: data.prefix(max(0, room)))
             truncated = true

@@ -38,6 +38,8 @@ struct AuditCommand: AsyncParsableCommand {
     @OptionGroup var connectTimeout: ConnectTimeoutOption
     @Option(name: .key(.timeout), help: .key(.timeout)) var timeout: DurationValue?
     @Option(name: .key(.budget), help: .key(.budget)) var budget: DurationValue?
+    @Option(name: .key(.appReviewURLs), help: .key(.appReviewURLs)) var appReviewURLs: Int?
+    @Option(name: .key(.cdnHosts), help: .key(.cdnHosts)) var cdnHosts: [String] = []
     @OptionGroup var link: LinkOption
     @OptionGroup var resolve: ResolveOption
 
@@ -56,6 +58,8 @@ struct AuditCommand: AsyncParsableCommand {
         connectTimeout.apply(to: &spec)
         spec.timeout = timeout
         spec.budget = budget
+        spec.appReviewURLs = appReviewURLs
+        if !cdnHosts.isEmpty { spec.cdnHosts = cdnHosts }
         link.apply(to: &spec)
         resolve.apply(to: &spec)
         return spec

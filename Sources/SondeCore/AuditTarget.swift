@@ -21,6 +21,8 @@ public struct AuditTarget: Sendable, Equatable {
     public var requests: [AuditRequestCost] = []
     /// The simulated clients' handshakes (`tls.clients`), in the profile table's order; empty when not simulated.
     public var clients: [AuditClientSimulation] = []
+    /// `ipv6.app-review`'s URLs (the audited one and those handed out) and the network; nil when not made.
+    public var appReview: AuditAppReview?
 
     public init(url: String, host: String, port: Int, durationMs: Double = 0, error: String? = nil, offers: [AuditTLSOffer] = [],
                 keyExchangeGroup: String? = nil, certificates: [PeerCertificate] = [], findings: [AuditFinding] = []) {
@@ -56,5 +58,6 @@ extension AuditTarget: FieldModel {
         try v.visit("findings", &findings, .required)
         try v.visit("requests", &requests, .field)
         try v.visit("clients", &clients, .field)
+        try v.visit("appReview", &appReview, .omittedWhenNil)
     }
 }

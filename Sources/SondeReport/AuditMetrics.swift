@@ -14,6 +14,9 @@ import SondeCore
 ///   (a new connection) and `warm` (the next request); over a link, the link's.
 /// - `sonde_audit_client_handshake{url,client}`: 1 when the simulated client (`tls.clients`)
 ///   connects, else 0.
+/// - `sonde_audit_app_review_urls{url,outcome}`: `ipv6.app-review`'s URLs (the audited one and
+///   those handed out) by outcome (`reached`, `failed`, `judged`), zeros included; `failed` counts
+///   each IPv4 literal handed out.
 /// - `sonde_audit_cert_expiry_timestamp_seconds{url}`: the earliest notAfter among the served
 ///   certificates (blackbox's `probe_ssl_earliest_cert_expiry`), when one was read.
 enum AuditMetrics {
@@ -52,6 +55,13 @@ enum AuditMetrics {
         metric("sonde_audit_client_handshake", "gauge", "Whether the simulated client's handshake (tls.clients) succeeds (1) or not (0).",
                audits.flatMap { audit -> [Sample] in
                    audit.target.clients.map { client -> Sample in ([("url", audit.target.url), ("client", client.client)], client.connected ? 1 : 0) }
+               })
+        metric("sonde_audit_app_review_urls", "gauge", "URLs ipv6.app-review checked (the audited one and those handed out), by outcome: reached, failed, judged (from DNS).",
+               audits.flatMap { audit -> [Sample] in
+                   guard let review = audit.target.appReview else { return [] }
+                   return AuditHandedOutURL.Outcome.allCases.map { outcome -> Sample in
+                       ([("url", audit.target.url), ("outcome", outcome.rawValue)], Double(review.urls.filter { $0.outcome == outcome }.count))
+                   }
                })
         metric("sonde_audit_cert_expiry_timestamp_seconds", "gauge", "Earliest notAfter of the certificates the server sent, in Unix seconds.",
                audits.compactMap { audit -> Sample? in

@@ -66,11 +66,12 @@ enum AuditSection {
         }
         html += "<p class=\"muted\">\(facts.joined(separator: " · ")) · \(counts.joined(separator: ", "))</p>\n"
         if let error = target.error {
-            return html + "<p class=\"warn\">Not audited: \(htmlEscape(error))</p></section>\n"
+            return html + "<p class=\"warn\">Not audited: \(htmlEscape(error))</p>\n" + appReview(target.appReview) + "</section>\n"
         }
         html += offers(target)
         html += findings(target)
         html += clients(target.clients)
+        html += appReview(target.appReview)
         html += requests(target.requests)
         return html + "</section>\n"
     }
@@ -140,6 +141,29 @@ enum AuditSection {
         return "<h3>Handshake simulation</h3>\n<div class=\"scroll\"><table class=\"clients\"><thead><tr><th class=\"text\">client</th><th>target</th>"
             + "<th>result</th><th class=\"text\">version</th><th class=\"text\">suite</th><th class=\"text\">group</th><th class=\"text\">scheme</th>"
             + "<th class=\"text\">leaf key</th><th class=\"text\">why not</th></tr></thead><tbody>\n\(rows)</tbody></table></div>\n"
+    }
+
+    /// "App Review's network (ipv6.app-review)": the network, then a row per URL a client meets.
+    private static func appReview(_ review: AuditAppReview?) -> String {
+        guard let review, !review.urls.isEmpty else { return "" }
+        func cell(_ text: String?) -> String { "<td class=\"text mono\">\(htmlEscape(text ?? "–"))</td>" }
+        var rows = ""
+        for url in review.urls {
+            let result = url.outcome.rawValue + (url.path.map { " (\($0.rawValue))" } ?? "")
+            let dns = url.hostKind == .name && (url.a != nil || url.aaaa != nil)
+                ? "A " + ((url.a ?? []).isEmpty ? "none" : (url.a ?? []).joined(separator: " ")) + "; AAAA " + ((url.aaaa ?? []).isEmpty ? "none" : (url.aaaa ?? []).joined(separator: " "))
+                : nil
+            rows += "<tr><td class=\"text mono\">\(htmlEscape(url.url))</td><td class=\"text\">\(htmlEscape(url.foundIn))</td>"
+                + "<td class=\"text\">\(htmlEscape(url.hostKind.rawValue))</td>"
+                + "<td class=\"\(htmlEscape(url.severity.rawValue))\">\(htmlEscape(result))</td>"
+                + cell(url.address) + cell(url.status.map(String.init)) + cell(dns)
+                + "<td class=\"text evidence\">\(htmlEscape(url.reason ?? ""))</td></tr>\n"
+        }
+        return "<h3>App Review's network (ipv6.app-review)</h3>\n<p class=\"muted\">\(htmlEscape(review.network))"
+            + (review.notFollowedNote.map { " · " + htmlEscape($0) } ?? "") + "</p>\n"
+            + "<div class=\"scroll\"><table class=\"app-review\"><thead><tr><th class=\"text\">URL</th><th class=\"text\">found in</th>"
+            + "<th class=\"text\">host</th><th>result</th><th class=\"text\">address</th><th class=\"text\">status</th><th class=\"text\">DNS</th>"
+            + "<th class=\"text\">why</th></tr></thead><tbody>\n\(rows)</tbody></table></div>\n"
     }
 
     private static func requests(_ requests: [AuditRequestCost]) -> String {

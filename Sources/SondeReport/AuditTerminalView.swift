@@ -2,7 +2,7 @@ import SondeCore
 
 /// The terminal view of one audited URL: the offered versions and suites, the key exchange
 /// group, one line per finding (worst first; what a client would do under those at `warn` and
-/// above), one line per simulated client (`tls.clients`), then each measured request's cold and warm cost. The URL and the findings' text come
+/// above), one line per simulated client (`tls.clients`), one per URL `ipv6.app-review` checked, then each measured request's cold and warm cost. The URL and the findings' text come
 /// from the report, which redacted them; every line goes through `TerminalText.sanitized` (a
 /// server's header cannot send escape sequences to the terminal).
 public enum AuditTerminalView {
@@ -12,6 +12,7 @@ public enum AuditTerminalView {
             + (audit.link.map { ", over the emulated link \($0)" } ?? "") + ": " + (audit.passed ? "passed" : "FAILED")]
         if let error = target.error {
             lines.append("  error: \(error)")
+            lines += appReview(target.appReview)
             return lines.map { TerminalText.sanitized($0) }.joined(separator: "\n")
         }
         for offer in target.offers {
@@ -36,11 +37,28 @@ public enum AuditTerminalView {
                 : "no connection: \(client.reason ?? client.outcome.rawValue)"
             lines.append("    \(mark) \(client.client.padding(toLength: 18, withPad: " ", startingAt: 0)) \(facts)")
         }
+        lines += appReview(target.appReview)
         for request in target.requests {
             lines.append("  cost \(request.name) \(request.request)")
             if let cold = request.cold { lines.append("       cold: \(cold.text)") }
             if let warm = request.warm { lines.append("       warm: \(warm.text)") }
         }
         return lines.map { TerminalText.sanitized($0) }.joined(separator: "\n")
+    }
+
+    /// `ipv6.app-review`'s URLs, one line each: ✓ reached (how), ✗ failed (why), · judged from DNS.
+    static func appReview(_ review: AuditAppReview?) -> [String] {
+        guard let review, !review.urls.isEmpty else { return [] }
+        var lines = ["  App Review's network (ipv6.app-review): \(review.network)"]
+        for url in review.urls {
+            let mark = url.outcome == .reached ? "✓" : url.outcome == .failed ? "✗" : "·"
+            var line = "    \(mark) \(url.severity.rawValue.padding(toLength: 4, withPad: " ", startingAt: 0)) \(url.url) — \(url.foundIn): \(url.outcome.rawValue)"
+            if let path = url.path { line += " (\(path.rawValue))" }
+            if let address = url.address { line += " \(address)" }
+            if let reason = url.reason { line += "; \(reason)" }
+            lines.append(line)
+        }
+        if let note = review.notFollowedNote { lines.append("    \(note)") }
+        return lines
     }
 }

@@ -21,6 +21,10 @@ public struct AuditSpec: CheckSpec {
     /// Each request's and handshake's bound (`timeout`, the key `probe` has: one transfer's limit).
     public var timeout: DurationValue?
     public var budget: DurationValue?
+    /// `ipv6.app-review`: the most handed-out URLs followed (`app-review-urls`).
+    public var appReviewURLs: Int?
+    /// `ipv6.app-review`: other sites' hosts followed too (`cdn-hosts`); an item may hold several, comma-separated.
+    public var cdnHosts: [String]?
     /// The emulated link (`LinkKey`), as written.
     public var link: String?
     /// `host:port:address` entries (`ResolveKey`) every request and handshake of the audit uses.
@@ -52,6 +56,8 @@ public struct AuditSpec: CheckSpec {
         v.visit(.connectTimeout, &connectTimeout)
         v.visit(.timeout, &timeout)
         v.visit(.budget, &budget)
+        v.visit(.appReviewURLs, &appReviewURLs)
+        v.visit(.cdnHosts, &cdnHosts)
         v.visit(.resolve, &resolve)
         v.visit(.link, &link)
         v.visit(.thresholds, &thresholds)
@@ -78,6 +84,9 @@ public struct AuditSpec: CheckSpec {
         }
         if let seconds = timeout?.seconds, let budget = budget?.seconds, seconds > budget {
             problems.append(SpecProblem(key: "timeout", "must not exceed the budget (\(budget)s): no request could run to its timeout"))
+        }
+        for host in Self.ids(cdnHosts)?.sorted() ?? [] where !Self.isHostPattern(host) {
+            problems.append(SpecProblem(key: "cdn-hosts", "takes host names or *.suffix, not \(host)"))
         }
         let known = Set(AuditOptions.findingIDs)
         for (key, list) in [("only", only), ("skip", skip)] {
@@ -108,6 +117,13 @@ public struct AuditSpec: CheckSpec {
         return set
     }
 
+    /// A host name (letters, digits, `-`, `.`, at most 253 characters) or `*.` and one.
+    static func isHostPattern(_ text: String) -> Bool {
+        let name = text.hasPrefix("*.") ? String(text.dropFirst(2)) : text
+        guard !name.isEmpty, name.count <= 253, !name.hasPrefix("."), !name.hasSuffix("."), !name.contains("..") else { return false }
+        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == ".") }
+    }
+
     /// The severity that fails the audit.
     public var failSeverity: AuditFinding.Severity { failOn == "warn" ? .warn : .fail }
 
@@ -119,7 +135,9 @@ public struct AuditSpec: CheckSpec {
                             connectTimeoutMs: Int(((connectTimeout?.seconds ?? Self.defaults.connectTimeout) * 1000).rounded(.up)),
                             probeTimeoutMs: Int((timeoutS * 1000).rounded(.up)),
                             budgetMs: Int((budgetS * 1000).rounded(.up)),
-                            only: Self.ids(only), skip: Self.ids(skip) ?? [], resolve: resolve ?? [], clientTargets: clientTargets)
+                            only: Self.ids(only), skip: Self.ids(skip) ?? [], resolve: resolve ?? [], clientTargets: clientTargets,
+                            handedOutLimit: appReviewURLs ?? AuditOptions.defaultHandedOutLimit,
+                            cdnHosts: (Self.ids(cdnHosts) ?? []).sorted())
     }
 }
 

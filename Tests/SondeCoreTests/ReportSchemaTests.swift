@@ -23,7 +23,7 @@ import Testing
         ("auditReport", AuditReport.schemaDefinition), ("auditTarget", AuditTarget.schemaDefinition),
         ("auditTLSOffer", AuditTLSOffer.schemaDefinition), ("auditFinding", AuditFinding.schemaDefinition),
         ("audit", AuditResult.schemaDefinition), ("auditRequestCost", AuditRequestCost.schemaDefinition),
-        ("auditConnectionCost", AuditConnectionCost.schemaDefinition), ("auditCipherSuite", AuditCipherSuite.schemaDefinition), ("auditClientSimulation", AuditClientSimulation.schemaDefinition),
+        ("auditConnectionCost", AuditConnectionCost.schemaDefinition), ("auditCipherSuite", AuditCipherSuite.schemaDefinition), ("auditClientSimulation", AuditClientSimulation.schemaDefinition), ("auditAppReview", AuditAppReview.schemaDefinition), ("auditHandedOutURL", AuditHandedOutURL.schemaDefinition),
         ("linkUse", LinkUse.schemaDefinition), ("linkConnection", LinkConnectionCounters.schemaDefinition),
         ("omittedFlows", CaptureReport.OmittedFlows.schemaDefinition),
         ("requestFigures", ProbeSummary.RequestFigures.schemaDefinition),

@@ -19,6 +19,14 @@ extension SpecKey {
         "clients", .text, valueName: "set",
         summary: "The clients whose failed handshake fails tls.clients, e.g. ios>=15,android>=13 (default: the versions their vendors still support)",
         help: "The simulated clients whose failed handshake makes tls.clients fail (the others are info): \(ClientTargetSet.syntax), e.g. ios>=15,android>=10 (default \(ClientTargetSet.vendorSupported), the versions their vendors still patch).")
+    public static let appReviewURLs = SpecKey(
+        "app-review-urls", .integer, bound: .integer(AuditOptions.handedOutLimitRange), valueName: "n",
+        summary: "Handed-out URLs ipv6.app-review follows per audited URL (default \(AuditOptions.defaultHandedOutLimit))",
+        help: "The most URLs a response hands out (Location, Alt-Svc, URLs in the JSON body) that ipv6.app-review checks per audited URL (0…100, default \(AuditOptions.defaultHandedOutLimit)).")
+    public static let cdnHosts = SpecKey(
+        "cdn-hosts", .textList, valueName: "hosts",
+        summary: "Hosts on other sites whose handed-out URLs ipv6.app-review follows too (names or *.suffix)",
+        help: "Hosts on other sites (a CDN, a media host) whose handed-out URLs ipv6.app-review follows too: names or *.suffix, comma-separated or repeated (the audited URL's own site is always followed).")
     public static let budget = SpecKey(
         "budget", .duration, bound: .duration(0.1...600), valueName: "duration",
         summary: "Time budget of one URL's TLS scan, and apart from it of its HTTP probes (default 8s, or 3 × timeout when longer)",

@@ -67,6 +67,9 @@ public struct AuditCheckRunner: CheckRunner, Sendable {
     }
 
     private func runBlocking(in lifecycle: RunLifecycle, _ context: CheckContext, figures: LiveFigures) -> CheckOutcome {
+        var options = options
+        // Over a link, ipv6.app-review fetches the handed-out URLs there.
+        if context.link != nil { options.link = linkName ?? "link" }
         let auditor = Auditor(options: options)
         var failed = false
         for url in urls {
