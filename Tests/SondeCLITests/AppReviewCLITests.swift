@@ -152,7 +152,8 @@ import Testing
     /// Over `--link nat64` (root): the names resolve through the link's DNS64 (from the fixture's
     /// A-only resolver, bind-mounted as resolv.conf) and are reached through NAT64; the literals fail
     /// to connect from the IPv6-only link and are named.
-    @Test(.enabled(if: AppReviewCLITests.knowsNAT64, "needs root and `sonde link`'s nat64 profile (the nat64 branch): sonde audit --link nat64 returns 64 here"))
+    @Test(.enabled(if: AppReviewCLITests.knowsNAT64, "needs root and `sonde link`'s nat64 profile: sonde audit --link nat64 returns 64 here"),
+          .disabled("needs the nat64 link's DNS64 (names resolved inside the link), not built yet: docs/link.md"))
     func overLinkNAT64TheNamesGoThroughNAT64AndTheLiteralsFail() throws {
         let directory = Harness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
