@@ -2,9 +2,12 @@ import Foundation
 import SondeCore
 import Synchronization
 
-/// Runs blocking probes a few at a time, each worker on its own named thread (libcurl blocks in
-/// `curl_easy_perform`; Swift's cooperative pool must not).
+/// Runs blocking probes a few at a time, each worker on a thread of the audit's `WorkerPool`
+/// (libcurl blocks in `curl_easy_perform`; Swift's cooperative pool must not).
 enum ProbePool {
+    /// The audit's threads: elastic (a worker never waits for another), at most 4 kept idle between audits.
+    private static let threads = WorkerPool(name: "sonde-audit", sizing: .elastic(keepIdle: 4))
+
     /// `body` for each item, at most `width` at once (1…16), results in the items' order. An item
     /// not started before `deadline` (monotonic µs) is not run: its result is nil. Returns when every
     /// started item has finished; the caller's thread waits.
@@ -16,7 +19,7 @@ enum ProbePool {
         let workers = min(max(1, min(width, 16)), items.count)
         for _ in 0..<workers {
             group.enter()
-            Thread.startNamed("sonde-audit") {
+            threads.submit {
                 while true {
                     let index: Int? = state.withLock { state in
                         guard state.next < items.count, monotonicMicroseconds() < deadline else { return nil }

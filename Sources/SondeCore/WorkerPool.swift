@@ -2,8 +2,8 @@ import Foundation
 
 /// Threads of its own for blocking work, off Swift's cooperative pool: the one thread-pool type of
 /// sonde. Its users: serve's probe threads (libcurl and TLS handshakes, `elastic`), serve's regexp
-/// lane (RE2 matches bounded by a deadline, `fixed`), and the embedded target's task executor
-/// (`fixed`, a thread per core).
+/// lane (RE2 matches bounded by a deadline, `fixed`), the embedded target's task executor
+/// (`fixed`, a thread per core), and the audit's parallel probes (`ProbePool`, `elastic`).
 ///
 /// - `fixed(n)`: `n` threads (at least 1), started at `init`, living as long as the pool; a job
 ///   waits in the queue while all of them are busy (at most `n` jobs use the CPU at once).
