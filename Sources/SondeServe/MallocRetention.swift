@@ -30,6 +30,9 @@ public enum MallocRetention {
         #endif
     }
 
+    /// Whether the C library has both functions (glibc does; then neither call is a silent no-op).
+    static var isAvailable: Bool { mallopt != nil && mallocTrim != nil }
+
     /// Fixes the mmap threshold at `bytes` (glibc's starting value, 128 KiB, by default): every block
     /// of that size or more is its own mapping, returned to the system when freed. Setting it turns
     /// glibc's dynamic threshold off. Call once, at start.
