@@ -32,7 +32,7 @@ if cur: samples.append(cur)
 samples = [s for s in samples if s[0] not in ('sh', 'perf-exec', 'seq')]
 # (phase, pattern over the whole stack text); checked in order
 rules = [
-    ('exec + dynamic loader (relocations, symbol lookup, mapping ~45 libraries)', r'execve|_dl_start|dl_main|_dl_relocate|_dl_map_object|do_lookup_x|_dl_lookup_symbol|_dl_fixup|_dl_runtime_resolve|_dl_init|_dl_catch'),
+    ('exec + dynamic loader (relocations, symbol lookup, mapping 41 objects)', r'execve|_dl_start|dl_main|_dl_relocate|_dl_map_object|do_lookup_x|_dl_lookup_symbol|_dl_fixup|_dl_runtime_resolve|_dl_init|_dl_catch'),
     ('process exit (atexit, unmapping)', r'__run_exit_handlers|_dl_fini|do_exit|exit_mmap|__libc_start_call_main.*exit'),
     ('Swift runtime start (backtracer setup, /proc/self/maps)', r'swift::runtime::backtrace|_swift_backtrace|swift_backtrace|__vfscanf|initializeBacktrac'),
     ('report.html (HTMLReportRenderer)', r'HTMLReportRenderer'),
