@@ -74,6 +74,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Large blocks as mappings of their own, returned when freed (`MallocRetention`): before the first run.
+        MallocRetention.fixMmapThreshold()
         let config: ServeConfig
         do throws(SuiteLoader.Failure) { config = try ServeConfigLoader.load(path: configPath, kinds: .sonde) } catch {
             printError("sonde serve: \(configPath) was refused:\n\(error.description)")

@@ -97,6 +97,8 @@ public struct ScheduledRunner: Sendable {
         var record = CheckRunRecord(check: name, result: result, startedAt: started, finishedAt: finishedAt, families: families,
                                     folder: ended.folder, writeError: writeError)
         record.exportErrors = exportErrors
+        // What the run freed goes back to the system now, not when this thread next allocates as much.
+        MallocRetention.trim()
         return record
     }
 

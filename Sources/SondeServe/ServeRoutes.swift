@@ -150,6 +150,7 @@ public enum ServeRoutes {
                                            allow: config.allow, debug: debug).probe(target: absolute)
         }
         context.state.probed(module: moduleName, success: outcome.success)
+        MallocRetention.trim(notMoreOftenThan: 1)
         guard debug else { return text(outcome.exposition.text, type: expositionType) }
         let page = "Logs for the probe:\n" + outcome.log.joined(separator: "\n") + "\n\n\n\nMetrics that would have been returned:\n"
             + outcome.exposition.text + "\n\n\nModule configuration:\n" + BlackboxModuleText.describe(module, redactor: context.redactor)

@@ -185,6 +185,54 @@ import Testing
         #expect(summary.min == 0.001)
         #expect(abs(summary.mean - 0.5005) < 1e-9, "the mean is exact, not the histogram's bucket estimate")
     }
+
+    /// Up to 256 values no histogram is made, and the summary is the histogram's to the bit: the same
+    /// values (zeros, sub-microsecond, an hour, repeats) in a distribution that makes its histogram at once.
+    @Test func keptValuesSummariseAsTheHistogramDoes() {
+        var generator = SystemRandomNumberGenerator()
+        for precision in [LatencyDistribution.Precision.fine, .coarse] {
+            for size in [1, 2, 3, 7, 10, 99, 100, 101, 255, 256] {
+                var kept = LatencyDistribution(precision: precision)
+                var histogram = LatencyDistribution(precision: precision, exactLimit: 0)
+                for index in 0..<size {
+                    let value: Double = switch index % 5 {
+                    case 0: Double.random(in: 0...2, using: &generator)
+                    case 1: Double.random(in: 0...5_000, using: &generator)
+                    case 2: [0, 0.0004, 3_600_000, 9e9][Int.random(in: 0..<4, using: &generator)]
+                    case 3: 12.345
+                    default: Double.random(in: 0...200, using: &generator).rounded()
+                    }
+                    kept.record(milliseconds: value)
+                    histogram.record(milliseconds: value)
+                }
+                #expect(!kept.hasHistogram && histogram.hasHistogram)
+                #expect(kept.summary == histogram.summary, "\(precision) \(size)")
+            }
+        }
+    }
+
+    /// The 257th value moves the kept values into a histogram; adding distributions keeps or makes one.
+    @Test func theHistogramIsMadePastTheLimitAndByAdding() {
+        var distribution = LatencyDistribution()
+        var reference = LatencyDistribution(precision: .fine, exactLimit: 0)
+        for value in 1...256 {
+            distribution.record(milliseconds: Double(value) / 7)
+            reference.record(milliseconds: Double(value) / 7)
+        }
+        #expect(!distribution.hasHistogram)
+        distribution.record(milliseconds: 1)
+        reference.record(milliseconds: 1)
+        #expect(distribution.hasHistogram && distribution.summary == reference.summary)
+
+        var small = LatencyDistribution(), other = LatencyDistribution(), expected = LatencyDistribution(precision: .fine, exactLimit: 0)
+        for value in [0.5, 1.5, 2.5] { small.record(milliseconds: value); expected.record(milliseconds: value) }
+        for value in [3.5, 0.25] { other.record(milliseconds: value); expected.record(milliseconds: value) }
+        small.add(other)
+        #expect(!small.hasHistogram && small.summary == expected.summary && small.count == 5)
+        small.add(reference)
+        expected.add(reference)
+        #expect(small.hasHistogram && small.summary == expected.summary)
+    }
 }
 
 @Suite struct NamedThreadTests {

@@ -1,0 +1,31 @@
+#!/usr/bin/env python3
+"""resident-sections.py PID BINARY: resident KiB of BINARY's mapping in PID, per ELF section (from /proc/PID/pagemap)."""
+import sys, re, subprocess, struct, collections
+pid, binp = sys.argv[1], sys.argv[2]
+secs = []
+for l in subprocess.run(['readelf', '-SW', binp], capture_output=True, text=True).stdout.splitlines():
+    m = re.match(r'\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)', l)
+    if m and int(m.group(2), 16): secs.append((m.group(1), int(m.group(2), 16), int(m.group(4), 16)))
+maps = []
+for line in open(f'/proc/{pid}/maps'):
+    p = line.split()
+    if len(p) > 5 and p[5] == binp:
+        a, b = [int(x, 16) for x in p[0].split('-')]
+        maps.append((a, b, int(p[2], 16)))
+base = min(a - off for a, b, off in maps)  # load bias (first mapping at offset 0 ↔ vaddr 0 in a PIE)
+res = collections.Counter()
+with open(f'/proc/{pid}/pagemap', 'rb') as pm:
+    for a, b, off in maps:
+        pm.seek(a // 4096 * 8)
+        data = pm.read((b - a) // 4096 * 8)
+        for i in range((b - a) // 4096):
+            e = struct.unpack_from('<Q', data, i * 8)[0]
+            if e >> 63:
+                v = a + i * 4096 - base
+                name = next((s[0] for s in secs if s[1] <= v < s[1] + s[2]), '(other)')
+                res[name] += 4
+tot = sum(res.values())
+for k, v in res.most_common(25):
+    size = next((s[2] for s in secs if s[0] == k), 0)
+    print(f'{v/1024:7.1f} MiB of {size/1048576:6.1f} MiB  {k}')
+print(f'{tot/1024:7.1f} MiB resident in all')
