@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
 BUILD_DEBS := libcurl4-openssl-dev libssl-dev libpcap-dev libsqlite3-dev libre2-dev zlib1g-dev pkg-config binutils
-TEST_DEBS  := $(BUILD_DEBS) nginx caddy curl chromium tshark tcpdump prometheus prometheus-blackbox-exporter testssl.sh sslscan iproute2 nftables time tayga
+TEST_DEBS  := $(BUILD_DEBS) nginx caddy curl chromium tshark tcpdump prometheus prometheus-blackbox-exporter testssl.sh sslscan iproute2 nftables time tayga unbound
 BENCH_DEBS := $(TEST_DEBS) nghttp2-client gcc libc6-dev
 ## What make dist and dist-test need (docs/install.md): ELF and Debian package tools, a root file system
 ## maker, podman with runc for the image, lintian and systemd-analyze for the checks, nginx as dist-test's peer.

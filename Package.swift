@@ -120,7 +120,9 @@ let package = Package(
         // The Linux calls of the link emulator's plumbing (TUN ioctls, routes, unshare/setns, mount).
         .target(name: "CLinkShim"),
         // Emulated links (--link): profiles, the packet emulator, the per-run network namespace and TUNs.
-        .target(name: "SondeLink", dependencies: ["SondeCore", "CLinkShim"]),
+        // DNS messages on the wire (codec, UDP/TCP exchange): the dns prober's and the link's DNS64.
+        .target(name: "SondeDNS", dependencies: ["SondeCore"]),
+        .target(name: "SondeLink", dependencies: ["SondeCore", "SondeDNS", "CLinkShim"]),
         // The run history: an embedded SQLite database (GRDB over the system's libsqlite3, Debian
         // libsqlite3-dev), a row per run, check and threshold; its trends and index page.
         .target(name: "SondeHistory", dependencies: ["SondeCore", "SondeReport", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -147,7 +149,7 @@ let package = Package(
         // SondeHTTP's GRPCUnaryCall, libcurl).
         .target(
             name: "SondeServe",
-            dependencies: ["SondeCore", "SondeHTTP", "SondeReport", "SondeRun", "SondeHistory", "SondeOTLP", "CPingShim", "CRE2Shim",
+            dependencies: ["SondeCore", "SondeDNS", "SondeHTTP", "SondeReport", "SondeRun", "SondeHistory", "SondeOTLP", "CPingShim", "CRE2Shim",
                            .product(name: "Yams", package: "Yams"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -185,13 +187,13 @@ let package = Package(
         .testTarget(name: "SondeTargetTests", dependencies: ["SondeTarget"]),
         .testTarget(name: "SondeTransferTests", dependencies: ["SondeTransfer", "SondeHTTP", "SondeTarget", "SondeCore",
                                                               .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "SondeLinkTests", dependencies: ["SondeLink", "SondeCore"]),
+        .testTarget(name: "SondeLinkTests", dependencies: ["SondeLink", "SondeDNS", "SondeCore"]),
         .testTarget(name: "SondeSSETests", dependencies: ["SondeSSE", "SondeRun", "SondeCLI", "SondeHTTP", "SondeCore"]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
         .testTarget(name: "SondeGraphQLTests", dependencies: ["SondeGraphQL", "SondeHTTP", "SondeWebSocket", "SondeCore"]),
         .testTarget(name: "SondeOTLPTests", dependencies: ["SondeOTLP", "SondeCore"]),
         .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),
-        .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeCLI", "SondeHTTP", "SondeRun", "SondeCore", "SondeReport"]),
+        .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeDNS", "SondeCLI", "SondeHTTP", "SondeRun", "SondeCore", "SondeReport"]),
         .testTarget(name: "SondeHistoryTests", dependencies: ["SondeHistory", "SondeReport", "SondeCore",
                                                             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SondeRunTests", dependencies: ["SondeRun", "SondeCLI", "SondeCore", .product(name: "Yams", package: "Yams")]),

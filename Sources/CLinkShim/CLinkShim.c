@@ -192,6 +192,22 @@ int sonde_link_unshare_net(void) { return unshare(CLONE_NEWNET) < 0 ? -errno : 0
 
 int sonde_link_setns_net(int fd) { return setns(fd, CLONE_NEWNET) < 0 ? -errno : 0; }
 
+int sonde_link_unshare_mount_slave(void) {
+    if (unshare(CLONE_NEWNS) < 0) return -errno;
+    return mount("none", "/", NULL, MS_REC | MS_SLAVE, NULL) < 0 ? -errno : 0;
+}
+
+int sonde_link_setns_mount(int fd) {
+    int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int result = 0;
+    if (unshare(CLONE_FS) < 0 || setns(fd, CLONE_NEWNS) < 0) result = -errno;
+    if (cwd >= 0) {
+        if (result == 0 && fchdir(cwd) < 0) result = -errno;
+        close(cwd);
+    }
+    return result;
+}
+
 int sonde_link_bind_mount(const char *source, const char *target) {
     return mount(source, target, NULL, MS_BIND, NULL) < 0 ? -errno : 0;
 }

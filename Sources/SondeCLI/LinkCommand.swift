@@ -21,7 +21,8 @@ struct LinkCommand: ParsableCommand {
         Inside, 127.0.0.1:PORT is the host's loopback across the link; other addresses are reached through the host \
         (forwarded and masqueraded; needs nftables), names by the host's resolv.conf, across the link too. \
         With nat64 (lte,nat64; app-review) the inside is IPv6-only: the host's IPv4 address a.b.c.d is \
-        [64:ff9b::a.b.c.d] (127.0.0.1:PORT is [64:ff9b::127.0.0.1]:PORT). See docs/link.md.
+        [64:ff9b::a.b.c.d] (127.0.0.1:PORT is [64:ff9b::127.0.0.1]:PORT), and names resolve through the link's DNS64 \
+        (fd53:6f6e:6465::53, in the link's own resolv.conf; upstream: the host's resolv.conf). See docs/link.md.
         """)
 
     @Option(name: .long, help: "The link profile: a preset, a preset with overrides, or key=value pairs.")

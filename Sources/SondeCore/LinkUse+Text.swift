@@ -30,7 +30,7 @@ extension LinkConditions {
             extra.append("queue \(queueBytes) B")
         }
         if dnsDelayMs > 0 { extra.append("DNS +\(Self.number(dnsDelayMs)) ms") }
-        if nat64 { extra.append("IPv6-only: NAT64 64:ff9b::/96") }
+        if nat64 { extra.append("IPv6-only: NAT64 64:ff9b::/96, DNS64 at fd53:6f6e:6465::53") }
         if let outageMs, let outagePeriodMs { extra.append("outage \(Self.number(outageMs / 1000)) s every \(Self.number(outagePeriodMs / 1000)) s") }
         return parts.joined(separator: ", ") + " (" + extra.joined(separator: ", ") + ")"
     }

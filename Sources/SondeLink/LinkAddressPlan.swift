@@ -31,8 +31,9 @@ public struct LinkAddressPlan: Sendable, Equatable {
     /// Under `nat64`: the namespace's one IPv6 address, `fd53:6f6e:6465::2` (a ULA; the same in
     /// every namespace, since nothing outside sees it: the translator maps it to `clientAddress`).
     public static let clientAddress6: [UInt8] = [0xfd, 0x53, 0x6f, 0x6e, 0x64, 0x65, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2]
-    /// Under `nat64`: the link's resolver inside, `[fd53:6f6e:6465::53]:53` (DNS64, `NAT64Translator.resolver6`).
+    /// Under `nat64`: the link's resolver inside, `[fd53:6f6e:6465::53]:53` (its DNS64, `DNS64Server`; `NAT64Translator.resolver6`).
     public static let resolverAddress6: [UInt8] = [0xfd, 0x53, 0x6f, 0x6e, 0x64, 0x65, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x53]
+    public static let resolverAddressText = "fd53:6f6e:6465::53"
     /// The host side's MTU under `nat64`: an IPv4 packet of 1480 bytes is 1500 once translated.
     public static let nat64HostMTU: Int32 = 1480
 

@@ -18,7 +18,9 @@ import Glibc
 ///
 /// Where the namespace reaches (`reach` also covers DNS: a process in the namespace reads the
 /// host's /etc/resolv.conf, and a resolver on 127.0.0.0/8 is reached by the loopback path, any
-/// other by forwarding). With `.anywhere` the host forwards and masquerades the namespace's
+/// other by forwarding). Under `nat64` names go to the link's DNS64 instead (`DNS64Server`,
+/// `[fd53:6f6e:6465::53]:53` inside, the host's resolvers its upstreams): `enter()` also moves the
+/// thread into the link's mount namespace, where /etc/resolv.conf names it (`LinkResolvConf`). With `.anywhere` the host forwards and masquerades the namespace's
 /// traffic (`LinkForwarding`); when that cannot be set up (no nftables) the session still starts
 /// and says why in `forwardingProblem`.
 ///
@@ -36,11 +38,18 @@ public final class LinkSession: @unchecked Sendable {
     private let thread: LinkEmulatorThread
     /// The process's namespace (its main thread's), for `leave()`.
     private let original: Int32
+    /// Under `nat64`: the DNS64, the link's mount namespace (its resolv.conf) and the process's, for `leave()`.
+    private let dns64: DNS64Server?
+    private let mountNamespace: Int32?
+    private let originalMount: Int32?
     private let lock = NSLock()
     private var stopped: (down: LinkCounters, up: LinkCounters, problem: String?)?
 
     private init(profile: LinkProfile, namespace: LinkNamespace, forwarding: LinkForwarding?, forwardingProblem: String?,
-                 thread: LinkEmulatorThread, original: Int32) {
+                 thread: LinkEmulatorThread, original: Int32, resolver: LinkResolver?) {
+        self.dns64 = resolver?.server
+        self.mountNamespace = resolver?.mountNamespace
+        self.originalMount = resolver?.originalMount
         self.profile = profile
         self.plan = namespace.plan
         self.forwarding = forwarding
@@ -87,18 +96,22 @@ public final class LinkSession: @unchecked Sendable {
             close(original)
             throw error
         }
+        var resolver: LinkResolver?
         do throws(LinkError) {
             let plan = parts.namespace.plan
+            if profile.nat64 { resolver = try LinkResolver.start(plan: plan) }
             let translator = profile.nat64
                 ? NAT64Translator(client6: LinkAddressPlan.clientAddress6, client4: LinkAddressPlan.bytes(plan.clientAddress),
-                                  router4: LinkAddressPlan.bytes(plan.hostAddress), mtu4: Int(LinkAddressPlan.nat64HostMTU) + 20)
+                                  router4: LinkAddressPlan.bytes(plan.hostAddress), resolver6: LinkAddressPlan.resolverAddress6,
+                                  resolverPort4: resolver?.server.port ?? 0, mtu4: Int(LinkAddressPlan.nat64HostMTU) + 20)
                 : nil
             let thread = try LinkEmulatorThread(host: parts.namespace.hostDescriptor, client: parts.namespace.clientDescriptor,
                                                 profile: profile, seed: profile.seed, tuning: tuning, translator: translator)
             thread.start()
             return LinkSession(profile: profile, namespace: parts.namespace, forwarding: parts.forwarding, forwardingProblem: parts.problem,
-                               thread: thread, original: original)
+                               thread: thread, original: original, resolver: resolver)
         } catch {
+            resolver?.close()
             parts.forwarding?.remove()
             parts.namespace.destroy()
             close(original)
@@ -106,10 +119,18 @@ public final class LinkSession: @unchecked Sendable {
         }
     }
 
-    /// Moves the calling thread into the run's namespace (see the type).
+    /// Moves the calling thread into the run's namespace (see the type), and under `nat64` into
+    /// the link's mount namespace too (its resolv.conf; the thread's working directory is kept).
     public func enter() throws(LinkError) {
+        if let mountNamespace {
+            let mounted = sonde_link_setns_mount(mountNamespace)
+            guard mounted == 0 else { throw LinkError.setup("entering \(plan.namespaceName)'s mount namespace", code: mounted) }
+        }
         let result = sonde_link_setns_net(namespace.namespaceDescriptor)
-        guard result == 0 else { throw LinkError.setup("entering \(plan.namespaceName)", code: result) }
+        guard result == 0 else {
+            if let originalMount { _ = sonde_link_setns_mount(originalMount) }
+            throw LinkError.setup("entering \(plan.namespaceName)", code: result)
+        }
     }
 
     /// Moves the calling thread back to the process's namespace. A thread that entered must leave
@@ -118,7 +139,17 @@ public final class LinkSession: @unchecked Sendable {
     public func leave() throws(LinkError) {
         let result = sonde_link_setns_net(original)
         guard result == 0 else { throw LinkError.setup("leaving \(plan.namespaceName)", code: result) }
+        if let originalMount {
+            let mounted = sonde_link_setns_mount(originalMount)
+            guard mounted == 0 else { throw LinkError.setup("leaving \(plan.namespaceName)'s mount namespace", code: mounted) }
+        }
     }
+
+    /// Under `nat64`: the link's DNS64 as the namespace sees it (`fd53:6f6e:6465::53`), nil otherwise.
+    public var dns64Address: String? { dns64 == nil ? nil : LinkAddressPlan.resolverAddressText }
+
+    /// Under `nat64`: the DNS64's upstreams (the host's resolv.conf nameservers at the start), nil otherwise.
+    public var dns64Upstreams: [String]? { dns64?.upstreams.map(\.address) }
 
     /// Runs `body` on a new thread inside the namespace and waits for it; the thread leaves before
     /// it hands the result back. Threads `body` creates (an event loop group, libpcap's socket)
@@ -187,6 +218,9 @@ public final class LinkSession: @unchecked Sendable {
         forwarding?.remove()
         namespace.destroy()
         close(original)
+        dns64?.stop()
+        if let mountNamespace { close(mountNamespace) }
+        if let originalMount { close(originalMount) }
         stopped = result
         return result
     }
@@ -230,4 +264,39 @@ public enum LinkReach: Sendable, Equatable {
 /// A value handed from one thread to the one waiting for it (`LinkSession.onOwnThread`).
 private final class ResultBox<T>: @unchecked Sendable {
     var value: T?
+}
+
+/// A `nat64` link's name resolution: its DNS64 (started) and the mount namespace whose
+/// /etc/resolv.conf names it, with the process's mount namespace to return to.
+private struct LinkResolver {
+    var server: DNS64Server
+    var mountNamespace: Int32
+    var originalMount: Int32
+
+    /// Reads the host's resolv.conf (the upstreams), starts the DNS64 and makes the mount namespace.
+    static func start(plan: LinkAddressPlan) throws(LinkError) -> LinkResolver {
+        let conf = LinkResolvConf.readHost()
+        let server = try DNS64Server(upstreams: conf.upstreams)
+        let originalMount = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)
+        guard originalMount >= 0 else {
+            server.stop()
+            throw LinkError.setup("opening the process's mount namespace", code: -errno)
+        }
+        let mountNamespace: Int32
+        do throws(LinkError) {
+            mountNamespace = try conf.mountNamespace(scratch: "/run/\(plan.namespaceName).resolv.conf")
+        } catch {
+            server.stop()
+            Glibc.close(originalMount)
+            throw error
+        }
+        server.start()
+        return LinkResolver(server: server, mountNamespace: mountNamespace, originalMount: originalMount)
+    }
+
+    func close() {
+        server.stop()
+        Glibc.close(mountNamespace)
+        Glibc.close(originalMount)
+    }
 }

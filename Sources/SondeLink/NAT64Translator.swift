@@ -16,8 +16,8 @@
 /// limit / TTL ≤ 1, packet-too-big / fragmentation-needed for a packet the other side's MTU cannot
 /// hold, and ICMPv6 unreachable (no route) for a destination outside the prefix. A UDP datagram
 /// from IPv4 with a zero checksum gets one computed (§4.5). One more mapping, the link's resolver:
-/// `[resolver6]:53` is `127.0.0.1:resolverPort4` (a resolver on the host's loopback; reserved for
-/// the link's DNS64, which `LinkSession` does not start yet).
+/// `[resolver6]:53` is `127.0.0.1:resolverPort4` (the link's DNS64 on the host's loopback,
+/// `DNS64Server`).
 ///
 /// Not translated (dropped, counted by reason): fragments both ways, extension headers other
 /// than hop-by-hop, destination options and routing with no segments left, ICMP informational

@@ -1,4 +1,5 @@
 import SondeCore
+import SondeDNS
 import SondeRun
 
 /// `/probe` with blackbox_exporter's dns prober: one query (`query_name`, `query_type`,

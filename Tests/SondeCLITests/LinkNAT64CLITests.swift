@@ -8,7 +8,7 @@ import Testing
 /// checksum error. Root only. Part of `LinkCLITests` (an extension), serialized with its other runs.
 extension LinkCLITests {
     /// A Python http.server on 127.0.0.1 only (IPv4), logging each request's client address.
-    private final class IPv4OnlyServer {
+    final class IPv4OnlyServer {
         let directory = Harness.temporaryDirectory()
         let port = Harness.freePort()
         let pid: pid_t
@@ -41,7 +41,7 @@ extension LinkCLITests {
         #expect(parts[1].trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "an IPv4 route inside: \(parts[1])")
         #expect(parts[2].contains("inet6 fd53:6f6e:6465::2/128") && !parts[2].contains("fe80"), "\(parts[2])")
         #expect(parts[3].contains("default"), "\(parts[3])")
-        #expect(result.stderr.contains("IPv6-only: NAT64 64:ff9b::/96"), "\(result.stderr)")
+        #expect(result.stderr.contains("IPv6-only: NAT64 64:ff9b::/96, DNS64 at fd53:6f6e:6465::53"), "\(result.stderr)")
     }
 
     @Test func anIPv4OnlyLoopbackServerIsReachedThroughNAT64() throws {

@@ -1,5 +1,5 @@
 import Foundation
-@testable import SondeServe
+@testable import SondeDNS
 import Testing
 
 /// The dns prober's message codec: the query blackbox sends, responses read with every length

@@ -32,6 +32,15 @@ int sonde_link_set_mtu(const char *name, int mtu);
 int sonde_link_unshare_net(void);
 /// setns(fd, CLONE_NEWNET) for the calling thread.
 int sonde_link_setns_net(int fd);
+/// unshare(CLONE_NEWNS) for the calling thread (it implies CLONE_FS: the thread's root and cwd
+/// become its own), then / made a recursive slave (mounts of the host's still propagate in, none
+/// made here propagate out). 0 or -errno.
+int sonde_link_unshare_mount_slave(void);
+/// Moves the calling thread into mount namespace `fd` keeping its working directory: unshare(CLONE_FS)
+/// (setns refuses a thread that shares its fs with others: libcurl's resolver threads, a thread's
+/// siblings), setns(fd, CLONE_NEWNS), and fchdir back to the directory it was in (setns resets it to
+/// the namespace's root). 0 or -errno.
+int sonde_link_setns_mount(int fd);
 /// mount(source, target, NULL, MS_BIND, NULL).
 int sonde_link_bind_mount(const char *source, const char *target);
 /// umount2(target, MNT_DETACH).

@@ -1,4 +1,5 @@
 import Foundation
+import SondeDNS
 import SondeRun
 import Yams
 

@@ -1,47 +1,55 @@
-import SondeRun
-
 /// A DNS message as the dns prober sends and reads it (RFC 1035 §4): the query it builds
 /// (`query`), and a response decoded by `DNSWireReader` (every length range-checked) with each
 /// record's presentation form (`DNSRecordText`), which blackbox's regexes are matched against.
-struct DNSMessage: Equatable {
-    struct Record: Equatable {
-        var name: String
-        var type: UInt16
-        var dnsClass: UInt16
-        var ttl: UInt32
-        var data: [UInt8]
+public struct DNSMessage: Equatable {
+    public struct Record: Equatable {
+        public var name: String
+        public var type: UInt16
+        public var dnsClass: UInt16
+        public var ttl: UInt32
+        public var data: [UInt8]
         /// miekg/dns's `RR.String()` of the record.
-        var text: String
+        public var text: String
+
+        public init(name: String, type: UInt16, dnsClass: UInt16, ttl: UInt32, data: [UInt8], text: String) {
+            (self.name, self.type, self.dnsClass, self.ttl, self.data, self.text) = (name, type, dnsClass, ttl, data, text)
+        }
     }
 
-    var id: UInt16
+    public var id: UInt16
     /// The header's second 16 bits (QR, opcode, AA, TC, RD, RA, Z, RCODE).
-    var flags: UInt16
-    var questions: [(name: String, type: UInt16, dnsClass: UInt16)]
-    var answers: [Record]
-    var authority: [Record]
-    var additional: [Record]
+    public var flags: UInt16
+    public var questions: [(name: String, type: UInt16, dnsClass: UInt16)]
+    public var answers: [Record]
+    public var authority: [Record]
+    public var additional: [Record]
 
-    static func == (a: DNSMessage, b: DNSMessage) -> Bool {
+    public init(id: UInt16, flags: UInt16, questions: [(name: String, type: UInt16, dnsClass: UInt16)], answers: [Record],
+                authority: [Record], additional: [Record]) {
+        (self.id, self.flags, self.questions) = (id, flags, questions)
+        (self.answers, self.authority, self.additional) = (answers, authority, additional)
+    }
+
+    public static func == (a: DNSMessage, b: DNSMessage) -> Bool {
         a.id == b.id && a.flags == b.flags && a.answers == b.answers && a.authority == b.authority && a.additional == b.additional
             && a.questions.elementsEqual(b.questions, by: { $0.name == $1.name && $0.type == $1.type && $0.dnsClass == $1.dnsClass })
     }
 
     /// The response code: the header's 4 bits, and an OPT record's 8 extended bits above them (as miekg/dns reads it).
-    var rcode: Int {
+    public var rcode: Int {
         var code = Int(flags & 0x000F)
         if let opt = additional.first(where: { $0.type == 41 }) { code |= Int(opt.ttl >> 24) << 4 }
         return code
     }
 
     /// Why a query name cannot be sent.
-    struct BadName: Error {
-        var message: String
+    public struct BadName: Error {
+        public var message: String
     }
 
     /// A query of one question, without EDNS (as blackbox's `dns.Msg`): `name` in presentation
     /// form (`\.` and `\DDD` escapes), made fully qualified.
-    static func query(id: UInt16, name: String, type: UInt16, dnsClass: UInt16, recursionDesired: Bool) throws(BadName) -> [UInt8] {
+    public static func query(id: UInt16, name: String, type: UInt16, dnsClass: UInt16, recursionDesired: Bool) throws(BadName) -> [UInt8] {
         var out: [UInt8] = [UInt8(id >> 8), UInt8(id & 0xFF), recursionDesired ? 0x01 : 0x00, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]
         out += try encodeName(name)
         out += [UInt8(type >> 8), UInt8(type & 0xFF), UInt8(dnsClass >> 8), UInt8(dnsClass & 0xFF)]
@@ -49,7 +57,7 @@ struct DNSMessage: Equatable {
     }
 
     /// A presentation-form name on the wire: labels of 1 to 63 bytes, 255 bytes in all.
-    static func encodeName(_ name: String) throws(BadName) -> [UInt8] {
+    public static func encodeName(_ name: String) throws(BadName) -> [UInt8] {
         if name == "." { return [0] }
         var labels: [[UInt8]] = [[]]
         let bytes = Array(name.utf8)
@@ -90,7 +98,7 @@ struct DNSMessage: Equatable {
     }
 
     /// The message in `bytes`; throws for anything malformed (as miekg/dns's `Unpack` refuses it).
-    static func decode(_ bytes: [UInt8]) throws(DNSWireReader.Malformed) -> DNSMessage {
+    public static func decode(_ bytes: [UInt8]) throws(DNSWireReader.Malformed) -> DNSMessage {
         var reader = DNSWireReader(bytes)
         let id = try reader.u16("the header")
         let flags = try reader.u16("the header")

@@ -7,28 +7,32 @@ import SondeCore
 /// One DNS query and its response over UDP or TCP (RFC 1035 §4.2; TCP with its two-byte length),
 /// as miekg/dns's `Client.Exchange` makes it: dial, write, read until a response with the query's
 /// id arrives (a stale one is skipped). Blocking, with every wait bounded by the deadline (poll);
-/// call it from the probe's own thread.
-struct DNSExchange {
+/// call it from a thread of its own (the dns prober's, the link's DNS64 workers).
+public struct DNSExchange {
     /// What the exchange took: the dial (s) and the write-to-response time (s), both set on failure too.
-    struct Timing {
-        var connect = 0.0
-        var request = 0.0
+    public struct Timing {
+        public var connect = 0.0
+        public var request = 0.0
+
+        public init() {}
     }
 
-    struct Failure: Error {
-        var message: String
+    public struct Failure: Error {
+        public var message: String
     }
 
     /// Monotonic deadline (µs).
-    let deadline: Int64
+    public let deadline: Int64
+
+    public init(deadline: Int64) { self.deadline = deadline }
 
     /// The most responses with another id one exchange skips.
-    static let maxStale = 64
+    public static let maxStale = 64
 
     /// Sends `query` (whose first two bytes are its id) to `address`:`port` and returns the
     /// response's bytes. `timing` is filled as blackbox fills its phases: on a failure, the whole
     /// time is `connect` and `request` is 0.
-    func exchange(query: [UInt8], address: String, family: Int, port: Int, tcp: Bool, timing: inout Timing) -> Result<[UInt8], Failure> {
+    public func exchange(query: [UInt8], address: String, family: Int, port: Int, tcp: Bool, timing: inout Timing) -> Result<[UInt8], Failure> {
         let started = monotonicMicroseconds()
         func failed(_ message: String) -> Result<[UInt8], Failure> {
             timing.connect = Double(monotonicMicroseconds() - started) / 1e6

@@ -1,13 +1,11 @@
-import SondeRun
-
 /// A record in miekg/dns's presentation form (`RR.String()`), the text blackbox_exporter's
 /// `validate_*_rrs` regexes are matched against: `name<TAB>ttl<TAB>class<TAB>type<TAB>data`.
 /// The data is written as miekg writes it for A, AAAA, NS, CNAME, PTR, DNAME, MB, MG, MR, MD,
 /// MF, MX, KX, RT, AFSDB, TXT, SPF, HINFO, SOA, SRV, CAA, NAPTR and OPT; any other type in RFC
 /// 3597's generic form (`name ttl CLASSn TYPEn \# length hex`), as miekg writes a type it does
 /// not know (for a type it knows, such as DS or TLSA, its own form differs from this).
-enum DNSRecordText {
-    static func text(name: String, type: UInt16, dnsClass: UInt16, ttl: UInt32, message: [UInt8], dataStart: Int,
+public enum DNSRecordText {
+    public static func text(name: String, type: UInt16, dnsClass: UInt16, ttl: UInt32, message: [UInt8], dataStart: Int,
                      length: Int) throws(DNSWireReader.Malformed) -> String {
         let end = dataStart + length
         var reader = DNSWireReader(message, offset: dataStart)
@@ -82,7 +80,7 @@ enum DNSRecordText {
 
     /// A character string as miekg writes it: in quotes, `"` and `\` behind a backslash, bytes
     /// outside printable ASCII as `\DDD`.
-    static func quoted(_ bytes: ArraySlice<UInt8>) -> String {
+    public static func quoted(_ bytes: ArraySlice<UInt8>) -> String {
         var out = "\""
         for byte in bytes {
             switch byte {
@@ -98,7 +96,7 @@ enum DNSRecordText {
 
     /// An IPv6 address as Go writes it (RFC 5952: lowercase, no leading zeros, the first longest
     /// run of two or more zero groups as `::`); an IPv4-mapped one as `::ffff:a.b.c.d` (miekg's AAAA).
-    static func ipv6Text(_ bytes: [UInt8]) -> String {
+    public static func ipv6Text(_ bytes: [UInt8]) -> String {
         guard bytes.count == 16 else { return "" }
         if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
             return "::ffff:" + bytes[12..<16].map(String.init).joined(separator: ".")

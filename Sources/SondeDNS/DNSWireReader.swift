@@ -2,8 +2,8 @@
 /// throws, a name's compression pointers must each point before the previous one (so that no
 /// chain of them loops) and are at most `maxPointers`, and a name is at most 255 bytes on the
 /// wire. Nothing the peer sends can make it trap, loop or allocate more than the message's size.
-struct DNSWireReader {
-    enum Malformed: Error, Equatable {
+public struct DNSWireReader {
+    public enum Malformed: Error, Equatable {
         /// A field runs past the end of the message (what was being read).
         case truncated(String)
         /// A name's label uses the reserved 0x40/0x80 kinds, or points forward, or loops.
@@ -13,40 +13,40 @@ struct DNSWireReader {
     }
 
     /// miekg/dns's bound on the pointers one name may follow.
-    static let maxPointers = 126
+    public static let maxPointers = 126
     /// The longest name on the wire (RFC 1035 §2.3.4).
-    static let maxNameLength = 255
+    public static let maxNameLength = 255
 
-    let bytes: [UInt8]
+    public let bytes: [UInt8]
     /// The next byte to read; never beyond `bytes.count`.
-    private(set) var offset = 0
+    public private(set) var offset = 0
 
-    init(_ bytes: [UInt8], offset: Int = 0) {
+    public init(_ bytes: [UInt8], offset: Int = 0) {
         self.bytes = bytes
         self.offset = min(max(0, offset), bytes.count)
     }
 
-    var remaining: Int { bytes.count - offset }
+    public var remaining: Int { bytes.count - offset }
 
-    mutating func u8(_ what: String) throws(Malformed) -> UInt8 {
+    public mutating func u8(_ what: String) throws(Malformed) -> UInt8 {
         guard offset < bytes.count else { throw .truncated(what) }
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    mutating func u16(_ what: String) throws(Malformed) -> UInt16 {
+    public mutating func u16(_ what: String) throws(Malformed) -> UInt16 {
         guard remaining >= 2 else { throw .truncated(what) }
         defer { offset += 2 }
         return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
     }
 
-    mutating func u32(_ what: String) throws(Malformed) -> UInt32 {
+    public mutating func u32(_ what: String) throws(Malformed) -> UInt32 {
         guard remaining >= 4 else { throw .truncated(what) }
         defer { offset += 4 }
         return UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
     }
 
-    mutating func take(_ count: Int, _ what: String) throws(Malformed) -> ArraySlice<UInt8> {
+    public mutating func take(_ count: Int, _ what: String) throws(Malformed) -> ArraySlice<UInt8> {
         guard count >= 0, remaining >= count else { throw .truncated(what) }
         defer { offset += count }
         return bytes[offset..<offset + count]
@@ -55,7 +55,7 @@ struct DNSWireReader {
     /// A name at the current offset, in presentation form (`www.example.com.`, `.` for the root;
     /// label bytes escaped as miekg/dns escapes them); the offset moves past it (past its first
     /// pointer when it has one).
-    mutating func name() throws(Malformed) -> String {
+    public mutating func name() throws(Malformed) -> String {
         var text = ""
         var position = offset
         var lowest = offset
@@ -94,7 +94,7 @@ struct DNSWireReader {
 
     /// miekg/dns's escaping of a label's bytes: `. ' @ ; ( ) " \` and space behind a backslash,
     /// bytes outside printable ASCII as `\DDD`; a `.` ends the label.
-    static func appendLabel(_ label: ArraySlice<UInt8>, to text: inout String) {
+    public static func appendLabel(_ label: ArraySlice<UInt8>, to text: inout String) {
         for byte in label {
             switch byte {
             case UInt8(ascii: "."), UInt8(ascii: " "), UInt8(ascii: "'"), UInt8(ascii: "@"), UInt8(ascii: ";"), UInt8(ascii: "("),
@@ -111,7 +111,7 @@ struct DNSWireReader {
     }
 
     /// `\DDD`: three decimal digits.
-    static func escapeByte(_ byte: UInt8) -> String {
+    public static func escapeByte(_ byte: UInt8) -> String {
         let digits = String(byte)
         return "\\" + String(repeating: "0", count: 3 - digits.count) + digits
     }

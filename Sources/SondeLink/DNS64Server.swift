@@ -1,0 +1,260 @@
+import CLinkShim
+import Foundation
+import SondeCore
+import SondeDNS
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `nat64` link's DNS64: UDP and TCP on 127.0.0.1:`port` in the host's namespace, which the
+/// translator shows inside as `[fd53:6f6e:6465::53]:53` (`NAT64Translator.resolver6`). Answers come
+/// from `DNS64Resolver`; its upstream queries go to `upstreams` (the host's resolv.conf
+/// nameservers read at the link's start) in order, over UDP, again over TCP when the answer is
+/// truncated.
+///
+/// Bounds: at most `maxInFlight` queries and TCP connections are worked on at once (a UDP query
+/// beyond it is dropped, so the client retries; a TCP connection beyond it is closed); each query
+/// has `queryBudget` in all for its upstream exchanges (under glibc's 5 s retry, so a client sees
+/// SERVFAIL rather than a timeout), each upstream try at most `tryBudget`; a TCP connection is
+/// closed after `tcpIdle` without a complete query or after `tcpQueries` queries; messages are at
+/// most 65,535 bytes (`DNSMessageWriter.maxLength`).
+///
+/// Threading: `start` runs the listener thread `sonde-dns64`, which reads the sockets and hands
+/// each query to a thread of its own (`sonde-dns64-q`); all of them in the host's namespaces
+/// (started from the thread that starts the link). `stop` (any thread, idempotent) ends the
+/// listener; workers still running finish their reply and end.
+final class DNS64Server: @unchecked Sendable {
+    /// An upstream nameserver: a numeric address and its family (4 or 6).
+    struct Upstream: Sendable, Equatable {
+        var address: String
+        var family: Int
+    }
+
+    static let maxInFlight = 64
+    static let queryBudgetMicros: Int64 = 4_000_000
+    static let tryBudgetMicros: Int64 = 2_000_000
+    static let tcpIdleMicros: Int64 = 5_000_000
+    static let tcpQueries = 100
+
+    let port: UInt16
+    let upstreams: [Upstream]
+    private let resolver: DNS64Resolver
+    private let udp: Int32
+    private let tcp: Int32
+    private let stopEvent: Int32
+    private let inFlight = Atomic<Int>(0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let stopped = Atomic<Bool>(false)
+
+    /// Binds UDP and TCP on 127.0.0.1 at one ephemeral port (a few tries: the UDP port may be
+    /// taken for TCP).
+    init(upstreams: [Upstream], resolver: DNS64Resolver = DNS64Resolver()) throws(LinkError) {
+        self.upstreams = upstreams
+        self.resolver = resolver
+        var bound: (udp: Int32, tcp: Int32, port: UInt16)?
+        for _ in 0..<16 {
+            let udp = Self.socketOn(port: 0, type: SOCK_DGRAM)
+            guard udp.fd >= 0 else { throw LinkError.setup("opening the DNS64's UDP socket", code: -errno) }
+            let tcp = Self.socketOn(port: udp.port, type: SOCK_STREAM)
+            if tcp.fd >= 0, Glibc.listen(tcp.fd, 64) == 0 {
+                bound = (udp.fd, tcp.fd, udp.port)
+                break
+            }
+            close(udp.fd)
+            if tcp.fd >= 0 { close(tcp.fd) }
+        }
+        guard let bound else { throw LinkError(.setup, "the DNS64 found no port of 127.0.0.1 free for both UDP and TCP in 16 tries") }
+        let event = sonde_link_eventfd()
+        guard event >= 0 else {
+            close(bound.udp)
+            close(bound.tcp)
+            throw LinkError.setup("creating the DNS64's stop event", code: event)
+        }
+        (udp, tcp, port, stopEvent) = (bound.udp, bound.tcp, bound.port, event)
+    }
+
+    /// A non-blocking socket bound to 127.0.0.1:`port` (0: any), and the port it got; fd -1 on failure.
+    private static func socketOn(port: UInt16, type: __socket_type) -> (fd: Int32, port: UInt16) {
+        let fd = socket(AF_INET, Int32(type.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { return (-1, 0) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard ok else {
+            close(fd)
+            return (-1, 0)
+        }
+        return (fd, UInt16(bigEndian: address.sin_port))
+    }
+
+    func start() {
+        Thread.startNamed("sonde-dns64") { [self] in
+            serveSockets()
+            finished.signal()
+        }
+    }
+
+    /// Ends the listener (waits at most 2 s for it) and closes the TCP listener. Idempotent. The
+    /// UDP socket stays open for workers still answering (each holds the server) until deinit.
+    func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        var one: UInt64 = 1
+        _ = write(stopEvent, &one, 8)
+        if finished.wait(timeout: .now() + 2) == .success { close(tcp) }
+    }
+
+    deinit {
+        stop()
+        close(udp)
+        close(stopEvent)
+    }
+
+    private func serveSockets() {
+        var descriptors = [pollfd(fd: udp, events: Int16(POLLIN), revents: 0), pollfd(fd: tcp, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: stopEvent, events: Int16(POLLIN), revents: 0)]
+        var buffer = [UInt8](repeating: 0, count: DNSMessageWriter.maxLength)
+        while true {
+            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if descriptors[2].revents != 0 { return }
+            if descriptors[0].revents != 0 {
+                for _ in 0..<16 {
+                    var from = sockaddr_in()
+                    var fromLength = socklen_t(MemoryLayout<sockaddr_in>.size)
+                    let count = buffer.withUnsafeMutableBytes { bytes in
+                        withUnsafeMutablePointer(to: &from) { pointer in
+                            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(udp, bytes.baseAddress, bytes.count, 0, $0, &fromLength) }
+                        }
+                    }
+                    guard count >= 0 else { break }
+                    let query = Array(buffer.prefix(count))
+                    let client = from
+                    dispatch { [self] in
+                        guard let reply = respond(to: query, tcp: false) else { return }
+                        var to = client
+                        _ = reply.withUnsafeBytes { bytes in
+                            withUnsafeMutablePointer(to: &to) { pointer in
+                                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                                    sendto(udp, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if descriptors[1].revents != 0 {
+                for _ in 0..<16 {
+                    let connection = accept(tcp, nil, nil)
+                    guard connection >= 0 else { break }
+                    _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+                    _ = fcntl(connection, F_SETFL, fcntl(connection, F_GETFL) | O_NONBLOCK)
+                    if !dispatch({ [self] in serve(connection: connection) }) { close(connection) }
+                }
+            }
+        }
+    }
+
+    /// Runs `work` on a thread of its own unless `maxInFlight` are running (false: not run).
+    @discardableResult
+    private func dispatch(_ work: @escaping @Sendable () -> Void) -> Bool {
+        guard inFlight.add(1, ordering: .relaxed).newValue <= Self.maxInFlight else {
+            inFlight.subtract(1, ordering: .relaxed)
+            return false
+        }
+        Thread.startNamed("sonde-dns64-q", stackSize: 256 << 10) { [self] in
+            work()
+            inFlight.subtract(1, ordering: .relaxed)
+        }
+        return true
+    }
+
+    /// Queries on one TCP connection (two-byte length, message), answered one after another.
+    private func serve(connection: Int32) {
+        defer { close(connection) }
+        for _ in 0..<Self.tcpQueries {
+            let deadline = monotonicMicroseconds() + Self.tcpIdleMicros
+            guard let prefix = Self.receive(connection, 2, deadline: deadline) else { return }
+            let length = Int(prefix[0]) << 8 | Int(prefix[1])
+            guard length >= 12, let query = Self.receive(connection, length, deadline: deadline),
+                  let reply = respond(to: query, tcp: true) else { return }
+            let framed = [UInt8(reply.count >> 8), UInt8(reply.count & 0xFF)] + reply
+            guard Self.sendAll(connection, framed, deadline: monotonicMicroseconds() + Self.tcpIdleMicros) else { return }
+        }
+    }
+
+    private func respond(to query: [UInt8], tcp: Bool) -> [UInt8]? {
+        let deadline = monotonicMicroseconds() + Self.queryBudgetMicros
+        return resolver.respond(to: query, tcp: tcp, nextID: { UInt16.random(in: 0...UInt16.max) }) { [upstreams] upstreamQuery in
+            for upstream in upstreams {
+                let tryDeadline = min(deadline, monotonicMicroseconds() + Self.tryBudgetMicros)
+                guard tryDeadline > monotonicMicroseconds() else { return nil }
+                let exchange = DNSExchange(deadline: tryDeadline)
+                var timing = DNSExchange.Timing()
+                guard case let .success(answer) = exchange.exchange(query: upstreamQuery, address: upstream.address, family: upstream.family,
+                                                                    port: 53, tcp: false, timing: &timing) else { continue }
+                // TC: the whole answer over TCP (RFC 7766), within the query's budget.
+                if answer.count >= 4, answer[2] & 0x02 != 0 {
+                    let tcpExchange = DNSExchange(deadline: deadline)
+                    if case let .success(full) = tcpExchange.exchange(query: upstreamQuery, address: upstream.address, family: upstream.family,
+                                                                      port: 53, tcp: true, timing: &timing) {
+                        return full
+                    }
+                }
+                return answer
+            }
+            return nil
+        }
+    }
+
+    private static func wait(_ fd: Int32, events: Int16, deadline: Int64) -> Bool {
+        while true {
+            let left = deadline - monotonicMicroseconds()
+            guard left > 0 else { return false }
+            var entry = pollfd(fd: fd, events: events, revents: 0)
+            let ready = poll(&entry, 1, Int32(min(left / 1000 + 1, 60_000)))
+            if ready > 0 { return true }
+            if ready < 0 && errno != EINTR { return false }
+        }
+    }
+
+    private static func receive(_ fd: Int32, _ count: Int, deadline: Int64) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: count)
+        var have = 0
+        while have < count {
+            guard wait(fd, events: Int16(POLLIN), deadline: deadline) else { return nil }
+            let got = out[have...].withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if got < 0 {
+                if errno == EAGAIN || errno == EINTR { continue }
+                return nil
+            }
+            if got == 0 { return nil }
+            have += got
+        }
+        return out
+    }
+
+    private static func sendAll(_ fd: Int32, _ bytes: [UInt8], deadline: Int64) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            guard wait(fd, events: Int16(POLLOUT), deadline: deadline) else { return false }
+            let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 {
+                if errno == EAGAIN || errno == EINTR { continue }
+                return false
+            }
+            sent += count
+        }
+        return true
+    }
+}
