@@ -310,8 +310,15 @@ public struct NAT64Translator: Sendable {
         let proto = p[9]
         let src4 = Array(p[12..<16]), dst4 = Array(p[16..<20])
         let src6 = src4 == client4 ? client6 : Self.prefix + src4
-        let dst6 = dst4 == client4 ? client6 : dst4 == Self.loopback4 ? resolver6 ?? Self.prefix + dst4 : Self.prefix + dst4
         var data = Array(p[headerLength...])
+        // Only the link resolver's own port of 127.0.0.1 stands for `[resolver6]:53`; any other port
+        // of the host's loopback is `64:ff9b::127.0.0.1` (a closed UDP port's error must match the
+        // client's socket, which sent to 64:ff9b::7f00:1).
+        var toResolver = false
+        if let resolver6, dst4 == Self.loopback4, proto == 6 || proto == 17, data.count >= 4, Self.u16(data, 2) == resolverPort4 {
+            toResolver = resolver6.count == 16
+        }
+        let dst6 = dst4 == client4 ? client6 : toResolver ? (resolver6 ?? Self.prefix + dst4) : Self.prefix + dst4
         let innerPayload = Int(Self.u16(p, 2)) - headerLength
         let next: UInt8 = proto == 1 ? 58 : proto
         if proto == 1 {
@@ -322,6 +329,7 @@ public struct NAT64Translator: Sendable {
             Self.setU16(&data, 2, Self.adjust(Self.u16(data, 2), removed: [type, data[1]], added: pseudo + [newType, data[1]]))
         } else if proto == 6 || proto == 17 {
             guard Self.updateTransport(&data, proto: proto, removed: src4 + dst4, added: src6 + dst6) else { return nil }
+            if toResolver { Self.setPort(&data, at: 2, to: 53, proto: proto) }
         }
         let header = [0x60 | (p[1] >> 4), (p[1] & 0x0f) << 4, 0, 0] + Self.be16(UInt16(clamping: max(innerPayload, 0))) + [next, p[8]] + src6 + dst6
         return header + data

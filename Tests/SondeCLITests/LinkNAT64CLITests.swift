@@ -212,3 +212,23 @@ extension LinkCLITests {
         #expect(server.log.components(separatedBy: "GET /index.txt").count - 1 == 2, "\(server.log)")
     }
 }
+
+extension LinkCLITests {
+    /// `link: app-review` on a check of `sonde serve`'s config: the scheduled probe crosses the
+    /// IPv6-only link to an IPv4-only loopback server through NAT64 (the server logs the link's
+    /// translated address, 198.18.x.2), and the check's success reaches /metrics.
+    @Test func serveRunsAProbeCheckOverTheAppReviewLink() throws {
+        let server = try IPv4OnlyServer()
+        defer { server.stop() }
+        let config = """
+        checks:
+          - {name: v6only, kind: probe, urls: ["http://[64:ff9b::127.0.0.1]:\(server.port)/index.txt"], link: app-review, every: 2s}
+        """
+        let serve = try ServeCLITests.Serve(config: config)
+        defer { serve.stop() }
+        #expect(Harness.waitFor(seconds: 60) { serve.logText().contains("check v6only: passed") }, "\(serve.logText())\(serve.errorText())")
+        let samples = ServeCLITests.samples(try ServeCLITests.fetch("\(serve.base)/metrics").body)
+        #expect(samples[#"sonde_check_success{check="v6only",kind="probe"}"#] == 1, "\(samples)")
+        #expect(server.log.contains("198.18."), "the server saw the link's translated address: \(server.log)")
+    }
+}
