@@ -47,7 +47,7 @@ public struct DNSExchange {
         let connected = target.connect(descriptor)
         if connected != 0 {
             guard errno == EINPROGRESS else { return failed("dial: \(String(cString: strerror(errno)))") }
-            guard wait(descriptor, events: Int16(POLLOUT)) else { return failed("dial: i/o timeout") }
+            guard DeadlineSocket.wait(descriptor, events: Int16(POLLOUT), deadline: deadline) else { return failed("dial: i/o timeout") }
             var problem: Int32 = 0
             var size = socklen_t(MemoryLayout<Int32>.size)
             getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &problem, &size)
@@ -56,17 +56,17 @@ public struct DNSExchange {
         let requestStarted = monotonicMicroseconds()
         let id = query.count >= 2 ? Array(query[0..<2]) : []
         let framed = tcp ? [UInt8(query.count >> 8), UInt8(query.count & 0xFF)] + query : query
-        guard sendAll(descriptor, framed) else { return failed("write: \(String(cString: strerror(errno)))") }
+        guard DeadlineSocket.sendAll(descriptor, framed, deadline: deadline) else { return failed("write: \(String(cString: strerror(errno)))") }
         for _ in 0...Self.maxStale {
             let response: [UInt8]
             if tcp {
-                guard let prefix = receiveExactly(descriptor, 2) else { return failed("read: the connection ended or timed out") }
-                guard let body = receiveExactly(descriptor, Int(prefix[0]) << 8 | Int(prefix[1])) else {
+                guard let prefix = DeadlineSocket.receiveExactly(descriptor, 2, deadline: deadline) else { return failed("read: the connection ended or timed out") }
+                guard let body = DeadlineSocket.receiveExactly(descriptor, Int(prefix[0]) << 8 | Int(prefix[1]), deadline: deadline) else {
                     return failed("read: the connection ended or timed out")
                 }
                 response = body
             } else {
-                guard wait(descriptor, events: Int16(POLLIN)) else { return failed("read: i/o timeout") }
+                guard DeadlineSocket.wait(descriptor, events: Int16(POLLIN), deadline: deadline) else { return failed("read: i/o timeout") }
                 var buffer = [UInt8](repeating: 0, count: 65_535)
                 let count = recv(descriptor, &buffer, buffer.count, 0)
                 guard count >= 0 else { return failed("read: \(String(cString: strerror(errno)))") }
@@ -79,48 +79,5 @@ public struct DNSExchange {
             return .success(response)
         }
         return failed("read: more than \(Self.maxStale) responses with another id")
-    }
-
-    /// Waits until `descriptor` is ready for `events` or the deadline passes (false).
-    private func wait(_ descriptor: Int32, events: Int16) -> Bool {
-        while true {
-            let left = deadline - monotonicMicroseconds()
-            guard left > 0 else { return false }
-            var entry = pollfd(fd: descriptor, events: events, revents: 0)
-            let ready = poll(&entry, 1, Int32(min(left / 1000 + 1, 60_000)))
-            if ready > 0 { return true }
-            if ready < 0 && errno != EINTR { return false }
-        }
-    }
-
-    private func sendAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
-        var sent = 0
-        while sent < bytes.count {
-            guard wait(descriptor, events: Int16(POLLOUT)) else { return false }
-            let count = bytes[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count < 0 {
-                if errno == EAGAIN || errno == EINTR { continue }
-                return false
-            }
-            sent += count
-        }
-        return true
-    }
-
-    /// Exactly `count` bytes from a stream, nil when it ends first or the deadline passes.
-    private func receiveExactly(_ descriptor: Int32, _ count: Int) -> [UInt8]? {
-        var out = [UInt8](repeating: 0, count: count)
-        var have = 0
-        while have < count {
-            guard wait(descriptor, events: Int16(POLLIN)) else { return nil }
-            let got = out[have...].withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if got < 0 {
-                if errno == EAGAIN || errno == EINTR { continue }
-                return nil
-            }
-            if got == 0 { return nil }
-            have += got
-        }
-        return out
     }
 }

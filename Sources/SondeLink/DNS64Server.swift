@@ -184,12 +184,12 @@ final class DNS64Server: @unchecked Sendable {
         defer { close(connection) }
         for _ in 0..<Self.tcpQueries {
             let deadline = monotonicMicroseconds() + Self.tcpIdleMicros
-            guard let prefix = Self.receive(connection, 2, deadline: deadline) else { return }
+            guard let prefix = DeadlineSocket.receiveExactly(connection, 2, deadline: deadline) else { return }
             let length = Int(prefix[0]) << 8 | Int(prefix[1])
-            guard length >= 12, let query = Self.receive(connection, length, deadline: deadline),
+            guard length >= 12, let query = DeadlineSocket.receiveExactly(connection, length, deadline: deadline),
                   let reply = respond(to: query, tcp: true) else { return }
             let framed = [UInt8(reply.count >> 8), UInt8(reply.count & 0xFF)] + reply
-            guard Self.sendAll(connection, framed, deadline: monotonicMicroseconds() + Self.tcpIdleMicros) else { return }
+            guard DeadlineSocket.sendAll(connection, framed, deadline: monotonicMicroseconds() + Self.tcpIdleMicros) else { return }
         }
     }
 
@@ -215,46 +215,5 @@ final class DNS64Server: @unchecked Sendable {
             }
             return nil
         }
-    }
-
-    private static func wait(_ fd: Int32, events: Int16, deadline: Int64) -> Bool {
-        while true {
-            let left = deadline - monotonicMicroseconds()
-            guard left > 0 else { return false }
-            var entry = pollfd(fd: fd, events: events, revents: 0)
-            let ready = poll(&entry, 1, Int32(min(left / 1000 + 1, 60_000)))
-            if ready > 0 { return true }
-            if ready < 0 && errno != EINTR { return false }
-        }
-    }
-
-    private static func receive(_ fd: Int32, _ count: Int, deadline: Int64) -> [UInt8]? {
-        var out = [UInt8](repeating: 0, count: count)
-        var have = 0
-        while have < count {
-            guard wait(fd, events: Int16(POLLIN), deadline: deadline) else { return nil }
-            let got = out[have...].withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if got < 0 {
-                if errno == EAGAIN || errno == EINTR { continue }
-                return nil
-            }
-            if got == 0 { return nil }
-            have += got
-        }
-        return out
-    }
-
-    private static func sendAll(_ fd: Int32, _ bytes: [UInt8], deadline: Int64) -> Bool {
-        var sent = 0
-        while sent < bytes.count {
-            guard wait(fd, events: Int16(POLLOUT), deadline: deadline) else { return false }
-            let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count < 0 {
-                if errno == EAGAIN || errno == EINTR { continue }
-                return false
-            }
-            sent += count
-        }
-        return true
     }
 }
