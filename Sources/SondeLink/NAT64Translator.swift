@@ -314,10 +314,8 @@ public struct NAT64Translator: Sendable {
         // Only the link resolver's own port of 127.0.0.1 stands for `[resolver6]:53`; any other port
         // of the host's loopback is `64:ff9b::127.0.0.1` (a closed UDP port's error must match the
         // client's socket, which sent to 64:ff9b::7f00:1).
-        var toResolver = false
-        if let resolver6, dst4 == Self.loopback4, proto == 6 || proto == 17, data.count >= 4, Self.u16(data, 2) == resolverPort4 {
-            toResolver = resolver6.count == 16
-        }
+        let toResolver = resolver6 != nil && dst4 == Self.loopback4 && (proto == 6 || proto == 17) && data.count >= 4
+            && Self.u16(data, 2) == resolverPort4
         let dst6 = dst4 == client4 ? client6 : toResolver ? (resolver6 ?? Self.prefix + dst4) : Self.prefix + dst4
         let innerPayload = Int(Self.u16(p, 2)) - headerLength
         let next: UInt8 = proto == 1 ? 58 : proto
