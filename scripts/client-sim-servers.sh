@@ -25,8 +25,8 @@ start ffdhe-only $R -groups ffdhe2048
 start chacha20-only $R -ciphersuites TLS_CHACHA20_POLY1305_SHA256 -cipher 'ECDHE-RSA-CHACHA20-POLY1305'
 start modern $R -no_tls1 -no_tls1_1 -serverpref -groups X25519:prime256v1:secp384r1 \
   -cipher 'ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305'
-# Wait (at most 5 s) until every port accepts.
-for _ in $(seq 50); do
+# Wait (at most 30 s: 8 s_servers start slowly beside a release build) until every port accepts.
+for _ in $(seq 300); do
   ok=1; while IFS=$'\t' read -r _ port; do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null || ok=0; done < servers.tsv
   [ $ok = 1 ] && exit 0; sleep 0.1
 done
