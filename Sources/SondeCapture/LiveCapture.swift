@@ -1,6 +1,7 @@
 import CPcap
 import Foundation
 import SondeCore
+import Synchronization
 
 /// A live libpcap capture of sonde's own flows into a pcap file, on a thread of its own: BPF
 /// filter from the remote addresses and ports the run will talk to, immediate mode (a packet is
@@ -26,9 +27,8 @@ public final class LiveCapture: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var stopping = false
     private var started = false
-    /// When the capture thread last wrote a packet (µs, monotonic); under `lock`.
-    private var lastPacketMicros: Int64 = 0
-    private let lock = NSLock()
+    /// When the capture thread last wrote a packet (µs, monotonic).
+    private let lastPacketMicros = Mutex<Int64>(0)
 
     /// Loopback's 64 KiB MTU plus link, IP and TCP headers: whole packets, payload included (a
     /// `--keylog` decryption needs it).
@@ -109,9 +109,7 @@ public final class LiveCapture: @unchecked Sendable {
                 let count = pcap_dispatch(handle, -1, pcap_dump, user)
                 if count < 0 { break }
                 if count > 0 {
-                    lock.lock()
-                    lastPacketMicros = monotonicMicroseconds()
-                    lock.unlock()
+                    lastPacketMicros.withLock { $0 = monotonicMicroseconds() }
                 }
             }
             done.signal()
@@ -126,9 +124,7 @@ public final class LiveCapture: @unchecked Sendable {
         let start = monotonicMicroseconds()
         while started {
             let now = monotonicMicroseconds()
-            lock.lock()
-            let last = lastPacketMicros
-            lock.unlock()
+            let last = lastPacketMicros.withLock { $0 }
             if Double(now - max(last, start)) / 1e6 >= quiet || Double(now - start) / 1e6 >= limit { break }
             usleep(20_000)
         }

@@ -1,19 +1,19 @@
 import Crypto
 import Foundation
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// SHA-256 of whole deterministic bodies, for the `Repr-Digest` header (RFC 9530), computed once
 /// per (length, version) and kept for the last few: a 1 GiB body costs about a second to hash.
 final class ResourceDigests: Sendable {
     static let shared = ResourceDigests()
-    private let cache = NIOLockedValueBox<[Key: String]>([:])
+    private let cache = Mutex<[Key: String]>([:])
     private struct Key: Hashable { let length: Int; let version: Int }
     private static let capacity = 32
 
     /// `sha-256=:BASE64:` of body `version` of `length` bytes.
     func reprDigest(length: Int, version: Int) -> String {
         let key = Key(length: length, version: version % 26)
-        if let known = cache.withLockedValue({ $0[key] }) { return known }
+        if let known = cache.withLock({ $0[key] }) { return known }
         var hasher = SHA256()
         var offset = 0
         // One period of the pattern, rotated to the version, is all the content there is.
@@ -24,7 +24,7 @@ final class ResourceDigests: Sendable {
             offset += count
         }
         let value = "sha-256=:" + Data(hasher.finalize()).base64EncodedString() + ":"
-        cache.withLockedValue { entries in
+        cache.withLock { entries in
             if entries.count >= Self.capacity { entries.removeAll() }
             entries[key] = value
         }

@@ -2,8 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 /// `/bytes/{n}`: n deterministic bytes for download and resume trials. By default a well-behaved
 /// resource: strong ETag, Last-Modified, `Accept-Ranges: bytes`, one byte range answered 206 with
@@ -40,9 +40,9 @@ enum TransferResource {
     }
 
     /// Every request of a `changing` resource is a new version (0…25 cycle in the content).
-    private static let versions = NIOLockedValueBox(0)
+    private static let versions = Mutex(0)
     /// Requests refused so far per `key`.
-    private static let refusals = NIOLockedValueBox<[String: Int]>([:])
+    private static let refusals = Mutex<[String: Int]>([:])
 
     static func respond(_ request: Request, length n: Int) throws -> Response {
         let query = request.uri.queryParameters
@@ -55,7 +55,7 @@ enum TransferResource {
         }
         if let refused = try refusal(query) { return refused }
 
-        let version = modes.contains(.changing) ? versions.withLockedValue { value in value += 1; return value } : 0
+        let version = modes.contains(.changing) ? versions.withLock { value in value += 1; return value } : 0
         let etag = modes.contains(.changing) ? "\"bytes-\(n)-v\(version)\"" : "\"bytes-\(n)\""
         var headers: HTTPFields = [.contentType: "application/octet-stream", .acceptRanges: "bytes"]
         if modes.contains(.weakEtag) {
@@ -161,7 +161,7 @@ enum TransferResource {
             throw HTTPError(.badRequest, message: "status must be 429, 500, 502, 503 or 504")
         }
         let key = query.get("key") ?? ""
-        let refused = refusals.withLockedValue { counts -> Bool in
+        let refused = refusals.withLock { counts -> Bool in
             let count = counts[key, default: 0]
             guard count < limit else { return false }
             counts[key] = count + 1

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// The target's resumable uploads: each one a file under `directory`, its offset (the bytes
 /// received and kept, also from requests cut mid-body), its announced length, completeness and a
@@ -20,7 +20,7 @@ final class UploadStore: Sendable {
     }
 
     let directory: String
-    private let uploads = NIOLockedValueBox<[String: Upload]>([:])
+    private let uploads = Mutex<[String: Upload]>([:])
     /// The largest upload accepted, bytes.
     static let maxSize: Int64 = 1 << 31
 
@@ -33,17 +33,17 @@ final class UploadStore: Sendable {
         let id = UUID().uuidString.lowercased()
         let path = directory + "/" + id
         guard FileManager.default.createFile(atPath: path, contents: nil) else { throw TargetError("cannot create \(path)") }
-        uploads.withLockedValue { $0[id] = Upload(path: path, length: length, dropAt: dropAt, maxAppend: maxAppend) }
+        uploads.withLock { $0[id] = Upload(path: path, length: length, dropAt: dropAt, maxAppend: maxAppend) }
         return id
     }
 
-    func get(_ id: String) -> Upload? { uploads.withLockedValue { $0[id] } }
+    func get(_ id: String) -> Upload? { uploads.withLock { $0[id] } }
 
     /// Claims the upload for one append at `offset`: nil when it is unknown; `.conflict` with the
     /// current offset when the offset differs, the upload is complete, or another append runs.
     enum Claim { case unknown, conflict(Upload), claimed(Upload) }
     func claim(_ id: String, offset: Int64) -> Claim {
-        uploads.withLockedValue { all in
+        uploads.withLock { all in
             guard var upload = all[id] else { return .unknown }
             guard !upload.busy, !upload.complete, upload.offset == offset else { return .conflict(upload) }
             upload.busy = true
@@ -69,13 +69,13 @@ final class UploadStore: Sendable {
         }
         if cut { upload.dropAt = nil }
         let updated = upload
-        uploads.withLockedValue { $0[id]?.offset = updated.offset; $0[id]?.hasher = updated.hasher; $0[id]?.dropAt = updated.dropAt }
+        uploads.withLock { $0[id]?.offset = updated.offset; $0[id]?.hasher = updated.hasher; $0[id]?.dropAt = updated.dropAt }
         return !cut
     }
 
     /// Ends an append: releases the claim, and marks the upload complete when asked.
     func release(_ id: String, complete: Bool) -> Upload? {
-        uploads.withLockedValue { all in
+        uploads.withLock { all in
             all[id]?.busy = false
             if complete { all[id]?.complete = true }
             return all[id]
@@ -83,7 +83,7 @@ final class UploadStore: Sendable {
     }
 
     func remove(_ id: String) -> Bool {
-        guard let upload = uploads.withLockedValue({ $0.removeValue(forKey: id) }) else { return false }
+        guard let upload = uploads.withLock({ $0.removeValue(forKey: id) }) else { return false }
         try? FileManager.default.removeItem(atPath: upload.path)
         return true
     }

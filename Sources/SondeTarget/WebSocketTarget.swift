@@ -1,10 +1,10 @@
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
+import Synchronization
 
 /// The target's WebSocket listener: `/ws/echo` echoes every text and binary frame, answers pings
 /// and honours the fault modes the client asks for in the query (`WebSocketFaults`).
@@ -18,7 +18,7 @@ import NIOWebSocket
 final class WebSocketTarget: @unchecked Sendable {
     private let group: EventLoopGroup
     private let tls: NIOSSLContext?
-    private let lock = NIOLock()
+    private let lock = Mutex(())
     // Guarded by `lock`:
     private var serverChannel: Channel?
     private var children: [ObjectIdentifier: Channel] = [:]
@@ -48,7 +48,7 @@ final class WebSocketTarget: @unchecked Sendable {
         if channel == nil { channel = try await bind(port: 0).get() }
         guard let channel else { throw TargetError("the WebSocket listener could not bind") }
         let bound = channel.localAddress?.port ?? 0
-        lock.withLock {
+        lock.withLock { _ in
             port = bound
             serverChannel = channel
         }
@@ -56,7 +56,7 @@ final class WebSocketTarget: @unchecked Sendable {
     }
 
     func stop() async {
-        let (server, open, task): (Channel?, [Channel], Scheduled<Void>?) = lock.withLock {
+        let (server, open, task): (Channel?, [Channel], Scheduled<Void>?) = lock.withLock { _ in
             stopped = true
             defer { serverChannel = nil; children = [:]; restartTask = nil }
             return (serverChannel, Array(children.values), restartTask)
@@ -109,12 +109,12 @@ final class WebSocketTarget: @unchecked Sendable {
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(
             withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
         try channel.pipeline.syncOperations.addHandler(responder)
-        lock.withLock {
+        lock.withLock { _ in
             guard !stopped else { return }
             children[ObjectIdentifier(channel)] = channel
         }
         channel.closeFuture.whenComplete { [weak self] _ in
-            self?.lock.withLock { _ = self?.children.removeValue(forKey: ObjectIdentifier(channel)) }
+            self?.lock.withLock { _ in _ = self?.children.removeValue(forKey: ObjectIdentifier(channel)) }
         }
     }
 
@@ -134,7 +134,7 @@ final class WebSocketTarget: @unchecked Sendable {
 
     /// Counts an attempt for `key`; true while the first `count` attempts are being refused.
     func refuse(key: String, count: Int) -> Bool {
-        lock.withLock {
+        lock.withLock { _ in
             let seen = refusals[key, default: 0]
             refusals[key] = seen + 1
             return seen < count
@@ -146,20 +146,20 @@ final class WebSocketTarget: @unchecked Sendable {
     /// the port is bound again. Clients that reconnect with the same query schedule the next one,
     /// so the restarts go on while such clients do, and stop when they leave.
     private func scheduleRestarts(every: Double) {
-        lock.withLock {
+        lock.withLock { _ in
             restartRequesters += 1
             guard restartTask == nil, !stopped else { return }
             let loop = group.next()
             restartTask = loop.scheduleTask(in: .nanoseconds(Int64(every * 1e9))) { [weak self] in
                 guard let self else { return }
-                self.lock.withLock { self.restartTask = nil }
+                self.lock.withLock { _ in self.restartTask = nil }
                 _ = self.restart(on: loop)
             }
         }
     }
 
     private func requesterClosed() {
-        let pending: Scheduled<Void>? = lock.withLock {
+        let pending: Scheduled<Void>? = lock.withLock { _ in
             restartRequesters -= 1
             guard restartRequesters <= 0 else { return nil }
             restartRequesters = 0
@@ -170,7 +170,7 @@ final class WebSocketTarget: @unchecked Sendable {
     }
 
     private func restart(on loop: EventLoop) -> EventLoopFuture<Void> {
-        let (server, open, port): (Channel?, [Channel], Int) = lock.withLock {
+        let (server, open, port): (Channel?, [Channel], Int) = lock.withLock { _ in
             guard !stopped else { return (nil, [], 0) }
             defer { serverChannel = nil }
             return (serverChannel, Array(children.values), self.port)
@@ -185,7 +185,7 @@ final class WebSocketTarget: @unchecked Sendable {
 
     private func rebind(port: Int, on loop: EventLoop, triesLeft: Int) -> EventLoopFuture<Void> {
         bind(port: port).map { [self] channel in
-            let keep = lock.withLock { () -> Bool in
+            let keep = lock.withLock { _ -> Bool in
                 guard !stopped else { return false }
                 serverChannel = channel
                 return true

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOWebSocket
@@ -33,23 +32,23 @@ public struct IdleTimeoutDiscovery: Sendable {
     /// Runs the discovery; every probe connection is reported to `sink` as an attempt.
     public func run(engine: SoakEngine, shouldStop: @escaping @Sendable () -> Bool) async -> IdleTimeoutFindings {
         let silences = Self.ladder(upTo: maxIdleS)
-        let results = NIOLockedValueBox([Int: IdleTimeoutFindings.Probe]())
+        let results = MutexBox([Int: IdleTimeoutFindings.Probe]())
         let group = engine.group
         var probes: [IdleProbe] = []
         for (index, silence) in silences.enumerated() {
             let probe = IdleProbe(index: index, silence: silence, loop: group.next(), engine: engine) { result in
-                results.withLockedValue { $0[index] = result }
+                results.withLock { $0[index] = result }
             }
             probes.append(probe)
             probe.loop.execute { probe.start() }
         }
         let deadline = monotonicNanos() + UInt64((maxIdleS + options.config.pongTimeoutS + options.config.connectTimeoutS + 2) * 1e9)
-        while monotonicNanos() < deadline && results.withLockedValue({ $0.count }) < silences.count && !shouldStop() {
+        while monotonicNanos() < deadline && results.withLock({ $0.count }) < silences.count && !shouldStop() {
             try? await Task.sleep(nanoseconds: 50_000_000)
         }
         for probe in probes { probe.loop.execute { probe.stop() } }
         try? await Task.sleep(nanoseconds: 300_000_000)
-        let found = results.withLockedValue { $0 }
+        let found = results.withLock { $0 }
         let ordered = silences.indices.map { found[$0] ?? .init(plannedS: silences[$0], survived: false, cutAfterS: nil,
                                                                cause: "not finished", closeCode: nil) }
         let survived = ordered.filter(\.survived).map(\.plannedS).max()

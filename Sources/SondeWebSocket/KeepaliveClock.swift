@@ -1,5 +1,5 @@
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 /// Drives the keepalive of the soak sessions on one event loop that share a ping interval and a
 /// pong timeout, from a single timer: each tick sends the pings that are due and notices the
@@ -56,13 +56,13 @@ final class KeepaliveClock {
         var timeout: Double
     }
     /// Every loop's clocks, each bound to its loop (`NIOLoopBound` checks that it is used there).
-    private static let clocks = NIOLockedValueBox([Key: NIOLoopBound<KeepaliveClock>]())
+    private static let clocks = Mutex([Key: NIOLoopBound<KeepaliveClock>]())
 
     /// The clock of `loop` for sessions with this ping interval (0: none) and pong timeout (s).
     /// Call on `loop`.
     static func on(_ loop: EventLoop, pingIntervalS: Double, pongTimeoutS: Double) -> KeepaliveClock {
         let key = Key(loop: ObjectIdentifier(loop), interval: pingIntervalS, timeout: pongTimeoutS)
-        let bound = clocks.withLockedValue { clocks in
+        let bound = clocks.withLock { clocks in
             if let clock = clocks[key] { return clock }
             let clock = NIOLoopBound(KeepaliveClock(loop: loop, pingIntervalS: pingIntervalS, pongTimeoutS: pongTimeoutS), eventLoop: loop)
             clocks[key] = clock

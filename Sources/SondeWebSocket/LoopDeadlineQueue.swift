@@ -1,5 +1,5 @@
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 /// Runs callbacks a fixed delay after they were added, on one event loop, from a single NIO
 /// timer: the queue of the soak's per-connection deadlines that all have the same delay (the
@@ -31,14 +31,14 @@ final class LoopDeadlineQueue {
         var delayNanos: UInt64
     }
     /// Every loop's queues, each bound to its loop (`NIOLoopBound` checks that it is used there).
-    private static let queues = NIOLockedValueBox([Key: NIOLoopBound<LoopDeadlineQueue>]())
+    private static let queues = Mutex([Key: NIOLoopBound<LoopDeadlineQueue>]())
 
     /// The queue of `loop` whose entries run `delay` after they are added (a negative delay
     /// counts as 0). Call on `loop`.
     static func on(_ loop: EventLoop, delay: TimeAmount) -> LoopDeadlineQueue {
         let nanos = UInt64(max(0, delay.nanoseconds))
         let key = Key(loop: ObjectIdentifier(loop), delayNanos: nanos)
-        let bound = queues.withLockedValue { queues in
+        let bound = queues.withLock { queues in
             if let queue = queues[key] { return queue }
             let queue = NIOLoopBound(LoopDeadlineQueue(loop: loop, delayNanos: nanos), eventLoop: loop)
             queues[key] = queue

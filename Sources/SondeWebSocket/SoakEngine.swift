@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -67,10 +66,10 @@ public final class SoakEngine: @unchecked Sendable {
         }
         // Connections finish early only by giving up (`--max-attempts`); then the soak is over.
         let all = EventLoopFuture.andAllComplete(connections.map { $0.finished.futureResult }, on: group.next())
-        let done = NIOLockedValueBox(false)
-        all.whenComplete { _ in done.withLockedValue { $0 = true } }
+        let done = MutexBox(false)
+        all.whenComplete { _ in done.withLock { $0 = true } }
         let deadline = clock.startNanos + UInt64(config.durationS * 1e9)
-        while monotonicNanos() < deadline && !shouldStop() && !done.withLockedValue({ $0 }) {
+        while monotonicNanos() < deadline && !shouldStop() && !done.withLock({ $0 }) {
             let left = deadline &- monotonicNanos()
             try? await Task.sleep(nanoseconds: min(100_000_000, left))
         }
@@ -79,7 +78,7 @@ public final class SoakEngine: @unchecked Sendable {
         }
         // Every close is bounded (1 s for the close handshake, the connect timeout for a handshake in flight).
         let waitUntil = monotonicNanos() + UInt64((config.connectTimeoutS + 3) * 1e9)
-        while !done.withLockedValue({ $0 }) && monotonicNanos() < waitUntil {
+        while !done.withLock({ $0 }) && monotonicNanos() < waitUntil {
             try? await Task.sleep(nanoseconds: 20_000_000)
         }
     }
