@@ -16,10 +16,12 @@ final class SoakConnection {
     let loop: EventLoop
     let finished: EventLoopPromise<Void>
 
-    private let options: SoakOptions
-    private let handshaker: WebSocketHandshaker
-    private let sink: SoakEventSink
-    private let clock: SoakClock
+    /// The soak's options, handshaker, sink and clock: one instance for every connection.
+    private let shared: SoakConnection.Shared
+    private var options: SoakOptions { shared.options }
+    private var handshaker: WebSocketHandshaker { shared.handshaker }
+    private var sink: SoakEventSink { shared.sink }
+    private var clock: SoakClock { shared.clock }
     private var random = SystemRandomNumberGenerator()
 
     private enum State { case idle, waiting, handshaking, open, done }
@@ -37,14 +39,27 @@ final class SoakConnection {
     private var reconnect: Scheduled<Void>?
     private var sequences = MessageSequencer()
 
-    init(index: Int, loop: EventLoop, options: SoakOptions, handshaker: WebSocketHandshaker, sink: SoakEventSink,
-         clock: SoakClock) {
+    /// What every connection of a soak reads and none changes, held once by reference: a copy
+    /// of the options and the handshaker (which holds them again) in each connection cost about
+    /// 1 KiB per connection (heaptrack, 2,000 held connections).
+    final class Shared {
+        let options: SoakOptions
+        let handshaker: WebSocketHandshaker
+        let sink: SoakEventSink
+        let clock: SoakClock
+
+        init(options: SoakOptions, handshaker: WebSocketHandshaker, sink: SoakEventSink, clock: SoakClock) {
+            self.options = options
+            self.handshaker = handshaker
+            self.sink = sink
+            self.clock = clock
+        }
+    }
+
+    init(index: Int, loop: EventLoop, shared: SoakConnection.Shared) {
         self.index = index
         self.loop = loop
-        self.options = options
-        self.handshaker = handshaker
-        self.sink = sink
-        self.clock = clock
+        self.shared = shared
         finished = loop.makePromise()
     }
 

@@ -56,10 +56,10 @@ public final class SoakEngine: @unchecked Sendable {
         let count = config.connections
         var connections: [SoakConnection] = []
         connections.reserveCapacity(count)
+        let shared = SoakConnection.Shared(options: options, handshaker: handshaker, sink: sink, clock: clock)
         for index in 0..<count {
             let loop = group.next()
-            let connection = SoakConnection(index: index, loop: loop, options: options, handshaker: handshaker,
-                                            sink: sink, clock: clock)
+            let connection = SoakConnection(index: index, loop: loop, shared: shared)
             connections.append(connection)
             let delay = count > 1 ? config.rampS * Double(index) / Double(count) : 0
             loop.execute { connection.start(after: .nanoseconds(Int64(delay * 1e9))) }
