@@ -109,7 +109,7 @@ struct ProbeCommand: AsyncParsableCommand {
 
     /// The engine's options of this command line.
     func makeOptions() throws -> ProbeOptions {
-        do throws(SpecProblem) { return try spec.makeOptions() } catch { throw ValidationError(error.description) }
+        do throws(SpecProblem) { return try spec.makeOptions(redactor: report.redactor) } catch { throw ValidationError(error.description) }
     }
 
     func run() async throws {

@@ -159,7 +159,7 @@ public struct ProbeSpec: ExtensibleSpec {
 
     /// The engine's options (call after `problems()` came back empty); reads `data-file`, then
     /// lets the extensions change them (`redactor`: the run's, for what they keep of a response).
-    public func makeOptions(redactor: Redactor = Redactor()) throws(SpecProblem) -> ProbeOptions {
+    public func makeOptions(redactor: Redactor) throws(SpecProblem) -> ProbeOptions {
         var options = ProbeOptions()
         options.count = count ?? 1
         options.parallel = parallel ?? 1
