@@ -106,9 +106,11 @@ let package = Package(
             dependencies: ["SondeCore", "SondeHTTP", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "SondeReport", dependencies: ["SondeCore"]),
-        // GraphQL operations on a probe (docs/graphql.md): the request body, the response's data and
-        // errors, the verdict (a ResponseBodyJudge for SondeHTTP's ProbeRunner).
-        .target(name: "SondeGraphQL", dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket"]),
+        // GraphQL operations on a probe and subscriptions in a soak (docs/graphql.md): the request body, the
+        // response's verdict (a ResponseBodyJudge for SondeHTTP's ProbeRunner), graphql-transport-ws (a
+        // SoakSubprotocol), and the two kind extensions (SondeRun's KindExtension: keys, rules, option groups).
+        .target(name: "SondeGraphQL", dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeRun",
+                                                     .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Server-Sent Events (`sonde stream`, `kind: sse`): the kind (spec, keys, runner), the EventSource parser, the client on libcurl
         // (SondeHTTP's ConcurrentTransfers), the stream figures and their terminal lines.
         .target(name: "SondeSSE", dependencies: ["SondeCore", "SondeHTTP", "SondeReport", "SondeCapture", "SondeOTLP", "SondeRun"]),
@@ -137,7 +139,7 @@ let package = Package(
         // which Yams builds but does not export as a product, so it cannot be named here.
         .target(
             name: "SondeRun",
-            dependencies: ["SondeCore", "SondeHTTP", "SondeGraphQL", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
+            dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
                            "SondeLink", "SondeAudit", "SondeOTLP", "CSignalFlags", .product(name: "Yams", package: "Yams"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
@@ -174,7 +176,7 @@ let package = Package(
         .target(
             name: "SondeCLI",
             dependencies: [
-                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeHistory", "SondeRun", "SondeSSE", "SondeServe", "SondeAudit", "SondeLink", "SondeOTLP", "CurlShim", "CSignalFlags",
+                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeHistory", "SondeRun", "SondeSSE", "SondeGraphQL", "SondeServe", "SondeAudit", "SondeLink", "SondeOTLP", "CurlShim", "CSignalFlags",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]

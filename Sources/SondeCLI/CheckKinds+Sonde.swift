@@ -1,16 +1,20 @@
+import SondeGraphQL
 import SondeRun
 import SondeSSE
 
 extension CheckKinds {
-    /// Every kind of check sonde runs: what `sonde run` and `sonde serve` read suites with, what
-    /// the suite JSON Schema lists (`SuiteLoaderSchemaTests`). A new kind: one line here (and its
-    /// module among SondeCLI's dependencies in Package.swift); docs/architecture.md, "Adding a
-    /// check kind".
+    /// Every kind of check sonde runs, and the extensions of kinds: what `sonde run` and `sonde
+    /// serve` read suites with, what the suite JSON Schema lists (`SuiteLoaderSchemaTests`). A new
+    /// kind or kind extension: one line here (and its module among SondeCLI's dependencies in
+    /// Package.swift); docs/architecture.md, "Adding a check kind", "Adding a kind extension".
     public static let sonde = CheckKinds([
         ProbeKind.self,
         SoakKind.self,
         ResumeKind.self,
         AuditKind.self,
         SSEKind.self,
+    ], extensions: [
+        GraphQLOperationExtension.self,
+        GraphQLSubscriptionExtension.self,
     ])
 }

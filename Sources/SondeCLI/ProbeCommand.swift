@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SondeCore
+import SondeGraphQL
 import SondeHTTP
 import SondeRun
 
@@ -32,7 +33,7 @@ struct ProbeCommand: AsyncParsableCommand {
     @OptionGroup var headers: HeaderOptions
     @Option(name: .key(.data), help: .key(.data)) var data: String?
     @Option(name: .key(.dataFile), help: .key(.dataFile)) var dataFile: String?
-    @OptionGroup var graphql: GraphQLOptions
+    @OptionGroup var graphql: GraphQLOperationOptions
 
     @Option(name: .key(.timeout), help: .key(.timeout)) var timeout: DurationValue?
     @OptionGroup var connectTimeout: ConnectTimeoutOption
@@ -108,7 +109,7 @@ struct ProbeCommand: AsyncParsableCommand {
 
     /// The engine's options of this command line.
     func makeOptions() throws -> ProbeOptions {
-        do throws(SpecProblem) { return try spec.makeOptions() } catch { throw ValidationError(error.description) }
+        do throws(SpecProblem) { return try spec.makeOptions(redactor: report.redactor) } catch { throw ValidationError(error.description) }
     }
 
     func run() async throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SondeCore
+import SondeGraphQL
 import SondeRun
 import SondeReport
 import SondeWebSocket

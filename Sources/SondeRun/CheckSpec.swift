@@ -58,9 +58,15 @@ public protocol CheckSpec: Codable, Equatable, Sendable {
     var urls: [String] { get }
     /// The emulated link the check runs over (`link`), parsed; nil without one.
     var linkProfile: LinkProfile? { get }
+    /// Adds, unfilled, each of `types` that extends this kind (`ExtensibleSpec`); nothing for a
+    /// kind that takes no extensions.
+    mutating func attach(_ types: [any KindExtension.Type])
 }
 
 extension CheckSpec {
+    /// A kind without extensions keeps none.
+    public mutating func attach(_ types: [any KindExtension.Type]) {}
+
     /// The spec's kind, for a spec held as `any CheckSpec` (a suite's check).
     public var kind: any CheckKind.Type { Kind.self }
 

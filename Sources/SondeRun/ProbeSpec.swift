@@ -7,8 +7,9 @@ import SondeHTTP
 /// the HTTP version is one of the flags `http1.1`, `http2`, `http2-prior-knowledge`, `http3`,
 /// `http3-only` set to true, the address family `ipv4` or `ipv6`. The keys are declared once, in
 /// `visitKeys` (`SpecKey`): decoding, encoding, bounds and the suite schema follow from them.
-public struct ProbeSpec: CheckSpec {
+public struct ProbeSpec: ExtensibleSpec {
     public typealias Kind = ProbeKind
+    public typealias EngineOptions = ProbeOptions
 
     /// The URLs to fetch, each with the name its results go by, if given (`ProbeRequest`).
     public var requests: [ProbeRequest]
@@ -48,11 +49,9 @@ public struct ProbeSpec: CheckSpec {
     public var expectStatus: String?
     /// `urlsession` (the default), `okhttp` or `plain` (`ClientProfile`).
     public var client: String?
-    /// A GraphQL operation instead of `data` (ProbeSpec+GraphQL.swift): the document (`@FILE`:
-    /// read from the file), its variables (a JSON object's text) and the operation's name.
-    public var graphqlQuery: String?
-    public var graphqlVariables: String?
-    public var graphqlOperation: String?
+    /// The kind extensions' values (`KindExtension`, listed in `CheckKinds.extensions`), their
+    /// keys visited after `client`.
+    public var extensions = SpecExtensions<ProbeSpec>()
     /// The emulated link (`LinkKey`), as written.
     public var link: String?
     public var thresholds: [String]?
@@ -90,9 +89,7 @@ public struct ProbeSpec: CheckSpec {
         v.visit(.maxRedirects, &maxRedirects)
         v.visit(.expectStatus, &expectStatus)
         v.visit(.client, &client)
-        v.visit(.graphqlQuery, &graphqlQuery)
-        v.visit(.graphqlVariables, &graphqlVariables)
-        v.visit(.graphqlOperation, &graphqlOperation)
+        extensions.visitKeys(&v)
         v.visit(.link, &link)
         v.visit(.thresholds, &thresholds)
     }
@@ -117,7 +114,7 @@ public struct ProbeSpec: CheckSpec {
             linkProblem,
             thresholdProblem,
         ].compactMap { $0 }
-        problems += graphqlProblems
+        problems += extensions.problems(in: self)
         if data != nil && dataFile != nil { problems.append(SpecProblem(key: "data-file", "choose one of data and data-file")) }
         if altSvc != nil && noAltSvc == true { problems.append(SpecProblem(key: "no-alt-svc", "choose one of alt-svc and no-alt-svc")) }
         if let altSvc, let problem = SpecRules.writableFile(altSvc, key: "alt-svc", maxBytes: 1 << 20) { problems.append(problem) }
@@ -156,12 +153,13 @@ public struct ProbeSpec: CheckSpec {
         spec.cacert = Self.resolve(path: cacert, against: folder)
         spec.altSvc = Self.resolve(path: altSvc, against: folder)
         if let pinned = pinnedPubkey, !pinned.hasPrefix("sha256//") { spec.pinnedPubkey = Self.resolve(path: pinned, against: folder) }
-        spec.graphqlQuery = graphqlQueryResolving(against: folder)
+        spec.extensions = extensions.resolvingPaths(against: folder)
         return spec
     }
 
-    /// The engine's options (call after `problems()` came back empty); reads `data-file`.
-    public func makeOptions() throws(SpecProblem) -> ProbeOptions {
+    /// The engine's options (call after `problems()` came back empty); reads `data-file`, then
+    /// lets the extensions change them (`redactor`: the run's, for what they keep of a response).
+    public func makeOptions(redactor: Redactor) throws(SpecProblem) -> ProbeOptions {
         var options = ProbeOptions()
         options.count = count ?? 1
         options.parallel = parallel ?? 1
@@ -194,7 +192,7 @@ public struct ProbeSpec: CheckSpec {
         options.maxRedirects = maxRedirects ?? 10
         options.acceptedStatus = expectStatus.flatMap(StatusSet.init(parsing:))
         options.client = client.flatMap(ClientProfile.init(rawValue:)) ?? .urlsession
-        try applyGraphQL(to: &options)
+        try extensions.apply(to: &options, of: self, redactor: redactor)
         return options
     }
 }

@@ -5,8 +5,9 @@ import SondeWebSocket
 /// The spec of a soak check (`sonde soak`, `kind: soak`): WebSocket connections held for a while
 /// with keepalive pings, echoed messages and reconnects with backoff. Keys are `sonde soak`'s
 /// long options (see `CheckSpec`).
-public struct SoakSpec: CheckSpec {
+public struct SoakSpec: ExtensibleSpec {
     public typealias Kind = SoakKind
+    public typealias EngineOptions = SoakOptions
     /// The one URL, as `CheckSpec` lists a check's.
     public var urls: [String] { [url] }
 
@@ -19,10 +20,9 @@ public struct SoakSpec: CheckSpec {
     public var messageRate: Double?
     public var messageSize: SizeValue?
     public var subprotocols: [String]?
-    /// The GraphQL subscription held on each connection (a document or `@FILE`; docs/graphql.md).
-    public var graphqlSubscription: String?
-    public var graphqlVariables: String?
-    public var graphqlOperation: String?
+    /// The kind extensions' values (`KindExtension`, listed in `CheckKinds.extensions`), their
+    /// keys visited after `subprotocols`.
+    public var extensions = SpecExtensions<SoakSpec>()
     public var headers: [String]?
     public var backoffInitial: DurationValue?
     public var backoffMax: DurationValue?
@@ -57,9 +57,7 @@ public struct SoakSpec: CheckSpec {
         v.visit(.messageRate, &messageRate)
         v.visit(.messageSize, &messageSize)
         v.visit(.subprotocols, &subprotocols)
-        v.visit(.graphqlSubscription, &graphqlSubscription)
-        v.visit(.graphqlVariables, &graphqlVariables)
-        v.visit(.graphqlOperation, &graphqlOperation)
+        extensions.visitKeys(&v)
         v.visit(.headers, &headers)
         v.visit(.backoffInitial, &backoffInitial)
         v.visit(.backoffMax, &backoffMax)
@@ -96,7 +94,7 @@ public struct SoakSpec: CheckSpec {
             problems.append(SpecProblem(key: "subprotocols", "'\(subprotocol)' is not a subprotocol token (no spaces, commas or control characters)"))
         }
         if let problem = SpecRules.plainText(url, key: "url") { problems.append(problem) }
-        problems += graphqlProblems
+        problems += extensions.problems(in: self)
         if discoverIdleTimeout == true, let maxIdle, !(1...86_400).contains(maxIdle.seconds) {
             problems.append(SpecProblem(key: "max-idle", "must be between 1s and 24h"))
         }
@@ -109,11 +107,12 @@ public struct SoakSpec: CheckSpec {
     public func resolvingPaths(against folder: String) -> SoakSpec {
         var spec = self
         spec.cacert = Self.resolve(path: cacert, against: folder)
-        spec.graphqlSubscription = graphqlSubscriptionResolving(against: folder)
+        spec.extensions = extensions.resolvingPaths(against: folder)
         return spec
     }
 
-    /// The soak as the report records it: headers and (when `redactor` says so) subprotocols redacted.
+    /// The soak as the report records it, before the extensions add theirs (`makeOptions`):
+    /// headers and (when `redactor` says so) subprotocols redacted.
     public func config(redactor: Redactor) -> SoakConfig {
         let d = Self.defaults
         let policy = BackoffPolicy(initialMs: (backoffInitial?.seconds ?? d.backoffInitial) * 1000, maxMs: (backoffMax?.seconds ?? d.backoffMax) * 1000,
@@ -125,21 +124,22 @@ public struct SoakSpec: CheckSpec {
             connections: discover ? IdleTimeoutDiscovery.ladder(upTo: maxIdle).count : (connections ?? d.connections),
             rampS: ramp?.seconds ?? d.ramp, pingIntervalS: pingInterval?.seconds ?? d.pingInterval, pongTimeoutS: pongTimeout?.seconds ?? d.pongTimeout,
             messageRate: messageRate ?? 0, messageSize: Int(clamping: messageSize?.bytes ?? d.messageSize),
-            subprotocols: Self.redact(subprotocols: offeredSubprotocols, redactor), headers: redactor.redact(headers: headerFields),
+            subprotocols: Self.redact(subprotocols: subprotocols ?? [], redactor), headers: redactor.redact(headers: headerFields),
             backoff: policy, stableAfterS: stableAfter?.seconds ?? d.stableAfter, maxAttempts: maxAttempts,
-            connectTimeoutS: connectTimeout?.seconds ?? d.connectTimeout, insecure: insecure ?? false, graphql: graphqlConfig)
+            connectTimeoutS: connectTimeout?.seconds ?? d.connectTimeout, insecure: insecure ?? false)
     }
 
     /// The idle-timeout discovery's longest silence (s) when this check runs one instead of a soak.
     public var discoveryMaxIdle: Double? { discoverIdleTimeout == true ? (maxIdle?.seconds ?? Self.defaults.maxIdle) : nil }
 
-    /// The engine's options (call after `problems()` came back empty).
+    /// The engine's options (call after `problems()` came back empty), as the extensions change
+    /// them (a subprotocol spoken inside, offered first, and what the report's config records of it).
     public func makeOptions(redactor: Redactor) throws(SpecProblem) -> SoakOptions {
         let target: WebSocketURL
         do throws(TaskError) { target = try WebSocketURL(url) } catch { throw SpecProblem(key: "url", error.message) }
         let config = config(redactor: redactor)
-        var options = SoakOptions(url: target, config: config, headers: headerFields, subprotocols: offeredSubprotocols, caFile: cacert)
-        options.subprotocol = try graphqlFactory(redactor: redactor, config: config)
+        var options = SoakOptions(url: target, config: config, headers: headerFields, subprotocols: subprotocols ?? [], caFile: cacert)
+        try extensions.apply(to: &options, of: self, redactor: redactor)
         return options
     }
 

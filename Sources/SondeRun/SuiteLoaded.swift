@@ -24,7 +24,7 @@ extension SuiteLoader {
         /// order; empty for an unknown check): what a report should treat as secret.
         public func keysFromEnvironment(check: String) -> [String] {
             guard let keys = written[check], let entry = suite.checks.first(where: { $0.name == check }) else { return [] }
-            return entry.spec.kind.keys.filter { keys[$0] != nil }
+            return entry.spec.visitedKeys.map(\.name).filter { keys[$0] != nil }
         }
 
         /// The value of `key` in check `check` as the file wrote it, when it referenced the

@@ -23,7 +23,8 @@ import Yams
 ///    refused before Yams builds anything.
 /// 2. Top-level keys are only `parallel`, `defaults`, `checks`. A key in `defaults` must be a key of
 ///    at least one kind (`name` and `kind` belong to checks); a check inherits it when its kind has
-///    the key. A check's own keys must be keys of its kind (`T.keys`).
+///    the key. A check's own keys must be keys of its kind or of its
+///    kind's extensions (`CheckKinds.keys(of:)`).
 /// 3. `${NAME}` in any scalar value is replaced by the environment variable `NAME` (an unset one is
 ///    an error at that scalar); `$$` stands for one `$`; any other `$` is kept as written. Mapping
 ///    keys are never expanded.

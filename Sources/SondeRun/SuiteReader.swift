@@ -221,7 +221,7 @@ package struct SuiteReader {
         let own = Dictionary(entries, uniquingKeysWith: { first, _ in first })
         let name = readName(own["name"], at: item.mark, names: &names)
         guard let kind = readKind(own["kind"], at: item.mark) else { return nil }
-        let allowed = kind.keys
+        let allowed = kinds.keys(of: kind)
         for (key, entry) in entries where key != "name" && key != "kind" && !allowed.contains(key) && !document.checkKeys.contains(key) {
             report(entry.keyMark, key: key, "unknown key for a \(kind.name) check (allowed: name, kind, \((allowed + document.checkKeys).joined(separator: ", ")))")
         }
@@ -277,7 +277,7 @@ package struct SuiteReader {
     mutating func decode<T: CheckSpec>(_ type: T.Type, own: [String: Entry], defaults: [String: Entry], start: Mark?)
         -> (T, [String: SuiteLoader.WrittenValue])? {
         var merged: [(key: String, entry: Entry)] = []
-        for key in T.keys {
+        for key in kinds.keys(of: T.Kind.self) {
             guard var entry = Self.merge(key: key, own: own[key], inherited: defaults[key], kind: T.Kind.self, declared: kinds.declaredMetrics) else { continue }
             // `link: NAME` of the file's `links:` stands for that profile.
             if key == SpecKey.link.name, case .scalar(let scalar) = entry.value, let definition = namedLinks[scalar.string] {
@@ -288,7 +288,7 @@ package struct SuiteReader {
         let byKey = Dictionary(merged.map { ($0.key, $0.entry) }, uniquingKeysWith: { first, _ in first })
         // Values whose ${NAME} could not be expanded were reported: the rest is still checked.
         let unexpanded = Set(merged.filter { $0.entry.expansionFailed }.map(\.key))
-        var decoder = SuiteSpecDecoder(kind: T.Kind.self, valueTypes: valueTypes, entries: merged.filter { !unexpanded.contains($0.key) }, start: start, setAside: unexpanded)
+        var decoder = SuiteSpecDecoder(kind: T.Kind.self, kinds: kinds, valueTypes: valueTypes, entries: merged.filter { !unexpanded.contains($0.key) }, start: start, setAside: unexpanded)
         guard let spec = decoder.decode(T.self) else {
             for problem in decoder.problems { report(problem.mark, key: problem.key, problem.message) }
             return nil

@@ -17,6 +17,8 @@ struct SuiteSpecDecoder {
     }
 
     let kind: any CheckKind.Type
+    /// The registry: the extensions a decoded spec carries, the kind's key table.
+    let kinds: CheckKinds
     /// Every key's type (`CheckKinds.valueTypes`), for messages.
     let valueTypes: [String: SuiteValueType]
     private(set) var entries: [(key: String, entry: SuiteReader.Entry)]
@@ -26,8 +28,9 @@ struct SuiteSpecDecoder {
     /// Keys already known to be bad: not decoded, and not reported as missing either.
     private var setAside: Set<String>
 
-    init(kind: any CheckKind.Type, valueTypes: [String: SuiteValueType], entries: [(key: String, entry: SuiteReader.Entry)], start: Mark?, setAside: Set<String> = []) {
+    init(kind: any CheckKind.Type, kinds: CheckKinds, valueTypes: [String: SuiteValueType], entries: [(key: String, entry: SuiteReader.Entry)], start: Mark?, setAside: Set<String> = []) {
         self.kind = kind
+        self.kinds = kinds
         self.valueTypes = valueTypes
         self.entries = entries
         self.start = start
@@ -39,7 +42,8 @@ struct SuiteSpecDecoder {
         while true {
             let pairs = entries.map { (Node.scalar(Node.Scalar($0.key, .implicit, .plain, $0.entry.keyMark)), $0.entry.value) }
             do {
-                let spec = try YAMLDecoder().decode(T.self, from: .mapping(Node.Mapping(pairs, .implicit, .block, start)))
+                let spec = try YAMLDecoder().decode(T.self, from: .mapping(Node.Mapping(pairs, .implicit, .block, start)),
+                                                    userInfo: kinds.decodingUserInfo)
                 return problems.isEmpty ? spec : nil
             } catch let error as DecodingError {
                 // A required key set aside after its own problem is not missing as well.
@@ -87,7 +91,7 @@ struct SuiteSpecDecoder {
     /// The key's type in words (for an item of a list: what each item is).
     func expectation(_ path: [CodingKey]) -> String {
         guard let key = path.first?.stringValue, let type = valueTypes[key] else { return "another type" }
-        if kind.keyTable.first(where: { $0.name == key })?.schemaShape == .requests {
+        if kinds.keyTable(of: kind).first(where: { $0.name == key })?.schemaShape == .requests {
             return path.count > 1 ? "a URL, or {name: NAME, url: URL}, in each item" : "a list of URLs, each a URL or {name: NAME, url: URL}"
         }
         if type == .textList && path.count > 1 { return "text in each item" }

@@ -42,7 +42,7 @@ enum SuiteYAMLWriter {
     static func entry<T: CheckSpec>(name: String, spec: T, written: [String: SuiteLoader.WrittenValue]) -> String {
         var lines = ["- name: \(scalar(name, flow: false))", "  kind: \(T.Kind.name)"]
         let values = encodedValues(spec)
-        for key in T.keys {
+        for key in spec.visitedKeys.map(\.name) {
             if let value = written[key] {
                 lines.append("  \(key): \(text(of: value))")
             } else if let node = values[key], let rendered = text(of: node) {

@@ -35,19 +35,19 @@ import Testing
     static let plural = ["header": "headers", "subprotocol": "subprotocols"]
 
     @Test func probeKeysAreProbeOptions() throws {
-        #expect(try Self.keys(of: ProbeCommand.self) == Set(ProbeSpec.keys))
+        #expect(try Self.keys(of: ProbeCommand.self) == Set(CheckKinds.sonde.keys(of: ProbeKind.self)))
     }
 
     @Test func soakKeysAreSoakOptions() throws {
-        #expect(try Self.keys(of: SoakCommand.self) == Set(SoakSpec.keys))
+        #expect(try Self.keys(of: SoakCommand.self) == Set(CheckKinds.sonde.keys(of: SoakKind.self)))
     }
 
     @Test func resumeKeysAreResumeOptions() throws {
-        #expect(try Self.keys(of: ResumeCommand.self) == Set(ResumeSpec.keys))
+        #expect(try Self.keys(of: ResumeCommand.self) == Set(CheckKinds.sonde.keys(of: ResumeKind.self)))
     }
 
     @Test func auditKeysAreAuditOptions() throws {
-        #expect(try Self.keys(of: AuditCommand.self) == Set(AuditSpec.keys))
+        #expect(try Self.keys(of: AuditCommand.self) == Set(CheckKinds.sonde.keys(of: AuditKind.self)))
     }
 
     /// A value of `key` that passes its checks, as the command line writes it and as a suite
@@ -102,7 +102,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         FileManager.default.createFile(atPath: folder + "/file", contents: Data("x".utf8))
         func check<Spec: CheckSpec>(_ spec: Spec.Type, url: String, urlKey: String, parse: ([String]) throws -> Spec) throws {
-            for key in Spec.keyTable where key.name != urlKey && key.name != "thresholds" {
+            for key in CheckKinds.sonde.keyTable(of: Spec.Kind.self) where key.name != urlKey && key.name != "thresholds" {
                 let (argument, json) = Self.sample(key, folder: folder)
                 let option = "--" + (SpecProblem.optionName(forKey: key.name) ?? key.name)
                 // A GraphQL operation's variables and name go with its document (a probe's query, a soak's subscription).
@@ -112,7 +112,9 @@ import Testing
                 let fromCommand = try parse([url, option] + (argument.map { [$0] } ?? []) + (companion.map { ["--" + documentKey, $0] } ?? []))
                 var document: [String: Any] = [urlKey: urlKey == "urls" ? [url] as Any : url, key.name: json]
                 if let companion { document[documentKey] = companion }
-                let fromSuite = try JSONDecoder().decode(Spec.self, from: try JSONSerialization.data(withJSONObject: document))
+                let decoder = JSONDecoder()
+                decoder.userInfo = CheckKinds.sonde.decodingUserInfo
+                let fromSuite = try decoder.decode(Spec.self, from: try JSONSerialization.data(withJSONObject: document))
                 #expect(fromCommand == fromSuite, "\(Spec.Kind.name) \(key.name): the option made \(fromCommand), the suite key \(fromSuite)")
                 #expect(fromCommand != (try parse([url] + (companion.map { ["--" + documentKey, $0] } ?? []))), "\(Spec.Kind.name) \(option) changed nothing")
             }

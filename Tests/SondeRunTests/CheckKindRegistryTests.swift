@@ -78,7 +78,7 @@ import Testing
         // Printed back, it reads back the same.
         #expect(try Self.parse(SuiteLoader.suiteYAML(loaded.suite)).get().suite == loaded.suite)
         #expect(SuiteLoader.entryYAML(name: "a", spec: echo) == "- name: a\n  kind: echo\n  url: echo://x\n  count: 3\n")
-        #expect(SuiteSchema.branch(EchoKind.self)["required"] as? [String] == ["name", "kind", "url"])
+        #expect(SuiteSchema.branch(EchoKind.self, in: Self.kinds)["required"] as? [String] == ["name", "kind", "url"])
         #expect(Self.kinds.defaultsKeys.contains("count") && Self.kinds.valueTypes["count"] == .integer)
     }
 

@@ -139,7 +139,7 @@ import Yams
             let keys = entry.split(separator: "\n").dropFirst(2).compactMap { line in
                 line.firstRange(of: ": ").map { String(line[line.index(line.startIndex, offsetBy: 2)..<$0.lowerBound]) }
             }
-            let order = check.spec.kind.keys
+            let order = check.spec.visitedKeys.map(\.name)
             let positions = keys.compactMap { order.firstIndex(of: $0) }
             #expect(positions.count == keys.count && positions == positions.sorted(), "\(check.name): \(keys)")
         }

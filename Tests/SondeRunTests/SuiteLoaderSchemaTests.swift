@@ -35,8 +35,8 @@ import Testing
         var derived: [String: Any] = ["defaults": SuiteSchema.defaultsProperties(.sonde), "defaultsOrder": CheckKinds.sonde.defaultsKeys,
                                       "kinds": CheckKinds.sonde.names]
         for kind in CheckKinds.sonde.all {
-            derived[kind.name] = SuiteSchema.branch(kind)
-            derived[kind.name + "Order"] = ["name", "kind"] + kind.keys
+            derived[kind.name] = SuiteSchema.branch(kind, in: .sonde)
+            derived[kind.name + "Order"] = ["name", "kind"] + CheckKinds.sonde.keys(of: kind)
         }
         if let path = ProcessInfo.processInfo.environment["SONDE_DERIVED_SUITE_SCHEMA_OUT"] {
             try JSONSerialization.data(withJSONObject: derived, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
@@ -44,7 +44,7 @@ import Testing
         let kinds = try Self.kindSchemas()
         for kind in CheckKinds.sonde.all {
             let held = try #require(kinds[kind.name]) as NSDictionary
-            #expect(held == SuiteSchema.branch(kind) as NSDictionary, "the \(kind) branch differs from its keys; run scripts/update-report-schema.sh")
+            #expect(held == SuiteSchema.branch(kind, in: .sonde) as NSDictionary, "the \(kind) branch differs from its keys; run scripts/update-report-schema.sh")
         }
         let properties = try #require(try Self.schema()["properties"] as? [String: Any])
         let defaults = try #require((properties["defaults"] as? [String: Any])?["properties"] as? [String: Any])
@@ -54,7 +54,7 @@ import Testing
     /// A key two kinds share has one type (`CheckKinds.sonde.valueTypes` keeps one per name).
     @Test func aSharedKeyHasOneType() {
         var types: [String: SuiteValueType] = [:]
-        for key in CheckKinds.sonde.all.flatMap { $0.keyTable } {
+        for key in CheckKinds.sonde.all.flatMap({ CheckKinds.sonde.keyTable(of: $0) }) {
             #expect(types[key.name].map { $0 == key.type } ?? true, "\(key.name)")
             types[key.name] = key.type
         }
@@ -66,7 +66,8 @@ import Testing
         for kind in CheckKinds.sonde.all {
             let branch = try #require(kinds[kind.name])
             let names = Set((branch["properties"] as? [String: Any] ?? [:]).keys)
-            #expect(names == Set(kind.keys + ["name", "kind"]), "\(kind): \(names.symmetricDifference(kind.keys + ["name", "kind"]))")
+            let keys = CheckKinds.sonde.keys(of: kind)
+            #expect(names == Set(keys + ["name", "kind"]), "\(kind): \(names.symmetricDifference(keys + ["name", "kind"]))")
             #expect(branch["additionalProperties"] as? Bool == false)
             let required = branch["required"] as? [String] ?? []
             #expect(Set(required) == Set(["name", "kind"] + kind.requiredKeys))

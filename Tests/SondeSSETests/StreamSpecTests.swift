@@ -12,7 +12,7 @@ import SondeHTTP
 
     /// A key the stream shares with another kind has that kind's type (`SuiteValueType.of` keeps one per name).
     @Test func sharedKeysHaveTheOtherKindsTypes() {
-        let others = Dictionary(CheckKinds.sonde.all.filter { $0.name != SSEKind.name }.flatMap { $0.keyTable }.map { ($0.name, $0.type) },
+        let others = Dictionary(CheckKinds.sonde.all.filter { $0.name != SSEKind.name }.flatMap { CheckKinds.sonde.keyTable(of: $0) }.map { ($0.name, $0.type) },
                                 uniquingKeysWith: { first, _ in first })
         let shared = keys.filter { others[$0.name] != nil }
         #expect(Set(shared.map(\.name)).isSuperset(of: ["url", "duration", "headers", "insecure", "cacert", "connect-timeout", "client", "http2"]))

@@ -56,11 +56,6 @@ extension SpecKey {
         help: "Send requests as this client does: urlsession (Accept-Encoding: gzip, deflate, br, bodies decoded; the default), "
             + "okhttp (gzip) or plain (nothing added, as curl without --compressed).")
 
-    public static let graphqlQuery = SpecKey(
-        "graphql-query", .text, valueName: "document",
-        summary: "A GraphQL document sent as a POST of {query, variables, operationName} (docs/graphql.md); @FILE reads it from a file (relative to the suite file's folder)",
-        help: "Send this GraphQL operation as a POST of {query, variables, operationName} and judge the response's errors (docs/graphql.md); "
-            + "@FILE reads the document from a file.")
     /// The HTTP version flags of a probe and the preference each stands for.
     static let httpVersionFlags: [(key: SpecKey, value: HTTPVersionPreference)] = [
         (.http11, .http1_1), (.http2, .http2), (.http2PriorKnowledge, .http2PriorKnowledge), (.http3, .http3), (.http3Only, .http3Only),

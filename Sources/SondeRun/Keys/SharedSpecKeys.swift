@@ -45,14 +45,4 @@ extension SpecKey {
     public static let thresholds = SpecKey(
         "thresholds", .textList, summary: "Pass/fail rules like wait.p95<200ms (defaults' list first, then the check's)",
         help: "A pass/fail rule on the check's metrics (repeatable), e.g. 'wait.p95<200ms'.")
-    /// The GraphQL keys a probe's operation (`graphql-query`) and a soak's subscription
-    /// (`graphql-subscription`) share (docs/graphql.md).
-    public static let graphqlVariables = SpecKey(
-        "graphql-variables", .text, valueName: "json",
-        summary: "The GraphQL operation's variables: a JSON object's text, like '{\"id\": \"1\"}'",
-        help: "The variables of the GraphQL operation: a JSON object, like '{\"id\": \"1\"}'.")
-    public static let graphqlOperation = SpecKey(
-        "graphql-operation", .text, valueName: "name",
-        summary: "The operation to run (default: the document's first); names a probe's request results unless the URL has a name",
-        help: "The operation of the document to run (default: the first); a probe's request is named after it unless --name gives one.")
 }

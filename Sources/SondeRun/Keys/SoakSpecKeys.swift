@@ -29,9 +29,4 @@ extension SpecKey {
             + "in parallel, each pinged once at the end of its silence.")
     public static let maxIdle = SpecKey("max-idle", .duration, valueName: "duration", summary: "Longest silence tried when discovering the idle timeout",
                                         help: "The longest silence --discover-idle-timeout tries (the discovery takes about this long; default 10m).")
-    public static let graphqlSubscription = SpecKey(
-        "graphql-subscription", .text, valueName: "document",
-        summary: "A GraphQL subscription held on each connection over graphql-transport-ws (docs/graphql.md); @FILE reads it from a file (relative to the suite file's folder)",
-        help: "Hold this GraphQL subscription on each connection (graphql-transport-ws: connection_init, subscribe, next; the protocol's ping "
-            + "instead of ping frames; docs/graphql.md); @FILE reads the document from a file.")
 }

@@ -14,6 +14,17 @@ struct SpecKeyCollector: SpecKeyVisitor {
     }
 }
 
+/// Whether any visited key has a value (a required key counts as given).
+struct SpecGivenCheck: SpecKeyVisitor {
+    private(set) var isGiven = false
+
+    mutating func visit<T: SpecValue>(_ key: SpecKey, _ value: inout T?) { isGiven = isGiven || value != nil }
+    mutating func visitRequired<T: SpecValue>(_ key: SpecKey, _ value: inout T) { isGiven = true }
+    mutating func visitFlags<T: Equatable & Sendable>(_ flags: [(key: SpecKey, value: T)], _ choice: inout T?, conflict: String) {
+        isGiven = isGiven || choice != nil
+    }
+}
+
 /// Each given value outside its key's `SpecKey.Bound`, as a problem in the command line's and the
 /// suite's words (`SpecRules.number`, `SpecRules.duration`).
 struct SpecBoundCheck: SpecKeyVisitor {
@@ -39,7 +50,8 @@ struct SpecBoundCheck: SpecKeyVisitor {
 }
 
 extension CheckSpec {
-    /// Every key of this kind, in `visitKeys` order.
+    /// Every key of this kind's own, in `visitKeys` order (without its extensions' keys:
+    /// `CheckKinds.keyTable(of:)` has them all).
     public static var keyTable: [SpecKey] {
         var spec = unfilled
         var collector = SpecKeyCollector()
@@ -47,8 +59,16 @@ extension CheckSpec {
         return collector.keys
     }
 
-    /// Every key name this kind takes, in the order `--print-suite` writes them.
+    /// Every key name of this kind's own, in the order `--print-suite` writes them.
     public static var keys: [String] { keyTable.map(\.name) }
+
+    /// Every key of this spec, its extensions' (`ExtensibleSpec`) included, in `visitKeys` order.
+    public var visitedKeys: [SpecKey] {
+        var spec = self
+        var collector = SpecKeyCollector()
+        spec.visitKeys(&collector)
+        return collector.keys
+    }
 
     /// The keys every spec of this kind gives (`visitRequired`), in order.
     public static var requiredKeys: [String] {

@@ -64,9 +64,12 @@ struct SpecKeyEncoder: SpecKeyVisitor {
 }
 
 extension CheckSpec {
-    /// Decoded key by key as `visitKeys` lists them (keys of other kinds are the suite reader's to refuse).
+    /// Decoded key by key as `visitKeys` lists them (keys of other kinds are the suite reader's to
+    /// refuse), the keys of the registry's extensions of this kind among them when the decoder's
+    /// `userInfo` names them (`CheckKinds.decodingUserInfo`).
     public init(from decoder: any Decoder) throws {
         var spec = Self.unfilled
+        if let key = KindExtensionList.userInfoKey, let registered = decoder.userInfo[key] as? KindExtensionList { spec.attach(registered.types) }
         var reader = SpecKeyDecoder(try decoder.container(keyedBy: SpecCodingKey.self))
         spec.visitKeys(&reader)
         if let error = reader.error { throw error }

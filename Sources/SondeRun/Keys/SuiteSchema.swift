@@ -44,11 +44,11 @@ public enum SuiteSchema {
         return property
     }
 
-    /// The branch of `checks.items.oneOf` for checks of `kind`: its keys, and its required ones
-    /// (`visitRequired`) beside `name` and `kind`.
-    public static func branch(_ kind: any CheckKind.Type) -> [String: Any] {
+    /// The branch of `checks.items.oneOf` for checks of `kind`: its keys (its extensions' in
+    /// `kinds` among them), and its required ones (`visitRequired`) beside `name` and `kind`.
+    public static func branch(_ kind: any CheckKind.Type, in kinds: CheckKinds) -> [String: Any] {
         var properties: [String: Any] = ["name": reference("checkName"), "kind": ["const": kind.name]]
-        for key in kind.keyTable { properties[key.name] = property(key) }
+        for key in kinds.keyTable(of: kind) { properties[key.name] = property(key) }
         return ["type": "object", "title": "\(kind.name) check", "required": ["name", "kind"] + kind.requiredKeys,
                 "additionalProperties": false, "properties": properties]
     }
@@ -57,7 +57,7 @@ public enum SuiteSchema {
     public static func defaultsProperties(_ kinds: CheckKinds) -> [String: Any] {
         var properties: [String: Any] = [:]
         for kind in kinds.all {
-            for key in kind.keyTable where properties[key.name] == nil { properties[key.name] = property(key) }
+            for key in kinds.keyTable(of: kind) where properties[key.name] == nil { properties[key.name] = property(key) }
         }
         return properties
     }

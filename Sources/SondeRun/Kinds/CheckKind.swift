@@ -48,10 +48,11 @@ extension CheckKind {
     /// Ten minutes: what a check takes unless its kind knows better (a soak's duration).
     public static func defaultRunTimeout(for spec: Spec) -> Double { 600 }
 
-    /// The keys of a check of this kind, in `visitKeys` order.
+    /// The kind's own keys, in `visitKeys` order (its extensions' too: `CheckKinds.keyTable(of:)`).
     public static var keyTable: [SpecKey] { Spec.keyTable }
 
-    /// Every key name a check of this kind takes, in the order `--print-suite` writes them.
+    /// The kind's own key names, in the order `--print-suite` writes them (`CheckKinds.keys(of:)`
+    /// with its extensions').
     public static var keys: [String] { Spec.keys }
 
     /// The keys every check of this kind must give (`visitRequired`: `url`, `urls`).

@@ -1,3 +1,4 @@
+import Foundation
 import SondeCore
 import SondeReport
 
@@ -7,20 +8,49 @@ import SondeReport
 /// modules that depend on it, so the list lives where every kind is visible, `CheckKinds.sonde`
 /// (SondeCLI). No global state: tests build their own.
 ///
-/// Invariant: names are unique (a later kind of a name already listed is left out) and in the
-/// order given: messages, `defaults` and the schema list kinds in that order.
+/// Beside the kinds, the kind extensions (`KindExtension`: keys and behaviour another module adds
+/// to a kind from another module): a kind's key table here is its own keys and its
+/// extensions', and every spec this registry decodes carries its kind's extensions.
+///
+/// Invariant: names are unique (a later kind or extension of a name already listed is left out)
+/// and in the order given: messages, `defaults` and the schema list kinds in that order.
 public struct CheckKinds: Sendable {
     /// The kinds, in order.
     public let all: [any CheckKind.Type]
+    /// The kind extensions, in order.
+    public let extensions: [any KindExtension.Type]
 
     /// The bounds of one run of a check in `sonde serve` (`run-timeout:`, seconds): a second to a
     /// day. Every kind's `defaultRunTimeout` stays within them.
     public static let runTimeoutRange = 1.0...86_400.0
 
-    public init(_ kinds: [any CheckKind.Type]) {
+    public init(_ kinds: [any CheckKind.Type], extensions: [any KindExtension.Type] = []) {
         var seen = Set<String>()
         all = kinds.filter { seen.insert($0.name).inserted }
+        var seenExtensions = Set<String>()
+        self.extensions = extensions.filter { seenExtensions.insert($0.name).inserted }
     }
+
+    /// A spec of `kind` with its required keys empty and this registry's extensions of it
+    /// attached, unfilled: what the key tables are read from.
+    public func unfilled(_ kind: any CheckKind.Type) -> any CheckSpec {
+        func make<K: CheckKind>(_ kind: K.Type) -> any CheckSpec {
+            var spec = K.Spec.unfilled
+            spec.attach(extensions)
+            return spec
+        }
+        return make(kind)
+    }
+
+    /// Every key of `kind`, its extensions' among them, in `visitKeys` order.
+    public func keyTable(of kind: any CheckKind.Type) -> [SpecKey] { unfilled(kind).visitedKeys }
+
+    /// Every key name of `kind`, its extensions' among them, in the order `--print-suite` writes them.
+    public func keys(of kind: any CheckKind.Type) -> [String] { keyTable(of: kind).map(\.name) }
+
+    /// What a decoder's `userInfo` holds for the specs it decodes to carry this registry's
+    /// extensions (and to read their keys): `CheckSpec.init(from:)`.
+    public var decodingUserInfo: [CodingUserInfoKey: any Sendable] { KindExtensionList(extensions).userInfo }
 
     /// The kind a suite calls `name`; nil for none.
     public func named(_ name: String) -> (any CheckKind.Type)? {
@@ -29,17 +59,21 @@ public struct CheckKinds: Sendable {
 
     /// Every kind's declared threshold metrics (`CheckKind.metrics`), in the kinds' order: what
     /// thresholds outside a check (`--threshold`, `--config`, a suite's `defaults`) may name.
-    public var declaredMetrics: DeclaredMetrics { .listed(all.flatMap { $0.metrics }) }
+    /// The extensions' follow the kinds'.
+    public var declaredMetrics: DeclaredMetrics { .listed(all.flatMap { $0.metrics } + extensions.flatMap { $0.metrics }) }
 
-    /// The kinds' report section renderers (`CheckKind.sectionRenderer`), for the run's settings.
-    public var sectionRenderers: ReportSectionRenderers { ReportSectionRenderers(all.compactMap { $0.sectionRenderer }) }
+    /// The kinds' and then the extensions' report section renderers (`CheckKind.sectionRenderer`,
+    /// `KindExtension.sectionRenderer`), for the run's settings.
+    public var sectionRenderers: ReportSectionRenderers {
+        ReportSectionRenderers(all.compactMap { $0.sectionRenderer } + extensions.compactMap { $0.sectionRenderer })
+    }
 
     /// Every kind's name, in order.
     public var names: [String] { all.map { $0.name } }
 
     /// The keys `defaults` may hold: every kind's keys, each once, in the kinds' order.
     public var defaultsKeys: [String] {
-        all.flatMap { $0.keys }.reduce(into: []) { keys, key in
+        all.flatMap { keys(of: $0) }.reduce(into: []) { keys, key in
             if !keys.contains(key) { keys.append(key) }
         }
     }
@@ -48,7 +82,7 @@ public struct CheckKinds: Sendable {
     /// a key several kinds have means one type (a test checks it): the first kind's is kept.
     public var valueTypes: [String: SuiteValueType] {
         var table: [String: SuiteValueType] = [:]
-        for key in all.flatMap({ $0.keyTable }) where table[key.name] == nil { table[key.name] = key.type }
+        for key in all.flatMap({ keyTable(of: $0) }) where table[key.name] == nil { table[key.name] = key.type }
         return table
     }
 }

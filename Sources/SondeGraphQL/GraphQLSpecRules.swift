@@ -1,5 +1,5 @@
 import Foundation
-import SondeGraphQL
+import SondeRun
 
 /// The rules of a GraphQL document key (a probe's `graphql-query`, a soak's
 /// `graphql-subscription`) with `graphql-variables` and `graphql-operation`, said once.
@@ -7,6 +7,12 @@ enum GraphQLSpecRules {
     /// The path of a `@FILE` document, nil for a document written out.
     static func documentFile(_ document: String) -> String? {
         document.hasPrefix("@") ? String(document.dropFirst()) : nil
+    }
+
+    /// A document's `@FILE` resolved against a suite file's folder (a document written out as it is).
+    static func resolving(document: String?, against folder: String) -> String? {
+        guard let document, let path = documentFile(document) else { return document }
+        return ProbeSpec.resolve(path: path, against: folder).map { "@" + $0 }
     }
 
     /// `variables` and `operation` given without a document: each one's problem.
