@@ -105,3 +105,13 @@ import FoundationXML
         #expect(text.contains("WARN hsts: max-age"))
     }
 }
+
+/// The `ipv6.app-review` table's URL cell: escaped, with line-break opportunities at the URL's parts only.
+@Suite struct AuditSectionURLTests {
+    @Test func aBreakableURLIsEscapedAndBreaksAtItsParts() {
+        let html = AuditSection.breakable("https://h.example/a/b?x=<i>&y=\"1'")
+        #expect(html == "https://<wbr>h.example/<wbr>a/<wbr>b?<wbr>x=<wbr>&lt;i&gt;&amp;<wbr>y=<wbr>&quot;1&#39;", "\(html)")
+        #expect(html.replacingOccurrences(of: "<wbr>", with: "").contains("<") == false)
+        #expect(AuditSection.breakable("http://h/") == "http://<wbr>h/")
+    }
+}
