@@ -1,3 +1,4 @@
+import SondeAudit
 import SondeRun
 import SondeSSE
 
