@@ -140,7 +140,7 @@ let package = Package(
         .target(
             name: "SondeRun",
             dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
-                           "SondeLink", "SondeAudit", "SondeOTLP", "CSignalFlags", .product(name: "Yams", package: "Yams"),
+                           "SondeLink", "SondeOTLP", "CSignalFlags", .product(name: "Yams", package: "Yams"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
         // The icmp prober's socket calls: recvmsg's control messages (CMSG_* macros), the echo sequence.
@@ -167,8 +167,8 @@ let package = Package(
         ),
         // `sonde audit`: what a server offers over TLS (handshakes through libcurl, the leaf read with
         // swift-certificates) judged by Apple's published rules; client handshakes simulated with
-        // swift-crypto's key shares and AEADs.
-        .target(name: "SondeAudit", dependencies: ["CurlShim", "SondeCore", "SondeHTTP",
+        // swift-crypto's key shares and AEADs. The kind (`kind: audit`) lives here, on SondeRun, as SondeSSE's does.
+        .target(name: "SondeAudit", dependencies: ["CurlShim", "SondeCore", "SondeHTTP", "SondeCapture", "SondeLink", "SondeReport", "SondeRun",
                                                    .product(name: "Crypto", package: "swift-crypto"),
                                                    .product(name: "X509", package: "swift-certificates"),
                                                    .product(name: "SwiftASN1", package: "swift-asn1")]),
@@ -198,8 +198,8 @@ let package = Package(
         .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeDNS", "SondeCLI", "SondeHTTP", "SondeRun", "SondeCore", "SondeReport"]),
         .testTarget(name: "SondeHistoryTests", dependencies: ["SondeHistory", "SondeReport", "SondeCore",
                                                             .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "SondeRunTests", dependencies: ["SondeRun", "SondeCLI", "SondeCore", .product(name: "Yams", package: "Yams")]),
-        .testTarget(name: "SondeCLIUnitTests", dependencies: ["SondeCLI", "SondeRun", "SondeCore", "SondeReport",
+        .testTarget(name: "SondeRunTests", dependencies: ["SondeRun", "SondeCLI", "SondeAudit", "SondeCore", .product(name: "Yams", package: "Yams")]),
+        .testTarget(name: "SondeCLIUnitTests", dependencies: ["SondeCLI", "SondeRun", "SondeAudit", "SondeCore", "SondeReport",
                                                              .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "SondeAuditTests", dependencies: ["SondeAudit", "SondeCore", "CurlShim"]),
         .testTarget(name: "SondeCLITests", dependencies: ["SondeCore", "SondeTarget", "SondeHistory"], resources: [.copy("Fixtures")]),

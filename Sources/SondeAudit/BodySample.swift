@@ -5,14 +5,14 @@ import SondeHTTP
 
 /// The first bytes of a response body, decoded as a client decodes it, for the `ipv6` finding's
 /// search for IPv4 literals in the URLs a body hands out. The probe engine (`ProbeRunner`) counts
-/// body bytes but keeps none, so this is one GET of its own through libcurl, as
+/// body bytes but keeps none, so this is one GET of its own on SondeHTTP's `EasyHandle`, as
 /// `TLSHandshake`'s fetching probe is: no body sent, TLS not verified (the chain is `cert.chain`'s
 /// finding), `Accept-Encoding` with every coding the running libcurl decodes, no redirect
 /// followed, the audit's `--resolve` entries applied.
 ///
 /// Bounds: at most `maxBytes` decoded bytes are kept, and the transfer is stopped there; the
 /// connect timeout and the probe timeout bound the time. Blocks the calling thread; each call
-/// makes its own easy handle.
+/// makes its own `EasyHandle`.
 enum BodySample {
     /// The most decoded bytes read (256 KiB): an API response's links are near its start, and a
     /// larger body is `http.payload-size`'s business.
@@ -40,64 +40,44 @@ enum BodySample {
     /// CURLOPT_CONNECT_TO entry (`HOST:PORT:CONNECT-HOST:CONNECT-PORT`), to reach an Alt-Svc
     /// alternative with the origin's name in SNI and Host.
     static func fetch(_ url: String, options: AuditOptions, maxBytes: Int = BodySample.maxBytes, connectTo: String? = nil) -> Result {
-        CurlLibrary.initialise()
         let started = monotonicMicroseconds()
         func elapsed() -> Double { Double(monotonicMicroseconds() - started) / 1000 }
-        guard let handle = curl_easy_init() else {
+        let easy: EasyHandle
+        do {
+            easy = try EasyHandle()
+        } catch {
             return Result(url: url, bytes: [], truncated: false, error: "libcurl could not create a handle", milliseconds: 0)
         }
-        defer { curl_easy_cleanup(handle) }
-        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        defer { errorBuffer.deallocate() }
-        var resolveList: UnsafeMutablePointer<curl_slist>? = nil
-        defer { curl_slist_free_all(resolveList) }
-        var connectToList: UnsafeMutablePointer<curl_slist>? = nil
-        defer { curl_slist_free_all(connectToList) }
         let sink = Sink(limit: max(0, min(maxBytes, Self.maxBytes)))
-        var code = CURLE_OK
-        func set(_ option: CURLoption, _ value: Int) { if code == CURLE_OK { code = sonde_easy_setopt_long(handle, option, value) } }
-        func set(_ option: CURLoption, _ text: String) { if code == CURLE_OK { code = text.withCString { sonde_easy_setopt_pointer(handle, option, $0) } } }
-        _ = sonde_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeRawPointer(errorBuffer))
-        set(CURLOPT_URL, url)
-        set(CURLOPT_PROTOCOLS_STR, "http,https")
-        set(CURLOPT_NOSIGNAL, 1)
-        set(CURLOPT_USERAGENT, "sonde-audit/\(SondeVersion.current)")
-        // "": every coding this libcurl decodes (gzip, deflate, br, zstd as built).
-        set(CURLOPT_ACCEPT_ENCODING, "")
-        set(CURLOPT_SSL_VERIFYPEER, 0)
-        set(CURLOPT_SSL_VERIFYHOST, 0)
-        set(CURLOPT_PROXY, "")
-        set(CURLOPT_CONNECTTIMEOUT_MS, max(1, options.connectTimeoutMs))
-        set(CURLOPT_TIMEOUT_MS, max(1, options.probeTimeoutMs))
-        if !options.resolve.isEmpty {
-            for entry in options.resolve { resolveList = curl_slist_append(resolveList, entry) }
-            if code == CURLE_OK { code = sonde_easy_setopt_pointer(handle, CURLOPT_RESOLVE, UnsafeRawPointer(resolveList)) }
-        }
-        if let connectTo {
-            connectToList = curl_slist_append(connectToList, connectTo)
-            if code == CURLE_OK { code = sonde_easy_setopt_pointer(handle, CURLOPT_CONNECT_TO, UnsafeRawPointer(connectToList)) }
-        }
-        if code == CURLE_OK { code = sonde_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, bodySampleWrite) }
-        if code == CURLE_OK { code = sonde_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, UnsafeRawPointer(Unmanaged.passUnretained(sink).toOpaque())) }
-        guard code == CURLE_OK else {
-            return Result(url: url, bytes: [], truncated: false, error: "libcurl refused an option: \(String(cString: curl_easy_strerror(code)))",
+        do {
+            try easy.setURL(url)
+            try easy.set(CURLOPT_PROTOCOLS_STR, string: "http,https")
+            try easy.set(CURLOPT_USERAGENT, string: "sonde-audit/\(SondeVersion.current)")
+            // "": every coding this libcurl decodes (gzip, deflate, br, zstd as built).
+            try easy.set(CURLOPT_ACCEPT_ENCODING, string: "")
+            try easy.set(CURLOPT_SSL_VERIFYPEER, 0)
+            try easy.set(CURLOPT_SSL_VERIFYHOST, 0)
+            try easy.set(CURLOPT_PROXY, string: "")
+            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, max(1, options.connectTimeoutMs))
+            try easy.set(CURLOPT_TIMEOUT_MS, max(1, options.probeTimeoutMs))
+            if !options.resolve.isEmpty { try easy.setResolve(options.resolve) }
+            if let connectTo { try easy.setConnectTo([connectTo]) }
+        } catch {
+            let code = error.curlCode.map { CURLcode(UInt32(clamping: $0)) } ?? CURLE_FAILED_INIT
+            return Result(url: url, bytes: [], truncated: false, error: "libcurl refused an option: \(EasyHandle.describe(code))",
                           milliseconds: elapsed())
         }
-        let result = withExtendedLifetime(sink) { curl_easy_perform(handle) }
-        var status = 0
-        _ = sonde_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        var type: UnsafePointer<CChar>? = nil
-        _ = sonde_easy_getinfo_string(handle, CURLINFO_CONTENT_TYPE, &type)
-        var primary: UnsafePointer<CChar>? = nil
-        _ = sonde_easy_getinfo_string(handle, CURLINFO_PRIMARY_IP, &primary)
-        let remote = primary.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-        // The write callback stops the transfer once maxBytes are kept (CURLE_WRITE_ERROR).
+        easy.bodyConsumer = { sink.add($0) }
+        let result = easy.perform()
+        easy.bodyConsumer = nil
+        let status = easy.long(CURLINFO_RESPONSE_CODE)
+        let remote = easy.string(CURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : $0 }
+        // The body consumer stops the transfer once maxBytes are kept (CURLE_WRITE_ERROR).
         let stoppedAtBound = result == CURLE_WRITE_ERROR && sink.truncated
-        let detail = String(cString: errorBuffer)
-        return Result(url: url, status: status > 0 ? status : nil, contentType: type.map { String(cString: $0) }, bytes: sink.bytes,
+        let detail = easy.errorDetail
+        return Result(url: url, status: status > 0 ? status : nil, contentType: easy.string(CURLINFO_CONTENT_TYPE), bytes: sink.bytes,
                       truncated: sink.truncated,
-                      error: result == CURLE_OK || stoppedAtBound ? nil : (detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail),
+                      error: result == CURLE_OK || stoppedAtBound ? nil : (detail.isEmpty ? EasyHandle.describe(result) : detail),
                       code: stoppedAtBound ? 0 : Int(result.rawValue), remoteAddress: remote, milliseconds: elapsed())
     }
 
@@ -116,7 +96,7 @@ enum BodySample {
     }
 }
 
-/// The decoded body bytes of one transfer, on the thread that runs `curl_easy_perform`.
+/// The decoded body bytes of one transfer, on the thread that runs it.
 private final class Sink {
     let limit: Int
     var bytes: [UInt8] = []
@@ -135,11 +115,4 @@ private final class Sink {
         bytes.append(contentsOf: data)
         return true
     }
-}
-
-private let bodySampleWrite: sonde_data_callback = { buffer, size, count, userdata in
-    let length = size * count
-    guard let buffer, let userdata else { return length }
-    let sink = Unmanaged<Sink>.fromOpaque(userdata).takeUnretainedValue()
-    return sink.add(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
 }

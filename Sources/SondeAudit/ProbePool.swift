@@ -3,7 +3,7 @@ import SondeCore
 import Synchronization
 
 /// Runs blocking probes a few at a time, each worker on a thread of the audit's `WorkerPool`
-/// (libcurl blocks in `curl_easy_perform`; Swift's cooperative pool must not).
+/// (a libcurl transfer, `EasyHandle.perform`, blocks its thread; Swift's cooperative pool must not).
 enum ProbePool {
     /// The audit's threads: elastic (a worker never waits for another), at most 4 kept idle between audits.
     private static let threads = WorkerPool(name: "sonde-audit", sizing: .elastic(keepIdle: 4))

@@ -74,6 +74,17 @@ struct PeerFacts: Sendable, Equatable {
     var stapledOCSPLength: Int
 }
 
+extension PeerFacts {
+    /// The facts of the shim's `sonde_tls_peer` (`EasyHandle.tlsPeer`).
+    init(_ info: sonde_tls_peer) {
+        var info = info
+        self.init(version: fixed(&info.version), cipher: fixed(&info.cipher), group: fixed(&info.group),
+                  keyType: fixed(&info.key_type), keyBits: Int(info.key_bits), keyGroup: fixed(&info.key_group),
+                  signature: fixed(&info.signature), signatureDigest: fixed(&info.signature_digest),
+                  peerChainLength: Int(info.peer_chain_length), stapledOCSPLength: Int(info.stapled_ocsp_length))
+    }
+}
+
 /// How one handshake ended.
 struct HandshakeOutcome: Sendable {
     enum Kind: Sendable, Equatable {
@@ -124,111 +135,106 @@ struct HandshakeOutcome: Sendable {
     }
 }
 
-/// One TLS handshake through libcurl with CURLOPT_CONNECT_ONLY: the connection is made, the
-/// handshake done and read, and the connection closed; no HTTP request is sent.
+/// One TLS handshake on SondeHTTP's `EasyHandle` with CURLOPT_CONNECT_ONLY: the connection is
+/// made, the handshake done and read, and the connection closed; no HTTP request is sent (a
+/// fetching handshake, `HandshakeRequest.fetch`, GETs the URL and stops at the body).
 ///
 /// Threading: each call makes its own easy handle, so calls may run on several threads at once
-/// (libcurl's global init is `CurlLibrary.initialise`'s).
+/// (libcurl's global init is `CurlLibrary.initialise`'s, which `EasyHandle` calls).
 enum TLSHandshake {
+    /// The most certificates (16) and lines per certificate (256) read from CURLINFO_CERTINFO: a
+    /// server sends a handful.
+    static let maxCertificates = 16
+    static let maxCertificateLines = 256
+    /// The most response header bytes kept by a fetching handshake (64 KiB; the rest are dropped).
+    static let maxHeaderBytes = 64 * 1024
+
     static func perform(_ request: HandshakeRequest, to endpoint: TLSEndpoint) -> HandshakeOutcome {
-        CurlLibrary.initialise()
         let started = monotonicMicroseconds()
         func elapsed() -> Double { Double(monotonicMicroseconds() - started) / 1000 }
-        guard let handle = curl_easy_init() else {
+        func cannot(_ code: Int, _ detail: String) -> HandshakeOutcome {
+            HandshakeOutcome(kind: .clientCannot, curlCode: code, detail: detail, peer: nil, certificates: [], verifyResult: 0,
+                             milliseconds: elapsed())
+        }
+        let easy: EasyHandle
+        do {
+            easy = try EasyHandle()
+        } catch {
             return HandshakeOutcome(kind: .clientCannot, curlCode: -1, detail: "libcurl could not create a handle", peer: nil,
                                     certificates: [], verifyResult: 0, milliseconds: 0)
         }
-        defer { curl_easy_cleanup(handle) }
-        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        defer { errorBuffer.deallocate() }
-        var resolveList: UnsafeMutablePointer<curl_slist>? = nil
-        defer { curl_slist_free_all(resolveList) }
-
-        var setupCode = CURLE_OK
-        func set(_ option: CURLoption, _ value: Int) {
-            if setupCode == CURLE_OK { setupCode = sonde_easy_setopt_long(handle, option, value) }
-        }
-        func set(_ option: CURLoption, _ text: String) {
-            if setupCode == CURLE_OK { setupCode = text.withCString { sonde_easy_setopt_pointer(handle, option, $0) } }
-        }
-        _ = sonde_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeRawPointer(errorBuffer))
-        set(CURLOPT_URL, endpoint.baseURL)
-        set(CURLOPT_PROTOCOLS_STR, "https")
-        set(CURLOPT_NOSIGNAL, 1)
-        let transfer = TransferState(handle: handle)
-        if request.fetch {
-            set(CURLOPT_URL, endpoint.url)
-            set(CURLOPT_USERAGENT, "sonde-audit")
-            if setupCode == CURLE_OK { setupCode = sonde_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, auditHeaderCallback) }
-            if setupCode == CURLE_OK {
-                setupCode = sonde_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, UnsafeRawPointer(Unmanaged.passUnretained(transfer).toOpaque()))
+        do {
+            try easy.set(CURLOPT_PROTOCOLS_STR, string: "https")
+            if request.fetch {
+                try easy.setURL(endpoint.url)
+                try easy.set(CURLOPT_USERAGENT, string: "sonde-audit")
+                easy.readsTLSPeer = true
+            } else {
+                try easy.setURL(endpoint.baseURL)
+                try easy.set(CURLOPT_CONNECT_ONLY, 1)
             }
-            if setupCode == CURLE_OK { setupCode = sonde_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, auditStopAtBody) }
-        } else {
-            set(CURLOPT_CONNECT_ONLY, 1)
-        }
-        set(CURLOPT_FRESH_CONNECT, 1)
-        set(CURLOPT_FORBID_REUSE, 1)
-        set(CURLOPT_PROXY, "")
-        if !endpoint.resolve.isEmpty {
-            for entry in endpoint.resolve { resolveList = curl_slist_append(resolveList, entry) }
-            if setupCode == CURLE_OK { setupCode = sonde_easy_setopt_pointer(handle, CURLOPT_RESOLVE, UnsafeRawPointer(resolveList)) }
-        }
-        set(CURLOPT_CONNECTTIMEOUT_MS, endpoint.connectTimeoutMs)
-        set(CURLOPT_TIMEOUT_MS, endpoint.probeTimeoutMs)
-        set(CURLOPT_SSLVERSION, request.sslVersion)
-        // No session cache: every probe is a full handshake (a resumed session would skip the
-        // negotiation being measured).
-        set(CURLOPT_SSL_SESSIONID_CACHE, 0)
-        set(CURLOPT_SSL_VERIFYPEER, request.verifyPeer ? 1 : 0)
-        set(CURLOPT_SSL_VERIFYHOST, 0)
-        if let ca = endpoint.caFile { set(CURLOPT_CAINFO, ca) } else if let bundle = CurlLibrary.caBundleOverride { set(CURLOPT_CAINFO, bundle) }
-        if request.requestStatus { set(CURLOPT_SSL_VERIFYSTATUS, 1) }
-        if request.certificateInfo { set(CURLOPT_CERTINFO, 1) }
-        if setupCode != CURLE_OK {
-            return HandshakeOutcome(kind: .clientCannot, curlCode: Int(setupCode.rawValue),
-                                    detail: "libcurl refused an option: \(String(cString: curl_easy_strerror(setupCode)))",
-                                    peer: nil, certificates: [], verifyResult: 0, milliseconds: elapsed())
+            try easy.set(CURLOPT_FRESH_CONNECT, 1)
+            try easy.set(CURLOPT_FORBID_REUSE, 1)
+            try easy.set(CURLOPT_PROXY, string: "")
+            if !endpoint.resolve.isEmpty { try easy.setResolve(endpoint.resolve) }
+            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, endpoint.connectTimeoutMs)
+            try easy.set(CURLOPT_TIMEOUT_MS, endpoint.probeTimeoutMs)
+            try easy.set(CURLOPT_SSLVERSION, request.sslVersion)
+            // No session cache: every probe is a full handshake (a resumed session would skip the
+            // negotiation being measured).
+            try easy.set(CURLOPT_SSL_SESSIONID_CACHE, 0)
+            try easy.set(CURLOPT_SSL_VERIFYPEER, request.verifyPeer ? 1 : 0)
+            try easy.set(CURLOPT_SSL_VERIFYHOST, 0)
+            if let ca = endpoint.caFile {
+                try easy.set(CURLOPT_CAINFO, string: ca)
+            } else if let bundle = CurlLibrary.caBundleOverride {
+                try easy.set(CURLOPT_CAINFO, string: bundle)
+            }
+            if request.requestStatus { try easy.set(CURLOPT_SSL_VERIFYSTATUS, 1) }
+            if request.certificateInfo { try easy.set(CURLOPT_CERTINFO, 1) }
+        } catch {
+            let code = error.curlCode.map { CURLcode(UInt32(clamping: $0)) } ?? CURLE_FAILED_INIT
+            return cannot(Int(code.rawValue), "libcurl refused an option: \(EasyHandle.describe(code))")
         }
         // A cipher list the TLS library cannot use is refused here (CURLE_SSL_CIPHER) or at connect.
         if let list = request.cipherList {
-            let code = list.withCString { sonde_easy_setopt_pointer(handle, CURLOPT_SSL_CIPHER_LIST, $0) }
-            if code != CURLE_OK {
-                return HandshakeOutcome(kind: .clientCannot, curlCode: Int(code.rawValue), detail: "cipher list \(list) refused by libcurl",
-                                        peer: nil, certificates: [], verifyResult: 0, milliseconds: elapsed())
+            do { try easy.set(CURLOPT_SSL_CIPHER_LIST, string: list) } catch {
+                return cannot(error.curlCode ?? -1, "cipher list \(list) refused by libcurl")
             }
         }
         if let suites = request.tls13Ciphers {
-            let code = suites.withCString { sonde_easy_setopt_pointer(handle, CURLOPT_TLS13_CIPHERS, $0) }
-            if code != CURLE_OK {
-                return HandshakeOutcome(kind: .clientCannot, curlCode: Int(code.rawValue), detail: "TLS 1.3 suites \(suites) refused by libcurl",
-                                        peer: nil, certificates: [], verifyResult: 0, milliseconds: elapsed())
+            do { try easy.set(CURLOPT_TLS13_CIPHERS, string: suites) } catch {
+                return cannot(error.curlCode ?? -1, "TLS 1.3 suites \(suites) refused by libcurl")
             }
         }
-        let code = withExtendedLifetime(transfer) { curl_easy_perform(handle) }
-        var verify = 0
-        _ = sonde_easy_getinfo_long(handle, CURLINFO_SSL_VERIFYRESULT, &verify)
-        let detail = String(cString: errorBuffer)
-        let certificates = request.certificateInfo ? certificateLines(handle) : []
-        var status = 0
-        _ = sonde_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        // The write callback stops a fetch at the body's first bytes (CURLE_WRITE_ERROR): the
-        // response came, the handshake completed.
+        // A fetch stops at the body's first bytes: the headers are all the audit reads.
+        if request.fetch { easy.bodyConsumer = { _ in false } }
+        let code = easy.perform()
+        easy.bodyConsumer = nil
+        let verify = easy.long(CURLINFO_SSL_VERIFYRESULT)
+        let detail = easy.errorDetail
+        let certificates = request.certificateInfo
+            ? easy.certificateInfo(maxCertificates: Self.maxCertificates, maxLines: Self.maxCertificateLines) : []
+        let status = easy.long(CURLINFO_RESPONSE_CODE)
+        // The consumer stops a fetch at the body's first bytes (CURLE_WRITE_ERROR): the response
+        // came, the handshake completed.
         let stoppedAtBody = request.fetch && code == CURLE_WRITE_ERROR && status > 0
         return HandshakeOutcome(kind: stoppedAtBody ? .completed : classify(code, detail: detail), curlCode: Int(code.rawValue),
-                                detail: stoppedAtBody ? "" : detail, peer: transfer.peer, certificates: certificates, verifyResult: verify,
-                                milliseconds: elapsed(), status: status > 0 ? status : nil, headers: transfer.headers)
+                                detail: stoppedAtBody ? "" : detail, peer: easy.tlsPeer.map(PeerFacts.init),
+                                certificates: certificates, verifyResult: verify, milliseconds: elapsed(), status: status > 0 ? status : nil,
+                                headers: request.fetch ? Self.bounded(easy.responseHeaders) : [])
     }
 
-    /// The handshake's facts from the transfer's TLS session (valid only during the transfer).
-    static func readPeer(_ handle: UnsafeMutableRawPointer) -> PeerFacts? {
-        var info = sonde_tls_peer()
-        guard sonde_read_tls_peer(handle, &info) == 1 else { return nil }
-        return PeerFacts(version: fixed(&info.version), cipher: fixed(&info.cipher), group: fixed(&info.group),
-                         keyType: fixed(&info.key_type), keyBits: Int(info.key_bits), keyGroup: fixed(&info.key_group),
-                         signature: fixed(&info.signature), signatureDigest: fixed(&info.signature_digest),
-                         peerChainLength: Int(info.peer_chain_length), stapledOCSPLength: Int(info.stapled_ocsp_length))
+    /// The leading headers whose lines (`name: value` and CRLF) fit in `maxHeaderBytes`.
+    static func bounded(_ headers: [HeaderField]) -> [HeaderField] {
+        var bytes = 0
+        var kept: [HeaderField] = []
+        for header in headers {
+            bytes += header.name.utf8.count + header.value.utf8.count + 4
+            guard bytes <= maxHeaderBytes else { break }
+            kept.append(header)
+        }
+        return kept
     }
 
     /// What a libcurl result means for the audit. A local refusal (OpenSSL found nothing to offer:
@@ -250,61 +256,8 @@ enum TLSHandshake {
             return .refused
         }
     }
-
-    private static func certificateLines(_ handle: UnsafeMutableRawPointer) -> [[String]] {
-        var info: UnsafeMutablePointer<curl_certinfo>? = nil
-        guard sonde_easy_getinfo_certinfo(handle, &info) == CURLE_OK, let info, let lists = info.pointee.certinfo else { return [] }
-        var result: [[String]] = []
-        // A server sends a handful of certificates; more than 16 are not read.
-        for index in 0..<min(16, Int(max(0, info.pointee.num_of_certs))) {
-            var lines: [String] = []
-            var node = lists[index]
-            while let current = node, lines.count < 256 {
-                if let data = current.pointee.data { lines.append(String(cString: data)) }
-                node = current.pointee.next
-            }
-            result.append(lines)
-        }
-        return result
-    }
 }
 
 private func fixed<T>(_ tuple: inout T) -> String {
     withUnsafeBytes(of: &tuple) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
 }
-
-/// What a fetching handshake's callbacks collect, on the thread that runs `curl_easy_perform`: the
-/// TLS facts (read at the first header line, when the session exists) and the last response
-/// block's headers (at most `maxHeaderBytes`).
-private final class TransferState {
-    let handle: UnsafeMutableRawPointer
-    var peer: PeerFacts?
-    var headers: [HeaderField] = []
-    var bytes = 0
-    static let maxHeaderBytes = 64 * 1024
-
-    init(handle: UnsafeMutableRawPointer) { self.handle = handle }
-
-    func add(_ line: UnsafeRawBufferPointer) {
-        if peer == nil { peer = TLSHandshake.readPeer(handle) }
-        bytes += line.count
-        guard bytes <= Self.maxHeaderBytes else { return }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.hasPrefix("HTTP/") {
-            headers.removeAll()
-        } else if let colon = text.firstIndex(of: ":") {
-            headers.append(HeaderField(name: String(text[..<colon]),
-                                       value: text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
-        }
-    }
-}
-
-private let auditHeaderCallback: sonde_data_callback = { buffer, size, count, userdata in
-    let length = size * count
-    guard let buffer, let userdata else { return length }
-    Unmanaged<TransferState>.fromOpaque(userdata).takeUnretainedValue().add(UnsafeRawBufferPointer(start: buffer, count: length))
-    return length
-}
-
-/// Stops a fetch at the body's first bytes: the headers are all the audit reads.
-private let auditStopAtBody: sonde_data_callback = { _, _, _, _ in 0 }

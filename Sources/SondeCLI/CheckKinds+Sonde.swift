@@ -1,3 +1,4 @@
+import SondeAudit
 import SondeGraphQL
 import SondeRun
 import SondeSSE

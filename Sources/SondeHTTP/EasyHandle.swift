@@ -8,8 +8,12 @@ import SondeCore
 /// `EasyHandle`: one named setter per curl option (each documented with its curl page), typed
 /// C shims for the variadic calls, and errors thrown instead of trapping.
 ///
-/// Threading: an `EasyHandle` is confined to the thread that drives its `MultiHandle`; libcurl
-/// invokes the callbacks below on that thread, during `curl_multi_perform`.
+/// Threading: an `EasyHandle` is confined to the thread that drives its `MultiHandle` (or, without
+/// one, the thread that calls `perform()`); libcurl invokes the callbacks below on that thread,
+/// during `curl_multi_perform` or `perform()`.
+///
+/// Every sonde request goes through this type (one libcurl path): the probe engine, the transfer
+/// trials, and `sonde audit`'s handshakes and fetches (SondeAudit, through the `package` members).
 ///
 /// Per-transfer state (response headers, body byte count, TLS facts, request body) is reset by
 /// `prepareForTransfer()` before every transfer; the connection pool is the multi handle's.
@@ -30,9 +34,10 @@ public final class EasyHandle {
     private var urlSet: String?
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var resolveList: UnsafeMutablePointer<curl_slist>?
+    private var connectToList: UnsafeMutablePointer<curl_slist>?
 
     // Per-transfer state, written by callbacks.
-    private(set) var responseHeaders: [HeaderField] = []
+    package private(set) var responseHeaders: [HeaderField] = []
     /// The last response's field strings, reused when the next repeats them.
     private var headerStrings = HeaderStringMemo()
     /// The status code of the response block being received (from its status line); nil before one.
@@ -53,10 +58,17 @@ public final class EasyHandle {
     private(set) var firstResponseByteMicros: Int64?
     /// Receives every chunk of the response body as libcurl delivers it; returning false aborts
     /// the transfer (CURLE_WRITE_ERROR). nil: the body is only counted.
-    var bodyConsumer: ((UnsafeRawBufferPointer) -> Bool)?
+    package var bodyConsumer: ((UnsafeRawBufferPointer) -> Bool)?
     /// Fills libcurl's upload buffer (CURLOPT_READFUNCTION): the bytes written, 0 at the end, or
     /// `CURL_READFUNC_ABORT` to abort. Takes precedence over `setRequestBody`'s bytes.
     var bodySource: ((UnsafeMutableRawBufferPointer) -> Int)?
+    /// Read the TLS peer's facts (`tlsPeer`) at each transfer's first status line: off by
+    /// default (the probe engine reads the lighter `tls`).
+    package var readsTLSPeer = false
+    /// The handshake's facts (`sonde_read_tls_peer`: version, cipher, group, key, signature, chain
+    /// length, stapled OCSP), read during the transfer when `readsTLSPeer` is on; nil before a
+    /// status line, without TLS, or when the shim cannot read the session.
+    package private(set) var tlsPeer: sonde_tls_peer?
     /// The 1xx responses before the final one (e.g. 104 Upload Resumption Supported), in order.
     private(set) var informationalHeads: [(status: Int, headers: [HeaderField])] = []
 
@@ -68,7 +80,7 @@ public final class EasyHandle {
         var sessionReused: Bool
     }
 
-    init() throws(TaskError) {
+    package init() throws(TaskError) {
         CurlLibrary.initialise()
         guard let handle = curl_easy_init() else {
             throw TaskError(code: .internalError, message: "libcurl could not create an easy handle (out of memory?)")
@@ -100,6 +112,7 @@ public final class EasyHandle {
         curl_easy_cleanup(raw)
         curl_slist_free_all(headerList)
         curl_slist_free_all(resolveList)
+        curl_slist_free_all(connectToList)
         errorBuffer.deallocate()
         socketSlot.deallocate()
         requestStartSlot.deallocate()
@@ -114,6 +127,7 @@ public final class EasyHandle {
         bodyBytesReceived = 0
         decodedBodyLimitExceeded = false
         tls = nil
+        tlsPeer = nil
         requestBodyOffset = 0
         requestBodyEndMicros = nil
         firstResponseByteMicros = nil
@@ -154,11 +168,22 @@ public final class EasyHandle {
     var requestStartMicros: Int64? { requestStartSlot.pointee > 0 ? requestStartSlot.pointee : nil }
 
     /// libcurl's detailed message for the last failure (CURLOPT_ERRORBUFFER), or "".
-    var errorDetail: String { String(cString: errorBuffer) }
+    package var errorDetail: String { String(cString: errorBuffer) }
+
+    /// Runs one transfer on the calling thread and blocks until it ends (curl_easy_perform,
+    /// https://curl.se/libcurl/c/curl_easy_perform.html): for a handle outside a `MultiHandle`.
+    /// Calls `prepareForTransfer()` first.
+    package func perform() -> CURLcode {
+        prepareForTransfer()
+        return curl_easy_perform(raw)
+    }
+
+    /// libcurl's text for `code` (curl_easy_strerror).
+    package static func describe(_ code: CURLcode) -> String { String(cString: curl_easy_strerror(code)) }
 
     // MARK: - Option setters (https://curl.se/libcurl/c/curl_easy_setopt.html)
 
-    func set(_ option: CURLoption, _ value: Int) throws(TaskError) {
+    package func set(_ option: CURLoption, _ value: Int) throws(TaskError) {
         try check(sonde_easy_setopt_long(raw, option, value), option)
     }
 
@@ -166,7 +191,7 @@ public final class EasyHandle {
         try check(sonde_easy_setopt_off(raw, option, curl_off_t(value)), option)
     }
 
-    func set(_ option: CURLoption, string value: String?) throws(TaskError) {
+    package func set(_ option: CURLoption, string value: String?) throws(TaskError) {
         let code: CURLcode
         if let value {
             code = value.withCString { sonde_easy_setopt_pointer(raw, option, $0) }
@@ -187,7 +212,7 @@ public final class EasyHandle {
     /// CURLOPT_URL (https://curl.se/libcurl/c/CURLOPT_URL.html). libcurl copies the string and
     /// keeps it for the handle's next transfers, so the same URL again is not handed over again
     /// (a `--count` run's hops repeat it; libcurl parses it at every transfer's start either way).
-    func setURL(_ url: String) throws(TaskError) {
+    package func setURL(_ url: String) throws(TaskError) {
         if url == urlSet { return }
         urlSet = nil  // unknown until libcurl took it
         try set(CURLOPT_URL, string: url)
@@ -211,11 +236,20 @@ public final class EasyHandle {
     }
 
     /// CURLOPT_RESOLVE (https://curl.se/libcurl/c/CURLOPT_RESOLVE.html): `host:port:address` entries.
-    func setResolve(_ entries: [String]) throws(TaskError) {
+    package func setResolve(_ entries: [String]) throws(TaskError) {
         curl_slist_free_all(resolveList)
         resolveList = nil
         for entry in entries { resolveList = curl_slist_append(resolveList, entry) }
         try set(CURLOPT_RESOLVE, pointer: UnsafeRawPointer(resolveList))
+    }
+
+    /// CURLOPT_CONNECT_TO (https://curl.se/libcurl/c/CURLOPT_CONNECT_TO.html):
+    /// `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` entries; replaces the list.
+    package func setConnectTo(_ entries: [String]) throws(TaskError) {
+        curl_slist_free_all(connectToList)
+        connectToList = nil
+        for entry in entries { connectToList = curl_slist_append(connectToList, entry) }
+        try set(CURLOPT_CONNECT_TO, pointer: UnsafeRawPointer(connectToList))
     }
 
     /// The request body, streamed through CURLOPT_READFUNCTION so that sonde sees when the last
@@ -241,7 +275,7 @@ public final class EasyHandle {
 
     // MARK: - Info getters (https://curl.se/libcurl/c/curl_easy_getinfo.html)
 
-    func long(_ info: CURLINFO) -> Int {
+    package func long(_ info: CURLINFO) -> Int {
         var value = 0
         return sonde_easy_getinfo_long(raw, info, &value) == CURLE_OK ? value : 0
     }
@@ -270,23 +304,24 @@ public final class EasyHandle {
         return strcasecmp(value, "https") == 0
     }
 
-    func string(_ info: CURLINFO) -> String? {
+    package func string(_ info: CURLINFO) -> String? {
         var value: UnsafePointer<CChar>? = nil
         guard sonde_easy_getinfo_string(raw, info, &value) == CURLE_OK, let value else { return nil }
         return String(cString: value)
     }
 
-    /// CURLINFO_CERTINFO: one array of "Name:value" lines per certificate, leaf first.
-    func certificateInfo() -> [[String]] {
+    /// CURLINFO_CERTINFO: one array of "Name:value" lines per certificate, leaf first; at most
+    /// `maxCertificates` certificates of at most `maxLines` lines each (unbounded by default).
+    package func certificateInfo(maxCertificates: Int = .max, maxLines: Int = .max) -> [[String]] {
         var info: UnsafeMutablePointer<curl_certinfo>? = nil
         guard sonde_easy_getinfo_certinfo(raw, &info) == CURLE_OK, let info, let lists = info.pointee.certinfo else {
             return []
         }
         var result: [[String]] = []
-        for index in 0..<Int(max(0, info.pointee.num_of_certs)) {
+        for index in 0..<min(max(0, maxCertificates), Int(max(0, info.pointee.num_of_certs))) {
             var lines: [String] = []
             var node = lists[index]
-            while let current = node {
+            while let current = node, lines.count < maxLines {
                 if let data = current.pointee.data { lines.append(String(cString: data)) }
                 node = current.pointee.next
             }
@@ -307,6 +342,10 @@ public final class EasyHandle {
             // A status line arrives after the TLS handshake, so the session is readable now (and only
             // during the transfer): look once per response block until one is found.
             if tls == nil { readTLSSession() }
+            if readsTLSPeer && tlsPeer == nil {
+                var peer = sonde_tls_peer()
+                if sonde_read_tls_peer(raw, &peer) == 1 { tlsPeer = peer }
+            }
             blockStatus = Self.statusCode(line)
             responseHeaders.removeAll(keepingCapacity: true)
         } else if line.isEmpty {

@@ -144,19 +144,23 @@ enum AuditSection {
     }
 
     /// "App Review's network (ipv6.app-review)": the network, then a row per URL a client meets.
+    /// The table's URL and DNS columns keep a minimum width (`table.app-review` in the stylesheet)
+    /// and a URL wraps at its parts (`breakable`), so that it reads on a line or two.
     private static func appReview(_ review: AuditAppReview?) -> String {
         guard let review, !review.urls.isEmpty else { return "" }
-        func cell(_ text: String?) -> String { "<td class=\"text mono\">\(htmlEscape(text ?? "–"))</td>" }
+        func cell(_ text: String?, _ kind: String? = nil) -> String {
+            "<td class=\"text mono\(kind.map { " " + $0 } ?? "")\">\(htmlEscape(text ?? "–"))</td>"
+        }
         var rows = ""
         for url in review.urls {
             let result = url.outcome.rawValue + (url.path.map { " (\($0.rawValue))" } ?? "")
             let dns = url.hostKind == .name && (url.a != nil || url.aaaa != nil)
                 ? "A " + ((url.a ?? []).isEmpty ? "none" : (url.a ?? []).joined(separator: " ")) + "; AAAA " + ((url.aaaa ?? []).isEmpty ? "none" : (url.aaaa ?? []).joined(separator: " "))
                 : nil
-            rows += "<tr><td class=\"text mono\">\(htmlEscape(url.url))</td><td class=\"text\">\(htmlEscape(url.foundIn))</td>"
+            rows += "<tr><td class=\"text mono link\">\(breakable(url.url))</td><td class=\"text found\">\(htmlEscape(url.foundIn))</td>"
                 + "<td class=\"text\">\(htmlEscape(url.hostKind.rawValue))</td>"
                 + "<td class=\"\(htmlEscape(url.severity.rawValue))\">\(htmlEscape(result))</td>"
-                + cell(url.address) + cell(url.status.map(String.init)) + cell(dns)
+                + cell(url.address, "addr") + cell(url.status.map(String.init)) + cell(dns, "dns")
                 + "<td class=\"text evidence\">\(htmlEscape(url.reason ?? ""))</td></tr>\n"
         }
         return "<h3>App Review's network (ipv6.app-review)</h3>\n<p class=\"muted\">\(htmlEscape(review.network))"
@@ -164,6 +168,19 @@ enum AuditSection {
             + "<div class=\"scroll\"><table class=\"app-review\"><thead><tr><th class=\"text\">URL</th><th class=\"text\">found in</th>"
             + "<th class=\"text\">host</th><th>result</th><th class=\"text\">address</th><th class=\"text\">status</th><th class=\"text\">DNS</th>"
             + "<th class=\"text\">why</th></tr></thead><tbody>\n\(rows)</tbody></table></div>\n"
+    }
+
+    /// `url` escaped, with a line-break opportunity (`<wbr>`) after each `/` (but inside `//`),
+    /// `?`, `&` and `=`: a long URL wraps at its parts rather than anywhere.
+    static func breakable(_ url: String) -> String {
+        var html = ""
+        let characters = Array(url)
+        for (index, character) in characters.enumerated() {
+            html += htmlEscape(String(character))
+            let next = index + 1 < characters.count ? characters[index + 1] : nil
+            if "/?&=".contains(character), let next, next != "/" { html += "<wbr>" }
+        }
+        return html
     }
 
     private static func requests(_ requests: [AuditRequestCost]) -> String {

@@ -452,6 +452,9 @@ public enum HTMLReportRenderer {
     td.evidence{font-family:ui-monospace,monospace;overflow-wrap:anywhere;min-width:16rem}table.wide th{white-space:normal;vertical-align:bottom}
     td.tuple{font-family:ui-monospace,monospace;text-align:left;white-space:normal;overflow-wrap:break-word;min-width:9rem}
     td.wrap{text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:14rem}table.wide td.text{min-width:9rem}
+    table.app-review td.link{min-width:18rem;word-break:normal;overflow-wrap:anywhere}table.app-review td.found{min-width:8rem;overflow-wrap:anywhere}
+    table.app-review td.dns{min-width:8rem;word-break:normal;overflow-wrap:anywhere}table.app-review td.addr{word-break:normal;overflow-wrap:break-word}
+    table.app-review td.evidence{min-width:12rem}
     figure{margin:.5rem 0}svg.chart{width:100%;max-width:720px;height:auto;font-size:11px}
     svg .grid{stroke:var(--line)}svg .axis{fill:var(--muted)}svg .whisker,svg .p99{stroke-width:1.5}
     svg .cold .whisker,svg .cold .p99{stroke:#2563eb}svg .cold .box{fill:#2563eb}

@@ -58,7 +58,7 @@ extension HeaderKeys {
 
 extension ResolveKey {
     /// Every `resolve` entry is `host:port:address`.
-    var resolveProblem: SpecProblem? { SpecRules.resolveEntries(resolve) }
+    public var resolveProblem: SpecProblem? { SpecRules.resolveEntries(resolve) }
 }
 
 extension BackoffKeys {
@@ -68,7 +68,7 @@ extension BackoffKeys {
 
 extension LinkKey {
     /// `link` parses as a profile (its own messages name the profile key at fault).
-    var linkProblem: SpecProblem? { SpecRules.linkProfile(link).failure }
+    public var linkProblem: SpecProblem? { SpecRules.linkProfile(link).failure }
 
     /// The parsed profile (call after `linkProblem` came back nil), nil without `link`.
     public var linkProfile: LinkProfile? { (try? SpecRules.linkProfile(link).get()) ?? nil }
@@ -76,7 +76,7 @@ extension LinkKey {
 
 extension CheckSpec {
     /// Every threshold parses and judges this kind (`CheckKind.judges`).
-    var thresholdProblem: SpecProblem? { SpecRules.thresholds(thresholds, kind: Self.Kind.self).failure }
+    public var thresholdProblem: SpecProblem? { SpecRules.thresholds(thresholds, kind: Self.Kind.self).failure }
 }
 
 extension ProbeSpec: TLSKeys, HeaderKeys, ConnectTimeoutKey, ResolveKey, LinkKey {}

@@ -61,6 +61,33 @@ import Testing
         #expect(headings.filter { $0.hasPrefix("Audit") }.count >= 3, "\(headings)")
     }
 
+    /// The `ipv6.app-review` table of the example API (`AppReviewCLITests`'s, seven URLs of 23 to 47
+    /// characters, four with DNS answers): each URL reads on one or two lines and each DNS cell on
+    /// at most two (before, the "why" column took the width and left them 80 px: a URL on 4 to 7
+    /// lines), the cells' text is the report's URLs unchanged (escaped, the break opportunities
+    /// adding no text), and the page still fits the window.
+    @Test func theAppReviewTableGivesItsURLsAndDNSRoom() throws {
+        let directory = Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let api = try AppReviewCLITests.startAPI(directory: directory)
+        defer { Harness.stop(api.pid, signal: SIGTERM) }
+        let output = directory + "/out"
+        let result = try Harness.sonde(["audit", "--output-dir", output, "--cdn-hosts", "media.partner.test"] + AppReviewCLITests.resolve(api.port)
+                                       + ["http://api.\(AppReviewCLITests.site):\(api.port)/v1/feed"], timeout: 120)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let folder = try folder(output)
+        let urls = try AppReviewCLITests.review(folder).urls.compactMap { $0["url"] as? String }
+        let facts = try Self.measure(folder + "/report.html")
+        Self.expectFits(facts, "app review")
+        let rows = facts["appReview"] as? [[String: Any]] ?? []
+        #expect(rows.compactMap { $0["url"] as? String } == urls, "the table's URLs are the report's")
+        #expect(rows.count == 7 && rows.filter { ($0["dns"] as? String)?.hasPrefix("A ") == true }.count == 4, "\(rows)")
+        for row in rows {
+            #expect((row["urlLines"] as? Int ?? 99) <= 2, "\(row["url"] ?? "?") on \(row["urlLines"] ?? "?") lines in \(row["urlWidth"] ?? "?") px")
+            #expect((row["dnsLines"] as? Int ?? 99) <= 2, "\(row["dns"] ?? "?") on \(row["dnsLines"] ?? "?") lines in \(row["dnsWidth"] ?? "?") px")
+        }
+    }
+
     /// The TCP (14 columns) and QUIC (12 columns) packet-evidence tables of two captures.
     @Test func thePacketEvidenceTablesFitTheWindow() throws {
         let corpus = Harness.root + "/Tests/SondeCaptureTests/Corpus/"

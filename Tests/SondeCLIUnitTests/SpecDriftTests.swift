@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SondeAudit
 import SondeHTTP
 import SondeRun
 import Testing

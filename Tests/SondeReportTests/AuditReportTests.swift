@@ -95,13 +95,12 @@ import FoundationXML
     }
 }
 
-/// The terminal view passes no control character a server sent (an escape sequence in a header).
-@Suite struct AuditTerminalViewTests {
-    @Test func controlCharactersDoNotReachTheTerminal() {
-        var target = AuditTarget(url: "https://a.example/", host: "a.example", port: 443)
-        target.findings = [AuditFinding(id: "hsts", severity: .warn, title: "t", observed: "max-age \u{1B}[2J\u{7}evil", client: "c\u{1B}]0;x")]
-        let text = AuditTerminalView.render(AuditResult(failOn: .fail, target: target))
-        #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(text.debugDescription)")
-        #expect(text.contains("WARN hsts: max-age"))
+/// The `ipv6.app-review` table's URL cell: escaped, with line-break opportunities at the URL's parts only.
+@Suite struct AuditSectionURLTests {
+    @Test func aBreakableURLIsEscapedAndBreaksAtItsParts() {
+        let html = AuditSection.breakable("https://h.example/a/b?x=<i>&y=\"1'")
+        #expect(html == "https://<wbr>h.example/<wbr>a/<wbr>b?<wbr>x=<wbr>&lt;i&gt;&amp;<wbr>y=<wbr>&quot;1&#39;", "\(html)")
+        #expect(html.replacingOccurrences(of: "<wbr>", with: "").contains("<") == false)
+        #expect(AuditSection.breakable("http://h/") == "http://<wbr>h/")
     }
 }

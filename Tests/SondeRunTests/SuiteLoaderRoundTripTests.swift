@@ -1,4 +1,5 @@
 import Foundation
+import SondeAudit
 @testable import SondeRun
 import Testing
 import Yams

@@ -3,7 +3,7 @@ import SondeReport
 
 /// A kind of check (`kind: probe` in a suite, `checks[].kind` in a report): its spec type, how a
 /// spec becomes its engine, and what its thresholds judge. A kind is a type with static members
-/// only (a caseless enum): `ProbeKind`, `SoakKind`, `ResumeKind`, `AuditKind`; sonde finds it
+/// only (a caseless enum): `ProbeKind`, `SoakKind` and `ResumeKind` here, others in their own modules (SondeSSE, SondeAudit); sonde finds it
 /// through the registry (`CheckKinds`), never by a switch.
 ///
 /// A kind in another module conforms here, its spec to `CheckSpec` (`typealias Kind`), its engine

@@ -10,7 +10,8 @@ edge beside its cell's; the waterfall's timeline column width beside its table's
 labels (`axis`, `unit` and `time` ones apart) and the legend items of its figure; and for an audit page
 (`audit`) where its summary starts (px from the page's top), each summary link with the top of the
 section it leads to, each URL's section, the computed colour of each severity's cell and the
-rows of each cipher-suite table.
+rows of each cipher-suite table; each `ipv6.app-review` table's rows (`appReview`): the URL and DNS
+cells' text, lines (line boxes) and width.
 Exit 0 when it measured; 2 when Chromium is missing; 1 on a failure.
 Bounded: Chromium is killed after 60 s at the latest."""
 import asyncio
@@ -56,6 +57,16 @@ MEASURE = r"""(() => JSON.stringify({
       suiteRows: [...document.querySelectorAll('section.audit table')].filter(t => (t.querySelector('th') || {}).textContent === 'suite accepted')
         .map(t => t.querySelectorAll('tbody tr').length),
     };
+  })(),
+  appReview: (() => {
+    const lines = cell => new Set([...(() => { const r = document.createRange(); r.selectNodeContents(cell); return r.getClientRects(); })()]
+      .map(rect => Math.round(rect.top))).size;
+    const column = (table, name) => [...table.querySelectorAll('thead th')].findIndex(th => th.textContent === name);
+    return [...document.querySelectorAll('table.app-review')].flatMap(table => [...table.querySelectorAll('tbody tr')].map(row => {
+      const url = row.cells[column(table, 'URL')], dns = row.cells[column(table, 'DNS')];
+      return {url: url.textContent, urlLines: lines(url), urlWidth: url.getBoundingClientRect().width,
+              dns: dns.textContent, dnsLines: lines(dns), dnsWidth: dns.getBoundingClientRect().width};
+    }));
   })(),
   timeline: [...document.querySelectorAll('table.waterfall')].map(table => ({
     column: (table.querySelector('td.bar') || table).getBoundingClientRect().width,

@@ -1,6 +1,6 @@
 import Foundation
-import SondeAudit
 import SondeCore
+import SondeRun
 
 /// The spec of an audit check (`sonde audit`, `kind: audit`): URLs checked for mobile clients
 /// (TLS and certificate against Apple's ATS rules, HTTP as URLSession meets it; docs/audit.md).

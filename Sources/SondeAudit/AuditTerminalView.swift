@@ -1,4 +1,5 @@
 import SondeCore
+import SondeReport
 
 /// The terminal view of one audited URL: the offered versions and suites, the key exchange
 /// group, one line per finding (worst first; what a client would do under those at `warn` and

@@ -1,10 +1,10 @@
 import Foundation
-import SondeAudit
 import SondeCapture
 import SondeCore
 import SondeHTTP
 import SondeLink
 import SondeReport
+import SondeRun
 
 /// Runs an audit check inside a run: each URL audited in turn (`Auditor`: the HTTP probes, the
 /// TLS scan, the rules) on a dedicated thread, each result recorded as it ends (`record(audit:)`)

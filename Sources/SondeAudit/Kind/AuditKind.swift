@@ -1,4 +1,5 @@
 import SondeCore
+import SondeRun
 
 /// `kind: audit` (`sonde audit`): URLs checked for mobile clients (docs/audit.md).
 public enum AuditKind: CheckKind {
