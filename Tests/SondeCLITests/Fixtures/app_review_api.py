@@ -10,11 +10,12 @@
                       $.partner         http://media.partner.test:PORT/p/1.jpg (a name, another site)
                       $.ad              http://ads.elsewhere.test:PORT/x       (a name, another site)
   GET /v1/literals    200 JSON handing out what the audit must not fetch, toward CANARY_PORT (a second
-                      listener on 127.0.0.1 that logs "CANARY GET PATH Host=HOST"): 100 URLs on another
-                      site then an IPv4 literal (/late-literal), 64:ff9b::7f00:1 and ::1 literals (the
-                      host's loopback), 169.254.169.254, a zone id, a port that overflows, an IPv4
-                      literal 40 arrays deep, a same-site name (/v1/named, fetched); Alt-Svc with
-                      h2="user:altsecret@127.0.0.1:CANARY_PORT" and h2="[64:ff9b::7f00:1]:CANARY_PORT"
+                      listener on 127.0.0.1 that logs "CANARY GET PATH Host=HOST"): a port that
+                      overflows, a zone id, 100 URLs on another site then an IPv4 literal
+                      (/late-literal), 64:ff9b::7f00:1 and ::1 literals (the host's loopback),
+                      169.254.169.254, an IPv4 literal 40 arrays deep, a same-site name (/v1/named,
+                      fetched); Alt-Svc h2="user:altsecret@127.0.0.1:CANARY_PORT" and
+                      h2="[64:ff9b::7f00:1]:CANARY_PORT"
   anything else       200 text
 Each request is logged to stdout as "GET PATH". With DNS_ADDRESS, a dnslib resolver on DNS_ADDRESS:53
 (UDP and TCP) answers A 127.0.0.1 (and no AAAA) for every name under SITE and under partner.test, NXDOMAIN for
@@ -61,13 +62,12 @@ def main():
             print("GET " + self.path, flush=True)
             if self.path == "/v1/literals":
                 c = canary
-                body = {"items": [{"img": "http://img%d.othercdn.test/i/%d.jpg" % (i, i)} for i in range(100)]}
+                body = {"hugeport": "http://127.0.0.1:99999999999999999999/hugeport", "zone": "http://[fe80::1%%25lo]:%d/zone" % c}
+                body["items"] = [{"img": "http://img%d.othercdn.test/i/%d.jpg" % (i, i)} for i in range(100)]
                 body["late"] = "http://127.0.0.1:%d/late-literal" % c
                 body["v6embedded"] = "http://[64:ff9b::7f00:1]:%d/v6-embedded" % c
                 body["v6loopback"] = "http://[::1]:%d/v6-loopback" % c
                 body["metadata"] = "http://169.254.169.254/latest/meta-data/"
-                body["zone"] = "http://[fe80::1%%25lo]:%d/zone" % c
-                body["hugeport"] = "http://127.0.0.1:99999999999999999999/hugeport"
                 body["deep"] = json.loads("[" * 40 + json.dumps("http://127.0.0.1:%d/deep40" % c) + "]" * 40)
                 body["named"] = "http://api.%s:%d/v1/named" % (site, port)
                 alt = 'h2="user:altsecret@127.0.0.1:%d"; ma=60, h2="[64:ff9b::7f00:1]:%d"; ma=60' % (c, c)
