@@ -6,7 +6,8 @@ import SondeCore
 /// are counted together under "other". Not thread-safe: the emulator thread owns it.
 ///
 /// Under `nat64` the link's resolver, `[resolver6]:53` inside, is keyed as the DNS64's IPv4 end
-/// (127.0.0.1:`resolverPort4`, `NAT64Translator`), so a DNS exchange counts as one flow both ways.
+/// (127.0.0.1:`resolverPort4`, `NAT64Translator`), so a DNS exchange counts as one flow both ways,
+/// its `service` "DNS64".
 struct LinkConnectionTable {
     /// The most connections counted one by one.
     static let maxConnections = 4096
@@ -57,8 +58,9 @@ struct LinkConnectionTable {
         guard connections.count < Self.maxConnections else { return otherSlot() }
         let address = key.remoteAddress
         let text = "\(address >> 24).\((address >> 16) & 255).\((address >> 8) & 255).\(address & 255)"
+        let isResolver = resolver.map { address == 0x7F00_0001 && key.remotePort == $0.port4 } ?? false
         connections.append(LinkConnectionCounters(protocolName: key.proto == 6 ? "tcp" : "udp", localPort: Int(key.localPort),
-                                                   remoteAddress: text, remotePort: Int(key.remotePort)))
+                                                   remoteAddress: text, remotePort: Int(key.remotePort), service: isResolver ? "DNS64" : nil))
         index[key] = connections.count - 1
         return connections.count - 1
     }

@@ -100,6 +100,8 @@ extension LinkCLITests {
         #expect(remote == "64:ff9b::7f00:1", "\(String(describing: transaction))")
         let connections = (((report["run"] as? [String: Any])?["link"] as? [String: Any])?["connections"] as? [[String: Any]]) ?? []
         let dns = connections.filter { $0["protocolName"] as? String == "udp" && $0["remoteAddress"] as? String == "127.0.0.1" }
+        #expect(dns.allSatisfy { $0["service"] as? String == "DNS64" }, "\(dns)")
+        #expect(result.stdout.contains("→ 127.0.0.1:") && result.stdout.contains(" (DNS64)  down "), "\(result.stdout)")
         func packets(_ row: [String: Any], _ direction: String) -> Int { ((row[direction] as? [String: Any])?["packetsIn"] as? Int) ?? 0 }
         #expect(!dns.isEmpty && dns.allSatisfy { packets($0, "up") >= 1 && packets($0, "down") >= 1 }, "each DNS exchange one flow, both ways: \(dns)")
     }

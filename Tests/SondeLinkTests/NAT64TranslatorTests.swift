@@ -289,7 +289,8 @@ import Testing
         answer.withUnsafeBytes { table.count($0, length: answer.count, direction: .down, before: LinkCounters(), after: delivered) }
         #expect(table.connections.count == 1, "\(table.connections)")
         let flow = try #require(table.connections.first)
-        #expect(flow.protocolName == "udp" && flow.remoteAddress == "127.0.0.1" && flow.remotePort == 40053 && flow.localPort == 5353, "\(flow)")
+        #expect(flow.protocolName == "udp" && flow.remoteAddress == "127.0.0.1" && flow.remotePort == 40053 && flow.localPort == 5353
+                && flow.service == "DNS64", "\(flow)")
         #expect(flow.up.packetsIn == 1 && flow.down.packetsIn == 1, "\(flow)")
     }
 }
