@@ -8,14 +8,15 @@ import SondeCore
 ///
 /// Per URL (docs/audit.md states the same):
 /// - an IPv4 literal handed out: `fail` (an IPv6-only client cannot connect to it; Apple: don't
-///   use IP address literals); the audited URL itself an IPv4 literal: `info` (the URL given is
-///   the user's choice, as the `ipv6` finding judges it);
+///   use IP address literals), never fetched (`LiteralScope`); the audited URL itself an IPv4
+///   literal: `info` (the URL given is the user's choice, as the `ipv6` finding judges it);
 /// - reached through NAT64 (the address connected to is in 64:ff9b::/96) or over native IPv6: `pass`;
 /// - reached over IPv4 (the network was not IPv6-only): `info`, saying so;
 /// - a name with neither AAAA nor A (nothing for DNS64 to synthesise from): `warn`;
 /// - a fetch that failed on the way (connect, TLS): `fail` for the audited URL, `warn` for a
 ///   handed-out one;
-/// - not fetched (no IPv6-only network): judged from DNS, `info`.
+/// - not fetched (no IPv6-only network, or an IPv6 literal of the auditing host's own networks):
+///   judged from DNS, `info`, saying why.
 /// The finding's severity is the worst of its URLs'.
 enum AppReviewRules {
     static let ids = ["ipv6.app-review"]
