@@ -35,7 +35,8 @@ struct AppReviewObservation: Sendable {
 }
 
 /// Runs `ipv6.app-review`'s probes: a look-up of each named host (bounded by the connect timeout)
-/// and, on an IPv6-only network or over any `--link`, one GET per handed-out URL (no redirect
+/// and, on an IPv6-only network or over any `--link`, one GET per handed-out URL but IPv4
+/// literals and IPv6 literals of the host's own networks (`LiteralScope.whyNotFetched`) (no redirect
 /// followed, at most `handedOutBodyBytes` of its body read, each within the connect and probe
 /// timeouts). A redirect's Location was already fetched by the audit's GET: that hop is used.
 /// None starts after `deadline` (monotonic µs). Runs on the calling thread, so inside the link
@@ -56,8 +57,11 @@ struct AppReviewProber: Sendable {
         let discovery = HandedOutURLs.discover(url, http: http, body: body, limit: options.handedOutLimit, cdnHosts: options.cdnHosts)
         var observation = AppReviewObservation(routes: routes, link: options.link, fetched: fetching, discovery: discovery)
         let hops = http?.first?.transactionMetrics ?? []
+        let auditedHost = discovery.urls.first { $0.source == .audited }?.host
         for target in discovery.urls {
             var item = AppReviewObservation.Item(target: target)
+            // Never a request to an IPv4 literal or to the auditing host's own networks (LiteralScope).
+            let refused = target.source == .audited ? nil : LiteralScope.whyNotFetched(target, auditedHost: auditedHost)
             let inTime = monotonicMicroseconds() < deadline
             if target.kind == .name {
                 if inTime {
@@ -74,13 +78,15 @@ struct AppReviewProber: Sendable {
             case .location(let index):
                 if index + 1 < hops.count, hops[index + 1].request.url == target.url {
                     item.fetch = Self.fetch(hops[index + 1], task: http?.first, last: index + 2 == hops.count)
-                } else if fetching {
+                } else if fetching, refused == nil {
                     item.fetch = get(target.url, connectTo: nil, deadline: deadline, notFetched: &item.notFetched)
                 } else {
-                    item.notFetched = "the audit's GET did not follow it"
+                    item.notFetched = refused ?? "the audit's GET did not follow it"
                 }
             case .altSvc(let origin, let protocolID):
-                if !fetching {
+                if let refused {
+                    item.notFetched = refused
+                } else if !fetching {
                     item.notFetched = Self.notOnIPv6Only
                 } else if protocolID == "h3" || protocolID.hasPrefix("h3-") {
                     item.notFetched = "an h3 alternative is reached over QUIC (h3.works tries it), not fetched here"
@@ -90,7 +96,9 @@ struct AppReviewProber: Sendable {
                                      notFetched: &item.notFetched)
                 }
             case .body:
-                if fetching {
+                if let refused {
+                    item.notFetched = refused
+                } else if fetching {
                     item.fetch = get(target.url, connectTo: nil, deadline: deadline, notFetched: &item.notFetched)
                 } else {
                     item.notFetched = Self.notOnIPv6Only

@@ -8,14 +8,15 @@ import SondeCore
 ///
 /// Per URL (docs/audit.md states the same):
 /// - an IPv4 literal handed out: `fail` (an IPv6-only client cannot connect to it; Apple: don't
-///   use IP address literals); the audited URL itself an IPv4 literal: `info` (the URL given is
-///   the user's choice, as the `ipv6` finding judges it);
+///   use IP address literals), never fetched (`LiteralScope`); the audited URL itself an IPv4
+///   literal: `info` (the URL given is the user's choice, as the `ipv6` finding judges it);
 /// - reached through NAT64 (the address connected to is in 64:ff9b::/96) or over native IPv6: `pass`;
 /// - reached over IPv4 (the network was not IPv6-only): `info`, saying so;
 /// - a name with neither AAAA nor A (nothing for DNS64 to synthesise from): `warn`;
 /// - a fetch that failed on the way (connect, TLS): `fail` for the audited URL, `warn` for a
 ///   handed-out one;
-/// - not fetched (no IPv6-only network): judged from DNS, `info`.
+/// - not fetched (no IPv6-only network, or an IPv6 literal of the auditing host's own networks):
+///   judged from DNS, `info`, saying why.
 /// The finding's severity is the worst of its URLs'.
 enum AppReviewRules {
     static let ids = ["ipv6.app-review"]
@@ -36,16 +37,31 @@ enum AppReviewRules {
         let auditedIsLiteral = observation.items.contains { $0.target.source == .audited && $0.target.kind == .ipv4Literal }
         review.urls = observation.items.map { judge($0, ipv6Only: observation.routes.isIPv6Only, auditedIsLiteral: auditedIsLiteral) }
         let discovery = observation.discovery
-        review.notFollowed = discovery.otherSite.count + discovery.pastLimit
+        review.notFollowed = discovery.otherSite.count + discovery.zoneID.count + discovery.pastLimit
+        // A capped scan may have left more out: its counts are lower bounds.
+        let atLeast = discovery.capped ? "at least " : ""
         var notes: [String] = []
-        if discovery.pastLimit > 0 { notes.append("\(discovery.pastLimit) past the bound of app-review-urls") }
+        if discovery.pastLimit > 0 { notes.append("\(atLeast)\(discovery.pastLimit) past the bound of app-review-urls") }
         if !discovery.otherSite.isEmpty {
-            var hosts: [String] = []
-            for host in discovery.otherSite where !hosts.contains(host) { hosts.append(host) }
-            notes.append("\(discovery.otherSite.count) on other sites (\(hosts.prefix(5).joined(separator: ", "))\(hosts.count > 5 ? ", …" : ""); name them in cdn-hosts to follow them)")
+            notes.append("\(atLeast)\(discovery.otherSite.count) on other sites (\(Self.some(discovery.otherSite)); name them in cdn-hosts to follow them)")
         }
+        if !discovery.zoneID.isEmpty {
+            notes.append("\(atLeast)\(discovery.zoneID.count) with a zone id (\(Self.some(discovery.zoneID)); a zone id names an interface of the client's own)")
+        }
+        if let partial = discovery.partialScan { notes.append(partial) }
         review.notFollowedNote = notes.isEmpty ? nil : "not followed: " + notes.joined(separator: "; ")
         return review
+    }
+
+    /// The first five distinct of `hosts`, then "…" when there are more.
+    private static func some(_ hosts: [String]) -> String {
+        var distinct: [String] = []
+        var seen: Set<String> = []
+        for host in hosts where seen.insert(host).inserted {
+            guard distinct.count < 5 else { return distinct.joined(separator: ", ") + ", …" }
+            distinct.append(host)
+        }
+        return distinct.joined(separator: ", ")
     }
 
     /// One URL's verdict.
@@ -69,6 +85,8 @@ enum AppReviewRules {
                 reason += fetch.status != nil && !ipv6Only
                     ? "; reached here over IPv4 (\(fetch.by)), which an IPv6-only network does not have"
                     : "; \(fetch.by) \(fetchNote ?? "")"
+            } else if let why = item.notFetched {
+                reason += "; \(why)"
             }
             if audited {
                 reason += "; the URL audited is an IPv4 literal itself: audit it by its name"

@@ -95,9 +95,23 @@ public struct Auditor: Sendable {
         }
         guard var host = components.host, !host.isEmpty else { throw AuditURLError(description: "\(url) has no host") }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        // URLComponents gives no port for one that overflows: port text without a port is refused.
+        if components.port == nil, let text = portText(url), !text.isEmpty {
+            throw AuditURLError(description: "\(url): port \(text.prefix(24)) is not in 1…65535")
+        }
         let port = components.port ?? (scheme == "https" ? 443 : 80)
         guard (1...65535).contains(port) else { throw AuditURLError(description: "\(url): port \(port) is not in 1…65535") }
         return (scheme, host, port)
+    }
+
+    /// The text after the authority's port colon (`scheme://user@host:PORT/…`), nil without one.
+    static func portText(_ url: String) -> Substring? {
+        guard let start = url.firstRange(of: "://")?.upperBound else { return nil }
+        var authority = url[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if let close = authority.lastIndex(of: "]") { authority = authority[authority.index(after: close)...] }
+        guard let colon = authority.lastIndex(of: ":") else { return nil }
+        return authority[authority.index(after: colon)...]
     }
 
     /// The TLS endpoint of an `https://host[:port]/…` URL; an error for any other scheme, no host

@@ -33,21 +33,32 @@ struct HandedOutURL: Sendable, Equatable {
 ///
 /// Found, in this order: each redirect's Location (made absolute), each Alt-Svc alternative of
 /// every response of the first GET (`host:port`; an alternative without a host names the
-/// origin's), then the http(s) URLs of the final body (a JSON document's string values with their
-/// paths; a body that is not JSON, or is cut at `BodySample.maxBytes`, scanned as text). Each URL
-/// once. IPv4 and IPv6 literals are always kept (a literal is the finding); names only on the
-/// audited URL's site (`sameSite`) or among `cdnHosts`. At most `limit` handed-out URLs are kept;
-/// the rest are counted in `skipped`.
+/// origin's; one whose host is not a plain name or address — user-info, `/ ? #`, a `:` outside
+/// brackets — is dropped), then the http(s) URLs of the final body (a JSON document's string values
+/// with their paths; a body that is not JSON, or is cut at `BodySample.maxBytes`, scanned as
+/// text; at most `JSONURLScanner.maxStrings` strings looked at). Each URL once. IPv4 and IPv6
+/// literals are kept (a literal is the finding); names only on the audited URL's site (`sameSite`)
+/// or among `cdnHosts`; an IPv6 literal with a zone id (`fe80::1%lo`) never (it names an
+/// interface of the client's own). At most `limit` handed-out URLs are kept; only kept URLs count
+/// against it, the rest are counted (`pastLimit`, `otherSite`, `zoneID`), as lower bounds when the
+/// scan was `capped`.
 enum HandedOutURLs {
     struct Discovery: Sendable, Equatable {
         /// The audited URL first, then the handed-out ones kept.
         var urls: [HandedOutURL]
         /// Handed-out URLs left out: names on another site not in `cdnHosts`.
         var otherSite: [String] = []
+        /// Handed-out URLs left out: IPv6 literals with a zone id (their hosts, `fe80::1%lo`).
+        var zoneID: [String] = []
         /// Handed-out URLs past `limit`.
         var pastLimit = 0
+        /// The body's scan stopped at its cap: `otherSite`, `zoneID` and `pastLimit` are lower bounds.
+        var capped = false
         /// Why the body was not searched, or was searched as text; nil when read as JSON.
         var bodyNote: String?
+        /// What of the body was not searched (past `JSONURLScanner.maxStrings`, nesting past
+        /// `JSONURLScanner.maxDepth`); nil when all of it was.
+        var partialScan: String?
     }
 
     static func discover(_ url: String, http: HTTPObservation?, body: BodySample.Result?, limit: Int, cdnHosts: [String]) -> Discovery {
@@ -73,10 +84,10 @@ enum HandedOutURLs {
             guard let origin = try? Auditor.parse(hop.request.url) else { continue }
             for header in hop.response?.headers ?? [] where header.name.caseInsensitiveCompare("Alt-Svc") == .orderedSame {
                 for alternative in AltSvcHeader(header.value).alternatives {
-                    var host = alternative.host.flatMap { $0.isEmpty ? nil : $0 } ?? origin.host
-                    if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-                    guard (1...65535).contains(alternative.port) else { continue }
-                    let authority = HostResolver.kind(of: host) == .ipv6Literal ? "[\(host)]" : host
+                    guard let named = alternative.host.flatMap({ $0.isEmpty ? nil : $0 }) ?? Optional(origin.host),
+                          isPlainAltSvcHost(named), (1...65535).contains(alternative.port) else { continue }
+                    let host = named.hasPrefix("[") && named.hasSuffix("]") ? String(named.dropFirst().dropLast()) : named
+                    let authority = host.contains(":") ? "[\(host)]" : host
                     // The alternative serves the origin's scheme (RFC 7838 §2).
                     add("\(origin.scheme)://\(authority):\(alternative.port)/", .altSvc(origin: hop.request.url, protocolID: alternative.protocolID),
                         "Alt-Svc of \(redact.redact(url: hop.request.url)) (\(alternative.protocolID)=\"\(authority):\(alternative.port)\")")
@@ -85,15 +96,23 @@ enum HandedOutURLs {
         }
         if let body {
             let shown = redact.redact(url: body.url)
-            // Enough to fill the bound after the headers' URLs and a few duplicates or other sites.
-            let scanLimit = max(0, limit) * 4 + 16
-            switch JSONURLScanner.urls(in: body.bytes, limit: scanLimit) {
-            case .success(let found):
-                for item in found { add(item.url, .body(path: item.path), "JSON \(item.path) of \(shown)") }
+            switch JSONURLScanner.urls(in: body.bytes) {
+            case .success(let scan):
+                for item in scan.found { add(item.url, .body(path: item.path), "JSON \(item.path) of \(shown)") }
+                discovery.capped = scan.capped
+                var parts: [String] = []
+                if scan.capped { parts.append("searched only its first \(JSONURLScanner.maxStrings) strings") }
+                if scan.tooDeep > 0 {
+                    parts.append("\(scan.tooDeep) value\(scan.tooDeep == 1 ? "" : "s") nested deeper than \(JSONURLScanner.maxDepth) levels not searched")
+                }
+                if !parts.isEmpty { discovery.partialScan = "the body of \(shown): " + parts.joined(separator: "; ") }
             case .failure(let error):
                 let why = body.truncated ? "cut at \(BodySample.maxBytes / 1024) KiB" : "not JSON: \(error.description)"
+                let scan = JSONURLScanner.textURLs(in: String(decoding: body.bytes, as: UTF8.self))
+                discovery.capped = scan.capped
                 discovery.bodyNote = "the body of \(shown) searched as text (\(why))"
-                for found in JSONURLScanner.textURLs(in: String(decoding: body.bytes, as: UTF8.self), limit: scanLimit) {
+                if scan.capped { discovery.partialScan = "the body of \(shown): searched only its first \(JSONURLScanner.maxStrings) URLs" }
+                for found in scan.urls {
                     add(found, .body(path: nil), "the body of \(shown) (\(body.truncated ? "cut" : "not JSON"))")
                 }
             }
@@ -105,6 +124,10 @@ enum HandedOutURLs {
         for candidate in candidates {
             // An Alt-Svc alternative is one host:port: the same one from two responses is one.
             guard seen.insert(candidate.url).inserted else { continue }
+            if candidate.kind == .name, let zone = zoned(candidate.host) {
+                discovery.zoneID.append(zone)
+                continue
+            }
             if candidate.kind == .name, let given, !sameSite(candidate.host, given.host), !matches(candidate.host, cdnHosts) {
                 discovery.otherSite.append(candidate.host)
                 continue
@@ -117,6 +140,23 @@ enum HandedOutURLs {
             discovery.urls.append(candidate)
         }
         return discovery
+    }
+
+    /// Whether an Alt-Svc alternative's host is a plain name or address: letters, digits, `.`, `-`,
+    /// `_`, and `:` only inside an IPv6 address (the parser has removed its brackets; a zone id
+    /// after `%` allowed). User-info (`user:secret@host`), `/ ? #` and the like are not a host: such
+    /// an alternative is dropped (and never written).
+    static func isPlainAltSvcHost(_ host: String) -> Bool {
+        guard !host.isEmpty, host.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-_:%".unicodeScalars.contains($0)) })
+        else { return false }
+        guard host.contains(":") else { return !host.contains("%") }
+        return HostResolver.kind(of: host) == .ipv6Literal || zoned(host) != nil
+    }
+
+    /// `host` when it is an IPv6 literal with a zone id (`fe80::1%lo`), nil otherwise.
+    static func zoned(_ host: String) -> String? {
+        guard let percent = host.firstIndex(of: "%"), HostResolver.kind(of: String(host[..<percent])) == .ipv6Literal else { return nil }
+        return host
     }
 
     /// `location` made absolute against `base` (a relative Location names the same host).

@@ -23,9 +23,10 @@ enum IPv6Rules {
         var altSvcSeen: Set<String> = []
         for hop in responses {
             for header in hop.response?.headers ?? [] where header.name.caseInsensitiveCompare("Alt-Svc") == .orderedSame {
-                let literal = AltSvcHeader(header.value).alternatives.compactMap { $0.host }.filter { HostResolver.kind(of: $0) == .ipv4Literal }
+                let literal = AltSvcHeader(header.value).alternatives.compactMap { $0.host }
+                    .filter { HandedOutURLs.isPlainAltSvcHost($0) && HostResolver.kind(of: $0) == .ipv4Literal }
                 if !literal.isEmpty, altSvcSeen.insert(header.value).inserted {
-                    places.append("Alt-Svc: \(header.value) (from \(HTTPEvidence.redactor.redact(url: hop.request.url)))")
+                    places.append("Alt-Svc: \(redactAltSvc(header.value)) (from \(HTTPEvidence.redactor.redact(url: hop.request.url)))")
                 }
             }
         }
@@ -38,6 +39,17 @@ enum IPv6Rules {
             }
         }
         return places
+    }
+
+    /// An Alt-Svc value as it may be written: in each quoted authority, what comes before an `@`
+    /// (user-info a server put there) masked, then every URL in it redacted (`Redactor`).
+    static func redactAltSvc(_ value: String) -> String {
+        guard HTTPEvidence.redactor.isEnabled else { return value }
+        var pieces = value.split(separator: "\"", omittingEmptySubsequences: false).map(String.init)
+        for index in stride(from: 1, to: pieces.count, by: 2) {
+            if let at = pieces[index].lastIndex(of: "@") { pieces[index] = Redactor.mask + pieces[index][at...] }
+        }
+        return HTTPEvidence.redactor.redact(urlsIn: pieces.joined(separator: "\""))
     }
 
     /// `location` made absolute against `base` (a relative Location names the same host).

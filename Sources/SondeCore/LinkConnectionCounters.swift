@@ -13,15 +13,19 @@ public struct LinkConnectionCounters: Sendable, Equatable {
     public var localPort: Int
     public var remoteAddress: String
     public var remotePort: Int
+    /// What the far end is when the link itself runs it: "DNS64" (a `nat64` link's resolver, which
+    /// the checked process sees as `[fd53:6f6e:6465::53]:53`); nil for the checked servers.
+    public var service: String?
     public var down: LinkCounters
     public var up: LinkCounters
 
-    public init(protocolName: String, localPort: Int, remoteAddress: String, remotePort: Int,
+    public init(protocolName: String, localPort: Int, remoteAddress: String, remotePort: Int, service: String? = nil,
                 down: LinkCounters = LinkCounters(), up: LinkCounters = LinkCounters()) {
         self.protocolName = protocolName
         self.localPort = localPort
         self.remoteAddress = remoteAddress
         self.remotePort = remotePort
+        self.service = service
         self.down = down
         self.up = up
     }
@@ -36,6 +40,7 @@ extension LinkConnectionCounters: FieldModel {
         try v.visit("localPort", &localPort, .requiredCount)
         try v.visit("remoteAddress", &remoteAddress, .required)
         try v.visit("remotePort", &remotePort, .requiredCount)
+        try v.visit("service", &service, .omittedWhenNil)
         try v.visit("down", &down, .required)
         try v.visit("up", &up, .required)
     }

@@ -6,7 +6,7 @@ import SondeCore
 
 /// One DNS query and its response over UDP or TCP (RFC 1035 §4.2; TCP with its two-byte length),
 /// as miekg/dns's `Client.Exchange` makes it: dial, write, read until a response with the query's
-/// id arrives (a stale one is skipped). Blocking, with every wait bounded by the deadline (poll);
+/// id arrives (a stale one is skipped; one shorter than the 12-byte header fails the exchange). Blocking, with every wait bounded by the deadline (poll);
 /// call it from a thread of its own (the dns prober's, the link's DNS64 workers).
 public struct DNSExchange {
     /// What the exchange took: the dial (s) and the write-to-response time (s), both set on failure too.
@@ -72,8 +72,10 @@ public struct DNSExchange {
                 guard count >= 0 else { return failed("read: \(String(cString: strerror(errno)))") }
                 response = Array(buffer.prefix(count))
             }
+            // Shorter than a header: no id to match, no message (miekg's unpack fails the exchange so).
+            guard response.count >= 12 else { return failed("read: a reply of \(response.count) bytes, shorter than a DNS header") }
             // A response with another id (to an earlier query that timed out) is skipped, as miekg skips it.
-            if response.count >= 2 && Array(response[0..<2]) != id { continue }
+            if Array(response[0..<2]) != id { continue }
             timing.connect = Double(requestStarted - started) / 1e6
             timing.request = Double(monotonicMicroseconds() - requestStarted) / 1e6
             return .success(response)

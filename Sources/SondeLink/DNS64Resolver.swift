@@ -10,7 +10,8 @@ import SondeDNS
 ///   query for the same name goes upstream; when it answers A records, the response is
 ///   synthesized: its CNAME records as they came (the chain to the A records' owner), each A
 ///   record `a.b.c.d` as AAAA `64:ff9b::a.b.c.d` with TTL = min(A's TTL, the AAAA negative
-///   answer's SOA TTL and minimum), or min(A's TTL, 600 s) without a SOA (§5.1.7); rcode NOERROR,
+///   answer's SOA TTL and minimum), or min(A's TTL, 600 s) without a SOA (§5.1.7), each TTL of
+///   2^31 or more read as 0 first (RFC 2181 §8); rcode NOERROR,
 ///   RA set, AA clear. When the A query brings no A record, the AAAA answer is relayed (or
 ///   SERVFAIL when there was none).
 /// - `ipv4only.arpa` (RFC 7050, RFC 8880 §7.2) is answered locally: A 192.0.0.170 and .171, AAAA
@@ -110,19 +111,22 @@ public struct DNS64Resolver: Sendable {
             return aaaa.map { relay($0.bytes) } ?? servfail
         }
         let soa = aaaa?.message.authority.first { $0.type == 6 }
-        let ceiling = soa.map { min($0.ttl, Self.soaMinimum($0) ?? $0.ttl) } ?? Self.ttlWithoutSOA
+        let ceiling = soa.map { min(Self.ttl($0.ttl), Self.ttl(Self.soaMinimum($0) ?? $0.ttl)) } ?? Self.ttlWithoutSOA
         let flags = DNSMessageWriter.response | rd | DNSMessageWriter.recursionAvailable
         var synthesized = DNSMessageWriter(id: id, flags: flags, question: question)
         for record in a.message.answers {
             guard let owner = try? DNSMessage.encodeName(record.name) else { return servfail }
             if record.type == 5, let target = Self.lastField(record.text), let targetWire = try? DNSMessage.encodeName(target) {
-                synthesized.answers.append(.init(name: owner, type: 5, dnsClass: record.dnsClass, ttl: record.ttl, data: targetWire))
+                synthesized.answers.append(.init(name: owner, type: 5, dnsClass: record.dnsClass, ttl: Self.ttl(record.ttl), data: targetWire))
             } else if record.type == 1, record.dnsClass == 1, record.data.count == 4 {
-                synthesized.answers.append(.init(name: owner, type: 28, ttl: min(record.ttl, ceiling), data: prefix + record.data))
+                synthesized.answers.append(.init(name: owner, type: 28, ttl: min(Self.ttl(record.ttl), ceiling), data: prefix + record.data))
             }
         }
         return synthesized.bytes ?? servfail
     }
+
+    /// A TTL as RFC 2181 §8 reads it: one with the top bit set (≥ 2^31) is 0.
+    static func ttl(_ raw: UInt32) -> UInt32 { raw >= 1 << 31 ? 0 : raw }
 
     /// The UDP size a query allows: 512, or its OPT record's size (512…4096).
     static func udpLimit(of query: DNSMessage) -> Int {

@@ -10,12 +10,14 @@ import Glibc
 /// A `nat64` link's DNS64: UDP and TCP on 127.0.0.1:`port` in the host's namespace, which the
 /// translator shows inside as `[fd53:6f6e:6465::53]:53` (`NAT64Translator.resolver6`). Answers come
 /// from `DNS64Resolver`; its upstream queries go to `upstreams` (the host's resolv.conf
-/// nameservers read at the link's start) in order, over UDP, again over TCP when the answer is
-/// truncated.
+/// nameservers read at the link's start) as `DNS64UpstreamQuery` orders them (the one that
+/// answered first, none that failed twice), over UDP, again over TCP when the answer is truncated.
 ///
 /// Bounds: at most `maxInFlight` queries and TCP connections are worked on at once (a UDP query
-/// beyond it is dropped, so the client retries; a TCP connection beyond it is closed); each query
-/// has `queryBudget` in all for its upstream exchanges (under glibc's 5 s retry, so a client sees
+/// beyond it is dropped, so the client retries), of them at most `maxTCPConnections` TCP
+/// connections, so UDP always has slots: a TCP connection beyond it closes the connection idle the
+/// longest (waiting for a query), or is closed itself when none is idle; each query has
+/// `queryBudget` in all for its upstream exchanges (under glibc's 5 s retry, so a client sees
 /// SERVFAIL rather than a timeout), each upstream try at most `tryBudget`; a TCP connection is
 /// closed after `tcpIdle` without a complete query or after `tcpQueries` queries; messages are at
 /// most 65,535 bytes (`DNSMessageWriter.maxLength`).
@@ -25,13 +27,22 @@ import Glibc
 /// (started from the thread that starts the link). `stop` (any thread, idempotent) ends the
 /// listener; workers still running finish their reply and end.
 final class DNS64Server: @unchecked Sendable {
-    /// An upstream nameserver: a numeric address and its family (4 or 6).
+    /// An upstream nameserver: a numeric address, its family (4 or 6) and port (53; tests use others).
     struct Upstream: Sendable, Equatable {
         var address: String
         var family: Int
+        var port: Int = 53
+    }
+
+    /// A TCP connection's state: whether a query of it is being answered, and since when (µs) it
+    /// has been idle otherwise.
+    private struct TCPConnection {
+        var busy = false
+        var idleSince: Int64
     }
 
     static let maxInFlight = 64
+    static let maxTCPConnections = 16
     static let queryBudgetMicros: Int64 = 4_000_000
     static let tryBudgetMicros: Int64 = 2_000_000
     static let tcpIdleMicros: Int64 = 5_000_000
@@ -44,6 +55,9 @@ final class DNS64Server: @unchecked Sendable {
     private let tcp: Int32
     private let stopEvent: Int32
     private let inFlight = Atomic<Int>(0)
+    /// The TCP connections being served, by descriptor. A descriptor is removed before it is
+    /// closed, and only shut down while it is here (so never one reused by another socket).
+    private let tcpConnections = Mutex<[Int32: TCPConnection]>([:])
     private let finished = DispatchSemaphore(value: 0)
     private let stopped = Atomic<Bool>(false)
 
@@ -159,7 +173,14 @@ final class DNS64Server: @unchecked Sendable {
                     guard connection >= 0 else { break }
                     _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
                     _ = fcntl(connection, F_SETFL, fcntl(connection, F_GETFL) | O_NONBLOCK)
-                    if !dispatch({ [self] in serve(connection: connection) }) { close(connection) }
+                    guard admit(connection) else {
+                        close(connection)
+                        continue
+                    }
+                    if !dispatch({ [self] in serve(connection: connection) }) {
+                        forget(connection)
+                        close(connection)
+                    }
                 }
             }
         }
@@ -179,41 +200,52 @@ final class DNS64Server: @unchecked Sendable {
         return true
     }
 
+    /// Registers a new TCP connection; at `maxTCPConnections` first shuts down the one idle the
+    /// longest (its worker then ends and closes it). False: every connection is busy, refuse this one.
+    private func admit(_ connection: Int32) -> Bool {
+        tcpConnections.withLock { connections in
+            if connections.count >= Self.maxTCPConnections {
+                guard let oldest = connections.filter({ !$0.value.busy }).min(by: { $0.value.idleSince < $1.value.idleSince })?.key else { return false }
+                _ = shutdown(oldest, Int32(SHUT_RDWR))
+                connections[oldest] = nil
+            }
+            connections[connection] = TCPConnection(idleSince: monotonicMicroseconds())
+            return true
+        }
+    }
+
+    private func forget(_ connection: Int32) {
+        tcpConnections.withLock { $0[connection] = nil }
+    }
+
+    private func mark(_ connection: Int32, busy: Bool) {
+        tcpConnections.withLock { connections in
+            guard connections[connection] != nil else { return }
+            connections[connection] = TCPConnection(busy: busy, idleSince: monotonicMicroseconds())
+        }
+    }
+
     /// Queries on one TCP connection (two-byte length, message), answered one after another.
     private func serve(connection: Int32) {
-        defer { close(connection) }
+        defer {
+            forget(connection)
+            close(connection)
+        }
         for _ in 0..<Self.tcpQueries {
             let deadline = monotonicMicroseconds() + Self.tcpIdleMicros
             guard let prefix = DeadlineSocket.receiveExactly(connection, 2, deadline: deadline) else { return }
             let length = Int(prefix[0]) << 8 | Int(prefix[1])
-            guard length >= 12, let query = DeadlineSocket.receiveExactly(connection, length, deadline: deadline),
-                  let reply = respond(to: query, tcp: true) else { return }
+            guard length >= 12, let query = DeadlineSocket.receiveExactly(connection, length, deadline: deadline) else { return }
+            mark(connection, busy: true)
+            guard let reply = respond(to: query, tcp: true) else { return }
             let framed = [UInt8(reply.count >> 8), UInt8(reply.count & 0xFF)] + reply
             guard DeadlineSocket.sendAll(connection, framed, deadline: monotonicMicroseconds() + Self.tcpIdleMicros) else { return }
+            mark(connection, busy: false)
         }
     }
 
     private func respond(to query: [UInt8], tcp: Bool) -> [UInt8]? {
-        let deadline = monotonicMicroseconds() + Self.queryBudgetMicros
-        return resolver.respond(to: query, tcp: tcp, nextID: { UInt16.random(in: 0...UInt16.max) }) { [upstreams] upstreamQuery in
-            for upstream in upstreams {
-                let tryDeadline = min(deadline, monotonicMicroseconds() + Self.tryBudgetMicros)
-                guard tryDeadline > monotonicMicroseconds() else { return nil }
-                let exchange = DNSExchange(deadline: tryDeadline)
-                var timing = DNSExchange.Timing()
-                guard case let .success(answer) = exchange.exchange(query: upstreamQuery, address: upstream.address, family: upstream.family,
-                                                                    port: 53, tcp: false, timing: &timing) else { continue }
-                // TC: the whole answer over TCP (RFC 7766), within the query's budget.
-                if answer.count >= 4, answer[2] & 0x02 != 0 {
-                    let tcpExchange = DNSExchange(deadline: deadline)
-                    if case let .success(full) = tcpExchange.exchange(query: upstreamQuery, address: upstream.address, family: upstream.family,
-                                                                      port: 53, tcp: true, timing: &timing) {
-                        return full
-                    }
-                }
-                return answer
-            }
-            return nil
-        }
+        var upstream = DNS64UpstreamQuery(upstreams: upstreams, deadline: monotonicMicroseconds() + Self.queryBudgetMicros, tryBudget: Self.tryBudgetMicros)
+        return resolver.respond(to: query, tcp: tcp, nextID: { UInt16.random(in: 0...UInt16.max) }) { upstream.ask($0) }
     }
 }

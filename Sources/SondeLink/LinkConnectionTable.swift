@@ -4,9 +4,20 @@ import SondeCore
 /// each packet is attributed to its IPv4 TCP or UDP flow by its addresses and ports, and counted
 /// with the fate the link gave it on arrival. Bounded: past `maxConnections` flows, further ones
 /// are counted together under "other". Not thread-safe: the emulator thread owns it.
+///
+/// Under `nat64` the link's resolver, `[resolver6]:53` inside, is keyed as the DNS64's IPv4 end
+/// (127.0.0.1:`resolverPort4`, `NAT64Translator`), so a DNS exchange counts as one flow both ways,
+/// its `service` "DNS64".
 struct LinkConnectionTable {
     /// The most connections counted one by one.
     static let maxConnections = 4096
+
+    /// The resolver's address inside (16 bytes) and the 127.0.0.1 port it stands for; nil without.
+    private let resolver: (address6: [UInt8], port4: UInt16)?
+
+    init(translator: NAT64Translator? = nil) {
+        resolver = translator.flatMap { translator in translator.resolver6.map { ($0, translator.resolverPort4) } }
+    }
 
     private struct Key: Hashable {
         var proto: UInt8
@@ -42,13 +53,14 @@ struct LinkConnectionTable {
 
     /// The entry of the packet's flow, made on its first packet (or the "other" entry).
     private mutating func slot(for packet: UnsafeRawBufferPointer, direction: LinkDirection) -> Int {
-        guard let key = Self.key(packet, direction: direction) else { return otherSlot() }
+        guard let key = Self.key(packet, direction: direction, resolver: resolver) else { return otherSlot() }
         if let slot = index[key] { return slot }
         guard connections.count < Self.maxConnections else { return otherSlot() }
         let address = key.remoteAddress
         let text = "\(address >> 24).\((address >> 16) & 255).\((address >> 8) & 255).\(address & 255)"
+        let isResolver = resolver.map { address == 0x7F00_0001 && key.remotePort == $0.port4 } ?? false
         connections.append(LinkConnectionCounters(protocolName: key.proto == 6 ? "tcp" : "udp", localPort: Int(key.localPort),
-                                                   remoteAddress: text, remotePort: Int(key.remotePort)))
+                                                   remoteAddress: text, remotePort: Int(key.remotePort), service: isResolver ? "DNS64" : nil))
         index[key] = connections.count - 1
         return connections.count - 1
     }
@@ -62,8 +74,8 @@ struct LinkConnectionTable {
 
     /// The flow of an IPv4 TCP or UDP packet (the checked side is the source going up, the
     /// destination going down); nil for anything else, a later fragment, or a short packet.
-    private static func key(_ bytes: UnsafeRawBufferPointer, direction: LinkDirection) -> Key? {
-        if bytes.count >= 44, bytes[0] >> 4 == 6 { return key6(bytes, direction: direction) }
+    private static func key(_ bytes: UnsafeRawBufferPointer, direction: LinkDirection, resolver: (address6: [UInt8], port4: UInt16)?) -> Key? {
+        if bytes.count >= 44, bytes[0] >> 4 == 6 { return key6(bytes, direction: direction, resolver: resolver) }
         guard bytes.count >= 20, bytes[0] >> 4 == 4 else { return nil }
         let headerLength = Int(bytes[0] & 0x0f) * 4
         let proto = bytes[9]
@@ -79,17 +91,20 @@ struct LinkConnectionTable {
     }
 
     /// The flow of an IPv6 TCP or UDP packet of a `nat64` link (no extension headers), keyed by the
-    /// IPv4 address its 64:ff9b::/96 far end embeds, so that both sides of the translator count as
-    /// one connection; nil for anything else.
-    private static func key6(_ bytes: UnsafeRawBufferPointer, direction: LinkDirection) -> Key? {
+    /// IPv4 address its 64:ff9b::/96 far end embeds, or as 127.0.0.1:`port4` for `[address6]:53`
+    /// (the resolver), so that both sides of the translator count as one connection; nil for
+    /// anything else.
+    private static func key6(_ bytes: UnsafeRawBufferPointer, direction: LinkDirection, resolver: (address6: [UInt8], port4: UInt16)?) -> Key? {
         let proto = bytes[6]
         guard proto == 6 || proto == 17 else { return nil }
         let far = direction == .up ? 24 : 8
+        func port(_ at: Int) -> UInt16 { UInt16(bytes[at]) << 8 | UInt16(bytes[at + 1]) }
+        let (localAt, remoteAt) = direction == .up ? (40, 42) : (42, 40)
+        if let resolver, (0..<16).allSatisfy({ bytes[far + $0] == resolver.address6[$0] }), port(remoteAt) == 53 {
+            return Key(proto: proto, localPort: port(localAt), remoteAddress: 0x7F00_0001, remotePort: resolver.port4)
+        }
         guard (0..<12).allSatisfy({ bytes[far + $0] == NAT64Translator.prefix[$0] }) else { return nil }
         let remote = UInt32(bytes[far + 12]) << 24 | UInt32(bytes[far + 13]) << 16 | UInt32(bytes[far + 14]) << 8 | UInt32(bytes[far + 15])
-        func port(_ at: Int) -> UInt16 { UInt16(bytes[at]) << 8 | UInt16(bytes[at + 1]) }
-        return direction == .up
-            ? Key(proto: proto, localPort: port(40), remoteAddress: remote, remotePort: port(42))
-            : Key(proto: proto, localPort: port(42), remoteAddress: remote, remotePort: port(40))
+        return Key(proto: proto, localPort: port(localAt), remoteAddress: remote, remotePort: port(remoteAt))
     }
 }

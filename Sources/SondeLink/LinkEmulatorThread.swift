@@ -118,7 +118,7 @@ final class LinkEmulatorThread: @unchecked Sendable {
         lock.lock()
         started = wall
         lock.unlock()
-        var table = LinkConnectionTable()
+        var table = LinkConnectionTable(translator: self.translator)
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var tags = [Int32](repeating: 0, count: 16)
         var spin = SpinBudget(spinNs: tuning.spinNs, share: tuning.spinShare, now: sonde_link_now())

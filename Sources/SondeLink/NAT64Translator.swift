@@ -17,7 +17,8 @@
 /// hold, and ICMPv6 unreachable (no route) for a destination outside the prefix. A UDP datagram
 /// from IPv4 with a zero checksum gets one computed (§4.5). One more mapping, the link's resolver:
 /// `[resolver6]:53` is `127.0.0.1:resolverPort4` (the link's DNS64 on the host's loopback,
-/// `DNS64Server`).
+/// `DNS64Server`); any other port or protocol to `resolver6` (but echo) gets ICMPv6 port
+/// unreachable, so the resolver's address reaches nothing else of the host's loopback.
 ///
 /// Not translated (dropped, counted by reason): fragments both ways, extension headers other
 /// than hop-by-hop, destination options and routing with no segments left, ICMP informational
@@ -99,6 +100,10 @@ public struct NAT64Translator: Sendable {
         var destination4: [UInt8]
         var portRewrite: UInt16?
         if let resolver6, dst == resolver6 {
+            // Only the resolver's port 53 (UDP, TCP) and echo: anything else to it is port unreachable.
+            let toPort53 = (next == 6 || next == 17) && offset + 4 <= 40 + payloadLength && Self.u16(p, offset + 2) == 53
+            let echo = next == 58 && offset < 40 + payloadLength && p[offset] == 128
+            guard toPort53 || echo else { return .reply(icmp6Error(quoting: p, type: 1, code: 4, rest: [0, 0, 0, 0], source: resolver6)) }
             destination4 = Self.loopback4
             portRewrite = resolverPort4
         } else if Array(dst[0..<12]) == Self.prefix {
@@ -201,10 +206,10 @@ public struct NAT64Translator: Sendable {
         return nil
     }
 
-    /// An ICMPv6 error the translator sends back to the link about `p` (its IPv6 packet), from the
-    /// prefix's form of `router4`, cut to 1280 bytes.
-    private func icmp6Error(quoting p: [UInt8], type: UInt8, code: UInt8, rest: [UInt8]) -> [UInt8] {
-        let from = Self.prefix + router4
+    /// An ICMPv6 error the translator sends back to the link about `p` (its IPv6 packet), from
+    /// `source` (default: the prefix's form of `router4`), cut to 1280 bytes.
+    private func icmp6Error(quoting p: [UInt8], type: UInt8, code: UInt8, rest: [UInt8], source: [UInt8]? = nil) -> [UInt8] {
+        let from = source ?? Self.prefix + router4
         var body = [type, code, 0, 0] + rest + p
         if body.count > 1280 - 40 { body = Array(body.prefix(1280 - 40)) }
         Self.setU16(&body, 2, Self.checksum(Self.pseudo6(src: from, dst: client6, length: body.count, next: 58) + body))

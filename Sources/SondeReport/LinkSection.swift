@@ -36,7 +36,7 @@ enum LinkSection {
         guard !connections.isEmpty else { return "" }
         var rows = ""
         for c in connections.prefix(shownConnections) {
-            let far = c.protocolName == "other" ? "other flows" : "\(c.remoteAddress):\(c.remotePort)"
+            let far = c.protocolName == "other" ? "other flows" : "\(c.remoteAddress):\(c.remotePort)" + (c.service.map { " (\($0))" } ?? "")
             rows += "<tr><td>\(htmlEscape(c.protocolName))</td><td>\(c.localPort)</td><td class=\"mono\">\(htmlEscape(far))</td>"
                 + [c.down.packetsIn, c.down.dropped, c.up.packetsIn, c.up.dropped].map { "<td>\($0)</td>" }.joined() + "</tr>\n"
         }

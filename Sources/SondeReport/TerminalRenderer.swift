@@ -351,6 +351,7 @@ public struct TerminalRenderer: Sendable {
         for connection in ordered.prefix(Self.linkConnectionLines) {
             let flow = connection.localPort == 0 ? shown(connection.protocolName)
                 : "\(shown(connection.protocolName)) :\(connection.localPort) → \(shown(connection.remoteAddress)):\(connection.remotePort)"
+                    + (connection.service.map { " (\(shown($0)))" } ?? "")
             line += "\n  " + flow + "  down " + connection.down.summary + "; up " + connection.up.summary
         }
         if connections.count > Self.linkConnectionLines {

@@ -16,18 +16,20 @@ struct AppReviewTests {
 
     @Test func jsonURLsComeWithTheirPathsInDocumentOrder() throws {
         let text = #"{"z":"https://a.example.com/1","items":[{"url":"http://192.0.2.7:8080/m.jpg","n":1},{"x":["ftp://no.example.com/","https://b.example.com/2"]}],"odd key":"https://c.example.com/3","esc":"https:\/\/d.example.com\/4","plain":"not a url","spaced":"https://e.example.com/a b"}"#
-        let found = try JSONURLScanner.urls(in: Array(text.utf8), limit: 10).get()
+        let found = try JSONURLScanner.urls(in: Array(text.utf8)).get().found
         #expect(found.map(\.path) == ["$.z", "$.items[0].url", "$.items[1].x[1]", #"$["odd key"]"#, "$.esc"], "\(found)")
         #expect(found.map(\.url) == ["https://a.example.com/1", "http://192.0.2.7:8080/m.jpg", "https://b.example.com/2", "https://c.example.com/3", "https://d.example.com/4"])
-        #expect(try JSONURLScanner.urls(in: Array(text.utf8), limit: 2).get().count == 2, "the walk stops at the bound")
+        let capped = try JSONURLScanner.urls(in: Array(text.utf8), maxStrings: 2).get()
+        #expect(capped.found.count == 2 && capped.capped, "the walk stops at the bound of strings, and says so")
         // Not JSON, cut, trailing text: an error, never a crash.
         for bad in [#"{"a":"https://x.example.com/""#, "<html>https://x.example.com/</html>", #"{"a":1} tail"#, ""] {
-            guard case .failure = JSONURLScanner.urls(in: Array(bad.utf8), limit: 5) else { Issue.record("accepted \(bad)"); continue }
+            guard case .failure = JSONURLScanner.urls(in: Array(bad.utf8)) else { Issue.record("accepted \(bad)"); continue }
         }
         // Nesting past the bound is not entered (and does not overflow the stack).
         let deep = String(repeating: "[", count: 60) + #""https://deep.example.com/""# + String(repeating: "]", count: 60)
-        #expect((try? JSONURLScanner.urls(in: Array(deep.utf8), limit: 5).get())?.isEmpty ?? true)
-        #expect(JSONURLScanner.textURLs(in: "see https://a.example.com/x and http://10.0.0.1/y, again (https://a.example.com/x).", limit: 5)
+        let deepScan = try JSONURLScanner.urls(in: Array(deep.utf8)).get()
+        #expect(deepScan.found.isEmpty && deepScan.tooDeep == 1, "\(deepScan)")
+        #expect(JSONURLScanner.textURLs(in: "see https://a.example.com/x and http://10.0.0.1/y, again (https://a.example.com/x).").urls
                 == ["https://a.example.com/x", "http://10.0.0.1/y"])
     }
 
@@ -135,5 +137,104 @@ struct AppReviewTests {
         // The test host is dual-stack or IPv4-only, never IPv6-only: the audit judges from DNS here.
         let routes = IPRoutes.current()
         #expect(routes.ipv4 && !routes.isIPv6Only, "\(routes)")
+    }
+
+    /// Only kept URLs count against the bound: other sites' URLs before a literal do not hide it;
+    /// a scan cut at its cap says "at least"; nesting past the depth bound is named in the note.
+    @Test func theBodyScanCountsOnlyKeptURLsAgainstTheBound() throws {
+        let others = (0..<100).map { #"{"img":"http://img\#($0).othercdn.test/i/\#($0).jpg"}"# }.joined(separator: ",")
+        let json = #"{"items":[\#(others)],"late":"http://192.0.2.80/late"}"#
+        let found = HandedOutURLs.discover(Self.api, http: T.observation([T.transaction(Self.api)]), body: Self.body(json), limit: 16, cdnHosts: [])
+        #expect(found.urls.map(\.url) == [Self.api, "http://192.0.2.80/late"], "\(found.urls.map(\.url))")
+        #expect(found.otherSite.count == 100 && !found.capped && found.partialScan == nil, "\(found.otherSite.count) \(found.capped)")
+        let review = AppReviewRules.judge(AppReviewObservation(routes: IPRoutes(ipv4: true, ipv6: false), link: nil, fetched: false, discovery: found))
+        #expect(review.notFollowed == 100 && review.notFollowedNote?.hasPrefix("not followed: 100 on other sites (img0.othercdn.test") == true, "\(review)")
+        // A literal 40 arrays deep is not searched, and the note says so.
+        let deep = #"{"a":"https://api.example.com/x","deep":"# + String(repeating: "[", count: 40) + #""http://192.0.2.40/deep""# + String(repeating: "]", count: 40) + "}"
+        let deepFound = HandedOutURLs.discover(Self.api, http: nil, body: Self.body(deep), limit: 16, cdnHosts: [])
+        #expect(deepFound.partialScan == "the body of https://api.example.com/v1/feed/page1: 1 value nested deeper than 32 levels not searched", "\(deepFound)")
+        let deepReview = AppReviewRules.judge(AppReviewObservation(routes: IPRoutes(ipv4: true, ipv6: false), link: nil, fetched: false, discovery: deepFound))
+        #expect(deepReview.notFollowedNote?.contains("nested deeper than 32 levels") == true, "\(deepReview)")
+        // Past the cap of strings walked the counts are lower bounds.
+        let many = "[" + (0...JSONURLScanner.maxStrings).map { #""http://h\#($0).othercdn.test/""# }.joined(separator: ",") + "]"
+        let cappedFound = HandedOutURLs.discover(Self.api, http: nil, body: Self.body(many), limit: 16, cdnHosts: [])
+        #expect(cappedFound.capped && cappedFound.otherSite.count == JSONURLScanner.maxStrings, "\(cappedFound.otherSite.count)")
+        let cappedReview = AppReviewRules.judge(AppReviewObservation(routes: IPRoutes(ipv4: true, ipv6: false), link: nil, fetched: false, discovery: cappedFound))
+        #expect(cappedReview.notFollowedNote?.contains("at least \(JSONURLScanner.maxStrings) on other sites") == true
+                && cappedReview.notFollowedNote?.contains("searched only its first \(JSONURLScanner.maxStrings) strings") == true, "\(cappedReview.notFollowedNote ?? "")")
+    }
+
+    /// Address literals of the auditing host's own networks are never fetched (an IPv4 literal
+    /// never is): unless the audited URL's host is a literal of the same scope.
+    @Test func literalsOnTheHostsOwnNetworksAreNotFetched() {
+        let scopes: [(String, LiteralScope)] = [
+            ("127.0.0.1", .loopback), ("::1", .loopback), ("::", .loopback), ("64:ff9b::7f00:1", .loopback), ("::ffff:127.0.0.1", .loopback),
+            ("169.254.169.254", .linkLocal), ("fe80::1", .linkLocal), ("64:ff9b::a9fe:a9fe", .linkLocal),
+            ("10.1.2.3", .privateUse), ("192.168.1.1", .privateUse), ("172.20.0.1", .privateUse), ("100.64.0.1", .privateUse),
+            ("fd00::1", .privateUse), ("64:ff9b::a00:1", .privateUse), ("64:ff9b:1::1", .privateUse),
+            ("ff02::1", .special), ("64:ff9b::c612:1", .special),
+            ("2a00:1450:4001:80b::200e", .global), ("64:ff9b::808:808", .global), ("8.8.8.8", .global),
+        ]
+        for (literal, scope) in scopes { #expect(LiteralScope.of(literal) == scope, "\(literal)") }
+        #expect(LiteralScope.of("api.example.com") == nil)
+        func target(_ url: String) -> HandedOutURL {
+            let parsed = try? Auditor.parse(url)
+            return HandedOutURL(url: url, source: .body(path: "$.a"), foundIn: "somewhere", host: parsed?.host ?? "", port: parsed?.port ?? 0,
+                                kind: HostResolver.kind(of: parsed?.host ?? ""))
+        }
+        #expect(LiteralScope.whyNotFetched(target("http://127.0.0.1:8080/x"), auditedHost: "127.0.0.1")?.contains("an IPv4 literal") == true,
+                "an IPv4 literal is never fetched")
+        #expect(LiteralScope.whyNotFetched(target("http://[64:ff9b::7f00:1]:8080/x"), auditedHost: "api.example.com")?.contains("loopback") == true)
+        #expect(LiteralScope.whyNotFetched(target("http://[fe80::1]/x"), auditedHost: "api.example.com")?.contains("link-local") == true)
+        #expect(LiteralScope.whyNotFetched(target("http://[fd12::1]/x"), auditedHost: "api.example.com")?.contains("private") == true)
+        #expect(LiteralScope.whyNotFetched(target("http://[::1]:8080/x"), auditedHost: "::1") == nil, "a loopback server audited by its literal")
+        #expect(LiteralScope.whyNotFetched(target("http://[::1]:8080/x"), auditedHost: "127.0.0.1") == nil)
+        #expect(LiteralScope.whyNotFetched(target("http://[::1]:8080/x"), auditedHost: "10.0.0.1") != nil)
+        #expect(LiteralScope.whyNotFetched(target("http://[2a00:1450:4001:80b::200e]/x"), auditedHost: "api.example.com") == nil)
+        #expect(LiteralScope.whyNotFetched(target("https://cdn.example.com/x"), auditedHost: "api.example.com") == nil)
+        // The verdict of an IPv4 literal not fetched: fail, and why it was not fetched.
+        let item = Self.item("http://127.0.0.1:8080/x", .body(path: "$.a"), notFetched: LiteralScope.whyNotFetched(target("http://127.0.0.1:8080/x"), auditedHost: nil))
+        let verdict = AppReviewRules.judge(item, ipv6Only: true)
+        #expect(verdict.severity == .fail && verdict.reason?.contains("not fetched: an IPv4 literal fails on an IPv6-only network") == true, "\(verdict)")
+    }
+
+    /// An Alt-Svc alternative whose host is not a plain name or address (user-info, `/ ? #`, a
+    /// `:` outside brackets) is dropped, and the header is written redacted.
+    @Test func anAltSvcAuthorityWithUserInfoIsDroppedAndRedacted() {
+        let header = #"h2="user:altsecret@127.0.0.1:18099"; ma=60, h2="a/b?c#d:443", h2="[2001:db8::7]:8443", h2="127.0.0.1:18100""#
+        let http = T.observation([T.transaction(Self.api, headers: [("Alt-Svc", header)])])
+        let found = HandedOutURLs.discover(Self.api, http: http, body: nil, limit: 16, cdnHosts: [])
+        #expect(found.urls.map(\.url) == [Self.api, "https://[2001:db8::7]:8443/", "https://127.0.0.1:18100/"], "\(found.urls.map(\.url))")
+        #expect(!found.urls.contains { $0.url.contains("altsecret") || $0.foundIn.contains("altsecret") })
+        for host in ["user:pw@h.example", "h.example/x", "h.example?x", "h.example#x", "a:b", "h example", "h\u{1B}[31m"] {
+            #expect(!HandedOutURLs.isPlainAltSvcHost(host), "\(host)")
+        }
+        for host in ["h.example", "127.0.0.1", "2001:db8::7", "fe80::1%eth0"] { #expect(HandedOutURLs.isPlainAltSvcHost(host), "\(host)") }
+        let places = IPv6Rules.ipv4Literals(http, body: nil)
+        #expect(places.count == 1 && !places[0].contains("altsecret") && places[0].contains("REDACTED@127.0.0.1:18099"), "\(places)")
+        let secretOnly = T.observation([T.transaction(Self.api, headers: [("Alt-Svc", #"h2="user:altsecret@127.0.0.1:18099""#)])])
+        #expect(IPv6Rules.ipv4Literals(secretOnly, body: nil).isEmpty, "an alternative with user-info is no literal")
+    }
+
+    /// A port that does not fit is no port: the URL is refused (not judged a literal on port 80).
+    @Test func aPortThatOverflowsIsRefused() {
+        for bad in ["http://127.0.0.1:99999999999999999999/x", "http://127.0.0.1:65536/x", "http://127.0.0.1:0/x", "https://u:p@h.example:1x/"] {
+            #expect((try? Auditor.parse(bad)) == nil, "\(bad)")
+        }
+        #expect((try? Auditor.parse("http://[::1]:8080/x"))?.port == 8080 && (try? Auditor.parse("https://u:p@h.example:8443/x"))?.port == 8443)
+        #expect((try? Auditor.parse("https://h.example/x"))?.port == 443)
+        let json = #"{"a":"http://127.0.0.1:99999999999999999999/hugeport"}"#
+        let found = HandedOutURLs.discover(Self.api, http: nil, body: Self.body(json), limit: 16, cdnHosts: [])
+        #expect(found.urls.count == 1, "\(found.urls.map(\.url))")
+    }
+
+    /// An IPv6 literal with a zone id is not followed, and the note says why (not "another site").
+    @Test func aZoneIDIsNotFollowedAndSaysWhy() {
+        let json = #"{"a":"http://[fe80::1%25lo]:8080/zone","b":"https://ads.other.net/x"}"#
+        let found = HandedOutURLs.discover(Self.api, http: nil, body: Self.body(json), limit: 16, cdnHosts: [])
+        #expect(found.urls.count == 1 && found.zoneID.count == 1 && found.otherSite == ["ads.other.net"], "\(found)")
+        let review = AppReviewRules.judge(AppReviewObservation(routes: IPRoutes(ipv4: true, ipv6: false), link: nil, fetched: false, discovery: found))
+        #expect(review.notFollowed == 2 && review.notFollowedNote?.contains("1 with a zone id (fe80::1%lo") == true
+                && review.notFollowedNote?.contains("1 on other sites (ads.other.net;") == true, "\(review.notFollowedNote ?? "")")
     }
 }

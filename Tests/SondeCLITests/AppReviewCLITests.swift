@@ -11,11 +11,13 @@ import Testing
     static let site = "appreview.test"
 
     /// The example API on a free port; stopped by the caller.
-    static func startAPI(directory: String, dnsAddress: String? = nil) throws -> (pid: pid_t, port: Int) {
+    /// With `canaryPort`, a second listener there logs every request it gets ("CANARY GET …").
+    static func startAPI(directory: String, dnsAddress: String? = nil, canaryPort: Int? = nil) throws -> (pid: pid_t, port: Int) {
         let port = Harness.freePort()
         let out = directory + "/api.out"
         var arguments = ["python3", Harness.root + "/Tests/SondeCLITests/Fixtures/app_review_api.py", String(port), site, "120"]
-        if let dnsAddress { arguments.append(dnsAddress) }
+        if dnsAddress != nil || canaryPort != nil { arguments.append(dnsAddress ?? "-") }
+        if let canaryPort { arguments.append(String(canaryPort)) }
         let pid = try Harness.spawn("/usr/bin/env", arguments, stdout: out, stderr: directory + "/api.err")
         guard Harness.waitFor(seconds: 20, { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("ready") }) else {
             Harness.stop(pid, signal: SIGTERM)
@@ -117,8 +119,9 @@ import Testing
         }
     }
 
-    /// Over a link (root; `lte`, which has IPv4) the handed-out URLs are fetched inside it: the API
-    /// logs their GETs, each name is reached over IPv4 and says the network was not IPv6-only.
+    /// Over a link (root; `lte`, which has IPv4) the handed-out names are fetched inside it: the API
+    /// logs their GETs, each name is reached over IPv4 and says the network was not IPv6-only. An
+    /// IPv4 literal is never fetched (it fails on an IPv6-only network whatever it answers).
     @Test(.enabled(if: geteuid() == 0, "needs root: --link creates a network namespace and TUN devices"))
     func overALinkTheHandedOutURLsAreFetched() throws {
         let directory = Harness.temporaryDirectory()
@@ -138,7 +141,10 @@ import Testing
                 "\(names)")
         #expect(urls.filter { $0["hostKind"] as? String == "ipv4-literal" }.allSatisfy { $0["severity"] as? String == "fail" })
         let log = (try? String(contentsOfFile: directory + "/api.out", encoding: .utf8)) ?? ""
-        for path in ["/media/1.mp4", "/thumbs/1.jpg", "/v1/feed?page=2", "/p/1.jpg"] { #expect(log.contains("GET \(path)\n"), "\(path) not fetched: \(log)") }
+        for path in ["/thumbs/1.jpg", "/v1/feed?page=2", "/p/1.jpg"] { #expect(log.contains("GET \(path)\n"), "\(path) not fetched: \(log)") }
+        #expect(!log.contains("GET /media/1.mp4"), "the IPv4 literal of the JSON body is not fetched: \(log)")
+        let media = try #require(urls.first { ($0["url"] as? String)?.hasSuffix("/media/1.mp4") == true })
+        #expect(media["severity"] as? String == "fail" && (media["reason"] as? String)?.contains("not fetched: an IPv4 literal") == true, "\(media)")
         #expect(!log.contains("GET /x\n"), "another site's URL is not fetched")
     }
 
@@ -176,5 +182,54 @@ import Testing
             && ($0["foundIn"] as? String)?.hasPrefix("Location of the 302 from \(url)") == true }, "\(literals)")
         let names = urls.filter { $0["hostKind"] as? String == "name" }
         #expect(!names.isEmpty && names.allSatisfy { $0["outcome"] as? String == "reached" && $0["path"] as? String == "nat64" }, "\(names)")
+    }
+
+    /// Over `--link nat64` (root) an API hands out what an audit must not fetch, all toward a canary
+    /// listener on the host's 127.0.0.1 (`/v1/literals`): IPv4 literals, 64:ff9b::7f00:1 and ::1
+    /// literals, an Alt-Svc alternative to 64:ff9b::7f00:1 and one with user-info, a zone id, a port
+    /// that overflows, 100 other sites' URLs before a literal, a literal 40 arrays deep. The canary
+    /// gets no request; every literal is judged without a fetch; the late literal is found and the
+    /// counts are exact; the deep one is named in the note; the Alt-Svc secret is in no output.
+    @Test(.enabled(if: AppReviewCLITests.knowsNAT64, "needs root and `sonde link`'s nat64 profile: sonde audit --link nat64 returns 64 here"))
+    func overLinkNAT64NothingOnTheHostsOwnAddressesIsFetched() throws {
+        let directory = Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let resolver = "127.0.83.57"
+        let canary = Harness.freePort()
+        let api = try Self.startAPI(directory: directory, dnsAddress: resolver, canaryPort: canary)
+        defer { Harness.stop(api.pid, signal: SIGTERM) }
+        let resolv = directory + "/resolv.conf"
+        try "nameserver \(resolver)\noptions attempts:1 timeout:2\n".write(toFile: resolv, atomically: true, encoding: .utf8)
+        let url = "http://api.\(Self.site):\(api.port)/v1/literals"
+        let output = directory + "/out"
+        let script = "mount --bind \"$0\" /etc/resolv.conf || exit 90; exec \"$1\" audit --link nat64 --only ipv6,ipv6.app-review --output-dir \"$2\" \"$3\""
+        let result = try Harness.run("/usr/bin/env", ["unshare", "--mount", "sh", "-c", script, resolv, Harness.sonde, output, url], timeout: 180)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let log = (try? String(contentsOfFile: directory + "/api.out", encoding: .utf8)) ?? ""
+        #expect(!log.contains("CANARY"), "a handed-out literal reached the host's loopback: \(log)")
+        #expect(log.contains("GET /v1/named"), "the same-site name is still fetched: \(log)")
+        let folder = try AuditRunCLITests.folder(output)
+        let (audit, urls) = try Self.review(folder)
+        func entry(_ suffix: String) -> [String: Any]? { urls.first { ($0["url"] as? String)?.hasSuffix(suffix) == true } }
+        // Every check runs (no #require): a sonde before the fix shows each way it fails.
+        for path in ["/late-literal", "/latest/meta-data/"] {
+            guard let found = entry(path) else { Issue.record("\(path) not in \(urls.map { $0["url"] ?? "" })"); continue }
+            #expect(found["severity"] as? String == "fail" && found["status"] == nil && (found["reason"] as? String)?.contains("not fetched: an IPv4 literal") == true, "\(found)")
+        }
+        for path in ["/v6-embedded", "/v6-loopback"] {
+            guard let found = entry(path) else { Issue.record("\(path) not in \(urls.map { $0["url"] ?? "" })"); continue }
+            #expect(found["outcome"] as? String == "judged" && (found["reason"] as? String)?.contains("loopback address") == true, "\(found)")
+        }
+        let alternative = urls.first { ($0["url"] as? String) == "http://[64:ff9b::7f00:1]:\(canary)/" }
+        #expect(alternative?["outcome"] as? String == "judged", "\(alternative ?? [:])")
+        #expect(!urls.contains { ($0["url"] as? String)?.contains("hugeport") == true }, "a port that overflows is not a URL: \(urls.map { $0["url"] ?? "" })")
+        let review = try #require((audit["target"] as? [String: Any])?["appReview"] as? [String: Any])
+        let note = review["notFollowedNote"] as? String ?? ""
+        #expect(note.contains("100 on other sites") && !note.contains("at least"), "\(note)")
+        #expect(note.contains("1 with a zone id (fe80::1%lo") && note.contains("1 value nested deeper than 32 levels not searched"), "\(note)")
+        #expect(review["notFollowed"] as? Int == 101, "\(review)")
+        var outputs = result.stdout + result.stderr
+        for file in ["report.json", "report.html", "junit.xml"] { outputs += (try? String(contentsOfFile: folder + "/" + file, encoding: .utf8)) ?? "" }
+        #expect(!outputs.contains("altsecret"), "the Alt-Svc alternative's user-info reached an output")
     }
 }

@@ -73,6 +73,50 @@ extension LinkCLITests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: "/etc/resolv.conf")) == hostFile)
     }
 
+    /// A first nameserver that never answers (a UDP socket that reads nothing) costs the DNS64 one
+    /// try per query: the A round goes to the nameserver that answered the AAAA round, so an A-only
+    /// name still gets its synthesized AAAA and is reached through NAT64. The DNS exchanges show in
+    /// the link's connection table as flows to the DNS64's 127.0.0.1 port, both ways.
+    @Test func aSilentFirstNameserverCostsTheDNS64OneTry() throws {
+        let upstream = try DNS64Upstream()
+        defer { upstream.stop() }
+        let silent = "127.43.\(upstream.network).54"
+        let sink = try Harness.spawn("/usr/bin/env", ["python3", "-c", """
+            import socket, time
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("\(silent)", 53)); print("ready", flush=True); time.sleep(120)
+            """], stdout: upstream.directory + "/sink.out", stderr: upstream.directory + "/sink.err")
+        defer { Harness.stop(sink, signal: SIGKILL) }
+        #expect(Harness.waitFor(seconds: 10) { ((try? String(contentsOfFile: upstream.directory + "/sink.out", encoding: .utf8)) ?? "").contains("ready") })
+        try "nameserver \(silent)\nnameserver \(upstream.address)\noptions attempts:1 timeout:5\n".write(toFile: upstream.resolvConf, atomically: true, encoding: .utf8)
+        let server = try IPv4OnlyServer()
+        defer { server.stop() }
+        let output = Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let result = try upstream.sonde(["probe", "--link", "nat64", "--output-dir", output, "http://v4only.test:\(server.port)/index.txt"])
+        #expect(result.status == 0, "\(result.status) \(result.stdout) \(result.stderr)")
+        let report = try LinkRunCLITests.report(output)
+        let transaction = LinkRunCLITests.transactions(report).first
+        let remote = (transaction?["remoteAddress"] as? String) ?? ""
+        #expect(remote == "64:ff9b::7f00:1", "\(String(describing: transaction))")
+        let connections = (((report["run"] as? [String: Any])?["link"] as? [String: Any])?["connections"] as? [[String: Any]]) ?? []
+        let dns = connections.filter { $0["protocolName"] as? String == "udp" && $0["remoteAddress"] as? String == "127.0.0.1" }
+        #expect(dns.allSatisfy { $0["service"] as? String == "DNS64" }, "\(dns)")
+        #expect(result.stdout.contains("→ 127.0.0.1:") && result.stdout.contains(" (DNS64)  down "), "\(result.stdout)")
+        func packets(_ row: [String: Any], _ direction: String) -> Int { ((row[direction] as? [String: Any])?["packetsIn"] as? Int) ?? 0 }
+        #expect(!dns.isEmpty && dns.allSatisfy { packets($0, "up") >= 1 && packets($0, "down") >= 1 }, "each DNS exchange one flow, both ways: \(dns)")
+    }
+
+    /// The resolver's address inside reaches the DNS64 on port 53 only: a TCP connect to another
+    /// port of it is refused at once (ICMPv6 port unreachable), never the host's loopback port.
+    @Test func theResolversAddressReachesNothingButTheDNS64() throws {
+        let server = try IPv4OnlyServer()
+        defer { server.stop() }
+        let result = try Harness.sonde(["link", "--link", "nat64", "--", "curl", "-s", "--max-time", "5", "-w", "%{http_code}",
+                                        "http://[fd53:6f6e:6465::53]:\(server.port)/index.txt"], timeout: 30)
+        #expect(result.status == 7, "curl reached the host's 127.0.0.1:\(server.port) through the resolver's address: \(result.status) \(result.stdout) \(result.stderr)")
+        #expect(!server.log.contains("GET /index.txt"), "\(server.log)")
+    }
+
     @Test func nxdomainFailsTheProbeAsADNSFailure() throws {
         let upstream = try DNS64Upstream()
         defer { upstream.stop() }

@@ -67,6 +67,20 @@ import Testing
         #expect(Self.texts(try Self.ask(upstream, "v4only.test").0) == ["v4only.test.\t600\tIN\tAAAA\t64:ff9b::c000:207"])
     }
 
+    /// RFC 2181 §8: a TTL with the top bit set is 0, in the A records, the SOA and its minimum.
+    @Test func aTTLWithTheTopBitSetIsZero() throws {
+        let upstream = Upstream()
+        upstream.set("huge.test.", 28, .init(soa: (UInt32.max, UInt32.max)))
+        upstream.set("huge.test.", 1, .init(answers: [Self.a("huge.test.", [127, 0, 0, 9], ttl: UInt32.max)]))
+        #expect(Self.texts(try Self.ask(upstream, "huge.test").0) == ["huge.test.\t0\tIN\tAAAA\t64:ff9b::7f00:9"])
+        upstream.set("huge.test.", 28, .init())
+        upstream.set("huge.test.", 1, .init(answers: [Self.a("huge.test.", [127, 0, 0, 9], ttl: 1 << 31)]))
+        #expect(Self.texts(try Self.ask(upstream, "huge.test").0) == ["huge.test.\t0\tIN\tAAAA\t64:ff9b::7f00:9"], "not min(2^31, 600)")
+        upstream.set("huge.test.", 28, .init(soa: (1 << 31, 60)))
+        upstream.set("huge.test.", 1, .init(answers: [Self.a("huge.test.", [127, 0, 0, 9], ttl: (1 << 31) - 1)]))
+        #expect(Self.texts(try Self.ask(upstream, "huge.test").0) == ["huge.test.\t0\tIN\tAAAA\t64:ff9b::7f00:9"], "the SOA's TTL of 2^31 is 0")
+    }
+
     @Test func aCNAMEToAnAOnlyNameKeepsTheChain() throws {
         let upstream = Upstream()
         upstream.set("www.alias.test.", 28, .init(answers: [Self.cname("www.alias.test.", "v4only.test.")], soa: (3600, 3600)))

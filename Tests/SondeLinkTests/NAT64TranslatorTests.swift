@@ -174,6 +174,25 @@ import Testing
         #expect(Array(down[8..<24]) == Self.resolver6 && NAT64Translator.u16(down, 40) == 53 && Self.checksumsValid(down))
     }
 
+    /// The resolver's address forwards port 53 only: any other port gets ICMPv6 port unreachable
+    /// from the resolver's address, quoting the packet (so nothing else of the host's loopback is reached).
+    @Test func theResolversAddressAnswersOtherPortsUnreachable() throws {
+        var translator = Self.linkTranslator()
+        for port: UInt16 in [22, 8080, 40053] {
+            let packet = Self.udp6(to: Self.resolver6, port: port, payload: Array("probe".utf8))
+            guard case let .reply(unreachable) = translator.up(packet) else { Issue.record("port \(port) forwarded"); continue }
+            #expect(unreachable[40] == 1 && unreachable[41] == 4 && Array(unreachable[8..<24]) == Self.resolver6 && Array(unreachable[24..<40]) == Self.link6
+                    && Array(unreachable[48...]) == packet && Self.checksumsValid(unreachable), "port \(port)")
+        }
+        // A TCP SYN to another port: the same.
+        var tcp = NAT64Translator.be16(40000) + NAT64Translator.be16(22) + [0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x02, 0xff, 0xff, 0, 0, 0, 0]
+        NAT64Translator.setU16(&tcp, 16, NAT64Translator.checksum(NAT64Translator.pseudo6(src: Self.link6, dst: Self.resolver6, length: tcp.count, next: 6) + tcp))
+        let syn = [0x60, 0, 0, 0] + NAT64Translator.be16(UInt16(tcp.count)) + [6, 64] + Self.link6 + Self.resolver6 + tcp
+        guard case let .reply(refused) = translator.up(syn) else { Issue.record("TCP port 22 forwarded"); return }
+        #expect(refused[40] == 1 && refused[41] == 4)
+        guard case .translated = translator.up(Self.udp6(to: Self.resolver6, port: 53, payload: [1])) else { Issue.record("port 53 not forwarded"); return }
+    }
+
     @Test func corruptChecksumsStayCorrupt() throws {
         var translator = Self.linkTranslator()
         var packet = Self.udp6(to: NAT64Translator.prefix + [127, 0, 0, 1], port: 9, payload: [1, 2, 3])
@@ -251,5 +270,27 @@ import Testing
         let flow = try #require(table.connections.first)
         #expect(flow.protocolName == "udp" && flow.remoteAddress == "127.0.0.1" && flow.remotePort == 9000 && flow.localPort == 5353)
         #expect(flow.up.packetsIn == 1 && flow.down.packetsIn == 1)
+    }
+
+    /// Under nat64 a DNS exchange with the link's resolver is one flow: the query to `[resolver6]:53`
+    /// going up and the DNS64's answer from 127.0.0.1:`resolverPort4` coming down (before translation).
+    @Test func theConnectionTableCountsADNS64ExchangeAsOneFlow() throws {
+        var translator = Self.linkTranslator()
+        let up = Self.udp6(to: Self.resolver6, port: 53, payload: [1, 2, 3])
+        guard case let .translated(v4) = translator.up(up) else { Issue.record("not translated"); return }
+        var answer = v4
+        answer.replaceSubrange(12..<20, with: Array(v4[16..<20]) + Array(v4[12..<16]))
+        answer.replaceSubrange(20..<24, with: Array(v4[22..<24]) + Array(v4[20..<22]))
+        var table = LinkConnectionTable(translator: translator)
+        var delivered = LinkCounters()
+        delivered.packetsIn = 1
+        delivered.packetsDelivered = 1
+        up.withUnsafeBytes { table.count($0, length: up.count, direction: .up, before: LinkCounters(), after: delivered) }
+        answer.withUnsafeBytes { table.count($0, length: answer.count, direction: .down, before: LinkCounters(), after: delivered) }
+        #expect(table.connections.count == 1, "\(table.connections)")
+        let flow = try #require(table.connections.first)
+        #expect(flow.protocolName == "udp" && flow.remoteAddress == "127.0.0.1" && flow.remotePort == 40053 && flow.localPort == 5353
+                && flow.service == "DNS64", "\(flow)")
+        #expect(flow.up.packetsIn == 1 && flow.down.packetsIn == 1, "\(flow)")
     }
 }

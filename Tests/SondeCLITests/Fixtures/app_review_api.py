@@ -9,13 +9,20 @@
                       $.next            http://api.SITE:PORT/v1/feed?page=2    (a name, same site)
                       $.partner         http://media.partner.test:PORT/p/1.jpg (a name, another site)
                       $.ad              http://ads.elsewhere.test:PORT/x       (a name, another site)
+  GET /v1/literals    200 JSON handing out what the audit must not fetch, toward CANARY_PORT (a second
+                      listener on 127.0.0.1 that logs "CANARY GET PATH Host=HOST"): a port that
+                      overflows, a zone id, 100 URLs on another site then an IPv4 literal
+                      (/late-literal), 64:ff9b::7f00:1 and ::1 literals (the host's loopback),
+                      169.254.169.254, an IPv4 literal 40 arrays deep, a same-site name (/v1/named,
+                      fetched); Alt-Svc h2="user:altsecret@127.0.0.1:CANARY_PORT" and
+                      h2="[64:ff9b::7f00:1]:CANARY_PORT"
   anything else       200 text
 Each request is logged to stdout as "GET PATH". With DNS_ADDRESS, a dnslib resolver on DNS_ADDRESS:53
 (UDP and TCP) answers A 127.0.0.1 (and no AAAA) for every name under SITE and under partner.test, NXDOMAIN for
 the rest (for the --link nat64 test, whose DNS64 synthesises from it). Prints "ready" once
 listening; exits after LIFETIME seconds at most.
 
-Usage: app_review_api.py PORT SITE [LIFETIME [DNS_ADDRESS]]
+Usage: app_review_api.py PORT SITE [LIFETIME [DNS_ADDRESS [CANARY_PORT]]]  (DNS_ADDRESS "-": none)
 """
 import json
 import sys
@@ -25,11 +32,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 def main():
-    if len(sys.argv) not in (3, 4, 5):
+    if len(sys.argv) not in (3, 4, 5, 6):
         sys.exit(__doc__)
     port, site = int(sys.argv[1]), sys.argv[2]
     lifetime = float(sys.argv[3]) if len(sys.argv) > 3 else 120
-    dns_address = sys.argv[4] if len(sys.argv) > 4 else None
+    dns_address = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] != "-" else None
+    canary = int(sys.argv[5]) if len(sys.argv) > 5 else port
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -48,8 +56,23 @@ def main():
             self.wfile.write(data)
 
         def do_GET(self):
+            if self.server.server_address[1] != port:
+                print("CANARY GET %s Host=%s" % (self.path, self.headers.get("Host")), flush=True)
+                return self.send(200, "canary\n", "text/plain")
             print("GET " + self.path, flush=True)
-            if self.path == "/v1/feed":
+            if self.path == "/v1/literals":
+                c = canary
+                body = {"hugeport": "http://127.0.0.1:99999999999999999999/hugeport", "zone": "http://[fe80::1%%25lo]:%d/zone" % c}
+                body["items"] = [{"img": "http://img%d.othercdn.test/i/%d.jpg" % (i, i)} for i in range(100)]
+                body["late"] = "http://127.0.0.1:%d/late-literal" % c
+                body["v6embedded"] = "http://[64:ff9b::7f00:1]:%d/v6-embedded" % c
+                body["v6loopback"] = "http://[::1]:%d/v6-loopback" % c
+                body["metadata"] = "http://169.254.169.254/latest/meta-data/"
+                body["deep"] = json.loads("[" * 40 + json.dumps("http://127.0.0.1:%d/deep40" % c) + "]" * 40)
+                body["named"] = "http://api.%s:%d/v1/named" % (site, port)
+                alt = 'h2="user:altsecret@127.0.0.1:%d"; ma=60, h2="[64:ff9b::7f00:1]:%d"; ma=60' % (c, c)
+                self.send(200, json.dumps(body), "application/json", [("Alt-Svc", alt)])
+            elif self.path == "/v1/feed":
                 self.send(302, "", "text/plain", [("Location", "http://127.0.0.1:%d/v1/feed/page1" % port)])
             elif self.path == "/v1/feed/page1":
                 body = {
@@ -63,8 +86,9 @@ def main():
             else:
                 self.send(200, "ok\n", "text/plain")
 
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    for listen in {port, canary}:
+        server = ThreadingHTTPServer(("127.0.0.1", listen), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
     if dns_address:
         from dnslib import QTYPE, RCODE, RR, A
         from dnslib.server import BaseResolver, DNSLogger, DNSServer
