@@ -1,6 +1,7 @@
 import CLinkShim
 import Foundation
 import SondeCore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,7 +34,7 @@ final class LinkEmulatorThread: @unchecked Sendable {
     private let translator: NAT64Translator?
     private let stopEvent: Int32
     private let finished = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var counters: (down: LinkCounters, up: LinkCounters) = (LinkCounters(), LinkCounters())
     /// Writes to a TUN that failed, per direction (the thread's own until it stops).
     private var failedWrites: (down: Int64, up: Int64) = (0, 0)
@@ -68,16 +69,16 @@ final class LinkEmulatorThread: @unchecked Sendable {
     /// The wall-clock time of the emulator's start (its outages and traces count from it); nil
     /// until the thread started it.
     var startedAt: Timestamp? {
-        lock.lock()
-        defer { lock.unlock() }
-        return started
+        lock.withLock { _ in
+            return started
+        }
     }
 
     /// The counters per connection, once `stop` returned (empty before).
     var connections: [LinkConnectionCounters] {
-        lock.lock()
-        defer { lock.unlock() }
-        return connectionCounters
+        lock.withLock { _ in
+            return connectionCounters
+        }
     }
 
     /// Stops the loop and returns the counters (waits at most 5 s for the thread; after that the
@@ -87,20 +88,20 @@ final class LinkEmulatorThread: @unchecked Sendable {
         _ = write(stopEvent, &one, 8)
         _ = finished.wait(timeout: .now() + 5)
         finished.signal()  // a second stop() does not wait again
-        lock.lock()
-        defer { lock.unlock() }
-        var down = counters.down, up = counters.up
-        down.droppedByTUNWrite += failedWrites.down
-        up.droppedByTUNWrite += failedWrites.up
-        return (down, up, failure)
+        return lock.withLock { _ in
+            var down = counters.down, up = counters.up
+            down.droppedByTUNWrite += failedWrites.down
+            up.droppedByTUNWrite += failedWrites.up
+            return (down, up, failure)
+        }
     }
 
     deinit { close(stopEvent) }
 
     private func fail(_ message: String) {
-        lock.lock()
-        failure = message
-        lock.unlock()
+        lock.withLock { _ in
+            failure = message
+        }
     }
 
     private func run() {
@@ -115,9 +116,9 @@ final class LinkEmulatorThread: @unchecked Sendable {
         }
         let wall = Timestamp.now()
         var emulator = LinkEmulator<[UInt8]>(profile: profile, seed: seed, start: sonde_link_now())
-        lock.lock()
-        started = wall
-        lock.unlock()
+        lock.withLock { _ in
+            started = wall
+        }
         var table = LinkConnectionTable(translator: self.translator)
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var tags = [Int32](repeating: 0, count: 16)
@@ -184,11 +185,11 @@ final class LinkEmulatorThread: @unchecked Sendable {
             for tag in tags.prefix(Int(count)) {
                 switch tag {
                 case Self.stopTag:
-                    lock.lock()
-                    counters = (emulator.counters(.down), emulator.counters(.up))
-                    connectionCounters = table.connections
-                    failedWrites = failed
-                    lock.unlock()
+                    lock.withLock { _ in
+                        counters = (emulator.counters(.down), emulator.counters(.up))
+                        connectionCounters = table.connections
+                        failedWrites = failed
+                    }
                     return
                 case Self.hostTag:
                     readArrivals(.down)

@@ -42,7 +42,7 @@ public final class LinkSession: @unchecked Sendable {
     private let dns64: DNS64Server?
     private let mountNamespace: Int32?
     private let originalMount: Int32?
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var stopped: (down: LinkCounters, up: LinkCounters, problem: String?)?
 
     private init(profile: LinkProfile, namespace: LinkNamespace, forwarding: LinkForwarding?, forwardingProblem: String?,
@@ -200,29 +200,29 @@ public final class LinkSession: @unchecked Sendable {
     /// one). Idempotent.
     @discardableResult
     public func stop() -> (down: LinkCounters, up: LinkCounters, problem: String?) {
-        lock.lock()
-        defer { lock.unlock() }
-        if let stopped { return stopped }
-        var result = thread.stop()
-        // Before the TUNs go: what the kernel dropped at them is the link's loss too.
-        let drops = Self.onOwnThread { [namespace, original] in namespace.deviceDrops(hostNamespace: original) }
-        result.down.droppedByTUNQueue += drops.host?.transmit ?? 0
-        result.down.droppedByTUNWrite += drops.client?.receive ?? 0
-        result.up.droppedByTUNQueue += drops.client?.transmit ?? 0
-        result.up.droppedByTUNWrite += drops.host?.receive ?? 0
-        if drops.host == nil || drops.client == nil {
-            let unread = "the TUN devices' drop counters could not be read (/proc/thread-self/net/dev)"
-            result.problem = result.problem.map { $0 + "; " + unread } ?? unread
+        lock.withLock { _ in
+            if let stopped { return stopped }
+            var result = thread.stop()
+            // Before the TUNs go: what the kernel dropped at them is the link's loss too.
+            let drops = Self.onOwnThread { [namespace, original] in namespace.deviceDrops(hostNamespace: original) }
+            result.down.droppedByTUNQueue += drops.host?.transmit ?? 0
+            result.down.droppedByTUNWrite += drops.client?.receive ?? 0
+            result.up.droppedByTUNQueue += drops.client?.transmit ?? 0
+            result.up.droppedByTUNWrite += drops.host?.receive ?? 0
+            if drops.host == nil || drops.client == nil {
+                let unread = "the TUN devices' drop counters could not be read (/proc/thread-self/net/dev)"
+                result.problem = result.problem.map { $0 + "; " + unread } ?? unread
+            }
+            // Forwarding goes before the TUNs: nothing leaves un-NATed in between.
+            forwarding?.remove()
+            namespace.destroy()
+            close(original)
+            dns64?.stop()
+            if let mountNamespace { close(mountNamespace) }
+            if let originalMount { close(originalMount) }
+            stopped = result
+            return result
         }
-        // Forwarding goes before the TUNs: nothing leaves un-NATed in between.
-        forwarding?.remove()
-        namespace.destroy()
-        close(original)
-        dns64?.stop()
-        if let mountNamespace { close(mountNamespace) }
-        if let originalMount { close(originalMount) }
-        stopped = result
-        return result
     }
 
     /// When the emulator started (wall clock; its outages count from it), nil before it did.
