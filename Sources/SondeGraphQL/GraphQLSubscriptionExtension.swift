@@ -1,4 +1,5 @@
 import SondeCore
+import SondeReport
 import SondeRun
 import SondeWebSocket
 
@@ -12,6 +13,9 @@ public struct GraphQLSubscriptionExtension: KindExtension {
     public typealias Base = SoakSpec
 
     public static let name = "graphql-subscription"
+
+    /// The subscription's figures in the soak's terminal lines, report.html, Prometheus and OTLP.
+    public static var soakPartRenderer: (any SoakPartRenderer)? { GraphQLSubscriptionRenderer() }
 
     /// The subscription's document (`@FILE`: read from the file), its variables (a JSON object's
     /// text) and the operation's name.

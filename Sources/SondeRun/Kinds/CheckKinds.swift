@@ -63,9 +63,11 @@ public struct CheckKinds: Sendable {
     public var declaredMetrics: DeclaredMetrics { .listed(all.flatMap { $0.metrics } + extensions.flatMap { $0.metrics }) }
 
     /// The kinds' and then the extensions' report section renderers (`CheckKind.sectionRenderer`,
-    /// `KindExtension.sectionRenderer`), for the run's settings.
+    /// `KindExtension.sectionRenderer`) and the extensions' soak part renderers
+    /// (`KindExtension.soakPartRenderer`), for the run's settings.
     public var sectionRenderers: ReportSectionRenderers {
-        ReportSectionRenderers(all.compactMap { $0.sectionRenderer } + extensions.compactMap { $0.sectionRenderer })
+        ReportSectionRenderers(all.compactMap { $0.sectionRenderer } + extensions.compactMap { $0.sectionRenderer },
+                               soakParts: extensions.compactMap { $0.soakPartRenderer })
     }
 
     /// Every kind's name, in order.
