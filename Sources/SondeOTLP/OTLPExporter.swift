@@ -48,7 +48,7 @@ public enum OTLPExporter {
         var tracesFailed: String?
         let scanned: JournalScan.Result
         do throws(TaskError) {
-            scanned = try JournalScan.forEachTask(folder: folder) { task in
+            scanned = try JournalScan.forEachTask(folder: folder, soakParts: soakParts) { task in
                 let resource = resource(task.check)
                 metrics.add(task, resource: resource)
                 guard tracesFailed == nil else { return }

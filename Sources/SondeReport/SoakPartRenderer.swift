@@ -1,12 +1,12 @@
 import SondeCore
 
-/// How a kind extension's part of a soak (a GraphQL subscription's figures, SondeGraphQL's
-/// `GraphQLSubscriptionRenderer`) shows in the soak's outputs: its lines in the terminal and in
+/// How a kind extension's part of a soak (`SoakPart`: a subscription's figures; docs/architecture.md,
+/// "Adding a kind extension") shows in the soak's outputs: its lines in the terminal and in
 /// report.html, its Prometheus families (the file and `sonde serve`'s /metrics) and its OTLP sums.
 /// The extension names it (`KindExtension.soakPartRenderer`); the run's section renderers carry
 /// it (`ReportSectionRenderers.soakParts`). Pure: a soak in, text or numbers out; a soak without
 /// the part gives nothing.
-public protocol SoakPartRenderer: Sendable {
+public protocol SoakPartRenderer: SoakPart {
     /// The part's lines in words, plain text without a final period (the terminal shows each as a
     /// line made safe, report.html as a sentence, escaped).
     func lines(_ soak: SoakReport) -> [String]

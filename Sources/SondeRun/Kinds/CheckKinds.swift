@@ -70,6 +70,10 @@ public struct CheckKinds: Sendable {
                                soakParts: extensions.compactMap { $0.soakPartRenderer })
     }
 
+    /// The extensions' parts of a soak (`KindExtension.soakPartRenderer`), in their order: what
+    /// builds and shows them (`SoakReportBuilder`, the renderers) and the report schema take.
+    public var soakParts: [any SoakPartRenderer] { extensions.compactMap { $0.soakPartRenderer } }
+
     /// Every kind's name, in order.
     public var names: [String] { all.map { $0.name } }
 

@@ -39,7 +39,8 @@ public protocol KindExtension<Base>: Equatable, Sendable {
     /// How the extension's report section shows (as `CheckKind.sectionRenderer`); nil for none.
     static var sectionRenderer: (any ReportSectionRenderer)? { get }
 
-    /// How the extension's part of its kind's report shows (a soak's: `SoakPartRenderer`); nil for none.
+    /// The extension's part of its kind's report, how it is summed and judged and how it shows (a
+    /// soak's: `SoakPartRenderer`, a `SoakPart`); nil for none.
     static var soakPartRenderer: (any SoakPartRenderer)? { get }
 }
 
