@@ -109,7 +109,7 @@ let package = Package(
         // GraphQL operations on a probe and subscriptions in a soak (docs/graphql.md): the request body, the
         // response's verdict (a ResponseBodyJudge for SondeHTTP's ProbeRunner), graphql-transport-ws (a
         // SoakSubprotocol), and the two kind extensions (SondeRun's KindExtension: keys, rules, option groups).
-        .target(name: "SondeGraphQL", dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeRun",
+        .target(name: "SondeGraphQL", dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeReport", "SondeRun",
                                                      .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Server-Sent Events (`sonde stream`, `kind: sse`): the kind (spec, keys, runner), the EventSource parser, the client on libcurl
         // (SondeHTTP's ConcurrentTransfers), the stream figures and their terminal lines.

@@ -119,7 +119,8 @@ struct ReportCommand: ParsableCommand {
         if jsonOutput.json {
             printReportDocument(runFolder, kept: kept)
         } else {
-            let renderer = RunSettings.terminalRenderer
+            var renderer = RunSettings.terminalRenderer
+            renderer.soakParts = CheckKinds.sonde.sectionRenderers.soakParts
             for warning in outcome.run.warnings { printError("warning: \(warning)") }
             // The journal is a file: anything in it may be hostile.
             printLine(TerminalText.sanitized("run \(outcome.run.id) (\(outcome.run.command), \(outcome.run.status.rawValue))"))

@@ -185,6 +185,9 @@ public struct JSONReader {
         return start..<index
     }
 
+    /// The bytes in `range` (a range `readRawValue` returned).
+    func bytes(in range: Range<Int>) -> [UInt8] { Array(bytes[range]) }
+
     /// True when nothing but whitespace is left.
     public mutating func isAtEnd() -> Bool {
         skipWhitespace()

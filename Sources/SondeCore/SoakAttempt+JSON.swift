@@ -24,8 +24,8 @@ extension SoakAttempt: FieldModel {
         try v.visit("pings", &pings, .field)
         try v.visit("spanId", &spanId, FieldRule(omitsNil: true, pattern: "^[0-9a-f]{16}$"))
         try v.visit("startedAt", &startedAt, .required)
-        try v.visit("subscription", &subscription, .omittedWhenNil)
         try v.visit("timeToRecoverMs", &timeToRecoverMs, .milliseconds)
+        try v.visitParts(&parts)
     }
 }
 

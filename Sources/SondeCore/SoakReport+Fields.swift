@@ -24,10 +24,10 @@ extension SoakReport: FieldModel {
         try v.visit("problems", &problems, .required)
         try v.visit("reconnects", &reconnects, .required)
         try v.visit("startedAt", &startedAt, .required)
-        try v.visit("subscription", &subscription, .omittedWhenNil)
         try v.visit("timeline", &timeline, .required)
         try v.visit("upAtEnd", &upAtEnd, .requiredCount)
         try v.visit("url", &url, .required)
+        try v.visitParts(&parts)
     }
 }
 
@@ -42,33 +42,6 @@ extension SoakReport.PingSummary: FieldModel {
         try v.visit("serverPings", &serverPings, .requiredCount)
         try v.visit("unanswered", &unanswered, .requiredCount)
         try v.visit("unsolicitedPongs", &unsolicitedPongs, .requiredCount)
-    }
-}
-
-extension SoakReport.SubscriptionSummary: FieldModel {
-    public static let blank = SoakReport.SubscriptionSummary()
-
-    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
-        try v.visit("ackMs", &ackMs, .field)
-        try v.visit("acked", &acked, .requiredCount)
-        try v.visit("closes", &closes, .requiredCount)
-        try v.visit("completes", &completes, .requiredCount)
-        try v.visit("errors", &errors, .requiredCount)
-        try v.visit("firstError", &firstError, .field)
-        try v.visit("nextErrors", &nextErrors, .requiredCount)
-        try v.visit("nextGapMs", &nextGapMs, .field)
-        try v.visit("nexts", &nexts, .requiredCount)
-        try v.visit("operationName", &operationName, .field)
-        try v.visit("subscribes", &subscribes, .requiredCount)
-    }
-}
-
-extension SoakConfig.GraphQLSubscription: FieldModel {
-    public static let blank = SoakConfig.GraphQLSubscription(operationName: nil)
-
-    public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
-        try v.visit("operationName", &operationName, .field)
-        try v.visit("subprotocol", &subprotocol, .required)
     }
 }
 
@@ -165,7 +138,6 @@ extension SoakConfig: FieldModel {
         try v.visit("connectTimeoutS", &connectTimeoutS, .required)
         try v.visit("connections", &connections, .required)
         try v.visit("durationS", &durationS, .required)
-        try v.visit("graphql", &graphql, .omittedWhenNil)
         try v.visit("headers", &headers, .required)
         try v.visit("insecure", &insecure, .required)
         try v.visit("maxAttempts", &maxAttempts, .field)
@@ -176,6 +148,7 @@ extension SoakConfig: FieldModel {
         try v.visit("rampS", &rampS, .required)
         try v.visit("stableAfterS", &stableAfterS, .required)
         try v.visit("subprotocols", &subprotocols, .required)
+        try v.visitParts(&parts)
     }
 }
 

@@ -31,15 +31,15 @@ public struct SoakReport: Sendable {
     public var problems: [String]
     /// The check of a `sonde run` suite the soak belongs to; nil (and absent) in runs without checks.
     public var check: String?
-    /// The GraphQL subscription's figures (`--graphql-subscription`, docs/graphql.md); nil (and
-    /// absent) in other soaks.
-    public var subscription: SubscriptionSummary?
+    /// The kind extensions' parts of the soak (a subscription's figures under `subscription`),
+    /// each summed from its attempts' by its `SoakPart`.
+    public var parts = ModelParts()
 
     public init(url: String, config: SoakConfig, connections: Int, startedAt: Timestamp, finishedAt: Timestamp?,
                 attempts: [SoakAttempt], pings: PingSummary, messages: MessageSummary, reconnects: ReconnectSummary,
                 disconnects: DisconnectSummary, backoffSchedule: [BackoffStep], upAtEnd: Int, gaveUp: Int,
                 idleTimeout: IdleTimeoutFindings?, timeline: [PingSeries], passed: Bool, problems: [String], check: String? = nil,
-                subscription: SubscriptionSummary? = nil) {
+                parts: ModelParts = ModelParts()) {
         self.url = url
         self.config = config
         self.connections = connections
@@ -58,7 +58,7 @@ public struct SoakReport: Sendable {
         self.passed = passed
         self.problems = problems
         self.check = check
-        self.subscription = subscription
+        self.parts = parts
     }
 
     public struct PingSummary: Sendable, Equatable {
@@ -74,28 +74,6 @@ public struct SoakReport: Sendable {
         /// Pings the server sent (answered automatically, RFC 6455 §5.5.2).
         public var serverPings = 0
         public var rttMs: DistributionSummary?
-        public init() {}
-    }
-
-    /// A GraphQL subscription's figures over every attempt (graphql-transport-ws). The soak's
-    /// `pings` are then the protocol's `ping`/`pong` messages, not WebSocket ping frames.
-    public struct SubscriptionSummary: Sendable, Equatable {
-        /// The operation's name (given, or the document's first), nil for an anonymous one.
-        public var operationName: String?
-        /// Attempts whose `connection_ack` came, and the time from `connection_init` to it.
-        public var acked = 0
-        public var ackMs: DistributionSummary?
-        public var subscribes = 0
-        public var nexts = 0
-        public var nextErrors = 0
-        public var errors = 0
-        public var completes = 0
-        /// The time between consecutive `next` messages of one subscription, ms.
-        public var nextGapMs: DistributionSummary?
-        /// The first error's message (redacted, one line, at most 300 characters), nil without one.
-        public var firstError: String?
-        /// Attempts ended by one of the protocol's close codes, by the code's name (`subscriberAlreadyExists`…).
-        public var closes: [String: Int] = [:]
         public init() {}
     }
 
@@ -227,26 +205,14 @@ public struct SoakConfig: Sendable, Equatable {
     public var maxAttempts: Int?
     public var connectTimeoutS: Double
     public var insecure: Bool
-    /// The GraphQL subscription the soak holds on each connection (graphql-transport-ws), nil for a plain soak.
-    public var graphql: GraphQLSubscription?
-
-    /// What a soak's config records of its GraphQL subscription (the document and variables are
-    /// left out: variables may hold secrets).
-    public struct GraphQLSubscription: Sendable, Equatable {
-        /// The operation's name (given, or the document's first); nil for an anonymous operation.
-        public var operationName: String?
-        /// The subprotocol: always `graphql-transport-ws`.
-        public var subprotocol: String
-        public init(operationName: String?, subprotocol: String = "graphql-transport-ws") {
-            self.operationName = operationName
-            self.subprotocol = subprotocol
-        }
-    }
+    /// The kind extensions' parts of the config (a subscription's operation), set by
+    /// their `apply`; empty for a plain soak.
+    public var parts = ModelParts()
 
     public init(durationS: Double, connections: Int, rampS: Double, pingIntervalS: Double, pongTimeoutS: Double,
                 messageRate: Double, messageSize: Int, subprotocols: [String], headers: [HeaderField],
                 backoff: BackoffPolicy, stableAfterS: Double, maxAttempts: Int?, connectTimeoutS: Double, insecure: Bool,
-                graphql: GraphQLSubscription? = nil) {
+                parts: ModelParts = ModelParts()) {
         self.durationS = durationS
         self.connections = connections
         self.rampS = rampS
@@ -261,7 +227,7 @@ public struct SoakConfig: Sendable, Equatable {
         self.maxAttempts = maxAttempts
         self.connectTimeoutS = connectTimeoutS
         self.insecure = insecure
-        self.graphql = graphql
+        self.parts = parts
     }
 
     /// The longest soak (and ramp) accepted, seconds: 30 days.
@@ -354,9 +320,9 @@ public struct SoakAttempt: Sendable, Equatable {
     /// The OTLP span id of this attempt (16 hex digits): the parent its handshake's `traceparent`
     /// carried under `--traceparent`. nil (and absent) in reports written before sonde recorded it.
     public var spanId: String?
-    /// The GraphQL subscription's exchange on this attempt (`--graphql-subscription`); nil (and
-    /// absent) in other soaks.
-    public var subscription: SoakSubscription?
+    /// The kind extensions' parts of this attempt (a subscription's exchange under
+    /// `subscription`): its subprotocol's record (`SoakSubprotocol.parts`); empty in other soaks.
+    public var parts = ModelParts()
 
     public init(connection: Int, attempt: Int, startedAt: Timestamp, backoffMs: Double?, backoffFailure: Int?,
                 handshake: WebSocketHandshake = WebSocketHandshake()) {

@@ -1,7 +1,9 @@
 /// Builds a `SoakReport` from what a soak journalled: its start, every attempt (an attempt is
 /// journalled when it opens and again when it ends; the last version wins), the samples, the
 /// idle-timeout findings. The same code runs at the end of a soak and when `sonde report`
-/// rebuilds one from a killed run's journal, so the two cannot disagree.
+/// rebuilds one from a killed run's journal, so the two cannot disagree. The kind extensions'
+/// parts (`SoakPart`, a subscription's) are summed and judged by the parts it is given:
+/// the attempts keep those parts only.
 ///
 /// Memory: attempts are kept (one per connection attempt); RTTs go into HdrHistograms; the
 /// timeline keeps at most `timelineConnections` × `timelinePoints` points.
@@ -11,10 +13,13 @@ public struct SoakReportBuilder: Sendable {
     public let startedAt: Timestamp
     /// The check of a `sonde run` suite the soak belongs to (nil outside checks).
     public let check: String?
+    /// The kind extensions' parts of a soak (`CheckKinds.soakParts`).
+    public let parts: [any SoakPart]
     private var attempts: [AttemptKey: SoakAttempt] = [:]
     private var pingRTT = LatencyDistribution()
     private var echoRTT = LatencyDistribution()
-    private var nextGaps = LatencyDistribution()
+    /// The gaps between a subprotocol's events (`SoakSamples.nextGaps`).
+    private var eventGaps = LatencyDistribution()
     private var series: [Int: SoakReport.PingSeries] = [:]
     private var idleTimeout: IdleTimeoutFindings?
 
@@ -26,14 +31,21 @@ public struct SoakReportBuilder: Sendable {
         var attempt: Int
     }
 
-    public init(url: String, config: SoakConfig, startedAt: Timestamp, check: String? = nil) {
+    public init(url: String, config: SoakConfig, startedAt: Timestamp, check: String? = nil, parts: [any SoakPart] = []) {
         self.url = url
         self.config = config
         self.startedAt = startedAt
         self.check = check
+        self.parts = parts
+        partKeys = Set(parts.map(\.attemptKey))
     }
 
+    /// The attempts' part keys the soak keeps.
+    private let partKeys: Set<String>
+
     public mutating func add(_ attempt: SoakAttempt) {
+        var attempt = attempt
+        if !attempt.parts.isEmpty { attempt.parts = attempt.parts.keeping(partKeys) }
         attempts[AttemptKey(connection: attempt.connection, attempt: attempt.attempt)] = attempt
     }
 
@@ -58,7 +70,7 @@ public struct SoakReportBuilder: Sendable {
             }
         }
         for rtt in samples.echoes { echoRTT.record(milliseconds: Double(rtt) / 1000) }
-        for gap in samples.nextGaps ?? [] { nextGaps.record(milliseconds: Double(gap) / 1000) }
+        for gap in samples.nextGaps ?? [] { eventGaps.record(milliseconds: Double(gap) / 1000) }
     }
 
     public mutating func set(idleTimeout findings: IdleTimeoutFindings) {
@@ -85,8 +97,6 @@ public struct SoakReportBuilder: Sendable {
         var lastAttempt: [Int: SoakAttempt] = [:]
         var timeline = series
         var serverRate = (count: 0, seconds: 0.0)
-        var subscription = config.graphql.map { SoakReport.SubscriptionSummary(operationName: $0.operationName) }
-        var ackTimes = LatencyDistribution()
         func sinceStart(_ time: Timestamp) -> Double {
             Double(time.microsecondsSince1970 &- startedAt.microsecondsSince1970) / 1000
         }
@@ -105,7 +115,6 @@ public struct SoakReportBuilder: Sendable {
                 serverRate.count &+= attempt.messages.fromServer.count
                 serverRate.seconds += max(0, Double(closed.microsecondsSince1970) - Double(opened.microsecondsSince1970)) / 1e6
             }
-            if let counts = attempt.subscription { subscription?.add(counts, ackTimes: &ackTimes) }
             if attempt.attempt > 1 { reconnects.attempts += 1 }
             if let openedAt = attempt.openedAt {
                 if let down = outage.removeValue(forKey: connection) {
@@ -154,8 +163,6 @@ public struct SoakReportBuilder: Sendable {
         pings.rttMs = pingRTT.summary
         messages.rttMs = echoRTT.summary
         reconnects.timeToRecoverMs = recover.summary
-        subscription?.ackMs = ackTimes.summary
-        subscription?.nextGapMs = nextGaps.summary
         let upAtEnd = lastAttempt.values.filter { $0.openedAt != nil && ($0.cause == nil || $0.cause == .runEnded) }.count
         let gaveUp = lastAttempt.values.filter(\.gaveUp).count
 
@@ -170,7 +177,13 @@ public struct SoakReportBuilder: Sendable {
         if messages.corrupted > 0 {
             problems.append("\(messages.corrupted) echoed message\(messages.corrupted == 1 ? " was" : "s were") corrupted")
         }
-        if let subscription, let problem = subscription.problem { problems.append(problem) }
+        var soakParts = ModelParts()
+        let gaps = eventGaps.summary
+        for part in parts {
+            guard let summary = part.summary(config: config, attempts: ordered, eventGapsMs: gaps) else { continue }
+            soakParts.set(part.summaryKey, summary.part)
+            if let problem = summary.problem { problems.append(problem) }
+        }
         let lines = timeline.values.sorted { $0.connection < $1.connection }.map { line -> SoakReport.PingSeries in
             var line = line
             line.points = Self.thinned(line.points, to: 500)
@@ -180,7 +193,7 @@ public struct SoakReportBuilder: Sendable {
             url: url, config: config, connections: config.connections, startedAt: startedAt, finishedAt: finishedAt,
             attempts: ordered, pings: pings, messages: messages, reconnects: reconnects, disconnects: disconnects,
             backoffSchedule: backoff.values.sorted { $0.failure < $1.failure }, upAtEnd: upAtEnd, gaveUp: gaveUp,
-            idleTimeout: idleTimeout, timeline: lines, passed: problems.isEmpty, problems: problems, check: check, subscription: subscription)
+            idleTimeout: idleTimeout, timeline: lines, passed: problems.isEmpty, problems: problems, check: check, parts: soakParts)
     }
 
     /// Keeps at most `limit` points, evenly spread, always keeping the highest RTT of each stride
@@ -203,37 +216,6 @@ extension SoakReport.PingSummary {
         unanswered += counts.unanswered
         unsolicitedPongs += counts.unsolicitedPongs
         serverPings += counts.serverPings
-    }
-}
-
-extension SoakReport.SubscriptionSummary {
-    init(operationName: String?) {
-        self.init()
-        self.operationName = operationName
-    }
-
-    /// Adds one attempt's exchange (journalled values: wrapping arithmetic).
-    mutating func add(_ counts: SoakSubscription, ackTimes: inout LatencyDistribution) {
-        if let ack = counts.ackMs {
-            acked &+= 1
-            ackTimes.record(milliseconds: ack)
-        }
-        subscribes &+= counts.subscribes
-        nexts &+= counts.nexts
-        nextErrors &+= counts.nextErrors
-        errors &+= counts.errors
-        completes &+= counts.completes
-        if firstError == nil { firstError = counts.firstError }
-        if let name = counts.closeName { closes[name, default: 0] &+= 1 }
-    }
-
-    /// Why the subscription fails the soak, in words (an `error`, or a `next` with errors), or nil.
-    var problem: String? {
-        let failed = errors &+ nextErrors
-        guard failed > 0 else { return nil }
-        let what = [errors > 0 ? "\(errors) error message\(errors == 1 ? "" : "s")" : nil,
-                    nextErrors > 0 ? "\(nextErrors) next message\(nextErrors == 1 ? "" : "s") with errors" : nil].compactMap { $0 }
-        return "the GraphQL subscription got " + what.joined(separator: " and ") + (firstError.map { "; the first: \($0)" } ?? "")
     }
 }
 

@@ -8,8 +8,8 @@ public struct SoakSamples: Sendable, Equatable {
     public var missed: [[Int64]]
     /// Echo RTTs, µs.
     public var echoes: [Int64]
-    /// The times between consecutive `next` messages of a GraphQL subscription, µs; nil (and
-    /// absent from the journal) when there were none.
+    /// The times between consecutive events of the soak's subprotocol (`SoakSubprotocolAction.eventGap`:
+    /// a subscription's messages), µs; nil (and absent from the journal) when there were none.
     public var nextGaps: [Int64]?
 
     public init(pings: [[Int64]] = [], missed: [[Int64]] = [], echoes: [Int64] = []) {

@@ -1,4 +1,5 @@
 import SondeCore
+import SondeReport
 import SondeRun
 import SondeWebSocket
 
@@ -12,6 +13,10 @@ public struct GraphQLSubscriptionExtension: KindExtension {
     public typealias Base = SoakSpec
 
     public static let name = "graphql-subscription"
+
+    /// The subscription's part of the soak's model (attempts, config, summary and verdict) and
+    /// its lines in the soak's terminal view, report.html, Prometheus and OTLP.
+    public static var soakPartRenderer: (any SoakPartRenderer)? { GraphQLSubscriptionPart() }
 
     /// The subscription's document (`@FILE`: read from the file), its variables (a JSON object's
     /// text) and the operation's name.
@@ -70,7 +75,7 @@ public struct GraphQLSubscriptionExtension: KindExtension {
             options.subprotocols.insert(GraphQLTransportWS.subprotocol, at: 0)
         }
         options.config.subprotocols = SoakSpec.redact(subprotocols: options.subprotocols, redactor)
-        options.config.graphql = SoakConfig.GraphQLSubscription(operationName: operation.operationName, subprotocol: GraphQLTransportWS.subprotocol)
+        options.config.parts.set(GraphQLSubscriptionPart.configKey, GraphQLSubscriptionConfig(operationName: operation.operationName))
         options.subprotocol = GraphQLSubscriptionSession.factory(operation: operation, redactor: redactor, ackTimeoutS: options.config.connectTimeoutS,
                                                                  resubscribeDelayS: max(0.1, options.config.backoff.initialMs / 1000))
     }

@@ -41,7 +41,14 @@ public final class GraphQLSubscriptionSession: SoakSubprotocol {
 
     private var state = State.opening
     private var lastID = 0
-    public private(set) var record = SoakSubscription()
+    /// The exchange so far (`parts` holds it as the attempt's part).
+    public private(set) var record = GraphQLSubscriptionRecord()
+
+    public var parts: ModelParts {
+        var parts = ModelParts()
+        parts.set(GraphQLSubscriptionPart.attemptKey, record)
+        return parts
+    }
 
     public var pingMessage: String { GraphQLTransportWS.ping }
 

@@ -32,7 +32,9 @@ public enum OTLPExporter {
     ///   - run: the run as its report holds it (`RunOutcome.run`: id, command, start, end, status).
     ///   - context: the run's trace (the one `--traceparent` sent).
     ///   - vantage: serve's `vantage:` (resource attribute `sonde.vantage`).
-    public static func export(runFolder: String, run: RunInfo, settings: OTLPSettings, context: OTLPTraceContext, vantage: String?) -> Outcome {
+    ///   - soakParts: the extensions' parts of a soak, whose sums follow the soak's (`SoakPartRenderer.otlpSums`).
+    public static func export(runFolder: String, run: RunInfo, settings: OTLPSettings, context: OTLPTraceContext, vantage: String?,
+                              soakParts: [any SoakPartRenderer] = []) -> Outcome {
         var outcome = Outcome()
         let folder = RunFolder(existing: runFolder)
         var metrics = OTLPMetricsBuilder(knownMethods: settings.knownMethods)
@@ -46,7 +48,7 @@ public enum OTLPExporter {
         var tracesFailed: String?
         let scanned: JournalScan.Result
         do throws(TaskError) {
-            scanned = try JournalScan.forEachTask(folder: folder) { task in
+            scanned = try JournalScan.forEachTask(folder: folder, soakParts: soakParts) { task in
                 let resource = resource(task.check)
                 metrics.add(task, resource: resource)
                 guard tracesFailed == nil else { return }
@@ -64,7 +66,7 @@ public enum OTLPExporter {
         }
         let runResource = resource(nil)
         for soak in scanned.soaks {
-            metrics.addSoak(soak, resource: resource(soak.check))
+            metrics.addSoak(soak, parts: soakParts, resource: resource(soak.check))
         }
         for trial in scanned.resume.trials {
             metrics.addResumeTrial(trial, resource: resource(trial.check))

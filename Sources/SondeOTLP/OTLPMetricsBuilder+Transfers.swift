@@ -1,4 +1,5 @@
 import SondeCore
+import SondeReport
 
 extension OTLPMetricsBuilder {
     /// Bounds for WebSocket ping round trips and handshakes, seconds (1 ms … 10 s).
@@ -16,10 +17,8 @@ extension OTLPMetricsBuilder {
     ///   (opened, failed) and, for a failed one, `error.type`;
     /// - `sonde.websocket.reconnects` (sum, `{reconnect}`): recoveries (`reconnects.count`);
     /// - `sonde.websocket.disconnects` (sum, `{disconnect}`) by `sonde.websocket.disconnect.cause`;
-    /// - with a GraphQL subscription, `sonde.graphql.subscription.messages` (sum, `{message}`) by
-    ///   `sonde.graphql.message.type` (next, next_with_errors, error, complete); its pings are the
-    ///   protocol's, in the ping metrics above.
-    mutating func addSoak(_ soak: SoakReport, resource: OTLPResource) {
+    /// - the sums of the extensions' parts of a soak (`SoakPartRenderer.otlpSums`, `parts`).
+    mutating func addSoak(_ soak: SoakReport, parts: [any SoakPartRenderer] = [], resource: OTLPResource) {
         other(resource) { set in
             for series in soak.timeline {
                 for point in series.points where point.count >= 2 {
@@ -51,12 +50,8 @@ extension OTLPMetricsBuilder {
                 set.add("sonde.websocket.disconnects", unit: "{disconnect}", description: "WebSocket disconnects, by cause.",
                         Int64(soak.disconnects.byCause[cause] ?? 0), [.string("sonde.websocket.disconnect.cause", cause)])
             }
-            if let s = soak.subscription {
-                for (type, count) in [("next", s.nexts), ("next_with_errors", s.nextErrors), ("error", s.errors), ("complete", s.completes)] {
-                    set.add("sonde.graphql.subscription.messages", unit: "{message}",
-                            description: "GraphQL subscription messages from the server (graphql-transport-ws), by type.",
-                            Int64(count), [.string("sonde.graphql.message.type", type)])
-                }
+            for sum in parts.flatMap({ $0.otlpSums(soak) }) {
+                set.add(sum.name, unit: sum.unit, description: sum.description, sum.value, sum.attributes.map { .string($0.key, $0.value) })
             }
         }
     }

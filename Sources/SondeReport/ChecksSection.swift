@@ -8,7 +8,7 @@ import SondeCore
 /// `id="check-<name>"`, linked as `#check-<name, percent-encoded>`.
 enum ChecksSection {
     static func render(run: RunInfo, checks: [CheckReport], soaks: [SoakReport], resume: ResumeResults, audits: [AuditResult] = [],
-                       sample: [ProbeTask]) -> String {
+                       sample: [ProbeTask], soakParts: [any SoakPartRenderer] = []) -> String {
         var rows = ""
         for check in checks {
             let passed = check.thresholds.filter(\.passed).count
@@ -26,7 +26,7 @@ enum ChecksSection {
 
         """
         html += linkComparison(checks)
-        for check in checks { html += section(check, soaks: soaks, resume: resume, audits: audits, sample: sample) }
+        for check in checks { html += section(check, soaks: soaks, resume: resume, audits: audits, sample: sample, soakParts: soakParts) }
         return html
     }
 
@@ -81,7 +81,8 @@ enum ChecksSection {
         """
     }
 
-    private static func section(_ check: CheckReport, soaks: [SoakReport], resume: ResumeResults, audits: [AuditResult], sample: [ProbeTask]) -> String {
+    private static func section(_ check: CheckReport, soaks: [SoakReport], resume: ResumeResults, audits: [AuditResult], sample: [ProbeTask],
+                               soakParts: [any SoakPartRenderer]) -> String {
         let own = ResumeResults(trials: resume.trials.filter { $0.check == check.name },
                                 verdicts: resume.verdicts.filter { $0.check == check.name })
         let ownSample = sample.filter { $0.check == check.name }
@@ -100,7 +101,7 @@ enum ChecksSection {
             html += HTMLReportRenderer.requestTable(summary)
             if summary.transactions > 0 { html += HTMLReportRenderer.phaseTable(summary) + HTMLReportRenderer.protocolTable(summary) }
         }
-        html += SoakSection.render(soaks.filter { $0.check == check.name }, link: check.link)
+        html += SoakSection.render(soaks.filter { $0.check == check.name }, link: check.link, parts: soakParts)
         html += ResumeSection.render(own)
         html += AuditSection.render(audits.filter { $0.check == check.name }, anchor: check.name)
         html += HTMLReportRenderer.waterfall(ownSample)

@@ -78,9 +78,11 @@ public enum JournalScan {
     }
 
     /// Reads a run folder without writing anything (for `--baseline`).
-    public static func read(folder: RunFolder) throws(TaskError) -> Result {
+    /// - Parameter soakParts: the kind extensions' parts of a soak (`SoakPart`), summed into its report.
+    public static func read(folder: RunFolder, soakParts: [any SoakPart] = []) throws(TaskError) -> Result {
         try requireJournal(folder)
-        return try scan(folder: folder, onRunLine: { _ in }, onTask: { (_: ProbeTask, _: ArraySlice<UInt8>) throws(TaskError) in })
+        return try scan(folder: folder, soakParts: soakParts, onRunLine: { _ in },
+                        onTask: { (_: ProbeTask, _: ArraySlice<UInt8>) throws(TaskError) in })
     }
 
     /// The kind of a soak line, told by its tail: the encoder sorts keys, and `type` sorts after
@@ -171,7 +173,8 @@ public enum JournalScan {
 
     /// - Parameter transform: applied to every task as it is read (before the summary, the sample
     ///   and `onTask` see it); nil keeps a task as journalled.
-    static func scan(folder: RunFolder, onRunLine: (RunLine) -> Void, transform: (ProbeTask) -> ProbeTask? = { _ in nil },
+    /// - Parameter soakParts: the kind extensions' parts of a soak (`SoakPart`), summed into its report.
+    static func scan(folder: RunFolder, soakParts: [any SoakPart] = [], onRunLine: (RunLine) -> Void, transform: (ProbeTask) -> ProbeTask? = { _ in nil },
                      onTask: (ProbeTask, ArraySlice<UInt8>) throws(TaskError) -> Void) throws(TaskError) -> Result {
         let decoder = JSONDecoder()
         var runLine: RunLine?
@@ -254,7 +257,8 @@ public enum JournalScan {
             case .soak:
                 guard let decoded = try? decoder.decode(SoakStartLine.self, from: Data(line)) else { skipped += 1; return }
                 let start = decoded.soak
-                let builder = SoakReportBuilder(url: start.url, config: start.config, startedAt: start.startedAt, check: start.check)
+                let builder = SoakReportBuilder(url: start.url, config: start.config, startedAt: start.startedAt, check: start.check,
+                                                parts: soakParts)
                 if let index = soaks.lastIndex(where: { $0.check == start.check }) { soaks[index] = builder } else { soaks.append(builder) }
             case .wsAttempt:
                 guard let read = readSoakLine(SoakAttempt.self, in: line, member: SoakAttemptLine.member,

@@ -17,9 +17,12 @@ public enum PrometheusWriter {
     ///   resume results, thresholds) carries `check="<name>"`, and `sonde_check_success` and
     ///   `sonde_check_duration_seconds` say how each check ended; the run's own series
     ///   (`probe_success`, `probe_duration_seconds`, its thresholds, `sonde_run_info`) keep their labels.
+    /// - Parameter soakParts: the extensions' parts of a soak (`SoakPartRenderer`), whose families follow the soak's.
     public static func render(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = [],
-                              resume: ResumeResults = ResumeResults(), audits: [AuditResult] = [], checks: [CheckReport] = []) -> String {
-        families(run: run, summary: summary, thresholds: thresholds, soaks: soaks, resume: resume, audits: audits, checks: checks).text
+                              resume: ResumeResults = ResumeResults(), audits: [AuditResult] = [], checks: [CheckReport] = [],
+                              soakParts: [any SoakPartRenderer] = []) -> String {
+        families(run: run, summary: summary, thresholds: thresholds, soaks: soaks, resume: resume, audits: audits, checks: checks,
+                 soakParts: soakParts).text
     }
 
     /// The families `render` writes, for a caller that merges several runs (`sonde serve`'s `/metrics`).
@@ -30,7 +33,8 @@ public enum PrometheusWriter {
     ///   one new): its runs' outcomes are `sonde_serve_runs_total{result}` and the series' values.
     public static func families(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = [],
                                 resume: ResumeResults = ResumeResults(), audits: [AuditResult] = [],
-                                checks: [CheckReport] = [], describingRun: Bool = true) -> PrometheusFamilies {
+                                checks: [CheckReport] = [], describingRun: Bool = true,
+                                soakParts: [any SoakPartRenderer] = []) -> PrometheusFamilies {
         var families = Families()
         let success = run.status == .passed && thresholds.allSatisfy(\.passed)
         families.add("probe_success", "gauge", "Whether the run passed: every task succeeded and every threshold held.",
@@ -43,7 +47,8 @@ public enum PrometheusWriter {
         func linkLabel(_ link: LinkUse?) -> [(String, String)] { link.map { [("link", $0.conditions.profile)] } ?? [] }
         var links: [(labels: [(String, String)], link: LinkUse)] = []
         if checks.isEmpty {
-            figures(summary: summary, soaks: soaks, resume: resume, audits: audits, labels: linkLabel(run.link), into: &families)
+            figures(summary: summary, soaks: soaks, resume: resume, audits: audits, labels: linkLabel(run.link), soakParts: soakParts,
+                    into: &families)
             if let link = run.link { links.append(([], link)) }
         } else {
             for check in checks {
@@ -51,7 +56,7 @@ public enum PrometheusWriter {
                                         verdicts: resume.verdicts.filter { $0.check == check.name })
                 figures(summary: check.summary, soaks: soaks.filter { $0.check == check.name }, resume: own,
                         audits: audits.filter { $0.check == check.name },
-                        labels: [("check", check.name)] + linkLabel(check.link), into: &families)
+                        labels: [("check", check.name)] + linkLabel(check.link), soakParts: soakParts, into: &families)
                 if let link = check.link { links.append(([("check", check.name)], link)) }
             }
         }
@@ -88,7 +93,7 @@ public enum PrometheusWriter {
     /// The series of one set of figures (the run's, or a check's with `labels` = its check label
     /// first): probes (none when `summary` is nil), soaks, resume results.
     private static func figures(summary: ProbeSummary?, soaks: [SoakReport], resume: ResumeResults, audits: [AuditResult],
-                                labels: [(String, String)],
+                                labels: [(String, String)], soakParts: [any SoakPartRenderer],
                                 into families: inout Families) {
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [Sample]) {
             families.add(name, type, help, samples.map { sample -> Sample in (labels + sample.labels, sample.value) })
@@ -150,18 +155,7 @@ public enum PrometheusWriter {
                 }
             }
             metric("sonde_ws_messages", "gauge", "Echo messages by fate.", messages)
-            let subscribed = soaks.compactMap { soak in soak.subscription.map { (soak.url, $0) } }
-            if !subscribed.isEmpty {
-                metric("sonde_ws_graphql_messages", "gauge", "GraphQL subscription messages from the server (graphql-transport-ws), by type.",
-                       subscribed.flatMap { url, s in
-                           [("next", s.nexts), ("next_with_errors", s.nextErrors), ("error", s.errors), ("complete", s.completes)]
-                               .map { ([("url", url), ("type", $0.0)], Double($0.1)) }
-                       })
-                families.addSummary("sonde_ws_graphql_next_gap_seconds", "Time between consecutive next messages of a GraphQL subscription, quantiles.",
-                                    subscribed.compactMap { url, s in
-                                        s.nextGapMs.map { seconds($0, labels: labels + [("url", url)], quantiles: ["0.5", "0.9", "0.99", "1"]) }
-                                    })
-            }
+            for part in soakParts { families.add(part.prometheus(soaks, labels: labels)) }
         }
         if !resume.trials.isEmpty {
             var byURL: [String: [ResumeTrial]] = [:]
@@ -184,7 +178,7 @@ public enum PrometheusWriter {
 
     /// A distribution in milliseconds as a summary series in seconds: the named quantiles ("1" is
     /// the maximum), the sum (mean × count, to the microsecond its values have) and the count.
-    private static func seconds(_ d: DistributionSummary, labels: [(String, String)], quantiles: [String]) -> Families.SummarySeries {
+    public static func seconds(_ d: DistributionSummary, labels: [(String, String)], quantiles: [String]) -> PrometheusFamilies.SummarySeries {
         let values = ["0.5": d.p50, "0.9": d.p90, "0.95": d.p95, "0.99": d.p99, "1": d.max]
         return Families.SummarySeries(labels: labels, quantiles: quantiles.compactMap { q in values[q].map { (q, $0 / 1000) } },
                                       sum: (d.mean * Double(d.count) * 1000).rounded() / 1e6, count: d.count)

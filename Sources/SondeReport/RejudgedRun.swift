@@ -22,7 +22,7 @@ public enum RejudgedRun {
     public static func write(from source: RunFolder, into destination: RunFolder, thresholds: [Threshold]?, baseline: JournalScan.Result?,
                              prometheusPath: String?, renderers: ReportSectionRenderers = ReportSectionRenderers(),
                              keepingReportOnLoss: Bool) throws(TaskError) -> RunOutcome {
-        let scan = try JournalScan.read(folder: source)
+        let scan = try JournalScan.read(folder: source, soakParts: renderers.soakParts)
         if keepingReportOnLoss, let lost = ReportFiles.lost(scan, against: ExistingReport.facts(at: source.reportJSONPath)) {
             throw TaskError(code: .localIOError,
                             message: "\(source.journalPath) is damaged: \(lost), so a verdict from it would miss what the report.json "

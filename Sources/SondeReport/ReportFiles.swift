@@ -81,7 +81,7 @@ public enum ReportFiles {
         let writer = try ReportWriter(folder: folder, renderers: renderers)
         // A run with a live capture: every transaction gets its connection's evidence.
         let matcher = CaptureMatcher(captures: try JournalScan.liveCaptures(folder: folder))
-        let scan = try JournalScan.scan(folder: folder, onRunLine: { (line: RunLine) in
+        let scan = try JournalScan.scan(folder: folder, soakParts: renderers.soakParts, onRunLine: { (line: RunLine) in
             writer.start(tool: line.tool, run: line.run)
         }, transform: { matcher.isEmpty ? nil : matcher.attach(to: $0) },
         onTask: { (task: ProbeTask, taskJSON: ArraySlice<UInt8>) throws(TaskError) in

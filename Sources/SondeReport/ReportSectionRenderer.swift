@@ -39,12 +39,17 @@ public struct JUnitSectionCase: Sendable, Equatable {
     }
 }
 
-/// The renderers a run's report files use, by section name. A plain value: the CLI builds it from
-/// the registered kinds; an empty one renders report.json's sections only.
+/// The renderers a run's report files use, by section name, and the renderers of the extensions'
+/// parts of a soak (`soakParts`, in the extensions' order). A plain value: the CLI builds it from
+/// the registered kinds and extensions; an empty one renders report.json's sections only.
 public struct ReportSectionRenderers: Sendable {
     public let all: [any ReportSectionRenderer]
+    public let soakParts: [any SoakPartRenderer]
 
-    public init(_ all: [any ReportSectionRenderer] = []) { self.all = all }
+    public init(_ all: [any ReportSectionRenderer] = [], soakParts: [any SoakPartRenderer] = []) {
+        self.all = all
+        self.soakParts = soakParts
+    }
 
     /// The HTML of every section that has a renderer, in the sections' order.
     func html(_ sections: [ReportSection]) -> String {

@@ -115,11 +115,13 @@ final class ReportWriter {
                                              thresholds: outcome.thresholds, baseline: outcome.baseline,
                                              captures: outcome.captures, soaks: outcome.soaks,
                                              resume: outcome.resume, audits: outcome.audits, checks: outcome.checks,
-                                             sample: outcome.sample, sectionsHTML: renderers.html(outcome.sections))
+                                             sample: outcome.sample, sectionsHTML: renderers.html(outcome.sections),
+                                             soakParts: renderers.soakParts)
         try writeFileAtomically(Array(html.utf8), to: folder.reportHTMLPath)
         if let prometheusPath {
             let text = PrometheusWriter.render(run: run, summary: outcome.summary, thresholds: outcome.thresholds, soaks: outcome.soaks,
-                                               resume: outcome.resume, audits: outcome.audits, checks: outcome.checks)
+                                               resume: outcome.resume, audits: outcome.audits, checks: outcome.checks,
+                                               soakParts: renderers.soakParts)
                 + renderers.prometheus(outcome.sections).text
             try writeFileAtomically(Array(text.utf8), to: prometheusPath)
         }

@@ -181,7 +181,7 @@ public final class RunRecorder: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let check = checkIndex(named: name).map { checks[$0].name }
-        let builder = SoakReportBuilder(url: url, config: config, startedAt: startedAt, check: check)
+        let builder = SoakReportBuilder(url: url, config: config, startedAt: startedAt, check: check, parts: renderers.soakParts)
         if let index = soaks.lastIndex(where: { $0.check == check }) { soaks[index] = builder } else { soaks.append(builder) }
         try append(SoakStartLine(soak: .init(url: url, config: config, startedAt: startedAt, check: check)))
     }

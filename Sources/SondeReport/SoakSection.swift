@@ -10,12 +10,14 @@ enum SoakSection {
     private static let red = "#dc2626", blue = "#2563eb", grey = "#6b7280", amber = "#d97706"
     private static let palette = ["#2563eb", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be123c", "#4d7c0f", "#a16207"]
 
-    /// - Parameter link: the emulated link the soaks crossed, whose outage windows the timeline shades.
-    static func render(_ soaks: [SoakReport], link: LinkUse? = nil) -> String {
-        soaks.map { render($0, link: link) }.joined()
+    /// - Parameters:
+    ///   - link: the emulated link the soaks crossed, whose outage windows the timeline shades.
+    ///   - parts: the extensions' parts of a soak, each line a sentence after the pings'.
+    static func render(_ soaks: [SoakReport], link: LinkUse? = nil, parts: [any SoakPartRenderer] = []) -> String {
+        soaks.map { render($0, link: link, parts: parts) }.joined()
     }
 
-    private static func render(_ soak: SoakReport, link: LinkUse?) -> String {
+    private static func render(_ soak: SoakReport, link: LinkUse?, parts: [any SoakPartRenderer]) -> String {
         let title = soak.idleTimeout == nil ? "WebSocket soak" : "Idle-timeout discovery"
         var html = "<section><h2>\(title) <code>\(htmlEscape(soak.url))</code></h2>\n"
         let verdict = soak.verdict
@@ -24,7 +26,7 @@ enum SoakSection {
         if !soak.problems.isEmpty {
             html += "<ul>" + soak.problems.map { "<li class=\"warn\">\(htmlEscape($0))</li>" }.joined() + "</ul>\n"
         }
-        html += words(soak)
+        html += words(soak, parts: parts)
         html += timeline(soak, link: link)
         html += histogram(soak)
         html += disconnectTable(soak)
@@ -39,7 +41,7 @@ enum SoakSection {
         soak.finishedAt.map { max(0, Double($0.microsecondsSince1970 &- soak.startedAt.microsecondsSince1970) / 1e6) }
     }
 
-    private static func words(_ soak: SoakReport) -> String {
+    private static func words(_ soak: SoakReport, parts: [any SoakPartRenderer]) -> String {
         if let findings = soak.idleTimeout { return discoveryWords(soak, findings) }
         let c = soak.config
         var items: [String] = []
@@ -57,7 +59,7 @@ enum SoakSection {
         } else {
             items.append("No keepalive pings (--ping-interval 0).")
         }
-        if let subscription = soak.subscription { items.append(SoakSubscriptionText.line(subscription, attempts: soak.attempts.count) + ".") }
+        for part in parts { items += part.lines(soak).map { $0 + "." } }
         if soak.pings.serverPings > 0 || soak.pings.unsolicitedPongs > 0 {
             items.append("The server sent \(soak.pings.serverPings) pings (answered) and \(soak.pings.unsolicitedPongs) unsolicited pongs.")
         }

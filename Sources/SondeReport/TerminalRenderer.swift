@@ -9,6 +9,8 @@ import SondeCore
 public struct TerminalRenderer: Sendable {
     public var useColor: Bool
     public var barWidth = 48
+    /// The lines of the extensions' parts of a soak (`SoakPartRenderer`), after its pings.
+    public var soakParts: [any SoakPartRenderer] = []
 
     public init(useColor: Bool) { self.useColor = useColor }
 
@@ -291,7 +293,7 @@ public struct TerminalRenderer: Sendable {
         }
         if soak.pings.serverPings > 0 { pings += "; server pings \(soak.pings.serverPings)" }
         lines.append(pings)
-        if let subscription = soak.subscription { lines.append(shown(SoakSubscriptionText.line(subscription, attempts: soak.attempts.count))) }
+        for part in soakParts { lines += part.lines(soak).map(shown) }
         let m = soak.messages
         if m.sent > 0 {
             var text = "messages \(m.sent) sent, \(m.received) echoed, \(m.lost) lost, \(m.corrupted) corrupted, "

@@ -60,7 +60,8 @@ public struct ScheduledRunner: Sendable {
         let result = ended.finished?.run.status.rawValue ?? (stop.isPulled ? RunStatus.timeout.rawValue : RunStatus.error.rawValue)
         var families = ended.finished.map {
             PrometheusWriter.families(run: $0.run, summary: $0.summary, thresholds: $0.thresholds, soaks: $0.soaks, resume: $0.resume,
-                                      audits: $0.audits, checks: $0.checks, describingRun: false)
+                                      audits: $0.audits, checks: $0.checks, describingRun: false,
+                                      soakParts: settings.sectionRenderers.soakParts)
         }
         // The series of the check kinds' own sections (an sse check's `sonde_sse_*`), through their renderers.
         if let finished = ended.finished, !finished.sections.isEmpty { families?.add(settings.sectionRenderers.prometheus(finished.sections)) }
@@ -127,9 +128,11 @@ public struct ScheduledRunner: Sendable {
     /// counted (`sonde_serve_export_errors_total`) until an export goes through again.
     private func export(folder: String, run: RunInfo, settings: OTLPSettings, context: OTLPTraceContext, check: String) async -> Int {
         let vantage = config.value.vantage
+        let soakParts = self.settings.sectionRenderers.soakParts
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<OTLPExporter.Outcome, Never>) in
             let thread = Thread {
-                continuation.resume(returning: OTLPExporter.export(runFolder: folder, run: run, settings: settings, context: context, vantage: vantage))
+                continuation.resume(returning: OTLPExporter.export(runFolder: folder, run: run, settings: settings, context: context, vantage: vantage,
+                                                                        soakParts: soakParts))
             }
             thread.name = "sonde-otlp"
             thread.start()

@@ -153,10 +153,10 @@ final class SoakConnection {
             queue.add { [weak self] in
                 guard let self, var attempt = self.attempt, attempt.attempt == number, attempt.cause == nil,
                       let session = self.session else { return }
-                let (pings, messages, subscription) = session.snapshot
+                let (pings, messages, parts) = session.snapshot
                 attempt.pings = pings
                 attempt.messages = messages
-                attempt.subscription = subscription
+                attempt.parts = parts
                 self.sink.attempt(attempt)
                 next()
             }

@@ -38,7 +38,8 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         var closedBy: String?
         var pings: SoakAttempt.Pings
         var messages: SoakAttempt.Messages
-        var subscription: SoakSubscription?
+        /// The subprotocol's record (`SoakSubprotocol.parts`); empty without one.
+        var parts: ModelParts
     }
 
     private let config: SoakConfig
@@ -182,8 +183,8 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// The counts of this connection so far, for a journal snapshot of an open attempt.
-    var snapshot: (pings: SoakAttempt.Pings, messages: SoakAttempt.Messages, subscription: SoakSubscription?) {
-        (pings, sequences.current, subprotocol?.record)
+    var snapshot: (pings: SoakAttempt.Pings, messages: SoakAttempt.Messages, parts: ModelParts) {
+        (pings, sequences.current, subprotocol?.parts ?? ModelParts())
     }
 
     /// Called when a pong answers one of this session's pings (the idle probe listens).
@@ -370,7 +371,7 @@ final class SoakSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
         let finalCause = cause ?? (sawReset ? .tcpReset : .eof)
         subprotocol?.closed(code: closeCode)
         onEnd(Ending(cause: finalCause, closeCode: closeCode, closeReason: closeReason, closedBy: closedBy,
-                     pings: pings, messages: messages, subscription: subprotocol?.record), sequences)
+                     pings: pings, messages: messages, parts: subprotocol?.parts ?? ModelParts()), sequences)
         context = nil
     }
 }
@@ -385,6 +386,6 @@ extension SoakAttempt {
         closedBy = ending.closedBy
         pings = ending.pings
         messages = ending.messages
-        subscription = ending.subscription
+        parts = ending.parts
     }
 }

@@ -20,9 +20,10 @@ public protocol SoakSubprotocol: AnyObject {
     /// The text message that is the protocol's ping (sent at the soak's ping interval instead of a
     /// ping frame; the `.pong` action answers it).
     var pingMessage: String { get }
-    /// The exchange so far, as the attempt records it.
-    var record: SoakSubscription { get }
-    /// The connection ended with this close code (either side's): the subprotocol names it in `record`.
+    /// The exchange so far, as the attempt records it: its parts (`SoakAttempt.parts`), under the
+    /// key of the extension's `SoakPart`.
+    var parts: ModelParts { get }
+    /// The connection ended with this close code (either side's): the subprotocol names it in `parts`.
     func closed(code: Int?)
 }
 
@@ -32,7 +33,7 @@ public enum SoakSubprotocolAction: Equatable, Sendable {
     case send(String)
     /// The answer to the oldest outstanding protocol ping came (an unsolicited one when none is outstanding).
     case pong
-    /// The gap since the previous event of the subscription, ns (a soak sample).
+    /// The gap since the previous event of the protocol (a subscription's message), ns (a soak sample).
     case eventGap(nanos: UInt64)
     /// Call `woke` after this many ns (at most one pending: a later request replaces it).
     case wake(afterNanos: UInt64)

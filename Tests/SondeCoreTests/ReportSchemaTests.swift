@@ -5,18 +5,19 @@ import Testing
 /// The report schema's definitions of the field models are the ones their field declarations
 /// derive (`FieldModel.schemaDefinition`), descriptions aside: a field added to a model and not
 /// to `Reports/schema/sonde-report.schema.json` fails here. `scripts/update-report-schema.sh`
-/// writes the derived definitions into the file, keeping its descriptions.
+/// writes the derived definitions into the file, keeping its descriptions. A soak's and its
+/// attempts' (`soak`, `soakAttempt`), which hold the kind extensions' parts, are `SoakPartSchemaTests`'.
 @Suite struct ReportSchemaTests {
     static let models: [(name: String, schema: ModelSchema)] = [
         ("probeTask", ProbeTask.schemaDefinition), ("transaction", TransactionMetrics.schemaDefinition),
         ("phases", Phases.schemaDefinition), ("certificate", PeerCertificate.schemaDefinition),
         ("captureEvidence", CaptureEvidence.schemaDefinition), ("packetMark", FlowEvidence.PacketMark.schemaDefinition),
         ("error", TaskError.schemaDefinition), ("altSvc", AltSvcUse.schemaDefinition),
-        ("altSvcFailure", AltSvcFailure.schemaDefinition), ("soakAttempt", SoakAttempt.schemaDefinition),
+        ("altSvcFailure", AltSvcFailure.schemaDefinition),
         ("wsHandshake", WebSocketHandshake.schemaDefinition), ("resumeTrial", ResumeTrial.schemaDefinition),
         ("resumeInterruption", ResumeInterruption.schemaDefinition),
         ("resumeLeg", ResumeLeg.schemaDefinition), ("transferRetry", TransferRetry.schemaDefinition),
-        ("soak", SoakReport.schemaDefinition), ("distribution", DistributionSummary.schemaDefinition),
+        ("distribution", DistributionSummary.schemaDefinition),
         ("summary", ProbeSummary.schemaDefinition), ("capture", CaptureReport.schemaDefinition),
         ("flow", FlowEvidence.schemaDefinition), ("flowDirection", FlowEvidence.Direction.schemaDefinition),
         ("quicFlow", QUICFlowEvidence.schemaDefinition), ("quicDirection", QUICFlowEvidence.Direction.schemaDefinition),

@@ -8,4 +8,11 @@ struct FieldEncoder: FieldVisitor {
         if rule.omitsNil && value.isAbsent { return }
         try container.encode(value, forKey: FieldCodingKey(name))
     }
+
+    mutating func visitParts(_ parts: inout ModelParts) throws(any Error) {
+        for (key, json) in parts.values.sorted(by: { $0.key < $1.key }) {
+            guard let codingKey = FieldCodingKey(stringValue: key) else { continue }
+            try container.encode(try JSONTree(json: json), forKey: codingKey)
+        }
+    }
 }

@@ -19,6 +19,8 @@ struct JSONFieldReader: FieldVisitor {
     private var missingRequired: StaticString?
     private var first = true
     private var closed = false
+    /// A member kept as a part named a field taken as absent: the keys came in another order.
+    private var outOfOrder = false
 
     init(reader: UnsafeMutablePointer<JSONReader>, typeName: Any.Type) {
         self.reader = reader
@@ -40,11 +42,31 @@ struct JSONFieldReader: FieldVisitor {
         if rule.required, missingRequired == nil { missingRequired = name }
     }
 
+    /// Every member left (the pending one and the rest, through the `}`) is a part, unless its key
+    /// names a field taken as absent (then the keys came in another order: `finish` says so).
+    mutating func visitParts(_ parts: inout ModelParts) throws(JSONReadError) {
+        while !closed {
+            if pending == nil {
+                pending = try reader.pointee.nextKey(first: &first)
+                if pending == nil { closed = true; break }
+            }
+            guard let key = pending else { break }
+            pending = nil
+            if absent.contains(where: { key == $0 }) {
+                outOfOrder = true
+                try reader.pointee.skipValue()
+            } else {
+                parts.set(key.description, json: reader.pointee.bytes(in: try reader.pointee.readRawValue()))
+            }
+        }
+    }
+
     /// Reads what is left of the object through its `}`: true when every key was matched or is
     /// unknown (then the fields hold the object), false when a key left over names a field taken
     /// as absent (the keys came in another order: read the object again by index). Throws when
     /// a required key is missing.
     mutating func finish() throws(JSONReadError) -> Bool {
+        if outOfOrder { return false }
         while !closed {
             if pending == nil {
                 pending = try reader.pointee.nextKey(first: &first)

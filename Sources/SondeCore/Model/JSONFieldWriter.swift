@@ -10,4 +10,12 @@ struct JSONFieldWriter: FieldVisitor {
         output.pointee.key(name)
         value.writeModelValue(to: &output.pointee)
     }
+
+    mutating func visitParts(_ parts: inout ModelParts) {
+        for (key, json) in parts.values.sorted(by: { $0.key < $1.key }) {
+            output.pointee.key(named: key)
+            output.pointee.beginRawValue()
+            output.pointee.appendRaw(json)
+        }
+    }
 }

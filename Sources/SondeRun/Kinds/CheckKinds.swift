@@ -63,10 +63,16 @@ public struct CheckKinds: Sendable {
     public var declaredMetrics: DeclaredMetrics { .listed(all.flatMap { $0.metrics } + extensions.flatMap { $0.metrics }) }
 
     /// The kinds' and then the extensions' report section renderers (`CheckKind.sectionRenderer`,
-    /// `KindExtension.sectionRenderer`), for the run's settings.
+    /// `KindExtension.sectionRenderer`) and the extensions' soak part renderers
+    /// (`KindExtension.soakPartRenderer`), for the run's settings.
     public var sectionRenderers: ReportSectionRenderers {
-        ReportSectionRenderers(all.compactMap { $0.sectionRenderer } + extensions.compactMap { $0.sectionRenderer })
+        ReportSectionRenderers(all.compactMap { $0.sectionRenderer } + extensions.compactMap { $0.sectionRenderer },
+                               soakParts: extensions.compactMap { $0.soakPartRenderer })
     }
+
+    /// The extensions' parts of a soak (`KindExtension.soakPartRenderer`), in their order: what
+    /// builds and shows them (`SoakReportBuilder`, the renderers) and the report schema take.
+    public var soakParts: [any SoakPartRenderer] { extensions.compactMap { $0.soakPartRenderer } }
 
     /// Every kind's name, in order.
     public var names: [String] { all.map { $0.name } }

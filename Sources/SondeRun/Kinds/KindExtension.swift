@@ -38,12 +38,18 @@ public protocol KindExtension<Base>: Equatable, Sendable {
 
     /// How the extension's report section shows (as `CheckKind.sectionRenderer`); nil for none.
     static var sectionRenderer: (any ReportSectionRenderer)? { get }
+
+    /// The extension's part of its kind's report, how it is summed and judged and how it shows (a
+    /// soak's: `SoakPartRenderer`, a `SoakPart`); nil for none.
+    static var soakPartRenderer: (any SoakPartRenderer)? { get }
 }
 
 extension KindExtension {
     public static var metrics: [DeclaredMetric] { [] }
 
     public static var sectionRenderer: (any ReportSectionRenderer)? { nil }
+
+    public static var soakPartRenderer: (any SoakPartRenderer)? { nil }
 
     public func resolvingPaths(against folder: String) -> Self { self }
 

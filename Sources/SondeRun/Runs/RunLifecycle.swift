@@ -165,7 +165,9 @@ public final class RunLifecycle: Sendable {
         if settings.json {
             printReportDocument(recorder.folder)
         } else {
-            render(finished, RunSettings.terminalRenderer)
+            var renderer = RunSettings.terminalRenderer
+            renderer.soakParts = settings.sectionRenderers.soakParts
+            render(finished, renderer)
             if let link { printLine(RunSettings.terminalRenderer.render(linkCounters: link)) }
             if !finished.thresholds.isEmpty { printLine(RunSettings.terminalRenderer.render(thresholds: finished.thresholds)) }
             printReportPaths(recorder.folder, har: har, prometheusPath: settings.prometheusPath)

@@ -106,7 +106,8 @@ public struct RunSettings: Sendable {
     /// Blocks for at most each signal's bounded export (`OTLPExporter`).
     public func export(_ folder: RunFolder, run: RunInfo) {
         guard let otlp else { return }
-        let exported = OTLPExporter.export(runFolder: folder.path, run: run, settings: otlp, context: traceContext, vantage: nil)
+        let exported = OTLPExporter.export(runFolder: folder.path, run: run, settings: otlp, context: traceContext, vantage: nil,
+                                            soakParts: sectionRenderers.soakParts)
         if !exported.failures.isEmpty {
             printError("sonde: warning: the OTLP export failed (the run's files are written): " + exported.failures.joined(separator: "; "))
         }

@@ -1,7 +1,10 @@
+import SondeCore
+
 /// A GraphQL subscription over WebSocket (`graphql-transport-ws`, docs/graphql.md) on one attempt
-/// of a soak: what its protocol exchanged. Counts only grow while the attempt is open; the
-/// attempt's last journal line holds the final ones.
-public struct SoakSubscription: Sendable, Equatable {
+/// of a soak: what its protocol exchanged (`attempts[].subscription`, a part of the attempt:
+/// `GraphQLSubscriptionPart`). Counts only grow while the attempt is open; the attempt's last
+/// journal line holds the final ones.
+public struct GraphQLSubscriptionRecord: Sendable, Equatable {
     /// From `connection_init` sent to `connection_ack` received, ms; nil while no ack came.
     public var ackMs: Double?
     /// `subscribe` messages sent: the first, and one after each `complete` or `error`.
@@ -24,8 +27,8 @@ public struct SoakSubscription: Sendable, Equatable {
     public init() {}
 }
 
-extension SoakSubscription: FieldModel {
-    public static let blank = SoakSubscription()
+extension GraphQLSubscriptionRecord: FieldModel {
+    public static let blank = GraphQLSubscriptionRecord()
 
     public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
         try v.visit("ackMs", &ackMs, .milliseconds)
