@@ -1,5 +1,6 @@
 import Foundation
 import SondeCore
+import Synchronization
 
 /// Receives a run's records as they come and keeps nothing unbounded: each probe task goes to
 /// the JSONL journal at once, into the summary's histograms, (the first few hundred) into the
@@ -20,7 +21,7 @@ import SondeCore
 /// Threading: every public method takes `lock`, so the engines of overlapping checks (a
 /// `RecorderThread`, the soak's event sink, a resume thread) may record at once.
 public final class RunRecorder: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Mutex(())
     public let folder: RunFolder
     public let tool: ToolInfo
     public private(set) var run: RunInfo
@@ -75,11 +76,11 @@ public final class RunRecorder: @unchecked Sendable {
     }
 
     /// Tasks recorded so far that ended in an error (cheap: no distribution is summarised).
-    public var failedTasks: Int { lock.withLock { summary.failedTasks } }
+    public var failedTasks: Int { lock.withLock { _ in summary.failedTasks } }
 
     /// The name of the one check under way; nil between checks, in runs without them, and while
     /// several overlap.
-    public var checkUnderWay: String? { lock.withLock { soleOpenCheck } }
+    public var checkUnderWay: String? { lock.withLock { _ in soleOpenCheck } }
 
     private var soleOpenCheck: String? { open.count == 1 ? checks[open[0]].name : nil }
 
@@ -99,26 +100,26 @@ public final class RunRecorder: @unchecked Sendable {
     ///   check under way is an error.
     public func beginCheck(name: String, kind: String, thresholds: [Threshold], overlapping: Bool = false,
                            link: LinkUse? = nil) throws(TaskError) {
-        lock.lock()
-        defer { lock.unlock() }
-        if !overlapping, let current = open.first {
-            throw TaskError(code: .internalError, message: "check \(checks[current].name) is still under way: end it before \(name) begins")
+        try lock.withLock { _ throws(TaskError) in
+            if !overlapping, let current = open.first {
+                throw TaskError(code: .internalError, message: "check \(checks[current].name) is still under way: end it before \(name) begins")
+            }
+            if let problem = CheckReport.nameProblem(name) { throw TaskError(code: .internalError, message: problem) }
+            guard checkKinds.contains(kind) else {
+                let planned = checkKinds.isEmpty ? "none" : checkKinds.joined(separator: ", ")
+                throw TaskError(code: .internalError, message: "check kind \(kind.debugDescription) is not one this run planned (\(planned))")
+            }
+            guard !checks.contains(where: { $0.name == name }) else {
+                throw TaskError(code: .internalError, message: "this run already has a check named \(name)")
+            }
+            let begin = CheckBeginLine.Begin(name: name, kind: kind, startedAt: .now(), thresholds: thresholds.map(\.expression), link: link)
+            try append(CheckBeginLine(check: begin))
+            try journal.flush()
+            // A run of checks renders from its journal: files begun live for earlier tasks go.
+            liveReport = nil
+            checks.append(CheckBuilder(begin: begin, thresholds: thresholds))
+            open.append(checks.count - 1)
         }
-        if let problem = CheckReport.nameProblem(name) { throw TaskError(code: .internalError, message: problem) }
-        guard checkKinds.contains(kind) else {
-            let planned = checkKinds.isEmpty ? "none" : checkKinds.joined(separator: ", ")
-            throw TaskError(code: .internalError, message: "check kind \(kind.debugDescription) is not one this run planned (\(planned))")
-        }
-        guard !checks.contains(where: { $0.name == name }) else {
-            throw TaskError(code: .internalError, message: "this run already has a check named \(name)")
-        }
-        let begin = CheckBeginLine.Begin(name: name, kind: kind, startedAt: .now(), thresholds: thresholds.map(\.expression), link: link)
-        try append(CheckBeginLine(check: begin))
-        try journal.flush()
-        // A run of checks renders from its journal: files begun live for earlier tasks go.
-        liveReport = nil
-        checks.append(CheckBuilder(begin: begin, thresholds: thresholds))
-        open.append(checks.count - 1)
     }
 
     /// The check `name` (nil: the one under way) ended; `error` is what stopped the check itself
@@ -127,17 +128,17 @@ public final class RunRecorder: @unchecked Sendable {
     /// - Parameter link: the check's emulated link with its counters, when it ran over one.
     public func endCheck(_ name: String? = nil, error: TaskError?, interrupted: Bool, timedOut: Bool = false,
                          link: LinkUse? = nil) throws(TaskError) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let current = name.map({ name in open.first { checks[$0].name == name } }) ?? (open.count == 1 ? open.first : nil) else {
-            throw TaskError(code: .internalError, message: "no check \(name.map { "named \($0) " } ?? "")is under way, so none can end")
+        try lock.withLock { _ throws(TaskError) in
+            guard let current = name.map({ name in open.first { checks[$0].name == name } }) ?? (open.count == 1 ? open.first : nil) else {
+                throw TaskError(code: .internalError, message: "no check \(name.map { "named \($0) " } ?? "")is under way, so none can end")
+            }
+            let end = CheckEndLine.End(name: checks[current].name, finishedAt: .now(), error: error, interrupted: interrupted,
+                                       timedOut: timedOut ? true : nil, link: link)
+            checks[current].end = end
+            open.removeAll { $0 == current }
+            try append(CheckEndLine(check: end))
+            try journal.flush()
         }
-        let end = CheckEndLine.End(name: checks[current].name, finishedAt: .now(), error: error, interrupted: interrupted,
-                                   timedOut: timedOut ? true : nil, link: link)
-        checks[current].end = end
-        open.removeAll { $0 == current }
-        try append(CheckEndLine(check: end))
-        try journal.flush()
     }
 
     /// Journals the task (named after the check under way, if any), then counts it and hands it to
@@ -145,45 +146,45 @@ public final class RunRecorder: @unchecked Sendable {
     /// files fail, they are dropped and `finish` renders from the journal, so the summary always
     /// describes the journalled tasks.
     public func record(_ task: ProbeTask) throws(TaskError) {
-        lock.lock()
-        defer { lock.unlock() }
-        let current = open.isEmpty ? nil : checkIndex(named: task.check)
-        // A run without checks (every plain probe) records the task as it came, without a copy.
-        let task = current == nil && task.check == nil ? task : task.stamped(check: current.map { checks[$0].name })
-        try appendLine(ReportJSONWriter.probeLinePrefix, task, ReportJSONWriter.probeLineSuffix)
-        summary.add(task)
-        if let current { checks[current].add(task) }
-        if summary.tasks == 1 && rendersLive {
-            let writer = try ReportWriter(folder: folder)
-            writer.start(tool: tool, run: run)
-            liveReport = writer
-        }
-        guard let liveReport else { return }
-        sampler.add(task)
-        do throws(TaskError) {
-            try line.withBytes { (json) throws(TaskError) in try liveReport.add(task, journalled: json) }
-        } catch {
-            self.liveReport = nil
-            throw error
+        try lock.withLock { _ throws(TaskError) in
+            let current = open.isEmpty ? nil : checkIndex(named: task.check)
+            // A run without checks (every plain probe) records the task as it came, without a copy.
+            let task = current == nil && task.check == nil ? task : task.stamped(check: current.map { checks[$0].name })
+            try appendLine(ReportJSONWriter.probeLinePrefix, task, ReportJSONWriter.probeLineSuffix)
+            summary.add(task)
+            if let current { checks[current].add(task) }
+            if summary.tasks == 1 && rendersLive {
+                let writer = try ReportWriter(folder: folder)
+                writer.start(tool: tool, run: run)
+                liveReport = writer
+            }
+            guard let liveReport else { return }
+            sampler.add(task)
+            do throws(TaskError) {
+                try line.withBytes { (json) throws(TaskError) in try liveReport.add(task, journalled: json) }
+            } catch {
+                self.liveReport = nil
+                throw error
+            }
         }
     }
 
     /// Records the evidence of one capture (a line of its own in the journal).
     public func record(capture: CaptureReport) throws(TaskError) {
-        lock.lock()
-        defer { lock.unlock() }
-        recordedCapture = true
-        try append(CaptureLine(capture: capture))
+        try lock.withLock { _ throws(TaskError) in
+            recordedCapture = true
+            try append(CaptureLine(capture: capture))
+        }
     }
 
     /// Records the start of a WebSocket soak (of the check `check`, or the one under way, if any).
     public func record(soakStart url: String, config: SoakConfig, startedAt: Timestamp, check name: String? = nil) throws(TaskError) {
-        lock.lock()
-        defer { lock.unlock() }
-        let check = checkIndex(named: name).map { checks[$0].name }
-        let builder = SoakReportBuilder(url: url, config: config, startedAt: startedAt, check: check, parts: renderers.soakParts)
-        if let index = soaks.lastIndex(where: { $0.check == check }) { soaks[index] = builder } else { soaks.append(builder) }
-        try append(SoakStartLine(soak: .init(url: url, config: config, startedAt: startedAt, check: check)))
+        try lock.withLock { _ throws(TaskError) in
+            let check = checkIndex(named: name).map { checks[$0].name }
+            let builder = SoakReportBuilder(url: url, config: config, startedAt: startedAt, check: check, parts: renderers.soakParts)
+            if let index = soaks.lastIndex(where: { $0.check == check }) { soaks[index] = builder } else { soaks.append(builder) }
+            try append(SoakStartLine(soak: .init(url: url, config: config, startedAt: startedAt, check: check)))
+        }
     }
 
     /// The check a soak record of `name` belongs to, and that check's soak (or the run's own
@@ -195,63 +196,63 @@ public final class RunRecorder: @unchecked Sendable {
 
     /// Records one attempt of a soak's connection (again each time it changes; the last wins).
     public func record(attempt: SoakAttempt, check name: String? = nil) throws(TaskError) {
-        lock.lock()
-        defer { lock.unlock() }
-        let (check, index) = soak(of: name)
-        if let index { soaks[index].add(attempt) }
-        try appendLine(SoakAttemptLine.prefix, attempt, check.map(SoakAttemptLine.suffix(check:)) ?? SoakAttemptLine.suffix)
+        try lock.withLock { _ throws(TaskError) in
+            let (check, index) = soak(of: name)
+            if let index { soaks[index].add(attempt) }
+            try appendLine(SoakAttemptLine.prefix, attempt, check.map(SoakAttemptLine.suffix(check:)) ?? SoakAttemptLine.suffix)
+        }
     }
 
     /// Records a batch of soak samples.
     public func record(samples: SoakSamples, check name: String? = nil) throws(TaskError) {
         guard !samples.isEmpty else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        let (check, index) = soak(of: name)
-        if let index { soaks[index].add(samples) }
-        try appendLine(SoakSamplesLine.prefix, samples, check.map(SoakSamplesLine.suffix(check:)) ?? SoakSamplesLine.suffix)
+        try lock.withLock { _ throws(TaskError) in
+            let (check, index) = soak(of: name)
+            if let index { soaks[index].add(samples) }
+            try appendLine(SoakSamplesLine.prefix, samples, check.map(SoakSamplesLine.suffix(check:)) ?? SoakSamplesLine.suffix)
+        }
     }
 
     /// Records what an idle-timeout discovery found.
     public func record(idleTimeout findings: IdleTimeoutFindings, check name: String? = nil) throws(TaskError) {
-        lock.lock()
-        defer { lock.unlock() }
-        let (check, index) = soak(of: name)
-        if let index { soaks[index].set(idleTimeout: findings) }
-        try append(SoakIdleLine(findings: findings, check: check))
+        try lock.withLock { _ throws(TaskError) in
+            let (check, index) = soak(of: name)
+            if let index { soaks[index].set(idleTimeout: findings) }
+            try append(SoakIdleLine(findings: findings, check: check))
+        }
     }
 
     /// Records one finished resume trial (flushed at once: trials are few and each may be long).
     public func record(resumeTrial trial: ResumeTrial, check name: String? = nil) throws(TaskError) {
-        lock.lock()
-        defer { lock.unlock() }
-        var trial = trial
-        trial.check = checkIndex(named: name).map { checks[$0].name }
-        resume.trials.append(trial)
-        try append(ResumeTrialLine(trial: trial))
-        try journal.flush()
+        try lock.withLock { _ throws(TaskError) in
+            var trial = trial
+            trial.check = checkIndex(named: name).map { checks[$0].name }
+            resume.trials.append(trial)
+            try append(ResumeTrialLine(trial: trial))
+            try journal.flush()
+        }
     }
 
     /// Records one resumability verdict.
     public func record(resumeVerdict verdict: ResumeVerdict, check name: String? = nil) throws(TaskError) {
-        lock.lock()
-        defer { lock.unlock() }
-        var verdict = verdict
-        verdict.check = checkIndex(named: name).map { checks[$0].name }
-        resume.verdicts.append(verdict)
-        try append(ResumeVerdictLine(verdict: verdict))
-        try journal.flush()
+        try lock.withLock { _ throws(TaskError) in
+            var verdict = verdict
+            verdict.check = checkIndex(named: name).map { checks[$0].name }
+            resume.verdicts.append(verdict)
+            try append(ResumeVerdictLine(verdict: verdict))
+            try journal.flush()
+        }
     }
 
     /// Records one audited URL (flushed at once: an audit is one line per URL).
     public func record(audit: AuditResult, check name: String? = nil) throws(TaskError) {
-        lock.lock()
-        defer { lock.unlock() }
-        var audit = audit
-        audit.check = checkIndex(named: name ?? audit.check).map { checks[$0].name }
-        audits.append(audit)
-        try append(AuditLine(audit: audit))
-        try journal.flush()
+        try lock.withLock { _ throws(TaskError) in
+            var audit = audit
+            audit.check = checkIndex(named: name ?? audit.check).map { checks[$0].name }
+            audits.append(audit)
+            try append(AuditLine(audit: audit))
+            try journal.flush()
+        }
     }
 
     /// Records one item of the report.json array `section` that a check kind fills itself
@@ -260,19 +261,19 @@ public final class RunRecorder: @unchecked Sendable {
         guard ReportSection.isValid(name: section) else {
             throw TaskError(code: .internalError, message: "'\(section)' cannot name a report section")
         }
-        lock.lock()
-        defer { lock.unlock() }
-        recordedSection = true
-        if let json = try? JSONEncoder().encode(item), let values = ReportSection.declaredValues(item: Array(json)) { declared.append(values) }
-        try append(SectionLine(name: section, section: item))
-        try journal.flush()
+        try lock.withLock { _ throws(TaskError) in
+            recordedSection = true
+            if let json = try? JSONEncoder().encode(item), let values = ReportSection.declaredValues(item: Array(json)) { declared.append(values) }
+            try append(SectionLine(name: section, section: item))
+            try journal.flush()
+        }
     }
 
     /// Flushes the journal if its buffer has waited a flush interval (call this while idle).
     public func flushIfDue() throws(TaskError) {
-        lock.lock()
-        defer { lock.unlock() }
-        try journal.flushIfDue()
+        try lock.withLock { _ throws(TaskError) in
+            try journal.flushIfDue()
+        }
     }
 
     /// Ends the run: evaluates the run's thresholds on the whole run and each check's thresholds on
@@ -285,29 +286,29 @@ public final class RunRecorder: @unchecked Sendable {
     /// - Parameter link: a single-check run's emulated link with its counters (`RunInfo.link`).
     public func finish(status: RunStatus, thresholds: [Threshold] = [], baseline: JournalScan.Result? = nil,
                        prometheusPath: String? = nil, link: LinkUse? = nil) throws(TaskError) -> RunOutcome {
-        lock.lock()
-        defer { lock.unlock() }
-        // However this ends, the live files go: committed ones are renamed, the rest (a journal that
-        // could not be closed, a full disk) leave no `.partial` behind.
-        defer { liveReport = nil }
-        let result = summary.result
-        run.finishedAt = Timestamp.now()
-        if let link { run.link = link }
-        let judged = RunJudgement(summary: result, thresholds: thresholds, baseline: baseline, soaks: soaks, resume: resume,
-                                  audits: audits, declared: declared, checks: checks, status: status, finishedAt: run.finishedAt)
-        run.status = judged.status
-        let results = judged.thresholds, comparison = judged.comparison
-        try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison,
-                           checks: judged.checks.isEmpty ? nil : judged.checks, link: link))
-        try journal.close()
-        guard let liveReport, rendersLive else {
-            self.liveReport = nil  // before the journal's writer reopens the same partial files
-            return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath, renderers: renderers)
+        try lock.withLock { _ throws(TaskError) in
+            // However this ends, the live files go: committed ones are renamed, the rest (a journal that
+            // could not be closed, a full disk) leave no `.partial` behind.
+            defer { liveReport = nil }
+            let result = summary.result
+            run.finishedAt = Timestamp.now()
+            if let link { run.link = link }
+            let judged = RunJudgement(summary: result, thresholds: thresholds, baseline: baseline, soaks: soaks, resume: resume,
+                                      audits: audits, declared: declared, checks: checks, status: status, finishedAt: run.finishedAt)
+            run.status = judged.status
+            let results = judged.thresholds, comparison = judged.comparison
+            try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison,
+                               checks: judged.checks.isEmpty ? nil : judged.checks, link: link))
+            try journal.close()
+            guard let liveReport, rendersLive else {
+                self.liveReport = nil  // before the journal's writer reopens the same partial files
+                return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath, renderers: renderers)
+            }
+            let outcome = RunOutcome(tool: tool, run: run, summary: result, thresholds: results, baseline: comparison,
+                                     sample: sampler.tasks)
+            try liveReport.finish(outcome, prometheusPath: prometheusPath)
+            return outcome
         }
-        let outcome = RunOutcome(tool: tool, run: run, summary: result, thresholds: results, baseline: comparison,
-                                 sample: sampler.tasks)
-        try liveReport.finish(outcome, prometheusPath: prometheusPath)
-        return outcome
     }
 
     /// One journal line `prefix + value + suffix`; `line` keeps the value's JSON afterwards.
