@@ -5,7 +5,8 @@
 ///
 /// Polling begins only after a quiet spell: a wait that slept at least `quietNs` (the thread had
 /// nothing to do for that long); it then goes on while a deadline or the last packet is within
-/// `spinNs`, and stops when the thread next goes to sleep. Sparse packets (a handshake, a ping, a
+/// `spinNs`, and stops when the thread next goes to sleep. The thread sleeps to `spinNs` before a
+/// deadline only when that sleep is itself a quiet spell, else straight to the deadline. Sparse packets (a handshake, a ping, a
 /// request, a stream of datagrams milliseconds apart) follow quiet spells and are polled for every
 /// time; a stream dense enough that the thread never sleeps `quietNs` at a time (a bulk transfer:
 /// at 50 Mbit/s a deadline every 240 µs) is not polled for at all, and its packets leave as late as
@@ -44,8 +45,8 @@ struct SpinBudget {
     }
 
     /// When the next wait should end: `now` to poll, `deadline - spinNs` to sleep towards the next
-    /// deadline's spin, the deadline itself when the thread may not poll (not after a quiet spell,
-    /// or the budget is spent), -1 to sleep until a packet comes.
+    /// deadline's spin (a sleep of at least `quietNs`), the deadline itself when it is closer or the
+    /// budget is spent, -1 to sleep until a packet comes.
     /// - Parameters:
     ///   - deadline: the emulator's next deadline, if it holds packets.
     ///   - lastActivity: when the thread last read or wrote a packet.
@@ -59,15 +60,18 @@ struct SpinBudget {
         }
         tokensNs = min(capNs, tokensNs + Int64(Double(elapsed) * share))
         polling = false
-        guard spinNs > 0, primed, tokensNs > 0 else {
+        guard spinNs > 0, tokensNs > 0 else {
             primed = false
             return deadline ?? -1
         }
-        if now - lastActivity < spinNs || (deadline.map { $0 - now <= spinNs } ?? false) {
+        if primed, now - lastActivity < spinNs || (deadline.map { $0 - now <= spinNs } ?? false) {
             polling = true
             return now
         }
         primed = false
-        return deadline.map { $0 - spinNs } ?? -1
+        guard let deadline else { return -1 }
+        // Sleeping to the deadline's spin is a quiet spell only when it is long enough; else the
+        // thread sleeps straight to the deadline (one wake-up, no polling).
+        return deadline - spinNs - now >= quietNs ? deadline - spinNs : deadline
     }
 }

@@ -65,11 +65,20 @@ import Testing
 
     @Test func aThreadKeptAwakeByPacketsSleepsStraightToItsDeadlines() {
         var budget = SpinBudget(spinNs: spin, share: 1, now: 0)
-        // Sleeps of 200 µs (shorter than the quiet spell) between packets: no polling begins,
-        // neither after a packet nor before a deadline.
         #expect(budget.wake(for: 5_000_000, lastActivity: -1_000_000, now: 0) == 4_900_000)
-        #expect(budget.wake(for: 5_000_000, lastActivity: 199_000, now: 200_000) == 5_000_000)
-        #expect(budget.wake(for: 450_000, lastActivity: 399_000, now: 400_000) == 450_000)
+        // Sleeps of 200–300 µs (shorter than the quiet spell) between packets and deadlines: no
+        // polling after a packet, and the thread sleeps straight to each deadline.
+        #expect(budget.wake(for: 500_000, lastActivity: 199_000, now: 200_000) == 500_000)
+        #expect(budget.wake(for: 700_000, lastActivity: 500_000, now: 500_000) == 700_000)
+    }
+
+    @Test func aPacketAfterAShortSleepHasItsDeadlinePolledForAfterAQuietSpell() {
+        var budget = SpinBudget(spinNs: spin, share: 1, now: 0)
+        #expect(budget.wake(for: nil, lastActivity: -1_000_000, now: 0) == -1)
+        // An answer read 50 µs after the thread went to sleep: no polling after it (the sleep
+        // was short), but its deadline 1 ms away is a quiet spell away: the thread sleeps to its spin.
+        #expect(budget.wake(for: 1_050_000, lastActivity: 50_000, now: 50_000) == 950_000)
+        #expect(budget.wake(for: 1_050_000, lastActivity: 50_000, now: 950_000) == 950_000, "polls before the deadline")
     }
 
     @Test func noSpinSleepsToTheDeadline() {
