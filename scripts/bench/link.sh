@@ -7,7 +7,9 @@
 # Usage: scripts/bench/link.sh SONDE [SECTION...]   (root; loopback only; nginx from
 # scripts/nginx-fixture.sh, stopped by its pid at the end). Sections: connect tls rate loss cpu
 # cpu50 cpu-delta error upload quic tundrops jitter. `cpu50` (issue 44 target 5): the emulator
-# thread's and sonde's CPU at 50 Mbit/s; BEFORE=PATH puts another sonde beside SONDE, interleaved. `tundrops` (issue 39): 100 MB over 5/5 ms with no
+# thread's and sonde's CPU at 50 Mbit/s; BEFORE=PATH puts another sonde beside SONDE, interleaved.
+# `error`: GAP_MS=G sends the datagrams G ms apart without waiting for echoes (a dense stream).
+# `tundrops` (issue 39): 100 MB over 5/5 ms with no
 # rate, the kernel's drop counters of both TUNs (`ip -s link`) beside sonde's counters and
 # captures on both TUNs; TUNQ=N passes --tun-queue N (a sonde without it: leave TUNQ unset).
 # `jitter`: RTT of pings 1 s and 2 ms apart and of TCP connects over 50/50 ms with jitter=20ms.
