@@ -22,7 +22,6 @@
 #include <sys/file.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -253,15 +252,6 @@ int sonde_link_epoll_add(int epoll, int fd, int tag) {
     return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) < 0 ? -errno : 0;
 }
 
-int sonde_link_epoll_wait(int epoll, int *tags, int capacity, int timeout_ms) {
-    struct epoll_event events[16];
-    if (capacity > 16) capacity = 16;
-    int count = epoll_wait(epoll, events, capacity, timeout_ms);
-    if (count < 0) return -errno;
-    for (int index = 0; index < count; index++) tags[index] = (int)events[index].data.u32;
-    return count;
-}
-
 int sonde_link_epoll_wait_until(int epoll, int *tags, int capacity, int64_t deadline_ns) {
     struct epoll_event events[16];
     if (capacity > 16) capacity = 16;
@@ -277,21 +267,6 @@ int sonde_link_epoll_wait_until(int epoll, int *tags, int capacity, int64_t dead
     if (count < 0) return -errno;
     for (int index = 0; index < count; index++) tags[index] = (int)events[index].data.u32;
     return count;
-}
-
-int sonde_link_timer_create(void) {
-    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    return fd < 0 ? -errno : fd;
-}
-
-int sonde_link_timer_arm(int timer, int64_t deadline_ns) {
-    struct itimerspec value;
-    memset(&value, 0, sizeof value);
-    if (deadline_ns > 0) {
-        value.it_value.tv_sec = deadline_ns / 1000000000;
-        value.it_value.tv_nsec = deadline_ns % 1000000000;
-    }
-    return timerfd_settime(timer, TFD_TIMER_ABSTIME, &value, NULL) < 0 ? -errno : 0;
 }
 
 int sonde_link_eventfd(void) {

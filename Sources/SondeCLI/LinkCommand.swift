@@ -28,10 +28,10 @@ struct LinkCommand: ParsableCommand {
     @Option(name: .long, help: "The link profile: a preset, a preset with overrides, or key=value pairs.")
     var link: String
 
-    @Option(name: .long, help: "Poll this long before each deadline and after each packet instead of sleeping (0us: never).")
+    @Option(name: .long, help: "Poll this long before each deadline and after each packet instead of sleeping, after the thread slept 500us (0us: never).")
     var spin = "100us"
 
-    @Option(name: .customLong("spin-share"), help: "The largest share of the emulator thread's time spins may take (default 25%; 100% polls before every deadline).")
+    @Option(name: .customLong("spin-share"), help: "The largest share of the emulator thread's time spins may take (default 25%; 100%: no bound).")
     var spinShare = "25%"
 
     @Flag(name: .customLong("no-realtime"), help: "Do not run the emulator thread SCHED_FIFO.")

@@ -1,7 +1,7 @@
 /// How the emulator thread waits for a deadline: timers on this VM fire 80–100 µs late even when
 /// idle (docs/link.md), so the thread asks for no timer slack, may run SCHED_FIFO, and may wake
 /// `spinNs` before a deadline and poll until it (a short busy wait, which costs CPU per deadline),
-/// for at most `spinShare` of its time (`SpinBudget`).
+/// after quiet spells only and for at most `spinShare` of its time (`SpinBudget`).
 public struct LinkTuning: Sendable, Equatable {
     /// Wake this long before each deadline and poll until it (0: sleep until the deadline).
     public var spinNs: Int64
@@ -17,7 +17,8 @@ public struct LinkTuning: Sendable, Equatable {
     public var tunQueuePackets: Int32
 
     /// The default spin (100 µs, at most 25 % of the thread's time) holds the per-packet error
-    /// under 50 µs on sparse traffic at a CPU cost bounded at high rates (docs/link.md).
+    /// under 50 µs on sparse traffic; a bulk stream is not polled for (`SpinBudget`), so it costs
+    /// no polling at high rates (docs/link.md).
     public init(spinNs: Int64 = 100_000, spinShare: Double = 0.25, realtime: Bool = true, batch: Int = 64,
                 tunQueuePackets: Int32 = LinkTuning.defaultTUNQueuePackets) {
         self.spinNs = spinNs

@@ -6,7 +6,10 @@
 # (`sonde probe --http3-only` against hypercorn, with a capture inside the link).
 # Usage: scripts/bench/link.sh SONDE [SECTION...]   (root; loopback only; nginx from
 # scripts/nginx-fixture.sh, stopped by its pid at the end). Sections: connect tls rate loss cpu
-# cpu-delta error upload quic tundrops jitter. `tundrops` (issue 39): 100 MB over 5/5 ms with no
+# cpu50 cpu-delta error upload quic tundrops jitter. `cpu50` (issue 44 target 5): the emulator
+# thread's and sonde's CPU at 50 Mbit/s; BEFORE=PATH puts another sonde beside SONDE, interleaved.
+# `error`: GAP_MS=G sends the datagrams G ms apart without waiting for echoes (a dense stream).
+# `tundrops` (issue 39): 100 MB over 5/5 ms with no
 # rate, the kernel's drop counters of both TUNs (`ip -s link`) beside sonde's counters and
 # captures on both TUNs; TUNQ=N passes --tun-queue N (a sonde without it: leave TUNQ unset).
 # `jitter`: RTT of pings 1 s and 2 ms apart and of TCP connects over 50/50 ms with jitter=20ms.
@@ -127,6 +130,31 @@ cpu)
       '{w=$6-$5; printf "emulator thread at rate-down=%s: %.1f%% of a core over 5 s (user %.1f%%, system %.1f%%); goodput %s Mbit/s\n", rate, ($3+$4-$1-$2)/$7/w*100, ($3-$1)/$7/w*100, ($4-$2)/$7/w*100, goodput}'
   done
   ;;
+cpu50)
+  # Issue 44 target 5 (the emulator <= 20 % of a core at 50 Mbit/s): 100 MB from nginx over
+  # rate-down=50Mbit, the CPU of the emulator thread and of the whole sonde process over the same
+  # 10 s window of the transfer (/proc/PID/task/TID/stat and /proc/PID/stat, utime + stime), and
+  # the goodput. BEFORE=PATH runs that sonde too, interleaved round by round (ROUNDS, default 3).
+  bins=$sonde; [ -n "${BEFORE:-}" ] && bins="$(realpath "$BEFORE") $sonde"
+  : > "$work/cpu50.txt"
+  for round in $(seq "${ROUNDS:-3}"); do for bin in $bins; do
+    "$bin" link ${SPIN:+--spin $SPIN} ${SPIN_SHARE:+--spin-share $SPIN_SHARE} --link 'rate-down=50Mbit,delay-down=5ms,delay-up=5ms,queue=256KiB' -- \
+      curl -s -o /dev/null -w '%{speed_download}\n' "http://127.0.0.1:$http/100m.bin" > "$work/cpu50.out" 2> "$work/cpu50.err" &
+    pid=$!
+    sleep 1.5
+    tid=$(grep -l '^sonde-link$' /proc/$pid/task/*/comm | head -1 | xargs dirname | xargs basename)
+    read -r u0 k0 < <(awk '{print $14, $15}' /proc/$pid/task/$tid/stat); read -r pu0 pk0 < <(awk '{print $14, $15}' /proc/$pid/stat); s0=$(date +%s.%N)
+    sleep 10
+    read -r u1 k1 < <(awk '{print $14, $15}' /proc/$pid/task/$tid/stat); read -r pu1 pk1 < <(awk '{print $14, $15}' /proc/$pid/stat); s1=$(date +%s.%N)
+    wait $pid || true
+    echo "$round $bin $u0 $k0 $u1 $k1 $pu0 $pk0 $pu1 $pk1 $s0 $s1 $(getconf CLK_TCK) $(awk '{printf "%.1f", $1*8/1e6}' "$work/cpu50.out")" >> "$work/cpu50.txt"
+    tail -1 "$work/cpu50.txt" | awk '{w=$12-$11; t=$13; printf "round %d %s: emulator thread %.1f%% of a core (user %.1f%%, system %.1f%%), sonde process %.1f%%; goodput %s Mbit/s\n",
+      $1, $2, ($5+$6-$3-$4)/t/w*100, ($5-$3)/t/w*100, ($6-$4)/t/w*100, ($9+$10-$7-$8)/t/w*100, $14}'
+  done; done
+  for bin in $bins; do
+    echo "median over $(grep -c " $bin " "$work/cpu50.txt") rounds, $bin: thread $(awk -v b="$bin" '$2==b {print ($5+$6-$3-$4)/$13/($12-$11)*100}' "$work/cpu50.txt" | median)% of a core, process $(awk -v b="$bin" '$2==b {print ($9+$10-$7-$8)/$13/($12-$11)*100}' "$work/cpu50.txt" | median)%"
+  done
+  ;;
 tundrops)
   for round in 1 2 3; do
     "$sonde" link --json ${TUNQ:+--tun-queue $TUNQ} --link 'delay-down=5ms,delay-up=5ms' -- sh -c "
@@ -176,7 +204,9 @@ error)
   # (the host side's from here, the namespace's with ip netns exec), UDP echoes matched by payload.
   port=$(free_port)
   python3 "$here/scripts/bench/link-udp-echo.py" server "$port" 30 & echo_pid=$!
-  "$sonde" link ${SPIN:+--spin $SPIN} ${SPIN_SHARE:+--spin-share $SPIN_SHARE} ${NO_RT:+--no-realtime} --link wifi -- sh -c "sleep 2; python3 $here/scripts/bench/link-udp-echo.py client $port 2000" \
+  # GAP_MS=G sends the 2,000 datagrams G ms apart without waiting for echoes (a dense stream).
+  client=${GAP_MS:+stream $port 2000 $GAP_MS}; client=${client:-client $port 2000}
+  "$sonde" link ${SPIN:+--spin $SPIN} ${SPIN_SHARE:+--spin-share $SPIN_SHARE} ${NO_RT:+--no-realtime} --link wifi -- sh -c "sleep 2; python3 $here/scripts/bench/link-udp-echo.py $client" \
     > "$work/error.txt" 2> "$work/error.err" & link_pid=$!
   for _ in $(seq 50); do ip netns list | grep -q "sonde-link-$link_pid" && break; sleep 0.05; done
   tcpdump -i "sonde${link_pid}h" -w "$work/host.pcap" -U --immediate-mode -s 96 udp 2>/dev/null & a=$!

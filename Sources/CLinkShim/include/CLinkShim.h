@@ -59,16 +59,10 @@ int sonde_link_has_capability(int capability);
 int sonde_link_epoll_create(void);
 /// Watches `fd` for input on `epoll`, reporting `tag` for it.
 int sonde_link_epoll_add(int epoll, int fd, int tag);
-/// Waits up to `timeout_ms` (-1: forever) and writes the tags of ready descriptors to `tags`
+/// Waits until `deadline_ns` on CLOCK_MONOTONIC at most (nanosecond resolution, epoll_pwait2;
+/// -1: forever, a past deadline: do not wait) and writes the tags of ready descriptors to `tags`
 /// (at most `capacity`); returns how many, or -errno (-EINTR when a signal came).
-int sonde_link_epoll_wait(int epoll, int *tags, int capacity, int timeout_ms);
-/// Like `sonde_link_epoll_wait`, but waits until `deadline_ns` on CLOCK_MONOTONIC at most
-/// (nanosecond resolution, epoll_pwait2; -1: forever, a past deadline: do not wait).
 int sonde_link_epoll_wait_until(int epoll, int *tags, int capacity, int64_t deadline_ns);
-/// A CLOCK_MONOTONIC timerfd (non-blocking, close-on-exec).
-int sonde_link_timer_create(void);
-/// Arms `timer` to fire once at `deadline_ns` on CLOCK_MONOTONIC (absolute); 0 disarms it.
-int sonde_link_timer_arm(int timer, int64_t deadline_ns);
 /// An eventfd (non-blocking, close-on-exec), the emulator thread's stop signal.
 int sonde_link_eventfd(void);
 /// CLOCK_MONOTONIC in nanoseconds.
