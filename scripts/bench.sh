@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sonde benchmarks, each side by side with a peer in one run, printing medians and ratios.
 # Usage: scripts/bench.sh [path/to/sonde]   (make bench builds release first)
-#        SECTIONS=2 scripts/bench.sh ...   runs only the sections listed (comma-separated: 1, 2, 3, 11, 12, 13;
+#        SECTIONS=2 scripts/bench.sh ...   runs only the sections listed (comma-separated: 1, 2, 3, 11, 12, 13, 14;
 #        3 also runs 4 and 5, which use its journal)
 # Needs: nginx, curl, h2load (nghttp2-client), GNU time, a C compiler, chromium. Loopback only; bounded.
 set -euo pipefail
@@ -175,4 +175,9 @@ fi
 if want 13; then
 echo "13) The link emulator's CPU at 50 Mbit/s, 100 MB from nginx (scripts/bench/link.sh cpu50; root)"
 "$here/scripts/bench/link.sh" "$sonde" cpu50
+fi
+
+if want 14; then
+echo "14) Memory per held WebSocket connection, 10,000 held, beside Python websockets (scripts/bench/ws-memory.sh)"
+"$here/scripts/bench/ws-memory.sh" "$sonde"
 fi
