@@ -141,7 +141,10 @@ let package = Package(
             name: "SondeRun",
             dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
                            "SondeLink", "SondeOTLP", "CSignalFlags", .product(name: "Yams", package: "Yams"),
-                           .product(name: "NIOPosix", package: "swift-nio")]
+                           .product(name: "NIOPosix", package: "swift-nio"),
+                           // A spec key's option name and help for argument-parser (Keys/SpecKey+Arguments.swift),
+                           // shared by SondeCLI's commands and kind extensions' option groups.
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The icmp prober's socket calls: recvmsg's control messages (CMSG_* macros), the echo sequence.
         .target(name: "CPingShim"),
