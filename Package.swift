@@ -204,7 +204,7 @@ let package = Package(
         .testTarget(name: "SondeRunTests", dependencies: ["SondeRun", "SondeCLI", "SondeAudit", "SondeCore", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "SondeCLIUnitTests", dependencies: ["SondeCLI", "SondeRun", "SondeAudit", "SondeCore", "SondeReport",
                                                              .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        .testTarget(name: "SondeAuditTests", dependencies: ["SondeAudit", "SondeCore", "CurlShim"]),
+        .testTarget(name: "SondeAuditTests", dependencies: ["SondeAudit", "SondeCore", "SondeReport", "SondeRun", "CurlShim"]),
         .testTarget(name: "SondeCLITests", dependencies: ["SondeCore", "SondeTarget", "SondeHistory"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

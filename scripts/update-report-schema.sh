@@ -9,17 +9,21 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 derived=$(mktemp)
 parts=$(mktemp)
+audit=$(mktemp)
 suite=$(mktemp)
-trap 'rm -f "$derived" "$parts" "$suite"' EXIT
+trap 'rm -f "$derived" "$parts" "$audit" "$suite"' EXIT
 cd "$here"
 SONDE_DERIVED_SCHEMA_OUT="$derived" swift test --skip-build --filter 'ReportSchemaTests/theSchemaHoldsTheDerivedDefinitions' >/dev/null || true
 # The soak's and its attempts' definitions hold the registered kind extensions' parts (SondeGraphQL's).
 SONDE_DERIVED_PART_SCHEMA_OUT="$parts" swift test --skip-build --filter 'SoakPartSchemaTests/theSchemaHoldsTheSoakDefinitionsWithTheirParts' >/dev/null || true
+# The audit's models are SondeAudit's.
+SONDE_DERIVED_AUDIT_SCHEMA_OUT="$audit" swift test --skip-build --filter 'AuditSchemaTests/theSchemaHoldsTheAuditDefinitions' >/dev/null || true
 SONDE_DERIVED_SUITE_SCHEMA_OUT="$suite" swift test --skip-build --filter 'SuiteLoaderSchemaTests/theSchemaHoldsTheKeyTables' >/dev/null || true
-python3 - "$derived" Reports/schema/sonde-report.schema.json "$parts" <<'PY'
+python3 - "$derived" Reports/schema/sonde-report.schema.json "$parts" "$audit" <<'PY'
 import json, sys
 derived = json.load(open(sys.argv[1]))
 derived.update(json.load(open(sys.argv[3])))
+derived.update(json.load(open(sys.argv[4])))
 path = sys.argv[2]
 schema = json.load(open(path))
 defs = schema["$defs"]

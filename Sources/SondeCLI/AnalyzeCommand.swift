@@ -53,7 +53,7 @@ struct AnalyzeCommand: ParsableCommand {
         do {
             folder = try RunFolder(outputDirectory: report.outputDirectory, runID: run.id)
             run.id = folder.runID
-            let recorder = try RunRecorder(folder: folder, tool: CurlLibrary.toolInfo, run: run)
+            let recorder = try RunRecorder(folder: folder, tool: CurlLibrary.toolInfo, run: run, renderers: CheckKinds.sonde.sectionRenderers)
             for capture in captures { try recorder.record(capture: capture) }
             let status: RunStatus = captures.allSatisfy(\.complete) ? .passed : .failed
             outcome = try recorder.finish(status: status, thresholds: report.thresholds, prometheusPath: report.prometheusPath)

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import SondeAudit
 import SondeCore
 import SondeReport
 import SondeRun
@@ -87,7 +86,8 @@ struct ReportCommand: ParsableCommand {
                                                  renderers: CheckKinds.sonde.sectionRenderers)
             case .merge:
                 runFolder = try JournalMerge.merge(paths.map { RunFolder(existing: $0) }, outputDirectory: output.outputDirectory,
-                                                   runDirectory: runDirectory.runDirectory, arguments: Array(CommandLine.arguments.dropFirst()))
+                                                   runDirectory: runDirectory.runDirectory, arguments: Array(CommandLine.arguments.dropFirst()),
+                                                   renderers: CheckKinds.sonde.sectionRenderers)
                 made = runFolder
                 outcome = try ReportFiles.render(folder: runFolder, thresholds: thresholds, baseline: try loadBaseline(for: runFolder),
                                                  prometheusPath: judgement.prometheusPath, keepingReportOnLoss: !force,
@@ -124,9 +124,11 @@ struct ReportCommand: ParsableCommand {
             for warning in outcome.run.warnings { printError("warning: \(warning)") }
             // The journal is a file: anything in it may be hostile.
             printLine(TerminalText.sanitized("run \(outcome.run.id) (\(outcome.run.command), \(outcome.run.status.rawValue))"))
-            if outcome.summary.tasks > 0 || (outcome.soaks.isEmpty && outcome.audits.isEmpty) { printLine(renderer.render(summary: outcome.summary)) }
+            // The check kinds' sections as their renderers show them (an audit's URLs), after the soaks.
+            let sectionText = outcome.renderers.terminalText(outcome.sections)
+            if outcome.summary.tasks > 0 || (outcome.soaks.isEmpty && sectionText.isEmpty) { printLine(renderer.render(summary: outcome.summary)) }
             for soak in outcome.soaks { printLine(renderer.render(soak: soak)) }
-            for audit in outcome.audits { printLine(AuditTerminalView.render(audit)) }
+            for text in sectionText { printLine(text) }
             if let comparison = outcome.baseline { printLine(renderer.render(baseline: comparison)) }
             if !outcome.thresholds.isEmpty { printLine(renderer.render(thresholds: outcome.thresholds)) }
             if kept {
@@ -150,7 +152,7 @@ struct ReportCommand: ParsableCommand {
         guard let text = judgement.baselinePath else { return nil }
         let run = JournalScan.startedRun(folder: folder)
         let loader = BaselineLoader(historyPath: history.historyPath, outputDirectory: output.outputDirectory,
-                                    acceptAnySubject: judgement.baselineAny)
+                                    acceptAnySubject: judgement.baselineAny, renderers: CheckKinds.sonde.sectionRenderers)
         let loaded = try loader.load(text, subject: run?.subject, runID: run?.id, startedAt: run?.startedAt)
         if let note = loaded.note { printError("sonde: " + note) }
         return loaded.baseline

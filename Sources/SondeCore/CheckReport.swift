@@ -40,13 +40,13 @@ public struct CheckReport: Codable, Sendable {
 
     /// A check's status, by the run's rule (`RunStatus.of`): `timeout` when its run's time limit
     /// ended it, `interrupted` when Ctrl-C ended it or it never ended, then `error` when something
-    /// stopped it, then `failed` when a task, a soak, a resume trial or verdict, an audit, or one of its
-    /// thresholds failed, else `passed`.
+    /// stopped it, then `failed` when a task, a soak, a resume trial or verdict, one of its report
+    /// section items (`failedItems`: an audited URL, …) or one of its thresholds failed, else `passed`.
     public static func status(ended: Bool, timedOut: Bool = false, interrupted: Bool, error: TaskError?, failedTasks: Int, soaks: [SoakReport],
-                              resume: ResumeResults, audits: [AuditResult] = [], thresholds: [ThresholdResult]) -> RunStatus {
+                              resume: ResumeResults, failedItems: Bool = false, thresholds: [ThresholdResult]) -> RunStatus {
         RunStatus.of(timedOut: ended && timedOut, interrupted: interrupted || !ended, error: error != nil,
                      failedWork: failedTasks > 0 || !soaks.allSatisfy(\.passed) || !resume.passed
-                        || !audits.allSatisfy(\.passed)
+                        || failedItems
                         || !thresholds.allSatisfy(\.passed))
     }
 

@@ -1,7 +1,9 @@
 /// The report document (`report.json`), as read back by tests and by `sonde report`.
 ///
 /// Writers stream it (see SondeReport.ReportJSONWriter) so that runs with many transactions do
-/// not hold them in memory; this type is for reading, and for small documents.
+/// not hold them in memory; this type is for reading, and for small documents. The arrays check
+/// kinds fill themselves (`audits`, `streams`: SondeReport's `ReportSection`) are their modules'
+/// models, not read here.
 public struct ReportDocument: Codable, Sendable {
     public static let currentSchemaVersion = 1
 
@@ -14,8 +16,6 @@ public struct ReportDocument: Codable, Sendable {
     public var soaks: [SoakReport]?
     public var resumeTrials: [ResumeTrial]?
     public var resumeVerdicts: [ResumeVerdict]?
-    /// The URLs `sonde audit` (or a suite's `audit` checks) audited, one entry each.
-    public var audits: [AuditResult]?
     /// The checks of a `sonde run` suite, in the order they began; absent for runs without checks.
     public var checks: [CheckReport]?
     public var thresholds: [ThresholdResult]?
@@ -52,14 +52,14 @@ public enum JournalEntryKind: String, Codable, Sendable {
     case resumeTrial = "resume-trial"
     /// One resumability verdict: `{"type":"resume-verdict","verdict":…}`.
     case resumeVerdict = "resume-verdict"
-    /// One audited URL: `{"audit":…,"type":"audit"}`.
-    case audit
     /// A check of a `sonde run` suite began: `{"check":{"kind":…,"name":…,"startedAt":…,"thresholds":[…]},"type":"check-begin"}`.
     /// Every line until its `check-end` belongs to it and carries its name.
     case checkBegin = "check-begin"
     /// The check under way ended: `{"check":{"error":…,"finishedAt":…,"interrupted":…,"name":…},"type":"check-end"}`.
     case checkEnd = "check-end"
     /// One item of a report.json array a check kind fills itself (SondeReport's `ReportSection`):
-    /// `{"name":"streams","section":{…},"type":"section"}`.
+    /// `{"name":"streams","section":{…},"type":"section"}`. A kind's renderer may name a line of its
+    /// own instead (`ReportSectionRenderer.journalLine`: an audited URL's `{"audit":…,"type":"audit"}`),
+    /// which is not one of these cases.
     case section
 }

@@ -36,7 +36,9 @@ struct CheckBuilder {
     /// `soaks` whose `check` is its name), its status from those and its resume results.
     /// - Parameter runFinishedAt: when the run ended, the end of a check that never ended.
     /// - Parameter declared: the run's values of declared metrics; the check judges those whose `check` is its name.
-    func report(soaks: [SoakReport], resume: ResumeResults, audits: [AuditResult] = [], declared: [DeclaredMetricValues] = [],
+    /// - Parameter sections: the run's section items; the check fails when one of its own fails (`renderers`' `failed`).
+    func report(soaks: [SoakReport], resume: ResumeResults, sections: [ReportSection] = [],
+                renderers: ReportSectionRenderers = ReportSectionRenderers(), declared: [DeclaredMetricValues] = [],
                 baseline: ProbeSummary?, runFinishedAt: Timestamp?) -> CheckReport {
         let result = summary.result
         let own = soaks.filter { $0.check == name }
@@ -56,7 +58,7 @@ struct CheckBuilder {
         }
         let status = CheckReport.status(ended: end != nil, timedOut: end?.timedOut == true, interrupted: end?.interrupted ?? true, error: end?.error,
                                         failedTasks: result.failedTasks, soaks: own, resume: ownResume,
-                                        audits: audits.filter { $0.check == name }, thresholds: results)
+                                        failedItems: renderers.anyFailed(sections, check: name), thresholds: results)
         return CheckReport(name: name, kind: begin.kind, status: status, startedAt: begin.startedAt,
                            finishedAt: end?.finishedAt ?? runFinishedAt ?? begin.startedAt, error: end?.error,
                            thresholds: results, summary: result.tasks > 0 ? result : nil, link: end?.link ?? begin.link)

@@ -2,11 +2,13 @@ import SondeCore
 
 /// The key figures of one check in a few words, for the terminal's line per check and the HTML's
 /// verdict table: a probe check's tasks, failures and median total time; a soak's connections,
-/// reconnects, missed pings and lost messages; a resume check's verdicts and intact trials.
+/// reconnects, missed pings and lost messages; a resume check's verdicts and intact trials; then
+/// what its kind's section renderer says of its items (`checkFigures`: an audit's URLs passed).
 /// Unescaped text: each renderer escapes it for its medium.
 enum CheckFigures {
-    /// - Parameters: soaks, resume: the run's; only the check's own entries are read.
-    static func of(_ check: CheckReport, soaks: [SoakReport], resume: ResumeResults, audits: [AuditResult] = []) -> [String] {
+    /// - Parameters: soaks, resume, sections: the run's; only the check's own entries are read.
+    static func of(_ check: CheckReport, soaks: [SoakReport], resume: ResumeResults, sections: [ReportSection] = [],
+                   renderers: ReportSectionRenderers = ReportSectionRenderers()) -> [String] {
         var figures: [String] = []
         if let summary = check.summary {
             var tasks = "\(summary.tasks) task\(summary.tasks == 1 ? "" : "s")"
@@ -22,12 +24,6 @@ enum CheckFigures {
         if !verdicts.isEmpty { figures.append("\(verdicts.filter(\.resumable).count)/\(verdicts.count) resumable") }
         let trials = resume.trials.filter { $0.check == check.name }
         if !trials.isEmpty { figures.append("\(trials.filter(\.intact).count)/\(trials.count) trials intact") }
-        let own = audits.filter { $0.check == check.name }
-        if !own.isEmpty {
-            let findings = own.flatMap(\.target.findings)
-            figures.append("\(own.filter(\.passed).count)/\(own.count) audits passed, "
-                + "\(findings.filter { $0.severity == .fail }.count) fail, \(findings.filter { $0.severity == .warn }.count) warn")
-        }
-        return figures
+        return figures + renderers.checkFigures(sections, check: check.name)
     }
 }

@@ -4,16 +4,16 @@ import SondeCore
 /// The HTML of a run of checks (`sonde run`): the suite's verdict (the run's status) with a table
 /// of a line per check (status, name linking to its section, kind, key figures, thresholds passed
 /// and failed), then a section per check with its thresholds, probes (summary, phases,
-/// waterfall), soak and resume results. Every string is escaped; the check's section is
+/// waterfall), soak and resume results, and its kind's section items (`figuresHTML`). Every string is escaped; the check's section is
 /// `id="check-<name>"`, linked as `#check-<name, percent-encoded>`.
 enum ChecksSection {
-    static func render(run: RunInfo, checks: [CheckReport], soaks: [SoakReport], resume: ResumeResults, audits: [AuditResult] = [],
-                       sample: [ProbeTask], soakParts: [any SoakPartRenderer] = []) -> String {
+    static func render(run: RunInfo, checks: [CheckReport], soaks: [SoakReport], resume: ResumeResults,
+                       sample: [ProbeTask], sections: [ReportSection] = [], renderers: ReportSectionRenderers = ReportSectionRenderers()) -> String {
         var rows = ""
         for check in checks {
             let passed = check.thresholds.filter(\.passed).count
             let failed = check.thresholds.count - passed
-            let figures = CheckFigures.of(check, soaks: soaks, resume: resume, audits: audits).joined(separator: "; ")
+            let figures = CheckFigures.of(check, soaks: soaks, resume: resume, sections: sections, renderers: renderers).joined(separator: "; ")
             rows += "<tr><td class=\"\(cssClass(check.status))\">\(htmlEscape(check.status.rawValue))</td>"
                 + "<td class=\"text\"><a href=\"\(htmlEscape(href(check.name)))\">\(htmlEscape(check.name))</a></td>"
                 + "<td>\(htmlEscape(check.kind))</td><td class=\"text\">\(htmlEscape(figures))</td>"
@@ -26,7 +26,7 @@ enum ChecksSection {
 
         """
         html += linkComparison(checks)
-        for check in checks { html += section(check, soaks: soaks, resume: resume, audits: audits, sample: sample, soakParts: soakParts) }
+        for check in checks { html += section(check, soaks: soaks, resume: resume, sample: sample, sections: sections, renderers: renderers) }
         return html
     }
 
@@ -81,8 +81,8 @@ enum ChecksSection {
         """
     }
 
-    private static func section(_ check: CheckReport, soaks: [SoakReport], resume: ResumeResults, audits: [AuditResult], sample: [ProbeTask],
-                               soakParts: [any SoakPartRenderer]) -> String {
+    private static func section(_ check: CheckReport, soaks: [SoakReport], resume: ResumeResults, sample: [ProbeTask],
+                               sections: [ReportSection], renderers: ReportSectionRenderers) -> String {
         let own = ResumeResults(trials: resume.trials.filter { $0.check == check.name },
                                 verdicts: resume.verdicts.filter { $0.check == check.name })
         let ownSample = sample.filter { $0.check == check.name }
@@ -101,9 +101,9 @@ enum ChecksSection {
             html += HTMLReportRenderer.requestTable(summary)
             if summary.transactions > 0 { html += HTMLReportRenderer.phaseTable(summary) + HTMLReportRenderer.protocolTable(summary) }
         }
-        html += SoakSection.render(soaks.filter { $0.check == check.name }, link: check.link, parts: soakParts)
+        html += SoakSection.render(soaks.filter { $0.check == check.name }, link: check.link, parts: renderers.soakParts)
         html += ResumeSection.render(own)
-        html += AuditSection.render(audits.filter { $0.check == check.name }, anchor: check.name)
+        html += renderers.figuresHTML(sections, check: check.name)
         html += HTMLReportRenderer.waterfall(ownSample)
         return html + "</section>\n"
     }

@@ -26,15 +26,14 @@ public enum JUnitWriter {
     /// threshold cases, soak cases, verdicts and trials; an `<error>` case when `error` stopped it;
     /// `tasks` task cases (`failedTasks` of them failed) follow.
     static func suite(name: String, timestamp: Timestamp, thresholds: [ThresholdResult], soaks: [SoakReport],
-                      resume: ResumeResults, audits: [AuditResult] = [], requests: [ProbeSummary.RequestFigures] = [],
+                      resume: ResumeResults, requests: [ProbeSummary.RequestFigures] = [],
                       error: TaskError?, tasks: Int, failedTasks: Int, link: LinkUse? = nil, sectionCases: [JUnitSectionCase] = []) -> Suite {
-        let auditCounts = AuditCases.counts(audits)
         let failures = thresholds.filter { !$0.passed }.count + soaks.filter { !$0.passed }.count
             + sectionCases.filter { $0.failure != nil }.count
             + resume.trials.filter { !$0.intact }.count + resume.verdicts.filter { !$0.resumable }.count + failedTasks
-            + auditCounts.failures + requests.filter { $0.errors > 0 }.count
+            + requests.filter { $0.errors > 0 }.count
         let tests = thresholds.count + soaks.count + resume.trials.count + resume.verdicts.count + tasks + (error == nil ? 0 : 1)
-            + auditCounts.tests + requests.count + sectionCases.count
+            + requests.count + sectionCases.count
         let errors = error == nil ? 0 : 1
         var text = suiteOpen(name: name, tests: tests, failures: failures, errors: errors, timestamp: timestamp) + linkProperties(link)
         if let error {
@@ -46,7 +45,6 @@ public enum JUnitWriter {
         for soak in soaks { text += soakCase(soak) }
         for verdict in resume.verdicts { text += verdictCase(verdict) }
         for trial in resume.trials { text += trialCase(trial) }
-        text += AuditCases.cases(audits)
         text += cases(sectionCases)
         return Suite(text: text, tests: tests, failures: failures, errors: errors)
     }
@@ -86,11 +84,14 @@ public enum JUnitWriter {
     /// The report sections' test cases (`JUnitSectionCase`), failed when they carry a failure.
     static func cases(_ sectionCases: [JUnitSectionCase]) -> String {
         sectionCases.map { item in
-            var text = #"    <testcase classname="\#(xmlEscape(item.classname))" name="\#(xmlEscape(item.name))" time="0">"#
+            let time = item.seconds.map(Self.seconds) ?? "0"
+            var text = #"    <testcase classname="\#(xmlEscape(item.classname))" name="\#(xmlEscape(item.name))" time="\#(time)">"#
             if let failure = item.failure {
-                text += #"<failure message="\#(xmlEscape(failure))" type="\#(xmlEscape(item.classname))">\#(xmlEscape(failure))</failure>"#
+                text += #"<failure message="\#(xmlEscape(failure))" type="\#(xmlEscape(item.failureType ?? item.classname))">"#
+                    + xmlEscape(item.failureDetail ?? failure) + "</failure>"
             }
-            return text + "<system-out>\(xmlEscape(item.output))</system-out></testcase>\n"
+            if let output = item.output { text += "<system-out>\(xmlEscape(output))</system-out>" }
+            return text + "</testcase>\n"
         }.joined()
     }
 
@@ -127,9 +128,8 @@ public enum JUnitWriter {
     }
 
     public static func head(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = [],
-                            resume: ResumeResults = ResumeResults(), audits: [AuditResult] = [],
+                            resume: ResumeResults = ResumeResults(),
                             sections: [(section: String, cases: [JUnitSectionCase])] = []) -> [UInt8] {
-        let auditCounts = AuditCases.counts(audits)
         let sectionTests = sections.reduce(0) { $0 + $1.cases.count }
         let sectionFailures = sections.reduce(0) { $0 + $1.cases.filter { $0.failure != nil }.count }
         let requests = summary.byRequest, failedRequests = requests.filter { $0.errors > 0 }.count
@@ -139,8 +139,8 @@ public enum JUnitWriter {
         let failedResume = resume.trials.filter { !$0.intact }.count + resume.verdicts.filter { !$0.resumable }.count
         let seconds = run.finishedAt.map { Double($0.microsecondsSince1970 - run.startedAt.microsecondsSince1970) / 1e6 } ?? 0
         var head = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        head += #"<testsuites name="\#(xmlEscape("sonde \(run.command) \(run.id)"))" tests="\#(summary.tasks + thresholds.count + soaks.count + resumeCases + auditCounts.tests + requests.count + sectionTests)" "#
-            + #"failures="\#(summary.failedTasks + failedThresholds + failedSoaks + failedResume + auditCounts.failures + failedRequests + sectionFailures)" errors="0" time="\#(Self.seconds(seconds))">"# + "\n"
+        head += #"<testsuites name="\#(xmlEscape("sonde \(run.command) \(run.id)"))" tests="\#(summary.tasks + thresholds.count + soaks.count + resumeCases + requests.count + sectionTests)" "#
+            + #"failures="\#(summary.failedTasks + failedThresholds + failedSoaks + failedResume + failedRequests + sectionFailures)" errors="0" time="\#(Self.seconds(seconds))">"# + "\n"
         head += suiteOpen(name: "thresholds", tests: thresholds.count, failures: failedThresholds, errors: 0, timestamp: run.startedAt)
         head += thresholdCases(thresholds) + "  </testsuite>\n"
         if !requests.isEmpty {
@@ -157,10 +157,6 @@ public enum JUnitWriter {
             for verdict in resume.verdicts { head += verdictCase(verdict) }
             for trial in resume.trials { head += trialCase(trial) }
             head += "  </testsuite>\n"
-        }
-        if !audits.isEmpty {
-            head += suiteOpen(name: "audit", tests: auditCounts.tests, failures: auditCounts.failures, errors: 0, timestamp: run.startedAt)
-            head += AuditCases.cases(audits) + "  </testsuite>\n"
         }
         for (section, sectionCases) in sections where !sectionCases.isEmpty {
             head += suiteOpen(name: section, tests: sectionCases.count, failures: sectionCases.filter { $0.failure != nil }.count, errors: 0,

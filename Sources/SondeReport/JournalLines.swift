@@ -22,12 +22,6 @@ struct ResumeVerdictLine: Codable, Sendable {
     let verdict: ResumeVerdict
 }
 
-/// `{"audit":…,"type":"audit"}` (sorted keys: `type` last).
-struct AuditLine: Codable, Sendable {
-    let audit: AuditResult
-    var type = JournalEntryKind.audit
-}
-
 struct CaptureLine: Codable, Sendable {
     var type = JournalEntryKind.capture
     let capture: CaptureReport
@@ -82,7 +76,7 @@ struct SoakIdleLine: Codable, Sendable {
 struct CheckBeginLine: Codable, Sendable {
     struct Begin: Codable, Sendable {
         let name: String
-        /// "probe", "soak", "resume" or "audit".
+        /// Its kind's name (`CheckKind.name`: "probe", "soak", "resume", "audit", …).
         let kind: String
         let startedAt: Timestamp
         /// The check's threshold expressions as written (parsed again when the journal is read).

@@ -11,13 +11,15 @@ import SondeCore
 /// every source's checks and URLs (none when a source does not record its own).
 public enum JournalMerge {
     /// - Parameter runDirectory: the merged run's folder exactly (`--run-dir`), else a new one under `outputDirectory`.
+    /// - Parameter renderers: the check kinds' section renderers, to read their own journal lines:
+    ///   a source with section items (an audit's, a stream's) is refused, as soaks and resume runs are.
     public static func merge(_ sources: [RunFolder], outputDirectory: String, runDirectory: String? = nil,
-                             arguments: [String]) throws(TaskError) -> RunFolder {
+                             arguments: [String], renderers: ReportSectionRenderers = ReportSectionRenderers()) throws(TaskError) -> RunFolder {
         guard sources.count >= 2 else {
             throw TaskError(code: .internalError, message: "merging needs at least two run folders")
         }
         var scans: [JournalScan.Result] = []
-        for source in sources { scans.append(try JournalScan.read(folder: source)) }
+        for source in sources { scans.append(try JournalScan.read(folder: source, renderers: renderers)) }
         if let soak = zip(sources, scans).first(where: { !$0.1.soaks.isEmpty }) {
             throw TaskError(code: .unsupportedFeature,
                             message: "\(soak.0.path) is a soak run: merging combines probe tasks only; render a soak run on its own with `sonde report \(soak.0.path)`")
@@ -26,9 +28,10 @@ public enum JournalMerge {
             throw TaskError(code: .unsupportedFeature,
                             message: "\(resume.0.path) is a resume run: merging combines probe tasks only; render it on its own with `sonde report \(resume.0.path)`")
         }
-        if let audit = zip(sources, scans).first(where: { !$0.1.audits.isEmpty }) {
+        if let (source, scan) = zip(sources, scans).first(where: { !$0.1.sections.isEmpty }) {
+            let names = scan.sections.map(\.name).joined(separator: ", ")
             throw TaskError(code: .unsupportedFeature,
-                            message: "\(audit.0.path) is an audit run: merging combines probe tasks only; render it on its own with `sonde report \(audit.0.path)`")
+                            message: "\(source.path) is a run of \(names): merging combines probe tasks only; render it on its own with `sonde report \(source.path)`")
         }
         let started = scans.map(\.run.startedAt).min() ?? Timestamp.now()
         var run = RunInfo(id: RunInfo.makeID(command: "merge", at: started), command: "merge", arguments: arguments,

@@ -25,14 +25,12 @@ public enum JournalScan {
         public var captures: [CaptureReport]
         public var soaks: [SoakReport]
         public var resume: ResumeResults
-        /// The audited URLs, in the order they were recorded.
-        public var audits: [AuditResult] = []
         /// The checks of a `sonde run` suite in the order they began ([] for runs without checks):
         /// as the end line holds them, or judged from the journal when it has none.
         public var checks: [CheckReport]
         /// What the pass could not read ([] for a sound journal, or one whose last line a kill cut).
         public var losses = JournalLosses()
-        /// The arrays check kinds fill themselves (`ReportSection`).
+        /// The arrays check kinds fill themselves (`ReportSection`), in the order first recorded.
         public var sections: [ReportSection] = []
         var endLine: EndLine?
 
@@ -79,9 +77,13 @@ public enum JournalScan {
 
     /// Reads a run folder without writing anything (for `--baseline`).
     /// - Parameter soakParts: the kind extensions' parts of a soak (`SoakPart`), summed into its report.
-    public static func read(folder: RunFolder, soakParts: [any SoakPart] = []) throws(TaskError) -> Result {
+    /// - Parameter renderers: the check kinds' section renderers: the journal lines they name
+    ///   (`ReportSectionRenderer.journalLine`) and how they read and judge their items; without one
+    ///   such a line is unreadable.
+    public static func read(folder: RunFolder, soakParts: [any SoakPart] = [],
+                            renderers: ReportSectionRenderers = ReportSectionRenderers()) throws(TaskError) -> Result {
         try requireJournal(folder)
-        return try scan(folder: folder, soakParts: soakParts, onRunLine: { _ in },
+        return try scan(folder: folder, soakParts: soakParts, renderers: renderers, onRunLine: { _ in },
                         onTask: { (_: ProbeTask, _: ArraySlice<UInt8>) throws(TaskError) in })
     }
 
@@ -174,7 +176,9 @@ public enum JournalScan {
     /// - Parameter transform: applied to every task as it is read (before the summary, the sample
     ///   and `onTask` see it); nil keeps a task as journalled.
     /// - Parameter soakParts: the kind extensions' parts of a soak (`SoakPart`), summed into its report.
-    static func scan(folder: RunFolder, soakParts: [any SoakPart] = [], onRunLine: (RunLine) -> Void, transform: (ProbeTask) -> ProbeTask? = { _ in nil },
+    /// - Parameter renderers: the check kinds' section renderers (see `read`).
+    static func scan(folder: RunFolder, soakParts: [any SoakPart] = [], renderers: ReportSectionRenderers = ReportSectionRenderers(),
+                     onRunLine: (RunLine) -> Void, transform: (ProbeTask) -> ProbeTask? = { _ in nil },
                      onTask: (ProbeTask, ArraySlice<UInt8>) throws(TaskError) -> Void) throws(TaskError) -> Result {
         let decoder = JSONDecoder()
         var runLine: RunLine?
@@ -183,8 +187,8 @@ public enum JournalScan {
         // One soak per check and at most one outside checks, as `RunRecorder` keeps them.
         var soaks: [SoakReportBuilder] = []
         var resume = ResumeResults()
-        var audits: [AuditResult] = []
         var sections: [ReportSection] = []
+        let sectionLines = renderers.journalLines
         var summary = ProbeSummaryBuilder()
         // Tasks outside checks (every task of a run without them) go to `sampler`, a check's to its
         // own sampler, so the HTML shows every check's first tasks.
@@ -223,9 +227,16 @@ public enum JournalScan {
             } else if let soakKind = soakLineKind(line) {
                 kind = soakKind
             } else {
-                // A line that is not an object with a known `type` is skipped at once.
-                guard let envelope = JournalEnvelope(line), let known = JournalEntryKind(rawValue: envelope.type) else {
+                // A line that is not an object with a known `type` (sonde's, or a section renderer's
+                // own line) is skipped at once.
+                guard let envelope = JournalEnvelope(line) else {
                     skipped += 1
+                    return
+                }
+                guard let known = JournalEntryKind(rawValue: envelope.type) else {
+                    guard let renderer = sectionLines[envelope.type], let journalled = envelope.member(envelope.type),
+                          let item = renderer.reportItem(journalled) else { skipped += 1; return }
+                    ReportSection.add(item, to: renderer.section, in: &sections)
                     return
                 }
                 kind = known
@@ -290,14 +301,13 @@ public enum JournalScan {
             case .resumeVerdict:
                 guard let decoded = try? decoder.decode(ResumeVerdictLine.self, from: Data(line)) else { skipped += 1; return }
                 resume.verdicts.append(decoded.verdict)
-            case .audit:
-                guard let decoded = try? decoder.decode(AuditLine.self, from: Data(line)) else { skipped += 1; return }
-                audits.append(decoded.audit)
             case .section:
                 guard let envelope = JournalEnvelope(line), let nameJSON = envelope.member("name"),
                       let name = try? decoder.decode(String.self, from: Data(nameJSON)), ReportSection.isValid(name: name),
-                      let item = envelope.member("section"), item.first == UInt8(ascii: "{") else { skipped += 1; return }
-                ReportSection.add(Array(item), to: name, in: &sections)
+                      let journalled = envelope.member("section"), journalled.first == UInt8(ascii: "{"),
+                      let item = renderers.reportItem(journalled, section: name)
+                else { skipped += 1; return }
+                ReportSection.add(item, to: name, in: &sections)
             case .checkBegin:
                 guard let decoded = try? decoder.decode(CheckBeginLine.self, from: Data(line)),
                       CheckReport.nameProblem(decoded.check.name) == nil, checkIndex[decoded.check.name] == nil else { skipped += 1; return }
@@ -366,13 +376,12 @@ public enum JournalScan {
             if run.finishedAt.map({ lastMoment > $0 }) ?? true { run.finishedAt = lastMoment }
         }
         let checkReports = endLine?.checks ?? checks.map {
-            $0.report(soaks: soakReports, resume: resume, audits: audits, declared: ReportSection.declaredValues(in: sections), baseline: nil,
-                      runFinishedAt: run.finishedAt)
+            $0.report(soaks: soakReports, resume: resume, sections: sections, renderers: renderers,
+                      declared: ReportSection.declaredValues(in: sections), baseline: nil, runFinishedAt: run.finishedAt)
         }
         var scanned = Result(tool: runLine.tool, run: run, summary: result,
                              sample: sampler.tasks + checkSamplers.flatMap(\.tasks), captures: captures, soaks: soakReports,
                              resume: resume, checks: checkReports, endLine: endLine)
-        scanned.audits = audits
         scanned.sections = sections
         scanned.losses = losses
         return scanned

@@ -100,7 +100,8 @@ public enum MarkdownSummary {
         var rows = ["| check | kind | status | figures |", "| --- | --- | --- | --- |"]
         for check in outcome.checks {
             let mark = check.status == .passed ? "✅" : check.status == .interrupted || check.status == .timeout ? "⚠️" : "❌"
-            let figures = CheckFigures.of(check, soaks: outcome.soaks, resume: outcome.resume, audits: outcome.audits).joined(separator: "; ")
+            let figures = CheckFigures.of(check, soaks: outcome.soaks, resume: outcome.resume, sections: outcome.sections,
+                                          renderers: outcome.renderers).joined(separator: "; ")
             rows.append(row([markdownEscape(check.name), markdownEscape(check.kind), "\(mark) \(check.status.rawValue)", markdownEscape(figures)]))
         }
         return "#### Checks\n\n" + rows.joined(separator: "\n")

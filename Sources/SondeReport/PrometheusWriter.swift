@@ -17,12 +17,13 @@ public enum PrometheusWriter {
     ///   resume results, thresholds) carries `check="<name>"`, and `sonde_check_success` and
     ///   `sonde_check_duration_seconds` say how each check ended; the run's own series
     ///   (`probe_success`, `probe_duration_seconds`, its thresholds, `sonde_run_info`) keep their labels.
-    /// - Parameter soakParts: the extensions' parts of a soak (`SoakPartRenderer`), whose families follow the soak's.
+    /// - Parameter renderers: the extensions' parts of a soak (`SoakPartRenderer`), whose families follow the soak's,
+    ///   and the check kinds' section renderers, whose `figureFamilies` of `sections`' items follow the resume results.
     public static func render(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = [],
-                              resume: ResumeResults = ResumeResults(), audits: [AuditResult] = [], checks: [CheckReport] = [],
-                              soakParts: [any SoakPartRenderer] = []) -> String {
-        families(run: run, summary: summary, thresholds: thresholds, soaks: soaks, resume: resume, audits: audits, checks: checks,
-                 soakParts: soakParts).text
+                              resume: ResumeResults = ResumeResults(), checks: [CheckReport] = [],
+                              sections: [ReportSection] = [], renderers: ReportSectionRenderers = ReportSectionRenderers()) -> String {
+        families(run: run, summary: summary, thresholds: thresholds, soaks: soaks, resume: resume, checks: checks,
+                 sections: sections, renderers: renderers).text
     }
 
     /// The families `render` writes, for a caller that merges several runs (`sonde serve`'s `/metrics`).
@@ -32,9 +33,9 @@ public enum PrometheusWriter {
     ///   new `run_id` every run is a new series every run; a `status` that flips is a series gone and
     ///   one new): its runs' outcomes are `sonde_serve_runs_total{result}` and the series' values.
     public static func families(run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult], soaks: [SoakReport] = [],
-                                resume: ResumeResults = ResumeResults(), audits: [AuditResult] = [],
+                                resume: ResumeResults = ResumeResults(),
                                 checks: [CheckReport] = [], describingRun: Bool = true,
-                                soakParts: [any SoakPartRenderer] = []) -> PrometheusFamilies {
+                                sections: [ReportSection] = [], renderers: ReportSectionRenderers = ReportSectionRenderers()) -> PrometheusFamilies {
         var families = Families()
         let success = run.status == .passed && thresholds.allSatisfy(\.passed)
         families.add("probe_success", "gauge", "Whether the run passed: every task succeeded and every threshold held.",
@@ -47,16 +48,18 @@ public enum PrometheusWriter {
         func linkLabel(_ link: LinkUse?) -> [(String, String)] { link.map { [("link", $0.conditions.profile)] } ?? [] }
         var links: [(labels: [(String, String)], link: LinkUse)] = []
         if checks.isEmpty {
-            figures(summary: summary, soaks: soaks, resume: resume, audits: audits, labels: linkLabel(run.link), soakParts: soakParts,
+            figures(summary: summary, soaks: soaks, resume: resume, labels: linkLabel(run.link), soakParts: renderers.soakParts,
                     into: &families)
+            families.add(renderers.figureFamilies(sections, check: nil, labels: linkLabel(run.link)))
             if let link = run.link { links.append(([], link)) }
         } else {
             for check in checks {
                 let own = ResumeResults(trials: resume.trials.filter { $0.check == check.name },
                                         verdicts: resume.verdicts.filter { $0.check == check.name })
+                let labels = [("check", check.name)] + linkLabel(check.link)
                 figures(summary: check.summary, soaks: soaks.filter { $0.check == check.name }, resume: own,
-                        audits: audits.filter { $0.check == check.name },
-                        labels: [("check", check.name)] + linkLabel(check.link), soakParts: soakParts, into: &families)
+                        labels: labels, soakParts: renderers.soakParts, into: &families)
+                families.add(renderers.figureFamilies(sections, check: check.name, labels: labels))
                 if let link = check.link { links.append(([("check", check.name)], link)) }
             }
         }
@@ -92,7 +95,7 @@ public enum PrometheusWriter {
 
     /// The series of one set of figures (the run's, or a check's with `labels` = its check label
     /// first): probes (none when `summary` is nil), soaks, resume results.
-    private static func figures(summary: ProbeSummary?, soaks: [SoakReport], resume: ResumeResults, audits: [AuditResult],
+    private static func figures(summary: ProbeSummary?, soaks: [SoakReport], resume: ResumeResults,
                                 labels: [(String, String)], soakParts: [any SoakPartRenderer],
                                 into families: inout Families) {
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [Sample]) {
@@ -173,7 +176,6 @@ public enum PrometheusWriter {
             metric("sonde_resume_resumable", "gauge", "Whether the URL resumes as URLSession resumes downloads (1) or not (0).",
                    resume.verdicts.map { ([("url", $0.url)], $0.resumable ? 1 : 0) })
         }
-        if !audits.isEmpty { AuditMetrics.add(audits, metric: metric) }
     }
 
     /// A distribution in milliseconds as a summary series in seconds: the named quantiles ("1" is

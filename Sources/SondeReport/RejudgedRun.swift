@@ -22,14 +22,14 @@ public enum RejudgedRun {
     public static func write(from source: RunFolder, into destination: RunFolder, thresholds: [Threshold]?, baseline: JournalScan.Result?,
                              prometheusPath: String?, renderers: ReportSectionRenderers = ReportSectionRenderers(),
                              keepingReportOnLoss: Bool) throws(TaskError) -> RunOutcome {
-        let scan = try JournalScan.read(folder: source, soakParts: renderers.soakParts)
+        let scan = try JournalScan.read(folder: source, soakParts: renderers.soakParts, renderers: renderers)
         if keepingReportOnLoss, let lost = ReportFiles.lost(scan, against: ExistingReport.facts(at: source.reportJSONPath)) {
             throw TaskError(code: .localIOError,
                             message: "\(source.journalPath) is damaged: \(lost), so a verdict from it would miss what the report.json "
                                 + "there holds. Nothing was written; give --force to judge what the journal still holds.",
                             reason: ReportFiles.keptReportReason)
         }
-        let judged = ReportFiles.judged(scan, thresholds: thresholds, baseline: baseline)
+        let judged = ReportFiles.judged(scan, thresholds: thresholds, baseline: baseline, renderers: renderers)
         guard var run = JournalScan.startedRun(folder: source) else { throw JournalScan.notAJournal(source) }
         run.id = destination.runID
         run.warnings.append("Judged again by sonde report from run \(scan.run.id); that run's folder was left as it is.")

@@ -11,20 +11,21 @@ public struct RunOutcome: Sendable {
     public var captures: [CaptureReport]
     public var soaks: [SoakReport]
     public var resume: ResumeResults
-    /// The audited URLs (`sonde audit`, `audit` checks), in the order they were recorded.
-    public var audits: [AuditResult]
     /// The checks of a `sonde run` suite, in the order they began ([] for runs without checks).
     public var checks: [CheckReport]
     /// Tasks the HTML draws (bounded; see `TaskSampler`: the first tasks of the run, or of each check).
     public var sample: [ProbeTask]
     /// The arrays check kinds fill themselves (`ReportSection`), in the order first recorded.
     public var sections: [ReportSection] = []
+    /// The check kinds' renderers the sections were read with, for whatever shows the outcome next
+    /// (the terminal, the Markdown summary).
+    public var renderers = ReportSectionRenderers()
     /// What the journal the run was rendered from could not give (empty for a run rendered as it ran).
     public var losses = JournalLosses()
 
     public init(tool: ToolInfo, run: RunInfo, summary: ProbeSummary, thresholds: [ThresholdResult],
                 baseline: BaselineComparison? = nil, captures: [CaptureReport] = [], soaks: [SoakReport] = [],
-                resume: ResumeResults = ResumeResults(), audits: [AuditResult] = [], checks: [CheckReport] = [], sample: [ProbeTask]) {
+                resume: ResumeResults = ResumeResults(), checks: [CheckReport] = [], sample: [ProbeTask]) {
         self.tool = tool
         self.run = run
         self.summary = summary
@@ -33,7 +34,6 @@ public struct RunOutcome: Sendable {
         self.captures = captures
         self.soaks = soaks
         self.resume = resume
-        self.audits = audits
         self.checks = checks
         self.sample = sample
     }
@@ -81,7 +81,7 @@ public enum ReportFiles {
         let writer = try ReportWriter(folder: folder, renderers: renderers)
         // A run with a live capture: every transaction gets its connection's evidence.
         let matcher = CaptureMatcher(captures: try JournalScan.liveCaptures(folder: folder))
-        let scan = try JournalScan.scan(folder: folder, soakParts: renderers.soakParts, onRunLine: { (line: RunLine) in
+        let scan = try JournalScan.scan(folder: folder, soakParts: renderers.soakParts, renderers: renderers, onRunLine: { (line: RunLine) in
             writer.start(tool: line.tool, run: line.run)
         }, transform: { matcher.isEmpty ? nil : matcher.attach(to: $0) },
         onTask: { (task: ProbeTask, taskJSON: ArraySlice<UInt8>) throws(TaskError) in
@@ -104,13 +104,14 @@ public enum ReportFiles {
                                 + "replace them with what the journal still holds.",
                             reason: keptReportReason)
         }
-        let (run, results, comparison) = judged(scan, thresholds: thresholds, baseline: baseline)
+        let (run, results, comparison) = judged(scan, thresholds: thresholds, baseline: baseline, renderers: renderers)
         let result = scan.summary
         var outcome = RunOutcome(tool: scan.tool, run: run, summary: result, thresholds: results, baseline: comparison,
-                                 captures: scan.captures, soaks: scan.soaks, resume: scan.resume, audits: scan.audits, checks: scan.checks,
+                                 captures: scan.captures, soaks: scan.soaks, resume: scan.resume, checks: scan.checks,
                                  sample: scan.sample)
         outcome.losses = scan.losses
         outcome.sections = scan.sections
+        outcome.renderers = renderers
         try writer.finish(outcome, prometheusPath: prometheusPath)
         return outcome
     }
@@ -118,7 +119,8 @@ public enum ReportFiles {
     /// The run as it ended (or was killed), its thresholds and baseline comparison: the end line's,
     /// or `thresholds` evaluated (the status of a run that ran to its end follows them) and the
     /// comparison with `baseline`, when given.
-    static func judged(_ scan: JournalScan.Result, thresholds: [Threshold]?, baseline: JournalScan.Result?)
+    static func judged(_ scan: JournalScan.Result, thresholds: [Threshold]?, baseline: JournalScan.Result?,
+                       renderers: ReportSectionRenderers = ReportSectionRenderers())
         -> (run: RunInfo, thresholds: [ThresholdResult], comparison: BaselineComparison?) {
         var run = scan.run
         let result = scan.summary
@@ -131,7 +133,7 @@ public enum ReportFiles {
             let declared = ReportSection.declaredValues(in: scan.sections)
             results = thresholds.map { $0.evaluate(result, baseline: baseline?.summary, soaks: scan.soaks, declared: declared) }
             if run.status == .passed || run.status == .failed {
-                run.status = result.failedTasks == 0 && scan.soaks.allSatisfy(\.passed) && scan.resume.passed && scan.audits.allSatisfy(\.passed)
+                run.status = result.failedTasks == 0 && scan.soaks.allSatisfy(\.passed) && scan.resume.passed && !renderers.anyFailed(scan.sections)
                     && results.allSatisfy(\.passed)
                     && scan.checks.allSatisfy({ $0.status == .passed }) ? .passed : .failed
             }

@@ -7,7 +7,8 @@ import SondeCore
 ///
 /// Key order: `schemaVersion` first, then `tool`, `run`, `probes`, `summary`, `checks` (only in runs
 /// of several checks), and the sections other capabilities fill (`soaks`, `resumeTrials`,
-/// `resumeVerdicts`, `audits`, the check kinds' own sections (`ReportSection`), `captures`, `thresholds`);
+/// `resumeVerdicts`, the check kinds' own sections (`ReportSection`: first those always written, such as
+/// `audits`, then the others; `ReportSectionRenderers.arranged`), `captures`, `thresholds`);
 /// keys inside those objects are sorted, so reports diff cleanly.
 public enum ReportJSONWriter {
     /// The prefix every task line of a journal starts with.
@@ -38,7 +39,7 @@ public enum ReportJSONWriter {
     /// The document after the last task: summary and the other sections.
     static func trailer(summary: ProbeSummary, thresholds: [ThresholdResult], baseline: BaselineComparison?,
                         captures: [CaptureReport], soaks: [SoakReport] = [],
-                        resume: ResumeResults = ResumeResults(), audits: [AuditResult] = [], checks: [CheckReport] = [],
+                        resume: ResumeResults = ResumeResults(), checks: [CheckReport] = [],
                         sections: [ReportSection] = []) throws(TaskError) -> [UInt8] {
         let encoder = makeEncoder()
         do {
@@ -54,8 +55,6 @@ public enum ReportJSONWriter {
             output += try encoder.encode(resume.trials)
             output += Array(#","resumeVerdicts":"#.utf8)
             output += try encoder.encode(resume.verdicts)
-            output += Array(#","audits":"#.utf8)
-            output += try encoder.encode(audits)
             for section in sections {
                 output += Array(",\"\(section.name)\":[".utf8)
                 for (index, item) in section.items.enumerated() {

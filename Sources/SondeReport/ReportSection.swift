@@ -2,8 +2,9 @@ import Foundation
 import SondeCore
 
 /// A top-level array of report.json that a check kind fills with its own items (`sonde stream`'s
-/// `streams`), journalled as `{"name":…,"section":<item>,"type":"section"}` lines and copied into
-/// report.json as they were journalled, in order. The kind owns the items' model and schema.
+/// `streams`, `sonde audit`'s `audits`), journalled as `{"name":…,"section":<item>,"type":"section"}` lines and copied into
+/// report.json as they were journalled (or as the kind's renderer reads them, `reportItem`), in
+/// order. The kind owns the items' model and schema; an item of a suite check names it as `check`.
 public struct ReportSection: Sendable, Equatable {
     /// The report.json key: a lower-case letter, then letters (not one of the document's own keys).
     public var name: String
@@ -17,7 +18,7 @@ public struct ReportSection: Sendable, Equatable {
 
     /// The document's own keys, which no section may take.
     static let reserved: Set<String> = ["schemaVersion", "runDir", "tool", "run", "probes", "summary", "checks", "soaks", "resumeTrials",
-                                        "resumeVerdicts", "audits", "captures", "thresholds", "baseline"]
+                                        "resumeVerdicts", "captures", "thresholds", "baseline"]
 
     /// Whether `name` may name a section.
     public static func isValid(name: String) -> Bool {
@@ -38,6 +39,26 @@ public struct ReportSection: Sendable, Equatable {
         return values
     }
 
+    /// The suite check `item` belongs to: its `check` member when that is a string, else nil.
+    public static func check(of item: [UInt8]) -> String? {
+        var reader = JSONReader(item)
+        var check: String?
+        do throws(JSONReadError) {
+            try reader.readObject { (member: inout JSONReader, key: JSONKey) throws(JSONReadError) in
+                if key == "check" { check = try member.readOptionalString() } else { _ = try member.readRawValue() }
+            }
+        } catch {
+            return nil
+        }
+        return check
+    }
+
+    /// The items that belong to `check` (`check(of:)`), or every item when `check` is nil.
+    public func items(of check: String?) -> [[UInt8]] {
+        guard let check else { return items }
+        return items.filter { Self.check(of: $0) == check }
+    }
+
     /// Adds `item` to the section `name` in `sections`, keeping their first-seen order.
     static func add(_ item: [UInt8], to name: String, in sections: inout [ReportSection]) {
         if let index = sections.firstIndex(where: { $0.name == name }) {
@@ -45,6 +66,18 @@ public struct ReportSection: Sendable, Equatable {
         } else {
             sections.append(ReportSection(name: name, items: [item]))
         }
+    }
+}
+
+extension ReportSection {
+    /// The journal line `{"<type>":<item>,"type":"<type>"}` of an item whose renderer names its own
+    /// line (`ReportSectionRenderer.journalLine`): keys in sorted order, as `JSONEncoder` wrote them.
+    static func journalLine(type: String, item: [UInt8]) -> [UInt8] {
+        var name = JSONOutput(capacity: 32)
+        name.string(type)
+        let head = Array("{".utf8) + name.bytes + Array(":".utf8)
+        let tail = Array(",\"type\":".utf8) + name.bytes + Array("}".utf8)
+        return type < "type" ? head + item + tail : Array("{\"type\":".utf8) + name.bytes + Array(",".utf8) + name.bytes + Array(":".utf8) + item + Array("}".utf8)
     }
 }
 

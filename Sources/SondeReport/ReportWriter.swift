@@ -90,22 +90,24 @@ final class ReportWriter {
         // The spill files are read back from their temporary paths and never committed:
         // AtomicFile removes them when it goes away.
         let run = outcome.run
+        // report.json's order: the sections always written first (`audits`), then the others.
+        let sections = renderers.arranged(outcome.sections)
         let json = try AtomicFile(path: folder.reportJSONPath)
         try json.write(try ReportJSONWriter.header(tool: outcome.tool, run: run))
         try json.append(contentsOfFile: jsonTasks.temporaryPath)
         try json.write(try ReportJSONWriter.trailer(summary: outcome.summary, thresholds: outcome.thresholds,
                                                     baseline: outcome.baseline, captures: outcome.captures,
-                                                    soaks: outcome.soaks, resume: outcome.resume, audits: outcome.audits,
-                                                    checks: outcome.checks, sections: outcome.sections))
+                                                    soaks: outcome.soaks, resume: outcome.resume,
+                                                    checks: outcome.checks, sections: sections))
         let junit = try AtomicFile(path: folder.junitPath)
         if outcome.checks.isEmpty {
             try junit.write(JUnitWriter.head(run: run, summary: outcome.summary, thresholds: outcome.thresholds,
-                                             soaks: outcome.soaks, resume: outcome.resume, audits: outcome.audits,
-                                             sections: renderers.junitCases(outcome.sections)))
+                                             soaks: outcome.soaks, resume: outcome.resume,
+                                             sections: renderers.junitCases(sections)))
             try junit.append(contentsOfFile: junitCases.temporaryPath)
             try junit.write(JUnitWriter.tail)
         } else {
-            try writeCheckSuites(outcome, to: junit)
+            try writeCheckSuites(outcome, sections: sections, to: junit)
         }
         try json.commit()
         try har.commit()
@@ -114,15 +116,14 @@ final class ReportWriter {
         let html = HTMLReportRenderer.render(tool: outcome.tool, run: run, summary: outcome.summary,
                                              thresholds: outcome.thresholds, baseline: outcome.baseline,
                                              captures: outcome.captures, soaks: outcome.soaks,
-                                             resume: outcome.resume, audits: outcome.audits, checks: outcome.checks,
-                                             sample: outcome.sample, sectionsHTML: renderers.html(outcome.sections),
-                                             soakParts: renderers.soakParts)
+                                             resume: outcome.resume, checks: outcome.checks,
+                                             sample: outcome.sample, sections: sections, renderers: renderers)
         try writeFileAtomically(Array(html.utf8), to: folder.reportHTMLPath)
         if let prometheusPath {
             let text = PrometheusWriter.render(run: run, summary: outcome.summary, thresholds: outcome.thresholds, soaks: outcome.soaks,
-                                               resume: outcome.resume, audits: outcome.audits, checks: outcome.checks,
-                                               soakParts: renderers.soakParts)
-                + renderers.prometheus(outcome.sections).text
+                                               resume: outcome.resume, checks: outcome.checks,
+                                               sections: sections, renderers: renderers)
+                + renderers.prometheus(sections).text
             try writeFileAtomically(Array(text.utf8), to: prometheusPath)
         }
     }
@@ -130,16 +131,16 @@ final class ReportWriter {
     /// `junit.xml` of a run of checks (see `JUnitWriter`): the run's thresholds, a suite per check
     /// with its task cases copied back from the spill file, and one for what was recorded outside
     /// checks when there is any.
-    private func writeCheckSuites(_ outcome: RunOutcome, to junit: AtomicFile) throws(TaskError) {
+    private func writeCheckSuites(_ outcome: RunOutcome, sections: [ReportSection], to junit: AtomicFile) throws(TaskError) {
         func segments(_ check: String?) -> [JUnitSegment] { junitSegments.filter { $0.check == check } }
-        let sectionCases = renderers.junitCases(outcome.sections).flatMap(\.cases)
+        let sectionCases = renderers.junitCases(sections).flatMap(\.cases)
         var suites: [(suite: JUnitWriter.Suite, segments: [JUnitSegment])] = outcome.checks.map { check in
             let own = segments(check.name)
             let resume = ResumeResults(trials: outcome.resume.trials.filter { $0.check == check.name },
                                        verdicts: outcome.resume.verdicts.filter { $0.check == check.name })
             let suite = JUnitWriter.suite(name: check.name, timestamp: check.startedAt, thresholds: check.thresholds,
                                           soaks: outcome.soaks.filter { $0.check == check.name }, resume: resume,
-                                          audits: outcome.audits.filter { $0.check == check.name }, requests: check.summary?.byRequest ?? [],
+                                          requests: check.summary?.byRequest ?? [],
                                           error: check.error, tasks: own.reduce(0) { $0 + $1.cases },
                                           failedTasks: own.reduce(0) { $0 + $1.failures }, link: check.link,
                                           sectionCases: sectionCases.filter { $0.check == check.name })
@@ -151,11 +152,10 @@ final class ReportWriter {
         let outsideResume = ResumeResults(trials: outcome.resume.trials.filter { $0.check.map { !names.contains($0) } ?? true },
                                           verdicts: outcome.resume.verdicts.filter { $0.check.map { !names.contains($0) } ?? true })
         let outsideSoaks = outcome.soaks.filter { $0.check.map { !names.contains($0) } ?? true }
-        let outsideAudits = outcome.audits.filter { $0.check.map { !names.contains($0) } ?? true }
         let outsideCases = sectionCases.filter { $0.check.map { !names.contains($0) } ?? true }
-        if !outside.isEmpty || !outsideResume.isEmpty || !outsideSoaks.isEmpty || !outsideAudits.isEmpty || !outsideCases.isEmpty {
+        if !outside.isEmpty || !outsideResume.isEmpty || !outsideSoaks.isEmpty || !outsideCases.isEmpty {
             let suite = JUnitWriter.suite(name: "sonde \(outcome.run.command)", timestamp: outcome.run.startedAt, thresholds: [],
-                                          soaks: outsideSoaks, resume: outsideResume, audits: outsideAudits, error: nil,
+                                          soaks: outsideSoaks, resume: outsideResume, error: nil,
                                           tasks: outside.reduce(0) { $0 + $1.cases }, failedTasks: outside.reduce(0) { $0 + $1.failures },
                                           sectionCases: outsideCases)
             suites.append((suite, outside))

@@ -32,8 +32,8 @@ public final class RunRecorder: @unchecked Sendable {
     private var soaks: [SoakReportBuilder] = []
     /// The resume trials and verdicts recorded so far.
     private var resume = ResumeResults()
-    /// The audited URLs recorded so far.
-    private var audits: [AuditResult] = []
+    /// The section items recorded so far (`record(section:item:)`), for the run's and checks' verdicts.
+    private var sections: [ReportSection] = []
     /// The checks begun so far, in order; `open` indexes those under way, in the order they began.
     private var checks: [CheckBuilder] = []
     private var open: [Int] = []
@@ -72,7 +72,7 @@ public final class RunRecorder: @unchecked Sendable {
 
     /// Whether this run's report files can be written while it records (see the type's comment).
     private var rendersLive: Bool {
-        run.capture == nil && soaks.isEmpty && resume.isEmpty && audits.isEmpty && !recordedCapture && !recordedSection && checks.isEmpty
+        run.capture == nil && soaks.isEmpty && resume.isEmpty && !recordedCapture && !recordedSection && checks.isEmpty
     }
 
     /// Tasks recorded so far that ended in an error (cheap: no distribution is summarised).
@@ -154,7 +154,7 @@ public final class RunRecorder: @unchecked Sendable {
             summary.add(task)
             if let current { checks[current].add(task) }
             if summary.tasks == 1 && rendersLive {
-                let writer = try ReportWriter(folder: folder)
+                let writer = try ReportWriter(folder: folder, renderers: renderers)
                 writer.start(tool: tool, run: run)
                 liveReport = writer
             }
@@ -244,27 +244,26 @@ public final class RunRecorder: @unchecked Sendable {
         }
     }
 
-    /// Records one audited URL (flushed at once: an audit is one line per URL).
-    public func record(audit: AuditResult, check name: String? = nil) throws(TaskError) {
-        try lock.withLock { _ throws(TaskError) in
-            var audit = audit
-            audit.check = checkIndex(named: name ?? audit.check).map { checks[$0].name }
-            audits.append(audit)
-            try append(AuditLine(audit: audit))
-            try journal.flush()
-        }
-    }
-
     /// Records one item of the report.json array `section` that a check kind fills itself
-    /// (`ReportSection`; `sonde stream`'s `streams`), flushed at once. The item is one JSON object.
+    /// (`ReportSection`; `sonde stream`'s `streams`, `sonde audit`'s `audits`), flushed at once. The
+    /// item is one JSON object (keys sorted), journalled as its renderer's `journalLine` says.
     public func record(section: String, item: some Encodable & Sendable) throws(TaskError) {
         guard ReportSection.isValid(name: section) else {
             throw TaskError(code: .internalError, message: "'\(section)' cannot name a report section")
         }
         try lock.withLock { _ throws(TaskError) in
             recordedSection = true
-            if let json = try? JSONEncoder().encode(item), let values = ReportSection.declaredValues(item: Array(json)) { declared.append(values) }
-            try append(SectionLine(name: section, section: item))
+            let json: [UInt8]
+            do { json = Array(try encoder.encode(item)) } catch {
+                throw TaskError(code: .internalError, message: "cannot encode a journal line: \(error)")
+            }
+            if let values = ReportSection.declaredValues(item: json) { declared.append(values) }
+            ReportSection.add(json, to: section, in: &sections)
+            if let line = renderers.renderer(of: section)?.journalLine {
+                try journal.append(line: ReportSection.journalLine(type: line, item: json))
+            } else {
+                try append(SectionLine(name: section, section: item))
+            }
             try journal.flush()
         }
     }
@@ -294,7 +293,8 @@ public final class RunRecorder: @unchecked Sendable {
             run.finishedAt = Timestamp.now()
             if let link { run.link = link }
             let judged = RunJudgement(summary: result, thresholds: thresholds, baseline: baseline, soaks: soaks, resume: resume,
-                                      audits: audits, declared: declared, checks: checks, status: status, finishedAt: run.finishedAt)
+                                      sections: sections, renderers: renderers, declared: declared, checks: checks, status: status,
+                                      finishedAt: run.finishedAt)
             run.status = judged.status
             let results = judged.thresholds, comparison = judged.comparison
             try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison,
@@ -304,8 +304,9 @@ public final class RunRecorder: @unchecked Sendable {
                 self.liveReport = nil  // before the journal's writer reopens the same partial files
                 return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath, renderers: renderers)
             }
-            let outcome = RunOutcome(tool: tool, run: run, summary: result, thresholds: results, baseline: comparison,
+            var outcome = RunOutcome(tool: tool, run: run, summary: result, thresholds: results, baseline: comparison,
                                      sample: sampler.tasks)
+            outcome.renderers = renderers
             try liveReport.finish(outcome, prometheusPath: prometheusPath)
             return outcome
         }

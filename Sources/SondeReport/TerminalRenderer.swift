@@ -175,9 +175,9 @@ public struct TerminalRenderer: Sendable {
 
     /// One line per check of a `sonde run` suite: status, name, kind, its key figures
     /// (`CheckFigures`), its error, and each of its thresholds that failed.
-    /// - Parameters: soaks, resume: the run's (`RunOutcome`); each line reads its check's own.
+    /// - Parameters: soaks, resume, sections: the run's (`RunOutcome`); each line reads its check's own.
     public func render(checks: [CheckReport], soaks: [SoakReport] = [], resume: ResumeResults = ResumeResults(),
-                       audits: [AuditResult] = []) -> String {
+                       sections: [ReportSection] = [], renderers: ReportSectionRenderers = ReportSectionRenderers()) -> String {
         checks.map { check in
             let status: String
             switch check.status {
@@ -188,7 +188,7 @@ public struct TerminalRenderer: Sendable {
             case .timeout: status = paint("◌ timeout    ", "33;1")
             }
             var line = status + " " + shown(check.name) + " (" + shown(check.kind) + ")"
-            let figures = CheckFigures.of(check, soaks: soaks, resume: resume, audits: audits)
+            let figures = CheckFigures.of(check, soaks: soaks, resume: resume, sections: sections, renderers: renderers)
             if !figures.isEmpty { line += ": " + shown(figures.joined(separator: "; ")) }
             if let error = check.error { line += " · " + paint(shown(error.code.rawValue), "31") + ": " + shown(error.message) }
             for result in check.thresholds where !result.passed {

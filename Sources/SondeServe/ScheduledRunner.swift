@@ -60,8 +60,7 @@ public struct ScheduledRunner: Sendable {
         let result = ended.finished?.run.status.rawValue ?? (stop.isPulled ? RunStatus.timeout.rawValue : RunStatus.error.rawValue)
         var families = ended.finished.map {
             PrometheusWriter.families(run: $0.run, summary: $0.summary, thresholds: $0.thresholds, soaks: $0.soaks, resume: $0.resume,
-                                      audits: $0.audits, checks: $0.checks, describingRun: false,
-                                      soakParts: settings.sectionRenderers.soakParts)
+                                      checks: $0.checks, describingRun: false, sections: $0.sections, renderers: settings.sectionRenderers)
         }
         // The series of the check kinds' own sections (an sse check's `sonde_sse_*`), through their renderers.
         if let finished = ended.finished, !finished.sections.isEmpty { families?.add(settings.sectionRenderers.prometheus(finished.sections)) }

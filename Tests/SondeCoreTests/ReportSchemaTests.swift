@@ -6,7 +6,8 @@ import Testing
 /// derive (`FieldModel.schemaDefinition`), descriptions aside: a field added to a model and not
 /// to `Reports/schema/sonde-report.schema.json` fails here. `scripts/update-report-schema.sh`
 /// writes the derived definitions into the file, keeping its descriptions. A soak's and its
-/// attempts' (`soak`, `soakAttempt`), which hold the kind extensions' parts, are `SoakPartSchemaTests`'.
+/// attempts' (`soak`, `soakAttempt`), which hold the kind extensions' parts, are `SoakPartSchemaTests`';
+/// the audit's (`audit`, `auditTarget`, …), SondeAudit's models, are `AuditSchemaTests`'.
 @Suite struct ReportSchemaTests {
     static let models: [(name: String, schema: ModelSchema)] = [
         ("probeTask", ProbeTask.schemaDefinition), ("transaction", TransactionMetrics.schemaDefinition),
@@ -21,10 +22,6 @@ import Testing
         ("summary", ProbeSummary.schemaDefinition), ("capture", CaptureReport.schemaDefinition),
         ("flow", FlowEvidence.schemaDefinition), ("flowDirection", FlowEvidence.Direction.schemaDefinition),
         ("quicFlow", QUICFlowEvidence.schemaDefinition), ("quicDirection", QUICFlowEvidence.Direction.schemaDefinition),
-        ("auditReport", AuditReport.schemaDefinition), ("auditTarget", AuditTarget.schemaDefinition),
-        ("auditTLSOffer", AuditTLSOffer.schemaDefinition), ("auditFinding", AuditFinding.schemaDefinition),
-        ("audit", AuditResult.schemaDefinition), ("auditRequestCost", AuditRequestCost.schemaDefinition),
-        ("auditConnectionCost", AuditConnectionCost.schemaDefinition), ("auditCipherSuite", AuditCipherSuite.schemaDefinition), ("auditClientSimulation", AuditClientSimulation.schemaDefinition), ("auditAppReview", AuditAppReview.schemaDefinition), ("auditHandedOutURL", AuditHandedOutURL.schemaDefinition),
         ("linkUse", LinkUse.schemaDefinition), ("linkConnection", LinkConnectionCounters.schemaDefinition),
         ("omittedFlows", CaptureReport.OmittedFlows.schemaDefinition),
         ("requestFigures", ProbeSummary.RequestFigures.schemaDefinition),

@@ -7,7 +7,8 @@ import SondeReport
 import SondeRun
 
 /// Runs an audit check inside a run: each URL audited in turn (`Auditor`: the HTTP probes, the
-/// TLS scan, the rules) on a dedicated thread, each result recorded as it ends (`record(audit:)`)
+/// TLS scan, the rules) on a dedicated thread, each result recorded as it ends (an item of the
+/// `audits` section, `AuditSectionRenderer`)
 /// and shown on the terminal. Over a link, the thread enters the link's namespace first: every
 /// handshake and request of the audit (and the probe pool's threads, which inherit the namespace)
 /// crosses it, so the measured requests' cold and warm costs are the link's.
@@ -82,7 +83,7 @@ public struct AuditCheckRunner: CheckRunner, Sendable {
                 if !result.passed { $0.failed += 1 }
                 $0.doing = nil
             }
-            do throws(TaskError) { try lifecycle.recorder.record(audit: result, check: context.name) } catch {
+            do throws(TaskError) { try lifecycle.recorder.record(section: AuditSectionRenderer.name, item: result) } catch {
                 return CheckOutcome(error: error, failedWork: true)
             }
             failed = failed || !result.passed
@@ -96,7 +97,8 @@ public struct AuditCheckRunner: CheckRunner, Sendable {
 
     /// A plain `sonde audit`'s end: how many URLs passed (each was shown as it ended).
     public func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
-        let passed = finished.audits.filter(\.passed).count
-        printLine("\n\(passed)/\(finished.audits.count) URL\(finished.audits.count == 1 ? "" : "s") passed the audit (fail-on \(failOn.rawValue))")
+        let audits = AuditSectionRenderer.results(finished.sections.first { $0.name == AuditSectionRenderer.name }?.items ?? [])
+        let passed = audits.filter(\.passed).count
+        printLine("\n\(passed)/\(audits.count) URL\(audits.count == 1 ? "" : "s") passed the audit (fail-on \(failOn.rawValue))")
     }
 }

@@ -1,4 +1,5 @@
 import SondeCore
+import SondeReport
 import SondeRun
 
 /// `kind: audit` (`sonde audit`): URLs checked for mobile clients (docs/audit.md).
@@ -15,4 +16,7 @@ public enum AuditKind: CheckKind {
     public static func judges(_ threshold: Threshold) -> Bool { false }
 
     public static let metricsHint = "an audit check has no threshold metrics: its findings pass or fail it (fail-on)"
+
+    /// report.json's `audits` in the other outputs, and the audits' verdict on their check.
+    public static var sectionRenderer: (any ReportSectionRenderer)? { AuditSectionRenderer() }
 }

@@ -24,11 +24,15 @@ public struct BaselineLoader: Sendable {
     public var historyPath: String?
     public var outputDirectory: String
     public var acceptAnySubject = false
+    /// The check kinds' section renderers, to read the journal lines they name (an audit's).
+    public var renderers: ReportSectionRenderers
 
-    public init(historyPath: String?, outputDirectory: String, acceptAnySubject: Bool) {
+    public init(historyPath: String?, outputDirectory: String, acceptAnySubject: Bool,
+                renderers: ReportSectionRenderers = ReportSectionRenderers()) {
         self.historyPath = historyPath
         self.outputDirectory = outputDirectory
         self.acceptAnySubject = acceptAnySubject
+        self.renderers = renderers
     }
 
     public struct Loaded: Sendable {
@@ -70,7 +74,7 @@ public struct BaselineLoader: Sendable {
         let path = normalizedRunFolder(text)
         let baseline: JournalScan.Result
         do {
-            baseline = try JournalScan.read(folder: RunFolder(existing: path))
+            baseline = try JournalScan.read(folder: RunFolder(existing: path), renderers: renderers)
         } catch {
             throw TaskError(code: error.code, message: "--baseline: \(error.message)")
         }
@@ -100,7 +104,7 @@ public struct BaselineLoader: Sendable {
         let store = try HistoryStore.openForReading(path: path)
         guard let run = try store.newestRun(of: subject, before: startedAt?.microsecondsSince1970, excluding: runID) else { return nil }
         let folder = RunFolder(existing: run.folder)
-        if JournalScan.startedRun(folder: folder)?.id == run.id, let scan = try? JournalScan.read(folder: folder), scan.run.id == run.id {
+        if JournalScan.startedRun(folder: folder)?.id == run.id, let scan = try? JournalScan.read(folder: folder, renderers: renderers), scan.run.id == run.id {
             return scan
         }
         guard let summary = try store.summary(ofRun: run.id) else {
@@ -131,7 +135,7 @@ public struct BaselineLoader: Sendable {
         }
         candidates.sort { ($0.run.startedAt.microsecondsSince1970, $0.run.id) > ($1.run.startedAt.microsecondsSince1970, $1.run.id) }
         for candidate in candidates {
-            guard let scan = try? JournalScan.read(folder: candidate.folder), scan.run.finishedAt != nil,
+            guard let scan = try? JournalScan.read(folder: candidate.folder, renderers: renderers), scan.run.finishedAt != nil,
                   scan.run.status == .passed || scan.run.status == .failed, scan.losses.isEmpty else { continue }
             return scan
         }

@@ -187,7 +187,8 @@ public struct CheckDriver: Sendable {
             let (failedWork, runError) = await runAtOnce(checks, width: width, in: lifecycle)
             let status = lifecycle.finish(error: runError, failedWork: failedWork, har: har, interruptedNote: note) { finished, renderer in
                 printLine()
-                printLine(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume, audits: finished.audits))
+                printLine(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume,
+                                          sections: finished.sections, renderers: finished.renderers))
             }
             return Ended(status: status, finished: lifecycle.finished, folder: lifecycle.recorder.folder.path)
         }
@@ -215,7 +216,8 @@ public struct CheckDriver: Sendable {
         let status = lifecycle.finish(error: runError, failedWork: failedWork, har: har, interruptedNote: note, link: endedLink) { finished, renderer in
             if suite {
                 printLine()
-                printLine(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume, audits: finished.audits))
+                printLine(renderer.render(checks: finished.checks, soaks: finished.soaks, resume: finished.resume,
+                                          sections: finished.sections, renderers: finished.renderers))
             } else {
                 for check in checks { check.runner.render(finished, renderer) }
             }

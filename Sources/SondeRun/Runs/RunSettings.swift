@@ -50,7 +50,7 @@ public struct RunSettings: Sendable {
 
     /// How `--baseline` is read under these settings.
     public var baselineLoader: BaselineLoader {
-        BaselineLoader(historyPath: historyPath, outputDirectory: outputDirectory, acceptAnySubject: baselineAny)
+        BaselineLoader(historyPath: historyPath, outputDirectory: outputDirectory, acceptAnySubject: baselineAny, renderers: sectionRenderers)
     }
 
     /// Reads the baseline (none without `--baseline`) before any network work starts.

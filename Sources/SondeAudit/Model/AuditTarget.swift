@@ -1,3 +1,5 @@
+import SondeCore
+
 /// One audited URL: what its server offers over TLS, the certificates it served and the findings.
 public struct AuditTarget: Sendable, Equatable {
     /// The URL as given, its secrets redacted (`Redactor`: `url.secrets` names them).

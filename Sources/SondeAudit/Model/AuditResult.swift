@@ -1,3 +1,5 @@
+import SondeCore
+
 /// One audited URL inside a run (`audits[]` of report.json, an `audit` journal line): the check it
 /// belongs to, the severity that fails it and the target the auditor made.
 ///

@@ -1,4 +1,5 @@
 import SondeCore
+import SondeReport
 
 /// The HTML of audited URLs (`sonde audit`, a suite's `audit` checks): first a summary with a row
 /// per URL (its verdict at the audit's `failOn`, its findings counted by severity, the ids that

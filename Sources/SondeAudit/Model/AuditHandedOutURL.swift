@@ -1,3 +1,5 @@
+import SondeCore
+
 /// One URL of `sonde audit`'s `ipv6.app-review`: the audited URL or one the server handed out (a
 /// redirect's Location, an Alt-Svc alternative, a URL in the JSON body), where it was found, and
 /// whether a client on an IPv6-only (DNS64/NAT64) network reaches it. One entry per URL

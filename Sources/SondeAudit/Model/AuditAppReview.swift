@@ -1,3 +1,5 @@
+import SondeCore
+
 /// What `sonde audit`'s `ipv6.app-review` saw of one audited URL: the network it ran on (an
 /// IPv6-only one, as App Review's DNS64/NAT64 network, or not) and each URL a client meets (the
 /// audited one and those the server handed out), reached or not (`AuditHandedOutURL`).

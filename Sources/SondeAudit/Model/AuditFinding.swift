@@ -1,3 +1,5 @@
+import SondeCore
+
 /// One finding of `sonde audit`: a check of one target against one rule, with what was seen, the
 /// lines that show it and what a mobile client would do about it.
 ///

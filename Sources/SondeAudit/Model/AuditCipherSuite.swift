@@ -1,3 +1,5 @@
+import SondeCore
+
 /// One cipher suite a server accepted, as `sonde audit` probed it (each suite offered alone), with
 /// what the audit's rules ask of it: at which protocol versions it was accepted, whether it is
 /// forward secret and whether it is among the suites Apple's ATS lists. One entry per suite

@@ -1,3 +1,5 @@
+import SondeCore
+
 /// What one of an audit's measured requests cost a client, on a new connection (`cold`) and on
 /// one kept from a request before (`warm`): over `--link` these are the link's figures, the
 /// handshakes' round trips included.

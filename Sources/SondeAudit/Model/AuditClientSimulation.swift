@@ -1,3 +1,5 @@
+import SondeCore
+
 /// One simulated client's handshake with an audited server (`sonde audit`'s `tls.clients`): the
 /// client's own ClientHello sent, the server's answer read (the TLS 1.3 flight decrypted), and
 /// the client's certificate policy applied. One entry per client profile (`AuditTarget.clients`),

@@ -1,3 +1,5 @@
+import SondeCore
+
 /// What a server accepted at one TLS protocol version, as `sonde audit` probed it: one handshake
 /// limited to that version, then one per cipher suite alone.
 public struct AuditTLSOffer: Sendable, Equatable {

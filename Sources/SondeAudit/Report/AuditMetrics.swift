@@ -1,4 +1,5 @@
 import SondeCore
+import SondeReport
 
 /// The Prometheus series of audited URLs (`PrometheusWriter`, `sonde serve`'s `/metrics`), every
 /// one labelled with the URL (redacted, as the report holds it) after the check's own labels:

@@ -1,3 +1,5 @@
+import SondeCore
+
 /// The document `sonde audit --json` writes: the tool and TLS library that probed, and one
 /// `AuditTarget` per URL, in the order given.
 public struct AuditReport: Sendable, Equatable {
