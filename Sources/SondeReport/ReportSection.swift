@@ -2,7 +2,8 @@ import Foundation
 import SondeCore
 
 /// A top-level array of report.json that a check kind fills with its own items (`sonde stream`'s
-/// `streams`, `sonde audit`'s `audits`), journalled as `{"name":…,"section":<item>,"type":"section"}` lines and copied into
+/// `streams`, `sonde audit`'s `audits`), journalled as `{"name":…,"section":<item>,"type":"section"}`
+/// lines (or the line its renderer names, `ReportSectionRenderer.journalLine`) and copied into
 /// report.json as they were journalled (or as the kind's renderer reads them, `reportItem`), in
 /// order. The kind owns the items' model and schema; an item of a suite check names it as `check`.
 public struct ReportSection: Sendable, Equatable {
@@ -75,9 +76,13 @@ extension ReportSection {
     static func journalLine(type: String, item: [UInt8]) -> [UInt8] {
         var name = JSONOutput(capacity: 32)
         name.string(type)
-        let head = Array("{".utf8) + name.bytes + Array(":".utf8)
-        let tail = Array(",\"type\":".utf8) + name.bytes + Array("}".utf8)
-        return type < "type" ? head + item + tail : Array("{\"type\":".utf8) + name.bytes + Array(",".utf8) + name.bytes + Array(":".utf8) + item + Array("}".utf8)
+        let member = name.bytes + Array(":".utf8)
+        let kind = Array("\"type\":".utf8) + name.bytes
+        // `type` first only when the member's name sorts after it.
+        guard name.bytes.lexicographicallyPrecedes(Array("\"type\"".utf8)) else {
+            return Array("{".utf8) + kind + Array(",".utf8) + member + item + Array("}".utf8)
+        }
+        return Array("{".utf8) + member + item + Array(",".utf8) + kind + Array("}".utf8)
     }
 }
 
