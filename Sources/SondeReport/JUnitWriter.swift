@@ -158,7 +158,7 @@ public enum JUnitWriter {
             for trial in resume.trials { head += trialCase(trial) }
             head += "  </testsuite>\n"
         }
-        for (section, sectionCases) in sections where !sectionCases.isEmpty {
+        for (section, sectionCases) in sections {
             head += suiteOpen(name: section, tests: sectionCases.count, failures: sectionCases.filter { $0.failure != nil }.count, errors: 0,
                               timestamp: run.startedAt)
             head += cases(sectionCases) + "  </testsuite>\n"

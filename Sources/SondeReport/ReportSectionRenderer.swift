@@ -138,10 +138,12 @@ public struct ReportSectionRenderers: Sendable {
         sections.map { section in renderer(of: section.name)?.html(section.items) ?? "" }.joined()
     }
 
-    /// The junit.xml cases of every section that has a renderer, with the suite they go in outside checks.
+    /// The junit.xml cases of every section that has items and a renderer, with the suite they go
+    /// in outside checks (written even when the items give no case).
     func junitCases(_ sections: [ReportSection]) -> [(section: String, cases: [JUnitSectionCase])] {
         sections.compactMap { section in
-            renderer(of: section.name).map { ($0.junitSuite, $0.junitCases(section.items)) }
+            guard !section.items.isEmpty else { return nil }
+            return renderer(of: section.name).map { ($0.junitSuite, $0.junitCases(section.items)) }
         }
     }
 
