@@ -9,7 +9,7 @@ import Testing
 /// (through `SONDE_DERIVED_AUDIT_SCHEMA_OUT`).
 @Suite struct AuditSchemaTests {
     static let models: [(name: String, schema: ModelSchema)] = [
-        ("auditReport", AuditReport.schemaDefinition), ("auditTarget", AuditTarget.schemaDefinition),
+        ("auditTarget", AuditTarget.schemaDefinition),
         ("auditTLSOffer", AuditTLSOffer.schemaDefinition), ("auditFinding", AuditFinding.schemaDefinition),
         ("audit", AuditResult.schemaDefinition), ("auditRequestCost", AuditRequestCost.schemaDefinition),
         ("auditConnectionCost", AuditConnectionCost.schemaDefinition), ("auditCipherSuite", AuditCipherSuite.schemaDefinition),
