@@ -308,19 +308,26 @@ public final class RunRecorder: @unchecked Sendable {
             try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison,
                                checks: judged.checks.isEmpty ? nil : judged.checks, link: link))
             try journal.close()
-            guard let liveReport, rendersLive else {
-                self.liveReport = nil  // before the journal's writer reopens the same partial files
-                return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath, renderers: renderers)
+            if rendersLive, let outcome = try finishLive(summary: result, thresholds: results, baseline: comparison,
+                                                         prometheusPath: prometheusPath) {
+                return outcome
             }
-            let outcome = RunOutcome(tool: tool, run: run, summary: result, thresholds: results, baseline: comparison,
-                                     sample: sampler.tasks)
-            let tasks = ReportWriter.JournalTasks(path: folder.journalPath, start: liveTasksStart, end: liveTasksEnd,
-                                                  count: summary.tasks)
-            if try liveReport.finish(outcome, prometheusPath: prometheusPath, journalTasks: tasks) { return outcome }
-            // Something other than the tasks came between their lines: the journal is the record.
-            self.liveReport = nil
+            self.liveReport = nil  // before the journal's writer reopens the same partial files
             return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath, renderers: renderers)
         }
+    }
+
+    /// Completes the report files written while recording, report.json's tasks copied from the
+    /// closed journal's lines; nil when there are none, or when those lines are not the tasks
+    /// recorded (something else came between them: then the journal is the record). Call with `lock` held.
+    private func finishLive(summary result: ProbeSummary, thresholds results: [ThresholdResult],
+                            baseline comparison: BaselineComparison?, prometheusPath: String?) throws(TaskError) -> RunOutcome? {
+        guard let liveReport else { return nil }
+        let outcome = RunOutcome(tool: tool, run: run, summary: result, thresholds: results, baseline: comparison,
+                                 sample: sampler.tasks)
+        let tasks = ReportWriter.JournalTasks(path: folder.journalPath, start: liveTasksStart, end: liveTasksEnd,
+                                              count: summary.tasks)
+        return try liveReport.finish(outcome, prometheusPath: prometheusPath, journalTasks: tasks) ? outcome : nil
     }
 
     /// One journal line `prefix + value + suffix`.
