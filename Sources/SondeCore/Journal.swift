@@ -13,6 +13,9 @@ public final class Journal {
     public let path: String
     private var descriptor: Int32
     private var buffer: [UInt8] = []
+    /// Bytes appended so far, written or still buffered: the file offset where the next line
+    /// starts (a live report copies the task lines back from the file by these offsets).
+    public private(set) var length: Int64 = 0
     private var lastFlushMicros = monotonicMicroseconds()
     private static let flushBytes = 64 * 1024
     private static let flushIntervalMicros: Int64 = 1_000_000
@@ -35,6 +38,7 @@ public final class Journal {
     /// Appends one line; `json` must be a single-line JSON document.
     public func append(line json: [UInt8]) throws(TaskError) {
         buffer.append(contentsOf: json)
+        length += Int64(json.count) + 1
         try endLine()
     }
 
@@ -43,6 +47,7 @@ public final class Journal {
         buffer.append(contentsOf: prefix)
         buffer.append(contentsOf: json)
         buffer.append(contentsOf: suffix)
+        length += Int64(prefix.count + json.count + suffix.count) + 1
         try endLine()
     }
 

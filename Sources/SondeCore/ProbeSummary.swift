@@ -92,12 +92,12 @@ extension ProbeSummary.ProtocolPhases: FieldModel {
 /// Builds a `ProbeSummary` from tasks, one at a time.
 ///
 /// Distributions are kept per phase in `Phases.names` order (an index, not a dictionary lookup
-/// per phase and transaction), each created at its first value. Per request name, cold and warm
-/// tables at 1 % precision (the first `ProbeSummary.maxRequests` names); their `all` is the two
-/// merged when the result is made.
+/// per phase and transaction), each created at its first value. Each value is recorded once per
+/// table set, cold or warm: every `all` (the run's and each request name's) is the two merged when
+/// the result is made, which gives the distribution recording each value there would.
+/// Per request name, cold and warm tables at 1 % precision (the first `ProbeSummary.maxRequests` names).
 public struct ProbeSummaryBuilder: Sendable {
     private var summary = ProbeSummary()
-    private var all = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
     private var cold = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
     private var warm = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
     /// Per protocol name, cold and warm tables like the two above.
@@ -106,9 +106,15 @@ public struct ProbeSummaryBuilder: Sendable {
     private var requests: [(figures: ProbeSummary.RequestFigures, cold: [LatencyDistribution?], warm: [LatencyDistribution?])] = []
     /// Where each name's entry is in `requests`.
     private var requestIndex: [String: Int] = [:]
+    /// The method, URL and `requests` index of the last task named by default (no name of its
+    /// own): a run's tasks mostly repeat them, and comparing the two strings costs less than
+    /// making the name (`RequestName.defaultName`) and looking it up.
+    private var lastDefaultName: (method: String, url: String, index: Int)?
     private var firstStart: Timestamp?
     private var lastEnd: Timestamp?
     private static let noTable = [LatencyDistribution?](repeating: nil, count: Phases.names.count)
+    /// `Phase.allCases` made once (each use of the synthesized property makes a new array).
+    private static let phases = Phase.allCases
 
     public init() {}
 
@@ -141,23 +147,24 @@ public struct ProbeSummaryBuilder: Sendable {
             if let name = transaction.networkProtocolName { summary.protocols[name, default: 0] += 1 }
             if let status = transaction.response?.statusCode { summary.statusCodes[String(status), default: 0] += 1 }
             guard transaction.response != nil else { continue }
-            let values = transaction.phases.values
+            let phases = transaction.phases
             let reused = transaction.isReusedConnection
-            for index in values.indices {
-                guard let value = values[index] else { continue }
-                Self.record(value, at: index, in: &all)
-                if reused { Self.record(value, at: index, in: &warm) } else { Self.record(value, at: index, in: &cold) }
-            }
+            if reused { Self.record(phases, in: &warm) } else { Self.record(phases, in: &cold) }
             if let name = transaction.networkProtocolName {
                 // In place: the dictionary's entry is mutated, never copied out and back.
-                Self.record(values, reused: reused, in: &byProtocol[name, default: (Self.noTable, Self.noTable)])
+                Self.record(phases, reused: reused, in: &byProtocol[name, default: (Self.noTable, Self.noTable)])
             }
         }
     }
 
     /// A task into its name's figures (the first `ProbeSummary.maxRequests` names).
     private mutating func addByRequest(_ task: ProbeTask, start: Timestamp, end: Timestamp) {
-        let name = task.requestName
+        let method = task.transactionMetrics.first?.request.method ?? "GET"
+        if task.name == nil, let last = lastDefaultName, last.method == method, last.url == task.url {
+            return Self.add(task, start: start, end: end, to: &requests[last.index])
+        }
+        // `task.requestName`, with the method found above.
+        let name = task.name ?? RequestName.defaultName(method: method, url: task.url)
         let index: Int
         if let known = requestIndex[name] {
             index = known
@@ -171,6 +178,7 @@ public struct ProbeSummaryBuilder: Sendable {
             requests.append((ProbeSummary.RequestFigures(name: name, url: RequestName.withoutQuery(task.url), firstStart: start, lastEnd: end),
                              Self.noTable, Self.noTable))
         }
+        if task.name == nil { lastDefaultName = (method, task.url, index) }
         // In place: the tables stay uniquely referenced, never copied.
         Self.add(task, start: start, end: end, to: &requests[index])
     }
@@ -191,23 +199,25 @@ public struct ProbeSummaryBuilder: Sendable {
             entry.figures.bytesReceived = entry.figures.bytesReceived.addingSaturated(transaction.bytesReceived)
             if let name = transaction.networkProtocolName { entry.figures.protocols[name, default: 0] += 1 }
             guard transaction.response != nil else { continue }
-            let values = transaction.phases.values
-            for index in values.indices {
-                guard let value = values[index] else { continue }
-                if transaction.isReusedConnection {
-                    record(value, at: index, in: &entry.warm, precision: .coarse)
-                } else {
-                    record(value, at: index, in: &entry.cold, precision: .coarse)
-                }
+            if transaction.isReusedConnection {
+                record(transaction.phases, in: &entry.warm, precision: .coarse)
+            } else {
+                record(transaction.phases, in: &entry.cold, precision: .coarse)
             }
         }
     }
 
-    private static func record(_ values: [Double?], reused: Bool,
+    private static func record(_ phases: Phases, reused: Bool,
                                in tables: inout (cold: [LatencyDistribution?], warm: [LatencyDistribution?])) {
-        for index in values.indices {
-            guard let value = values[index] else { continue }
-            if reused { record(value, at: index, in: &tables.warm) } else { record(value, at: index, in: &tables.cold) }
+        if reused { record(phases, in: &tables.warm) } else { record(phases, in: &tables.cold) }
+    }
+
+    /// Each phase that happened into its table (`table` in `Phases.names` order).
+    private static func record(_ phases: Phases, in table: inout [LatencyDistribution?],
+                               precision: LatencyDistribution.Precision = .fine) {
+        for index in Self.phases.indices {
+            guard let value = phases[Self.phases[index]] else { continue }
+            record(value, at: index, in: &table, precision: precision)
         }
     }
 
@@ -236,7 +246,7 @@ public struct ProbeSummaryBuilder: Sendable {
 
     public var result: ProbeSummary {
         var result = summary
-        result.all = Self.summaries(all)
+        result.all = Self.summaries(Self.merged(cold, warm))
         result.cold = Self.summaries(cold)
         result.warm = Self.summaries(warm)
         result.byProtocol = byProtocol.mapValues { ProbeSummary.ProtocolPhases(cold: Self.summaries($0.cold), warm: Self.summaries($0.warm)) }

@@ -12,8 +12,16 @@ public enum RequestName {
         method + " " + withoutQuery(url)
     }
 
-    /// `url` up to its first `?` or `#` (the text itself when it has neither).
+    /// `url` up to its first `?` or `#` (the text itself when it has neither): the first
+    /// `Character` that is one of them, so a `?` that a combining mark follows is none.
+    /// An ASCII URL (the usual one) is searched byte by byte, which finds the same
+    /// place: there every byte is a `Character` of its own.
     public static func withoutQuery(_ url: String) -> String {
+        let utf8 = url.utf8
+        if utf8.allSatisfy({ $0 < 0x80 }) {
+            guard let end = utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else { return url }
+            return String(url[..<end])
+        }
         guard let end = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return url }
         return String(url[..<end])
     }

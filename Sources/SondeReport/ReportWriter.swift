@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SondeCore
 
 /// Writes a run's report files in two halves: the tasks as they come (`add`), then, once the run
@@ -8,8 +11,10 @@ import SondeCore
 /// values and the same journalled task JSON, so the files are the same byte for byte.
 ///
 /// - `report.json`: header (tool, run), every task's JSON as journalled, then summary and sections.
-///   The run's final status is known only at the end, so the task JSON goes to a spill file first
-///   and is copied in kernel-side.
+///   The run's final status is known only at the end, so the task JSON is written after it: from a
+///   spill file, copied in kernel-side, when the writer is fed a journal (`add(_:journalled:)`); from
+///   the journal's own lines when a run records live (`add(journalledTask:)`, then `finish` with
+///   their `JournalTasks`), so a recorded task is serialised once, as its journal line.
 /// - `report.har` streams directly; `junit.xml` spills its test cases (its header carries counts);
 ///   in a run of checks each check's suite gets its own task cases back from the spill file
 ///   (`junitSegments`).
@@ -18,7 +23,8 @@ import SondeCore
 /// leaves nothing behind. Not thread-safe: one caller at a time.
 final class ReportWriter {
     private let folder: RunFolder
-    private let jsonTasks: AtomicFile
+    /// report.json's task JSON spilled as it comes; nil when it is copied from the journal at `finish`.
+    private let jsonTasks: AtomicFile?
     private let junitCases: AtomicFile
     private let har: AtomicFile
     private var harWriter: HARWriter?
@@ -38,10 +44,12 @@ final class ReportWriter {
     /// The check kinds' renderers of report.json's sections (HTML, Prometheus).
     private let renderers: ReportSectionRenderers
 
-    init(folder: RunFolder, renderers: ReportSectionRenderers = ReportSectionRenderers()) throws(TaskError) {
+    /// - Parameter tasksInJournal: report.json's task JSON will be copied from the journal's lines at
+    ///   `finish` (tasks come through `add(journalledTask:)`); otherwise each comes with `add(_:journalled:)`.
+    init(folder: RunFolder, renderers: ReportSectionRenderers = ReportSectionRenderers(), tasksInJournal: Bool = false) throws(TaskError) {
         self.folder = folder
         self.renderers = renderers
-        jsonTasks = try AtomicFile(path: folder.path + "/.report.json.tasks")
+        jsonTasks = tasksInJournal ? nil : try AtomicFile(path: folder.path + "/.report.json.tasks")
         junitCases = try AtomicFile(path: folder.path + "/.junit.xml.cases")
         har = try AtomicFile(path: folder.reportHARPath)
     }
@@ -55,8 +63,9 @@ final class ReportWriter {
 
     /// Adds one task. - Parameter journalled: the task's JSON as the journal holds it; nil when the
     /// task differs from what was journalled (capture evidence attached), so it is written anew.
+    /// Invariant: the writer spills report.json's task JSON (made without `tasksInJournal`).
     func add(_ task: ProbeTask, journalled: UnsafeRawBufferPointer?) throws(TaskError) {
-        guard harWriter != nil else { return }
+        guard harWriter != nil, jsonTasks != nil else { return }
         if !firstTask { jsonBuffer.append(UInt8(ascii: ",")) }
         firstTask = false
         jsonBuffer.append(UInt8(ascii: "\n"))
@@ -67,6 +76,19 @@ final class ReportWriter {
             task.writeJSON(to: &taskLine)
             taskLine.withBytes { jsonBuffer.append(contentsOf: $0) }
         }
+        if jsonBuffer.count > Self.chunk { try jsonTasks?.write(jsonBuffer); jsonBuffer.removeAll(keepingCapacity: true) }
+        try addEntries(task)
+    }
+
+    /// Adds one task whose journal line report.json will copy at `finish` (a writer made with
+    /// `tasksInJournal`): its HAR entries and JUnit case only.
+    func add(journalledTask task: ProbeTask) throws(TaskError) {
+        guard harWriter != nil, jsonTasks == nil else { return }
+        try addEntries(task)
+    }
+
+    /// The task's HAR entries and JUnit case.
+    private func addEntries(_ task: ProbeTask) throws(TaskError) {
         // In place (`!`): a copy of the writer would share, then copy, its 64 KiB output per task.
         harWriter!.add(task, to: &harBuffer)
         let testCase = JUnitWriter.testCase(task)
@@ -76,17 +98,25 @@ final class ReportWriter {
         }
         junitSegments[junitSegments.count - 1].add(bytes: testCase.count, failed: task.error != nil)
         junitBytes += Int64(testCase.count)
-        if jsonBuffer.count > Self.chunk { try jsonTasks.write(jsonBuffer); jsonBuffer.removeAll(keepingCapacity: true) }
         if harBuffer.count > Self.chunk { try har.write(harBuffer); harBuffer.removeAll(keepingCapacity: true) }
         if junitBuffer.count > Self.chunk { try junitCases.write(junitBuffer); junitBuffer.removeAll(keepingCapacity: true) }
     }
 
-    /// Writes every file of the ended run and gives each its final name.
-    func finish(_ outcome: RunOutcome, prometheusPath: String?) throws(TaskError) {
+    /// Where a live run's task lines are in its closed journal: the bytes `start..<end` of the file
+    /// at `path`, `count` probe lines (`ReportJSONWriter.probeLinePrefix`) and nothing else.
+    struct JournalTasks {
+        let path: String
+        let start: Int64
+        let end: Int64
+        let count: Int
+    }
+
+    /// Writes every file of the ended run and gives each its final name. Returns false, having
+    /// committed nothing, when `journalTasks` (required by a writer made with `tasksInJournal`)
+    /// does not hold its `count` probe lines and nothing else: the caller renders from the journal.
+    @discardableResult
+    func finish(_ outcome: RunOutcome, prometheusPath: String?, journalTasks: JournalTasks? = nil) throws(TaskError) -> Bool {
         guard var harWriter else { throw JournalScan.notAJournal(folder) }
-        try jsonTasks.write(jsonBuffer)
-        try har.write(harBuffer + harWriter.finish())
-        try junitCases.write(junitBuffer)
         // The spill files are read back from their temporary paths and never committed:
         // AtomicFile removes them when it goes away.
         let run = outcome.run
@@ -94,7 +124,16 @@ final class ReportWriter {
         let sections = renderers.arranged(outcome.sections)
         let json = try AtomicFile(path: folder.reportJSONPath)
         try json.write(try ReportJSONWriter.header(tool: outcome.tool, run: run))
-        try json.append(contentsOfFile: jsonTasks.temporaryPath)
+        if let jsonTasks {
+            try jsonTasks.write(jsonBuffer)
+            try json.append(contentsOfFile: jsonTasks.temporaryPath)
+        } else if let journalTasks {
+            guard try Self.copyTaskJSON(journalTasks, to: json) else { return false }
+        } else {
+            throw TaskError(code: .internalError, message: "report.json's tasks are in the journal, but no journal span was given")
+        }
+        try har.write(harBuffer + harWriter.finish())
+        try junitCases.write(junitBuffer)
         try json.write(try ReportJSONWriter.trailer(summary: outcome.summary, thresholds: outcome.thresholds,
                                                     baseline: outcome.baseline, captures: outcome.captures,
                                                     soaks: outcome.soaks, resume: outcome.resume,
@@ -126,6 +165,73 @@ final class ReportWriter {
                 + renderers.prometheus(sections).text
             try writeFileAtomically(Array(text.utf8), to: prometheusPath)
         }
+        return true
+    }
+
+    /// Appends the task JSON of `tasks`' journal lines to `json`, each line's JSON preceded by a
+    /// newline and, after the first, a comma (as `add(_:journalled:)` spills it). Reads the file in
+    /// `chunk`-sized blocks; returns false (having appended part of them at most) when a line there
+    /// is no probe line, the file ends early, or the lines are not `tasks.count`. (Not inlined: a
+    /// frame of its own in profiles, `scripts/bench/perf-budget.py`.)
+    @inline(never)
+    private static func copyTaskJSON(_ tasks: JournalTasks, to json: AtomicFile) throws(TaskError) -> Bool {
+        let source = open(tasks.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard source >= 0 else { throw TaskError(code: .localIOError, message: "cannot read \(tasks.path): \(systemErrorMessage())") }
+        defer { close(source) }
+        let prefix = ReportJSONWriter.probeLinePrefix, suffix = ReportJSONWriter.probeLineSuffix
+        var block = [UInt8](repeating: 0, count: chunk)
+        var output: [UInt8] = []
+        output.reserveCapacity(chunk + chunk / 4)
+        /// The start of a line the block before ended inside.
+        var carried: [UInt8] = []
+        var lines = 0
+        var position = tasks.start
+        /// Appends one whole line's task JSON to `output`; false when it is no probe line.
+        func take(_ line: UnsafeRawBufferPointer) -> Bool {
+            guard line.count >= prefix.count + suffix.count,
+                  prefix.withUnsafeBytes({ memcmp(line.baseAddress!, $0.baseAddress!, prefix.count) == 0 }),
+                  suffix.withUnsafeBytes({ memcmp(line.baseAddress! + line.count - suffix.count, $0.baseAddress!, suffix.count) == 0 })
+            else { return false }
+            if lines > 0 { output.append(UInt8(ascii: ",")) }
+            output.append(UInt8(ascii: "\n"))
+            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: line[prefix.count..<(line.count - suffix.count)]))
+            lines += 1
+            return true
+        }
+        while position < tasks.end {
+            let wanted = Int(min(tasks.end - position, Int64(block.count)))
+            let count = block.withUnsafeMutableBytes { pread(source, $0.baseAddress, wanted, off_t(position)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw TaskError(code: .localIOError, message: "cannot read \(tasks.path): \(systemErrorMessage())") }
+            guard count > 0 else { return false }
+            position += Int64(count)
+            let wellFormed = block.withUnsafeBytes { raw -> Bool in
+                let base = raw.baseAddress!
+                var lineStart = 0
+                while lineStart < count, let found = memchr(base + lineStart, 0x0A, count - lineStart) {
+                    let newline = base.distance(to: UnsafeRawPointer(found))
+                    let piece = UnsafeRawBufferPointer(start: base + lineStart, count: newline - lineStart)
+                    if carried.isEmpty {
+                        guard take(piece) else { return false }
+                    } else {
+                        carried.append(contentsOf: piece)
+                        guard carried.withUnsafeBytes({ take($0) }) else { return false }
+                        carried.removeAll(keepingCapacity: true)
+                    }
+                    lineStart = newline + 1
+                }
+                carried.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[lineStart..<count]))
+                return true
+            }
+            guard wellFormed else { return false }
+            if output.count >= chunk {
+                try json.write(output)
+                output.removeAll(keepingCapacity: true)
+            }
+        }
+        guard carried.isEmpty, lines == tasks.count else { return false }
+        try json.write(output)
+        return true
     }
 
     /// `junit.xml` of a run of checks (see `JUnitWriter`): the run's thresholds, a suite per check

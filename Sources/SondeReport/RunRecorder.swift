@@ -43,6 +43,10 @@ public final class RunRecorder: @unchecked Sendable {
     /// The report files written while tasks are recorded (created at the first task of a run that
     /// can render that way; see the type's comment).
     private var liveReport: ReportWriter?
+    /// The journal's bytes from the live report's first task line to the end of its last: what
+    /// report.json copies as its tasks at `finish` (`ReportWriter.JournalTasks`).
+    private var liveTasksStart: Int64 = 0
+    private var liveTasksEnd: Int64 = 0
     private var sampler = TaskSampler()
     /// Whether any capture was recorded (such a run is rendered from its journal).
     private var recordedCapture = false
@@ -144,24 +148,28 @@ public final class RunRecorder: @unchecked Sendable {
     /// Journals the task (named after the check under way, if any), then counts it and hands it to
     /// the live report files. A task the journal refused (disk full) is not counted; if the live
     /// files fail, they are dropped and `finish` renders from the journal, so the summary always
-    /// describes the journalled tasks.
+    /// describes the journalled tasks. The journal line is the task's one JSON serialisation:
+    /// report.json copies it from the journal at `finish`.
     public func record(_ task: ProbeTask) throws(TaskError) {
         try lock.withLock { _ throws(TaskError) in
             let current = open.isEmpty ? nil : checkIndex(named: task.check)
             // A run without checks (every plain probe) records the task as it came, without a copy.
             let task = current == nil && task.check == nil ? task : task.stamped(check: current.map { checks[$0].name })
+            let lineStart = journal.length
             try appendLine(ReportJSONWriter.probeLinePrefix, task, ReportJSONWriter.probeLineSuffix)
             summary.add(task)
             if let current { checks[current].add(task) }
             if summary.tasks == 1 && rendersLive {
-                let writer = try ReportWriter(folder: folder, renderers: renderers)
+                let writer = try ReportWriter(folder: folder, renderers: renderers, tasksInJournal: true)
                 writer.start(tool: tool, run: run)
                 liveReport = writer
+                liveTasksStart = lineStart
             }
             guard let liveReport else { return }
             sampler.add(task)
+            liveTasksEnd = journal.length
             do throws(TaskError) {
-                try line.withBytes { (json) throws(TaskError) in try liveReport.add(task, journalled: json) }
+                try liveReport.add(journalledTask: task)
             } catch {
                 self.liveReport = nil
                 throw error
@@ -300,19 +308,30 @@ public final class RunRecorder: @unchecked Sendable {
             try append(EndLine(status: run.status, finishedAt: run.finishedAt!, thresholds: results, baseline: comparison,
                                checks: judged.checks.isEmpty ? nil : judged.checks, link: link))
             try journal.close()
-            guard let liveReport, rendersLive else {
-                self.liveReport = nil  // before the journal's writer reopens the same partial files
-                return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath, renderers: renderers)
+            if rendersLive, let outcome = try finishLive(summary: result, thresholds: results, baseline: comparison,
+                                                         prometheusPath: prometheusPath) {
+                return outcome
             }
-            var outcome = RunOutcome(tool: tool, run: run, summary: result, thresholds: results, baseline: comparison,
-                                     sample: sampler.tasks)
-            outcome.renderers = renderers
-            try liveReport.finish(outcome, prometheusPath: prometheusPath)
-            return outcome
+            self.liveReport = nil  // before the journal's writer reopens the same partial files
+            return try ReportFiles.render(folder: folder, prometheusPath: prometheusPath, renderers: renderers)
         }
     }
 
-    /// One journal line `prefix + value + suffix`; `line` keeps the value's JSON afterwards.
+    /// Completes the report files written while recording, report.json's tasks copied from the
+    /// closed journal's lines; nil when there are none, or when those lines are not the tasks
+    /// recorded (something else came between them: then the journal is the record). Call with `lock` held.
+    private func finishLive(summary result: ProbeSummary, thresholds results: [ThresholdResult],
+                            baseline comparison: BaselineComparison?, prometheusPath: String?) throws(TaskError) -> RunOutcome? {
+        guard let liveReport else { return nil }
+        var outcome = RunOutcome(tool: tool, run: run, summary: result, thresholds: results, baseline: comparison,
+                                 sample: sampler.tasks)
+        outcome.renderers = renderers
+        let tasks = ReportWriter.JournalTasks(path: folder.journalPath, start: liveTasksStart, end: liveTasksEnd,
+                                              count: summary.tasks)
+        return try liveReport.finish(outcome, prometheusPath: prometheusPath, journalTasks: tasks) ? outcome : nil
+    }
+
+    /// One journal line `prefix + value + suffix`.
     private func appendLine(_ prefix: [UInt8], _ value: some JSONWritable, _ suffix: [UInt8]) throws(TaskError) {
         line.reset()
         value.writeJSON(to: &line)

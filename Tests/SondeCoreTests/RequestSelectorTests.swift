@@ -117,6 +117,10 @@ import Testing
 
     @Test func requestNames() {
         #expect(RequestName.defaultName(method: "GET", url: "https://h/a?token=x#f") == "GET https://h/a")
+        // The first `?` or `#` Character: byte by byte for ASCII, and a `?` with a combining mark is none.
+        #expect(RequestName.withoutQuery("https://h/a#f?x") == "https://h/a" && RequestName.withoutQuery("https://h/") == "https://h/")
+        #expect(RequestName.withoutQuery("https://h/\u{E9}?\u{301}x?y=1") == "https://h/\u{E9}?\u{301}x")
+        #expect(RequestName.withoutQuery("https://h/\u{E9}\r\n?q") == "https://h/\u{E9}\r\n")
         #expect(RequestName.problem("") != nil && RequestName.problem("a\nb") != nil && RequestName.problem(String(repeating: "x", count: 201)) != nil)
         #expect(RequestName.problem("login") == nil)
     }

@@ -233,6 +233,52 @@ import Testing
         expected.add(reference)
         #expect(small.hasHistogram && small.summary == expected.summary)
     }
+
+    /// The builder records each value once, cold or warm, and merges them into `all` at the end, and
+    /// remembers the last default request name: the run's and each name's `all`, and the names'
+    /// counts, are what recording every value into one distribution per phase and grouping the
+    /// tasks by `requestName` give, past the histograms' 256 kept values, with names of their own,
+    /// methods and URLs that alternate, and transactions without a response.
+    @Test func allIsEveryValueOnceAndRequestsAreGroupedByName() {
+        var generator = SystemRandomNumberGenerator()
+        var builder = ProbeSummaryBuilder()
+        var expected = [LatencyDistribution](repeating: LatencyDistribution(precision: .fine, exactLimit: 0), count: Phase.allCases.count)
+        var expectedByName: [String: (count: Int, total: LatencyDistribution)] = [:]
+        for index in 0..<700 {
+            let reused = Bool.random(using: &generator)
+            let answered = index % 13 != 5
+            let method = index % 7 == 0 ? "POST" : "GET"
+            let url = ["http://a/x", "http://a/x?q=\(index % 3)", "http://b/y"][(index / 50) % 3]
+            let total = Double(Int.random(in: 1...4_000_000, using: &generator)) / 1000
+            let phases = Phases(dns: reused ? nil : total / 8, connect: reused ? nil : total / 4, send: 0.001,
+                                wait: total / 2, receive: index % 11 == 0 ? nil : total / 16, total: total)
+            let transaction = TransactionMetrics(
+                request: RequestRecord(method: method, url: url, headers: []),
+                response: answered ? ResponseRecord(statusCode: 200, headers: []) : nil, networkProtocolName: "http/1.1",
+                isReusedConnection: reused, phases: phases)
+            let task = ProbeTask(url: url, iteration: index, taskInterval: TaskInterval(start: .now(), durationMs: total),
+                                 redirectCount: 0, error: nil, transactionMetrics: [transaction], name: index % 9 == 0 ? "named" : nil)
+            builder.add(task)
+            var entry = expectedByName[task.requestName] ?? (0, LatencyDistribution(precision: .coarse, exactLimit: 0))
+            entry.count += 1
+            if answered {
+                for (phase, position) in zip(Phase.allCases, expected.indices) {
+                    if let value = phases[phase] { expected[position].record(milliseconds: value) }
+                }
+                entry.total.record(milliseconds: total)
+            }
+            expectedByName[task.requestName] = entry
+        }
+        let summary = builder.result
+        for (phase, distribution) in zip(Phase.allCases, expected) {
+            #expect(summary.all[phase.name] == distribution.summary, "\(phase)")
+        }
+        #expect(summary.byRequest.count == expectedByName.count)
+        for figures in summary.byRequest {
+            #expect(figures.count == expectedByName[figures.name]?.count, "\(figures.name)")
+            #expect(figures.all["total"] == expectedByName[figures.name]?.total.summary, "\(figures.name)")
+        }
+    }
 }
 
 @Suite struct NamedThreadTests {

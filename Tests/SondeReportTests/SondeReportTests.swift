@@ -157,6 +157,50 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: folder.reportHTMLPath))
     }
 
+    /// A run recording live copies report.json's tasks from its journal lines at the end (in 1 MiB
+    /// reads, so lines straddle them): its files are the bytes `ReportFiles.render` makes from the
+    /// same journal, with failures, redirects, escapes and multi-byte text among the tasks; and a
+    /// journal with another line between the task lines is rendered from the journal instead.
+    @Test(arguments: [false, true]) func liveFilesAreWhatTheJournalRebuilds(foreignLine: Bool) throws {
+        let directory = NSTemporaryDirectory() + "sonde-live-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let folder = try RunFolder(outputDirectory: directory, runID: "run")
+        let run = RunInfo(id: "run", command: "probe", arguments: [], startedAt: .now(), status: .error, insecure: false, redacted: true)
+        let recorder = try RunRecorder(folder: folder, tool: ToolInfo(libcurl: "x", features: []), run: run)
+        let start = Timestamp.now()
+        for index in 0..<1_500 {
+            let headers = (0..<(index % 9)).map { HeaderField(name: "X-\($0)", value: String(repeating: "é\"\\\u{1}", count: index % 97)) }
+            let hops = index % 10 == 3 ? 2 : 1
+            let transactions = (0..<hops).map { hop in
+                TransactionMetrics(request: RequestRecord(method: index % 5 == 0 ? "POST" : "GET", url: "http://h/\(index % 7)?h=\(hop)", headers: headers),
+                                   response: index % 17 == 0 ? nil : ResponseRecord(statusCode: hop + 1 < hops ? 302 : 200, headers: headers),
+                                   networkProtocolName: index % 2 == 0 ? "h2" : "http/1.1", isReusedConnection: index % 3 != 0,
+                                   phases: Phases(send: 0.001, wait: Double(index % 50) + 0.25, receive: 0.125, total: Double(index % 50) + 0.376))
+            }
+            let error = index % 17 == 0 ? TaskError(code: .connectionRefused, message: "refused <\(index)>") : nil
+            try recorder.record(ProbeTask(url: "http://h/\(index % 7)?h=0", iteration: index,
+                                          taskInterval: TaskInterval(start: start.adding(microseconds: Int64(index) * 1000), durationMs: 3),
+                                          redirectCount: hops - 1, error: error, transactionMetrics: transactions))
+            if foreignLine && index == 700 {
+                try recorder.record(attempt: SoakAttempt(connection: 0, attempt: 1, startedAt: start, backoffMs: nil, backoffFailure: nil))
+            }
+        }
+        try recorder.finish(status: .failed, prometheusPath: directory + "/live.prom")
+        let copy = try RunFolder(outputDirectory: directory, runID: "copy")
+        try FileManager.default.copyItem(atPath: folder.journalPath, toPath: copy.journalPath)
+        try ReportFiles.render(folder: copy, prometheusPath: directory + "/copy.prom")
+        for (live, rebuilt) in [(folder.reportJSONPath, copy.reportJSONPath), (folder.reportHARPath, copy.reportHARPath),
+                                (folder.junitPath, copy.junitPath), (folder.reportHTMLPath, copy.reportHTMLPath),
+                                (directory + "/live.prom", directory + "/copy.prom")] {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: live))
+            let again = try Data(contentsOf: URL(fileURLWithPath: rebuilt))
+            #expect(bytes.count > 1000 && bytes == again, "\(live)")
+        }
+        let document = try JSONDecoder().decode(ReportDocument.self, from: Data(contentsOf: URL(fileURLWithPath: folder.reportJSONPath)))
+        #expect(document.probes.count == 1_500 && document.probes[1_499].iteration == 1_499)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") || $0.hasSuffix(".partial") }.isEmpty)
+    }
+
     @Test func anAbandonedAtomicFileLeavesNothingBehind() throws {
         let path = NSTemporaryDirectory() + "sonde-atomic-\(UUID().uuidString)"
         do {

@@ -28,8 +28,8 @@ RULES = [
     ("engine", "libcurl + kernel for the transfer (curl_multi_perform)", r"curl_multi_perform"),
     ("engine", "multi add/remove, info_read", r"curl_multi_add_handle|curl_multi_remove_handle|curl_multi_info_read"),
     ("engine", "engine loop, rest", r"."),
+    ("recorder", "journal write (Journal.append: the line into its buffer, write(2))", r"Journal\."),
     ("recorder", "journal line (encode ProbeTask JSON)", r"RunRecorder\.appendLine|FieldModel\.writeJSON"),
-    ("recorder", "journal write (Journal.append, write(2))", r"Journal\."),
     ("recorder", "aggregation (ProbeSummaryBuilder, histograms)", r"ProbeSummaryBuilder\.|Histogram\.|LatencyDistribution\.|CheckBuilder\."),
     ("recorder", "HAR entry (HARWriter)", r"HARWriter\."),
     ("recorder", "JUnit test case (JUnitWriter)", r"JUnitWriter\."),
@@ -37,6 +37,7 @@ RULES = [
     ("recorder", "HTML sample (TaskSampler)", r"TaskSampler\."),
     ("recorder", "freeing the task (release/dealloc)", r"swift_release|swift_arrayDestroy|outlined destroy|destroy"),
     ("recorder", "queue, locks, wake-ups (RecorderThread.consume)", r"."),
+    ("other", "report.json's tasks copied from the journal (ReportWriter.copyTaskJSON)", r"ReportWriter\.copyTaskJSON"),
     ("other", "final reports (RunRecorder.finish)", r"RunRecorder\.finish|ReportWriter\.finish|ReportFiles\."),
     ("other", "start-up, argument parsing, rest", r"."),
 ]
