@@ -137,13 +137,14 @@ enum HTTPRules {
                             rule: AuditRuleSources.contentCoding)
     }
 
-    /// Whether a media type compresses well: text, JSON, XML, JavaScript, SVG and their `+json`,
-    /// `+xml` relatives, web fonts without their own compression, wasm.
+    /// Whether a media type compresses well: text, JSON, XML, JavaScript, SVG, any type with the
+    /// `+json` or `+xml` structured syntax suffix (RFC 6839 §3.1, §4.1: problem details, JSON API,
+    /// every JSON-based protocol's own type), web fonts without their own compression, wasm.
     static func isCompressible(_ contentType: String) -> Bool {
         let type = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         if type.hasPrefix("text/") || type.hasSuffix("+json") || type.hasSuffix("+xml") { return true }
         return ["application/json", "application/xml", "application/javascript", "application/x-javascript", "application/ecmascript",
-                "application/x-ndjson", "application/graphql-response+json", "application/x-www-form-urlencoded", "application/wasm",
+                "application/x-ndjson", "application/x-www-form-urlencoded", "application/wasm",
                 "image/svg+xml", "image/x-icon", "image/bmp", "font/ttf", "font/otf", "application/vnd.ms-fontobject"].contains(type)
     }
 

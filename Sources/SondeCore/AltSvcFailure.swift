@@ -38,6 +38,9 @@ public struct AltSvcFailure: Sendable, Equatable {
 
 extension AltSvcFailure: FieldModel {
     public static let blank = AltSvcFailure(source: .response, alternative: "", error: .blank, startedAt: TaskInterval.blank.start, durationMs: 0)
+    /// Flat formats carry the summary line.
+    public static var hasScalarForm: Bool { true }
+    public var scalar: ModelScalar? { .string(summary) }
     public static var schemaName: String? { "altSvcFailure" }
 
     public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {

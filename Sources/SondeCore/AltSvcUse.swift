@@ -52,6 +52,9 @@ public struct AltSvcUse: Sendable, Equatable {
 extension AltSvcUse: FieldModel {
     public static let blank = AltSvcUse(source: .response, alternative: "")
     public static var schemaName: String? { "altSvc" }
+    /// Flat formats carry the summary line.
+    public static var hasScalarForm: Bool { true }
+    public var scalar: ModelScalar? { .string(summary) }
 
     public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
         try v.visit("source", &source, .required)

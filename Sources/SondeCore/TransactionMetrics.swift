@@ -334,6 +334,9 @@ extension TransactionMetrics: FieldModel {
 
 extension HTTP3Fallback: FieldModel {
     public static let blank = HTTP3Fallback(reason: "")
+    /// Flat formats carry the reason alone.
+    public static var hasScalarForm: Bool { true }
+    public var scalar: ModelScalar? { .string(reason) }
 
     public mutating func visitFields<Visitor: FieldVisitor>(_ v: inout Visitor) throws(Visitor.Failure) {
         try v.visit("reason", &reason, FieldRule(required: true, unit: .nonEmpty))

@@ -82,10 +82,10 @@ public struct ProbeOptions: Sendable {
     public var redirectAllowed: (@Sendable (String) -> Bool)? = nil
     /// Keeps the final hop's raw headers and body (`ResponseCapture`); nil: the body is only counted.
     public var responseCapture: ResponseCapture? = nil
-    /// Judges each task's final response by its body (`ResponseBodyJudge`: a GraphQL response's
-    /// `errors`); nil: only the status rule judges.
+    /// Judges each task's final response by its body (`ResponseBodyJudge`); nil: only the status
+    /// rule judges.
     public var bodyJudge: (any ResponseBodyJudge)? = nil
-    /// The name of the results of a URL given none (a GraphQL operation's name); nil: the method
+    /// The name of the results of a URL given none (a kind extension's, from its spec); nil: the method
     /// and the URL without its query (`RequestName.defaultName`).
     public var defaultRequestName: String? = nil
 

@@ -1,7 +1,8 @@
 import SondeCore
 
-/// What judges the final response of each probe task by its body, beside the status rule (a
-/// GraphQL response's `errors`, SondeGraphQL's `GraphQLResponseJudge`). Set
+/// What judges the final response of each probe task by its body, beside the status rule (an
+/// application protocol that reports its errors in the body of a 200; a kind extension brings
+/// it: docs/architecture.md, "Adding a kind extension"). Set
 /// `ProbeOptions.bodyJudge` to one: `ProbeRunner` keeps each hop's body up to `maxBodyBytes`
 /// (the rest is received and counted as for any request, not kept) and, for the hop that ends
 /// the task (not a redirect it follows, not a transfer libcurl failed), hands it to `judge`.

@@ -66,19 +66,13 @@ final class DNS64Server: @unchecked Sendable {
     init(upstreams: [Upstream], resolver: DNS64Resolver = DNS64Resolver()) throws(LinkError) {
         self.upstreams = upstreams
         self.resolver = resolver
-        var bound: (udp: Int32, tcp: Int32, port: UInt16)?
-        for _ in 0..<16 {
-            let udp = Self.socketOn(port: 0, type: SOCK_DGRAM)
-            guard udp.fd >= 0 else { throw LinkError.setup("opening the DNS64's UDP socket", code: -errno) }
-            let tcp = Self.socketOn(port: udp.port, type: SOCK_STREAM)
-            if tcp.fd >= 0, Glibc.listen(tcp.fd, 64) == 0 {
-                bound = (udp.fd, tcp.fd, udp.port)
-                break
-            }
-            close(udp.fd)
-            if tcp.fd >= 0 { close(tcp.fd) }
+        let bound: LoopbackSocketPair
+        switch LoopbackSocketPair.bind(nonBlocking: true, backlog: 64) {
+        case .success(let pair): bound = pair
+        case .failure(.udpSocket(let code)): throw LinkError.setup("opening the DNS64's UDP socket", code: -code)
+        case .failure(.noPortFree(let tries)):
+            throw LinkError(.setup, "the DNS64 found no port of 127.0.0.1 free for both UDP and TCP in \(tries) tries")
         }
-        guard let bound else { throw LinkError(.setup, "the DNS64 found no port of 127.0.0.1 free for both UDP and TCP in 16 tries") }
         let event = sonde_link_eventfd()
         guard event >= 0 else {
             close(bound.udp)
@@ -86,27 +80,6 @@ final class DNS64Server: @unchecked Sendable {
             throw LinkError.setup("creating the DNS64's stop event", code: event)
         }
         (udp, tcp, port, stopEvent) = (bound.udp, bound.tcp, bound.port, event)
-    }
-
-    /// A non-blocking socket bound to 127.0.0.1:`port` (0: any), and the port it got; fd -1 on failure.
-    private static func socketOn(port: UInt16, type: __socket_type) -> (fd: Int32, port: UInt16) {
-        let fd = socket(AF_INET, Int32(type.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { return (-1, 0) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard ok else {
-            close(fd)
-            return (-1, 0)
-        }
-        return (fd, UInt16(bigEndian: address.sin_port))
     }
 
     func start() {

@@ -9,8 +9,9 @@ import SondeCore
 /// - each transaction (redirect hop): a CLIENT span named after the method (`HTTP` for one the
 ///   conventions do not know: `_OTHER`), child of its task, with the HTTP conventions'
 ///   attributes (`url.full` without credentials), sonde's phases as `sonde.phase.<name>` (milliseconds,
-///   the very numbers of report.json), the connection (`sonde.connection.reused`,
-///   `sonde.connection.id`), TLS, Alt-Svc and HTTP/3 fallback, and one `http.client.network_timing`
+///   the very numbers of report.json), every other field of the transaction by `OTLPFieldTable`
+///   (the connection: `sonde.connection.reused`, `sonde.connection.id`; TLS, Alt-Svc and HTTP/3
+///   fallback, `sonde.queue`, `sonde.libcurl_queue`, …), and one `http.client.network_timing`
 ///   event at the hop's `fetchStartDate` whose `http.*_time` attributes are milliseconds since it.
 ///
 /// Spans are handed out in batches (`takeBatch`) so that a long run is never held whole.
@@ -26,6 +27,11 @@ struct OTLPTracesBuilder {
         self.context = context
         self.knownMethods = knownMethods
     }
+
+    /// The transaction's field attributes, one per field of its walk (`OTLPFieldTable.transaction`).
+    static let transactionAttributeNames = OTLPFieldTable.transaction.attributeNames(of: TransactionMetrics.self)
+    /// The field attributes the network timing event repeats (the connection and how it came to be).
+    static let networkTimingFieldAttributes: Set<String> = ["sonde.connection.reused", "sonde.connection.id", "sonde.alt_svc", "sonde.http3_fallback"]
 
     static func nanos(_ timestamp: Timestamp) -> UInt64 { UInt64(clamping: timestamp.microsecondsSince1970) &* 1000 }
 
@@ -88,10 +94,6 @@ struct OTLPTracesBuilder {
         if let original = facts.originalMethod { attributes.append(.string("http.request.method_original", original)) }
         attributes.append(.urlFull(transaction.request.url))
         if hop > 0 { attributes.append(.int("http.request.resend_count", hop)) }
-        if let address = transaction.remoteAddress { attributes.append(.string("network.peer.address", address)) }
-        if let port = transaction.remotePort { attributes.append(.int("network.peer.port", port)) }
-        if let address = transaction.localAddress { attributes.append(.string("network.local.address", address)) }
-        if let port = transaction.localPort { attributes.append(.int("network.local.port", port)) }
         if let version = transaction.negotiatedTLSProtocolVersion {
             // libcurl's "TLSv1.3" as the conventions' tls.protocol.name/version.
             let lower = version.lowercased()
@@ -102,15 +104,9 @@ struct OTLPTracesBuilder {
                 attributes.append(.string("tls.protocol.version", version))
             }
         }
-        if let cipher = transaction.negotiatedTLSCipherSuite { attributes.append(.string("tls.cipher", cipher)) }
-        if let reused = transaction.tlsSessionReused { attributes.append(.bool("tls.resumed", reused)) }
-        attributes.append(.bool("sonde.connection.reused", transaction.isReusedConnection))
-        if let id = transaction.connectionID { attributes.append(.int("sonde.connection.id", id)) }
-        if let name = transaction.networkProtocolName { attributes.append(.string("sonde.protocol", name)) }
         for phase in Phase.allCases {
             if let milliseconds = transaction.phases[phase] { attributes.append(.double("sonde.phase.\(phase.name)", milliseconds)) }
         }
-        if let queue = transaction.queue { attributes.append(.double("sonde.queue", queue)) }
         // The conventions' sizes: whole messages (request or status line, headers, body) and bodies.
         // (Header bytes alone have no attribute: `http.request.header.<key>` names headers.)
         let requestHeader = transaction.countOfRequestHeaderBytesSent, requestBody = transaction.countOfRequestBodyBytesSent
@@ -119,21 +115,22 @@ struct OTLPTracesBuilder {
         attributes.append(.int("http.request.body.size", Int(clamping: requestBody)))
         attributes.append(.int("http.response.size", Int(clamping: responseHeader.addingReportingOverflow(responseBody).partialValue)))
         attributes.append(.int("http.response.body.size", Int(clamping: responseBody)))
-        if let altSvc = transaction.altSvc { attributes.append(.string("sonde.alt_svc", altSvc.summary)) }
-        if let failure = transaction.altSvcFailure { attributes.append(.string("sonde.alt_svc.failure", failure.summary)) }
-        if let fallback = transaction.http3Fallback { attributes.append(.string("sonde.http3_fallback", fallback.reason)) }
+        // Every other field of the transaction, by the one table (network.*, tls.cipher, sonde.connection.*, …).
+        let fieldAttributes = OTLPFieldAttributes.of(transaction, names: Self.transactionAttributeNames)
+        attributes += fieldAttributes
         span.attributes = attributes
         if let errorType = facts.errorType {
             span.status = .error
             span.statusMessage = taskError?.message ?? "HTTP \(errorType)"
         }
-        span.events = [networkTiming(transaction, at: fetchStart, facts: facts)]
+        span.events = [networkTiming(transaction, at: fetchStart, facts: facts, fieldAttributes: fieldAttributes)]
         return span
     }
 
     /// The `http.client.network_timing` event of one hop: each of URLSessionTaskTransactionMetrics'
     /// dates that happened, as milliseconds after `fetchStartDate` (the event's time).
-    private func networkTiming(_ transaction: TransactionMetrics, at fetchStart: Timestamp, facts: OTLPTransactionFacts) -> OTLPSpan.Event {
+    private func networkTiming(_ transaction: TransactionMetrics, at fetchStart: Timestamp, facts: OTLPTransactionFacts,
+                               fieldAttributes: [OTLPAttribute]) -> OTLPSpan.Event {
         let dates: [(String, Timestamp?)] = [
             ("http.call.start_time", fetchStart),
             ("http.dns.start_time", transaction.domainLookupStartDate), ("http.dns.end_time", transaction.domainLookupEndDate),
@@ -153,10 +150,7 @@ struct OTLPTracesBuilder {
             attributes.append(.string("network.protocol.name", "http"))
             attributes.append(.string("network.protocol.version", version))
         }
-        attributes.append(.bool("sonde.connection.reused", transaction.isReusedConnection))
-        if let id = transaction.connectionID { attributes.append(.int("sonde.connection.id", id)) }
-        if let altSvc = transaction.altSvc { attributes.append(.string("sonde.alt_svc", altSvc.summary)) }
-        if let fallback = transaction.http3Fallback { attributes.append(.string("sonde.http3_fallback", fallback.reason)) }
+        attributes += fieldAttributes.filter { Self.networkTimingFieldAttributes.contains($0.key) }
         return OTLPSpan.Event(timeNanos: Self.nanos(fetchStart), name: "http.client.network_timing", attributes: attributes)
     }
 

@@ -8,11 +8,14 @@ import SondeCore
 /// connection); `blocked` is the transaction's `queue` (the hop's wait in sonde's queue before
 /// libcurl started it; -1 in reports that predate it); `send`, `wait` and `receive` are never
 /// negative (0 when a failed transfer never reached them). Invariant: `time` equals the sum of the
-/// non-negative timings except `ssl`, which is sonde's `queue + phases.total`. `_libcurlQueue` is
-/// libcurl's own queue time (`CURLINFO_QUEUE_TIME_T`, libcurl 8.6+; -1 before), which lies
-/// inside `blocked` and the first phase and is not added to `time`; `_http3Fallback` is why an
-/// `--http3` race ended on TCP (null otherwise), `_altSvc` why a connection is h3 without `--http3`, or
-/// which Alt-Svc alternative failed before this transaction went to the origin over TCP;
+/// non-negative timings except `ssl`, which is sonde's `queue + phases.total`.
+/// Every field of the transaction that HAR's standard members do not carry is a `_<key>` member
+/// derived from the model's fields (`HARFieldTable.transaction`, `HARFieldWriter`): e.g.
+/// `_libcurlQueue`, libcurl's own queue time (`CURLINFO_QUEUE_TIME_T`, libcurl 8.6+; -1 before),
+/// which lies inside `blocked` and the first phase and is not added to `time`; `_http3Fallback`,
+/// why an `--http3` race ended on TCP (null otherwise); `_altSvc`, why a connection is h3 without
+/// `--http3`; `_altSvcFailure`, which Alt-Svc alternative failed before this transaction went to
+/// the origin over TCP. The task's own members follow:
 /// `_name` the task's request name (`RequestName`: as in report.json's `summary.byRequest`);
 /// `_link` the emulated link's profile name when the task crossed one (the emulator's counters
 /// per connection are known only when the link stops, after its entries were written: they are in
@@ -64,6 +67,9 @@ public struct HARWriter {
 
     private static let comma: [UInt8] = [UInt8(ascii: ","), UInt8(ascii: "\n")]
 
+    /// The transaction's own `_` members (`HARFieldTable.transaction`), one per field of its walk.
+    static let transactionMembers = HARFieldTable.transaction.members(of: TransactionMetrics.self)
+
     static func writeEntry(_ t: TransactionMetrics, task: ProbeTask, to output: inout JSONOutput) {
         let timings = Timings(t.phases, queue: t.queue)
         let version = httpVersion(t.networkProtocolName)
@@ -114,16 +120,10 @@ public struct HARWriter {
             }
             if let address = t.remoteAddress { o.member("serverIPAddress", address) }
             if let id = t.connectionID { o.member("connection", String(id)) }
-            o.member("_isReusedConnection", t.isReusedConnection)
-            o.member("_networkProtocolName", t.networkProtocolName)
-            o.member("_libcurlQueue", t.libcurlQueue ?? -1)
-            o.member("_http3Fallback", t.http3Fallback?.reason)
-            o.member("_altSvc", t.altSvc?.summary ?? t.altSvcFailure?.summary)
+            HARFieldWriter.write(t, members: transactionMembers, to: &o)
             o.member("_name", task.requestName)
             o.member("_iteration", task.iteration)
             if let link = task.link { o.member("_link", link) }
-            o.member("_tlsProtocolVersion", t.negotiatedTLSProtocolVersion)
-            o.member("_tlsCipherSuite", t.negotiatedTLSCipherSuite)
             if let error = task.error, t == task.transactionMetrics.last {
                 o.member("_error", error.code.rawValue + ": " + error.message)
             }

@@ -13,7 +13,7 @@ public protocol SoakEventSink: AnyObject, Sendable {
     func missedPing(connection: Int, attempt: Int, atMicros: Int64)
     /// A message's echo came back intact after `rttMicros`.
     func echo(rttMicros: Int64)
-    /// A subprotocol's event (a GraphQL subscription's `next`) came `micros` after the previous one.
+    /// A subprotocol's event came `micros` after the previous one (`SoakSubprotocolAction.eventGap`).
     func eventGap(micros: Int64)
 }
 

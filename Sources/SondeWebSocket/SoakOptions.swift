@@ -18,7 +18,7 @@ public struct SoakOptions: Sendable {
     /// The run's trace id (32 lowercase hex digits) when each opening handshake is to carry a W3C
     /// `traceparent` whose parent is its attempt's span (`SoakAttempt.spanId`, `--traceparent`).
     public var traceID: String?
-    /// The protocol spoken inside each connection (`--graphql-subscription`), nil for a plain
+    /// The protocol spoken inside each connection (`SoakSubprotocol`, a kind extension's), nil for a plain
     /// soak (echoed messages only). Its name is offered first and the server must choose it.
     public var subprotocol: SoakSubprotocolFactory?
 

@@ -14,7 +14,7 @@ import SondeCore
 /// connection: its close frame carries the RFC's code and the rule or limit broken), or the end
 /// of the run. Data messages without sonde's header are the server's own (`MessageSequencer`).
 ///
-/// With a subprotocol (`SoakSubprotocol`, a GraphQL subscription) the data messages are the
+/// With a subprotocol (`SoakSubprotocol`) the data messages are the
 /// subprotocol's to answer, and the keepalive sends its ping message instead of a ping frame:
 /// its `.pong` answers the oldest outstanding ping, so RTTs, missed and unanswered pings count
 /// the same way.

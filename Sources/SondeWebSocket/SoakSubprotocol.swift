@@ -1,7 +1,7 @@
 import SondeCore
 
-/// A protocol a soak speaks inside its WebSocket connections (a subprotocol such as
-/// `graphql-transport-ws`, SondeGraphQL's `GraphQLSubscriptionSession`): what the session sends
+/// A protocol a soak speaks inside its WebSocket connections (a WebSocket subprotocol, RFC 6455
+/// §1.9, that a kind extension brings: docs/architecture.md, "Adding a kind extension"): what the session sends
 /// when the connection opens, how it answers the server's messages and, instead of WebSocket
 /// ping frames, the protocol's own keepalive message, whose answer is the soak's ping RTT.
 ///

@@ -41,6 +41,12 @@ struct HTTPRulesTests {
     @Test func compressibleTypesAndValidators() {
         #expect(HTTPRules.isCompressible("application/json; charset=utf-8"))
         #expect(HTTPRules.isCompressible("application/problem+json") && HTTPRules.isCompressible("text/html"))
+        // RFC 6839's suffixes, whatever the protocol before them: none is listed by name.
+        for type in ["application/graphql-response+json", "application/vnd.api+json; charset=utf-8", "APPLICATION/LD+JSON",
+                     "application/atom+xml", "image/svg+xml"] {
+            #expect(HTTPRules.isCompressible(type), "\(type)")
+        }
+        #expect(!HTTPRules.isCompressible("application/json-seq+zip") && !HTTPRules.isCompressible("application/jsonx"))
         #expect(!HTTPRules.isCompressible("image/png") && !HTTPRules.isCompressible("application/octet-stream"))
         let validators = HTTPProber.validators([HeaderField(name: "etag", value: "\"a1\""), HeaderField(name: "Last-Modified", value: "Tue, 01 Dec 2026 00:00:00 GMT")])
         #expect(validators == [HeaderField(name: "If-None-Match", value: "\"a1\""), HeaderField(name: "If-Modified-Since", value: "Tue, 01 Dec 2026 00:00:00 GMT")])

@@ -23,17 +23,8 @@ import Glibc
         let queries = Atomic<Int>(0)
 
         init(reply: @escaping @Sendable ([UInt8]) -> [UInt8]?, tcpReply: @escaping @Sendable ([UInt8]) -> [UInt8]? = { _ in nil }) throws {
-            var bound: (Int32, Int32, Int)?
-            for _ in 0..<16 {
-                let u = Self.socketOn(0, type: SOCK_DGRAM)
-                guard u.fd >= 0 else { continue }
-                let t = Self.socketOn(u.port, type: SOCK_STREAM)
-                if t.fd >= 0, listen(t.fd, 16) == 0 { bound = (u.fd, t.fd, Int(u.port)); break }
-                close(u.fd)
-                if t.fd >= 0 { close(t.fd) }
-            }
-            let found = try #require(bound, "no port free for UDP and TCP")
-            (udp, tcp, port) = found
+            let pair = try LoopbackSocketPair.bind(nonBlocking: false, backlog: 16).get()
+            (udp, tcp, port) = (pair.udp, pair.tcp, Int(pair.port))
             let (udp, tcp) = (self.udp, self.tcp)
             Thread.startNamed("test-ns") { [self] in
                 let started = monotonicMicroseconds()
@@ -76,21 +67,6 @@ import Glibc
         func stop() { stopped.store(true, ordering: .releasing) }
 
         var upstream: DNS64Server.Upstream { DNS64Server.Upstream(address: "127.0.0.1", family: 4, port: port) }
-
-        static func socketOn(_ port: UInt16, type: __socket_type) -> (fd: Int32, port: UInt16) {
-            let fd = socket(AF_INET, Int32(type.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { return (-1, 0) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let ok = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-            }
-            guard ok else { close(fd); return (-1, 0) }
-            return (fd, UInt16(bigEndian: address.sin_port))
-        }
     }
 
     /// A zone as dns64_upstream.py has it: v4only.test A 127.0.0.1 (NODATA with a SOA for AAAA),

@@ -12,29 +12,42 @@ public protocol ModelValue: Codable {
     func rangeProblem(_ rule: FieldRule, name: StaticString) -> String?
     /// Whether this is an absent optional (so `FieldRule.omitsNil` leaves it out).
     var isAbsent: Bool { get }
+    /// Whether values of this type have a flat form (`ModelScalar`): flat formats (HAR's `_`
+    /// members, OTLP attributes) carry such a field and pass any other by.
+    static var hasScalarForm: Bool { get }
+    /// This value's flat form; nil when absent or when the type has none (`hasScalarForm`).
+    var scalar: ModelScalar? { get }
 }
 
 extension ModelValue {
     public func rangeProblem(_ rule: FieldRule, name: StaticString) -> String? { nil }
     public var isAbsent: Bool { false }
+    public static var hasScalarForm: Bool { false }
+    public var scalar: ModelScalar? { nil }
 }
 
 extension String: ModelValue {
     public func writeModelValue(to output: inout JSONOutput) { output.string(self) }
     public static func readModelValue(from reader: inout JSONReader) throws(JSONReadError) -> String { try reader.readString() }
     public static var modelSchema: ModelSchema { .string }
+    public static var hasScalarForm: Bool { true }
+    public var scalar: ModelScalar? { .string(self) }
 }
 
 extension Bool: ModelValue {
     public func writeModelValue(to output: inout JSONOutput) { output.bool(self) }
     public static func readModelValue(from reader: inout JSONReader) throws(JSONReadError) -> Bool { try reader.readBool() }
     public static var modelSchema: ModelSchema { .boolean }
+    public static var hasScalarForm: Bool { true }
+    public var scalar: ModelScalar? { .bool(self) }
 }
 
 extension Int: ModelValue {
     public func writeModelValue(to output: inout JSONOutput) { output.int(self) }
     public static func readModelValue(from reader: inout JSONReader) throws(JSONReadError) -> Int { try reader.readInt() }
     public static var modelSchema: ModelSchema { .integer }
+    public static var hasScalarForm: Bool { true }
+    public var scalar: ModelScalar? { .int(Int64(self)) }
     public func rangeProblem(_ rule: FieldRule, name: StaticString) -> String? { rule.problem(Double(self), name) }
 }
 
@@ -42,6 +55,8 @@ extension Int64: ModelValue {
     public func writeModelValue(to output: inout JSONOutput) { output.int(self) }
     public static func readModelValue(from reader: inout JSONReader) throws(JSONReadError) -> Int64 { try reader.readInt64() }
     public static var modelSchema: ModelSchema { .integer }
+    public static var hasScalarForm: Bool { true }
+    public var scalar: ModelScalar? { .int(self) }
     public func rangeProblem(_ rule: FieldRule, name: StaticString) -> String? { rule.problem(Double(self), name) }
 }
 
@@ -49,6 +64,8 @@ extension Double: ModelValue {
     public func writeModelValue(to output: inout JSONOutput) { output.double(self) }
     public static func readModelValue(from reader: inout JSONReader) throws(JSONReadError) -> Double { try reader.readDouble() }
     public static var modelSchema: ModelSchema { .number }
+    public static var hasScalarForm: Bool { true }
+    public var scalar: ModelScalar? { .double(self) }
     public func rangeProblem(_ rule: FieldRule, name: StaticString) -> String? { rule.problem(self, name) }
 }
 
@@ -56,6 +73,8 @@ extension Timestamp: ModelValue {
     public func writeModelValue(to output: inout JSONOutput) { writeJSON(to: &output) }
     public static func readModelValue(from reader: inout JSONReader) throws(JSONReadError) -> Timestamp { try Timestamp(reading: &reader) }
     public static var modelSchema: ModelSchema { .reference("timestamp") }
+    public static var hasScalarForm: Bool { true }
+    public var scalar: ModelScalar? { .string(description) }
 }
 
 extension Optional: ModelValue where Wrapped: ModelValue {
@@ -69,6 +88,8 @@ extension Optional: ModelValue where Wrapped: ModelValue {
     public static var modelSchema: ModelSchema { .nullable(Wrapped.modelSchema) }
     public func rangeProblem(_ rule: FieldRule, name: StaticString) -> String? { self?.rangeProblem(rule, name: name) }
     public var isAbsent: Bool { self == nil }
+    public static var hasScalarForm: Bool { Wrapped.hasScalarForm }
+    public var scalar: ModelScalar? { self?.scalar }
 }
 
 extension Array: ModelValue where Element: ModelValue {
@@ -121,4 +142,6 @@ extension ModelValue where Self: RawRepresentable, Self.RawValue == String, Self
         return value
     }
     public static var modelSchema: ModelSchema { .enumeration(allCases.map(\.rawValue)) }
+    public static var hasScalarForm: Bool { true }
+    public var scalar: ModelScalar? { .string(rawValue) }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 
 // A check option's name and help, taken from its spec key (`SpecKey`): the command line spells
 // no check option of its own. `@Option(name: .key(.maxRedirects), help: .key(.maxRedirects))`, in
-// SondeCLI's commands and in a kind extension's option group (SondeGraphQL's).
+// SondeCLI's commands and in a kind extension's option group.
 
 extension NameSpecification {
     /// The key's long option (`--header` for `headers`: `SpecProblem.optionName`) and its short one.

@@ -11,6 +11,45 @@ import xml.etree.ElementTree as ElementTree
 import jsonschema
 
 
+# report.json's transaction members that HAR's standard members carry (request, response, timings,
+# serverIPAddress, connection), those HAR names otherwise, and the ones whose absence is a value.
+HAR_STANDARD = {
+    "request", "response", "countOfRequestHeaderBytesSent", "countOfRequestBodyBytesSent", "countOfResponseHeaderBytesReceived",
+    "countOfResponseBodyBytesReceived", "countOfResponseBodyBytesAfterDecoding", "fetchStartDate", "domainLookupStartDate",
+    "domainLookupEndDate", "connectStartDate", "secureConnectionStartDate", "secureConnectionEndDate", "connectEndDate",
+    "requestStartDate", "requestEndDate", "responseStartDate", "responseEndDate", "queue", "phases", "remoteAddress", "connectionID",
+}
+HAR_RENAMED = {"negotiatedTLSProtocolVersion": "_tlsProtocolVersion", "negotiatedTLSCipherSuite": "_tlsCipherSuite"}
+HAR_ABSENT = {"libcurlQueue": -1}
+# Members that are objects in report.json and one line of text in HAR (null when absent).
+HAR_TEXT = {"http3Fallback", "altSvc", "altSvcFailure"}
+
+
+def sonde_members_problems(index, entry, t):
+    """Every member of report.json's transaction that HAR does not carry in a standard member is
+    the entry's `_<name>` with the same value (numbers within a microsecond)."""
+    problems = []
+    for name, value in t.items():
+        if name in HAR_STANDARD or name == "peerCertificates" or name == "capture":
+            continue
+        member = HAR_RENAMED.get(name, "_" + name)
+        if member not in entry:
+            problems.append(f"entry {index}: HAR has no {member} for report.json's {name}")
+            continue
+        got = entry[member]
+        if name in HAR_TEXT:
+            if (got is None) != (value is None) or (got is not None and not isinstance(got, str)):
+                problems.append(f"entry {index}: HAR {member} {got!r} for report.json's {name} {value!r}")
+            continue
+        expected = HAR_ABSENT.get(name) if value is None and name in HAR_ABSENT else value
+        if isinstance(expected, (int, float)) and not isinstance(expected, bool) and isinstance(got, (int, float)):
+            if not math.isclose(got, expected, abs_tol=0.0011):
+                problems.append(f"entry {index}: HAR {member} {got} != {name} {expected}")
+        elif got != expected:
+            problems.append(f"entry {index}: HAR {member} {got!r} != {name} {expected!r}")
+    return problems
+
+
 def main() -> int:
     folder, har_schema = sys.argv[1], sys.argv[2]
     prom = sys.argv[3] if len(sys.argv) > 3 else None
@@ -49,6 +88,7 @@ def main() -> int:
             problems.append(f"entry {index}: HAR connect must include ssl: {timings} vs {phases}")
         if t["connectionID"] is not None and entry.get("connection") != str(t["connectionID"]):
             problems.append(f"entry {index}: connection {entry.get('connection')} != {t['connectionID']}")
+        problems += sonde_members_problems(index, entry, t)
     facts["harReused"] = sum(1 for e in entries if e["_isReusedConnection"])
     facts["harNames"] = [e.get("_name") for e in entries]
 

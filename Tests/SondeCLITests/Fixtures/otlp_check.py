@@ -45,6 +45,51 @@ DATES = [("http.dns.start_time", "domainLookupStartDate"), ("http.dns.end_time",
          ("http.request.start_time", "requestStartDate"), ("http.request.end_time", "requestEndDate"),
          ("http.response.start_time", "responseStartDate"), ("http.response.end_time", "responseEndDate")]
 
+# report.json's transaction members carried by other attributes or the network timing event, and
+# the ones with a declared attribute name; every other present scalar is `sonde.<snake_case>`.
+OTLP_COVERED = {"request", "response", "countOfRequestHeaderBytesSent", "countOfRequestBodyBytesSent",
+                "countOfResponseHeaderBytesReceived", "countOfResponseBodyBytesReceived", "negotiatedTLSProtocolVersion",
+                "phases", "peerCertificates", "capture"} | {field for _, field in DATES} | {"fetchStartDate"}
+OTLP_NAMES = {"networkProtocolName": "sonde.protocol", "isReusedConnection": "sonde.connection.reused",
+              "isProxyConnection": "sonde.connection.proxy", "connectionID": "sonde.connection.id",
+              "altSvcFailure": "sonde.alt_svc.failure", "remoteAddress": "network.peer.address", "remotePort": "network.peer.port",
+              "localAddress": "network.local.address", "localPort": "network.local.port", "negotiatedTLSCipherSuite": "tls.cipher",
+              "tlsSessionReused": "tls.resumed", "countOfResponseBodyBytesAfterDecoding": "sonde.response.body.decoded_size"}
+# Objects in report.json that are one line of text as attributes.
+OTLP_TEXT = {"http3Fallback", "altSvc", "altSvcFailure"}
+
+
+def snake_case(name):
+    out = ""
+    for i, c in enumerate(name):
+        if c.isupper() and i > 0 and (not name[i - 1].isupper() or (i + 1 < len(name) and name[i + 1].islower())):
+            out += "_"
+        out += c.lower()
+    return out
+
+
+def field_attribute_problems(key, attrs, tx):
+    """Every present member of report.json's transaction not carried otherwise is an attribute with its value."""
+    found = []
+    for name, expected in tx.items():
+        if name in OTLP_COVERED:
+            continue
+        attribute = OTLP_NAMES.get(name, "sonde." + snake_case(name))
+        got = attrs.get(attribute)
+        if expected is None:
+            if attribute in attrs:
+                found.append(f"{key}: {attribute} is {got!r}, report.json has no {name}")
+        elif name in OTLP_TEXT:
+            if not isinstance(got, str) or not got:
+                found.append(f"{key}: {attribute} is {got!r} for report.json's {name}")
+        elif isinstance(expected, float) or (isinstance(got, float) and not isinstance(expected, bool)):
+            if not isinstance(got, (int, float)) or abs(got - expected) > 1e-9:
+                found.append(f"{key}: {attribute} is {got!r}, report.json's {name} {expected!r}")
+        elif got != expected:
+            found.append(f"{key}: {attribute} is {got!r}, report.json's {name} {expected!r}")
+    return found
+
+
 # The report's transactions, keyed by (URL, fetchStartDate in µs).
 transactions = {}
 tx_check = {}
@@ -113,6 +158,7 @@ for span in client:
         problems.append(f"{key}: status {attrs.get('http.response.status_code')} differs from the report's")
     if attrs.get("sonde.connection.reused") != tx["isReusedConnection"]:
         problems.append(f"{key}: sonde.connection.reused differs from the report's")
+    problems += field_attribute_problems(key, attrs, tx)
     events = [e for e in span.get("events", []) if e.get("name") == "http.client.network_timing"]
     if len(events) != 1:
         problems.append(f"{key}: {len(events)} http.client.network_timing events")
