@@ -59,9 +59,11 @@ mkdir -p "$stage/share/bash-completion/completions" "$stage/share/zsh/vendor-com
 # 3. The tarball: the stage under sonde-VERSION/, with its README.
 name=sonde-$version-linux-$triple_arch
 rm -rf "${work:?}/$name" && cp -a "$stage" "$work/$name"
-# What the system must still have: the newest glibc symbol version used, and the libraries the binary and
+# What the system must still have: the newest glibc symbol version used (and 2.36 for packed relative
+# relocations, DT_RELR: a version need, GLIBC_ABI_DT_RELR, that no symbol carries), and the libraries the binary and
 # the bundled ones need that are neither bundled nor part of glibc, libstdc++ or libgcc_s, with their packages.
-glibc=$(objdump -T "$stage/bin/sonde" "$stage"/lib/sonde/*.so* 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -n 1)
+glibc=$( { objdump -T "$stage/bin/sonde" "$stage"/lib/sonde/*.so* 2>/dev/null | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//'
+           readelf -V "$stage/bin/sonde" | awk '/Name: GLIBC_ABI_DT_RELR/ {relr = 1} END {if (relr) print "2.36"}'; } | sort -V | tail -n 1)
 rows=""; packages=""
 for library in $(readelf -d "$stage/bin/sonde" "$stage"/lib/sonde/*.so* 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u); do
   [ -e "$stage/lib/sonde/$library" ] && continue

@@ -5,6 +5,8 @@
 # Usage: scripts/bench/serve-memory.sh SONDE [SONDE...]   (every binary beside the one blackbox_exporter, in
 # one run; ROUNDS=3 by default: each round starts every exporter afresh, in rotated order; medians).
 # Env for sonde (e.g. MALLOC_ARENA_MAX) passes through; SONDE_ENV="A=1 B=2" adds to sonde's alone.
+# SECTIONS=1 adds, for each sonde, its executable's resident MiB per ELF section (scripts/bench/resident-sections.py),
+# idle and after, in the last round.
 # Loopback only; bounded (about a minute a round).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -45,6 +47,10 @@ for round in $(seq 1 "$rounds"); do
     for _ in 1 2 3; do curl -fs -o /dev/null "http://127.0.0.1:$p/metrics"; done
     sleep 10
     idle=$(kib "$pid" VmRSS)
+    sections() { [[ ${SECTIONS:-} == 1 && $name != blackbox && $round == "$rounds" ]] || return 0
+      { echo "  $name, $1: RssAnon $(kib "$pid" RssAnon) KiB, RssFile $(kib "$pid" RssFile) KiB; the executable's resident pages by section:"
+        python3 "$here/scripts/bench/resident-sections.py" "$pid" "$(realpath "$name")" | awk 'NR <= 8 {print "   " $0}'; } >> "$work/sections"; }
+    sections idle
     python3 - "$p" "http://127.0.0.1:$http/1k.bin" > "$work/lat" <<'PY'
 import concurrent.futures, http.client, statistics, sys, time, threading
 port, target = int(sys.argv[1]), sys.argv[2]
@@ -61,6 +67,7 @@ with concurrent.futures.ThreadPoolExecutor(8) as pool:
 print(f"{statistics.median(times) * 1000:.2f}")
 PY
     sleep 2
+    sections "after 2,000 /probe"
     after=$(kib "$pid" VmRSS); hwm=$(kib "$pid" VmHWM); threads=$(awk '$1 == "Threads:" {print $2}' "/proc/$pid/status")
     echo "$name $idle $after $hwm $(cat "$work/lat") $threads" >> "$work/results"
     kill "$pid"; wait "$pid" 2>/dev/null || true
@@ -84,4 +91,5 @@ for name in rows:
     print(line)
 print("  (medians of", len(rows["blackbox"]), "rounds; each row's runs:", {n: [f"{r[0]/1024:.1f}/{r[1]/1024:.1f}" for r in v] for n, v in rows.items()}, ")")
 PY
+[[ -s $work/sections ]] && cat "$work/sections"
 uptime

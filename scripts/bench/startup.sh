@@ -6,6 +6,7 @@
 # machine's drifts hit all alike; prints the median wall time and the median CPU time (user + system, from
 # wait4's rusage: load-independent) of each, and each sonde's ratios to curl.
 # Usage: scripts/bench/startup.sh SONDE [SONDE...]   (several builds side by side: a change's before and after)
+# STARTUP_ONLY=version (or probe) runs that command alone, beside its curl peer: more rounds in the same time.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 (( $# >= 1 )) || { echo "usage: $0 SONDE [SONDE...]" >&2; exit 64; }
@@ -15,9 +16,10 @@ port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); 
 http=$(port)
 "$here/scripts/nginx-fixture.sh" "$work/nginx" "$http" "$(port)" "$(port)"
 echo "startup: $(curl --version | head -1 | cut -d' ' -f1-2), nginx on loopback, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$work" "http://127.0.0.1:$http/1k.bin" "${ROUNDS:-25}" "$@" <<'PY'
+python3 - "$work" "http://127.0.0.1:$http/1k.bin" "${ROUNDS:-25}" "${STARTUP_ONLY:-}" "$@" <<'PY'
 import os, shutil, statistics, subprocess, sys, time
-work, url, rounds, sondes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+work, url, rounds, only, sondes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
+assert only in ("", "version", "probe"), "STARTUP_ONLY: version or probe"
 def run(command):
     start = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=work)
@@ -30,6 +32,8 @@ for index, sonde in enumerate(sondes):
     label = f"[{index + 1}] " if len(sondes) > 1 else ""
     commands[f"{label}sonde version"] = [sonde, "version"]
     commands[f"{label}sonde probe URL"] = [sonde, "probe", "--output-dir", f"runs{index}", url]
+if only == "version": commands = {n: c for n, c in commands.items() if n == "curl --version" or n.endswith("sonde version")}
+if only == "probe": commands = {n: c for n, c in commands.items() if "URL" in n}
 names = list(commands)
 results = {name: [] for name in names}
 for name in names: run(commands[name])  # warm the page cache
