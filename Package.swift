@@ -14,13 +14,13 @@ let libcurlLinkerFlags = ["-Xlinker", "--enable-new-dtags", "-Xlinker", "-rpath"
 /// A release build's executable exports only `main` (a version script): by default a Swift executable
 /// exports every symbol of its own objects (`-export-dynamic`, static-stdlib-args.lnk), 57,717 names that
 /// nothing looks up. Measured on the stripped release binary: 97.2 MB -> 91.4 MB (.dynsym and .dynstr).
-/// It is linked by lld (the toolchain's; the default is gold), for two things gold lacks: packed relative
-/// relocations (DT_RELR: 3.5 MiB of .rela.dyn, read at every start and resident in serve, become 30 KB; needs
-/// glibc 2.36) and `--symbol-ordering-file`: the functions that start-up, a probe and serve run
-/// (Sources/sonde/link-order.txt, written by scripts/bench/link-order.sh) placed first in .text, so they share
-/// few pages. Serve's RSS 43.7 -> 34.3 MiB idle; the figures: docs/measurements.md, "2026-11-28: the link".
+/// It is linked by lld (the toolchain's; the default is gold) for `--symbol-ordering-file`, which gold lacks: the
+/// functions that start-up, a probe and serve run (Sources/sonde/link-order.txt, written by
+/// scripts/bench/link-order.sh) placed first in .text, so they share few pages: serve's RSS 48.7 -> 40.8 MiB idle
+/// (docs/measurements.md, "2026-11-28: the link"). Packed relative relocations (`-z pack-relative-relocs`) would
+/// take 3.5 MiB more but need glibc 2.36 (no Ubuntu 22.04): left out.
 let releaseLinkerFlags = ["-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/sonde/exports.map",
-                          "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                          "-use-ld=lld",
                           "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/sonde/link-order.txt",
                           "-Xlinker", "--no-warn-symbol-ordering"]
 

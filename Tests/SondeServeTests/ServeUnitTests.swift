@@ -118,6 +118,67 @@ import Testing
         #expect(left == ["20200101T000000Z-probe-bbbb", "20200102T000000Z-serve-link", "20991231T000000Z-serve-cccc", "notes"])
         #expect(FileManager.default.fileExists(atPath: outside), "a link's target is never touched")
     }
+
+    /// The fixed-width parse gives the calendar's own answer (Foundation's, in UTC) and refuses
+    /// what names no time.
+    @Test func startTimesAreTheCalendars() throws {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        var generator = SystemRandomNumberGenerator()
+        var stamps = ["19700101T000000Z", "20000229T120000Z", "20240229T235959Z", "21000301T000000Z", "99991231T235959Z"]
+        for _ in 0..<2000 {
+            let seconds = Double(Int64.random(in: 0...253_402_300_799, using: &generator))
+            stamps.append(formatter.string(from: Date(timeIntervalSince1970: seconds)))
+        }
+        for stamp in stamps {
+            let expected = try #require(formatter.date(from: stamp))
+            #expect(RunFolderPruner.startSeconds(of: stamp + "-serve-x") == Int64(expected.timeIntervalSince1970), "\(stamp)")
+            #expect(RunFolderPruner.startDate(of: stamp + "-serve-x") == expected)
+        }
+        for bad in ["20230229T000000Z-serve-x", "20231301T000000Z-serve-x", "20230100T000000Z-serve-x", "20230101T240000Z-serve-x",
+                    "20230101T006000Z-serve-x", "19691231T235959Z-serve-x", "2023010AT000000Z-serve-x", "20230101 000000Z-serve-x",
+                    "notes", "", "\u{FF12}023010T000000Z-serve-x"] {
+            #expect(RunFolderPruner.startSeconds(of: bad) == nil, "\(bad)")
+            #expect(RunFolderPruner.startDate(of: bad) == nil, "\(bad)")
+        }
+        // A valid time in a name that is no serve run folder's.
+        for other in ["20230101T000000Z", "20230101T000000Z-probe-x"] {
+            #expect(RunFolderPruner.startSeconds(of: other) != nil && RunFolderPruner.startDate(of: other) == nil, "\(other)")
+        }
+    }
+
+    /// 5,000 folders of which 10 are due: the pass removes those 10 and stops parsing at the first
+    /// name not due (names sort by their start), leaving the rest untouched.
+    @Test func aPassRemovesWhatIsDueAmongManyFolders() throws {
+        let root = NSTemporaryDirectory() + "sonde-prune-many-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        var due: [String] = []
+        for index in 0..<5000 {
+            // The first 10 started 2 days ago, the rest within the last day.
+            let started = now.addingTimeInterval(index < 10 ? -2 * 86_400 + Double(index) : -Double(index))
+            let name = formatter.string(from: started) + "-serve-\(index)"
+            if index < 10 { due.append(name) }
+            try FileManager.default.createDirectory(atPath: root + "/" + name, withIntermediateDirectories: true)
+        }
+        let removed = RunFolderPruner.prune(outputDirectory: root, olderThanDays: 1, now: now)
+        #expect(removed == due.sorted())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root).count == 4990)
+    }
+
+    @Test func theGateLetsOneCallerInPerPeriod() {
+        let gate = PruneGate(seconds: 3600)
+        #expect(gate.claim())
+        #expect(!gate.claim())
+        let open = PruneGate(seconds: 0)
+        #expect(open.claim() && open.claim())
+    }
 }
 
 /// A task executor with a thread of its own, jobs run in order: the scheduler test's tasks never
