@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import SondeCore
-import Synchronization
 
 /// glibc malloc's retention in `sonde serve`, a process that lives for weeks while each of its runs
 /// allocates a few MB on whichever thread runs it and frees them at its end. Without this, glibc's
@@ -44,19 +43,17 @@ public enum MallocRetention {
     /// free pages): after a run, so that what one run freed is not kept until the next one on that thread.
     /// Takes each arena's lock in turn, for about as long as it walks that arena's free blocks.
     public static func trim() {
-        lastTrimMicros.store(monotonicMicroseconds(), ordering: .relaxed)
+        lastTrim.note()
         _ = mallocTrim?(0)
     }
 
     /// `trim`, unless one was done less than `seconds` ago: after a `/probe`, which may come hundreds of
     /// times a second (each trim walks every arena).
     public static func trim(notMoreOftenThan seconds: Double) {
-        let now = monotonicMicroseconds(), last = lastTrimMicros.load(ordering: .relaxed)
-        guard now - last >= Int64(seconds * 1_000_000),
-              lastTrimMicros.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged else { return }
+        guard lastTrim.claim(every: seconds) else { return }
         _ = mallocTrim?(0)
     }
 
-    /// When the last trim began (`monotonicMicroseconds`).
-    private static let lastTrimMicros = Atomic<Int64>(0)
+    /// When the last trim began.
+    private static let lastTrim = IntervalGate()
 }

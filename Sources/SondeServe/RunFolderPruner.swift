@@ -10,7 +10,7 @@ import SondeCore
 /// name that started at or after the cutoff (names sort by their start). It once made a
 /// `DateFormatter` per name after every run: with 50 checks every 10 s, the runs ended per minute
 /// fell from 300 to 20–50 within 10 minutes as the folders accumulated (docs/measurements.md).
-/// `ScheduledRunner` prunes at most once a minute (`PruneGate`).
+/// `ScheduledRunner` prunes at most once a minute (`IntervalGate`).
 public enum RunFolderPruner {
     /// Removes what is due under `outputDirectory`; returns the names removed.
     @discardableResult

@@ -24,7 +24,7 @@ public struct ScheduledRunner: Sendable {
     private let healthFailing = ExportFailureGate()
     private let healthExporting = ExportInFlight()
     /// Old run folders are pruned at most once a minute (`keep`), not after every run.
-    private let pruneGate = PruneGate()
+    private let pruneGate = IntervalGate()
 
     public init(settings: RunSettings, config: CurrentConfig, history: HistoryStore?, historyUnwritable: String? = nil,
                 log: @escaping @Sendable (String) -> Void) {
@@ -86,7 +86,7 @@ public struct ScheduledRunner: Sendable {
                 }
             }
         }
-        if let days = config.value.keepDays, pruneGate.claim() {
+        if let days = config.value.keepDays, pruneGate.claim(every: 60) {
             for removed in RunFolderPruner.prune(outputDirectory: settings.outputDirectory, olderThanDays: days) {
                 log("sonde serve: keep: removed \(removed) (older than \(days) days)")
             }

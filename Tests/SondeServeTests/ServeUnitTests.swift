@@ -173,11 +173,14 @@ import Testing
     }
 
     @Test func theGateLetsOneCallerInPerPeriod() {
-        let gate = PruneGate(seconds: 3600)
-        #expect(gate.claim())
-        #expect(!gate.claim())
-        let open = PruneGate(seconds: 0)
-        #expect(open.claim() && open.claim())
+        let gate = IntervalGate()
+        #expect(gate.claim(every: 3600))
+        #expect(!gate.claim(every: 3600))
+        let open = IntervalGate()
+        #expect(open.claim(every: 0) && open.claim(every: 0))
+        let noted = IntervalGate()
+        noted.note()
+        #expect(!noted.claim(every: 3600), "work just done waits a whole interval")
     }
 }
 
