@@ -118,6 +118,9 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
     public init?(utcYear year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, microsecond: Int = 0) {
         guard (0...9999).contains(year), (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour),
               (0...59).contains(minute), (0...60).contains(second), (0..<1_000_000).contains(microsecond) else { return nil }
+        // timegm would carry a day past the month's end into the next month (February 30 → March 2).
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        guard day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] else { return nil }
         var parts = tm()
         parts.tm_year = Int32(year - 1900)
         parts.tm_mon = Int32(month - 1)

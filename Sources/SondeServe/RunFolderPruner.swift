@@ -52,18 +52,9 @@ public enum RunFolderPruner {
             return value
         }
         guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8),
-              let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15),
-              year >= 1970, (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return nil }
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard (1...monthDays[month - 1]).contains(day) else { return nil }
-        // Days from 1970-01-01 to the date (the civil-from-days inverse, proleptic Gregorian).
-        let y = month <= 2 ? year - 1 : year
-        let era = y / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
-        return Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+              let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15), year >= 1970, second < 60,
+              let start = Timestamp(utcYear: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        else { return nil }
+        return start.microsecondsSince1970 / 1_000_000
     }
 }

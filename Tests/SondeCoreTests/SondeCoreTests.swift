@@ -21,6 +21,9 @@ import Testing
             == "2026-11-21T22:26:40.000000Z")
         #expect(Timestamp(utcYear: 2026, month: 13, day: 1, hour: 0, minute: 0, second: 0) == nil)
         #expect(Timestamp(utcYear: 2026, month: 1, day: 40, hour: 0, minute: 0, second: 0) == nil)
+        #expect(Timestamp(utcYear: 2023, month: 2, day: 29, hour: 0, minute: 0, second: 0) == nil)
+        #expect(Timestamp(utcYear: 2026, month: 4, day: 31, hour: 0, minute: 0, second: 0) == nil)
+        #expect(Timestamp(utcYear: 2024, month: 2, day: 29, hour: 0, minute: 0, second: 0) != nil)
         #expect(Timestamp(iso8601: "2026-11-21T25:00:00Z") == nil)
         #expect(Timestamp(utcYear: 12026, month: 1, day: 1, hour: 0, minute: 0, second: 0) == nil)
     }
