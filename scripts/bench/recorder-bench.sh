@@ -23,7 +23,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir "$work/deps"
 cp "$release"/Modules/{Histogram,RealModule,ComplexModule,Numerics}.swiftmodule "$work/deps/"
 swiftc=$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)
-flags=(-O -wmo -parse-as-library -swift-version 6 -I "$work/deps" -Xcc -fmodule-map-file="$shims")
+flags=(-O -wmo -parse-as-library -swift-version 6 -package-name sonde -I "$work/deps" -Xcc -fmodule-map-file="$shims")
 for build in before after; do
   revision=$1; [[ $build == after ]] && revision=$2
   mkdir -p "$work/$build/src" "$work/$build/mods"
@@ -33,7 +33,7 @@ for build in before after; do
       -c $(find "$work/$build/src/Sources/$module" -name '*.swift') -o "$work/$build/$module.o" 2>"$work/build.log" \
       || { grep error: "$work/build.log" >&2; exit 1; }
   done
-  "$swiftc" -O -static-stdlib -swift-version 6 -I "$work/deps" -I "$work/$build/mods" -Xcc -fmodule-map-file="$shims" \
+  "$swiftc" -O -static-stdlib -swift-version 6 -package-name sonde -I "$work/deps" -I "$work/$build/mods" -Xcc -fmodule-map-file="$shims" \
     "$here/scripts/bench/recorder-bench.swift" "$work/$build/SondeCore.o" "$work/$build/SondeReport.o" \
     "$release"/{Histogram,RealModule,ComplexModule,Numerics}.build/*.o -o "$work/$build/bench" 2>"$work/build.log" \
     || { grep error: "$work/build.log" >&2; exit 1; }
