@@ -71,6 +71,10 @@ struct LinkCommand: ParsableCommand {
             throw ExitCode(ExitStatus.usage.rawValue)
         }
         let spinNs = Int64(((Quantity.duration(spin) ?? 0) * 1e9).rounded())
+        // Before the first thing the session changes on the host: a signal during set-up is
+        // recorded, and the session it interrupted is taken down below, not left for the next run.
+        sonde_install_interrupt_handlers()
+        defer { sonde_reset_interrupt_handlers() }
         let session: LinkSession
         do {
             session = try LinkSession.start(profile: profile, tuning: LinkTuning(spinNs: spinNs, spinShare: (try? LinkProfileParser.percent("spin-share", spinShare)) ?? 0.25,
@@ -80,8 +84,10 @@ struct LinkCommand: ParsableCommand {
             throw ExitCode(error.kind == .privileges ? ExitStatus.usage.rawValue : ExitStatus.failure.rawValue)
         }
         if let problem = session.forwardingProblem { printError("sonde link: warning: \(problem)") }
-        sonde_install_interrupt_handlers()
-        defer { sonde_reset_interrupt_handlers() }
+        if sonde_received_signal() != 0 {
+            session.stop()
+            throw ExitCode(ExitStatus.interrupted.rawValue)
+        }
         let pid: pid_t
         do {
             pid = try session.spawn(command)

@@ -126,12 +126,13 @@ enum Harness {
         return text.split(separator: "\n").filter { line in needles.allSatisfy { line.contains($0) } }.count
     }
 
-    /// Polls `condition` every 50 ms until it holds (true) or `seconds` have passed (false).
-    static func waitFor(seconds: Double, _ condition: () -> Bool) -> Bool {
+    /// Polls `condition` every `every` seconds (50 ms unless told) until it holds (true) or
+    /// `seconds` have passed (false).
+    static func waitFor(seconds: Double, every: Double = 0.05, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while !condition() {
             if Date() > deadline { return false }
-            usleep(50_000)
+            usleep(useconds_t(every * 1e6))
         }
         return true
     }

@@ -162,9 +162,12 @@ extension LinkCLITests {
         let ipForward = RemoteNamespace.sysctl("net/ipv4/ip_forward"), vethForwarding = remote.hostForwarding
         let directory = Harness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let pid = try Harness.spawn(Harness.sonde, ["link", "--link", "delay-down=5ms", "--", "sleep", "30"],
+        // The command marks that it runs: the link is then fully up (the table appears before the
+        // flags are turned on).
+        let pid = try Harness.spawn(Harness.sonde, ["link", "--link", "delay-down=5ms", "--", "sh", "-c", "touch \"$0\"; exec sleep 30", directory + "/running"],
                                     stdout: directory + "/out", stderr: directory + "/err")
-        #expect(Harness.waitFor(seconds: 20) { ((try? Self.tables()) ?? "").contains("sonde_link_\(pid)") })
+        #expect(Harness.waitFor(seconds: 20) { FileManager.default.fileExists(atPath: directory + "/running") })
+        #expect((try Self.tables()).contains("sonde_link_\(pid)"))
         #expect(remote.hostForwarding == "1")
         kill(pid, signal)
         var status: Int32 = 0
@@ -175,6 +178,35 @@ extension LinkCLITests {
         }
         #expect(ended && (status >> 8) & 0xff == 130, "\(status)")
         #expect(!(try Self.tables()).contains("sonde_link_\(pid)"))
+        #expect(remote.hostForwarding == vethForwarding)
+        #expect(RemoteNamespace.sysctl("net/ipv4/ip_forward") == ipForward)
+    }
+
+    /// A signal while the link is being set up (as soon as its namespace appears, before its table,
+    /// flags and command) takes the link down and exits 130: the handlers are in place before the first
+    /// change to the host, and nothing is left for the next run to clean.
+    @Test func aSignalDuringSetUpLeavesNothing() throws {
+        let remote = try RemoteNamespace()
+        defer { remote.remove() }
+        let ipForward = RemoteNamespace.sysctl("net/ipv4/ip_forward"), vethForwarding = remote.hostForwarding
+        let directory = Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let pid = try Harness.spawn(Harness.sonde, ["link", "--link", "delay-down=5ms", "--", "sh", "-c", "touch \"$0\"; exec sleep 30", directory + "/running"],
+                                    stdout: directory + "/out", stderr: directory + "/err")
+        // The namespace's file is the first thing the link creates (before its table and flags).
+        let appeared = Harness.waitFor(seconds: 20, every: 0.0005) { access("/run/netns/sonde-link-\(pid)", F_OK) == 0 }
+        kill(pid, SIGTERM)
+        #expect(appeared)
+        var status: Int32 = 0
+        let ended = Harness.waitFor(seconds: 20) { waitpid(pid, &status, WNOHANG) == pid }
+        if !ended {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+        }
+        #expect(ended && (status & 0x7f) == 0 && (status >> 8) & 0xff == 130,
+                "\(status) \((try? String(contentsOfFile: directory + "/err", encoding: .utf8)) ?? "")")
+        #expect(!(try Self.tables()).contains("sonde_link_\(pid)"))
+        #expect(!(try Harness.run(Self.ip, ["netns", "list"])).stdout.contains("sonde-link-\(pid)"))
         #expect(remote.hostForwarding == vethForwarding)
         #expect(RemoteNamespace.sysctl("net/ipv4/ip_forward") == ipForward)
     }
