@@ -116,12 +116,12 @@ let package = Package(
         .target(name: "SondeReport", dependencies: ["SondeCore"]),
         // GraphQL operations on a probe and subscriptions in a soak (docs/graphql.md): the request body, the
         // response's verdict (a ResponseBodyJudge for SondeHTTP's ProbeRunner), graphql-transport-ws (a
-        // SoakSubprotocol), and the two kind extensions (SondeRun's KindExtension: keys, rules, option groups).
-        .target(name: "SondeGraphQL", dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeReport", "SondeRun",
+        // SoakSubprotocol), and the two kind extensions (SondeSuite's KindExtension: keys, rules, option groups).
+        .target(name: "SondeGraphQL", dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeReport", "SondeSuite",
                                                      .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Server-Sent Events (`sonde stream`, `kind: sse`): the kind (spec, keys, runner), the EventSource parser, the client on libcurl
         // (SondeHTTP's ConcurrentTransfers), the stream figures and their terminal lines.
-        .target(name: "SondeSSE", dependencies: ["SondeCore", "SondeHTTP", "SondeReport", "SondeCapture", "SondeOTLP", "SondeRun"]),
+        .target(name: "SondeSSE", dependencies: ["SondeCore", "SondeHTTP", "SondeReport", "SondeCapture", "SondeOTLP", "SondeRun", "SondeSuite"]),
         // OTLP export of a finished run (metrics and traces over http/protobuf, on sonde's libcurl
         // engine): a hand-written protobuf writer for the few OTLP messages (docs/otlp.md says why).
         .target(name: "SondeOTLP", dependencies: ["SondeCore", "SondeHTTP", "SondeReport",
@@ -139,20 +139,28 @@ let package = Package(
         // RE2 (Debian libre2-dev) behind a small C interface: the Go-syntax regular expressions of
         // serve's blackbox modules (SondeServe's GoRegexp), matched in time linear in the text.
         .target(name: "CRE2Shim", linkerSettings: [.linkedLibrary("re2")]),
-        // Check specs (one Codable spec per kind), suite files and their loader: what the CLI, suites
-        // and the scheduler produce alike, and what becomes each engine's options; and runs
-        // (Runs/): the lifecycle, the check driver and runners, captures, stop switches, driven by
-        // `RunSettings` (the CLI maps its flags to them, serve calls them directly). BoundedYAML also
-        // imports Yams' CYaml (libyaml's event parser, to bound alias expansion before composing),
-        // which Yams builds but does not export as a product, so it cannot be named here.
+        // Suites and specs: the check kinds' registry and spec side (Kinds/: `CheckKind`, kind
+        // extensions), one Codable spec per kind with its keys (Keys/: the SpecKey tables), suite
+        // files, their loader and writer: what the CLI, suites and the scheduler produce alike, and
+        // what becomes each engine's options. BoundedYAML also imports Yams' CYaml (libyaml's event
+        // parser, to bound alias expansion before composing), which Yams builds but does not export
+        // as a product, so it cannot be named here.
         .target(
-            name: "SondeRun",
-            dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
-                           "SondeLink", "SondeOTLP", "CSignalFlags", .product(name: "Yams", package: "Yams"),
-                           .product(name: "NIOPosix", package: "swift-nio"),
+            name: "SondeSuite",
+            dependencies: ["SondeCore", "SondeHTTP", "SondeWebSocket", "SondeTransfer", "SondeReport", "SondeLink",
+                           .product(name: "Yams", package: "Yams"),
                            // A spec key's option name and help for argument-parser (Keys/SpecKey+Arguments.swift),
                            // shared by SondeCLI's commands and kind extensions' option groups.
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // Runs (Runs/): how a kind runs (`RunnableKind`), the lifecycle, the check driver and
+        // runners, captures, stop switches, driven by `RunSettings` (the CLI maps its flags to
+        // them, serve calls them directly).
+        .target(
+            name: "SondeRun",
+            dependencies: ["SondeCore", "SondeSuite", "SondeHTTP", "SondeWebSocket", "SondeTransfer", "SondeCapture", "SondeReport", "SondeHistory",
+                           "SondeLink", "SondeOTLP", "CSignalFlags",
+                           .product(name: "NIOPosix", package: "swift-nio")]
         ),
         // The icmp prober's socket calls: recvmsg's control messages (CMSG_* macros), the echo sequence.
         .target(name: "CPingShim"),
@@ -162,7 +170,7 @@ let package = Package(
         // SondeHTTP's GRPCUnaryCall, libcurl).
         .target(
             name: "SondeServe",
-            dependencies: ["SondeCore", "SondeDNS", "SondeHTTP", "SondeReport", "SondeRun", "SondeHistory", "SondeOTLP", "CPingShim", "CRE2Shim",
+            dependencies: ["SondeCore", "SondeDNS", "SondeHTTP", "SondeReport", "SondeRun", "SondeSuite", "SondeHistory", "SondeOTLP", "CPingShim", "CRE2Shim",
                            .product(name: "Yams", package: "Yams"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -179,7 +187,7 @@ let package = Package(
         // `sonde audit`: what a server offers over TLS (handshakes through libcurl, the leaf read with
         // swift-certificates) judged by Apple's published rules; client handshakes simulated with
         // swift-crypto's key shares and AEADs. The kind (`kind: audit`) lives here, on SondeRun, as SondeSSE's does.
-        .target(name: "SondeAudit", dependencies: ["CurlShim", "SondeCore", "SondeHTTP", "SondeCapture", "SondeLink", "SondeReport", "SondeRun",
+        .target(name: "SondeAudit", dependencies: ["CurlShim", "SondeCore", "SondeHTTP", "SondeCapture", "SondeLink", "SondeReport", "SondeRun", "SondeSuite",
                                                    .product(name: "Crypto", package: "swift-crypto"),
                                                    .product(name: "X509", package: "swift-certificates"),
                                                    .product(name: "SwiftASN1", package: "swift-asn1")]),
@@ -187,7 +195,7 @@ let package = Package(
         .target(
             name: "SondeCLI",
             dependencies: [
-                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeHistory", "SondeRun", "SondeSSE", "SondeGraphQL", "SondeServe", "SondeAudit", "SondeLink", "SondeOTLP", "CurlShim", "CSignalFlags",
+                "SondeCore", "SondeHTTP", "SondeCapture", "SondeWebSocket", "SondeTransfer", "SondeTarget", "SondeReport", "SondeHistory", "SondeRun", "SondeSuite", "SondeSSE", "SondeGraphQL", "SondeServe", "SondeAudit", "SondeLink", "SondeOTLP", "CurlShim", "CSignalFlags",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -201,18 +209,19 @@ let package = Package(
         .testTarget(name: "SondeTransferTests", dependencies: ["SondeTransfer", "SondeHTTP", "SondeTarget", "SondeCore",
                                                               .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "SondeLinkTests", dependencies: ["SondeLink", "SondeDNS", "SondeCore"]),
-        .testTarget(name: "SondeSSETests", dependencies: ["SondeSSE", "SondeRun", "SondeCLI", "SondeHTTP", "SondeCore"]),
+        .testTarget(name: "SondeSSETests", dependencies: ["SondeSSE", "SondeRun", "SondeSuite", "SondeCLI", "SondeHTTP", "SondeCore"]),
         .testTarget(name: "SondeReportTests", dependencies: ["SondeReport", "SondeCore"]),
         .testTarget(name: "SondeGraphQLTests", dependencies: ["SondeGraphQL", "SondeHTTP", "SondeWebSocket", "SondeCore"]),
         .testTarget(name: "SondeOTLPTests", dependencies: ["SondeOTLP", "SondeCore"]),
         .testTarget(name: "SondeCaptureTests", dependencies: ["SondeCapture", "SondeCore"], resources: [.copy("Corpus")]),
-        .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeDNS", "SondeCLI", "SondeHTTP", "SondeRun", "SondeCore", "SondeReport"]),
+        .testTarget(name: "SondeServeTests", dependencies: ["SondeServe", "SondeDNS", "SondeCLI", "SondeHTTP", "SondeRun", "SondeSuite", "SondeCore", "SondeReport"]),
         .testTarget(name: "SondeHistoryTests", dependencies: ["SondeHistory", "SondeReport", "SondeCore",
                                                             .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "SondeRunTests", dependencies: ["SondeRun", "SondeCLI", "SondeAudit", "SondeCore", .product(name: "Yams", package: "Yams")]),
-        .testTarget(name: "SondeCLIUnitTests", dependencies: ["SondeCLI", "SondeRun", "SondeAudit", "SondeCore", "SondeReport",
+        .testTarget(name: "SondeSuiteTests", dependencies: ["SondeSuite", "SondeCLI", "SondeAudit", "SondeCore", .product(name: "Yams", package: "Yams")]),
+        .testTarget(name: "SondeRunTests", dependencies: ["SondeRun", "SondeSuite", "SondeCore"]),
+        .testTarget(name: "SondeCLIUnitTests", dependencies: ["SondeCLI", "SondeRun", "SondeSuite", "SondeAudit", "SondeCore", "SondeReport",
                                                              .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        .testTarget(name: "SondeAuditTests", dependencies: ["SondeAudit", "SondeCore", "SondeReport", "SondeRun", "CurlShim"]),
+        .testTarget(name: "SondeAuditTests", dependencies: ["SondeAudit", "SondeCore", "SondeReport", "SondeRun", "SondeSuite", "CurlShim"]),
         .testTarget(name: "SondeCLITests", dependencies: ["SondeCore", "SondeTarget", "SondeHistory"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

@@ -5,6 +5,7 @@ import SondeCore
 import SondeHTTP
 import SondeReport
 import SondeRun
+import SondeSuite
 
 /// `sonde analyze FILE…`: offline analysis of existing captures (tcpdump, tshark, Wireshark,
 /// sonde's own) into a run folder with the `captures` section.

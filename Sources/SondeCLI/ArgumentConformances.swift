@@ -1,5 +1,6 @@
 import ArgumentParser
 import SondeRun
+import SondeSuite
 
 /// Durations on the command line go through the one parser (`DurationValue`, `Quantity.duration`).
 extension DurationValue: ExpressibleByArgument {

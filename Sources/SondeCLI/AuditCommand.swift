@@ -3,6 +3,7 @@ import Foundation
 import SondeAudit
 import SondeCore
 import SondeRun
+import SondeSuite
 
 /// `sonde audit URL…`: what each server offers over TLS and how Apple's published rules (App
 /// Transport Security, the iOS 13 certificate requirements, the 398-day limit, the CT policy) judge

@@ -1,6 +1,7 @@
 import SondeAudit
 import SondeGraphQL
 import SondeRun
+import SondeSuite
 import SondeSSE
 
 extension CheckKinds {
@@ -8,7 +9,7 @@ extension CheckKinds {
     /// serve` read suites with, what the suite JSON Schema lists (`SuiteLoaderSchemaTests`). A new
     /// kind or kind extension: one line here (and its module among SondeCLI's dependencies in
     /// Package.swift); docs/architecture.md, "Adding a check kind", "Adding a kind extension".
-    public static let sonde = CheckKinds([
+    public static let sonde = CheckKinds(running: [
         ProbeKind.self,
         SoakKind.self,
         ResumeKind.self,

@@ -1,6 +1,6 @@
 import Foundation
 import SondeCore
-import SondeRun
+import SondeSuite
 
 /// A `--config FILE` (YAML; JSON is YAML too) with settings every run of a suite shares:
 ///

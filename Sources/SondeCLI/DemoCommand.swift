@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SondeRun
+import SondeSuite
 import SondeHTTP
 import SondeTarget
 

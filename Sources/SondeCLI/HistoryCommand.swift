@@ -4,6 +4,7 @@ import SondeCore
 import SondeHistory
 import SondeReport
 import SondeRun
+import SondeSuite
 
 /// `sonde history`: the trends of the runs recorded with `--history` (an SQLite file), per check:
 /// in the terminal, as JSON, or as an HTML index page with charts linking to each run's report.

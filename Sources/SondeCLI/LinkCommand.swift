@@ -4,6 +4,7 @@ import Foundation
 import SondeCore
 import SondeLink
 import SondeRun
+import SondeSuite
 
 /// `sonde link --link PROFILE -- CMD ARGS...`: runs a command over an emulated link, like
 /// mahimahi's `mm-link` shell. The command runs in a network namespace of its own whose only way

@@ -6,9 +6,10 @@ import SondeHistory
 import SondeOTLP
 import SondeReport
 import SondeRun
+import SondeSuite
 
 // The options several commands share, each declared once here and filling the check spec of
-// every command that takes it (the spec's key is the option's long name: `SondeRun.CheckSpec`).
+// every command that takes it (the spec's key is the option's long name: `SondeSuite.CheckSpec`).
 
 /// `--output-dir` (every command that writes or reads run folders).
 struct OutputDirectoryOption: ParsableArguments {

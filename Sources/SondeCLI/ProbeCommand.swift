@@ -4,6 +4,7 @@ import SondeCore
 import SondeGraphQL
 import SondeHTTP
 import SondeRun
+import SondeSuite
 
 struct ProbeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

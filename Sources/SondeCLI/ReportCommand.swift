@@ -3,6 +3,7 @@ import Foundation
 import SondeCore
 import SondeReport
 import SondeRun
+import SondeSuite
 
 /// `sonde report DIR`: re-renders a run folder from its journal (also one a killed run left), in
 /// place, atomically. Judged again (`--threshold`, `--baseline`), a run is written as a new run

@@ -4,6 +4,7 @@ import SondeCore
 import SondeHistory
 import SondeReport
 import SondeRun
+import SondeSuite
 
 /// Options every subcommand that writes a run folder takes.
 struct ReportOptions: ParsableArguments {

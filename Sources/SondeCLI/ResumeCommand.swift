@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SondeCore
 import SondeRun
+import SondeSuite
 import SondeHTTP
 import SondeTransfer
 

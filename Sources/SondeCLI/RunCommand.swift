@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SondeCore
 import SondeRun
+import SondeSuite
 
 /// `sonde run SUITE.yaml`: every check of a suite file into one run folder, in order.
 struct RunCommand: AsyncParsableCommand {

@@ -5,6 +5,7 @@ import SondeCore
 import SondeHistory
 import SondeReport
 import SondeRun
+import SondeSuite
 import SondeServe
 import Synchronization
 

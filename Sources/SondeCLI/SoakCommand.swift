@@ -3,6 +3,7 @@ import Foundation
 import SondeCore
 import SondeGraphQL
 import SondeRun
+import SondeSuite
 import SondeReport
 import SondeWebSocket
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import SondeCore
 import SondeRun
+import SondeSuite
 import SondeSSE
 
 struct StreamCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import SondeCore
 import SondeRun
+import SondeSuite
 
 /// `--print-suite`: the suite entry equivalent to a command line, on stdout, ready to paste under
 /// `checks:` of a suite file (`sonde run`). The check's name comes from its URL's host. A secret

@@ -2,6 +2,7 @@ import ArgumentParser
 import CSignalFlags
 import Foundation
 import SondeRun
+import SondeSuite
 import SondeTarget
 
 struct TargetCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import SondeCore
 import SondeHTTP
 import SondeRun
+import SondeSuite
 
 /// `sonde version` (also `sonde --version --verbose`): sonde's version and the libcurl it runs on,
 /// with that libcurl's file, TLS, HTTP/2 and QUIC libraries, features and what it lacks. The same

@@ -9,7 +9,7 @@ public struct CheckReport: Codable, Sendable {
     public static let maxNameBytes = 200
 
     public var name: String
-    /// Its kind's name (`CheckKind.name` in SondeRun: probe, soak, resume, audit, …).
+    /// Its kind's name (`CheckKind.name` in SondeSuite: probe, soak, resume, audit, …).
     public var kind: String
     public var status: RunStatus
     public var startedAt: Timestamp

@@ -1,6 +1,6 @@
 import SondeCore
 import SondeHTTP
-import SondeRun
+import SondeSuite
 
 /// A probe's GraphQL operation (`graphql-query`, `graphql-variables`, `graphql-operation`;
 /// docs/graphql.md): a kind extension of `kind: probe`. Its rules with the probe's other keys,

@@ -1,5 +1,5 @@
 import ArgumentParser
-import SondeRun
+import SondeSuite
 
 /// `--graphql-query`, `--graphql-variables`, `--graphql-operation` (`sonde probe`): a GraphQL
 /// operation as the request (docs/graphql.md). `ProbeCommand` names it in one `@OptionGroup`

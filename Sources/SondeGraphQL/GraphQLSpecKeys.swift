@@ -1,4 +1,4 @@
-import SondeRun
+import SondeSuite
 
 /// The GraphQL keys (docs/graphql.md), declared once: a probe's operation (`graphql-query`,
 /// `GraphQLOperationExtension`), a soak's subscription (`graphql-subscription`,

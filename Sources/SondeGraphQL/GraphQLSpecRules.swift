@@ -1,5 +1,5 @@
 import Foundation
-import SondeRun
+import SondeSuite
 
 /// The rules of a GraphQL document key (a probe's `graphql-query`, a soak's
 /// `graphql-subscription`) with `graphql-variables` and `graphql-operation`, said once.

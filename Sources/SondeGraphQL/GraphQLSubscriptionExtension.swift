@@ -1,6 +1,6 @@
 import SondeCore
 import SondeReport
-import SondeRun
+import SondeSuite
 import SondeWebSocket
 
 /// A soak's GraphQL subscription (`graphql-subscription`, `graphql-variables`,

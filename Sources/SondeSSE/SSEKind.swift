@@ -1,9 +1,10 @@
 import SondeCore
 import SondeReport
 import SondeRun
+import SondeSuite
 
 /// `kind: sse` (`sonde stream`): Server-Sent Events read as EventSource does (docs/sse.md).
-public enum SSEKind: CheckKind {
+public enum SSEKind: RunnableKind {
     public typealias Spec = StreamSpec
 
     public static let name = "sse"

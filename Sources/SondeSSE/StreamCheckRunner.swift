@@ -5,6 +5,7 @@ import SondeCore
 import SondeOTLP
 import SondeReport
 import SondeRun
+import SondeSuite
 
 /// Runs one stream check inside a run: `StreamEngine` on a thread of its own (libcurl's callbacks
 /// run there), a line per connection, reconnect, burst and lost id on the terminal as they come,

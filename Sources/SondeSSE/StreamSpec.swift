@@ -1,7 +1,7 @@
 import Foundation
 import SondeCore
 import SondeHTTP
-import SondeRun
+import SondeSuite
 
 /// The spec of a stream check (`sonde stream`, `kind: sse`): Server-Sent Events read as
 /// EventSource does, `streams` at once, for `duration` or `events` each. Keys are `sonde stream`'s

@@ -1,6 +1,6 @@
 // The keys of a stream check (`sonde stream`, `kind: sse`) that no other kind has.
 
-import SondeRun
+import SondeSuite
 
 extension SpecKey {
     public static let streamDuration = SpecKey(

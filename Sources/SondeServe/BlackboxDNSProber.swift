@@ -1,6 +1,6 @@
 import SondeCore
 import SondeDNS
-import SondeRun
+import SondeSuite
 
 /// `/probe` with blackbox_exporter's dns prober: one query (`query_name`, `query_type`,
 /// `query_class`, `recursion_desired`) to the target (`host[:port]`, port 53 by default) over

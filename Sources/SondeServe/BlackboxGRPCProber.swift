@@ -1,7 +1,7 @@
 import Foundation
 import SondeCore
 import SondeHTTP
-import SondeRun
+import SondeSuite
 
 /// `/probe` with blackbox_exporter's grpc prober: resolve the target's host (`host:port`, an
 /// `http://` or `https://` before it allowed; port 80, or 443 with `tls`, when it has none) by the

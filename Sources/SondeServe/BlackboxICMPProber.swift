@@ -3,7 +3,7 @@ import CPingShim
 import Glibc
 #endif
 import SondeCore
-import SondeRun
+import SondeSuite
 
 /// `/probe` with blackbox_exporter's icmp prober: resolve the target (a host, no port) by the
 /// module's IP preference, send one echo request (`payload_size` bytes of data, blackbox's

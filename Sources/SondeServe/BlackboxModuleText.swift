@@ -1,6 +1,6 @@
 import Foundation
 import SondeCore
-import SondeRun
+import SondeSuite
 
 /// A module as `/probe?debug=true` shows it (blackbox_exporter's "Module configuration"), in
 /// YAML with blackbox's keys; credentials and secret header values are redacted.

@@ -1,7 +1,7 @@
 import Foundation
 import SondeCore
 import SondeHTTP
-import SondeRun
+import SondeSuite
 
 /// `/probe` for one target with one blackbox_exporter module: what blackbox's http prober does
 /// (resolve by the module's IP preference, one request following redirects, judge status, HTTP

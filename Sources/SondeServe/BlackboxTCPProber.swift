@@ -4,7 +4,7 @@ import NIOPosix
 import NIOSSL
 import SondeCore
 import SondeHTTP
-import SondeRun
+import SondeSuite
 
 /// `/probe` with blackbox_exporter's tcp prober: resolve the target's host by the module's IP
 /// preference, connect (with TLS from the first byte when `tls:`), then each `query_response`

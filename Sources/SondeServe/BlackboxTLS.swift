@@ -4,7 +4,7 @@ import NIOSSL
 import NIOTLS
 import SondeCore
 import SondeHTTP
-import SondeRun
+import SondeSuite
 
 /// TLS for the tcp prober, as blackbox_exporter's Go client makes it: the module's `tls_config`
 /// as an NIOSSL context (Go 1.19's client defaults: TLS 1.2 to 1.3, its key-exchange groups), the

@@ -1,5 +1,5 @@
 import SondeCore
-import SondeRun
+import SondeSuite
 
 /// A blackbox prober (dns, icmp, grpc) whose whole probe is blocking work on one thread: the
 /// common part of those probers. `probe` runs `run` on a thread of `ProbeThreads`;

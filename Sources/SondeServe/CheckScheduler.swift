@@ -1,5 +1,5 @@
 import Foundation
-import SondeRun
+import SondeSuite
 
 /// Runs scheduled checks, each every `every` seconds from a small random offset (so that checks
 /// declared together do not start together), never two runs of one check at once (also across a

@@ -1,4 +1,4 @@
-import SondeRun
+import SondeSuite
 import Synchronization
 
 /// The config in force, replaced whole by a reload; read by every request.

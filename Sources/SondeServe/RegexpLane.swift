@@ -1,6 +1,6 @@
 import Foundation
 import SondeCore
-import SondeRun
+import SondeSuite
 
 /// Where `/probe` matches its regular expressions (`GoRegexp`, RE2) against what a target sent
 /// (a line, a record, a header, a body), each match bounded by the probe's deadline.

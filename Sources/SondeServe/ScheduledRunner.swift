@@ -4,6 +4,7 @@ import SondeHistory
 import SondeOTLP
 import SondeReport
 import SondeRun
+import SondeSuite
 
 /// One scheduled run of a check: a one-check run folder (`CheckDriver`, quiet), ended by its
 /// `run-timeout` (`StopSwitch`), its series kept for `/metrics`, added to the history, old run

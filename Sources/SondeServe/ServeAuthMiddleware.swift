@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import HummingbirdBcrypt
-import SondeRun
+import SondeSuite
 import Synchronization
 
 /// Asks every request for the credentials serve's web config names (basic auth against bcrypt

@@ -1,6 +1,6 @@
 import Foundation
 import SondeReport
-import SondeRun
+import SondeSuite
 
 /// `sonde serve`'s `/`: every scheduled check, its schedule and its latest run (linked to that
 /// run's report under `/runs/`). Every string escaped; no script; the same CSP as report.html.

@@ -5,7 +5,7 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOSSL
-import SondeRun
+import SondeSuite
 
 /// serve's HTTP listener (Hummingbird, HTTP/1.1): started on `address`, stopped by cancelling its
 /// task; bounded by `ServeLimits` (connections in all and per client address, kept by

@@ -3,7 +3,7 @@ import Hummingbird
 import SondeCore
 import SondeHistory
 import SondeReport
-import SondeRun
+import SondeSuite
 import Synchronization
 
 /// The endpoints of `sonde serve`:

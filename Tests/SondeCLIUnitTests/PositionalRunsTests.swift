@@ -1,5 +1,5 @@
 @testable import SondeCLI
-import SondeRun
+import SondeSuite
 import Testing
 
 /// `PositionalRuns`: runs of positional tokens reach swift-argument-parser joined, and come back

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import SondeCLI
 import SondeCore
-import SondeRun
+import SondeSuite
 
 /// The report schema's definitions of a soak and its attempts are the ones their fields and the
 /// registered kind extensions' parts derive (`SoakAttempt.schemaDefinition(parts:)`,

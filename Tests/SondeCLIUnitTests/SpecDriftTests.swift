@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import SondeAudit
 import SondeHTTP
-import SondeRun
+import SondeSuite
 import Testing
 @testable import SondeCLI
 

@@ -4,6 +4,7 @@ import SondeReport
 import SondeLink
 // Not @testable: a kind in another module sees SondeRun's public interface only, as this file does.
 import SondeRun
+import SondeSuite
 import Testing
 
 /// A kind declared outside SondeRun and registered in a `CheckKinds` of its own: suites read its
@@ -11,7 +12,7 @@ import Testing
 /// the report naming its kind. What a module such as SondeSSE does.
 @Suite struct CheckKindRegistryTests {
     /// `kind: echo`: one URL, an optional count; its runner ends with an error when `count` is 2.
-    enum EchoKind: CheckKind {
+    enum EchoKind: RunnableKind {
         typealias Spec = EchoSpec
         static let name = "echo"
         static func runner(for spec: EchoSpec, settings: RunSettings) throws(SpecProblem) -> any CheckRunner {
@@ -58,7 +59,7 @@ import Testing
         func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {}
     }
 
-    static let kinds = CheckKinds([ProbeKind.self, EchoKind.self])
+    static let kinds = CheckKinds(running: [ProbeKind.self, EchoKind.self])
 
     static func parse(_ text: String) -> Result<SuiteLoader.Loaded, SuiteLoader.Failure> {
         Result { () throws(SuiteLoader.Failure) in try SuiteLoader.parse(text, file: "suite.yaml", folder: "/", kinds: kinds, environment: [:]) }

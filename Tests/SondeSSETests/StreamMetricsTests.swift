@@ -1,6 +1,6 @@
 import Testing
 import SondeCore
-import SondeRun
+import SondeSuite
 import SondeCLI
 @testable import SondeSSE
 

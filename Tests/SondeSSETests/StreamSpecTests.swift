@@ -1,6 +1,7 @@
 import Testing
 import SondeCore
 import SondeRun
+import SondeSuite
 import SondeCLI
 import SondeHTTP
 @testable import SondeSSE

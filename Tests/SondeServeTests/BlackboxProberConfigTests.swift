@@ -1,5 +1,5 @@
 import Foundation
-import SondeRun
+import SondeSuite
 import SondeServe
 import Testing
 

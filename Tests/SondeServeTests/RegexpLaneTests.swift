@@ -1,6 +1,6 @@
 import Foundation
 import SondeCore
-import SondeRun
+import SondeSuite
 @testable import SondeServe
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import SondeCLI
-import SondeRun
+import SondeSuite
 import SondeServe
 import Testing
 

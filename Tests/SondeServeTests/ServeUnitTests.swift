@@ -1,6 +1,6 @@
 import Foundation
 import SondeReport
-import SondeRun
+import SondeSuite
 @testable import SondeServe
 import Synchronization
 import Testing

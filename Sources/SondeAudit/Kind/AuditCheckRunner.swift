@@ -5,6 +5,7 @@ import SondeHTTP
 import SondeLink
 import SondeReport
 import SondeRun
+import SondeSuite
 
 /// Runs an audit check inside a run: each URL audited in turn (`Auditor`: the HTTP probes, the
 /// TLS scan, the rules) on a dedicated thread, each result recorded as it ends (an item of the

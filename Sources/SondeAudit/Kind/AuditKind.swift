@@ -1,9 +1,10 @@
 import SondeCore
 import SondeReport
 import SondeRun
+import SondeSuite
 
 /// `kind: audit` (`sonde audit`): URLs checked for mobile clients (docs/audit.md).
-public enum AuditKind: CheckKind {
+public enum AuditKind: RunnableKind {
     public typealias Spec = AuditSpec
 
     public static let name = "audit"

@@ -1,6 +1,6 @@
 import Foundation
 import SondeCore
-import SondeRun
+import SondeSuite
 
 /// The spec of an audit check (`sonde audit`, `kind: audit`): URLs checked for mobile clients
 /// (TLS and certificate against Apple's ATS rules, HTTP as URLSession meets it; docs/audit.md).

@@ -1,4 +1,4 @@
-import SondeRun
+import SondeSuite
 
 // The keys of an audit check (`sonde audit`, `kind: audit`) that no other kind has.
 

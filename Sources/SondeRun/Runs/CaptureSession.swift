@@ -1,6 +1,7 @@
 import Foundation
 import SondeCapture
 import SondeCore
+import SondeSuite
 import SondeHTTP
 import SondeReport
 

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import SondeCapture
 import SondeCore
+import SondeSuite
 import SondeReport
 
 /// The one driver of every command that runs checks (probe, soak, resume, demo, run) over the

@@ -1,5 +1,6 @@
 import Foundation
 import SondeCore
+import SondeSuite
 import SondeLink
 
 /// The emulated link of one check, up from just before the check begins to just after it ends

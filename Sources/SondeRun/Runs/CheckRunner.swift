@@ -1,4 +1,5 @@
 import SondeCore
+import SondeSuite
 import SondeOTLP
 import SondeReport
 

@@ -1,5 +1,6 @@
 import Synchronization
 import SondeCore
+import SondeSuite
 
 /// The figures a check's plain status lines show (`StatusLines`), kept while it works: what is
 /// done and failed, the bytes of the transfer under way, a latency distribution, what it is doing.

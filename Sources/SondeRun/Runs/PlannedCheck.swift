@@ -1,4 +1,5 @@
 import SondeCore
+import SondeSuite
 import SondeLink
 
 /// One check of a run: its name in a suite (nil for a plain command's single check), its own

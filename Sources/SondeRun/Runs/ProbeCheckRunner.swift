@@ -2,6 +2,7 @@ import CSignalFlags
 import Foundation
 import SondeCapture
 import SondeCore
+import SondeSuite
 import SondeHTTP
 import SondeOTLP
 import SondeReport
@@ -183,5 +184,11 @@ public struct ProbeCheckRunner: CheckRunner {
     public func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
         printLine(renderer.render(summary: finished.summary))
         if let comparison = finished.baseline { printLine(renderer.render(baseline: comparison)) }
+    }
+}
+
+extension ProbeKind: RunnableKind {
+    public static func runner(for spec: ProbeSpec, settings: RunSettings) throws(SpecProblem) -> any CheckRunner {
+        ProbeCheckRunner(groups: [ProbeGroup(requests: spec.requests, options: try spec.makeOptions(redactor: settings.redactor))])
     }
 }

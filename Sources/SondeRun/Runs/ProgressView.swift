@@ -1,5 +1,6 @@
 import Foundation
 import SondeCore
+import SondeSuite
 
 /// What one check shows of its progress while it works, decided once from `--progress`, the
 /// run's output (`--json`, serve) and where standard error goes.

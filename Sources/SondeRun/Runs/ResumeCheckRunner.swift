@@ -1,6 +1,7 @@
 import Foundation
 import SondeCapture
 import SondeCore
+import SondeSuite
 import SondeHTTP
 import SondeOTLP
 import SondeReport
@@ -239,5 +240,11 @@ extension ResumeCheckRunner {
             work = .downloads(trials: trials, options: spec.downloadOptions)
         }
         self.init(url: spec.url, settings: spec.settings(redact: redact, extraRedactions: extraRedactions), work: work, seed: seed)
+    }
+}
+
+extension ResumeKind: RunnableKind {
+    public static func runner(for spec: ResumeSpec, settings: RunSettings) throws(SpecProblem) -> any CheckRunner {
+        ResumeCheckRunner(spec, redact: !settings.noRedact, extraRedactions: settings.extraRedactions)
     }
 }

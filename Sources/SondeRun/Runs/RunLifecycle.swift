@@ -2,6 +2,7 @@ import CSignalFlags
 import Foundation
 import Synchronization
 import SondeCore
+import SondeSuite
 import SondeHTTP
 import SondeReport
 

@@ -1,5 +1,6 @@
 import Foundation
 import SondeCore
+import SondeSuite
 import SondeReport
 
 /// A run folder path as users type it: trailing slashes dropped, `…/journal.jsonl` accepted.

@@ -1,5 +1,6 @@
 import Foundation
 import SondeCore
+import SondeSuite
 import SondeHistory
 import SondeOTLP
 import SondeReport

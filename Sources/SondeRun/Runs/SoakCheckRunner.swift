@@ -4,6 +4,7 @@ import NIOPosix
 import SondeOTLP
 import SondeCapture
 import SondeCore
+import SondeSuite
 import SondeReport
 import SondeWebSocket
 
@@ -151,5 +152,13 @@ public struct SoakCheckRunner: CheckRunner {
 
     public func render(_ finished: RunOutcome, _ renderer: TerminalRenderer) {
         for soak in finished.soaks { printLine(renderer.render(soak: soak)) }
+    }
+}
+
+extension SoakKind: RunnableKind {
+    public static func runner(for spec: SoakSpec, settings: RunSettings) throws(SpecProblem) -> any CheckRunner {
+        let redactor = settings.redactor
+        return SoakCheckRunner(options: try spec.makeOptions(redactor: redactor), url: spec.url,
+                               displayURL: redactor.redact(url: spec.url), discoverIdleTimeout: spec.discoveryMaxIdle)
     }
 }

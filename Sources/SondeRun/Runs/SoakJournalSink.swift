@@ -1,5 +1,6 @@
 import Foundation
 import SondeCore
+import SondeSuite
 import SondeReport
 import SondeWebSocket
 import Synchronization

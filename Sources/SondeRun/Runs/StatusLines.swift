@@ -1,5 +1,6 @@
 import Foundation
 import SondeCore
+import SondeSuite
 
 /// Plain status lines while a check works (`ProgressView.plain`): one every `interval`, the
 /// first `interval` after `start`, each written at once as one line, so that a CI runner that

@@ -1,5 +1,5 @@
 import Foundation
-import SondeRun
+import SondeSuite
 
 /// What `sonde serve`'s `/probe` may reach (`allow:`): blackbox_exporter probes any target it is
 /// given, an open proxy; sonde probes only targets a pattern matches, and refuses the rest before

@@ -1,5 +1,5 @@
 import Foundation
-import SondeRun
+import SondeSuite
 import Yams
 
 /// One key of a section of a blackbox_exporter module (`http:`, `tcp:`, `tls_config:` …), declared

@@ -1,6 +1,6 @@
 import Foundation
 import SondeDNS
-import SondeRun
+import SondeSuite
 import Yams
 
 /// Every key of a blackbox_exporter module as serve's `modules:` reads it, one `BlackboxKey` each,

@@ -1,5 +1,5 @@
 import SondeOTLP
-import SondeRun
+import SondeSuite
 
 /// The configuration of `sonde serve` (`ServeConfigLoader` reads it from a YAML file, validated
 /// whole): where it listens, what `/probe` may reach and with which blackbox_exporter modules, the

@@ -1,5 +1,5 @@
 import Foundation
-import SondeRun
+import SondeSuite
 import Yams
 
 /// Reads `sonde serve`'s config (`ServeConfig`), validated whole with the suite's rules and

@@ -1,6 +1,6 @@
 import Foundation
 import SondeCore
-import SondeRun
+import SondeSuite
 import Yams
 
 /// serve's `modules:`, in blackbox_exporter's format (`BlackboxModule`): every key checked by its

@@ -1,7 +1,7 @@
 import Foundation
 import SondeCore
 import SondeOTLP
-import SondeRun
+import SondeSuite
 import Yams
 
 /// The keys of serve's config beside its checks (`ServeConfigLoader`): read from the same walk as

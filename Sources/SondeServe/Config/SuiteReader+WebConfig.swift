@@ -1,5 +1,5 @@
 import Foundation
-import SondeRun
+import SondeSuite
 import Yams
 
 /// The web-config file serve's `web-config:` names (`WebConfig`), read with the same problems as

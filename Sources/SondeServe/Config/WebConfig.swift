@@ -1,4 +1,4 @@
-import SondeRun
+import SondeSuite
 
 /// How `sonde serve` guards its endpoints (`web-config:` in serve's config): the Prometheus
 /// exporter web-config file's shape (`tls_server_config`, `basic_auth_users` with bcrypt hashes),

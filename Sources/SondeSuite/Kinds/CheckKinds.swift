@@ -4,7 +4,7 @@ import SondeReport
 
 /// The registry of check kinds: the one list suites (`SuiteLoader`), serve's config, the suite
 /// JSON Schema (`SuiteSchema`) and report checks find kinds in. It is a plain value, built once
-/// from a static list and passed where kinds are looked up: SondeRun cannot name the kinds of the
+/// from a static list and passed where kinds are looked up: SondeSuite cannot name the kinds of the
 /// modules that depend on it, so the list lives where every kind is visible, `CheckKinds.sonde`
 /// (SondeCLI). No global state: tests build their own.
 ///

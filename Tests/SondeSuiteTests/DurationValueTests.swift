@@ -1,5 +1,5 @@
 import Foundation
-import SondeRun
+import SondeSuite
 import Testing
 import Yams
 

@@ -70,11 +70,6 @@ extension CheckSpec {
     /// The spec's kind, for a spec held as `any CheckSpec` (a suite's check).
     public var kind: any CheckKind.Type { Kind.self }
 
-    /// The engine of this spec (`CheckKind.runner(for:settings:)`).
-    public func runner(settings: RunSettings) throws(SpecProblem) -> any CheckRunner {
-        try Kind.runner(for: self, settings: settings)
-    }
-
     /// `sonde serve`'s bound on one run of this check without `run-timeout:` (s): ten minutes, or a
     /// soak's duration (and idle-timeout discovery) and a minute more (`CheckKind.defaultRunTimeout`).
     public var defaultRunTimeout: Double { Kind.defaultRunTimeout(for: self) }

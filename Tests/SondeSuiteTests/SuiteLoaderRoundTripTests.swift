@@ -1,6 +1,6 @@
 import Foundation
 import SondeAudit
-@testable import SondeRun
+@testable import SondeSuite
 import Testing
 import Yams
 

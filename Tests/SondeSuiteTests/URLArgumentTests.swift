@@ -1,9 +1,8 @@
 import Foundation
-@testable import SondeRun
+@testable import SondeSuite
 import Testing
 
-/// Issue 41: `URLArgument`, the one check of a URL a user gives, and `ProgressView`, what a
-/// check shows of its progress.
+/// Issue 41: `URLArgument`, the one check of a URL a user gives.
 @Suite struct URLArgumentTests {
     /// What a question to a port would have answered: every host and port asked, in order.
     final class Asked: @unchecked Sendable {
@@ -90,19 +89,5 @@ import Testing
         #expect(hello[5] == 1, "a ClientHello")
         let bodyLength = Int(hello[6]) << 16 | Int(hello[7]) << 8 | Int(hello[8])
         #expect(bodyLength == hello.count - 9)
-    }
-
-    @Test func progressViewFollowsTheModeAndTheStreams() {
-        // auto: the terminal view on a terminal, plain lines otherwise (stderr with --json).
-        #expect(ProgressView.of(.auto, json: false, quiet: false, overlapping: false, errorIsTerminal: true) == .terminal)
-        #expect(ProgressView.of(.auto, json: false, quiet: false, overlapping: false, errorIsTerminal: false) == .plain(.output))
-        #expect(ProgressView.of(.auto, json: true, quiet: false, overlapping: false, errorIsTerminal: false) == .plain(.error))
-        #expect(ProgressView.of(.auto, json: true, quiet: false, overlapping: false, errorIsTerminal: true) == .none)
-        #expect(ProgressView.of(.auto, json: false, quiet: false, overlapping: true, errorIsTerminal: true) == .none)
-        #expect(ProgressView.of(.auto, json: false, quiet: false, overlapping: true, errorIsTerminal: false) == .plain(.output))
-        // plain: on a terminal too; off: never; serve: never.
-        #expect(ProgressView.of(.plain, json: false, quiet: false, overlapping: false, errorIsTerminal: true) == .plain(.output))
-        #expect(ProgressView.of(.off, json: false, quiet: false, overlapping: false, errorIsTerminal: false) == .none)
-        #expect(ProgressView.of(.plain, json: false, quiet: true, overlapping: false, errorIsTerminal: false) == .none)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import SondeCLI
-@testable import SondeRun
+@testable import SondeSuite
 import Testing
 
 /// The suite schema (Reports/schema/sonde-suite.schema.json) against the loader's keys and types,

@@ -2,11 +2,11 @@ import Foundation
 import SondeCore
 import SondeHTTP
 import SondeReport
-// Not @testable: an extension in another module sees SondeRun's public interface only, as this file does.
-import SondeRun
+// Not @testable: an extension in another module sees SondeSuite's public interface only, as this file does.
+import SondeSuite
 import Testing
 
-/// A kind extension declared outside SondeRun (`KindExtension`) and registered in a `CheckKinds`
+/// A kind extension declared outside SondeSuite (`KindExtension`) and registered in a `CheckKinds`
 /// of its own: the probe's suites, schema and `--print-suite` take its key, its rules join the
 /// probe's, and it changes the probe's engine options. What SondeGraphQL's extensions do.
 @Suite struct KindExtensionTests {

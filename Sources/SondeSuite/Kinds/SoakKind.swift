@@ -6,11 +6,6 @@ public enum SoakKind: CheckKind {
 
     public static let name = "soak"
 
-    public static func runner(for spec: SoakSpec, settings: RunSettings) throws(SpecProblem) -> any CheckRunner {
-        let redactor = settings.redactor
-        return SoakCheckRunner(options: try spec.makeOptions(redactor: redactor), url: spec.url,
-                               displayURL: redactor.redact(url: spec.url), discoverIdleTimeout: spec.discoveryMaxIdle)
-    }
 
     /// The `ws.*` metrics only.
     public static func judges(_ threshold: Threshold) -> Bool { threshold.metric.path.hasPrefix("ws.") }

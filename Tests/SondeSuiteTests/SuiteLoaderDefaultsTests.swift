@@ -1,6 +1,6 @@
 import Foundation
 import SondeCLI
-@testable import SondeRun
+@testable import SondeSuite
 import Testing
 
 /// Defaults inheritance, `${NAME}` expansion, relative paths, and what a loaded suite remembers

@@ -1,6 +1,6 @@
 import Foundation
 import SondeCLI
-@testable import SondeRun
+@testable import SondeSuite
 import Testing
 
 /// Every kind of problem a suite file can have, each at its exact line and column.

@@ -1,6 +1,6 @@
 import Foundation
 import SondeCLI
-@testable import SondeRun
+@testable import SondeSuite
 
 /// Shared by the SuiteLoader tests: load text, get its problems, make files.
 enum SuiteText {

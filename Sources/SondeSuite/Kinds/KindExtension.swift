@@ -2,12 +2,12 @@ import SondeCore
 import SondeReport
 
 /// Keys and behaviour added to an existing check kind (its `Base` spec: `ProbeSpec`, `SoakSpec`)
-/// by another module, which depends on SondeRun. An extension is a value holding its keys' values; the base spec carries one of
+/// by another module, which depends on SondeSuite. An extension is a value holding its keys' values; the base spec carries one of
 /// each registered extension (`SpecExtensions`), visits their keys where its own `visitKeys` says,
 /// adds their `problems(in:)` to its own and lets them change its engine's options
 /// (`apply(to:of:redactor:)`). It is listed once in the registry (`CheckKinds.sonde`'s
 /// `extensions`), from which suites, the suite schema, `--print-suite` and the decoders know its
-/// keys: SondeRun never names it. docs/architecture.md, "Adding a kind extension".
+/// keys: SondeSuite never names it. docs/architecture.md, "Adding a kind extension".
 public protocol KindExtension<Base>: Equatable, Sendable {
     /// The spec of the kind this extends.
     associatedtype Base: ExtensibleSpec

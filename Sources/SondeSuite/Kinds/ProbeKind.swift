@@ -6,9 +6,6 @@ public enum ProbeKind: CheckKind {
 
     public static let name = "probe"
 
-    public static func runner(for spec: ProbeSpec, settings: RunSettings) throws(SpecProblem) -> any CheckRunner {
-        ProbeCheckRunner(groups: [ProbeGroup(requests: spec.requests, options: try spec.makeOptions(redactor: settings.redactor))])
-    }
 
     /// Every metric of SondeCore's catalogue but the soak's `ws.*`: phases, errors, reuse, tasks
     /// (no kind's own metric, `ThresholdMetric.isDeclared`).

@@ -1,23 +1,21 @@
 import SondeCore
 import SondeReport
 
-/// A kind of check (`kind: probe` in a suite, `checks[].kind` in a report): its spec type, how a
-/// spec becomes its engine, and what its thresholds judge. A kind is a type with static members
-/// only (a caseless enum): `ProbeKind`, `SoakKind` and `ResumeKind` here, others in their own modules (SondeSSE, SondeAudit); sonde finds it
-/// through the registry (`CheckKinds`), never by a switch.
+/// A kind of check (`kind: probe` in a suite, `checks[].kind` in a report): its spec type and what
+/// its thresholds judge; how a spec becomes its engine is SondeRun's `RunnableKind`. A kind is a
+/// type with static members only (a caseless enum): `ProbeKind`, `SoakKind` and `ResumeKind` here,
+/// others in their own modules (SondeSSE, SondeAudit); sonde finds it through the registry
+/// (`CheckKinds`), never by a switch.
 ///
-/// A kind in another module conforms here, its spec to `CheckSpec` (`typealias Kind`), its engine
-/// to `CheckRunner`, and it is listed once in `CheckKinds.sonde` (SondeCLI).
+/// A kind in another module conforms here and to `RunnableKind` (SondeRun), its spec to
+/// `CheckSpec` (`typealias Kind`), its engine to `CheckRunner`, and it is listed once in
+/// `CheckKinds.sonde` (SondeCLI).
 public protocol CheckKind: SendableMetatype {
     associatedtype Spec: CheckSpec
 
     /// The kind as a suite writes it (`kind: probe`), as reports and the journal carry it
     /// (`checks[].kind`, `check.begin`): unique among the kinds, `[a-z0-9-]`.
     static var name: String { get }
-
-    /// The engine of one validated spec (`sonde run`, `sonde serve`): what `PlannedCheck` runs.
-    /// Throws the spec's problem when it cannot be set up (a file that went away).
-    static func runner(for spec: Spec, settings: RunSettings) throws(SpecProblem) -> any CheckRunner
 
     /// Whether `threshold` judges what a check of this kind measures. A threshold in a suite's
     /// `defaults` applies to the checks whose kind judges it; in a check's own list, one its kind

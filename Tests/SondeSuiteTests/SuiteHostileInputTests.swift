@@ -1,7 +1,7 @@
 import Foundation
 import SondeCLI
 import Testing
-@testable import SondeRun
+@testable import SondeSuite
 
 /// What a hostile review of suites found, each kept from coming back: request smuggling through
 /// CR LF, files that block, secrets in messages, a file that costs minutes to refuse.

@@ -7,9 +7,6 @@ public enum ResumeKind: CheckKind {
 
     public static let name = "resume"
 
-    public static func runner(for spec: ResumeSpec, settings: RunSettings) throws(SpecProblem) -> any CheckRunner {
-        ResumeCheckRunner(spec, redact: !settings.noRedact, extraRedactions: settings.extraRedactions)
-    }
 
     /// None: the verdict and trials pass or fail by themselves.
     public static func judges(_ threshold: Threshold) -> Bool { false }
