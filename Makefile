@@ -53,12 +53,17 @@ run: build
 ## Unit and end-to-end tests (embedded target, nginx, curl -w, schema validation), on the provided
 ## libcurl; then the probe, resume, report, grpc (HTTP/2 trailers), GraphQL and SSE suites again on Debian's libcurl 7.88.
 SYSTEM_LIBCURL_SUITES := CLITargetTests|CLIReportFormatTests|CLINginxTests|ResumeCLITests|LibcurlCLITests|ReusedTimingCLITests|BlackboxICMPGRPCCLITests|GraphQLCLITests|StreamCLITests
+## Each run's temporary files (the suites' folders, peers' files: about 1.2 GB over a whole run) go
+## to a folder of its own (TMPDIR; sticky and open to all as /tmp is, for the tests that run sonde
+## as another user), removed when the run ends, passed or not.
+TEST_TMPDIR = tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/sonde-test.XXXXXX") && chmod 1777 "$$tmp" || exit 1; \
+	trap 'rm -rf "$$tmp"' EXIT; export TMPDIR="$$tmp"
 test: deps-test provide-libcurl system-libcurl test-build
 	@# The failures again at the end, where a log's tail shows them.
-	set -o pipefail; swift test --skip-build 2>&1 | tee .build/test.log || { \
+	set -o pipefail; $(TEST_TMPDIR); swift test --skip-build 2>&1 | tee .build/test.log || { \
 		echo "==== failed tests (full log: .build/test.log) ===="; \
 		grep -a -A4 "recorded an issue\|Caught error\|Fatal error" .build/test.log | head -150; exit 1; }
-	LD_LIBRARY_PATH=$(CURDIR)/.build/system-libcurl swift test --skip-build --filter '$(SYSTEM_LIBCURL_SUITES)'
+	$(TEST_TMPDIR); LD_LIBRARY_PATH=$(CURDIR)/.build/system-libcurl swift test --skip-build --filter '$(SYSTEM_LIBCURL_SUITES)'
 
 ## The tests' build: make run's flags, and an index store for the test modules alone (SWIFT_BUILD_FLAGS).
 test-build: deps-test provide-libcurl
@@ -73,7 +78,7 @@ system-libcurl: deps-build
 
 ## Every test on the system's libcurl (Debian's 7.88); the HTTP/3 tests skip and say why.
 test-system-libcurl: deps-test system-libcurl test-build
-	LD_LIBRARY_PATH=$(CURDIR)/.build/system-libcurl swift test --skip-build
+	$(TEST_TMPDIR); LD_LIBRARY_PATH=$(CURDIR)/.build/system-libcurl swift test --skip-build
 
 ## PREFIX/bin/sonde (CONFIG=release by default) and the libcurl it runs on in PREFIX/lib/sonde (found
 ## by RUNPATH $$ORIGIN/../lib/sonde; without it, the system's). The Swift runtime and Foundation are
