@@ -79,14 +79,13 @@ public struct StreamSpec: CheckSpec {
         if let client, ClientProfile(rawValue: client) == nil {
             problems.append(SpecProblem(key: "client", "'\(client)' is not one of \(ClientProfile.allCases.map(\.rawValue).joined(separator: ", "))"))
         }
-        if case .failure(let problem) = SpecRules.headerFields(headers) { problems.append(problem) }
-        if let problem = SpecRules.readableFile(cacert, key: "cacert", maxBytes: 16 << 20) { problems.append(problem) }
+        if let problem = headerProblem { problems.append(problem) }
+        if let problem = tlsProblem { problems.append(problem) }
         if let problem = SpecRules.plainText(url, key: "url") { problems.append(problem) }
         if httpVersion?.wantsHTTP3 == true {
             problems.append(SpecProblem(key: "http3", "event streams over HTTP/3 are not measured yet: use --http1.1 or --http2"))
         }
-        if case .failure(let problem) = SpecRules.linkProfile(link) { problems.append(problem) }
-        if case .failure(let problem) = SpecRules.thresholds(thresholds, kind: SSEKind.self) { problems.append(problem) }
+        problems += [linkProblem, thresholdProblem].compactMap { $0 }
         return problems
     }
 
@@ -100,7 +99,7 @@ public struct StreamSpec: CheckSpec {
     /// The engine's options (call after `problems()` came back empty).
     public func makeOptions() -> StreamOptions {
         var options = StreamOptions(url: url)
-        options.headers = (try? SpecRules.headerFields(headers).get()) ?? []
+        options.headers = headerFields
         options.streams = streams ?? Self.defaults.streams
         options.durationS = duration?.seconds ?? Self.defaults.duration
         options.maxEventsPerStream = events

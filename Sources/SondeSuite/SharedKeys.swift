@@ -41,19 +41,16 @@ public protocol LinkKey {
 // Each shared key's rule, said once for every kind that has the key.
 
 extension TLSKeys {
-    /// The largest CA file read (bytes).
-    static var maxCAFileBytes: Int64 { 16 << 20 }
-
-    /// `cacert` names a readable regular file.
-    var tlsProblem: SpecProblem? { SpecRules.readableFile(cacert, key: "cacert", maxBytes: Self.maxCAFileBytes) }
+    /// `cacert` names a readable regular file (`SpecRules.caFileProblem`).
+    public var tlsProblem: SpecProblem? { SpecRules.caFileProblem(cacert) }
 }
 
 extension HeaderKeys {
     /// Every `headers` line is `Name: value` without control characters.
-    var headerProblem: SpecProblem? { SpecRules.headerFields(headers).failure }
+    public var headerProblem: SpecProblem? { SpecRules.headerFields(headers).failure }
 
     /// The header fields (call after `headerProblem` came back nil; malformed lines give none).
-    var headerFields: [HeaderField] { (try? SpecRules.headerFields(headers).get()) ?? [] }
+    public var headerFields: [HeaderField] { (try? SpecRules.headerFields(headers).get()) ?? [] }
 }
 
 extension ResolveKey {

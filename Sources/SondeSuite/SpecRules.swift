@@ -46,6 +46,15 @@ public enum SpecRules {
         text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
     }
 
+    /// The largest CA file (`cacert`) a check reads, in bytes.
+    public static let maxCAFileBytes: Int64 = 16 << 20
+
+    /// `cacert` (any kind's) names a readable regular file of at most `maxCAFileBytes`; nil
+    /// without one.
+    public static func caFileProblem(_ cacert: String?) -> SpecProblem? {
+        readableFile(cacert, key: "cacert", maxBytes: maxCAFileBytes)
+    }
+
     /// nil when `path` is nil or names a readable regular file of at most `maxBytes` (a FIFO, a
     /// device such as /dev/zero or a directory would block or never end).
     public static func readableFile(_ path: String?, key: String, maxBytes: Int64 = 1 << 30) -> SpecProblem? {

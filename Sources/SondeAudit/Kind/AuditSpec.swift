@@ -94,7 +94,7 @@ public struct AuditSpec: CheckSpec {
                 problems.append(SpecProblem(key: key, "names no finding \(id) (known: \(AuditOptions.findingIDs.joined(separator: ", ")))"))
             }
         }
-        if let problem = SpecRules.readableFile(cacert, key: "cacert", maxBytes: 16 << 20) { problems.append(problem) }
+        if let problem = SpecRules.caFileProblem(cacert) { problems.append(problem) }
         problems += boundProblems
         problems += [resolveProblem, linkProblem, thresholdProblem].compactMap { $0 }
         return problems
